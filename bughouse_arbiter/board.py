@@ -1,0 +1,371 @@
+"""One bughouse board: crazyhouse move generation, captures passed to the partner.
+
+``BughouseBoard`` is python-chess's ``CrazyhouseBoard`` with the overrides
+research/rules.md §1.2 lists: a capture goes to no pocket on this board (the
+match hands ``last_passed`` to the partner board), game end follows RULES.md
+(the wait-for-block mate rule, no stalemate, no material or repetition ends),
+pockets never hold a king, and piece counts above the chess maximum are valid.
+House rules that need state a FEN cannot carry (a dropped pawn's double step,
+a dropped rook's castling, which drops may check) live here too.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from typing import ClassVar
+
+import chess
+import chess.variant
+
+from .errors import MoveError, PositionError
+from .rules import HouseRules
+
+STARTING_FEN = chess.variant.CrazyhouseBoard.starting_fen
+POCKET_LETTERS = frozenset("PNBRQpnbrq")
+
+_DEFAULT_RULES = HouseRules()
+_TOO_MANY = (
+    chess.STATUS_TOO_MANY_WHITE_PAWNS
+    | chess.STATUS_TOO_MANY_BLACK_PAWNS
+    | chess.STATUS_TOO_MANY_WHITE_PIECES
+    | chess.STATUS_TOO_MANY_BLACK_PIECES
+)
+_CORNERS_OF = {chess.WHITE: chess.BB_A1 | chess.BB_H1, chess.BLACK: chess.BB_A8 | chess.BB_H8}
+_KING_HOME = {chess.WHITE: chess.E1, chess.BLACK: chess.E8}
+_SECOND_RANK = {chess.WHITE: chess.BB_RANK_2, chess.BLACK: chess.BB_RANK_7}
+_ALL_DROPPABLE = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+
+
+class BoardStatus(enum.Enum):
+    """The side to move's situation on one board (RULES.md, "Game end")."""
+
+    OK = "ok"
+    CHECKMATE = "checkmate"
+    MUST_WAIT = "must_wait"
+    STALEMATE_WAIT = "stalemate_wait"
+    STALEMATE_DRAW = "stalemate_draw"
+
+    @property
+    def waiting(self) -> bool:
+        """True when the side to move has no move now but the game goes on."""
+        return self in (BoardStatus.MUST_WAIT, BoardStatus.STALEMATE_WAIT)
+
+
+class BughouseBoard(chess.variant.CrazyhouseBoard):
+    """A crazyhouse board whose captures leave the board for the partner.
+
+    After ``push``, ``last_passed`` is the piece the move captured (a promoted
+    piece as a pawn, colour kept) or None; the match adds it to the partner
+    board with ``receive``. Pieces that arrive that way are outside the move
+    stack: never ``pop`` a move made before an arrival.
+    """
+
+    aliases: ClassVar[list[str]] = ["Bughouse"]
+    uci_variant = "bughouse"
+    xboard_variant = "bughouse"
+
+    def __init__(
+        self,
+        fen: str | None = STARTING_FEN,
+        *,
+        rules: HouseRules = _DEFAULT_RULES,
+        chess960: bool = False,
+    ) -> None:
+        self.rules = rules
+        self.last_passed: chess.Piece | None = None
+        # Pawns dropped on their own 2nd rank that have not moved; tracked only
+        # when such pawns may not double-step.
+        self.dropped_pawns: chess.Bitboard = chess.BB_EMPTY
+        # Colours whose king has moved (bit 1 = white, bit 2 = black); tracked
+        # only when a dropped corner rook may castle.
+        self.kings_moved = 0
+        self._bughouse_stack: list[tuple[chess.Piece | None, chess.Bitboard, int]] = []
+        self._judging_drop = False
+        # Transposition keys seen after each move; kept only under repetition=threefold,
+        # because python-chess's own replay would lose pieces that arrived between moves.
+        self._seen: dict[object, int] = {}
+        super().__init__(fen, chess960=chess960)
+
+    # -- FEN ---------------------------------------------------------------
+
+    def set_fen(self, fen: str) -> None:
+        """Reads a FEN with ``[pocket]`` (or a 9th pocket rank) and ``~`` marks."""
+        parts = fen.split(None, 1)
+        if not parts:
+            raise PositionError("empty FEN")
+        position = parts[0]
+        pocket = ""
+        if "[" in position:
+            if not position.endswith("]") or position.count("[") != 1:
+                raise PositionError(f"pocket must be written [..] at the end of the board: {fen!r}")
+            pocket = position[position.index("[") + 1 : -1]
+        elif position.count("/") == 8:
+            pocket = position.rsplit("/", 1)[1]
+        bad = sorted({c for c in pocket if c not in POCKET_LETTERS})
+        if bad:
+            what = "a king" if set(bad) <= {"K", "k"} else f"{''.join(bad)!r}"
+            raise PositionError(f"a pocket cannot hold {what}: {fen!r}")
+        if len(parts) == 1:
+            fen = f"{fen} w - - 0 1"
+        try:
+            super().set_fen(fen)
+        except ValueError as exc:
+            raise PositionError(f"bad FEN {fen!r}: {exc}") from None
+        self.dropped_pawns = chess.BB_EMPTY
+        self.kings_moved = self._kings_moved_from_rights()
+        self._seen = {}
+        if self.rules.repetition == "threefold":
+            self._seen[self._transposition_key()] = 1
+
+    def _kings_moved_from_rights(self) -> int:
+        moved = 0
+        for color, bit in ((chess.WHITE, 1), (chess.BLACK, 2)):
+            home = self.king(color) == _KING_HOME[color]
+            if not (home and self.castling_rights & _CORNERS_OF[color]):
+                moved |= bit
+        return moved
+
+    # -- moves ---------------------------------------------------------------
+
+    def push(self, move: chess.Move) -> None:
+        self._bughouse_stack.append((self.last_passed, self.dropped_pawns, self.kings_moved))
+        self.last_passed = None
+        mover = self.turn
+        rules = self.rules
+        if rules.dropped_rook_castles:
+            king_before = self.king(mover)
+        super().push(move)
+        if not rules.dropped_pawn_double_step:
+            self._track_dropped_pawns(move, mover)
+        if rules.dropped_rook_castles:
+            self._track_castling(move, mover, king_before)
+        if rules.repetition == "threefold":
+            key = self._transposition_key()
+            self._seen[key] = self._seen.get(key, 0) + 1
+
+    def _track_dropped_pawns(self, move: chess.Move, mover: chess.Color) -> None:
+        dropped = self.dropped_pawns & self.pawns
+        dropped &= ~chess.BB_SQUARES[move.from_square] & ~chess.BB_SQUARES[move.to_square]
+        if move.drop == chess.PAWN and chess.BB_SQUARES[move.to_square] & _SECOND_RANK[mover]:
+            dropped |= chess.BB_SQUARES[move.to_square]
+        self.dropped_pawns = dropped
+
+    def _track_castling(
+        self, move: chess.Move, mover: chess.Color, king_before: chess.Square | None
+    ) -> None:
+        bit = 1 if mover else 2
+        if self.king(mover) != king_before:
+            self.kings_moved |= bit
+        elif (
+            move.drop == chess.ROOK
+            and not self.kings_moved & bit
+            and chess.BB_SQUARES[move.to_square] & _CORNERS_OF[mover]
+        ):
+            # Possible only because clean_castling_rights() trusts the field
+            # once the move stack is non-empty.
+            self.castling_rights |= chess.BB_SQUARES[move.to_square]
+
+    def _push_capture(
+        self,
+        move: chess.Move,
+        capture_square: chess.Square,
+        piece_type: chess.PieceType,
+        was_promoted: bool,
+    ) -> None:
+        # self.turn is still the capturer here; the captured piece keeps its colour.
+        self.last_passed = chess.Piece(chess.PAWN if was_promoted else piece_type, not self.turn)
+
+    def pop(self) -> chess.Move:
+        if self.rules.repetition == "threefold":
+            key = self._transposition_key()
+            self._seen[key] -= 1
+        move = super().pop()
+        self.last_passed, self.dropped_pawns, self.kings_moved = self._bughouse_stack.pop()
+        return move
+
+    def clear_stack(self) -> None:
+        super().clear_stack()
+        self._bughouse_stack.clear()
+
+    def receive(self, piece: chess.Piece) -> None:
+        """Adds a piece passed from the partner board to ``piece.color``'s pocket."""
+        if piece.piece_type == chess.KING:
+            raise PositionError("a king cannot be passed")
+        self.pockets[piece.color].add(piece.piece_type)
+
+    def generate_pseudo_legal_moves(
+        self, from_mask: chess.Bitboard = chess.BB_ALL, to_mask: chess.Bitboard = chess.BB_ALL
+    ) -> Iterator[chess.Move]:
+        moves = super().generate_pseudo_legal_moves(from_mask, to_mask)
+        if not self.dropped_pawns:
+            return moves
+        return self._without_dropped_double_steps(moves)
+
+    def _without_dropped_double_steps(self, moves: Iterator[chess.Move]) -> Iterator[chess.Move]:
+        for move in moves:
+            if (
+                chess.BB_SQUARES[move.from_square] & self.dropped_pawns
+                and abs(move.to_square - move.from_square) == 16
+            ):
+                continue
+            yield move
+
+    def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
+        drops = super().generate_legal_drops(to_mask)
+        if self.rules.drop_check == "allowed" or self._judging_drop:
+            return drops
+        return (move for move in drops if self._drop_check_allowed(move))
+
+    def is_legal(self, move: chess.Move) -> bool:
+        if move.drop and self.rules.drop_check != "allowed" and not self._judging_drop:
+            return super().is_legal(move) and self._drop_check_allowed(move)
+        return super().is_legal(move)
+
+    def _drop_check_allowed(self, move: chess.Move) -> bool:
+        if self.rules.drop_check == "no-check":
+            return not self.gives_check(move)
+        # no-mate: judge the reply without the rule, so the test cannot recurse.
+        self._judging_drop = True
+        self.push(move)
+        try:
+            return not self.is_checkmate()
+        finally:
+            self.pop()
+            self._judging_drop = False
+
+    # -- game end ------------------------------------------------------------
+
+    def could_block_by_drop(self) -> bool:
+        """True if a piece dropped from a full pocket would be a legal move.
+
+        This is RULES.md's test for "a check that a dropped piece could block":
+        exactly one sliding checker with an empty square between it and the king.
+        """
+        king = self.king(self.turn)
+        if king is None:
+            return False
+        checkers = self.attackers_mask(not self.turn, king)
+        if chess.popcount(checkers) != 1:
+            return False
+        if not chess.between(king, chess.msb(checkers)) & ~self.occupied:
+            return False
+        if self.rules.drop_check == "allowed":
+            return True
+        return self._full_pocket_has_drop()
+
+    def _full_pocket_has_drop(self) -> bool:
+        pocket = self.pockets[self.turn]
+        saved = pocket.copy()
+        for piece_type in _ALL_DROPPABLE:
+            pocket.add(piece_type)
+        try:
+            return any(self.generate_legal_drops())
+        finally:
+            self.pockets[self.turn] = saved
+
+    def is_checkmate(self) -> bool:
+        """Mate as RULES.md judges it: no legal move, and (under
+        ``wait_for_block``) no drop could ever interpose."""
+        if not self.is_check() or any(self.generate_legal_moves()):
+            return False
+        return not (self.rules.wait_for_block and self.could_block_by_drop())
+
+    def status_of_side_to_move(self) -> BoardStatus:
+        """``ok``, ``checkmate``, ``must_wait``, ``stalemate_wait`` or ``stalemate_draw``."""
+        if any(self.generate_legal_moves()):
+            return BoardStatus.OK
+        if self.is_check():
+            if self.rules.wait_for_block and self.could_block_by_drop():
+                return BoardStatus.MUST_WAIT
+            return BoardStatus.CHECKMATE
+        if self.rules.stalemate == "draw":
+            return BoardStatus.STALEMATE_DRAW
+        return BoardStatus.STALEMATE_WAIT
+
+    def outcome(self, *, claim_draw: bool = False) -> chess.Outcome | None:
+        """Only checkmate ends a single bughouse board; the match judges the rest."""
+        if self.is_checkmate():
+            return chess.Outcome(chess.Termination.CHECKMATE, not self.turn)
+        return None
+
+    def has_insufficient_material(self, color: chess.Color) -> bool:
+        return False
+
+    def status(self) -> chess.Status:
+        # Pieces arrive from the partner board, so a side may hold more than 16.
+        return chess.Board.status(self) & ~_TOO_MANY
+
+    def is_repetition(self, count: int = 3) -> bool:
+        """The current position (pieces, side to move, castling, en passant and
+        both pockets) was reached ``count`` times on this board.
+
+        Counted only under ``repetition=threefold``; otherwise always False.
+        """
+        return self._seen.get(self._transposition_key(), 0) >= count
+
+    def parse_move(self, text: str) -> chess.Move:
+        """A legal move from UCI (``g1f3``, ``N@f7``, ``n@f7``, ``e7e8q``) or SAN
+        (``Nf3``, ``N@f7``, ``@e4``, ``P@e4``, ``exd5``, ``O-O``, ``e8=Q``).
+
+        Raises MoveError saying whether the text is unreadable, ambiguous or illegal.
+        """
+        token = text.strip()
+        if not token:
+            raise MoveError("empty move")
+        uci = token
+        if "@" in token and len(token) >= 3:
+            head, _, square = token.rstrip("+#!?").partition("@")
+            uci = f"{(head or 'P').upper()}@{square.lower()}"
+        try:
+            move = chess.Move.from_uci(uci)
+        except ValueError:
+            move = None
+        if move is not None and move:
+            if move.drop is None and move.promotion is None and self.piece_at(move.from_square):
+                piece = self.piece_at(move.from_square)
+                # A pawn reaching the last rank in UCI without a piece letter.
+                if (
+                    piece
+                    and piece.piece_type == chess.PAWN
+                    and chess.square_rank(move.to_square) in (0, 7)
+                ):
+                    raise MoveError(f"{token}: a promotion needs a piece letter (e.g. {token}q)")
+            if self.is_legal(move):
+                return move
+            if move.drop is not None and not self.pockets[self.turn].count(move.drop):
+                name = chess.piece_name(move.drop)
+                raise MoveError(f"{token}: no {name} in the pocket")
+            raise MoveError(f"{token}: illegal move in {self.fen()}")
+        try:
+            san_move = self.parse_san(token)
+        except chess.AmbiguousMoveError:
+            raise MoveError(f"{token}: ambiguous move") from None
+        except chess.IllegalMoveError:
+            raise MoveError(f"{token}: illegal move in {self.fen()}") from None
+        except chess.InvalidMoveError:
+            raise MoveError(f"{token}: not a move (write SAN like Nf3 or UCI like g1f3)") from None
+        if not san_move:
+            raise MoveError(f"{token}: a null move is not a move in bughouse")
+        return san_move
+
+    # -- copies ----------------------------------------------------------------
+
+    def copy(self, *, stack: bool | int = True) -> BughouseBoard:
+        board = super().copy(stack=stack)
+        board.rules = self.rules
+        board.last_passed = self.last_passed
+        board.dropped_pawns = self.dropped_pawns
+        board.kings_moved = self.kings_moved
+        board._judging_drop = False
+        if stack:
+            depth = len(self.move_stack) if stack is True else stack
+            board._bughouse_stack = self._bughouse_stack[-depth:] if depth else []
+        else:
+            board._bughouse_stack = []
+        return board
+
+    def pocket_string(self, color: chess.Color) -> str:
+        """That colour's pocket as FEN letters (upper case for white), Q first."""
+        text = str(self.pockets[color])
+        return text.upper() if color else text

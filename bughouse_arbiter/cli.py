@@ -1,0 +1,48 @@
+"""The ``bughouse`` command: argparse in, one subcommand module per verb.
+
+Each module in ``COMMANDS`` has ``register(subparsers)``, which adds its
+parser and sets ``run=`` to a function taking the parsed namespace and
+returning an exit status. A ``UsageError`` anywhere becomes one line on
+stderr and exit status 2; Ctrl+C becomes 130. Never a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .errors import UsageError
+
+COMMANDS: tuple[str, ...] = ("position",)
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bughouse",
+        description="Bughouse chess arbiter: four players, two boards, four clocks.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f".commands.{name}", __package__)
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except UsageError as exc:
+        print(f"bughouse {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return status

@@ -1,0 +1,114 @@
+"""``bughouse position``: the rules core on the command line.
+
+Applies moves to board A (and, with ``--board-b``, judges the two-board
+match), then prints the side to move's status and legal moves. A token
+``+X`` among the moves puts piece X (a FEN letter; its case is the colour)
+into that colour's pocket, as if it arrived from the partner board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import chess
+
+from ..board import BughouseBoard
+from ..errors import MoveError, PositionError, UsageError
+from ..game import BughouseGame
+from ..model import BoardId, Seat
+from ..rules import HouseRules, apply_rules, parse_rule
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "position",
+        help="judge a bughouse position: status and legal moves",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("fen", metavar="FEN", help="board A as FEN with [pocket] and ~ marks")
+    parser.add_argument(
+        "--moves",
+        nargs="*",
+        default=[],
+        metavar="M",
+        help="moves in UCI (or SAN) to apply to board A; +X adds piece X to a pocket",
+    )
+    parser.add_argument("--board-b", metavar="FEN", help="board B, to judge the whole match")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a house rule, e.g. wait_for_block=off or stalemate=draw (repeatable)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
+    fen_a = _checked_fen(args.fen, "FEN")
+    fen_b = _checked_fen(args.board_b, "--board-b") if args.board_b else None
+    # Without --board-b, board B is only where passed pieces go.
+    game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b or fen_a)
+    board = game.board(BoardId.A)
+    passed: list[str] = []
+    for index, token in enumerate(args.moves, start=1):
+        where = f"--moves token {index} ({token!r})"
+        if token.startswith("+"):
+            _receive(game, token, where)
+            continue
+        if game.is_over:
+            raise UsageError(f"{where}: the match is already over ({game.outcome})")
+        seat = Seat.of(BoardId.A, board.turn)
+        try:
+            played = game.push(seat, token)
+        except MoveError as exc:
+            raise MoveError(f"{where}: {exc}") from None
+        if played.passed is not None:
+            passed.append(played.passed.symbol())
+    status = board.status_of_side_to_move()
+    legal = sorted(move.uci() for move in board.legal_moves)
+    if args.json:
+        out: dict[str, Any] = {
+            "status": status.value,
+            "in_check": board.is_check(),
+            "legal_moves": legal,
+            "passed": passed,
+        }
+        if fen_b is not None:
+            outcome = game.outcome
+            out["match"] = {
+                "over": outcome is not None,
+                "result": outcome.result.value if outcome else None,
+                "termination": outcome.termination.value if outcome else None,
+                "board": outcome.board.value if outcome and outcome.board else None,
+            }
+        print(json.dumps(out))
+        return 0
+    print(f"fen: {board.fen()}")
+    print(f"to move: {'white' if board.turn else 'black'}")
+    print(f"status: {status.value}" + (" (in check)" if board.is_check() else ""))
+    print(f"legal moves ({len(legal)}): {' '.join(legal)}")
+    if passed:
+        print(f"passed to the partner board: {' '.join(passed)}")
+    if fen_b is not None:
+        print(f"match: {game.outcome if game.outcome else 'in play'}")
+    return 0
+
+
+def _checked_fen(fen: str, what: str) -> str:
+    try:
+        return BughouseBoard(fen).fen()
+    except PositionError as exc:
+        raise PositionError(f"{what}: {exc}") from None
+
+
+def _receive(game: BughouseGame, token: str, where: str) -> None:
+    letter = token[1:]
+    if len(letter) != 1 or letter not in "PNBRQpnbrq":
+        raise MoveError(f"{where}: +X takes one piece letter of PNBRQ (upper case white), e.g. +N")
+    game.receive(BoardId.A, chess.Piece.from_symbol(letter))

@@ -1,0 +1,444 @@
+"""A bughouse match: two linked boards, an append-only record, and its outcome.
+
+``BughouseGame`` is the rules of RULES.md for a whole table and nothing else:
+it reads no clock (time stamps come in as arguments), starts nothing, and
+knows nothing of players. The arbiter, the console, the BPGN replay and the
+``position`` command all judge with this one class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+import chess
+
+from .board import STARTING_FEN, BoardStatus, BughouseBoard
+from .errors import MoveError, NotYourTurnError
+from .model import BoardId, Outcome, Result, Seat, Team, Termination
+from .rules import HouseRules
+
+
+@attrs.frozen(kw_only=True)
+class PlayedMove:
+    """One move in the record.
+
+    ``ply`` counts moves over both boards from 1. ``passed`` is the piece the
+    move sent to the partner board (None if it captured nothing, or if that
+    board was already over). ``at`` is seconds since the match started and
+    ``clock`` the mover's remaining seconds after the move, as the caller
+    measured them (None when untimed, e.g. the ``position`` command).
+    """
+
+    ply: int
+    board: BoardId
+    seat: Seat
+    move: chess.Move
+    san: str
+    passed: chess.Piece | None = None
+    at: float | None = None
+    clock: float | None = None
+
+    @property
+    def uci(self) -> str:
+        return self.move.uci()
+
+
+@attrs.frozen(kw_only=True)
+class PartnerMessage:
+    """A message from ``seat`` to its partner, ``at`` seconds into the match."""
+
+    seat: Seat
+    text: str
+    at: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class BoardResult:
+    """How one board ended (only kept apart under ``board_end=continue``)."""
+
+    board: BoardId
+    winner: Team | None
+    termination: Termination
+    reason: str
+    seat: Seat | None = None
+
+
+class BughouseGame:
+    """Two boards, four seats, one outcome.
+
+    Example::
+
+        game = BughouseGame()
+        game.push(Seat.A_WHITE, "e4")
+        game.push(Seat.B_WHITE, "d2d4")
+        game.status(BoardId.A)   # BoardStatus.OK
+    """
+
+    def __init__(
+        self,
+        rules: HouseRules | None = None,
+        *,
+        fen_a: str = STARTING_FEN,
+        fen_b: str = STARTING_FEN,
+    ) -> None:
+        self.rules = rules if rules is not None else HouseRules()
+        self.boards: dict[BoardId, BughouseBoard] = {
+            BoardId.A: BughouseBoard(fen_a, rules=self.rules),
+            BoardId.B: BughouseBoard(fen_b, rules=self.rules),
+        }
+        self.start_fens = {board_id: board.fen() for board_id, board in self.boards.items()}
+        self.moves: list[PlayedMove] = []
+        self.messages: list[PartnerMessage] = []
+        self.board_results: dict[BoardId, BoardResult] = {}
+        self.outcome: Outcome | None = None
+        self.judge()
+
+    # -- looking -----------------------------------------------------------------
+
+    def board(self, board: BoardId) -> BughouseBoard:
+        return self.boards[board]
+
+    def to_move(self, board: BoardId) -> Seat:
+        """The seat whose turn it is on ``board``."""
+        return Seat.of(board, self.boards[board].turn)
+
+    def is_to_move(self, seat: Seat) -> bool:
+        return self.boards[seat.board].turn == seat.color and self.is_live(seat.board)
+
+    def is_live(self, board: BoardId) -> bool:
+        """True while moves may still be made on ``board``."""
+        return self.outcome is None and board not in self.board_results
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    def status(self, board: BoardId) -> BoardStatus:
+        """The side to move's status on ``board``."""
+        return self.boards[board].status_of_side_to_move()
+
+    def seats_to_move(self) -> list[Seat]:
+        """Seats whose turn it is on a board still in play."""
+        return [self.to_move(b) for b in BoardId if self.is_live(b)]
+
+    def fen(self, board: BoardId) -> str:
+        return self.boards[board].fen()
+
+    @property
+    def plies(self) -> int:
+        return len(self.moves)
+
+    # -- playing -----------------------------------------------------------------
+
+    def parse_move(self, seat: Seat, text: str) -> chess.Move:
+        """Reads UCI or SAN for ``seat``'s board (see ``BughouseBoard.parse_move``)."""
+        return self.boards[seat.board].parse_move(text)
+
+    def push(
+        self,
+        seat: Seat,
+        move: chess.Move | str,
+        *,
+        at: float | None = None,
+        clock: float | None = None,
+    ) -> PlayedMove:
+        """Plays ``move`` for ``seat``, passes any capture, and re-judges the match.
+
+        Raises NotYourTurnError when ``seat`` is not to move (or the match or
+        its board is over) and MoveError when the move is illegal; the game is
+        unchanged then. What an illegal move costs is the caller's decision
+        (``illegal_move`` house rule, see ``illegal``).
+        """
+        if self.outcome is not None:
+            raise NotYourTurnError(f"the match is over ({self.outcome.reason})")
+        if seat.board in self.board_results:
+            raise NotYourTurnError(f"board {seat.board.value} is over")
+        board = self.boards[seat.board]
+        if board.turn != seat.color:
+            raise NotYourTurnError(f"{seat} is not to move on board {seat.board.value}")
+        if isinstance(move, str):
+            move = board.parse_move(move)
+        elif not move or not board.is_legal(move):
+            raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
+        san = board.san(move)
+        board.push(move)
+        passed = board.last_passed
+        other = seat.board.other
+        if passed is not None and other not in self.board_results:
+            self.boards[other].receive(passed)
+        else:
+            passed = None
+        played = PlayedMove(
+            ply=len(self.moves) + 1,
+            board=seat.board,
+            seat=seat,
+            move=move,
+            san=san,
+            passed=passed,
+            at=at,
+            clock=clock,
+        )
+        self.moves.append(played)
+        self.judge(seat.board)
+        return played
+
+    def receive(self, board: BoardId, piece: chess.Piece) -> Outcome | None:
+        """Puts ``piece`` into a pocket on ``board`` from outside the record
+        (a set-up position, the ``position`` command's ``+X``) and re-judges."""
+        self.boards[board].receive(piece)
+        self.judge(board)
+        return self.outcome
+
+    def tell(self, seat: Seat, text: str, *, at: float | None = None) -> PartnerMessage:
+        """Records a message from ``seat`` to its partner."""
+        message = PartnerMessage(seat=seat, text=text, at=at)
+        self.messages.append(message)
+        return message
+
+    # -- ends that come from outside the boards ---------------------------------
+
+    def resign(self, seat: Seat) -> Outcome | None:
+        """``seat`` resigns: its team loses (its board, under ``board_end=continue``)."""
+        return self._end_board(
+            seat.board, seat.team.other, Termination.RESIGNATION, f"{seat} resigned", seat
+        )
+
+    def flag(self, seats: Iterable[Seat]) -> Outcome | None:
+        """The clocks of ``seats`` ran out at the same instant.
+
+        One team flagged: that team loses. Both teams flagged: a draw.
+        """
+        flagged = sorted(set(seats), key=lambda s: list(Seat).index(s))
+        if not flagged:
+            raise ValueError("flag() needs at least one seat")
+        if self.rules.board_end == "continue":
+            for seat in flagged:
+                self._end_board(
+                    seat.board, seat.team.other, Termination.FLAG, f"{seat} lost on time", seat
+                )
+            return self.outcome
+        teams = {seat.team for seat in flagged}
+        names = " and ".join(str(s) for s in flagged)
+        if len(teams) == 2:
+            return self._finish(
+                Outcome(
+                    termination=Termination.FLAG,
+                    winner=None,
+                    reason=f"draw: {names} ran out of time at the same instant",
+                    board=flagged[0].board,
+                    seat=flagged[0],
+                )
+            )
+        seat = flagged[0]
+        if len(flagged) == 1:
+            reason = f"{seat} lost on time"
+        else:
+            reason = f"{names} lost on time at the same instant"
+        return self._finish(
+            Outcome(
+                termination=Termination.FLAG,
+                winner=seat.team.other,
+                reason=reason,
+                board=seat.board,
+                seat=seat,
+            )
+        )
+
+    def illegal(self, seat: Seat, move_text: str, why: str = "") -> Outcome | None:
+        """``seat`` played an illegal move (``illegal_move=lose``): its team loses."""
+        detail = f": {why}" if why else ""
+        return self._end_match(
+            seat.team.other,
+            Termination.ILLEGAL_MOVE,
+            f"{seat} played an illegal move {move_text!r}{detail}",
+            seat,
+        )
+
+    def leave(self, seat: Seat, why: str = "") -> Outcome | None:
+        """``seat`` left the table (quit, crashed, closed its pipe): its team loses."""
+        detail = f": {why}" if why else ""
+        return self._end_match(seat.team.other, Termination.LEFT, f"{seat} left{detail}", seat)
+
+    def agree_draw(self) -> Outcome | None:
+        """Everyone who must agree agreed to a draw."""
+        return self._finish(
+            Outcome(termination=Termination.AGREEMENT, winner=None, reason="draw by agreement")
+        )
+
+    def abort(self, why: str = "aborted") -> Outcome | None:
+        """Stops the match without a result (``*``), e.g. on Ctrl+C."""
+        return self._finish(
+            Outcome(termination=Termination.ABORTED, winner=None, reason=why, aborted=True)
+        )
+
+    # -- judging -----------------------------------------------------------------
+
+    def judge(self, moved_on: BoardId = BoardId.A) -> Outcome | None:
+        """Re-judges both boards (done after every move); returns the outcome so far."""
+        if self.outcome is None:
+            self._judge(moved_on)
+        return self.outcome
+
+    def _judge(self, moved_on: BoardId) -> None:
+        # The board just moved on first: its mate decides before anything else,
+        # and mate on either board beats the deadlock draw.
+        order = (moved_on, moved_on.other)
+        statuses: dict[BoardId, BoardStatus] = {}
+        for board_id in order:
+            if not self.is_live(board_id):
+                continue
+            status = self.status(board_id)
+            statuses[board_id] = status
+            if status is BoardStatus.CHECKMATE:
+                mated = self.to_move(board_id)
+                self._end_board(
+                    board_id, mated.team.other, Termination.CHECKMATE, f"{mated} checkmated", mated
+                )
+        if self.outcome is not None:
+            return
+        for board_id, status in statuses.items():
+            if not self.is_live(board_id):
+                continue
+            if status is BoardStatus.STALEMATE_DRAW:
+                stuck = self.to_move(board_id)
+                self._end_board(
+                    board_id,
+                    None,
+                    Termination.STALEMATE,
+                    f"draw: {stuck} has no legal move (stalemate=draw)",
+                    stuck,
+                )
+        if (
+            self.rules.repetition == "threefold"
+            and self.is_live(moved_on)
+            and self.boards[moved_on].is_repetition(3)
+        ):
+            self._end_board(
+                moved_on,
+                None,
+                Termination.REPETITION,
+                f"draw: threefold repetition on board {moved_on.value}",
+                None,
+            )
+        if self.outcome is not None:
+            return
+        live = [b for b in BoardId if self.is_live(b)]
+        if live and all(statuses.get(b, self.status(b)).waiting for b in live):
+            if len(live) == 2:
+                self._finish(
+                    Outcome(
+                        termination=Termination.DEADLOCK,
+                        winner=None,
+                        reason="draw: nobody to move can ever move again",
+                    )
+                )
+                return
+            # board_end=continue with the other board over: no piece can ever
+            # arrive, so a player waiting for a block is mated and a player
+            # with no move at all is stalemated.
+            board_id = live[0]
+            stuck = self.to_move(board_id)
+            if self.status(board_id) is BoardStatus.MUST_WAIT:
+                self._end_board(
+                    board_id,
+                    stuck.team.other,
+                    Termination.CHECKMATE,
+                    f"{stuck} checkmated (no piece can arrive any more)",
+                    stuck,
+                )
+            else:
+                self._end_board(
+                    board_id,
+                    None,
+                    Termination.DEADLOCK,
+                    f"draw: {stuck} can never move again",
+                    stuck,
+                )
+            return
+        if self.rules.max_plies and len(self.moves) >= self.rules.max_plies:
+            self._finish(
+                Outcome(
+                    termination=Termination.MAX_PLIES,
+                    winner=None,
+                    reason=f"draw: {len(self.moves)} plies played on the two boards "
+                    f"(max_plies={self.rules.max_plies})",
+                )
+            )
+
+    def _end_board(
+        self,
+        board: BoardId,
+        winner: Team | None,
+        termination: Termination,
+        reason: str,
+        seat: Seat | None,
+    ) -> Outcome | None:
+        if self.outcome is not None:
+            return self.outcome
+        if self.rules.board_end != "continue":
+            return self._finish(
+                Outcome(
+                    termination=termination, winner=winner, reason=reason, board=board, seat=seat
+                )
+            )
+        if board in self.board_results:
+            return None
+        self.board_results[board] = BoardResult(
+            board=board, winner=winner, termination=termination, reason=reason, seat=seat
+        )
+        if len(self.board_results) < 2:
+            return None
+        return self._finish(self._summed_outcome())
+
+    def _end_match(
+        self, winner: Team | None, termination: Termination, reason: str, seat: Seat
+    ) -> Outcome | None:
+        return self._finish(
+            Outcome(
+                termination=termination, winner=winner, reason=reason, board=seat.board, seat=seat
+            )
+        )
+
+    def _summed_outcome(self) -> Outcome:
+        score = {Team.ONE: 0.0, Team.TWO: 0.0}
+        parts = []
+        for board_id in BoardId:
+            result = self.board_results[board_id]
+            if result.winner is None:
+                score[Team.ONE] += 0.5
+                score[Team.TWO] += 0.5
+            else:
+                score[result.winner] += 1.0
+            parts.append(f"board {board_id.value}: {result.reason}")
+        if score[Team.ONE] > score[Team.TWO]:
+            winner: Team | None = Team.ONE
+        elif score[Team.TWO] > score[Team.ONE]:
+            winner = Team.TWO
+        else:
+            winner = None
+        total = f"{score[Team.ONE]:g}-{score[Team.TWO]:g}"
+        return Outcome(
+            termination=Termination.BOARDS_SUMMED,
+            winner=winner,
+            reason=f"boards summed {total} ({'; '.join(parts)})",
+        )
+
+    def _finish(self, outcome: Outcome) -> Outcome:
+        if self.outcome is None:
+            self.outcome = outcome
+        return self.outcome
+
+    # -- convenience -------------------------------------------------------------
+
+    @property
+    def result(self) -> Result:
+        """``*`` while the match is running."""
+        return self.outcome.result if self.outcome else Result.UNFINISHED
+
+    def replay(self, moves: Sequence[tuple[Seat, str]]) -> None:
+        """Plays ``(seat, move)`` pairs in order; stops at the end of the match."""
+        for seat, text in moves:
+            if self.outcome is not None:
+                break
+            self.push(seat, text)

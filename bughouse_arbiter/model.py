@@ -1,0 +1,194 @@
+"""The table: boards, seats, teams, and how a match ends.
+
+Pure values only. Team 1 is A-White + B-Black, team 2 is A-Black + B-White
+(RULES.md): partners sit at different boards and play opposite colours.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+import chess
+
+
+class BoardId(enum.Enum):
+    """One of the two boards."""
+
+    A = "A"
+    B = "B"
+
+    @property
+    def other(self) -> BoardId:
+        return BoardId.B if self is BoardId.A else BoardId.A
+
+    @classmethod
+    def parse(cls, text: str) -> BoardId:
+        """Reads ``A``/``B`` in either case."""
+        try:
+            return cls(text.strip().upper())
+        except ValueError:
+            raise ValueError(f"unknown board {text!r} (expected A or B)") from None
+
+
+class Team(enum.IntEnum):
+    """Team 1 (A-White + B-Black) and team 2 (A-Black + B-White)."""
+
+    ONE = 1
+    TWO = 2
+
+    @property
+    def other(self) -> Team:
+        return Team.TWO if self is Team.ONE else Team.ONE
+
+    @property
+    def seats(self) -> tuple[Seat, Seat]:
+        if self is Team.ONE:
+            return (Seat.A_WHITE, Seat.B_BLACK)
+        return (Seat.A_BLACK, Seat.B_WHITE)
+
+
+_SEAT_ALIASES: dict[str, str] = {}
+
+
+class Seat(enum.Enum):
+    """One of the four chairs at the table."""
+
+    A_WHITE = "A-White"
+    A_BLACK = "A-Black"
+    B_WHITE = "B-White"
+    B_BLACK = "B-Black"
+
+    @classmethod
+    def of(cls, board: BoardId, color: chess.Color) -> Seat:
+        """The seat that plays ``color`` on ``board``."""
+        if board is BoardId.A:
+            return cls.A_WHITE if color else cls.A_BLACK
+        return cls.B_WHITE if color else cls.B_BLACK
+
+    @classmethod
+    def parse(cls, text: str) -> Seat:
+        """Reads ``A-white``, ``a_white``, ``aw`` or BPGN's ``WA``/``BA``/``WB``/``BB``."""
+        key = text.strip().lower().replace("_", "-")
+        try:
+            return cls(_SEAT_ALIASES[key])
+        except KeyError:
+            raise ValueError(
+                f"unknown seat {text!r} (expected A-white, A-black, B-white, B-black, "
+                "or WA, BA, WB, BB)"
+            ) from None
+
+    @property
+    def board(self) -> BoardId:
+        return BoardId.A if self in (Seat.A_WHITE, Seat.A_BLACK) else BoardId.B
+
+    @property
+    def color(self) -> chess.Color:
+        return self in (Seat.A_WHITE, Seat.B_WHITE)
+
+    @property
+    def team(self) -> Team:
+        return Team.ONE if self in (Seat.A_WHITE, Seat.B_BLACK) else Team.TWO
+
+    @property
+    def partner(self) -> Seat:
+        return Seat.of(self.board.other, not self.color)
+
+    @property
+    def opponent(self) -> Seat:
+        return Seat.of(self.board, not self.color)
+
+    @property
+    def bpgn(self) -> str:
+        """BPGN's two-letter code: ``WA``, ``BA``, ``WB``, ``BB``."""
+        return ("W" if self.color else "B") + self.board.value
+
+    @property
+    def slug(self) -> str:
+        """Lower-case name used on the command line: ``a-white``."""
+        return self.value.lower()
+
+    def __str__(self) -> str:
+        return self.value
+
+
+for _seat in Seat:
+    _colour = "white" if _seat.color else "black"
+    _b = _seat.board.value.lower()
+    for _alias in (
+        f"{_b}-{_colour}",
+        f"{_b}{_colour}",
+        f"{_b}{_colour[0]}",
+        f"{_b}-{_colour[0]}",
+        _seat.bpgn.lower(),
+    ):
+        _SEAT_ALIASES[_alias] = _seat.value
+
+SEATS: tuple[Seat, ...] = tuple(Seat)
+
+
+class Termination(enum.Enum):
+    """Why a match ended."""
+
+    CHECKMATE = "checkmate"
+    DEADLOCK = "deadlock"
+    STALEMATE = "stalemate"
+    MAX_PLIES = "max_plies"
+    REPETITION = "repetition"
+    RESIGNATION = "resignation"
+    FLAG = "flag"
+    ILLEGAL_MOVE = "illegal_move"
+    LEFT = "left"
+    AGREEMENT = "agreement"
+    BOARDS_SUMMED = "boards_summed"
+    ABORTED = "aborted"
+
+
+class Result(enum.Enum):
+    """A result string from team 1's point of view, as BPGN writes it."""
+
+    TEAM_ONE = "1-0"
+    TEAM_TWO = "0-1"
+    DRAW = "1/2-1/2"
+    UNFINISHED = "*"
+
+    @classmethod
+    def won_by(cls, team: Team | None) -> Result:
+        if team is None:
+            return cls.DRAW
+        return cls.TEAM_ONE if team is Team.ONE else cls.TEAM_TWO
+
+    @property
+    def winner(self) -> Team | None:
+        if self is Result.TEAM_ONE:
+            return Team.ONE
+        if self is Result.TEAM_TWO:
+            return Team.TWO
+        return None
+
+
+@attrs.frozen(kw_only=True)
+class Outcome:
+    """How a match ended.
+
+    ``winner`` is None for a draw or an aborted match. ``board`` and ``seat``
+    name where it was decided (``seat`` is the player the termination is
+    about: the one mated, flagged, resigning, leaving or moving illegally).
+    ``reason`` is a sentence for people.
+    """
+
+    termination: Termination
+    winner: Team | None
+    reason: str
+    board: BoardId | None = None
+    seat: Seat | None = None
+    aborted: bool = False
+
+    @property
+    def result(self) -> Result:
+        if self.aborted:
+            return Result.UNFINISHED
+        return Result.won_by(self.winner)
+
+    def __str__(self) -> str:
+        return f"{self.result.value} ({self.reason})"

@@ -1,0 +1,155 @@
+"""What the arbiter says to a player, and what a player says back.
+
+Every kind of player (a native engine over our protocol, a UCI or xboard
+engine through an adapter, a person at the console, a scripted test double)
+implements ``Player``. The arbiter calls its methods to tell it things; the
+player answers by sending ``Action`` values into the channel it was given in
+``start``. A player may hold more than one seat (team mode); every call and
+every action names the seat it is about.
+
+Contract:
+- ``start`` does the handshake and returns when the player is ready (raise
+  ``EngineFailed`` if it cannot start). It must not block on anything but its
+  own start-up.
+- The notification methods must return promptly: they only queue or write
+  lines. Thinking happens elsewhere (in the engine process, or in a task the
+  player started in the nursery it was given).
+- A player that dies or closes its output sends ``Gone`` once.
+- ``aclose`` releases everything (quit, grace, SIGTERM, SIGKILL for a
+  process) and is safe to call twice.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+
+import attrs
+import trio
+
+from ..game import PlayedMove
+from ..model import BoardId, Outcome, Seat
+from ..rules import HouseRules
+
+
+@attrs.frozen(kw_only=True)
+class MatchInfo:
+    """Everything a player learns when a match begins."""
+
+    game_id: str
+    names: Mapping[Seat, str]
+    rules: HouseRules
+    start_fens: Mapping[BoardId, str]
+
+
+@attrs.frozen(kw_only=True)
+class TableState:
+    """A snapshot of the whole table at one instant.
+
+    ``version`` grows by one with every move on either board. ``clocks`` are
+    the remaining seconds of all four seats at the moment of the snapshot.
+    """
+
+    version: int
+    fens: Mapping[BoardId, str]
+    clocks: Mapping[Seat, float]
+
+
+# -- actions: player -> arbiter ------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class MoveAction:
+    """``seat`` plays ``move`` (text as the player wrote it) for turn ``token``."""
+
+    seat: Seat
+    token: int
+    move: str
+
+
+@attrs.frozen(kw_only=True)
+class WaitAction:
+    """``seat`` sits on turn ``token``: its clock keeps running."""
+
+    seat: Seat
+    token: int
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class ResignAction:
+    seat: Seat
+
+
+@attrs.frozen(kw_only=True)
+class DrawOfferAction:
+    """``seat`` offers (or, when one is pending, accepts) a draw."""
+
+    seat: Seat
+
+
+@attrs.frozen(kw_only=True)
+class TellAction:
+    """``seat`` says ``text`` to its partner."""
+
+    seat: Seat
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class InfoAction:
+    """Search information (score, depth, pv...) for logs and the BPGN."""
+
+    seat: Seat
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class Gone:
+    """``seat``'s player left: crashed, closed its pipe, failed the protocol, or quit."""
+
+    seat: Seat
+    reason: str
+
+
+Action = MoveAction | WaitAction | ResignAction | DrawOfferAction | TellAction | InfoAction | Gone
+
+
+class Player(abc.ABC):
+    """One player at the table, holding one seat (or two in team mode)."""
+
+    #: Display name (engine id name, or the person's name).
+    name: str
+    #: The seats this player holds.
+    seats: tuple[Seat, ...]
+
+    @abc.abstractmethod
+    async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
+        """Starts the player (process, handshake) and keeps ``actions`` to answer on."""
+
+    @abc.abstractmethod
+    async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        """A match begins."""
+
+    @abc.abstractmethod
+    async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        """It is ``seat``'s turn; answers must carry ``token``."""
+
+    @abc.abstractmethod
+    async def moved(self, played: PlayedMove, state: TableState) -> None:
+        """A move was made on either board (sent to every player, also mid-think)."""
+
+    @abc.abstractmethod
+    async def partner_says(self, seat: Seat, text: str) -> None:
+        """``seat``'s partner said ``text`` to it."""
+
+    async def draw_offered(self, by: Seat) -> None:  # noqa: B027 - optional hook
+        """Someone offered a draw; answer with ``DrawOfferAction`` to accept."""
+
+    @abc.abstractmethod
+    async def game_over(self, outcome: Outcome) -> None:
+        """The match ended."""
+
+    @abc.abstractmethod
+    async def aclose(self) -> None:
+        """Leaves the table for good; safe to call more than once."""

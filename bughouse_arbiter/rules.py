@@ -1,0 +1,199 @@
+"""House rules: one frozen value holding every option of RULES.md.
+
+A rules value is written into every game file (``to_pairs``) and read back
+from it (``from_pairs``), so a replay judges a game by the rules it was played
+under. Named profiles bundle options; ``parse_rule`` reads ``NAME=VALUE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from .errors import RuleError
+
+StalemateRule = Literal["wait", "draw"]
+DropCheckRule = Literal["allowed", "no-check", "no-mate"]
+RepetitionRule = Literal["none", "threefold"]
+BoardEndRule = Literal["match", "continue"]
+IllegalMoveRule = Literal["lose", "reject"]
+
+
+@attrs.frozen(kw_only=True)
+class HouseRules:
+    """Every option in force for one match (RULES.md, "House rules").
+
+    Times are in seconds. ``turn_time_limit`` None means no per-move limit;
+    ``max_plies`` 0 means no ply cap.
+    """
+
+    profile: str = "default"
+    time: float = 180.0
+    increment: float = 0.0
+    wait_for_block: bool = True
+    stalemate: StalemateRule = "wait"
+    dropped_pawn_double_step: bool = True
+    dropped_rook_castles: bool = False
+    drop_check: DropCheckRule = "allowed"
+    repetition: RepetitionRule = "none"
+    board_end: BoardEndRule = "match"
+    turn_time_limit: float | None = None
+    max_plies: int = 800
+    illegal_move: IllegalMoveRule = "lose"
+
+    def with_rule(self, name: str, value: str) -> HouseRules:
+        """A copy with one option set from its text form (``on``, ``draw``, ``30``...)."""
+        return apply_rules(self, [(name, value)])
+
+    def to_pairs(self) -> list[tuple[str, str]]:
+        """Every option as ``(name, text)``, in the order of RULES.md."""
+        return [(name, _format_value(getattr(self, name))) for name in RULE_NAMES]
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> HouseRules:
+        """Reads what ``to_pairs`` wrote; a ``profile`` pair is applied first."""
+        pairs = list(pairs)
+        base = cls()
+        for name, value in pairs:
+            if name == "profile":
+                base = profile(value)
+        return apply_rules(base, [(n, v) for n, v in pairs if n != "profile"], keep_profile=True)
+
+    @property
+    def differences(self) -> dict[str, str]:
+        """The options that differ from the default profile, as text."""
+        default = HouseRules()
+        return {
+            name: _format_value(getattr(self, name))
+            for name in RULE_NAMES
+            if getattr(self, name) != getattr(default, name)
+        }
+
+
+RULE_NAMES: tuple[str, ...] = tuple(f.name for f in attrs.fields(HouseRules) if f.name != "profile")
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "stalemate": ("wait", "draw"),
+    "drop_check": ("allowed", "no-check", "no-mate"),
+    "repetition": ("none", "threefold"),
+    "board_end": ("match", "continue"),
+    "illegal_move": ("lose", "reject"),
+}
+_SWITCHES = ("wait_for_block", "dropped_pawn_double_step", "dropped_rook_castles")
+_ON = {"on", "true", "yes", "1"}
+_OFF = {"off", "false", "no", "0"}
+
+PROFILES: Mapping[str, HouseRules] = {
+    "default": HouseRules(),
+    # Seed 002's arena: a dropped pawn never double-steps.
+    "arena": HouseRules(profile="arena", dropped_pawn_double_step=False),
+    # Seed 004's club play: dropped corner rooks castle, threefold repetition draws.
+    "club": HouseRules(profile="club", dropped_rook_castles=True, repetition="threefold"),
+    # Seed 004's alternative: the other board plays on, boards are summed.
+    "club-continue": HouseRules(
+        profile="club-continue",
+        dropped_rook_castles=True,
+        repetition="threefold",
+        board_end="continue",
+    ),
+    # The "no dropped checks" variant seed 004 mentions.
+    "no-drop-check": HouseRules(profile="no-drop-check", drop_check="no-check"),
+    # A server that refuses an illegal move instead of scoring it.
+    "server": HouseRules(profile="server", illegal_move="reject"),
+}
+
+
+def profile(name: str) -> HouseRules:
+    """The named profile, or RuleError listing the known names."""
+    try:
+        return PROFILES[name.strip().lower()]
+    except KeyError:
+        known = ", ".join(PROFILES)
+        raise RuleError(f"unknown rules profile {name!r} (known: {known})") from None
+
+
+def parse_rule(text: str) -> tuple[str, str]:
+    """Splits ``NAME=VALUE``; the name may use ``-`` for ``_``."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise RuleError(f"rule {text!r} is not NAME=VALUE (for example wait_for_block=off)")
+    return name.strip().lower().replace("-", "_"), value.strip()
+
+
+def apply_rules(
+    base: HouseRules, pairs: Iterable[tuple[str, str]], *, keep_profile: bool = False
+) -> HouseRules:
+    """``base`` with each ``(name, value)`` applied in order.
+
+    ``profile=NAME`` resets to that profile. Any other change renames the
+    profile to ``custom`` unless ``keep_profile`` (used when reading a file
+    that states both its profile and every option).
+    """
+    rules = base
+    for name, value in pairs:
+        if name == "profile":
+            rules = profile(value)
+            continue
+        changes = {name: _parse_value(name, value)}
+        if not keep_profile and getattr(rules, name) != changes[name]:
+            changes["profile"] = "custom"
+        rules = attrs.evolve(rules, **changes)
+    return rules
+
+
+def _parse_value(name: str, value: str) -> Any:
+    text = value.strip().lower()
+    if name in _SWITCHES:
+        if text in _ON:
+            return True
+        if text in _OFF:
+            return False
+        raise RuleError(f"rule {name} takes on or off, not {value!r}")
+    if name in _CHOICES:
+        if text in _CHOICES[name]:
+            return text
+        raise RuleError(f"rule {name} takes one of {', '.join(_CHOICES[name])}, not {value!r}")
+    if name in ("time", "increment"):
+        return _parse_seconds(name, text, allow_zero=name == "increment")
+    if name == "turn_time_limit":
+        if text in ("none", "off", "0"):
+            return None
+        return _parse_seconds(name, text, allow_zero=False)
+    if name == "max_plies":
+        if text in ("none", "off"):
+            return 0
+        try:
+            plies = int(text)
+        except ValueError:
+            raise RuleError(f"rule max_plies takes a whole number, not {value!r}") from None
+        if plies < 0:
+            raise RuleError("rule max_plies cannot be negative")
+        return plies
+    known = ", ".join(("profile", *RULE_NAMES))
+    raise RuleError(f"unknown rule {name!r} (known: {known})")
+
+
+def _parse_seconds(name: str, text: str, *, allow_zero: bool) -> float:
+    try:
+        seconds = float(text.removesuffix("s"))
+    except ValueError:
+        raise RuleError(f"rule {name} takes seconds, not {text!r}") from None
+    if not seconds == seconds or seconds in (float("inf"), float("-inf")):
+        raise RuleError(f"rule {name} takes a finite number of seconds")
+    if seconds < 0 or (seconds == 0 and not allow_zero):
+        raise RuleError(f"rule {name} must be {'>= 0' if allow_zero else '> 0'} seconds")
+    return seconds
+
+
+def _format_value(value: object) -> str:
+    if value is True:
+        return "on"
+    if value is False:
+        return "off"
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
