@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "bughouse_arbiter"
-CORE = ["model", "errors", "rules", "board", "game"]
+CORE = ["model", "errors", "rules", "board", "game", "bpgn/notation", "bpgn/write"]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 
 

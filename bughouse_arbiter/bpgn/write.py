@@ -1,0 +1,291 @@
+"""Writing a match as extended BPGN, chunk by chunk as it is played.
+
+The arbiter builds one ``BpgnRecorder`` per game and hands the text it
+returns to a ``BpgnFile`` (``bpgn/file.py``)::
+
+    recorder = BpgnRecorder(game, GameHeader(players={Seat.A_WHITE: "sjeng", ...}))
+    out = BpgnFile(path)
+    out.start(recorder.header_text())          # tags, with [Result "*"]
+    ...                                        # after every move, message or board end:
+    out.append(recorder.update(info={played.ply: EngineInfo(score_cp=35, depth=12)}))
+    ...
+    out.finalize(recorder.final_text())        # whole game again, with the result
+
+A killed arbiter leaves the header and every move so far: a game without
+its result token, which ``read_games`` reads as unfinished. ``format_game``
+writes a finished (or unfinished) game in one go. The format and its
+extensions are described in ``docs/bpgn.md``. Pure: no clock, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+
+from ..board import STARTING_FEN
+from ..game import BoardResult, BughouseGame, PartnerMessage, PlayedMove
+from ..model import BoardId, Outcome, Result, Seat, Termination
+from .notation import SEAT_TAGS, closing_phrase, escape, escape_tag, seconds
+
+#: Terminations a board reaches by itself; its end is written after its last move.
+_BOARD_MADE = frozenset(
+    {Termination.CHECKMATE, Termination.STALEMATE, Termination.DEADLOCK, Termination.REPETITION}
+)
+
+
+@attrs.frozen(kw_only=True)
+class GameHeader:
+    """What the tags say besides the rules and start positions (taken from the game).
+
+    ``players`` names the four seats (handles or engine names), ``engines``
+    optionally the engine behind each seat (name and version, written as
+    ``[WhiteAEngine "..."]``). ``date`` is ``YYYY.MM.DD`` and ``time`` the
+    start time ``HH:MM:SS`` (UTC); the caller reads the clock, not this module.
+    ``extra`` tags are written after ours, in order.
+    """
+
+    players: Mapping[Seat, str] = attrs.field(factory=dict)
+    engines: Mapping[Seat, str] = attrs.field(factory=dict)
+    event: str = "bughouse-arbiter match"
+    site: str = "?"
+    date: str = "????.??.??"
+    time: str | None = None
+    round: str = "-"
+    extra: tuple[tuple[str, str], ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class EngineInfo:
+    """What an engine said about its move: score (centipawns or mate in N, from
+    the mover's side) and search depth. Every field is optional."""
+
+    score_cp: int | None = None
+    mate: int | None = None
+    depth: int | None = None
+
+    def command(self) -> str | None:
+        """``[%eval +0.35,12]`` (lichess style: pawns, then depth), or None if empty."""
+        if self.mate is not None:
+            score = f"#{self.mate}"
+        elif self.score_cp is not None:
+            score = f"{self.score_cp / 100:+.2f}"
+        elif self.depth is not None:
+            score = "?"
+        else:
+            return None
+        depth = f",{self.depth}" if self.depth is not None else ""
+        return f"[%eval {score}{depth}]"
+
+
+class BpgnRecorder:
+    """Turns one ``BughouseGame`` into BPGN text while it is being played.
+
+    ``header_text()`` gives the tag section of the running game; each
+    ``update()`` gives the movetext for whatever the game recorded since the
+    last call (moves, partner messages, boards ended under
+    ``board_end=continue``), one line per event; ``final_text()`` gives the
+    whole game with its final tags, result and closing comment. Call
+    ``update`` after every event to keep the exact order of moves and
+    messages; one call at the end orders them by their time stamps.
+    """
+
+    def __init__(self, game: BughouseGame, header: GameHeader | None = None) -> None:
+        self.game = game
+        self.header = header if header is not None else GameHeader()
+        self._lines: list[str] = []
+        self._moves_seen = 0
+        self._messages_seen = 0
+        self._ends_seen: set[BoardId] = set()
+        self._infos: dict[int, EngineInfo] = {}
+
+    # -- the three texts -------------------------------------------------------
+
+    def header_text(self) -> str:
+        """The tag section with ``[Result "*"]``, then a blank line."""
+        return _tags_text(self._tags(final=False))
+
+    def update(self, info: Mapping[int, EngineInfo] | None = None) -> str:
+        """Movetext for the events since the last call ("" if none).
+
+        ``info`` maps a move's ply to what its engine reported; it may also be
+        given for a later ply before that move is written.
+        """
+        if info:
+            self._infos.update(info)
+        game = self.game
+        new_moves = game.moves[self._moves_seen :]
+        new_messages = game.messages[self._messages_seen :]
+        self._moves_seen = len(game.moves)
+        self._messages_seen = len(game.messages)
+        events: list[tuple[float, int, str]] = []
+        order = 0
+        for played in new_moves:
+            order += 1
+            events.append((_when(played.at), order, self._move_line(played)))
+        for message in new_messages:
+            order += 1
+            events.append((_when(message.at), order, _message_line(message)))
+        # Moves before messages on a tie: a message sent in reply to a move.
+        events.sort(key=lambda event: (event[0], event[1]))
+        lines = [text for _, _, text in events]
+        for board_id, result in game.board_results.items():
+            if board_id in self._ends_seen:
+                continue
+            self._ends_seen.add(board_id)
+            line = _board_end_line(result)
+            last = _last_move_line(lines, board_id)
+            if result.termination in _BOARD_MADE and last is not None:
+                lines.insert(last + 1, line)
+            else:
+                lines.append(line)
+        self._lines.extend(lines)
+        return "".join(lines)
+
+    def final_text(self) -> str:
+        """The whole game: final tags, every event, the closing comment and result."""
+        self.update()
+        outcome = self.game.outcome
+        return (
+            _tags_text(self._tags(final=True))
+            + "".join(self._lines)
+            + _closing_line(outcome)
+            + "\n"
+        )
+
+    # -- pieces --------------------------------------------------------------------
+
+    def _move_line(self, played: PlayedMove) -> str:
+        start = _start_counters(self.game.start_fens[played.board])
+        earlier = sum(1 for m in self.game.moves[: played.ply - 1] if m.board is played.board)
+        number = start[0] + (earlier + (0 if start[1] else 1)) // 2
+        letter = played.board.value if played.seat.color else played.board.value.lower()
+        parts = [f"{number}{letter}. {bpgn_san(played.san)}"]
+        if played.clock is not None:
+            parts.append(f"{{{seconds(played.clock)}}}")
+        commands = []
+        if played.at is not None:
+            commands.append(f"[%ts {seconds(played.at)}]")
+        info = self._infos.get(played.ply)
+        if info is not None and (command := info.command()) is not None:
+            commands.append(command)
+        if commands:
+            parts.append("{" + " ".join(commands) + "}")
+        return " ".join(parts) + "\n"
+
+    def _tags(self, *, final: bool) -> list[tuple[str, str]]:
+        game, header = self.game, self.header
+        rules = game.rules
+        outcome = game.outcome if final else None
+        result = outcome.result.value if outcome is not None else Result.UNFINISHED.value
+        tags = [
+            ("Event", header.event),
+            ("Site", header.site),
+            ("Date", header.date),
+            ("Round", header.round),
+        ]
+        tags += [(SEAT_TAGS[seat], header.players.get(seat, "?")) for seat in SEAT_TAGS]
+        tags.append(("TimeControl", f"{rules.time:g}+{rules.increment:g}"))
+        tags.append(("Result", result))
+        if header.time is not None:
+            tags.append(("Time", header.time))
+        tags.append(("Variant", "bughouse"))
+        fens = game.start_fens
+        if any(fens[b] != _STANDARD_FEN for b in BoardId):
+            tags.append(("SetUp", "1"))
+            tags.append(("FEN", f"{fens[BoardId.A]} | {fens[BoardId.B]}"))
+        pairs = [("profile", rules.profile), *rules.to_pairs()]
+        tags.append(("Rules", " ".join(f"{name}={value}" for name, value in pairs)))
+        for seat, tag in SEAT_TAGS.items():
+            if seat in header.engines:
+                tags.append((f"{tag}Engine", header.engines[seat]))
+        if outcome is not None:
+            tags += _outcome_tags(outcome)
+        tags += list(header.extra)
+        return tags
+
+
+_STANDARD_FEN = STARTING_FEN
+
+
+def format_game(
+    game: BughouseGame,
+    header: GameHeader | None = None,
+    *,
+    info: Mapping[int, EngineInfo] | None = None,
+) -> str:
+    """The whole game as BPGN in one go (moves and messages ordered by time stamp)."""
+    recorder = BpgnRecorder(game, header)
+    recorder.update(info)
+    return recorder.final_text()
+
+
+def bpgn_san(san: str) -> str:
+    """SAN as BPGN writes it: python-chess's pawn drop ``@e4`` becomes ``P@e4``."""
+    return "P" + san if san.startswith("@") else san
+
+
+def _outcome_tags(outcome: Outcome) -> list[tuple[str, str]]:
+    tags = [("Termination", outcome.termination.value)]
+    if outcome.board is not None:
+        tags.append(("TerminationBoard", outcome.board.value))
+    if outcome.seat is not None:
+        tags.append(("TerminationSeat", outcome.seat.bpgn))
+    tags.append(("TerminationReason", outcome.reason))
+    return tags
+
+
+def _tags_text(tags: list[tuple[str, str]]) -> str:
+    return "".join(f'[{name} "{escape_tag(value)}"]\n' for name, value in tags) + "\n"
+
+
+def _message_line(message: PartnerMessage) -> str:
+    at = seconds(message.at) if message.at is not None else "-"
+    return f"{{[%tell {message.seat.bpgn} {at}] {escape(message.text)}}}\n"
+
+
+def _board_end_line(result: BoardResult) -> str:
+    seat = result.seat.bpgn if result.seat is not None else "-"
+    score = Result.won_by(result.winner).value
+    return (
+        f"{{[%boardend {result.board.value} {score} {result.termination.value} {seat}] "
+        f"{escape(result.reason)}}}\n"
+    )
+
+
+def _closing_line(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return "*"
+    phrase = closing_phrase(
+        outcome.termination, outcome.seat, outcome.reason, decisive=outcome.winner is not None
+    )
+    # A comment may not hold "}"; the exact reason is in [TerminationReason].
+    phrase = phrase.replace("{", "(").replace("}", ")").replace("\n", " ")
+    return f"{{{phrase}}} {outcome.result.value}"
+
+
+def _when(at: float | None) -> float:
+    return at if at is not None else float("inf")
+
+
+def _last_move_line(lines: list[str], board_id: BoardId) -> int | None:
+    """Index in ``lines`` of the last move line on ``board_id``, if any."""
+    index = None
+    for i, line in enumerate(lines):
+        if line.startswith("{"):
+            continue
+        head = line.split(".", 1)[0]
+        if head[-1:].upper() == board_id.value:
+            index = i
+    return index
+
+
+def _start_counters(fen: str) -> tuple[int, bool]:
+    """(full-move number, white to move) of a start FEN."""
+    fields = fen.split()
+    white = len(fields) < 2 or fields[1] != "b"
+    try:
+        number = max(1, int(fields[5])) if len(fields) > 5 else 1
+    except ValueError:
+        number = 1
+    return number, white
