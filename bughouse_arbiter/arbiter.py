@@ -1,0 +1,528 @@
+"""The arbiter: seats four players, owns the clocks and judges every move.
+
+``run_match`` is the only place where players, clocks and the rules meet. It
+starts every player in one nursery, hands each a clone of one action channel,
+and then loops: wait for the next action until the clocks' next deadline
+(``trio.move_on_at``; no polling), judge it with ``BughouseGame``, press the
+clock, tell everyone. A flag is declared at its deadline whether or not anyone
+is writing. However the match ends (result, a player's fault, cancellation or
+Ctrl+C), every player hears ``game_over`` and is closed, and the observer sees
+a ``MatchEnded`` event, so a record can always be written.
+
+Who must agree to a draw: every seat held by a person (``human_seats``), or
+all four seats when no person sits at the table. An offer stands until the
+match ends. An illegal move from a person is refused (the clock keeps
+running); from an engine it loses under ``illegal_move=lose`` and is refused
+under ``illegal_move=reject``. A refused move re-opens the turn with a new
+token.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+
+import attrs
+import trio
+
+from .board import STARTING_FEN
+from .clock import Clocks
+from .errors import EngineFailed, MoveError, NotYourTurnError
+from .game import BughouseGame, PartnerMessage, PlayedMove
+from .model import SEATS, BoardId, Outcome, Seat
+from .players.base import (
+    Action,
+    DrawOfferAction,
+    Gone,
+    InfoAction,
+    MatchInfo,
+    MoveAction,
+    Player,
+    ResignAction,
+    TableState,
+    TellAction,
+    WaitAction,
+)
+from .rules import HouseRules
+
+#: How long a player may take to accept one notification before it counts
+#: as having left (it stopped reading its input).
+NOTIFY_TIMEOUT = 10.0
+
+
+# -- what the observer sees ----------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class MatchStarted:
+    """The clocks start now. ``game`` is live: read it, never change it."""
+
+    game: BughouseGame
+    names: Mapping[Seat, str]
+    clocks: Clocks
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class MovePlayed:
+    """``played`` was accepted; its turn took ``used`` seconds on the arbiter's clock."""
+
+    played: PlayedMove
+    used: float
+    clocks: Clocks
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class MoveRefused:
+    """``seat``'s move ``text`` was refused (``reason``); its turn stays open."""
+
+    seat: Seat
+    text: str
+    reason: str
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class ActionIgnored:
+    """A harmless action was dropped, e.g. an answer to an old turn."""
+
+    seat: Seat
+    action: Action
+    reason: str
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class PlayerWaits:
+    """``seat`` said it waits (sits, or has no move); its clock runs on."""
+
+    seat: Seat
+    reason: str
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class PartnerTold:
+    message: PartnerMessage
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class DrawOffered:
+    seat: Seat
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class PlayerInfo:
+    """Search information an engine sent (depth, score...)."""
+
+    seat: Seat
+    text: str
+    now: float
+
+
+@attrs.frozen(kw_only=True)
+class MatchEnded:
+    """The match is over (``outcome.aborted`` after a cancellation)."""
+
+    outcome: Outcome
+    clocks: Clocks
+    now: float
+
+
+MatchEvent = (
+    MatchStarted
+    | MovePlayed
+    | MoveRefused
+    | ActionIgnored
+    | PlayerWaits
+    | PartnerTold
+    | DrawOffered
+    | PlayerInfo
+    | MatchEnded
+)
+Observer = Callable[[MatchEvent], None]
+
+
+@attrs.define(kw_only=True)
+class MatchRecord:
+    """What ``run_match`` returns: the judged game and how the arbiter ran it.
+
+    ``started`` is the trio time at which the clocks started (None if the
+    match never started); ``PlayedMove.at`` counts from it. ``used`` holds the
+    seconds each move's turn took, by ply. ``overheads`` holds, per move, the
+    seconds from taking the move off the action channel to having told every
+    player about it; ``flag_latencies`` the seconds between a flag's deadline
+    and the arbiter declaring it.
+    """
+
+    game: BughouseGame
+    names: Mapping[Seat, str]
+    game_id: str
+    clocks: Clocks
+    started: float | None = None
+    ended: float | None = None
+    used: list[float] = attrs.field(factory=list)
+    overheads: list[float] = attrs.field(factory=list)
+    flag_latencies: list[float] = attrs.field(factory=list)
+
+    @property
+    def rules(self) -> HouseRules:
+        return self.game.rules
+
+    @property
+    def outcome(self) -> Outcome:
+        assert self.game.outcome is not None, "the match has not ended"
+        return self.game.outcome
+
+
+# -- the arbiter -----------------------------------------------------------------
+
+
+async def run_match(
+    players: Sequence[Player],
+    rules: HouseRules | None = None,
+    *,
+    game_id: str = "1",
+    fen_a: str = STARTING_FEN,
+    fen_b: str = STARTING_FEN,
+    human_seats: Collection[Seat] = (),
+    observer: Observer | None = None,
+    start_timeout: float = 30.0,
+    close_timeout: float = 10.0,
+) -> MatchRecord:
+    """Plays one match between ``players`` and returns its record.
+
+    Args:
+        players: Players holding the four seats between them, each seat once.
+            They must not be started yet; ``run_match`` starts and closes them.
+        rules: House rules (time control included); the default rules if None.
+        game_id: Told to the players in ``MatchInfo``.
+        fen_a, fen_b: Start positions of the two boards.
+        human_seats: Seats held by people: their illegal moves are refused,
+            and only they need to agree to a draw.
+        observer: Called (synchronously, keep it quick) with every
+            ``MatchEvent``; the live display and the record writer use it.
+        start_timeout: Seconds all players together get to start.
+        close_timeout: Seconds to say game over and close every player.
+
+    Returns:
+        The ``MatchRecord``; its ``game.outcome`` is set.
+
+    Raises:
+        ValueError: the players do not hold each seat exactly once.
+        trio.Cancelled, KeyboardInterrupt: re-raised after the game was
+            aborted (result ``*``), the observer told and every player closed.
+    """
+    seat_players = _seat_map(players)
+    table = _Table(
+        seat_players,
+        BughouseGame(rules, fen_a=fen_a, fen_b=fen_b),
+        game_id=game_id,
+        human_seats=frozenset(human_seats),
+        observer=observer,
+    )
+    async with trio.open_nursery() as nursery:
+        send, receive = trio.open_memory_channel[Action](0)
+        try:
+            failed = await _start_players(players, nursery, send, start_timeout)
+            if failed:
+                seat, why = failed
+                table.game.leave(seat, why)
+            else:
+                await table.play(receive)
+        except BaseException as exc:
+            if isinstance(exc, trio.Cancelled | KeyboardInterrupt):
+                table.game.abort("interrupted: the match was stopped before it ended")
+            else:
+                table.game.abort(f"aborted: internal error ({type(exc).__name__})")
+            raise
+        finally:
+            with trio.CancelScope(shield=True):
+                await table.finish(close_timeout)
+            nursery.cancel_scope.cancel()
+            send.close()
+    return table.record
+
+
+def _seat_map(players: Sequence[Player]) -> dict[Seat, Player]:
+    seats: dict[Seat, Player] = {}
+    for player in players:
+        for seat in player.seats:
+            if seat in seats:
+                raise ValueError(f"seat {seat} is held by two players")
+            seats[seat] = player
+    missing = [str(s) for s in SEATS if s not in seats]
+    if missing:
+        raise ValueError(f"nobody holds {', '.join(missing)}")
+    return seats
+
+
+async def _start_players(
+    players: Sequence[Player],
+    nursery: trio.Nursery,
+    send: trio.MemorySendChannel[Action],
+    timeout: float,
+) -> tuple[Seat, str] | None:
+    """Starts every player at once; returns the first seat that failed and why."""
+    failures: dict[int, str] = {}
+    ready: set[int] = set()
+
+    async def start_one(index: int, player: Player) -> None:
+        try:
+            await player.start(nursery, send.clone())
+        except EngineFailed as exc:
+            failures[index] = f"failed to start: {exc}"
+        except OSError as exc:
+            failures[index] = f"failed to start: {exc.strerror or exc}"
+        else:
+            ready.add(index)
+
+    with trio.move_on_after(timeout):
+        async with trio.open_nursery() as starters:
+            for index, player in enumerate(players):
+                starters.start_soon(start_one, index, player)
+    for index in range(len(players)):
+        if index not in ready and index not in failures:
+            failures[index] = f"failed to start: no answer within {timeout:g} s"
+    if not failures:
+        return None
+    index = min(failures)
+    return players[index].seats[0], failures[index]
+
+
+class _Table:
+    """The mutable state of one running match (owned by ``run_match``)."""
+
+    def __init__(
+        self,
+        seats: dict[Seat, Player],
+        game: BughouseGame,
+        *,
+        game_id: str,
+        human_seats: frozenset[Seat],
+        observer: Observer | None,
+    ) -> None:
+        self.seats = seats
+        self.players: list[Player] = list(dict.fromkeys(seats.values()))
+        self.game = game
+        self.human_seats = human_seats
+        self.observer = observer
+        self.clocks = Clocks.for_rules(game.rules)
+        self.tokens: dict[Seat, int] = {}
+        self.next_token = 1
+        self.draw_offers: set[Seat] = set()
+        self.started = False
+        self.record = MatchRecord(
+            game=game,
+            names={seat: player.name for seat, player in seats.items()},
+            game_id=game_id,
+            clocks=self.clocks,
+        )
+
+    # -- the loop ----------------------------------------------------------------
+
+    async def play(self, receive: trio.MemoryReceiveChannel[Action]) -> None:
+        info = MatchInfo(
+            game_id=self.record.game_id,
+            names=self.record.names,
+            rules=self.game.rules,
+            start_fens=dict(self.game.start_fens),
+        )
+        state = self.state(trio.current_time())
+        for player in self.players:
+            await self.notify(player.seats[0], player.new_game(info, state))
+        if self.game.is_over:
+            return
+        now = trio.current_time()
+        self.record.started = now
+        self.started = True
+        self.emit(
+            MatchStarted(game=self.game, names=self.record.names, clocks=self.clocks, now=now)
+        )
+        await self.open_turns()
+        while not self.game.is_over:
+            flag = self.clocks.next_deadline()
+            deadline = flag.deadline if flag is not None else math.inf
+            action: Action | None = None
+            with trio.move_on_at(deadline):
+                action = await receive.receive()
+            now = trio.current_time()
+            if self.clocks.flagged(now):
+                # A move that arrives after its deadline is too late.
+                await self.declare_flag(now)
+                continue
+            if action is not None:
+                await self.handle(action, now)
+
+    async def handle(self, action: Action, now: float) -> None:
+        if isinstance(action, MoveAction):
+            await self.on_move(action, now)
+        elif isinstance(action, WaitAction):
+            if self.tokens.get(action.seat) != action.token:
+                self.ignore(action, "an answer to a turn that is not open", now)
+            else:
+                self.emit(PlayerWaits(seat=action.seat, reason=action.reason, now=now))
+        elif isinstance(action, ResignAction):
+            self.game.resign(action.seat)
+            await self.after_change(now)
+        elif isinstance(action, DrawOfferAction):
+            await self.on_draw_offer(action.seat, now)
+        elif isinstance(action, TellAction):
+            message = self.game.tell(action.seat, action.text, at=self.since_start(now))
+            partner = action.seat.partner
+            await self.notify(partner, self.seats[partner].partner_says(partner, action.text))
+            self.emit(PartnerTold(message=message, now=now))
+        elif isinstance(action, InfoAction):
+            self.emit(PlayerInfo(seat=action.seat, text=action.text, now=now))
+        elif isinstance(action, Gone):
+            self.game.leave(action.seat, action.reason)
+            await self.after_change(now)
+
+    async def on_move(self, action: MoveAction, now: float) -> None:
+        seat = action.seat
+        if self.tokens.get(seat) != action.token:
+            self.ignore(action, f"turn {action.token} is not open", now)
+            return
+        clocks, used = self.clocks.press(seat, now)
+        try:
+            played = self.game.push(
+                seat, action.move, at=self.since_start(now), clock=clocks.banked[seat]
+            )
+        except NotYourTurnError as exc:  # cannot happen while tokens track turns
+            self.ignore(action, str(exc), now)
+            return
+        except MoveError as exc:
+            await self.on_illegal(action, str(exc), now)
+            return
+        self.clocks = clocks
+        del self.tokens[seat]
+        self.record.used.append(used)
+        self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
+        state = self.state(now)
+        for player in self.players:
+            await self.notify(player.seats[0], player.moved(played, state))
+        self.record.overheads.append(trio.current_time() - now)
+        await self.after_change(now)
+
+    async def on_illegal(self, action: MoveAction, why: str, now: float) -> None:
+        seat = action.seat
+        if seat in self.human_seats or self.game.rules.illegal_move == "reject":
+            self.emit(MoveRefused(seat=seat, text=action.move, reason=why, now=now))
+            del self.tokens[seat]
+            await self.open_turns()
+            return
+        self.game.illegal(seat, action.move, why)
+        await self.after_change(now)
+
+    async def on_draw_offer(self, seat: Seat, now: float) -> None:
+        if seat in self.draw_offers:
+            return
+        self.draw_offers.add(seat)
+        self.emit(DrawOffered(seat=seat, now=now))
+        needed = self.human_seats or frozenset(SEATS)
+        if needed <= self.draw_offers:
+            self.game.agree_draw()
+            await self.after_change(now)
+            return
+        for player in self.players:
+            if seat not in player.seats:
+                await self.notify(player.seats[0], player.draw_offered(seat))
+
+    async def declare_flag(self, now: float) -> None:
+        flag = self.clocks.next_deadline()
+        assert flag is not None
+        self.record.flag_latencies.append(now - flag.deadline)
+        # The flagged clocks stop at zero, exactly at their deadline.
+        for seat in flag.seats:
+            self.clocks = self.clocks.stop(seat, flag.deadline)
+        self.game.flag(flag.seats)
+        await self.after_change(now)
+
+    async def after_change(self, now: float) -> None:
+        """Closes turns on boards that ended, opens the turns that are due."""
+        for board in BoardId:
+            if not self.game.is_live(board):
+                for seat in (Seat.of(board, True), Seat.of(board, False)):
+                    self.tokens.pop(seat, None)
+                    self.clocks = self.clocks.stop(seat, now)
+        if self.game.is_over:
+            return
+        await self.open_turns()
+
+    async def open_turns(self) -> None:
+        """Tells every seat whose turn is due, then starts their clocks together."""
+        due = [s for s in self.game.seats_to_move() if s not in self.tokens]
+        if not due:
+            return
+        state = self.state(trio.current_time())
+        for seat in due:
+            self.tokens[seat] = self.next_token
+            self.next_token += 1
+        for seat in due:
+            await self.notify(seat, self.seats[seat].your_turn(seat, self.tokens[seat], state))
+            if self.game.is_over:
+                return
+        self.clocks = self.clocks.start_all(due, trio.current_time())
+
+    # -- the end -------------------------------------------------------------------
+
+    async def finish(self, timeout: float) -> None:
+        """Stops the clocks, says game over to everyone, closes every player."""
+        now = trio.current_time()
+        if self.game.outcome is None:
+            self.game.abort("aborted")
+        outcome = self.game.outcome
+        assert outcome is not None
+        self.clocks = self.clocks.stop_all(now)
+        self.record.clocks = self.clocks
+        self.record.ended = now
+        self.tokens.clear()
+        self.emit(MatchEnded(outcome=outcome, clocks=self.clocks, now=now))
+        with trio.move_on_after(timeout):
+            async with trio.open_nursery() as closers:
+                for player in self.players:
+                    closers.start_soon(self._close, player, outcome)
+
+    @staticmethod
+    async def _close(player: Player, outcome: Outcome) -> None:
+        try:
+            with trio.move_on_after(2.0):
+                await player.game_over(outcome)
+        except Exception:  # a player that cannot hear game over is closed anyway
+            pass
+        await player.aclose()
+
+    # -- helpers -----------------------------------------------------------------
+
+    async def notify(self, seat: Seat, call: Awaitable[None]) -> None:
+        """Awaits one notification; a player that cannot take it has left."""
+        try:
+            with trio.fail_after(NOTIFY_TIMEOUT):
+                await call
+        except trio.TooSlowError:
+            self.game.leave(
+                seat, f"stopped reading (a notification took over {NOTIFY_TIMEOUT:g} s)"
+            )
+        except (EngineFailed, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            self.game.leave(seat, f"connection lost: {exc}" if str(exc) else "connection lost")
+
+    def state(self, now: float) -> TableState:
+        return TableState(
+            version=self.game.plies,
+            fens={board: self.game.fen(board) for board in BoardId},
+            clocks=self.clocks.snapshot(now),
+        )
+
+    def since_start(self, now: float) -> float:
+        started = self.record.started
+        return 0.0 if started is None else now - started
+
+    def ignore(self, action: Action, reason: str, now: float) -> None:
+        self.emit(ActionIgnored(seat=action.seat, action=action, reason=reason, now=now))
+
+    def emit(self, event: MatchEvent) -> None:
+        if self.observer is not None:
+            self.observer(event)

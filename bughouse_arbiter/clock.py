@@ -1,0 +1,185 @@
+"""Four chess clocks on one time base, as a pure value.
+
+``Clocks`` reads no clock of its own: every method takes ``now`` (seconds on
+the arbiter's monotonic time base, e.g. ``trio.current_time()``) and returns a
+new value. A seat's clock runs while it is that seat's turn (waiting
+included); ``press`` stops it, adds the increment and reports the time the
+turn used; ``start`` sets the next seat's clock going. The arbiter calls
+``start`` only after it has told the next player, so its own processing
+between a move arriving and the next turn being sent is charged to nobody.
+
+Deadlines: a running seat flags when its remaining time reaches zero or, with
+``turn_time_limit``, when its turn has lasted that long, whichever comes
+first. ``next_deadline`` gives the earliest deadline and every seat that
+reaches it at that same instant (the simultaneous-flag rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import attrs
+
+from .model import SEATS, Seat
+from .rules import HouseRules
+
+#: Deadlines closer than this (seconds) are the same instant; it absorbs
+#: floating-point rounding, far below any real clock's resolution.
+SAME_INSTANT = 1e-6
+
+
+@attrs.frozen(kw_only=True)
+class Flag:
+    """The next flag: at ``deadline`` the clocks of ``seats`` run out together.
+
+    ``turn_limit`` is True when the deadline is the per-move limit rather than
+    the seat's whole remaining time.
+    """
+
+    deadline: float
+    seats: tuple[Seat, ...]
+    turn_limit: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Clocks:
+    """Remaining time of the four seats and which clocks are running.
+
+    ``banked`` is each seat's remaining time as of the last time its clock
+    stopped (or, for a running clock, as of ``running[seat]``, the instant its
+    turn started). Build one with ``Clocks.new``.
+    """
+
+    increment: float = 0.0
+    turn_time_limit: float | None = None
+    banked: Mapping[Seat, float]
+    running: Mapping[Seat, float] = attrs.field(factory=dict)
+
+    @classmethod
+    def new(
+        cls,
+        base: float,
+        increment: float = 0.0,
+        *,
+        turn_time_limit: float | None = None,
+    ) -> Clocks:
+        """Four stopped clocks with ``base`` seconds each."""
+        if base <= 0:
+            raise ValueError("a clock needs a positive base time")
+        return cls(
+            increment=increment,
+            turn_time_limit=turn_time_limit,
+            banked={seat: float(base) for seat in SEATS},
+        )
+
+    @classmethod
+    def for_rules(cls, rules: HouseRules) -> Clocks:
+        """Four stopped clocks set to the rules' ``time``, ``increment`` and turn limit."""
+        return cls.new(rules.time, rules.increment, turn_time_limit=rules.turn_time_limit)
+
+    # -- looking -----------------------------------------------------------------
+
+    def is_running(self, seat: Seat) -> bool:
+        return seat in self.running
+
+    def remaining(self, seat: Seat, now: float) -> float:
+        """``seat``'s remaining seconds at ``now`` (negative once it has run out)."""
+        banked = self.banked[seat]
+        started = self.running.get(seat)
+        if started is None:
+            return banked
+        return banked - (now - started)
+
+    def snapshot(self, now: float) -> dict[Seat, float]:
+        """All four remaining times at ``now``, floored at zero."""
+        return {seat: max(0.0, self.remaining(seat, now)) for seat in SEATS}
+
+    def turn_used(self, seat: Seat, now: float) -> float:
+        """Seconds ``seat``'s current turn has lasted (0 when its clock is stopped)."""
+        started = self.running.get(seat)
+        return 0.0 if started is None else now - started
+
+    def deadline(self, seat: Seat) -> tuple[float, bool] | None:
+        """When running ``seat`` flags, and whether it is the turn limit; None if stopped."""
+        started = self.running.get(seat)
+        if started is None:
+            return None
+        out_of_time = started + self.banked[seat]
+        if self.turn_time_limit is not None:
+            limit = started + self.turn_time_limit
+            if limit < out_of_time - SAME_INSTANT:
+                return limit, True
+        return out_of_time, False
+
+    def next_deadline(self, now: float | None = None) -> Flag | None:
+        """The earliest deadline among running clocks, with every seat that
+        reaches it at the same instant; None when no clock runs.
+
+        ``now`` is accepted for symmetry with the other methods and ignored:
+        deadlines do not move while nobody presses a clock.
+        """
+        deadlines = [(d, s) for s in SEATS if (d := self.deadline(s)) is not None]
+        if not deadlines:
+            return None
+        first = min(d[0] for d, _ in deadlines)
+        hit = [(s, d[1]) for d, s in deadlines if d[0] <= first + SAME_INSTANT]
+        return Flag(
+            deadline=first,
+            seats=tuple(s for s, _ in hit),
+            turn_limit=any(limit for _, limit in hit),
+        )
+
+    def flagged(self, now: float) -> tuple[Seat, ...]:
+        """The seats whose earliest shared deadline has been reached at ``now``.
+
+        Only the first deadline counts: if the caller wakes late, seats whose
+        deadlines came later did not flag at the same instant.
+        """
+        flag = self.next_deadline()
+        if flag is None or now < flag.deadline - SAME_INSTANT:
+            return ()
+        return flag.seats
+
+    # -- changing ----------------------------------------------------------------
+
+    def start(self, seat: Seat, now: float) -> Clocks:
+        """Sets ``seat``'s clock running from ``now`` (its turn begins)."""
+        if seat in self.running:
+            return self
+        return attrs.evolve(self, running={**self.running, seat: now})
+
+    def start_all(self, seats: Iterable[Seat], now: float) -> Clocks:
+        clocks = self
+        for seat in seats:
+            clocks = clocks.start(seat, now)
+        return clocks
+
+    def stop(self, seat: Seat, now: float) -> Clocks:
+        """Stops ``seat``'s clock at ``now`` without increment (its board ended)."""
+        if seat not in self.running:
+            return self
+        running = dict(self.running)
+        del running[seat]
+        banked = {**self.banked, seat: self.remaining(seat, now)}
+        return attrs.evolve(self, banked=banked, running=running)
+
+    def stop_all(self, now: float) -> Clocks:
+        clocks = self
+        for seat in list(self.running):
+            clocks = clocks.stop(seat, now)
+        return clocks
+
+    def press(self, seat: Seat, now: float) -> tuple[Clocks, float]:
+        """``seat`` moved at ``now``: stops its clock and adds the increment.
+
+        Returns the new clocks and the seconds the turn used. Raises
+        ValueError if ``seat``'s clock was not running.
+        """
+        started = self.running.get(seat)
+        if started is None:
+            raise ValueError(f"{seat}'s clock is not running")
+        used = now - started
+        running = dict(self.running)
+        del running[seat]
+        banked = {**self.banked, seat: self.banked[seat] - used + self.increment}
+        return attrs.evolve(self, banked=banked, running=running), used

@@ -1,0 +1,222 @@
+"""In-memory players for arbiter tests: scripted answers at exact virtual times.
+
+A ``FakePlayer`` answers each turn of a seat with the next entry of that
+seat's script. An entry is one step or a tuple of steps run in order; each
+step waits ``after`` seconds (on trio's clock, so virtual under
+``autojump_clock``) and then sends its action. When a seat's script runs out
+the player stays silent. Everything the arbiter says is recorded.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+import attrs
+import trio
+
+from bughouse_arbiter.board import BughouseBoard
+from bughouse_arbiter.errors import EngineFailed
+from bughouse_arbiter.game import PlayedMove
+from bughouse_arbiter.model import Outcome, Seat
+from bughouse_arbiter.players.base import (
+    Action,
+    DrawOfferAction,
+    Gone,
+    InfoAction,
+    MatchInfo,
+    MoveAction,
+    Player,
+    ResignAction,
+    TableState,
+    TellAction,
+    WaitAction,
+)
+
+
+@attrs.frozen
+class Move:
+    """Play ``text`` for the open turn."""
+
+    text: str
+    after: float = 0.0
+
+
+@attrs.frozen
+class Stale:
+    """Play ``text`` with the token of this seat's previous turn (or ``token``)."""
+
+    text: str
+    after: float = 0.0
+    token: int | None = None
+
+
+@attrs.frozen
+class Wait:
+    after: float = 0.0
+    reason: str = "sit"
+
+
+@attrs.frozen
+class Resign:
+    after: float = 0.0
+
+
+@attrs.frozen
+class Offer:
+    after: float = 0.0
+
+
+@attrs.frozen
+class Tell:
+    text: str
+    after: float = 0.0
+
+
+@attrs.frozen
+class Info:
+    text: str
+    after: float = 0.0
+
+
+@attrs.frozen
+class Leave:
+    reason: str = "crashed"
+    after: float = 0.0
+
+
+Step = Move | Stale | Wait | Resign | Offer | Tell | Info | Leave
+Entry = Step | tuple[Step, ...]
+
+
+class FakePlayer(Player):
+    """A scripted player for one or more seats.
+
+    Args:
+        seats: The seats it holds.
+        script: Per seat, the entries answering its turns in order.
+        start_error: If set, ``start`` raises ``EngineFailed`` with it.
+        start_delay: Seconds ``start`` takes.
+    """
+
+    def __init__(
+        self,
+        seats: Seat | Sequence[Seat],
+        script: Mapping[Seat, Sequence[Entry]] | None = None,
+        *,
+        name: str = "fake",
+        start_error: str | None = None,
+        start_delay: float = 0.0,
+    ) -> None:
+        self.seats = (seats,) if isinstance(seats, Seat) else tuple(seats)
+        self.name = name
+        self.script = {seat: list((script or {}).get(seat, ())) for seat in self.seats}
+        self.start_error = start_error
+        self.start_delay = start_delay
+        self.turns: list[tuple[Seat, int, float]] = []
+        self.states: list[TableState] = []
+        self.heard: list[PlayedMove] = []
+        self.told: list[tuple[Seat, str]] = []
+        self.offers: list[Seat] = []
+        self.info: MatchInfo | None = None
+        self.outcome: Outcome | None = None
+        self.closed = 0
+        self.last_token: dict[Seat, int] = {}
+        self._nursery: trio.Nursery | None = None
+        self._actions: trio.MemorySendChannel[Action] | None = None
+
+    async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
+        await trio.sleep(self.start_delay)
+        if self.start_error is not None:
+            raise EngineFailed(self.start_error)
+        self._nursery = nursery
+        self._actions = actions
+
+    async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        self.info = info
+
+    async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        self.turns.append((seat, token, trio.current_time()))
+        self.states.append(state)
+        previous = self.last_token.get(seat)
+        self.last_token[seat] = token
+        entry = self.next_entry(seat, state)
+        if entry is None:
+            return
+        steps = entry if isinstance(entry, tuple) else (entry,)
+        assert self._nursery is not None
+        self._nursery.start_soon(self._run, seat, token, previous, steps)
+
+    def next_entry(self, seat: Seat, state: TableState) -> Entry | None:
+        entries = self.script[seat]
+        return entries.pop(0) if entries else None
+
+    async def _run(
+        self, seat: Seat, token: int, previous: int | None, steps: tuple[Step, ...]
+    ) -> None:
+        for step in steps:
+            await trio.sleep(step.after)
+            await self.send(self.action(seat, token, previous, step))
+
+    @staticmethod
+    def action(seat: Seat, token: int, previous: int | None, step: Step) -> Action:
+        if isinstance(step, Move):
+            return MoveAction(seat=seat, token=token, move=step.text)
+        if isinstance(step, Stale):
+            old = step.token if step.token is not None else previous
+            return MoveAction(seat=seat, token=old if old is not None else -1, move=step.text)
+        if isinstance(step, Wait):
+            return WaitAction(seat=seat, token=token, reason=step.reason)
+        if isinstance(step, Resign):
+            return ResignAction(seat=seat)
+        if isinstance(step, Offer):
+            return DrawOfferAction(seat=seat)
+        if isinstance(step, Tell):
+            return TellAction(seat=seat, text=step.text)
+        if isinstance(step, Info):
+            return InfoAction(seat=seat, text=step.text)
+        return Gone(seat=seat, reason=step.reason)
+
+    async def send(self, action: Action) -> None:
+        assert self._actions is not None
+        await self._actions.send(action)
+
+    async def moved(self, played: PlayedMove, state: TableState) -> None:
+        self.heard.append(played)
+
+    async def partner_says(self, seat: Seat, text: str) -> None:
+        self.told.append((seat, text))
+
+    async def draw_offered(self, by: Seat) -> None:
+        self.offers.append(by)
+
+    async def game_over(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+
+    async def aclose(self) -> None:
+        self.closed += 1
+
+
+class RandomFake(FakePlayer):
+    """Plays a random legal move ``think`` seconds after each turn (waits if it has none)."""
+
+    def __init__(self, seats: Seat | Sequence[Seat], *, seed: int = 0, think: float = 1.0) -> None:
+        super().__init__(seats, name=f"random-{seed}")
+        self.random = random.Random(seed)
+        self.think = think
+
+    def next_entry(self, seat: Seat, state: TableState) -> Entry | None:
+        board = BughouseBoard(state.fens[seat.board])
+        moves = sorted(move.uci() for move in board.legal_moves)
+        if not moves:
+            return Wait(self.think, "no move")
+        return Move(self.random.choice(moves), self.think)
+
+
+def silent_table(**scripts: Sequence[Entry]) -> list[FakePlayer]:
+    """One FakePlayer per seat; keyword names are seat slugs with ``_`` (``a_white=[...]``)."""
+    players = []
+    for seat in Seat:
+        key = seat.slug.replace("-", "_")
+        players.append(FakePlayer(seat, {seat: scripts.get(key, ())}, name=key))
+    return players

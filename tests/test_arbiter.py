@@ -1,0 +1,349 @@
+"""The arbiter under trio's virtual clock: exact times, scripted players."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+import trio
+from fakes import (
+    FakePlayer,
+    Info,
+    Leave,
+    Move,
+    Offer,
+    RandomFake,
+    Resign,
+    Stale,
+    Tell,
+    Wait,
+    silent_table,
+)
+
+from bughouse_arbiter.arbiter import (
+    ActionIgnored,
+    MatchEnded,
+    MatchEvent,
+    MatchRecord,
+    MatchStarted,
+    MovePlayed,
+    MoveRefused,
+    PartnerTold,
+    PlayerWaits,
+    run_match,
+)
+from bughouse_arbiter.model import Result, Seat, Team, Termination
+from bughouse_arbiter.players.base import Player
+from bughouse_arbiter.rules import HouseRules
+
+TEN = HouseRules(time=10.0)
+
+
+async def play(
+    players: list[FakePlayer] | list[Player], rules: HouseRules = TEN, **kwargs: object
+) -> tuple[MatchRecord, list[MatchEvent]]:
+    events: list[MatchEvent] = []
+    record = await run_match(players, rules, observer=events.append, **kwargs)  # type: ignore[arg-type]
+    return record, events
+
+
+def of_type(events: list[MatchEvent], kind: type) -> list:
+    return [e for e in events if isinstance(e, kind)]
+
+
+# -- flags ---------------------------------------------------------------------
+
+
+async def test_flag_at_the_deadline_while_nobody_writes(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)], b_white=[Move("d2d4", 2)])
+    record, events = await play(players)
+    outcome = record.outcome
+    assert outcome.termination is Termination.FLAG
+    assert outcome.seat is Seat.A_BLACK
+    assert outcome.winner is Team.ONE
+    assert outcome.reason == "A-Black lost on time"
+    # A-Black's clock started at 1 with 10 s: it flags at exactly 11.
+    assert record.started == 0.0
+    assert record.ended == 11.0
+    assert trio.current_time() == 11.0
+    assert record.flag_latencies == [0.0]
+    assert record.clocks.banked[Seat.A_BLACK] == 0.0
+    assert record.clocks.banked[Seat.B_BLACK] == 1.0  # ran from 2 to 11
+    assert of_type(events, MatchEnded)[0].now == 11.0
+    for player in players:
+        assert player.outcome == outcome
+        assert player.closed == 1
+
+
+async def test_simultaneous_flags_of_both_teams_draw(autojump_clock: object) -> None:
+    record, _ = await play(silent_table())
+    outcome = record.outcome
+    assert outcome.termination is Termination.FLAG
+    assert outcome.winner is None
+    assert outcome.result is Result.DRAW
+    assert "A-White and B-White" in outcome.reason
+    assert record.ended == 10.0
+
+
+async def test_simultaneous_flags_of_one_team_lose(autojump_clock: object) -> None:
+    # A-White: 1 s used, restarts at 3 with 9 s -> 12; B-Black starts at 2 with 10 s -> 12.
+    players = silent_table(
+        a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 2)], b_white=[Move("d2d4", 2)]
+    )
+    record, _ = await play(players)
+    outcome = record.outcome
+    assert outcome.termination is Termination.FLAG
+    assert outcome.winner is Team.TWO
+    assert outcome.reason == "A-White and B-Black lost on time at the same instant"
+    assert record.ended == 12.0
+
+
+async def test_increment_is_added_after_each_move(autojump_clock: object) -> None:
+    rules = HouseRules(time=10.0, increment=3.0)
+    players = silent_table(
+        a_white=[Move("e2e4", 4)],
+        a_black=[Move("e7e5", 1)],
+        b_white=[Move("e2e4"), Move("g1f3"), Move("f1c4")],
+        b_black=[Move("e7e5"), Move("b8c6"), Move("f8c5")],
+    )
+    record, events = await play(players, rules)
+    played = [e.played for e in of_type(events, MovePlayed)]
+    a_moves = [p for p in played if p.board.value == "A"]
+    assert [(p.at, p.clock) for p in a_moves] == [(4.0, 9.0), (5.0, 12.0)]
+    # A-White restarts at 5 with 9 s; B-White banked 10 + 3 * 3 = 19 from 0.
+    assert record.outcome.seat is Seat.A_WHITE
+    assert record.ended == 14.0
+    assert record.clocks.banked[Seat.B_WHITE] == 19.0 - 14.0
+
+
+async def test_turn_time_limit_flags_before_the_clock_runs_out(autojump_clock: object) -> None:
+    rules = HouseRules(time=60.0, turn_time_limit=5.0)
+    players = silent_table(
+        a_white=[Move("e2e4", 4)],
+        b_white=[Move("d2d4", 4)],
+        b_black=[Move("d7d5", 4.5)],
+    )
+    record, _ = await play(players, rules)
+    # A-Black's turn began at 4; the limit ends it at 9 with 60 s still on its clock.
+    assert record.outcome.termination is Termination.FLAG
+    assert record.outcome.seat is Seat.A_BLACK
+    assert record.ended == 9.0
+    assert record.clocks.banked[Seat.A_BLACK] == 55.0
+
+
+async def test_a_move_after_the_deadline_is_too_late(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e4", 10.5)], b_white=[Move("d2d4", 1)])
+    record, events = await play(players)
+    assert record.outcome.seat is Seat.A_WHITE
+    assert record.ended == 10.0
+    assert [e.played.uci for e in of_type(events, MovePlayed)] == ["d2d4"]
+
+
+async def test_waiting_keeps_the_clock_running(autojump_clock: object) -> None:
+    players = silent_table(a_white=[(Wait(2, "need n"), Move("e2e4", 3))])
+    record, events = await play(players)
+    waits = of_type(events, PlayerWaits)
+    assert [(w.seat, w.reason, w.now) for w in waits] == [(Seat.A_WHITE, "need n", 2.0)]
+    assert record.used[0] == 5.0
+    assert record.game.moves[0].clock == 5.0
+
+
+# -- tokens, illegal moves, leaving --------------------------------------------
+
+
+async def test_a_stale_token_is_ignored(autojump_clock: object) -> None:
+    players = silent_table(
+        a_white=[Move("e2e4", 1), (Stale("g1f3", 1), Move("d2d4", 1))],
+        a_black=[Move("e7e5", 1)],
+    )
+    record, events = await play(players)
+    ignored = of_type(events, ActionIgnored)
+    assert len(ignored) == 1
+    assert ignored[0].seat is Seat.A_WHITE
+    assert ignored[0].now == 3.0
+    assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5", "d2d4"]
+    assert record.game.moves[2].at == 4.0
+
+
+async def test_illegal_move_loses_by_default(autojump_clock: object) -> None:
+    record, _ = await play(silent_table(a_white=[Move("e2e5", 1)]))
+    outcome = record.outcome
+    assert outcome.termination is Termination.ILLEGAL_MOVE
+    assert outcome.seat is Seat.A_WHITE
+    assert outcome.winner is Team.TWO
+    assert "e2e5" in outcome.reason
+    assert record.ended == 1.0
+
+
+async def test_illegal_move_is_refused_under_reject(autojump_clock: object) -> None:
+    rules = HouseRules(time=10.0, illegal_move="reject")
+    players = silent_table(a_white=[Move("e2e5", 1), Move("e2e4", 1)])
+    record, events = await play(players, rules)
+    refused = of_type(events, MoveRefused)
+    assert [(r.seat, r.text, r.now) for r in refused] == [(Seat.A_WHITE, "e2e5", 1.0)]
+    # The turn re-opened with a new token and the clock kept running.
+    tokens = [token for _, token, _ in players[0].turns]
+    assert len(tokens) == 2 and tokens[0] != tokens[1]
+    assert record.used[0] == 2.0
+    assert record.game.moves[0].clock == 8.0
+
+
+async def test_a_persons_illegal_move_is_refused(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e5", 1), Move("e4", 1)])
+    record, events = await play(players, human_seats={Seat.A_WHITE})
+    assert len(of_type(events, MoveRefused)) == 1
+    assert record.game.moves[0].san == "e4"
+
+
+async def test_gone_means_the_seat_left(autojump_clock: object) -> None:
+    record, _ = await play(silent_table(b_white=[Leave("pipe closed", 2)]))
+    outcome = record.outcome
+    assert outcome.termination is Termination.LEFT
+    assert outcome.seat is Seat.B_WHITE
+    assert outcome.winner is Team.ONE
+    assert outcome.reason == "B-White left: pipe closed"
+    assert record.ended == 2.0
+
+
+async def test_a_player_that_fails_to_start_loses(autojump_clock: object) -> None:
+    players = silent_table()
+    players[2] = FakePlayer(Seat.B_WHITE, start_error="handshake: no bugok")
+    record, events = await play(players)
+    assert record.outcome.termination is Termination.LEFT
+    assert record.outcome.seat is Seat.B_WHITE
+    assert "failed to start: handshake: no bugok" in record.outcome.reason
+    assert record.started is None
+    assert not of_type(events, MatchStarted)
+    assert all(p.closed == 1 for p in players)
+
+
+async def test_a_player_that_never_starts_times_out(autojump_clock: object) -> None:
+    players = silent_table()
+    players[1] = FakePlayer(Seat.A_BLACK, start_delay=1000)
+    record, _ = await play(players, start_timeout=5.0)
+    assert record.outcome.seat is Seat.A_BLACK
+    assert "within 5 s" in record.outcome.reason
+    assert trio.current_time() == 5.0
+
+
+# -- resign, draws, partner messages -------------------------------------------
+
+
+async def test_resign(autojump_clock: object) -> None:
+    record, _ = await play(silent_table(a_white=[Resign(3)]))
+    assert record.outcome.termination is Termination.RESIGNATION
+    assert record.outcome.winner is Team.TWO
+    assert record.ended == 3.0
+
+
+async def test_resign_under_board_end_continue_ends_one_board(autojump_clock: object) -> None:
+    rules = HouseRules(time=10.0, board_end="continue")
+    players = silent_table(a_white=[Resign(3)], b_white=[Move("d2d4", 1)])
+    record, _ = await play(players, rules)
+    # Board A is over at 3 (team 2 wins it); board B plays on until B-Black flags at 11.
+    assert record.outcome.termination is Termination.BOARDS_SUMMED
+    assert record.outcome.winner is Team.TWO
+    assert record.outcome.reason == (
+        "boards summed 0-2 (board A: A-White resigned; board B: B-Black lost on time)"
+    )
+    assert record.ended == 11.0
+    assert record.clocks.banked[Seat.A_WHITE] == 7.0  # stopped when board A ended
+
+
+async def test_draw_needs_all_four_engines(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Offer(1)], a_black=[], b_white=[Offer(2)], b_black=[])
+    record, _ = await play(players)
+    assert record.outcome.termination is Termination.FLAG  # only two agreed
+    assert players[1].offers == [Seat.A_WHITE, Seat.B_WHITE]
+    assert players[0].offers == [Seat.B_WHITE]
+
+
+async def test_draw_by_agreement_of_all_four(autojump_clock: object) -> None:
+    players = silent_table(
+        a_white=[(Offer(1), Move("e2e4"))],
+        a_black=[Offer(1)],
+        b_white=[(Offer(2), Move("d2d4"))],
+        b_black=[Offer(1)],
+    )
+    record, _ = await play(players)
+    assert record.outcome.termination is Termination.AGREEMENT
+    assert record.outcome.result is Result.DRAW
+    assert record.ended == 3.0
+
+
+async def test_draw_needs_only_the_people_when_people_play(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Offer(4)])
+    record, _ = await play(players, human_seats={Seat.A_WHITE})
+    assert record.outcome.termination is Termination.AGREEMENT
+    assert record.ended == 4.0
+
+
+async def test_partner_messages_go_to_the_partner_only(autojump_clock: object) -> None:
+    players = silent_table(a_white=[(Tell("++n", 1), Info("depth 3", 1))])
+    record, events = await play(players)
+    assert players[3].told == [(Seat.B_BLACK, "++n")]
+    assert all(p.told == [] for p in players[:3])
+    assert [(m.seat, m.text, m.at) for m in record.game.messages] == [(Seat.A_WHITE, "++n", 1.0)]
+    assert len(of_type(events, PartnerTold)) == 1
+
+
+# -- the table -------------------------------------------------------------------
+
+
+async def test_every_player_hears_every_move_and_turns_carry_state(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)], a_black=[Move("d7d5", 1)])
+    record, _ = await play(players)
+    for player in players:
+        assert [p.uci for p in player.heard] == ["e2e4", "d7d5"]
+    # A-White's second turn: a snapshot of version 2 with its clock at 9.
+    seat, _, at = players[0].turns[1]
+    state = players[0].states[1]
+    assert (seat, at, state.version, state.clocks[Seat.A_WHITE]) == (Seat.A_WHITE, 2.0, 2, 9.0)
+    assert record.outcome.seat is Seat.B_WHITE  # B-White flags at 10
+
+
+async def test_one_player_may_hold_two_seats(autojump_clock: object) -> None:
+    team = FakePlayer((Seat.A_WHITE, Seat.B_BLACK), {Seat.A_WHITE: [Move("e2e4", 1)]}, name="team")
+    others = [FakePlayer(Seat.A_BLACK), FakePlayer(Seat.B_WHITE)]
+    record, _ = await play([team, *others])
+    assert [p.uci for p in team.heard] == ["e2e4"]  # told once, not once per seat
+    assert record.names[Seat.B_BLACK] == "team"
+    assert team.closed == 1
+
+
+async def test_seats_must_be_held_exactly_once() -> None:
+    with pytest.raises(ValueError, match="nobody holds B-Black"):
+        await run_match([FakePlayer(s) for s in list(Seat)[:3]])
+    with pytest.raises(ValueError, match="held by two players"):
+        await run_match([FakePlayer(s) for s in [*Seat, Seat.A_WHITE]])
+
+
+async def test_cancellation_aborts_and_closes_everyone(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    events: list[MatchEvent] = []
+    with trio.move_on_after(5):
+        await run_match(players, HouseRules(time=60.0), observer=events.append)
+    ended = of_type(events, MatchEnded)
+    assert len(ended) == 1
+    assert ended[0].outcome.result is Result.UNFINISHED
+    assert ended[0].outcome.termination is Termination.ABORTED
+    assert ended[0].now == 5.0
+    assert all(p.closed == 1 and p.outcome == ended[0].outcome for p in players)
+
+
+async def test_a_full_random_match_keeps_exact_clocks(autojump_clock: object) -> None:
+    rules = HouseRules(time=120.0, increment=1.0, max_plies=200)
+    players = [RandomFake(seat, seed=i, think=0.25 * (i + 1)) for i, seat in enumerate(Seat)]
+    record, events = await play(players, rules)
+    assert record.outcome is not None
+    assert record.game.plies > 10
+    # Every move's clock reading equals base + increments - time used so far for that seat.
+    for seat in Seat:
+        mine = [
+            (p, u) for p, u in zip(record.game.moves, record.used, strict=True) if p.seat is seat
+        ]
+        total = rules.time
+        for played, used in mine:
+            total += rules.increment - used
+            assert played.clock == pytest.approx(total, abs=1e-9)
+    assert len(of_type(events, MovePlayed)) == record.game.plies
+    assert attrs.has(type(record.outcome))

@@ -1,0 +1,122 @@
+"""Four clocks as a pure value: every time is an argument."""
+
+from __future__ import annotations
+
+import pytest
+
+from bughouse_arbiter.clock import SAME_INSTANT, Clocks, Flag
+from bughouse_arbiter.model import Seat
+from bughouse_arbiter.rules import HouseRules
+
+AW, AB, BW, BB = Seat.A_WHITE, Seat.A_BLACK, Seat.B_WHITE, Seat.B_BLACK
+
+
+def started(base: float = 10.0, increment: float = 0.0, limit: float | None = None) -> Clocks:
+    return Clocks.new(base, increment, turn_time_limit=limit).start_all([AW, BW], 100.0)
+
+
+def test_new_clocks_are_stopped_and_full() -> None:
+    clocks = Clocks.new(180)
+    assert clocks.snapshot(5.0) == {seat: 180.0 for seat in Seat}
+    assert clocks.next_deadline() is None
+    assert clocks.flagged(1e9) == ()
+    with pytest.raises(ValueError):
+        Clocks.new(0)
+
+
+def test_for_rules_takes_time_increment_and_turn_limit() -> None:
+    clocks = Clocks.for_rules(HouseRules(time=60, increment=2, turn_time_limit=7))
+    assert (clocks.banked[AW], clocks.increment, clocks.turn_time_limit) == (60.0, 2.0, 7.0)
+
+
+def test_a_running_clock_counts_down_from_its_start() -> None:
+    clocks = started()
+    assert clocks.remaining(AW, 103.5) == 6.5
+    assert clocks.remaining(AB, 103.5) == 10.0
+    assert clocks.turn_used(AW, 103.5) == 3.5
+    assert clocks.turn_used(AB, 103.5) == 0.0
+    assert clocks.snapshot(111.0)[AW] == 0.0  # floored at zero
+
+
+def test_press_stops_the_clock_adds_increment_and_reports_time_used() -> None:
+    clocks, used = started(increment=2.0).press(AW, 104.0)
+    assert used == 4.0
+    assert clocks.banked[AW] == 8.0
+    assert not clocks.is_running(AW)
+    assert clocks.is_running(BW)
+    # Starting the opponent later than the press charges the gap to nobody.
+    clocks = clocks.start(AB, 104.25)
+    assert clocks.remaining(AB, 105.25) == 9.0
+    assert clocks.remaining(AW, 200.0) == 8.0
+    with pytest.raises(ValueError):
+        clocks.press(AW, 106.0)
+
+
+def test_start_twice_keeps_the_first_start() -> None:
+    clocks = started().start(AW, 105.0)
+    assert clocks.running[AW] == 100.0
+
+
+def test_stop_keeps_the_remaining_time_without_increment() -> None:
+    clocks = started(increment=5.0).stop(AW, 103.0)
+    assert clocks.banked[AW] == 7.0
+    assert clocks.stop(AW, 104.0) == clocks
+    assert clocks.stop_all(104.0).running == {}
+    assert clocks.stop_all(104.0).banked[BW] == 6.0
+
+
+def test_next_deadline_is_the_earliest_with_everyone_at_that_instant() -> None:
+    clocks, _ = started().press(BW, 101.0)
+    clocks = clocks.start(BB, 101.0)
+    assert clocks.next_deadline() == Flag(deadline=110.0, seats=(AW,))
+    assert clocks.flagged(109.9) == ()
+    assert clocks.flagged(110.0) == (AW,)
+    # Waking late does not make the later deadline simultaneous.
+    assert clocks.flagged(112.0) == (AW,)
+
+
+def test_equal_deadlines_are_one_flag_for_both_teams() -> None:
+    assert started().next_deadline() == Flag(deadline=110.0, seats=(AW, BW))
+
+
+def test_equal_deadlines_of_one_team() -> None:
+    clocks, _ = started().press(AW, 101.0)  # A-White keeps 9
+    clocks = clocks.start(AB, 101.0)
+    clocks, _ = clocks.press(AB, 103.0)
+    clocks = clocks.start(AW, 103.0)  # A-White: 103 + 9 = 112
+    clocks, _ = clocks.press(BW, 102.0)
+    clocks = clocks.start(BB, 102.0)  # B-Black: 102 + 10 = 112
+    assert clocks.next_deadline() == Flag(deadline=112.0, seats=(AW, BB))
+
+
+def test_rounding_noise_is_still_the_same_instant() -> None:
+    clocks = Clocks.new(10.0).start(AW, 0.1 + 0.2).start(BW, 0.3)
+    flag = clocks.next_deadline()
+    assert flag is not None and flag.seats == (AW, BW)
+    assert clocks.flagged(10.3 - SAME_INSTANT / 2) == (AW, BW)
+
+
+def test_turn_time_limit_comes_before_the_clock() -> None:
+    clocks = started(base=60.0, limit=5.0)
+    assert clocks.next_deadline() == Flag(deadline=105.0, seats=(AW, BW), turn_limit=True)
+    # With less time left than the limit, the clock's own deadline wins.
+    short = Clocks.new(3.0, turn_time_limit=5.0).start(AW, 0.0)
+    assert short.next_deadline() == Flag(deadline=3.0, seats=(AW,), turn_limit=False)
+
+
+def test_turn_time_limit_restarts_every_turn() -> None:
+    clocks, _ = started(base=60.0, limit=5.0).press(AW, 104.0)
+    clocks = clocks.start(AB, 104.0).stop(BW, 104.0)
+    clocks, _ = clocks.press(AB, 108.0)
+    clocks = clocks.start(AW, 108.0)
+    assert clocks.deadline(AW) == (113.0, True)
+    assert clocks.remaining(AW, 113.0) == 51.0
+
+
+def test_clocks_are_values() -> None:
+    clocks = started()
+    pressed, _ = clocks.press(AW, 101.0)
+    assert clocks.is_running(AW)  # the original is unchanged
+    assert pressed != clocks
+    with pytest.raises(AttributeError):
+        clocks.increment = 3.0  # type: ignore[misc]
