@@ -1,0 +1,186 @@
+"""What every engine adapter shares: its outputs and a mirror of its board.
+
+An adapter keeps its own ``BughouseBoard`` for the seat's board, fed with the
+same moves and arrivals as the arbiter's, so that every move the engine
+produces is checked with the arbiter's own rules before it leaves the adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+import chess
+
+from ..board import BughouseBoard
+from ..errors import MoveError, PositionError
+from ..game import PlayedMove
+from ..model import Seat
+from ..rules import HouseRules
+
+# -- what an adapter tells the arbiter ------------------------------------------
+
+
+@attrs.frozen
+class EngineMove:
+    """A checked, legal move for turn ``token``, in UCI with an upper-case drop letter."""
+
+    token: int
+    move: str
+
+
+@attrs.frozen
+class EngineWait:
+    """The engine will not move for now (no move, sitting, or a false claim)."""
+
+    token: int
+    reason: str
+
+
+@attrs.frozen
+class EngineResign:
+    pass
+
+
+@attrs.frozen
+class EngineDrawOffer:
+    pass
+
+
+@attrs.frozen
+class EngineTell:
+    """A message for the partner."""
+
+    text: str
+
+
+@attrs.frozen
+class EngineInfo:
+    """Search information worth keeping (score, depth, pv)."""
+
+    text: str
+
+
+@attrs.frozen
+class EngineNote:
+    """Something for the debug log: a rejected move, a claim, a re-sync."""
+
+    text: str
+
+
+EngineEvent = (
+    EngineMove | EngineWait | EngineResign | EngineDrawOffer | EngineTell | EngineInfo | EngineNote
+)
+
+POCKET_ORDER = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+MAX_LINE = 4096
+
+
+def pocket_letters(board: chess.variant.CrazyhouseBoard, color: chess.Color) -> str:
+    """A pocket as upper-case letters in the order P N B R Q (the FICS order)."""
+    pocket = board.pockets[color]
+    return "".join(chess.piece_symbol(p).upper() * pocket.count(p) for p in POCKET_ORDER)
+
+
+def plain_fen(board: chess.Board) -> str:
+    """The FEN without pockets and ``~`` marks (what Sjeng's ``setboard`` reads)."""
+    placement, rest = board.fen(promoted=False).split(" ", 1)
+    return f"{placement.split('[', 1)[0]} {rest}"
+
+
+def move_text(move: chess.Move) -> str:
+    """UCI with an upper-case drop letter: ``e2e4``, ``N@f3``, ``e7e8q``."""
+    return move.uci()
+
+
+class EngineAdapter:
+    """Bookkeeping shared by the UCI and xboard adapters."""
+
+    def __init__(self, seat: Seat, *, rules: HouseRules | None = None) -> None:
+        self.seat = seat
+        self.rules = rules if rules is not None else HouseRules()
+        self.board = BughouseBoard(rules=self.rules)
+        self.clocks: dict[Seat, float] = {s: self.rules.time for s in Seat}
+        self.token: int | None = None
+        self.over = False
+        self._lines: list[str] = []
+        self._events: list[EngineEvent] = []
+
+    # -- output --------------------------------------------------------------------
+
+    def take(self) -> tuple[list[str], list[EngineEvent]]:
+        """Lines to send to the engine and events for the arbiter, since the last call."""
+        lines, events = self._lines, self._events
+        self._lines, self._events = [], []
+        return lines, events
+
+    def send(self, *lines: str) -> None:
+        self._lines.extend(lines)
+
+    def emit(self, event: EngineEvent) -> None:
+        self._events.append(event)
+
+    def note(self, text: str) -> None:
+        self._events.append(EngineNote(text))
+
+    # -- the mirror board -----------------------------------------------------------
+
+    @property
+    def my_turn(self) -> bool:
+        return not self.over and self.board.turn == self.seat.color
+
+    def start_board(self, rules: HouseRules, fen: str, clocks: Mapping[Seat, float]) -> None:
+        self.rules = rules
+        self.board = BughouseBoard(fen, rules=rules)
+        self.clocks = dict(clocks)
+        self.token = None
+        self.over = False
+
+    def follow(self, played: PlayedMove, fen: str, clocks: Mapping[Seat, float]) -> bool:
+        """Applies ``played`` to the mirror; returns False if the mirror had to be
+        rebuilt from ``fen`` (the engine then needs a full re-sync)."""
+        self.clocks = dict(clocks)
+        in_step = True
+        if played.board is self.seat.board:
+            if self.board.is_legal(played.move):
+                self.board.push(played.move)
+            else:
+                in_step = False
+        elif played.passed is not None:
+            self.board.receive(played.passed)
+        if self.board.fen() != fen:
+            in_step = False
+        if not in_step:
+            self.note(f"position out of step, re-reading {fen}")
+            self.reset_board(fen)
+        return in_step
+
+    def reset_board(self, fen: str) -> None:
+        try:
+            self.board = BughouseBoard(fen, rules=self.rules)
+        except PositionError as exc:
+            self.note(f"unreadable position from the arbiter: {exc}")
+
+    def check_move(self, text: str) -> chess.Move | None:
+        """The engine's move if it is legal for this seat now; notes why not otherwise."""
+        if not self.my_turn:
+            self.note(f"move {text!r} out of turn ignored")
+            return None
+        try:
+            return self.board.parse_move(text)
+        except MoveError as exc:
+            self.note(f"engine move rejected: {exc}")
+            return None
+
+    # -- clocks -------------------------------------------------------------------
+
+    def own_ms(self) -> int:
+        return max(1, round(self.clocks[self.seat] * 1000))
+
+    def opponent_ms(self) -> int:
+        return max(1, round(self.clocks[self.seat.opponent] * 1000))
+
+
+def clip(line: str) -> str:
+    """Caps a line from an engine before it is parsed or logged."""
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE]

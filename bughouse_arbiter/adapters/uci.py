@@ -1,0 +1,245 @@
+"""The UCI adapter: Fairy-Stockfish (``UCI_Variant bughouse``) and alike.
+
+A search is a small state machine, ``idle -> searching -> stopping -> idle``,
+so a second ``go`` is never sent while one runs (that hangs Fairy-Stockfish).
+Traps handled (research/protocols.md §2.1, §4.4):
+
+- Every ``go`` is preceded by ``position fen <FEN with [pocket] and ~>``, never
+  a ``moves`` list (illegal moves there are dropped silently).
+- ``bestmove (none)`` means no move now: we answer "wait" and search again
+  on the next change to our board (a piece arriving).
+- A pocket change during our search: ``stop``, discard the next ``bestmove``
+  (whether it was already on its way or not: exactly one comes per ``go``),
+  then ``position`` + ``go`` again.
+- Moves are checked on our own board; ``info`` floods are only remembered.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+
+from ..errors import EngineFailed
+from ..game import PlayedMove
+from ..model import Seat
+from ..rules import HouseRules
+from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, move_text
+
+#: Consecutive rejected moves in one turn after which we wait for a change.
+MAX_REJECTED = 2
+
+
+class Search(enum.Enum):
+    IDLE = "idle"
+    SEARCHING = "searching"
+    STOPPING = "stopping"
+
+
+def parse_option(text: str) -> tuple[str, dict[str, list[str]]]:
+    """``option name X type combo default a var a var b`` -> ("X", {"type": [...], ...})."""
+    keywords = ("name", "type", "default", "min", "max", "var")
+    fields: dict[str, list[str]] = {}
+    current: str | None = None
+    values: list[str] = []
+    parts: list[tuple[str, str]] = []
+    for word in text.split():
+        if word in keywords and not (current == "name" and word not in ("type",)):
+            if current is not None:
+                parts.append((current, " ".join(values)))
+            current, values = word, []
+        else:
+            values.append(word)
+    if current is not None:
+        parts.append((current, " ".join(values)))
+    for key, value in parts:
+        fields.setdefault(key, []).append(value)
+    name = fields.pop("name", [""])[0]
+    return name, fields
+
+
+class UciAdapter(EngineAdapter):
+    """One UCI engine at one seat."""
+
+    def __init__(
+        self,
+        seat: Seat,
+        *,
+        rules: HouseRules | None = None,
+        options: Mapping[str, str] | None = None,
+        init: Sequence[str] = (),
+    ) -> None:
+        super().__init__(seat, rules=rules)
+        self.options = dict(options or {})
+        self.init = list(init)
+        self.name = ""
+        self.engine_options: dict[str, dict[str, list[str]]] = {}
+        self.handshake_done = False
+        self.ready = False
+        self.search = Search.IDLE
+        self.restart = False
+        self.waiting = False
+        self.rejected = 0
+        self._last_info = ""
+
+    # -- handshake -----------------------------------------------------------------
+
+    def begin(self) -> None:
+        self.send("uci")
+
+    def _uciok(self) -> None:
+        variant = self.engine_options.get("UCI_Variant")
+        if variant is None:
+            raise EngineFailed("engine has no UCI_Variant option, so it cannot play bughouse")
+        if "bughouse" not in variant.get("var", []):
+            raise EngineFailed("engine's UCI_Variant does not offer bughouse")
+        self.handshake_done = True
+        self.send("setoption name UCI_Variant value bughouse")
+        for name, value in self.options.items():
+            if name not in self.engine_options:
+                self.note(f"engine has no option {name!r}; sent anyway")
+            self.send(f"setoption name {name} value {value}")
+        self.send(*self.init)
+        self.send("isready")
+
+    # -- arbiter notifications ------------------------------------------------------
+
+    def new_game(self, rules: HouseRules, fen: str, clocks: Mapping[Seat, float]) -> None:
+        self.start_board(rules, fen, clocks)
+        self.restart = self.waiting = False
+        self.rejected = 0
+        if self.search is Search.SEARCHING:
+            self._stop()
+            self.restart = False
+        self.send("ucinewgame", "isready")
+
+    def your_turn(self, token: int, fen: str, clocks: Mapping[Seat, float]) -> None:
+        self.clocks = dict(clocks)
+        if self.board.fen() != fen:
+            self.note("position out of step at our turn, re-reading it")
+            self.reset_board(fen)
+            self.restart = True
+        same_turn = self.token == token
+        self.token = token
+        if not self.my_turn:
+            self.note("your_turn for a position where we are not to move")
+            return
+        if self.search is Search.SEARCHING and self.restart:
+            self._stop()
+        elif self.search is Search.IDLE and not (same_turn and self.waiting):
+            self._go()
+
+    def moved(self, played: PlayedMove, fen: str, clocks: Mapping[Seat, float]) -> None:
+        before = self.board.fen()
+        self.follow(played, fen, clocks)
+        if played.board is self.seat.board:
+            self.waiting = False
+            self.rejected = 0
+            if played.seat is self.seat:
+                self.token = None
+            return
+        if self.board.fen() == before or not self.my_turn or self.token is None:
+            return
+        # Our board changed (a piece arrived) while it is our turn.
+        self.waiting = False
+        self.rejected = 0
+        if self.search is Search.SEARCHING:
+            self._stop()
+        elif self.search is Search.STOPPING:
+            self.restart = True
+        else:
+            self._go()
+
+    def partner_says(self, text: str) -> None:
+        self.note(f"partner message not passed on (UCI has no channel): {text}")
+
+    def game_over(self) -> None:
+        if self.over:
+            return
+        self.over = True
+        self.restart = False
+        if self.search is Search.SEARCHING:
+            self._stop()
+
+    def quit(self) -> None:
+        if self.search is Search.SEARCHING:
+            self.send("stop")
+        self.send("quit")
+
+    # -- engine output ------------------------------------------------------------------
+
+    def receive(self, line: str) -> None:
+        line = clip(line).strip()
+        head, _, rest = line.partition(" ")
+        if head == "info":
+            if " score " in f" {rest} ":
+                self._last_info = rest
+        elif head == "bestmove":
+            words = rest.split()
+            self._bestmove(words[0] if words else "(none)")
+        elif head == "readyok":
+            self.ready = True
+        elif head == "id":
+            key, _, value = rest.partition(" ")
+            if key == "name":
+                self.name = value.strip()
+        elif head == "option":
+            name, fields = parse_option(rest)
+            if name:
+                self.engine_options[name] = fields
+        elif head == "uciok" and not self.handshake_done:
+            self._uciok()
+
+    def _bestmove(self, text: str) -> None:
+        state = self.search
+        self.search = Search.IDLE
+        if state is Search.IDLE:
+            self.note(f"unexpected bestmove {text} ignored")
+            return
+        if state is Search.STOPPING:
+            self.note(f"discarded bestmove {text} (search was stopped)")
+            if self.restart and self.my_turn:
+                self._go()
+            self.restart = False
+            return
+        if self.token is None or not self.my_turn:
+            self.note(f"bestmove {text} after our turn ended ignored")
+            return
+        if text in ("(none)", "0000", "none"):
+            self.waiting = True
+            self.emit(EngineWait(self.token, "engine has no move"))
+            return
+        move = self.check_move(text)
+        if move is None:
+            self.rejected += 1
+            if self.rejected >= MAX_REJECTED:
+                self.waiting = True
+                self.emit(EngineWait(self.token, f"engine's move {text} rejected"))
+            else:
+                self._go()
+            return
+        self.rejected = 0
+        if self._last_info:
+            self.emit(EngineInfo(self._last_info))
+        self.emit(EngineMove(self.token, move_text(move)))
+
+    # -- searching ------------------------------------------------------------------------
+
+    def _stop(self) -> None:
+        self.send("stop")
+        self.search = Search.STOPPING
+        self.restart = not self.over
+
+    def _go(self) -> None:
+        if self.over or not self.my_turn or self.search is not Search.IDLE:
+            return
+        white, black = (
+            (self.own_ms(), self.opponent_ms())
+            if self.seat.color
+            else (self.opponent_ms(), self.own_ms())
+        )
+        inc = round(self.rules.increment * 1000)
+        self.send(f"position fen {self.board.fen()}")
+        self.send(f"go wtime {white} btime {black} winc {inc} binc {inc}")
+        self.search = Search.SEARCHING
+        self.waiting = False
+        self._last_info = ""

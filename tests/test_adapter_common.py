@@ -1,0 +1,87 @@
+"""A small table for driving sans-IO adapters from real game moves."""
+
+from __future__ import annotations
+
+from bughouse_arbiter.adapters.common import EngineAdapter, EngineEvent
+from bughouse_arbiter.game import BughouseGame
+from bughouse_arbiter.model import BoardId, Seat
+from bughouse_arbiter.rules import HouseRules
+
+RULES = HouseRules(time=60.0)
+CLOCKS = {seat: 60.0 for seat in Seat}
+
+
+class Table:
+    """A real ``BughouseGame`` whose moves are fed to one adapter."""
+
+    def __init__(self, adapter: EngineAdapter, *, fen_a: str | None = None) -> None:
+        self.adapter = adapter
+        kwargs = {"fen_a": fen_a} if fen_a else {}
+        self.game = BughouseGame(RULES, **kwargs)
+        self.token = 0
+
+    @property
+    def fen(self) -> str:
+        return self.game.fen(self.adapter.seat.board)
+
+    def new_game(self) -> tuple[list[str], list[EngineEvent]]:
+        self.adapter.new_game(RULES, self.fen, CLOCKS)  # type: ignore[attr-defined]
+        return self.adapter.take()
+
+    def your_turn(self) -> tuple[list[str], list[EngineEvent]]:
+        self.token += 1
+        self.adapter.your_turn(self.token, self.fen, CLOCKS)  # type: ignore[attr-defined]
+        return self.adapter.take()
+
+    def push(self, seat: Seat, move: str) -> tuple[list[str], list[EngineEvent]]:
+        played = self.game.push(seat, move)
+        self.adapter.moved(played, self.fen, CLOCKS)  # type: ignore[attr-defined]
+        return self.adapter.take()
+
+    def feed(self, *lines: str) -> tuple[list[str], list[EngineEvent]]:
+        for line in lines:
+            self.adapter.receive(line)  # type: ignore[attr-defined]
+        return self.adapter.take()
+
+    def board(self, board: BoardId) -> str:
+        return self.game.fen(board)
+
+
+# -- the shared helpers themselves -------------------------------------------------
+
+
+def test_pocket_letters_are_upper_case_in_fics_order() -> None:
+    import chess
+
+    from bughouse_arbiter.adapters.common import plain_fen, pocket_letters
+    from bughouse_arbiter.board import BughouseBoard
+
+    board = BughouseBoard("4k3/8/8/8/8/8/8/4K3[QRpnPq] w - - 0 1")
+    assert pocket_letters(board, chess.WHITE) == "PRQ"
+    assert pocket_letters(board, chess.BLACK) == "PNQ"
+    assert plain_fen(board) == "4k3/8/8/8/8/8/8/4K3 w - - 0 1"
+
+
+def test_plain_fen_drops_promotion_marks() -> None:
+    from bughouse_arbiter.adapters.common import plain_fen
+    from bughouse_arbiter.board import BughouseBoard
+
+    board = BughouseBoard("1Q~2k3/8/8/8/8/8/8/4K3[n] b - - 0 1")
+    assert plain_fen(board) == "1Q2k3/8/8/8/8/8/8/4K3 b - - 0 1"
+
+
+def test_mirror_follows_partner_arrivals_and_own_moves() -> None:
+    from bughouse_arbiter.adapters.uci import UciAdapter
+
+    table = Table(UciAdapter(Seat.A_WHITE, rules=RULES))
+    table.new_game()
+    for seat, move in [
+        (Seat.B_WHITE, "e2e4"),
+        (Seat.B_BLACK, "d7d5"),
+        (Seat.B_WHITE, "e4d5"),
+    ]:
+        table.push(seat, move)
+    # B-White took a black pawn: it goes to board A, into the pocket of
+    # B-White's partner, A-Black.
+    assert table.adapter.board.fen() == table.fen
+    assert "[p]" in table.fen

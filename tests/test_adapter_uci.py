@@ -1,0 +1,194 @@
+"""The UCI adapter as a transcript: arbiter calls and engine lines in, lines and events out."""
+
+from __future__ import annotations
+
+import pytest
+from test_adapter_common import Table
+
+from bughouse_arbiter.adapters import EngineInfo, EngineMove, EngineNote, EngineWait, UciAdapter
+from bughouse_arbiter.errors import EngineFailed
+from bughouse_arbiter.model import Seat
+from bughouse_arbiter.rules import HouseRules
+
+FSF_HELLO = [
+    "id name Fairy-Stockfish 11.1 LB 64",
+    "id author Fabian Fichter",
+    "option name Threads type spin default 1 min 1 max 512",
+    "option name Hash type spin default 16 min 1 max 33554432",
+    "option name UCI_Variant type combo default chess var chess var crazyhouse var bughouse",
+    "uciok",
+]
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
+
+
+def events(evs: list[object]) -> list[object]:
+    return [e for e in evs if not isinstance(e, EngineNote)]
+
+
+def ready(seat: Seat = Seat.A_WHITE, **kwargs: object) -> Table:
+    adapter = UciAdapter(seat, rules=HouseRules(time=60.0), **kwargs)  # type: ignore[arg-type]
+    adapter.begin()
+    assert adapter.take() == (["uci"], [])
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    adapter.receive("readyok")
+    adapter.take()
+    table = Table(adapter)
+    table.new_game()
+    return table
+
+
+def test_handshake_selects_bughouse_then_options_then_init() -> None:
+    adapter = UciAdapter(
+        Seat.A_WHITE,
+        options={"Hash": "16", "Threads": "1"},
+        init=["setoption name Ponder value false"],
+    )
+    adapter.begin()
+    adapter.take()
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    lines, _ = adapter.take()
+    assert lines == [
+        "setoption name UCI_Variant value bughouse",
+        "setoption name Hash value 16",
+        "setoption name Threads value 1",
+        "setoption name Ponder value false",
+        "isready",
+    ]
+    assert adapter.name == "Fairy-Stockfish 11.1 LB 64"
+    assert adapter.engine_options["Hash"]["default"] == ["16"]
+    assert not adapter.ready
+    adapter.receive("readyok")
+    assert adapter.ready
+
+
+@pytest.mark.parametrize(
+    ("option", "why"),
+    [
+        ("option name UCI_Variant type combo default chess var chess var crazyhouse", "bughouse"),
+        ("option name Hash type spin default 16 min 1 max 64", "UCI_Variant"),
+    ],
+)
+def test_an_engine_without_bughouse_fails_the_handshake(option: str, why: str) -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive(option)
+    with pytest.raises(EngineFailed, match=why):
+        adapter.receive("uciok")
+
+
+def test_option_names_may_contain_spaces() -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive("option name Skill Level type spin default 20 min -20 max 20")
+    assert adapter.engine_options["Skill Level"]["max"] == ["20"]
+
+
+def test_a_turn_sends_the_full_fen_and_four_clock_fields_and_returns_the_move() -> None:
+    table = ready()
+    lines, evs = table.your_turn()
+    assert lines == [
+        f"position fen {START}",
+        "go wtime 60000 btime 60000 winc 0 binc 0",
+    ]
+    lines, evs = table.feed("info depth 1 score cp 20 pv e2e4", "bestmove e2e4 ponder e7e5")
+    assert lines == []
+    assert events(evs) == [EngineInfo("depth 1 score cp 20 pv e2e4"), EngineMove(1, "e2e4")]
+
+
+def test_black_gets_its_own_clock_as_btime() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    clocks = {Seat.A_WHITE: 50.0, Seat.A_BLACK: 40.5, Seat.B_WHITE: 1.0, Seat.B_BLACK: 2.0}
+    table.adapter.your_turn(7, table.fen, clocks)
+    lines, _ = table.adapter.take()
+    assert lines[1] == "go wtime 50000 btime 40500 winc 0 binc 0"
+
+
+def test_bestmove_none_waits_and_a_piece_arriving_restarts_the_search() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    lines, evs = table.feed("info depth 0 score mate 0", "bestmove (none)")
+    assert events(evs) == [EngineWait(1, "engine has no move")]
+    # A move on the partner board that passes nothing: no new search.
+    assert table.push(Seat.B_WHITE, "d2d4")[0] == []
+    table.push(Seat.B_BLACK, "e7e5")
+    lines, _ = table.push(Seat.B_WHITE, "d4e5")  # a black pawn for A-Black
+    assert lines[0].startswith("position fen ") and "[p]" in lines[0]
+    assert lines[1].startswith("go ")
+
+
+def test_a_pocket_change_mid_search_stops_discards_and_searches_again() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    table.push(Seat.B_WHITE, "d2d4")
+    table.push(Seat.B_BLACK, "e7e5")
+    lines, _ = table.push(Seat.B_WHITE, "d4e5")
+    assert lines == ["stop"]
+    # Another arrival while stopping must not send a second go.
+    assert table.push(Seat.B_BLACK, "b8c6")[0] == []
+    lines, evs = table.feed("bestmove e7e5")
+    assert events(evs) == []
+    assert lines[0] == f"position fen {table.fen}"
+    assert lines[1].startswith("go ")
+    lines, evs = table.feed("bestmove P@e6")
+    assert events(evs) == [EngineMove(1, "P@e6")]
+
+
+def test_never_a_second_go_while_a_search_runs() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    # The arbiter repeating the turn (same token) changes nothing.
+    table.adapter.your_turn(1, table.fen, table.adapter.clocks)
+    assert table.adapter.take()[0] == []
+
+
+def test_lower_case_drops_from_the_engine_are_passed_on_upper_case() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.push(Seat.B_WHITE, "d2d4")
+    table.push(Seat.B_BLACK, "e7e5")
+    table.push(Seat.B_WHITE, "d4e5")
+    table.your_turn()
+    _, evs = table.feed("bestmove p@e6")
+    assert events(evs) == [EngineMove(1, "P@e6")]
+
+
+def test_an_illegal_bestmove_never_leaves_the_adapter() -> None:
+    table = ready()
+    table.your_turn()
+    lines, evs = table.feed("bestmove e2e5")
+    assert events(evs) == []
+    assert lines[1].startswith("go ")
+    assert any("rejected" in e.text for e in evs if isinstance(e, EngineNote))
+    lines, evs = table.feed("bestmove N@f3")
+    assert lines == []
+    assert events(evs) == [EngineWait(1, "engine's move N@f3 rejected")]
+
+
+def test_game_over_stops_the_search_and_the_late_bestmove_is_dropped() -> None:
+    table = ready()
+    table.your_turn()
+    table.adapter.game_over()
+    assert table.adapter.take()[0] == ["stop"]
+    lines, evs = table.feed("bestmove e2e4")
+    assert lines == [] and events(evs) == []
+    table.adapter.quit()
+    assert table.adapter.take()[0] == ["quit"]
+
+
+def test_info_floods_and_unknown_lines_produce_nothing() -> None:
+    table = ready()
+    table.your_turn()
+    flood = [f"info depth 20 currmove e2e4 currmovenumber {i}" for i in range(500)]
+    lines, evs = table.feed(*flood, "Error (unkown command): post", "x" * 100_000)
+    assert lines == [] and evs == []
+
+
+def test_partner_messages_have_no_uci_channel() -> None:
+    table = ready()
+    table.adapter.partner_says("++n")
+    lines, evs = table.adapter.take()
+    assert lines == [] and all(isinstance(e, EngineNote) for e in evs)
