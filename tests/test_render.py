@@ -1,0 +1,167 @@
+"""The table as text: exact pictures, 80 columns, both orientations."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from bughouse_arbiter.game import BughouseGame
+from bughouse_arbiter.model import Seat
+from bughouse_arbiter.render import (
+    RenderOptions,
+    format_clock,
+    format_pocket,
+    move_line,
+    move_number,
+    render_board,
+    render_table,
+)
+
+ANSI = RenderOptions(color=True, unicode=True)
+
+
+def small_game() -> BughouseGame:
+    game = BughouseGame()
+    game.push(Seat.A_WHITE, "e4", at=1.0, clock=179.0)
+    game.push(Seat.A_BLACK, "d5", at=2.0, clock=179.0)
+    game.push(Seat.A_WHITE, "exd5", at=3.0, clock=177.5)  # B-Black gets a pawn
+    game.push(Seat.B_WHITE, "d4", at=3.5, clock=176.5)
+    return game
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (180, "3:00.0"),
+        (179.99, "2:59.9"),
+        (7.25, "0:07.2"),
+        (0.05, "0:00.0"),
+        (0, "0:00.0"),
+        (-3, "0:00.0"),
+        (float("nan"), "0:00.0"),
+        (3723.9, "1:02:03"),
+        (0.3, "0:00.3"),
+    ],
+)
+def test_format_clock(seconds: float, text: str) -> None:
+    assert format_clock(seconds) == text
+
+
+def test_board_from_white_and_from_black() -> None:
+    board = chess.Board()
+    white = render_board(board)
+    assert white[0] == "8 r n b q k b n r"
+    assert white[7] == "1 R N B Q K B N R"
+    assert white[8] == "  a b c d e f g h"
+    black = render_board(board, white_at_bottom=False)
+    assert black[0] == "1 R N B K Q B N R"
+    assert black[8] == "  h g f e d c b a"
+    glyphs = render_board(board, options=RenderOptions(unicode=True))
+    assert glyphs[0] == "8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜"
+    assert glyphs[4] == "4 · · · · · · · ·"
+
+
+def test_pockets_strongest_first_with_counts() -> None:
+    game = small_game()
+    board = game.board(Seat.B_BLACK.board)
+    assert format_pocket(board, chess.BLACK, RenderOptions()) == "P"
+    assert format_pocket(board, chess.WHITE, RenderOptions()) == "-"
+    board.receive(chess.Piece(chess.PAWN, chess.BLACK))
+    board.receive(chess.Piece(chess.QUEEN, chess.BLACK))
+    assert format_pocket(board, chess.BLACK, RenderOptions()) == "Q P2"
+    assert format_pocket(board, chess.BLACK, RenderOptions(unicode=True)) == "♛ ♟2"
+    assert format_pocket(chess.Board(), chess.WHITE, RenderOptions()) == "-"
+
+
+def test_the_table_as_a_picture() -> None:
+    game = small_game()
+    clocks = {Seat.A_WHITE: 177.5, Seat.A_BLACK: 178.95, Seat.B_WHITE: 176.5, Seat.B_BLACK: 180}
+    names = {seat: "random" for seat in Seat}
+    text = render_table(game, clocks, names=names)
+    expected = """\
+Board A                                  Board B
+< A-Black  random               2:58.9     B-White  random               2:56.5
+  pocket: -                                pocket: -
+  8 r n b q k b n r                        1 R N B K Q B N R
+  7 p p p . p p p p                        2 P P P P . P P P
+  6 . . . . . . . .                        3 . . . . . . . .
+  5 . . . P . . . .                        4 . . . . P . . .
+  4 . . . . . . . .                        5 . . . . . . . .
+  3 . . . . . . . .                        6 . . . . . . . .
+  2 P P P P . P P P                        7 p p p p p p p p
+  1 R N B Q K B N R                        8 r n b k q b n r
+    a b c d e f g h                          h g f e d c b a
+  pocket: -                                pocket: P
+  A-White  random               2:57.5   < B-Black  random               3:00.0
+  last: 2. exd5                            last: 1. d4"""
+    assert text == expected
+
+
+def test_the_viewer_sits_bottom_left_with_the_partner_beside() -> None:
+    text = render_table(small_game(), {}, options=RenderOptions(viewer=Seat.B_WHITE))
+    lines = text.splitlines()
+    assert lines[0].split() == ["Board", "B", "Board", "A"]
+    assert lines[1].lstrip("< ").startswith("B-Black")
+    assert lines[13].lstrip("< ").startswith("B-White")
+    assert "A-Black" in lines[13]  # the partner, bottom right
+    assert lines[3].endswith("1 R N B K Q B N R")  # board A from Black's side
+
+
+def test_everything_fits_80_columns_even_with_long_names_and_colour() -> None:
+    game = small_game()
+    names = {seat: "x" * 200 for seat in Seat}
+    clocks = {seat: 5000.0 for seat in Seat}
+    for options in (RenderOptions(), RenderOptions(unicode=True), ANSI):
+        text = render_table(game, clocks, names=names, options=options, footer="f" * 10)
+        plain = _strip_ansi(text)
+        assert max(len(line) for line in plain.splitlines()) <= 80
+        assert "…" in plain
+
+
+def test_colour_marks_squares_and_a_running_low_clock() -> None:
+    text = render_table(small_game(), {Seat.A_BLACK: 5.0}, options=ANSI)
+    assert "\x1b[48;5;" in text
+    assert "\x1b[1;31m0:05.0" in text  # under ten seconds, running: red
+    assert "\x1b" not in render_table(small_game(), {})
+
+
+def test_running_clocks_can_be_given() -> None:
+    text = render_table(small_game(), {}, running={Seat.A_WHITE})
+    lines = text.splitlines()
+    assert lines[13].startswith("< A-White")
+    assert not lines[1].startswith("<")
+
+
+def test_a_finished_match_shows_its_result_and_the_footer() -> None:
+    game = small_game()
+    game.resign(Seat.B_WHITE)
+    text = render_table(game, {}, footer="saved to x.bpgn")
+    assert text.splitlines()[-2] == "Result: 1-0 (B-White resigned)"
+    assert text.splitlines()[-1] == "saved to x.bpgn"
+    assert "<" not in text  # nobody's clock runs
+
+
+def test_move_numbers_and_move_lines() -> None:
+    game = small_game()
+    assert [move_number(game, m) for m in game.moves] == ["1.", "1...", "2.", "1."]
+    names = {Seat.A_WHITE: "searcher"}
+    line = move_line(game, game.moves[2], names=names, used=1.0)
+    assert (
+        line == "ply   3  A  2. exd5         A-White (searcher)  clock 2:57.5  used 1.00s  passes p"
+    )
+    assert move_line(game, game.moves[3]).endswith("B-White  clock 2:56.5")
+
+
+def test_move_numbers_follow_a_start_position_with_black_to_move() -> None:
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 7"
+    game = BughouseGame(fen_a=fen)
+    played = game.push(Seat.A_BLACK, "e5")
+    game.push(Seat.A_WHITE, "Nf3")
+    assert move_number(game, played) == "7..."
+    assert move_number(game, game.moves[1]) == "8."
+
+
+def _strip_ansi(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
