@@ -1,0 +1,466 @@
+"""The console seat's state: what the person sees and what their input does.
+
+Pure: the trio player feeds it the arbiter's notifications and the person's
+lines, each with ``now`` (seconds on the player's clock), and sends on the
+``Outgoing`` values it returns. It validates moves on its copy of the boards
+before they leave (an illegal move from the keyboard is refused here, with a
+message, and never reaches the arbiter), keeps one premove, asks before a draw
+or leaving, and ticks the four clocks between snapshots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+import chess
+
+from .board import BoardStatus, BughouseBoard
+from .console_input import (
+    HELP_LINES,
+    Command,
+    EmptyCommand,
+    InputError,
+    MoveCommand,
+    SignalCommand,
+    SimpleCommand,
+    TellCommand,
+    looks_like_move,
+    parse_command,
+)
+from .errors import MoveError
+from .game import PlayedMove
+from .model import BoardId, Outcome, Seat
+from .rules import HouseRules
+
+# -- what the session asks the player to send -------------------------------------
+
+
+@attrs.frozen
+class SendMove:
+    """Play ``uci`` for the open turn ``token``."""
+
+    uci: str
+    token: int
+
+
+@attrs.frozen
+class SendTell:
+    text: str
+
+
+@attrs.frozen
+class SendResign:
+    pass
+
+
+@attrs.frozen
+class SendDraw:
+    pass
+
+
+@attrs.frozen
+class SendLeave:
+    reason: str
+
+
+Outgoing = SendMove | SendTell | SendResign | SendDraw | SendLeave
+
+
+@attrs.frozen
+class LogLine:
+    """One line of the message area; ``style`` is ``info``, ``partner``,
+    ``you``, ``error`` or ``result``."""
+
+    text: str
+    style: str = "info"
+
+
+PIECE_NAMES = {
+    chess.PAWN: "pawn",
+    chess.KNIGHT: "knight",
+    chess.BISHOP: "bishop",
+    chess.ROOK: "rook",
+    chess.QUEEN: "queen",
+}
+LOG_KEEP = 50
+#: Below this many seconds a clock shows tenths and ticks ten times a second.
+TENTHS_BELOW = 20.0
+
+
+def format_clock(seconds: float) -> str:
+    """``3:00``, ``0:42``, ``19.9`` below 20 s, ``0.0`` at the flag."""
+    seconds = max(0.0, seconds)
+    if seconds < TENTHS_BELOW:
+        # Truncate, so the display never shows more time than is left.
+        tenths = int(seconds * 10 + 1e-9)
+        return f"{tenths // 10}.{tenths % 10}"
+    whole = int(seconds + 1e-9)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class ConsoleSession:
+    """One person at one seat, between the arbiter and the screen."""
+
+    def __init__(self, seat: Seat) -> None:
+        self.seat = seat
+        self.names: dict[Seat, str] = {s: str(s) for s in Seat}
+        self.rules = HouseRules()
+        self.boards: dict[BoardId, BughouseBoard] = {
+            b: BughouseBoard(rules=self.rules) for b in BoardId
+        }
+        self.clocks: dict[Seat, float] = dict.fromkeys(Seat, self.rules.time)
+        self.clock_time = 0.0
+        self.started = False
+        self.last_moves: dict[BoardId, PlayedMove] = {}
+        self.token: int | None = None
+        self.premove: str | None = None
+        self.confirming: str | None = None
+        self.flipped = False
+        self.hints: set[chess.Square] = set()
+        self.hint_from: chess.Square | None = None
+        self.log: list[LogLine] = []
+        #: How many lines were ever logged (``log`` keeps the last LOG_KEEP).
+        self.logged = 0
+        self.feedback = LogLine("type a move (e4, Nf3, N@f7) or help", "info")
+        self.outcome: Outcome | None = None
+        self.full_redraw = True
+        self.game_id = ""
+
+    # -- looking ------------------------------------------------------------------
+
+    @property
+    def board(self) -> BughouseBoard:
+        """The person's own board."""
+        return self.boards[self.seat.board]
+
+    @property
+    def my_turn(self) -> bool:
+        return self.outcome is None and self.token is not None
+
+    def is_running(self, seat: Seat) -> bool:
+        """True while ``seat``'s clock runs (its turn, match in play)."""
+        return self.started and self.outcome is None and self.boards[seat.board].turn == seat.color
+
+    def clock(self, seat: Seat, now: float) -> float:
+        """``seat``'s remaining seconds at ``now``, ticking from the last snapshot."""
+        left = self.clocks[seat]
+        if self.is_running(seat):
+            left -= now - self.clock_time
+        return max(0.0, left)
+
+    def next_tick(self, now: float) -> float | None:
+        """When a running clock's display next changes (None if none runs)."""
+        ticks = []
+        for seat in Seat:
+            if not self.is_running(seat):
+                continue
+            left = self.clock(seat, now)
+            step = 0.1 if left < TENTHS_BELOW + 1 else 1.0
+            # The display changes when ``left`` crosses the next multiple of step.
+            fraction = left % step
+            ticks.append(now + (fraction if fraction > 1e-6 else step))
+        return min(ticks) if ticks else None
+
+    def status(self, board: BoardId) -> BoardStatus:
+        return self.boards[board].status_of_side_to_move()
+
+    def status_text(self, board: BoardId) -> str:
+        """``check``, ``waiting for a piece``, ``no move: waiting`` or ``""``."""
+        if self.outcome is not None:
+            return ""
+        position = self.boards[board]
+        status = position.status_of_side_to_move()
+        if status is BoardStatus.MUST_WAIT:
+            return "check: waiting for a piece"
+        if status is BoardStatus.STALEMATE_WAIT:
+            return "no legal move: waiting for a piece"
+        if status is BoardStatus.CHECKMATE:
+            return "checkmate"
+        return "check" if position.is_check() else ""
+
+    def bottom_color(self, board: BoardId) -> chess.Color:
+        """The colour drawn at the bottom of ``board``: the person's team sits
+        at the bottom of both boards unless flipped."""
+        mine = self.seat.color if board is self.seat.board else not self.seat.color
+        return mine != self.flipped
+
+    # -- the arbiter's notifications -------------------------------------------------
+
+    def start(
+        self,
+        *,
+        game_id: str,
+        names: Mapping[Seat, str],
+        rules: HouseRules,
+        fens: Mapping[BoardId, str],
+        clocks: Mapping[Seat, float],
+        now: float,
+    ) -> None:
+        """A match begins."""
+        self.game_id = game_id
+        self.names = dict(names)
+        self.rules = rules
+        self._snapshot(fens, clocks, now)
+        self.started = True
+        partner = self.seat.partner
+        self._log(
+            f"You play {self.seat} (team {self.seat.team.value}) with "
+            f"{self.names.get(partner, partner.value)} at {partner}. Type help for commands.",
+        )
+
+    def your_turn(
+        self,
+        token: int,
+        fens: Mapping[BoardId, str],
+        clocks: Mapping[Seat, float],
+        now: float,
+    ) -> list[Outgoing]:
+        """It is the person's turn; plays the premove if one is queued and legal."""
+        self._snapshot(fens, clocks, now)
+        self.token = token
+        if self.premove is None:
+            return []
+        text, self.premove = self.premove, None
+        try:
+            move = self.board.parse_move(text)
+        except MoveError as exc:
+            self._say(f"premove {text} dropped: {_short(exc, self.board)}", "error")
+            return []
+        self._say(f"premove {text} played", "info")
+        return [self._send(move)]
+
+    def moved(
+        self,
+        played: PlayedMove,
+        fens: Mapping[BoardId, str],
+        clocks: Mapping[Seat, float],
+        now: float,
+    ) -> None:
+        """A move was made on either board."""
+        self._snapshot(fens, clocks, now)
+        self.last_moves[played.board] = played
+        if played.board is self.seat.board:
+            self.hints, self.hint_from = set(), None
+        if played.seat is self.seat:
+            self.token = None
+        if played.passed is not None and played.passed.color == self.seat.color:
+            if played.seat is self.seat.partner:
+                self._log(f"partner passes you a {PIECE_NAMES[played.passed.piece_type]}", "info")
+        elif played.passed is not None and played.seat is self.seat:
+            name = PIECE_NAMES[played.passed.piece_type]
+            self._log(f"you pass your partner a {name} ({display_san(played.san)})", "you")
+
+    def partner_says(self, text: str, now: float) -> None:
+        partner = self.seat.partner
+        self._log(f"{self.names.get(partner, partner.value)} ({partner}): {text}", "partner")
+
+    def draw_offered(self, by: Seat) -> None:
+        self._log(f"{by} offers a draw: type draw to agree", "partner")
+
+    def game_over(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self.token = None
+        self.premove = None
+        self.confirming = None
+        self.hints, self.hint_from = set(), None
+        self._log(self.result_line(), "result")
+        self.feedback = LogLine("game over", "result")
+
+    def result_line(self) -> str:
+        """``You win: B-Black checkmated (1-0)`` from the person's side."""
+        outcome = self.outcome
+        if outcome is None:
+            return ""
+        if outcome.aborted:
+            head = "Game aborted"
+        elif outcome.winner is None:
+            head = "Draw"
+        elif outcome.winner is self.seat.team:
+            head = "You win"
+        else:
+            head = "You lose"
+        reason = outcome.reason
+        if reason.lower().startswith("draw: "):
+            reason = reason[len("draw: ") :]
+        return f"{head}: {reason} ({outcome.result.value})"
+
+    # -- the person's input ------------------------------------------------------
+
+    def on_line(self, line: str) -> list[Outgoing]:
+        """One line the person typed; returns what to send."""
+        try:
+            command = parse_command(line)
+        except InputError as exc:
+            self._say(str(exc), "error")
+            self.confirming = None
+            return []
+        if self.confirming is not None:
+            what, self.confirming = self.confirming, None
+            if command == SimpleCommand("yes"):
+                return self._confirmed(what)
+            self._say(f"{what} cancelled", "info")
+            if command in (SimpleCommand("no"), EmptyCommand()):
+                return []
+        return self._command(command)
+
+    def _command(self, command: Command) -> list[Outgoing]:
+        if isinstance(command, EmptyCommand):
+            return []
+        if isinstance(command, SimpleCommand):
+            return self._simple(command.name)
+        if self.outcome is not None:
+            self._say("the game is over", "error")
+            return []
+        if isinstance(command, MoveCommand):
+            return self._move(command.text)
+        if isinstance(command, (SignalCommand, TellCommand)):
+            self._log(f"you to partner: {command.text}", "you")
+            self.feedback = LogLine(f"told your partner: {command.text}", "info")
+            return [SendTell(command.text)]
+        self._moves(command.square)
+        return []
+
+    def _simple(self, name: str) -> list[Outgoing]:
+        if name == "flip":
+            self.flipped = not self.flipped
+            self._say("boards flipped", "info")
+            return []
+        if name == "redraw":
+            self.full_redraw = True
+            return []
+        if name == "help":
+            for text in HELP_LINES:
+                self._log(text, "info")
+            self._say("help is in the message area above", "info")
+            return []
+        if self.outcome is not None:
+            self._say("the game is over", "error")
+            return []
+        if name == "cancel":
+            if self.premove is None:
+                self._say("no premove to cancel", "info")
+            else:
+                self._say(f"premove {self.premove} cancelled", "info")
+                self.premove = None
+            return []
+        if name == "resign":
+            self._say("you resign", "you")
+            return [SendResign()]
+        if name == "draw":
+            self.confirming = "draw"
+            self._say(
+                "draw? no other person is at the table, so your word alone draws the game: y/n",
+                "ask",
+            )
+            return []
+        if name == "quit":
+            self.confirming = "quit"
+            self._say("quit? leaving loses the game for your team: y/n", "ask")
+            return []
+        self._say(f"{name}: nothing to answer", "error")
+        return []
+
+    def _confirmed(self, what: str) -> list[Outgoing]:
+        if self.outcome is not None:
+            self._say("the game is over", "error")
+            return []
+        if what == "draw":
+            self._say("you agree to a draw", "you")
+            return [SendDraw()]
+        self._say("you leave the table", "you")
+        return [SendLeave("quit at the console")]
+
+    def _move(self, text: str) -> list[Outgoing]:
+        board = self.board
+        if not self.my_turn:
+            if not looks_like_move(text):
+                self._say(f"{text}: not a move or command (type help)", "error")
+                return []
+            self.premove = text
+            self._say(
+                f"premove {text} queued: played when your turn comes (cancel drops it)", "info"
+            )
+            return []
+        try:
+            move = board.parse_move(text)
+        except MoveError as exc:
+            message = _short(exc, board)
+            status = board.status_of_side_to_move()
+            if status.waiting:
+                message += " (you have no legal move: wait for a piece)"
+            self._say(message, "error")
+            return []
+        self._say(f"you play {display_san(board.san(move))}", "you")
+        return [self._send(move)]
+
+    def _send(self, move: chess.Move) -> SendMove:
+        assert self.token is not None
+        token, self.token = self.token, None
+        return SendMove(move.uci(), token)
+
+    def _moves(self, square: chess.Square | None) -> None:
+        board = self.board
+        if board.turn != self.seat.color:
+            board = board.copy(stack=False)
+            board.turn = self.seat.color
+            board.ep_square = None
+            note = " (if it were your turn now)"
+        else:
+            note = ""
+        legal = list(board.legal_moves)
+        if square is None:
+            self.hints, self.hint_from = set(), None
+            moves = sorted({board.san(m) for m in legal if m.drop is None})
+            drops: dict[str, int] = {}
+            for move in legal:
+                if move.drop is not None:
+                    letter = chess.piece_symbol(move.drop).upper()
+                    drops[letter] = drops.get(letter, 0) + 1
+            text = " ".join(moves) or "no board moves"
+            if drops:
+                text += "; drops: " + " ".join(f"{k}@ ({n} squares)" for k, n in drops.items())
+            self._log(f"legal{note}: {text}", "info")
+            self._say(f"{len(legal)} legal moves and drops{note}", "info")
+            return
+        name = chess.square_name(square)
+        chosen = [m for m in legal if m.from_square == square and m.drop is None]
+        chosen += [m for m in legal if m.drop is not None and m.to_square == square]
+        self.hint_from = square
+        self.hints = {m.to_square for m in chosen}
+        if not chosen:
+            piece = board.piece_at(square)
+            why = "empty square, no drop fits" if piece is None else "no legal move from there"
+            self._say(f"{name}: {why}{note}", "info")
+            return
+        listed = " ".join(display_san(board.san(m)) for m in chosen)
+        self._say(f"{name}: {listed}{note}", "info")
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _snapshot(
+        self, fens: Mapping[BoardId, str], clocks: Mapping[Seat, float], now: float
+    ) -> None:
+        for board_id, fen in fens.items():
+            if self.boards[board_id].fen() != fen or self.boards[board_id].rules != self.rules:
+                self.boards[board_id] = BughouseBoard(fen, rules=self.rules)
+        self.clocks.update(clocks)
+        self.clock_time = now
+
+    def _say(self, text: str, style: str) -> None:
+        self.feedback = LogLine(text, style)
+
+    def _log(self, text: str, style: str = "info") -> None:
+        self.log.append(LogLine(text, style))
+        self.logged += 1
+        del self.log[:-LOG_KEEP]
+
+
+def display_san(san: str) -> str:
+    """SAN as people write it: a pawn drop as ``P@e4`` rather than ``@e4``."""
+    return "P" + san if san.startswith("@") else san
+
+
+def _short(exc: MoveError, board: BughouseBoard) -> str:
+    """A MoveError's message without the FEN (the screen shows the board)."""
+    return str(exc).replace(f" in {board.fen()}", "")

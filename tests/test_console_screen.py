@@ -1,0 +1,176 @@
+"""The console screen: 80×24 layout, orientation, marks, ASCII fallback, painting."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bughouse_arbiter.console_screen import (
+    HEIGHT,
+    INPUT_ROW,
+    WIDTH,
+    ScreenPainter,
+    Style,
+    compose,
+    plain,
+    to_ansi,
+    width_of,
+)
+from bughouse_arbiter.console_session import ConsoleSession
+from bughouse_arbiter.game import BughouseGame
+from bughouse_arbiter.model import BoardId, Outcome, Seat, Team, Termination
+from bughouse_arbiter.rules import HouseRules
+
+STYLES = [
+    Style(unicode=False, color=False),
+    Style(unicode=True, color=False),
+    Style(unicode=True, color=True),
+    Style(unicode=False, color=True, colors256=False),
+]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def session_after(seat: Seat, moves: list[tuple[Seat, str]], **fens: str) -> ConsoleSession:
+    game = BughouseGame(HouseRules(), **fens)
+    session = ConsoleSession(seat)
+    clocks = dict.fromkeys(Seat, 180.0)
+    session.start(
+        game_id="t",
+        names={s: "a-very-long-engine-name-indeed" for s in Seat},
+        rules=game.rules,
+        fens={b: game.fen(b) for b in BoardId},
+        clocks=clocks,
+        now=0.0,
+    )
+    for mover, text in moves:
+        played = game.push(mover, text)
+        session.moved(played, {b: game.fen(b) for b in BoardId}, clocks, 0.0)
+    return session
+
+
+OPENING = [
+    (Seat.A_WHITE, "e4"),
+    (Seat.A_BLACK, "d5"),
+    (Seat.A_WHITE, "exd5"),
+    (Seat.B_WHITE, "e4"),
+]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_the_screen_fits_80_by_24(style: Style) -> None:
+    session = session_after(Seat.B_BLACK, OPENING)
+    session.on_line("tell " + "very long message " * 3)
+    session.on_line("moves")
+    session.on_line("e4 e5 and more words that make a long error " * 2)
+    frame = compose(session, 3.0, style, prompt="x" * 60)
+    assert len(frame) == HEIGHT
+    assert all(width_of(line) <= WIDTH for line in frame)
+    for line in frame:
+        assert len(ANSI.sub("", to_ansi(line, style))) <= WIDTH
+
+
+def test_ascii_fallback_has_only_ascii() -> None:
+    session = session_after(Seat.B_BLACK, OPENING)
+    frame = compose(session, 0.0, Style(unicode=False, color=False))
+    text = "\n".join(plain(line) for line in frame)
+    assert text.isascii()
+    assert " r  n  b  k  q  b  n  r" in text  # board B from Black's side: h..a
+    assert "hand: p" in text  # B-Black holds the pawn from board A
+
+
+def test_unicode_pieces_and_pockets() -> None:
+    session = session_after(Seat.B_BLACK, OPENING)
+    text = "\n".join(plain(line) for line in compose(session, 0.0, Style(color=False)))
+    assert "♜" in text and "♖" in text
+    assert "hand: ♟" in text
+
+
+@pytest.mark.parametrize(
+    ("seat", "left_top_rank", "right_top_rank"),
+    [
+        (Seat.A_WHITE, " 8 ", " 1 "),
+        (Seat.A_BLACK, " 1 ", " 8 "),
+        (Seat.B_WHITE, " 8 ", " 1 "),
+        (Seat.B_BLACK, " 1 ", " 8 "),
+    ],
+)
+def test_own_board_left_with_the_team_at_the_bottom(
+    seat: Seat, left_top_rank: str, right_top_rank: str
+) -> None:
+    session = session_after(seat, [])
+    frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
+    assert frame[0].startswith(f" Board {seat.board.value}: you")
+    assert f"Board {seat.board.other.value}: your partner" in frame[0]
+    assert frame[3].startswith(left_top_rank)
+    assert frame[3][40:].startswith(right_top_rank)
+    assert seat.value in frame[13][:40] and "you" in frame[13][:40]
+    session.on_line("flip")
+    flipped = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
+    assert flipped[3].startswith(right_top_rank)
+
+
+def test_last_move_and_turn_and_check_marks() -> None:
+    session = session_after(
+        Seat.A_BLACK,
+        [(Seat.A_WHITE, "e4"), (Seat.A_BLACK, "f6"), (Seat.A_WHITE, "Qh5+")],
+    )
+    frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
+    board = "\n".join(line[:40] for line in frame[3:11])
+    assert "[Q]" in board and "[.]" in board  # Qd1-h5: both squares marked
+    assert "last 2. Qh5+" in frame[14]
+    assert "check" in frame[14]
+    assert "> A-Black" in frame[13]  # whose turn: the person, at the bottom
+
+
+def test_waiting_mark() -> None:
+    session = session_after(Seat.A_WHITE, [], fen_a="4k3/8/8/8/8/8/r7/r3K3 w - - 0 1")
+    frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
+    assert "waiting for a piece" in frame[14]
+
+
+def test_state_line_premove_and_result() -> None:
+    session = session_after(Seat.A_BLACK, [])
+    session.on_line("e5")
+    frame = [plain(line) for line in compose(session, 2.0, Style(unicode=False, color=False))]
+    assert "A-White to move - premove e5 - you 3:00" in frame[22]
+    session.game_over(
+        Outcome(termination=Termination.RESIGNATION, winner=Team.ONE, reason="A-Black resigned")
+    )
+    frame = [plain(line) for line in compose(session, 2.0, Style(unicode=False, color=False))]
+    assert frame[22] == " You lose: A-Black resigned (1-0)"
+    assert frame[INPUT_ROW] == "game over>"
+
+
+def test_painter_rewrites_only_changed_rows_and_parks_the_cursor_in_the_input_line() -> None:
+    session = session_after(Seat.A_WHITE, [])
+    style = Style(unicode=True, color=True)
+    painter = ScreenPainter(style)
+    first = painter.paint(compose(session, 0.0, style, "Nf"), 10)
+    assert "\x1b[2J" in first
+    assert first.endswith(f"\x1b[{HEIGHT};11H\x1b[?25h")
+    assert (
+        painter.paint(compose(session, 0.0, style, "Nf"), 10)
+        == f"\x1b[?25l\x1b[{HEIGHT};11H\x1b[?25h"
+    )
+    # One second later only the two running clocks' rows (and the state line) change.
+    update = painter.paint(compose(session, 1.0, style, "Nf"), 10)
+    rows = sorted(int(r) for r in re.findall(r"\x1b\[(\d+);1H", update))
+    assert rows == [1 + 1, 13 + 1, 22 + 1]  # 1-based: top player, bottom player, state
+    assert "2:59" in update
+    assert "\x1b[2J" not in update
+
+
+def test_painter_clips_to_a_small_terminal_and_redraws_after_a_resize() -> None:
+    session = session_after(Seat.A_WHITE, [])
+    style = Style(unicode=False, color=False)
+    painter = ScreenPainter(style)
+    painter.resize(60, 20)
+    out = painter.paint(compose(session, 0.0, style), 5)
+    for chunk in out.split("\x1b[")[1:]:
+        text = re.sub(r"^[0-9;?]*[A-Za-z]", "", chunk)
+        assert len(text) <= 60
+    assert "\x1b[21;" not in out  # nothing below row 20
+    assert out.endswith("\x1b[20;6H\x1b[?25h")
+    painter.resize(80, 24)
+    assert "\x1b[2J" in painter.paint(compose(session, 0.0, style), 5)
