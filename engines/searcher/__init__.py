@@ -1,0 +1,1 @@
+"""Searcher, a bughouse engine: alpha-beta over python-chess boards (see ../searcher.py)."""

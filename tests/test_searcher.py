@@ -1,0 +1,285 @@
+"""The searching engine (engines/searcher.py): evaluation, search, sitting, protocol."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from subprocess import PIPE
+
+import chess
+import pytest
+import trio
+
+ENGINES = Path(__file__).resolve().parent.parent / "engines"
+sys.path.insert(0, str(ENGINES))
+
+from searcher.evaluation import (  # noqa: E402
+    MUST_WAIT_SCORE,
+    Stakes,
+    evaluate,
+    king_danger,
+)
+from searcher.partner import PartnerWishes  # noqa: E402
+from searcher.plan import Table, build_stakes, decide, think_seconds  # noqa: E402
+from searcher.position import BugBoard, Situation, mates_with  # noqa: E402
+from searcher.search import search  # noqa: E402
+
+START = chess.variant.CrazyhouseBoard.starting_fen
+SMOTHER = "6rk/6pp/8/8/8/8/5PPP/6K1[{pocket}] w - - 0 1"
+
+
+def table(
+    fen: str, *, other: str = START, clocks: tuple[int, int, int, int] | None = None
+) -> Table:
+    board = BugBoard(fen)
+    return Table(
+        board="a",
+        color=board.turn,
+        mine=board,
+        other=BugBoard(other),
+        clocks=clocks or (60_000, 30_000, 60_000, 60_000),
+        base_ms=60_000,
+    )
+
+
+# -- board -------------------------------------------------------------------
+
+
+def test_capture_goes_to_no_pocket_and_is_counted_as_passed() -> None:
+    board = BugBoard("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2")
+    board.push(chess.Move.from_uci("e4d5"))
+    assert str(board.pockets[chess.WHITE]) == ""
+    assert board.passed[chess.WHITE][chess.PAWN] == 1
+    board.pop()
+    assert board.passed[chess.WHITE][chess.PAWN] == 0
+
+
+def test_blockable_check_without_moves_is_a_wait_not_mate() -> None:
+    # Back-rank rook check: a dropped piece could block, so Black waits.
+    board = BugBoard("R5k1/5ppp/8/8/8/8/5PPP/6K1[] b - - 0 1")
+    assert board.situation() is Situation.MUST_WAIT
+    smothered = BugBoard("6rk/5Npp/8/8/8/8/5PPP/6K1[] b - - 0 1")
+    assert smothered.situation() is Situation.MATED
+
+
+def test_mates_with_names_the_piece_that_mates() -> None:
+    board = BugBoard(SMOTHER.format(pocket=""))
+    assert mates_with(board, chess.WHITE) == {chess.KNIGHT}
+    assert mates_with(board, chess.BLACK) == set()
+
+
+# -- evaluation --------------------------------------------------------------
+
+
+def test_start_position_is_level_apart_from_the_move() -> None:
+    board = BugBoard()
+    white = evaluate(board)
+    board.turn = chess.BLACK
+    assert evaluate(board) == white
+
+
+def test_a_piece_in_hand_is_worth_more_than_on_the_board() -> None:
+    on_board = evaluate(BugBoard("4k3/8/8/8/8/8/8/3NK3[] w - - 0 1"))
+    in_hand = evaluate(BugBoard("4k3/8/8/8/8/8/8/4K3[N] w - - 0 1"))
+    assert in_hand > on_board > 200
+
+
+def test_king_danger_counts_what_the_enemy_holds() -> None:
+    sheltered = BugBoard("4k3/8/8/8/8/8/5PPP/5RK1[] w - - 0 1")
+    open_king = BugBoard("4k3/8/8/8/8/8/8/6K1[] w - - 0 1")
+    armed = BugBoard("4k3/8/8/8/8/8/8/6K1[nq] w - - 0 1")
+    assert king_danger(sheltered, chess.WHITE) < king_danger(open_king, chess.WHITE)
+    assert king_danger(open_king, chess.WHITE) < king_danger(armed, chess.WHITE)
+
+
+def test_stakes_price_what_a_capture_hands_over() -> None:
+    board = BugBoard("4k3/8/8/3n4/4P3/8/8/4K3[] w - - 0 1")
+    board.push(chess.Move.from_uci("e4d5"))
+    board.turn = chess.WHITE  # judge from the capturer's side
+    plain = evaluate(board)
+    stakes = Stakes()
+    stakes.raise_gift(chess.WHITE, chess.KNIGHT, 1200)
+    assert evaluate(board, stakes) - plain == pytest.approx(1200 - 120, abs=1)
+
+
+# -- search ------------------------------------------------------------------
+
+
+def test_finds_mate_in_one_by_a_knight_drop() -> None:
+    result = search(BugBoard(SMOTHER.format(pocket="N")), seconds=5)
+    assert result.move == chess.Move.from_uci("N@f7")
+    assert result.mates
+
+
+def test_does_not_hang_the_queen() -> None:
+    # The white queen on d4 is attacked by the pawn on e5.
+    fen = "rnbqkbnr/pppp1ppp/8/4p3/3Q4/8/PPP1PPPP/RNB1KBNR[] w KQkq - 0 3"
+    board = BugBoard(fen)
+    result = search(board, depth=3)
+    assert result.move is not None
+    board.push(result.move)
+    queen = board.pieces(chess.QUEEN, chess.WHITE)
+    assert queen, "the queen was given away"
+    square = next(iter(queen))
+    assert not board.attackers(chess.BLACK, square) or board.attackers(chess.WHITE, square)
+
+
+def test_takes_a_free_queen() -> None:
+    result = search(BugBoard("4k3/8/8/3q4/4P3/8/8/4K3[] w - - 0 1"), depth=2)
+    assert result.move == chess.Move.from_uci("e4d5")
+
+
+def test_no_legal_move_gives_no_move_and_the_wait_score() -> None:
+    result = search(BugBoard("R5k1/5ppp/8/8/8/8/5PPP/6K1[] b - - 0 1"), depth=3)
+    assert result.move is None
+    assert result.score == MUST_WAIT_SCORE
+
+
+# -- decisions: sitting and the partner --------------------------------------
+
+
+def test_waits_when_there_is_no_legal_move() -> None:
+    decision = decide(table("R5k1/5ppp/8/8/8/8/5PPP/6K1[] b - - 0 1"), PartnerWishes(), seconds=1)
+    assert decision.move is None
+    assert decision.reason == "no legal move"
+
+
+def test_sits_for_the_piece_that_mates_and_asks_for_it() -> None:
+    decision = decide(table(SMOTHER.format(pocket="")), PartnerWishes(), seconds=1)
+    assert decision.move is None
+    assert "+++n" in decision.tells
+    assert decision.sit_floor_ms == 27_000  # nine tenths of the opponent's 30 s
+
+
+def test_does_not_sit_when_behind_on_time() -> None:
+    low = table(SMOTHER.format(pocket=""), clocks=(20_000, 30_000, 60_000, 60_000))
+    decision = decide(low, PartnerWishes(), seconds=1)
+    assert decision.move is not None
+
+
+def test_plays_the_mate_once_the_piece_arrives() -> None:
+    decision = decide(table(SMOTHER.format(pocket="N")), PartnerWishes(), seconds=1)
+    assert decision.move == chess.Move.from_uci("N@f7")
+
+
+def test_obeys_sit_and_go_from_the_partner() -> None:
+    wishes = PartnerWishes()
+    wishes.hear("sit")
+    decision = decide(table(START), wishes, seconds=0.2)
+    assert decision.move is None
+    assert decision.reason == "partner asked me to sit"
+    wishes.hear("go")
+    assert decide(table(START), wishes, seconds=0.2).move is not None
+
+
+def test_partner_words() -> None:
+    wishes = PartnerWishes()
+    assert wishes.hear("++n ---q")
+    assert wishes.wants == {chess.KNIGHT: 2}
+    assert wishes.nogive == {chess.QUEEN: 3}
+    assert not wishes.hear("hello there")
+    wishes.hear("x")
+    assert not wishes.wants and not wishes.nogive
+
+
+def test_stakes_follow_the_other_board() -> None:
+    # On board b the partner (Black) mates with a knight drop on f2.
+    other = "4k3/8/8/8/8/8/6PP/6RK[] b - - 0 1"
+    mine = table(START, other=other)
+    stakes = build_stakes(mine, PartnerWishes())
+    assert chess.KNIGHT in mates_with(mine.other, chess.BLACK)
+    assert stakes.gift[chess.WHITE][chess.KNIGHT] == 1200
+
+
+def test_time_budget_is_instant_when_the_clock_is_low() -> None:
+    assert (
+        think_seconds(table(START, clocks=(1500, 60_000, 60_000, 60_000)), PartnerWishes()) < 0.05
+    )
+    normal = think_seconds(table(START, clocks=(60_000, 60_000, 60_000, 60_000)), PartnerWishes())
+    assert 0.5 < normal < 5
+
+
+# -- the protocol, over a real pipe ------------------------------------------
+
+
+class Pipe:
+    def __init__(self, process: trio.Process) -> None:
+        self.process = process
+        self.buffer = b""
+
+    async def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        await self.process.stdin.send_all(line.encode() + b"\n")
+
+    async def expect(self, prefix: str) -> str:
+        assert self.process.stdout is not None
+        while True:
+            while b"\n" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\n", 1)
+                line = raw.decode()
+                if line.startswith(prefix):
+                    return line
+            chunk = await self.process.stdout.receive_some(4096)
+            assert chunk, f"engine closed its output while {prefix!r} was expected"
+            self.buffer += chunk
+
+
+async def open_engine() -> Pipe:
+    command = [sys.executable, str(ENGINES / "searcher.py")]
+    return Pipe(await trio.lowlevel.open_process(command, stdin=PIPE, stdout=PIPE))
+
+
+def _newgame(fen_a: str, fen_b: str = START) -> list[str]:
+    return [
+        "newgame id t1 seat a-white time 60000 inc 0",
+        "player a-white engine Searcher",
+        "player a-black engine Other",
+        "player b-white engine Other",
+        "player b-black engine Searcher",
+        "rules time=60 increment=0 wait_for_block=on",
+        f"state v 0 a {fen_a} b {fen_b} clock 60000 30000 60000 60000",
+    ]
+
+
+async def test_speaks_bug1_handshake_isready_and_a_turn() -> None:
+    with trio.fail_after(30):
+        pipe = await open_engine()
+        try:
+            await pipe.send("bug 1")
+            assert (await pipe.expect("id name")).startswith("id name Searcher")
+            await pipe.expect("bugok")
+            await pipe.send("this is not a command")
+            for line in _newgame(START):
+                await pipe.send(line)
+            await pipe.send("go v 0 turn 1 board a movetime 3000")
+            await pipe.send("isready")
+            await pipe.expect("readyok")  # answered while thinking
+            move = (await pipe.expect("bestmove")).split()
+            assert move[2:] == ["turn", "1"]
+            assert chess.Move.from_uci(move[1]) in chess.Board().legal_moves
+            await pipe.send("quit")
+            assert await pipe.process.wait() == 0
+        finally:
+            pipe.process.kill()
+
+
+async def test_sits_then_drops_the_piece_its_partner_sends() -> None:
+    # A-white waits for a knight (N@f7 is a smothered mate); its partner b-black takes one.
+    fen_b = "rnbqkbnr/pppppppp/8/8/8/2n5/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
+    with trio.fail_after(30):
+        pipe = await open_engine()
+        try:
+            await pipe.send("bug 1")
+            await pipe.expect("bugok")
+            for line in _newgame(SMOTHER.format(pocket=""), fen_b):
+                await pipe.send(line)
+            await pipe.send("go v 0 turn 1 board a")
+            assert (await pipe.expect("ptell")) == "ptell +++n"
+            assert (await pipe.expect("wait")).startswith("wait turn 1")
+            await pipe.send("event v 1 board b move a2a3 clock 59000 30000 59000 60000")
+            await pipe.send("event v 2 board b move c3b1 pass N clock 59000 30000 59000 59000")
+            assert (await pipe.expect("bestmove")) == "bestmove N@f7 turn 1"
+            await pipe.send("quit")
+            assert await pipe.process.wait() == 0
+        finally:
+            pipe.process.kill()
