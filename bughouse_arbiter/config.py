@@ -1,0 +1,200 @@
+"""What a match is made of: time control, engine specs, who sits where.
+
+Pure: parsing and values only. Nothing here starts a process or reads a file;
+``players/factory.py`` turns an ``EngineSpec`` into a running player.
+
+An engine spec on the command line (``--engine SEAT=SPEC``) is one of:
+
+- a built-in name: ``searcher``, ``random`` (and the fault engines used by
+  the tests, ``faulty-crash`` ...), run as ``[python, engines/<file>.py]``;
+- a name from ``known`` (the hook for an engines file: a mapping of names to
+  specs that the caller loaded, e.g. from TOML);
+- a command line, split as a shell would (``shlex``) but never run through
+  one, optionally prefixed by its protocol: ``uci:/usr/games/fairy-stockfish``,
+  ``xboard:sjeng``, ``native:./my-engine --fast``. Without a prefix the
+  command speaks our own protocol (``protocol.md``).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+import attrs
+
+from .errors import ConfigError
+from .model import SEATS, Seat
+
+Protocol = Literal["native", "uci", "xboard"]
+PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
+
+#: Where the project's own engines live (``engines/`` beside the package).
+ENGINES_DIR = Path(__file__).resolve().parent.parent / "engines"
+
+#: Fault modes of ``engines/faulty.py`` (built-in names ``faulty-<mode>``).
+FAULT_MODES: tuple[str, ...] = (
+    "crash",
+    "hang",
+    "garbage",
+    "flood",
+    "illegal",
+    "slow-start",
+    "stale",
+    "ignore-quit",
+)
+
+#: Built-in engine names and the script (plus arguments) each runs.
+BUILTIN_ENGINES: Mapping[str, tuple[str, ...]] = {
+    "searcher": ("searcher.py",),
+    "random": ("random_mover.py",),
+    **{f"faulty-{mode}": ("faulty.py", mode) for mode in FAULT_MODES},
+}
+
+DEFAULT_ENGINE = "searcher"
+
+
+@attrs.frozen
+class TimeControl:
+    """``base`` seconds per player plus ``increment`` seconds per move."""
+
+    base: float
+    increment: float = 0.0
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """Reads ``BASE+INC`` or ``BASE`` in seconds (``180+2``, ``10``, ``0.5+0.1``).
+
+        Raises:
+            ConfigError: not that form, a base that is not positive, a
+                negative increment, or a number that is not finite.
+        """
+        base_text, plus, inc_text = text.strip().partition("+")
+        try:
+            base = float(base_text)
+            increment = float(inc_text) if plus else 0.0
+        except ValueError:
+            raise ConfigError(
+                f"time control {text!r} is not BASE+INC in seconds (for example 180+2 or 10+0)"
+            ) from None
+        if not all(abs(v) < float("inf") for v in (base, increment)):
+            raise ConfigError(f"time control {text!r} must use finite numbers")
+        if not base > 0:
+            raise ConfigError(f"time control {text!r}: the base time must be above 0 seconds")
+        if not increment >= 0:
+            raise ConfigError(f"time control {text!r}: the increment cannot be negative")
+        return cls(base, increment)
+
+    def __str__(self) -> str:
+        return f"{self.base:g}+{self.increment:g}"
+
+
+@attrs.frozen(kw_only=True)
+class EngineSpec:
+    """How to start one engine.
+
+    ``name`` is how the match calls it (until the engine tells its own).
+    ``command`` is the argv, run without a shell, in ``cwd`` (None: the
+    current folder). ``options`` are set before the first game (``setoption``
+    in our protocol and UCI); ``init`` lines are sent verbatim after the
+    handshake (for engines that need a private command).
+    """
+
+    name: str
+    command: tuple[str, ...]
+    protocol: Protocol = "native"
+    cwd: str | None = None
+    options: Mapping[str, str] = attrs.field(factory=dict)
+    init: tuple[str, ...] = ()
+
+    def with_options(self, **options: str) -> EngineSpec:
+        return attrs.evolve(self, options={**self.options, **options})
+
+
+def builtin_engine(name: str) -> EngineSpec:
+    """The spec of a built-in engine (``searcher``, ``random``, ``faulty-hang``...)."""
+    try:
+        script, *args = BUILTIN_ENGINES[name]
+    except KeyError:
+        known = ", ".join(BUILTIN_ENGINES)
+        raise ConfigError(f"unknown built-in engine {name!r} (known: {known})") from None
+    return EngineSpec(name=name, command=(sys.executable, str(ENGINES_DIR / script), *args))
+
+
+def engine_spec(text: str, known: Mapping[str, EngineSpec] | None = None) -> EngineSpec:
+    """Reads one SPEC: a built-in name, a name in ``known``, or a command line.
+
+    Raises:
+        ConfigError: an empty spec, unbalanced quotes, or an unknown protocol.
+    """
+    spec = text.strip()
+    if not spec:
+        raise ConfigError("an engine spec cannot be empty (a built-in name or a command line)")
+    if known and spec in known:
+        return known[spec]
+    if spec in BUILTIN_ENGINES:
+        return builtin_engine(spec)
+    protocol: Protocol = "native"
+    head, colon, rest = spec.partition(":")
+    if colon and head in PROTOCOLS:
+        protocol = head
+        spec = rest.strip()
+    try:
+        argv = tuple(shlex.split(spec))
+    except ValueError as exc:
+        raise ConfigError(f"engine command {text!r} cannot be split: {exc}") from None
+    if not argv:
+        raise ConfigError(f"engine spec {text!r} has no command")
+    return EngineSpec(name=Path(argv[0]).name, command=argv, protocol=protocol)
+
+
+def seat_assignment(
+    text: str, known: Mapping[str, EngineSpec] | None = None
+) -> tuple[Seat, EngineSpec]:
+    """Reads ``SEAT=SPEC``: ``A-white=random``, ``WB=uci:fairy-stockfish``."""
+    seat_text, equals, spec = text.partition("=")
+    if not equals:
+        raise ConfigError(f"engine {text!r} is not SEAT=SPEC (for example A-white=random)")
+    try:
+        seat = Seat.parse(seat_text)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return seat, engine_spec(spec, known)
+
+
+def seat_engines(
+    assignments: Sequence[str],
+    *,
+    default: str = DEFAULT_ENGINE,
+    known: Mapping[str, EngineSpec] | None = None,
+) -> dict[Seat, EngineSpec]:
+    """Every seat's engine: the ``SEAT=SPEC`` texts, ``default`` for the rest.
+
+    Raises:
+        ConfigError: a bad assignment, or one seat given twice.
+    """
+    chosen: dict[Seat, EngineSpec] = {}
+    for text in assignments:
+        seat, spec = seat_assignment(text, known)
+        if seat in chosen:
+            raise ConfigError(f"seat {seat} is given an engine twice")
+        chosen[seat] = spec
+    return {seat: chosen.get(seat) or engine_spec(default, known) for seat in SEATS}
+
+
+def rotated_seat(seat: Seat, game_index: int) -> Seat:
+    """Where the player who sits at ``seat`` in game 0 sits in game ``game_index``.
+
+    Partners stay partners: odd games swap colours on both boards, games 2
+    and 3 (mod 4) swap the boards, so in four games everyone plays every seat.
+    """
+    board = seat.board.other if game_index % 4 >= 2 else seat.board
+    color = (not seat.color) if game_index % 2 else seat.color
+    return Seat.of(board, color)
+
+
+def rotate(engines: Mapping[Seat, EngineSpec], game_index: int) -> dict[Seat, EngineSpec]:
+    """The seating of game ``game_index`` (from 0) for the game-0 seating ``engines``."""
+    return {rotated_seat(seat, game_index): spec for seat, spec in engines.items()}
