@@ -1,0 +1,385 @@
+"""The person at the console: one more ``Player``, drawn and typed in a terminal.
+
+``ConsolePlayer`` keeps a ``ConsoleSession`` (the pure state), feeds it the
+arbiter's notifications and the person's keys, and sends what it returns as
+actions. On a terminal (``TtyTerminal``) the screen is painted by one task,
+which wakes when something changed or when a clock's display next changes,
+and the keyboard is read in cbreak mode by another: the line being typed is
+edited by ``LineEditor`` and redrawn by the painter, so clock updates never
+overwrite it. Without a terminal (``PipeTerminal``) it prints one line per
+event and reads whole lines.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import os
+import signal
+import sys
+import termios
+import tty
+from types import TracebackType
+from typing import Any, TextIO
+
+import trio
+
+from ..console_input import LineEditor
+from ..console_screen import ScreenPainter, Style, compose, plain, prompt_text
+from ..console_session import (
+    ConsoleSession,
+    LogLine,
+    Outgoing,
+    SendDraw,
+    SendLeave,
+    SendMove,
+    SendResign,
+    SendTell,
+    display_san,
+    format_clock,
+)
+from ..game import PlayedMove
+from ..model import Outcome, Seat
+from .base import (
+    Action,
+    DrawOfferAction,
+    Gone,
+    MatchInfo,
+    MoveAction,
+    Player,
+    ResignAction,
+    TableState,
+    TellAction,
+)
+
+# -- terminals -----------------------------------------------------------------------
+
+
+class Terminal(abc.ABC):
+    """Where the console player draws and reads. ``interactive`` terminals get
+    the painted screen and raw keys; others get lines."""
+
+    interactive: bool
+    style: Style
+
+    @abc.abstractmethod
+    def write(self, text: str) -> None:
+        """Writes ``text`` and flushes."""
+
+    @abc.abstractmethod
+    async def read(self) -> bytes:
+        """The next bytes typed (b"" at the end of input)."""
+
+    def size(self) -> tuple[int, int]:
+        return (80, 24)
+
+    async def aclose(self) -> None:  # noqa: B027 - nothing to close by default
+        """Releases the input."""
+
+
+def detect_style(stream: TextIO, *, ascii_only: bool = False, no_color: bool = False) -> Style:
+    """Unicode when the output encoding is UTF-8, colour unless ``NO_COLOR`` or a dumb terminal."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    term = os.environ.get("TERM", "")
+    color = not no_color and "NO_COLOR" not in os.environ and term not in ("", "dumb")
+    return Style(
+        unicode=not ascii_only and encoding == "utf8",
+        color=color and stream.isatty(),
+        colors256="256" in term or os.environ.get("COLORTERM", "") in ("truecolor", "24bit"),
+    )
+
+
+class TtyTerminal(Terminal):
+    """The real terminal in cbreak mode (no echo, keys one by one, Ctrl+C
+    still interrupts). Use as a context manager: the terminal's settings are
+    restored on every way out, Ctrl+C included."""
+
+    interactive = True
+
+    def __init__(self, style: Style, out: TextIO | None = None, in_fd: int | None = None) -> None:
+        self.style = style
+        self._out = out if out is not None else sys.stdout
+        self._in_fd = in_fd if in_fd is not None else sys.stdin.fileno()
+        self._saved: list[Any] | None = None
+        self._fd: int | None = None
+        self._stream: trio.lowlevel.FdStream | None = None
+
+    def __enter__(self) -> TtyTerminal:
+        self._saved = termios.tcgetattr(self._in_fd)
+        tty.setcbreak(self._in_fd, termios.TCSANOW)
+        # A fresh open file description, so the non-blocking mode trio sets
+        # does not leak into the shell's stdin.
+        self._fd = os.open(os.ttyname(self._in_fd), os.O_RDONLY | os.O_NOCTTY)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.restore()
+
+    def restore(self) -> None:
+        """Puts the terminal back as it was (safe to call twice)."""
+        if self._saved is not None:
+            termios.tcsetattr(self._in_fd, termios.TCSADRAIN, self._saved)
+            self._saved = None
+        if self._stream is None and self._fd is not None:
+            os.close(self._fd)
+        self._fd = None
+
+    def write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+    async def read(self) -> bytes:
+        if self._stream is None:
+            if self._fd is None:
+                return b""
+            self._stream = trio.lowlevel.FdStream(self._fd)
+        return await self._stream.receive_some(1024)
+
+    def size(self) -> tuple[int, int]:
+        try:
+            columns, rows = os.get_terminal_size(self._out.fileno())
+        except (OSError, ValueError):
+            return (80, 24)
+        return (columns, rows)
+
+    async def aclose(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            self._fd = None
+            await stream.aclose()
+
+
+class PipeTerminal(Terminal):
+    """Plain lines in and out, for when stdin or stdout is not a terminal."""
+
+    interactive = False
+
+    def __init__(self, style: Style, out: TextIO | None = None, inp: TextIO | None = None) -> None:
+        self.style = style
+        self._out = out if out is not None else sys.stdout
+        self._in = inp if inp is not None else sys.stdin
+
+    def write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+    async def read(self) -> bytes:
+        line: str = await trio.to_thread.run_sync(self._in.readline, abandon_on_cancel=True)
+        return line.encode()
+
+
+# -- the player ----------------------------------------------------------------------
+
+
+class ConsolePlayer(Player):
+    """A person at one seat, playing at a terminal."""
+
+    def __init__(self, seat: Seat, terminal: Terminal, name: str = "you") -> None:
+        self.name = name
+        self.seats = (seat,)
+        self.seat = seat
+        self.terminal = terminal
+        self.session = ConsoleSession(seat)
+        self.editor = LineEditor()
+        self.painter = ScreenPainter(terminal.style)
+        self._actions: trio.MemorySendChannel[Action] | None = None
+        # Unbounded on purpose: notifications must never block on the arbiter,
+        # and the person cannot type faster than the arbiter reads.
+        self._outbox_send, self._outbox = trio.open_memory_channel[Outgoing | Gone](math.inf)
+        self._changed = trio.Event()
+        self._scope = trio.CancelScope()
+        self._closed = False
+        self._printed_log = 0
+        self._printed_feedback: LogLine | None = None
+        self._gone_sent = False
+
+    # -- Player ----------------------------------------------------------------------
+
+    async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
+        self._actions = actions
+        nursery.start_soon(self._run)
+
+    async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        self.session.start(
+            game_id=info.game_id,
+            names=info.names,
+            rules=info.rules,
+            fens=state.fens,
+            clocks=state.clocks,
+            now=trio.current_time(),
+        )
+        if not self.terminal.interactive:
+            self._print_boards()
+        self._touch()
+
+    async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        outgoing = self.session.your_turn(token, state.fens, state.clocks, trio.current_time())
+        if not self.terminal.interactive and not outgoing:
+            self._print_boards()
+            clock = format_clock(self.session.clock(self.seat, trio.current_time()))
+            self.terminal.write(f"Your move ({self.seat}, {clock} left)\n")
+        self._queue(outgoing)
+        self._touch()
+
+    async def moved(self, played: PlayedMove, state: TableState) -> None:
+        self.session.moved(played, state.fens, state.clocks, trio.current_time())
+        if not self.terminal.interactive:
+            self.terminal.write(_move_line(played) + "\n")
+        self._touch()
+
+    async def partner_says(self, seat: Seat, text: str) -> None:
+        self.session.partner_says(text, trio.current_time())
+        self._touch()
+
+    async def draw_offered(self, by: Seat) -> None:
+        self.session.draw_offered(by)
+        self._touch()
+
+    async def game_over(self, outcome: Outcome) -> None:
+        self.session.game_over(outcome)
+        self._touch()
+        self._draw()
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._scope.cancel()
+        if self.terminal.interactive:
+            self._draw()
+            self.terminal.write(self.painter.leave())
+        await self.terminal.aclose()
+
+    # -- tasks ---------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        with self._scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._forward)
+                nursery.start_soon(self._read_input)
+                if self.terminal.interactive:
+                    nursery.start_soon(self._paint)
+                    nursery.start_soon(self._follow_resizes)
+
+    async def _forward(self) -> None:
+        assert self._actions is not None
+        async for item in self._outbox:
+            action = self._action(item)
+            if action is None:
+                continue
+            try:
+                await self._actions.send(action)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+
+    def _action(self, item: Outgoing | Gone) -> Action | None:
+        seat = self.seat
+        if isinstance(item, Gone):
+            return None if self._take_gone() else item
+        if isinstance(item, SendMove):
+            return MoveAction(seat=seat, token=item.token, move=item.uci)
+        if isinstance(item, SendTell):
+            return TellAction(seat=seat, text=item.text)
+        if isinstance(item, SendResign):
+            return ResignAction(seat=seat)
+        if isinstance(item, SendDraw):
+            return DrawOfferAction(seat=seat)
+        assert isinstance(item, SendLeave)
+        return None if self._take_gone() else Gone(seat=seat, reason=item.reason)
+
+    def _take_gone(self) -> bool:
+        """True if Gone was already sent (it is sent once)."""
+        sent, self._gone_sent = self._gone_sent, True
+        return sent
+
+    async def _read_input(self) -> None:
+        while True:
+            data = await self.terminal.read()
+            if not data:
+                if self.session.outcome is None:
+                    self._outbox_send.send_nowait(Gone(seat=self.seat, reason="input closed"))
+                return
+            if self.terminal.interactive:
+                self._keys(data)
+            else:
+                for line in data.decode(errors="replace").splitlines():
+                    self._queue(self.session.on_line(line))
+                self._print_news()
+            self._touch()
+
+    def _keys(self, data: bytes) -> None:
+        for event in self.editor.feed(data):
+            if event.kind == "line":
+                self._queue(self.session.on_line(event.text))
+            elif event.kind == "eof":
+                self._queue(self.session.on_line("quit"))
+            elif event.kind == "redraw":
+                self.painter.invalidate()
+        if self.session.full_redraw:
+            self.session.full_redraw = False
+            self.painter.invalidate()
+
+    async def _paint(self) -> None:
+        while True:
+            self._draw()
+            deadline = self.session.next_tick(trio.current_time())
+            with trio.move_on_at(math.inf if deadline is None else deadline):
+                await self._changed.wait()
+            self._changed = trio.Event()
+
+    async def _follow_resizes(self) -> None:
+        with trio.open_signal_receiver(signal.SIGWINCH) as signals:
+            self._resize()
+            async for _ in signals:
+                self._resize()
+                self._touch()
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _resize(self) -> None:
+        columns, rows = self.terminal.size()
+        self.painter.resize(columns, rows)
+
+    def _draw(self) -> None:
+        if not self.terminal.interactive:
+            self._print_news()
+            return
+        frame = compose(self.session, trio.current_time(), self.terminal.style, self.editor.text)
+        column = len(prompt_text(self.session)) + self.editor.cursor
+        self.terminal.write(self.painter.paint(frame, column))
+
+    def _queue(self, outgoing: list[Outgoing]) -> None:
+        for item in outgoing:
+            self._outbox_send.send_nowait(item)
+
+    def _touch(self) -> None:
+        self._changed.set()
+        if not self.terminal.interactive:
+            self._print_news()
+
+    def _print_news(self) -> None:
+        """Without a terminal: prints new messages and feedback as lines."""
+        session = self.session
+        fresh = min(session.logged - self._printed_log, len(session.log))
+        for entry in session.log[len(session.log) - fresh :] if fresh else []:
+            self.terminal.write(entry.text + "\n")
+        self._printed_log = session.logged
+        if session.feedback is not self._printed_feedback:
+            self._printed_feedback = session.feedback
+            if session.feedback.style != "result":
+                self.terminal.write(session.feedback.text + "\n")
+
+    def _print_boards(self) -> None:
+        frame = compose(self.session, trio.current_time(), self.terminal.style)
+        for line in frame[1:14]:
+            self.terminal.write(plain(line) + "\n")
+
+
+def _move_line(played: PlayedMove) -> str:
+    clock = "" if played.clock is None else f" ({format_clock(played.clock)} left)"
+    return f"{played.board.value}: {played.seat} plays {display_san(played.san)}{clock}"
