@@ -192,3 +192,17 @@ def test_partner_messages_have_no_uci_channel() -> None:
     table.adapter.partner_says("++n")
     lines, evs = table.adapter.take()
     assert lines == [] and all(isinstance(e, EngineNote) for e in evs)
+
+
+def test_a_piece_arriving_while_our_move_is_on_its_way_starts_no_search() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    _, evs = table.feed("bestmove e7e5")
+    assert events(evs) == [EngineMove(1, "e7e5")]
+    table.push(Seat.B_WHITE, "d2d4")
+    table.push(Seat.B_BLACK, "e7e5")
+    assert table.push(Seat.B_WHITE, "d4e5")[0] == []
+    # The arbiter refused the move and opened a new turn: search again.
+    lines, _ = table.your_turn()
+    assert lines[1].startswith("go ")

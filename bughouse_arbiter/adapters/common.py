@@ -102,6 +102,8 @@ class EngineAdapter:
         self.board = BughouseBoard(rules=self.rules)
         self.clocks: dict[Seat, float] = {s: self.rules.time for s in Seat}
         self.token: int | None = None
+        #: A move for the open turn is on its way to the arbiter.
+        self.answered = False
         self.over = False
         self._lines: list[str] = []
         self._events: list[EngineEvent] = []
@@ -118,6 +120,8 @@ class EngineAdapter:
         self._lines.extend(lines)
 
     def emit(self, event: EngineEvent) -> None:
+        if isinstance(event, EngineMove):
+            self.answered = True
         self._events.append(event)
 
     def note(self, text: str) -> None:
@@ -134,13 +138,24 @@ class EngineAdapter:
         self.board = BughouseBoard(fen, rules=rules)
         self.clocks = dict(clocks)
         self.token = None
+        self.answered = False
         self.over = False
+
+    def open_turn(self, token: int) -> bool:
+        """Records the turn's token; True if it is the turn already open."""
+        same = self.token == token
+        if not same:
+            self.answered = False
+        self.token = token
+        return same
 
     def follow(self, played: PlayedMove, fen: str, clocks: Mapping[Seat, float]) -> bool:
         """Applies ``played`` to the mirror; returns False if the mirror had to be
         rebuilt from ``fen`` (the engine then needs a full re-sync)."""
         self.clocks = dict(clocks)
         in_step = True
+        if played.seat is self.seat:
+            self.answered = False
         if played.board is self.seat.board:
             if self.board.is_legal(played.move):
                 self.board.push(played.move)

@@ -118,9 +118,8 @@ class UciAdapter(EngineAdapter):
             self.note("position out of step at our turn, re-reading it")
             self.reset_board(fen)
             self.restart = True
-        same_turn = self.token == token
-        self.token = token
-        if not self.my_turn:
+        same_turn = self.open_turn(token)
+        if not self.my_turn or self.answered:
             self.note("your_turn for a position where we are not to move")
             return
         if self.search is Search.SEARCHING and self.restart:
@@ -137,7 +136,7 @@ class UciAdapter(EngineAdapter):
             if played.seat is self.seat:
                 self.token = None
             return
-        if self.board.fen() == before or not self.my_turn or self.token is None:
+        if self.board.fen() == before or not self.my_turn or self.token is None or self.answered:
             return
         # Our board changed (a piece arrived) while it is our turn.
         self.waiting = False

@@ -137,9 +137,8 @@ class XboardAdapter(EngineAdapter):
             self.note("position out of step at our turn, re-syncing")
             self.reset_board(fen)
             self.needs_sync = True
-        same_turn = self.token == token
-        self.token = token
-        if not self.my_turn:
+        same_turn = self.open_turn(token)
+        if not self.my_turn or self.answered:
             self.note("your_turn for a position where we are not to move")
             return
         if self.needs_sync:
@@ -171,7 +170,8 @@ class XboardAdapter(EngineAdapter):
             self._holding(f"{'W' if piece.color else 'B'}{piece.symbol().upper()}")
         gained = played.passed.color == self.seat.color
         stuck = self.claimed or self.gave_up
-        if was_my_turn and self.my_turn and ((gained and stuck) or self.needs_sync):
+        due = was_my_turn and self.my_turn and not self.answered
+        if due and ((gained and stuck) or self.needs_sync):
             # The engine said it will not move; a piece of its own arrived, so
             # start it afresh on the new position.
             self.claimed = self.gave_up = False
