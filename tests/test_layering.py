@@ -8,7 +8,20 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "bughouse_arbiter"
-CORE = ["model", "errors", "rules", "board", "game", "bpgn/notation", "bpgn/write"]
+CORE = [
+    "model",
+    "errors",
+    "rules",
+    "board",
+    "game",
+    "clock",
+    "bpgn/notation",
+    "bpgn/write",
+    "protocol/__init__",
+    "protocol/messages",
+    "protocol/grammar",
+    "protocol/session",
+]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 
 

@@ -1,0 +1,620 @@
+"""The BUG/1 codec: grammar, the session state machine, and protocol.md itself."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bughouse_arbiter.model import BoardId, Result, Seat, Termination
+from bughouse_arbiter.protocol import (
+    CLOSED,
+    COMMAND_TYPES,
+    COMMANDS_ALLOWED,
+    MAX_LINE,
+    MESSAGE_TYPES,
+    MESSAGES_ALLOWED,
+    NEED_DATA,
+    BestMove,
+    BoardOver,
+    Bug,
+    BugOk,
+    Command,
+    Draw,
+    DrawOffered,
+    EngineError,
+    EngineSession,
+    Feature,
+    GameOver,
+    Go,
+    Id,
+    Ignored,
+    Info,
+    IsReady,
+    LineBuffer,
+    LocalProtocolError,
+    Message,
+    MoveEvent,
+    NewGame,
+    OptionSpec,
+    PartnerTell,
+    PlayerInfo,
+    ProtocolSyntaxError,
+    Quit,
+    RawLine,
+    ReadyOk,
+    Refused,
+    Resign,
+    RulesInfo,
+    SessionState,
+    SetOption,
+    State,
+    Tell,
+    Wait,
+    clocks_ms,
+    format_command,
+    format_message,
+    parse_command,
+    parse_message,
+)
+
+SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
+CLOCKS = (180000, 180000, 180000, 180000)
+
+
+# -- grammar, table-driven --------------------------------------------------------
+
+MESSAGE_LINES: list[tuple[str, Message]] = [
+    ("id name RandomMover 1.0", Id("name", "RandomMover 1.0")),
+    ("id author  The  authors ", Id("author", "The  authors")),
+    (
+        "option name Hash type spin default 16 min 1 max 1024",
+        OptionSpec(name="Hash", type="spin", default="16", min="1", max="1024"),
+    ),
+    (
+        "option name Skill Level type combo default Fast var Fast var Very Slow",
+        OptionSpec(name="Skill Level", type="combo", default="Fast", vars=("Fast", "Very Slow")),
+    ),
+    ("feature team", Feature("team")),
+    ("bugok", BugOk()),
+    ("bugok 1", BugOk()),
+    ("readyok", ReadyOk()),
+    ("bestmove e2e4 turn 7", BestMove(move="e2e4", token=7)),
+    ("bestmove N@f7 turn 9 board b", BestMove(move="N@f7", token=9, board=BoardId.B)),
+    ("bestmove n@f7 board B turn 9", BestMove(move="n@f7", token=9, board=BoardId.B)),
+    ("bestmove e2e4 turn 7 ponder e7e5", BestMove(move="e2e4", token=7)),
+    ("\tbestmove  e7e8q   turn 3\t", BestMove(move="e7e8q", token=3)),
+    ("wait turn 9", Wait(token=9)),
+    ("wait turn 9 reason need a  knight", Wait(token=9, reason="need a  knight")),
+    (
+        "wait turn 2 board a reason no legal move",
+        Wait(token=2, board=BoardId.A, reason="no legal move"),
+    ),
+    ("resign", Resign()),
+    ("resign board b", Resign(board=BoardId.B)),
+    ("draw offer", Draw()),
+    ("draw accept board a", Draw(accept=True, board=BoardId.A)),
+    ("ptell ++n", Tell("++n")),
+    ("info depth 3 score cp 12", Info(text="depth 3 score cp 12")),
+    ("info board a string hi", Info(text="string hi", board=BoardId.A)),
+    ("info", Info(text="")),
+    ("error unknown command foo", EngineError("unknown command foo")),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), MESSAGE_LINES)
+def test_parse_message(line: str, expected: Message) -> None:
+    assert parse_message(line) == expected
+
+
+BAD_MESSAGES = [
+    "",
+    "   ",
+    "bestmove (none)",
+    "bestmove e2e4",
+    "bestmove e2e4 turn",
+    "bestmove e2e4 turn x",
+    "bestmove e2e4 turn -3",
+    "bestmove e2e4 turn ²",
+    "bestmove e2e4 turn 1 board c",
+    "wait",
+    "wait turn",
+    "draw",
+    "draw maybe",
+    "ptell",
+    "option name",
+    "option type spin",
+    "Sjeng: ",
+    "BESTMOVE e2e4 turn 1",
+    "move e2e4",
+    "1-0 {White mates}",
+]
+
+
+@pytest.mark.parametrize("line", BAD_MESSAGES)
+def test_parse_message_rejects(line: str) -> None:
+    with pytest.raises(ProtocolSyntaxError):
+        parse_message(line)
+
+
+COMMAND_LINES: list[tuple[Command, str]] = [
+    (Bug(), "bug 1"),
+    (SetOption("Seed", "42"), "setoption name Seed value 42"),
+    (SetOption("Clear Hash"), "setoption name Clear Hash"),
+    (IsReady(), "isready"),
+    (
+        NewGame(game_id="m1", seats=(Seat.A_WHITE,), time_ms=180000, inc_ms=2000),
+        "newgame id m1 seat a-white time 180000 inc 2000",
+    ),
+    (
+        NewGame(game_id="g7", seats=(Seat.A_WHITE, Seat.B_BLACK), time_ms=60000, inc_ms=0),
+        "newgame id g7 seat a-white seat b-black time 60000 inc 0",
+    ),
+    (PlayerInfo(Seat.B_WHITE, "human", "Alice"), "player b-white human Alice"),
+    (RulesInfo((("time", "180"), ("stalemate", "wait"))), "rules time=180 stalemate=wait"),
+    (
+        State(version=0, fen_a=START, fen_b=START, clocks=CLOCKS),
+        f"state v 0 a {START} b {START} clock 180000 180000 180000 180000",
+    ),
+    (
+        MoveEvent(version=4, board=BoardId.B, move="e4d5", passed="p", clocks=(1, 2, 3, 4)),
+        "event v 4 board b move e4d5 pass p clock 1 2 3 4",
+    ),
+    (
+        MoveEvent(version=5, board=BoardId.A, move="N@f3", clocks=(1, 2, 3, 4)),
+        "event v 5 board a move N@f3 clock 1 2 3 4",
+    ),
+    (Go(version=3, token=2, board=BoardId.A), "go v 3 turn 2 board a"),
+    (
+        Go(version=3, token=2, board=BoardId.B, movetime=100, nodes=5),
+        "go v 3 turn 2 board b movetime 100 nodes 5",
+    ),
+    (
+        Refused(token=2, move="e2e5", reason="not legal"),
+        "illegal turn 2 move e2e5 reason not legal",
+    ),
+    (PartnerTell("sit\nnow"), "ptell sit now"),
+    (DrawOffered(Seat.B_WHITE), "draw offer by b-white"),
+    (
+        BoardOver(
+            board=BoardId.A,
+            result=Result.TEAM_TWO,
+            reason=Termination.FLAG,
+            seat=Seat.A_WHITE,
+            text="A-White lost on time",
+        ),
+        "boardover board a result 0-1 reason flag seat a-white text A-White lost on time",
+    ),
+    (
+        GameOver(
+            result=Result.TEAM_ONE,
+            reason=Termination.CHECKMATE,
+            board=BoardId.B,
+            seat=Seat.B_WHITE,
+            text="B-White checkmated",
+        ),
+        "gameover result 1-0 reason checkmate board b seat b-white text B-White checkmated",
+    ),
+    (
+        GameOver(result=Result.UNFINISHED, reason=Termination.ABORTED, text="interrupted"),
+        "gameover result * reason aborted text interrupted",
+    ),
+    (Quit(), "quit"),
+]
+
+
+@pytest.mark.parametrize(("command", "line"), COMMAND_LINES)
+def test_format_and_parse_command(command: Command, line: str) -> None:
+    assert format_command(command) == line
+    if not isinstance(command, PartnerTell):  # the line break was cleaned away
+        assert parse_command(line) == command
+
+
+def test_format_refuses_what_cannot_be_one_line() -> None:
+    with pytest.raises(ValueError, match="six fields"):
+        format_command(State(version=0, fen_a="8/8/8/8/8/8/8/8", fen_b=START, clocks=CLOCKS))
+    with pytest.raises(ValueError, match="one non-empty token"):
+        format_command(MoveEvent(version=1, board=BoardId.A, move="e2 e4", clocks=CLOCKS))
+    with pytest.raises(ValueError, match="one non-empty token"):
+        format_message(BestMove(move="", token=1))
+
+
+def test_clocks_ms_floors_and_clamps() -> None:
+    assert clocks_ms([179.9996, 0.0004, -1.5, 60]) == (179999, 0, 0, 60000)
+    with pytest.raises(ValueError):
+        clocks_ms([1.0, 2.0])
+
+
+# -- protocol.md is consistent with the code ---------------------------------------
+
+
+def _spec_table_rows() -> dict[str, tuple[set[str], set[str]]]:
+    text = SPEC.read_text()
+    section = text[text.index("## 3. Session states") : text.index("Inside `playing`")]
+    rows: dict[str, tuple[set[str], set[str]]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 5 or not cells[0].startswith("`"):
+            continue
+        state = cells[0].strip("`")
+        sends = set(re.findall(r"`([a-z]+)`", cells[2]))
+        receives = set(re.findall(r"`([a-z]+)`", cells[3]))
+        rows[state] = (sends, receives)
+    return rows
+
+
+def test_state_table_matches_protocol_md() -> None:
+    rows = _spec_table_rows()
+    assert set(rows) == {s.value for s in SessionState}
+    for state in SessionState:
+        sends, receives = rows[state.value]
+        assert sends == set(COMMANDS_ALLOWED[state]), state
+        assert receives == set(MESSAGES_ALLOWED[state]), state
+
+
+def test_every_keyword_is_documented_in_protocol_md() -> None:
+    text = SPEC.read_text()
+    for kind in (*COMMAND_TYPES, *MESSAGE_TYPES):
+        assert f"`{kind.KEYWORD}" in text, kind
+
+
+def _spec_examples() -> list[tuple[str, str]]:
+    """Every ``< line`` and ``> line`` of the examples in protocol.md."""
+    lines = []
+    for block in re.findall(r"```\n(.*?)```", SPEC.read_text(), re.S):
+        for line in block.splitlines():
+            if line[:2] in ("< ", "> ") and "..." not in line and "(ignored" not in line:
+                lines.append((line[0], line[2:]))
+    return lines
+
+
+def test_protocol_md_examples_parse() -> None:
+    examples = _spec_examples()
+    assert len(examples) > 60
+    for direction, line in examples:
+        if direction == "<":
+            command = parse_command(line)
+            assert format_command(command) == " ".join(line.split()), line
+        else:
+            assert format_message(parse_message(line)) == line, line
+
+
+# -- round trips and garbage ---------------------------------------------------------
+
+words = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters=" \t\r\n"),
+    min_size=1,
+    max_size=12,
+)
+texts = st.lists(words, min_size=1, max_size=5).map(" ".join)
+tokens = st.integers(min_value=0, max_value=10**12)
+boards = st.sampled_from(BoardId)
+seats = st.sampled_from(Seat)
+clocks = st.tuples(tokens, tokens, tokens, tokens)
+fens = st.sampled_from(
+    [START, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[Pn] w KQkq - 2 3"]
+)
+
+messages = st.one_of(
+    st.builds(Id, st.sampled_from(["name", "author"]), texts),
+    st.builds(
+        OptionSpec,
+        name=words.filter(lambda w: w not in ("type",)),
+        type=st.sampled_from(["spin", "check", "combo", "string", "button"]),
+        default=st.none() | words.filter(lambda w: w not in ("min", "max", "var", "default")),
+        min=st.none() | st.integers().map(str),
+        max=st.none() | st.integers().map(str),
+    ),
+    st.builds(Feature, words, st.just("") | words),
+    st.just(BugOk()),
+    st.just(ReadyOk()),
+    st.builds(BestMove, move=words, token=tokens, board=st.none() | boards),
+    st.builds(Wait, token=tokens, board=st.none() | boards, reason=st.just("") | texts),
+    st.builds(Resign, board=st.none() | boards),
+    st.builds(Draw, accept=st.booleans(), board=st.none() | boards),
+    st.builds(Tell, texts),
+    st.builds(
+        Info, text=texts.filter(lambda t: not t.startswith("board ")), board=st.none() | boards
+    ),
+    st.builds(EngineError, texts),
+)
+
+
+@given(messages)
+def test_message_round_trip(message: Message) -> None:
+    line = format_message(message)
+    assert "\n" not in line
+    assert parse_message(line) == message
+
+
+commands = st.one_of(
+    st.builds(Bug, st.integers(min_value=1, max_value=9)),
+    st.builds(SetOption, words.filter(lambda w: w != "value"), st.none() | words),
+    st.builds(
+        NewGame,
+        game_id=words,
+        seats=st.sampled_from([(s,) for s in Seat] + [(Seat.A_BLACK, Seat.B_WHITE)]),
+        time_ms=tokens,
+        inc_ms=tokens,
+    ),
+    st.builds(PlayerInfo, seats, st.sampled_from(["engine", "human"]), texts),
+    st.builds(
+        RulesInfo,
+        st.lists(st.tuples(words.filter(lambda w: "=" not in w), words), max_size=4).map(tuple),
+    ),
+    st.builds(State, version=tokens, fen_a=fens, fen_b=fens, clocks=clocks),
+    st.builds(
+        MoveEvent,
+        version=tokens,
+        board=boards,
+        move=words,
+        passed=st.none() | st.sampled_from("pnbrqPNBRQ"),
+        clocks=clocks,
+    ),
+    st.builds(
+        Go,
+        version=tokens,
+        token=tokens,
+        board=boards,
+        movetime=st.none() | tokens,
+        depth=st.none() | tokens,
+        nodes=st.none() | tokens,
+    ),
+    st.builds(Refused, token=tokens, move=words, reason=texts),
+    st.builds(PartnerTell, texts),
+    st.builds(DrawOffered, seats),
+    st.builds(
+        GameOver,
+        result=st.sampled_from(Result),
+        reason=st.sampled_from(Termination),
+        board=st.none() | boards,
+        seat=st.none() | seats,
+        text=texts,
+    ),
+    st.builds(
+        BoardOver,
+        board=boards,
+        result=st.sampled_from(Result),
+        reason=st.sampled_from(Termination),
+        seat=st.none() | seats,
+        text=texts,
+    ),
+    st.just(IsReady()),
+    st.just(Quit()),
+)
+
+
+@given(commands)
+def test_command_round_trip(command: Command) -> None:
+    line = format_command(command)
+    assert "\n" not in line
+    assert parse_command(line) == command
+
+
+@given(st.text(max_size=200))
+def test_parse_of_any_text_fails_only_with_syntax_error(line: str) -> None:
+    for parse in (parse_message, parse_command):
+        with contextlib.suppress(ProtocolSyntaxError):
+            parse(line)
+
+
+@given(st.lists(st.binary(min_size=1, max_size=300), max_size=12))
+def test_session_survives_any_bytes(chunks: list[bytes]) -> None:
+    session = _playing_session()
+    for chunk in chunks:
+        session.receive_data(chunk)
+        while (event := session.next_event()) is not NEED_DATA:
+            assert isinstance(event, (Ignored, *MESSAGE_TYPES))
+    session.receive_data(b"")
+    while (event := session.next_event()) is not CLOSED:
+        assert isinstance(event, (Ignored, *MESSAGE_TYPES))
+
+
+# -- lines ---------------------------------------------------------------------------
+
+
+def test_line_buffer_keeps_partial_lines_and_strips_cr() -> None:
+    buffer = LineBuffer()
+    assert buffer.feed(b"bestm") == []
+    assert buffer.feed(b"ove e2e4 turn 1\r\nrea") == [RawLine("bestmove e2e4 turn 1", 20)]
+    assert buffer.feed(b"dyok\n\n") == [RawLine("readyok", 7), RawLine("", 0)]
+    assert buffer.close() == []
+
+
+def test_line_buffer_discards_overlong_lines_across_chunks() -> None:
+    buffer = LineBuffer(max_line=10)
+    assert buffer.feed(b"0123456789") == []
+    assert buffer.feed(b"abcdef" * 1000) == []
+    lines = buffer.feed(b"end\nok\n")
+    assert lines == [RawLine("0123456789", 10 + 6000 + 3, overlong=True), RawLine("ok", 2)]
+    assert buffer.feed(b"x" * 11 + b"\n") == [RawLine("x" * 10, 11, overlong=True)]
+    assert buffer.feed(b"y" * 10 + b"\r\n") == [RawLine("y" * 10, 10)]
+
+
+def test_line_buffer_decodes_bad_utf8_and_flushes_last_line() -> None:
+    buffer = LineBuffer()
+    assert buffer.feed(b"info \xff\xfe ok\nSjeng: ") == [RawLine("info \ufffd\ufffd ok", 10)]
+    assert buffer.close() == [RawLine("Sjeng: ", 7)]
+
+
+# -- the session ------------------------------------------------------------------------
+
+
+def _events(session: EngineSession, data: bytes) -> list[object]:
+    session.receive_data(data)
+    events = []
+    while (event := session.next_event()) not in (NEED_DATA, CLOSED):
+        events.append(event)
+    return events
+
+
+def _playing_session(*seats: Seat, team: bool = False) -> EngineSession:
+    session = EngineSession()
+    session.send(Bug())
+    _events(session, b"feature team\nbugok\n" if team else b"bugok\n")
+    session.send(NewGame(game_id="g", seats=seats or (Seat.A_WHITE,), time_ms=60000, inc_ms=0))
+    return session
+
+
+def test_handshake() -> None:
+    session = EngineSession()
+    early = _events(session, b"id name Early\n")
+    assert early == [Ignored("id name Early", "'id' is not expected in state 'started'")]
+    assert session.send(Bug()) == b"bug 1\n"
+    assert session.state is SessionState.HANDSHAKE
+    events = _events(
+        session,
+        b"Engine v2 (c) nobody\nid name Mover\nid author Me\n"
+        b"option name Seed type spin default 0 min 0 max 99\nfeature team\n"
+        b"feature colour x\nreadyok\nbugok\n",
+    )
+    assert events[0] == Ignored("Engine v2 (c) nobody", "unknown line")
+    assert events[-2] == Ignored("readyok", "'readyok' is not expected in state 'handshake'")
+    assert events[-1] == BugOk()
+    assert session.state is SessionState.READY
+    assert session.name == "Mover"
+    assert session.ids["author"] == "Me"
+    assert session.options["Seed"].max == "99"
+    assert session.supports_team
+    assert _events(session, b"bugok\n") == [
+        Ignored("bugok", "'bugok' is not expected in state 'ready'")
+    ]
+
+
+def test_commands_refused_out_of_state() -> None:
+    session = EngineSession()
+    with pytest.raises(LocalProtocolError, match="cannot send 'newgame' in state 'started'"):
+        session.send(NewGame(game_id="g", seats=(Seat.A_WHITE,), time_ms=1, inc_ms=0))
+    session.send(Bug())
+    with pytest.raises(LocalProtocolError, match="'isready' in state 'handshake'"):
+        session.send(IsReady())
+    _events(session, b"bugok\n")
+    with pytest.raises(LocalProtocolError, match="'go' in state 'ready'"):
+        session.send(Go(version=0, token=1, board=BoardId.A))
+    with pytest.raises(LocalProtocolError, match="feature team"):
+        session.send(NewGame(game_id="g", seats=(Seat.A_WHITE, Seat.B_BLACK), time_ms=1, inc_ms=0))
+    assert session.state is SessionState.READY
+    session.send(NewGame(game_id="g", seats=(Seat.A_WHITE,), time_ms=1, inc_ms=0))
+    with pytest.raises(LocalProtocolError, match="'setoption' in state 'playing'"):
+        session.send(SetOption("Seed", "1"))
+    with pytest.raises(LocalProtocolError, match="no seat on board B"):
+        session.send(Go(version=0, token=1, board=BoardId.B))
+    session.send(Go(version=0, token=5, board=BoardId.A))
+    with pytest.raises(LocalProtocolError, match="already open"):
+        session.send(Go(version=0, token=6, board=BoardId.A))
+    with pytest.raises(LocalProtocolError, match="not larger"):
+        session.send(Go(version=0, token=5, board=BoardId.A))
+
+
+def test_turn_tokens_filter_stale_answers() -> None:
+    session = _playing_session(Seat.A_BLACK)
+    assert _events(session, b"bestmove e7e5 turn 1\n") == [
+        Ignored("bestmove e7e5 turn 1", "bestmove for turn 1, which is not open (stale or unknown)")
+    ]
+    session.send(Go(version=1, token=1, board=BoardId.A))
+    assert session.open_turns == {1: BoardId.A}
+    events = _events(
+        session,
+        b"wait turn 1 reason need a piece\nbestmove e7e5 turn 1 board b\n"
+        b"bestmove e7e5 turn 1\nbestmove d7d5 turn 1\n",
+    )
+    assert events == [
+        Wait(token=1, board=BoardId.A, reason="need a piece"),
+        Ignored(
+            "bestmove e7e5 turn 1 board b",
+            "bestmove names board B but turn 1 is on board A",
+        ),
+        BestMove(move="e7e5", token=1, board=BoardId.A),
+        Ignored(
+            "bestmove d7d5 turn 1", "bestmove for turn 1, which is not open (stale or unknown)"
+        ),
+    ]
+    assert session.open_turns == {}
+    session.send(Refused(token=1, move="e7e5", reason="no"))
+    assert session.open_turns == {1: BoardId.A}
+    session.send(GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="draw"))
+    assert session.state is SessionState.READY
+    assert session.open_turns == {}
+    assert _events(session, b"bestmove e7e5 turn 1\n")[0].reason == (  # type: ignore[attr-defined]
+        "'bestmove' is not expected in state 'ready'"
+    )
+
+
+def test_team_mode_needs_boards() -> None:
+    session = _playing_session(Seat.A_BLACK, Seat.B_WHITE, team=True)
+    assert session.team_mode
+    session.send(Go(version=0, token=1, board=BoardId.B))
+    session.send(Go(version=0, token=2, board=BoardId.A))
+    events = _events(
+        session,
+        b"bestmove e2e4 turn 1\nbestmove e2e4 turn 1 board b\nwait turn 2 board a\n"
+        b"ptell hi\nresign\ninfo board b depth 1\n",
+    )
+    assert events == [
+        Ignored("bestmove e2e4 turn 1", "bestmove without 'board' in team mode"),
+        BestMove(move="e2e4", token=1, board=BoardId.B),
+        Wait(token=2, board=BoardId.A),
+        Ignored("ptell hi", "'ptell' is not used in team mode"),
+        Resign(board=BoardId.A),
+        Info(text="depth 1", board=BoardId.B),
+    ]
+
+
+def test_single_seat_messages_get_the_seat_board() -> None:
+    session = _playing_session(Seat.B_BLACK)
+    assert _events(session, b"resign\ndraw offer\nptell go\nresign board a\ninfo x\n") == [
+        Resign(board=BoardId.B),
+        Draw(board=BoardId.B),
+        Tell("go"),
+        Ignored("resign board a", "this engine holds no seat on board A"),
+        Info(text="x", board=BoardId.B),
+    ]
+
+
+def test_board_over_closes_only_that_board() -> None:
+    session = _playing_session(Seat.A_WHITE, Seat.B_BLACK, team=True)
+    session.send(Go(version=0, token=1, board=BoardId.A))
+    session.send(Go(version=0, token=2, board=BoardId.B))
+    session.send(
+        BoardOver(board=BoardId.A, result=Result.TEAM_TWO, reason=Termination.FLAG, text="flag")
+    )
+    assert session.open_turns == {2: BoardId.B}
+
+
+def test_overlong_and_garbage_lines_are_ignored_with_reasons() -> None:
+    session = _playing_session()
+    events = _events(session, b"z" * (MAX_LINE + 5) + b"\n\xff\xfe\nbestmove\n\n")
+    assert [e.reason for e in events] == [  # type: ignore[attr-defined]
+        f"over-long line ({MAX_LINE + 5} bytes, limit {MAX_LINE})",
+        "unknown line",
+        "malformed 'bestmove': missing move",
+    ]
+    assert len(events[0].line) < 300  # type: ignore[attr-defined]
+
+
+def test_eof_flushes_the_last_line_then_closes() -> None:
+    session = _playing_session()
+    session.send(Go(version=0, token=1, board=BoardId.A))
+    session.receive_data(b"bestmove e2e4 turn 1")
+    assert session.next_event() is NEED_DATA
+    session.receive_data(b"")
+    assert session.next_event() == BestMove(move="e2e4", token=1, board=BoardId.A)
+    assert session.next_event() is CLOSED
+    assert session.state is SessionState.CLOSED
+    session.receive_data(b"more\n")
+    assert session.next_event() is CLOSED
+
+
+def test_quit_then_everything_is_ignored() -> None:
+    session = _playing_session()
+    assert session.send(Quit()) == b"quit\n"
+    assert session.state is SessionState.QUITTING
+    (event,) = _events(session, b"readyok\n")
+    assert isinstance(event, Ignored)
+    with pytest.raises(LocalProtocolError):
+        session.send(IsReady())
