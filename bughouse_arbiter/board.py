@@ -12,6 +12,7 @@ a dropped rook's castling, which drops may check) live here too.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -35,6 +36,17 @@ _CORNERS_OF = {chess.WHITE: chess.BB_A1 | chess.BB_H1, chess.BLACK: chess.BB_A8 
 _KING_HOME = {chess.WHITE: chess.E1, chess.BLACK: chess.E8}
 _SECOND_RANK = {chess.WHITE: chess.BB_RANK_2, chess.BLACK: chess.BB_RANK_7}
 _ALL_DROPPABLE = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+_STATUS_PROBLEMS = (
+    (chess.STATUS_EMPTY, "the board is empty"),
+    (chess.STATUS_NO_WHITE_KING, "white has no king"),
+    (chess.STATUS_NO_BLACK_KING, "black has no king"),
+    (chess.STATUS_TOO_MANY_KINGS, "a side has more than one king"),
+    (chess.STATUS_PAWNS_ON_BACKRANK, "a pawn stands on rank 1 or 8"),
+    (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check"),
+    (chess.STATUS_TOO_MANY_CHECKERS, "the king is attacked by more than two pieces"),
+    (chess.STATUS_BAD_CASTLING_RIGHTS, "a castling right has no king or rook at home"),
+    (chess.STATUS_INVALID_EP_SQUARE, "the en passant square has no pawn that just double-stepped"),
+)
 
 
 class BoardStatus(enum.Enum):
@@ -106,25 +118,57 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         if bad:
             what = "a king" if set(bad) <= {"K", "k"} else f"{''.join(bad)!r}"
             raise PositionError(f"a pocket cannot hold {what}: {fen!r}")
+        _check_rows(position.split("[", 1)[0].split("/")[:8], fen)
         if len(parts) == 1:
             fen = f"{fen} w - - 0 1"
         try:
             super().set_fen(fen)
         except ValueError as exc:
-            raise PositionError(f"bad FEN {fen!r}: {exc}") from None
+            why = re.sub(r":\s*'.*'$", "", str(exc))
+            raise PositionError(f"bad FEN {fen!r}: {why}") from None
+        self._restart_tracking()
+
+    def reset(self) -> None:
+        super().reset()
+        self._restart_tracking()
+
+    def clear(self) -> None:
+        super().clear()
+        self._restart_tracking()
+
+    def _restart_tracking(self) -> None:
+        """Forgets the history a FEN cannot carry: the position is a new start."""
+        self.last_passed = None
         self.dropped_pawns = chess.BB_EMPTY
         self.kings_moved = self._kings_moved_from_rights()
+        self._bughouse_stack = []
         self._seen = {}
         if self.rules.repetition == "threefold":
             self._seen[self._transposition_key()] = 1
 
     def _kings_moved_from_rights(self) -> int:
+        # A FEN cannot say whether a king has moved; a king at home with a
+        # castling right on its side is taken as unmoved.
         moved = 0
+        rights = self.clean_castling_rights()
         for color, bit in ((chess.WHITE, 1), (chess.BLACK, 2)):
             home = self.king(color) == _KING_HOME[color]
-            if not (home and self.castling_rights & _CORNERS_OF[color]):
+            if not (home and rights & _CORNERS_OF[color]):
                 moved |= bit
         return moved
+
+    def check_valid(self) -> None:
+        """Raises PositionError naming what makes this position impossible to play
+        (a missing or extra king, a pawn on rank 1 or 8, the side not to move in
+        check, castling rights or an en passant square the board contradicts).
+
+        Piece counts above the chess maximum are fine: pieces arrive from the
+        partner board.
+        """
+        status = self.status()
+        for flag, what in _STATUS_PROBLEMS:
+            if status & flag:
+                raise PositionError(what)
 
     # -- moves ---------------------------------------------------------------
 
@@ -358,6 +402,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         board.dropped_pawns = self.dropped_pawns
         board.kings_moved = self.kings_moved
         board._judging_drop = False
+        board._seen = dict(self._seen)
         if stack:
             depth = len(self.move_stack) if stack is True else stack
             board._bughouse_stack = self._bughouse_stack[-depth:] if depth else []
@@ -365,7 +410,43 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             board._bughouse_stack = []
         return board
 
+    def root(self) -> BughouseBoard:
+        if not self._bughouse_stack:
+            return self.copy(stack=False)
+        board = super().root()
+        board.rules = self.rules
+        board.last_passed, board.dropped_pawns, board.kings_moved = self._bughouse_stack[0]
+        board._seen = {}
+        if self.rules.repetition == "threefold":
+            board._seen[board._transposition_key()] = 1
+        return board
+
+    def mirror(self) -> BughouseBoard:
+        board = super().mirror()
+        board.dropped_pawns = chess.flip_vertical(self.dropped_pawns)
+        board.kings_moved = ((self.kings_moved & 1) << 1) | ((self.kings_moved & 2) >> 1)
+        board._seen = {}
+        if self.rules.repetition == "threefold":
+            board._seen[board._transposition_key()] = 1
+        return board
+
     def pocket_string(self, color: chess.Color) -> str:
         """That colour's pocket as FEN letters (upper case for white), Q first."""
         text = str(self.pockets[color])
         return text.upper() if color else text
+
+
+def _check_rows(rows: list[str], fen: str) -> None:
+    """Names the first rank of a FEN's board part that does not hold 8 squares."""
+    if len(rows) != 8:
+        raise PositionError(f"a board needs 8 ranks separated by '/', not {len(rows)}: {fen!r}")
+    for index, row in enumerate(rows):
+        width = 0
+        for char in row:
+            if char.isdigit():
+                width += int(char)
+            elif char != "~":
+                width += 1
+        if width != 8:
+            rank = 8 - index
+            raise PositionError(f"rank {rank} ({row!r}) holds {width} squares, not 8: {fen!r}")

@@ -246,9 +246,11 @@ class BughouseGame:
         )
 
     def illegal(self, seat: Seat, move_text: str, why: str = "") -> Outcome | None:
-        """``seat`` played an illegal move (``illegal_move=lose``): its team loses."""
+        """``seat`` played an illegal move (``illegal_move=lose``): its team loses
+        (its board, under ``board_end=continue``)."""
         detail = f": {why}" if why else ""
-        return self._end_match(
+        return self._end_board(
+            seat.board,
             seat.team.other,
             Termination.ILLEGAL_MOVE,
             f"{seat} played an illegal move {move_text!r}{detail}",
@@ -256,9 +258,12 @@ class BughouseGame:
         )
 
     def leave(self, seat: Seat, why: str = "") -> Outcome | None:
-        """``seat`` left the table (quit, crashed, closed its pipe): its team loses."""
+        """``seat`` left the table (quit, crashed, closed its pipe): its team loses
+        (its board, under ``board_end=continue``)."""
         detail = f": {why}" if why else ""
-        return self._end_match(seat.team.other, Termination.LEFT, f"{seat} left{detail}", seat)
+        return self._end_board(
+            seat.board, seat.team.other, Termination.LEFT, f"{seat} left{detail}", seat
+        )
 
     def agree_draw(self) -> Outcome | None:
         """Everyone who must agree agreed to a draw."""
@@ -324,7 +329,10 @@ class BughouseGame:
         if self.outcome is not None:
             return
         live = [b for b in BoardId if self.is_live(b)]
-        if live and all(statuses.get(b, self.status(b)).waiting for b in live):
+        for board_id in live:
+            if board_id not in statuses:
+                statuses[board_id] = self.status(board_id)
+        if live and all(statuses[b].waiting for b in live):
             if len(live) == 2:
                 self._finish(
                     Outcome(
@@ -339,7 +347,7 @@ class BughouseGame:
             # with no move at all is stalemated.
             board_id = live[0]
             stuck = self.to_move(board_id)
-            if self.status(board_id) is BoardStatus.MUST_WAIT:
+            if statuses[board_id] is BoardStatus.MUST_WAIT:
                 self._end_board(
                     board_id,
                     stuck.team.other,
@@ -390,15 +398,6 @@ class BughouseGame:
         if len(self.board_results) < 2:
             return None
         return self._finish(self._summed_outcome())
-
-    def _end_match(
-        self, winner: Team | None, termination: Termination, reason: str, seat: Seat
-    ) -> Outcome | None:
-        return self._finish(
-            Outcome(
-                termination=termination, winner=winner, reason=reason, board=seat.board, seat=seat
-            )
-        )
 
     def _summed_outcome(self) -> Outcome:
         score = {Team.ONE: 0.0, Team.TWO: 0.0}

@@ -58,7 +58,9 @@ class HouseRules:
         base = cls()
         for name, value in pairs:
             if name == "profile":
-                base = profile(value)
+                # "custom" names no bundle: the options that follow say everything.
+                name_text = value.strip().lower()
+                base = cls(profile="custom") if name_text == "custom" else profile(value)
         return apply_rules(base, [(n, v) for n, v in pairs if n != "profile"], keep_profile=True)
 
     @property
@@ -103,6 +105,16 @@ PROFILES: Mapping[str, HouseRules] = {
     # A server that refuses an illegal move instead of scoring it.
     "server": HouseRules(profile="server", illegal_move="reject"),
 }
+
+
+def to_pairs(rules: HouseRules) -> list[tuple[str, str]]:
+    """``("profile", name)`` then every option as text: what a game header records."""
+    return [("profile", rules.profile), *rules.to_pairs()]
+
+
+def from_pairs(pairs: Iterable[tuple[str, str]]) -> HouseRules:
+    """Reads what ``to_pairs`` wrote (see ``HouseRules.from_pairs``)."""
+    return HouseRules.from_pairs(pairs)
 
 
 def profile(name: str) -> HouseRules:
@@ -195,5 +207,6 @@ def _format_value(value: object) -> str:
     if value is None:
         return "none"
     if isinstance(value, float):
-        return f"{value:g}"
+        # Whole seconds without ".0"; anything else exactly (repr round-trips).
+        return str(int(value)) if value.is_integer() else repr(value)
     return str(value)

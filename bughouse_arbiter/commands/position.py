@@ -14,7 +14,7 @@ from typing import Any
 
 import chess
 
-from ..board import BughouseBoard
+from ..board import STARTING_FEN, BughouseBoard
 from ..errors import MoveError, PositionError, UsageError
 from ..game import BughouseGame
 from ..model import BoardId, Seat
@@ -52,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
     fen_a = _checked_fen(args.fen, "FEN")
     fen_b = _checked_fen(args.board_b, "--board-b") if args.board_b else None
-    # Without --board-b, board B is only where passed pieces go.
-    game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b or fen_a)
+    # Without --board-b, board B is only where passed pieces go: the starting
+    # position, which can neither end the match nor deadlock it.
+    game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b or STARTING_FEN)
     board = game.board(BoardId.A)
     passed: list[str] = []
     for index, token in enumerate(args.moves, start=1):
@@ -102,9 +103,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _checked_fen(fen: str, what: str) -> str:
     try:
-        return BughouseBoard(fen).fen()
+        board = BughouseBoard(fen)
     except PositionError as exc:
         raise PositionError(f"{what}: {exc}") from None
+    try:
+        board.check_valid()
+    except PositionError as exc:
+        raise PositionError(f"{what} {fen!r}: {exc}") from None
+    return board.fen()
 
 
 def _receive(game: BughouseGame, token: str, where: str) -> None:

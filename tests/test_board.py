@@ -1,0 +1,527 @@
+"""One bughouse board: FEN, captures, game-end status and the board-level house rules.
+
+Every position here is concrete; the comments say why it is what the test needs.
+"""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+from bughouse_arbiter.board import STARTING_FEN, BoardStatus, BughouseBoard
+from bughouse_arbiter.errors import MoveError, PositionError
+from bughouse_arbiter.rules import HouseRules
+
+
+def board(fen: str, **rules: object) -> BughouseBoard:
+    return BughouseBoard(fen, rules=HouseRules(**rules))  # type: ignore[arg-type]
+
+
+def legal(b: BughouseBoard) -> list[str]:
+    return sorted(move.uci() for move in b.legal_moves)
+
+
+def play(b: BughouseBoard, *moves: str) -> None:
+    for uci in moves:
+        b.push(b.parse_move(uci))
+
+
+# -- FEN -----------------------------------------------------------------------
+
+
+def test_fen_round_trips_pockets_and_promoted_marks() -> None:
+    fen = "r3k2r/8/8/8/8/8/8/R3K1Q~R[QNPbp] w KQkq - 0 1"
+    b = BughouseBoard(fen)
+    assert b.fen() == fen
+    assert b.promoted == chess.BB_G1
+    assert b.pocket_string(chess.WHITE) == "QNP"
+    assert b.pocket_string(chess.BLACK) == "bp"
+
+
+def test_lichess_ninth_rank_pocket_is_read_and_written_in_brackets() -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K3/Qn w - - 0 1")
+    assert b.fen() == "4k3/8/8/8/8/8/8/4K3[Qn] w - - 0 1"
+
+
+def test_board_part_alone_means_white_to_move_without_rights() -> None:
+    assert BughouseBoard("4k3/8/8/8/8/8/8/4K3[P]").fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
+
+
+@pytest.mark.parametrize("pocket", ["K", "k", "Pk"])
+def test_a_king_in_a_pocket_is_refused(pocket: str) -> None:
+    with pytest.raises(PositionError, match="a pocket cannot hold a king"):
+        BughouseBoard(f"4k3/8/8/8/8/8/8/4K3[{pocket}] w - - 0 1")
+
+
+@pytest.mark.parametrize(
+    ("fen", "message"),
+    [
+        ("", "empty FEN"),
+        ("4k3/8/8/8/8/8/8/4K3[X] w - - 0 1", "a pocket cannot hold 'X'"),
+        ("4k3/8/8/8/8/8/8/4K3[Q w - - 0 1", r"pocket must be written \[..\]"),
+        ("4k3/8/8/8/8/8/4K3[] w - - 0 1", "needs 8 ranks"),
+        ("4k3/8/8/8/8/8/7/4K3[] w - - 0 1", r"rank 2 \('7'\) holds 7 squares"),
+        ("4k3/8/8/8/8/8/8/4K3[] x - - 0 1", "expected 'w' or 'b'"),
+        ("4k3/8/8/8/8/8/8/4KZ2[] w - - 0 1", "invalid character"),
+    ],
+)
+def test_unreadable_fens_say_what_is_wrong(fen: str, message: str) -> None:
+    with pytest.raises(PositionError, match=message):
+        BughouseBoard(fen)
+
+
+def test_piece_counts_that_only_bughouse_produces_are_valid() -> None:
+    # Twelve white pawns and three white queens: pieces arrived from the partner board.
+    b = BughouseBoard("4k3/8/8/8/5QQQ/PPPP4/PPPPPPPP/4K3[QQNN] w - - 0 1")
+    assert b.is_valid()
+    b.check_valid()
+    assert len(legal(b)) > 0
+
+
+@pytest.mark.parametrize(
+    ("fen", "message"),
+    [
+        ("8/8/8/8/8/8/8/8[] w - - 0 1", "empty"),
+        ("4k3/8/8/8/8/8/8/8[] w - - 0 1", "white has no king"),
+        ("4k3/8/8/8/8/8/8/3KK3[] w - - 0 1", "more than one king"),
+        ("4k3/8/8/8/8/8/8/P3K3[] w - - 0 1", "rank 1 or 8"),
+        ("4k3/8/8/8/8/8/8/4K2R[] b - - 0 1", None),
+        ("4k3/4R3/8/8/8/8/8/4K3[] w - - 0 1", "not to move is in check"),
+        ("4k3/8/8/8/8/8/8/4K3[] w K - 0 1", "castling right"),
+        ("4k3/8/8/8/8/8/8/4K3[] w - e6 0 1", "en passant"),
+    ],
+)
+def test_check_valid_names_the_problem(fen: str, message: str | None) -> None:
+    b = BughouseBoard(fen)
+    if message is None:
+        b.check_valid()
+        return
+    with pytest.raises(PositionError, match=message):
+        b.check_valid()
+
+
+# -- captures go to the partner ------------------------------------------------
+
+
+def test_a_capture_goes_to_no_pocket_on_this_board() -> None:
+    b = BughouseBoard("4k3/8/8/3n4/4P3/8/8/4K3[] w - - 0 1")
+    play(b, "e4d5")
+    assert b.last_passed == chess.Piece(chess.KNIGHT, chess.BLACK)
+    assert b.pocket_string(chess.WHITE) == "" and b.pocket_string(chess.BLACK) == ""
+    play(b, "e8e7")
+    assert b.last_passed is None
+
+
+def test_a_captured_promoted_piece_passes_as_a_pawn_of_its_colour() -> None:
+    b = BughouseBoard("3Q~k3/8/8/8/8/8/8/4K3[] b - - 0 1")
+    play(b, "e8d8")
+    assert b.last_passed == chess.Piece(chess.PAWN, chess.WHITE)
+
+
+def test_a_piece_promoted_on_this_board_passes_as_a_pawn() -> None:
+    b = BughouseBoard("1r2k3/P7/8/8/8/8/8/4K3[] w - - 0 1")
+    play(b, "a7b8n")  # captures a rook, becomes a promoted knight
+    assert b.last_passed == chess.Piece(chess.ROOK, chess.BLACK)
+    play(b, "e8d8", "e1e2", "d8c7", "e2e3", "c7b8")
+    assert b.last_passed == chess.Piece(chess.PAWN, chess.WHITE)
+
+
+def test_en_passant_passes_the_pawn() -> None:
+    b = BughouseBoard("4k3/3p4/8/4P3/8/8/8/4K3[] b - - 0 1")
+    play(b, "d7d5", "e5d6")
+    assert b.last_passed == chess.Piece(chess.PAWN, chess.BLACK)
+
+
+def test_receive_adds_to_the_colours_pocket_and_refuses_a_king() -> None:
+    b = BughouseBoard(STARTING_FEN)
+    b.receive(chess.Piece(chess.QUEEN, chess.BLACK))
+    b.receive(chess.Piece(chess.PAWN, chess.WHITE))
+    assert b.fen().startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Pq]")
+    with pytest.raises(PositionError, match="king"):
+        b.receive(chess.Piece(chess.KING, chess.WHITE))
+
+
+# -- game end: the side to move's status -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fen", "why"),
+    [
+        ("7k/8/8/8/8/8/6q1/6rK[] w - - 0 1", "contact queen, protected"),
+        ("7k/8/8/8/8/5b2/6q1/7K[] w - - 0 1", "sliding queen in contact"),
+        ("7k/8/8/8/8/6n1/6PN/6RK[QRBNP] w - - 0 1", "knight check, full pocket"),
+        ("7k/8/8/8/8/5b2/6pP/6NK[QRBNP] w - - 0 1", "pawn check, full pocket"),
+        ("7k/8/8/8/8/8/5nPP/r6K[QRBNP] w - - 0 1", "double check, full pocket"),
+    ],
+)
+def test_checks_no_drop_could_interpose_are_mate(fen: str, why: str) -> None:
+    b = BughouseBoard(fen)
+    assert b.is_check()
+    assert legal(b) == []
+    assert b.status_of_side_to_move() is BoardStatus.CHECKMATE, why
+    assert b.is_checkmate()
+    assert b.outcome() == chess.Outcome(chess.Termination.CHECKMATE, chess.BLACK)
+
+
+def test_a_sliding_check_with_an_empty_pocket_is_not_mate_but_a_wait() -> None:
+    # Rook a1 checks along rank 1; b1..g1 are empty, so a dropped piece could block.
+    b = BughouseBoard("7k/8/8/8/8/8/6PP/r6K[] w - - 0 1")
+    assert b.is_check() and legal(b) == []
+    assert b.status_of_side_to_move() is BoardStatus.MUST_WAIT
+    assert not b.is_checkmate()
+    assert b.outcome() is None
+    assert not b.is_game_over()
+
+
+def test_an_arriving_piece_turns_a_wait_into_moves() -> None:
+    b = BughouseBoard("7k/8/8/8/8/8/6PP/r6K[] w - - 0 1")
+    b.receive(chess.Piece(chess.KNIGHT, chess.WHITE))
+    assert b.status_of_side_to_move() is BoardStatus.OK
+    assert legal(b) == ["N@b1", "N@c1", "N@d1", "N@e1", "N@f1", "N@g1"]
+
+
+def test_block_squares_only_on_rank_one_a_pawn_in_hand_cannot_help_yet_it_is_a_wait() -> None:
+    # The pocket holds a pawn, which may not be dropped on rank 1: no legal move,
+    # but a queen could block, so this is not mate.
+    b = BughouseBoard("7k/8/8/8/8/8/6PP/r6K[P] w - - 0 1")
+    assert legal(b) == []
+    assert b.status_of_side_to_move() is BoardStatus.MUST_WAIT
+
+
+def test_block_squares_only_on_rank_eight_for_black() -> None:
+    b = BughouseBoard("R6k/6pp/8/8/8/8/8/7K[p] b - - 0 1")
+    assert legal(b) == []
+    assert b.status_of_side_to_move() is BoardStatus.MUST_WAIT
+
+
+def test_without_wait_for_block_mate_is_judged_with_the_current_pocket() -> None:
+    empty = board("7k/8/8/8/8/8/6PP/r6K[P] w - - 0 1", wait_for_block=False)
+    assert empty.status_of_side_to_move() is BoardStatus.CHECKMATE
+    assert empty.is_checkmate()
+    armed = board("7k/8/8/8/8/8/6PP/r6K[N] w - - 0 1", wait_for_block=False)
+    assert armed.status_of_side_to_move() is BoardStatus.OK
+
+
+def test_san_marks_a_blockable_check_with_plus_and_a_real_mate_with_hash() -> None:
+    b = BughouseBoard("7k/8/8/8/8/8/6PP/7K[r] b - - 0 1")
+    assert b.san(chess.Move.from_uci("R@a1")) == "R@a1+"
+    b = BughouseBoard("7k/8/8/8/8/8/6PP/6RK[n] b - - 0 1")
+    assert b.san(chess.Move.from_uci("N@f2")) == "N@f2#"
+
+
+def test_no_legal_move_and_not_in_check_is_a_wait_or_a_draw_by_house_rule() -> None:
+    fen = "7k/8/8/8/8/8/5q2/7K[] w - - 0 1"
+    assert board(fen).status_of_side_to_move() is BoardStatus.STALEMATE_WAIT
+    assert BoardStatus.STALEMATE_WAIT.waiting and BoardStatus.MUST_WAIT.waiting
+    assert not BoardStatus.OK.waiting
+    drawn = board(fen, stalemate="draw").status_of_side_to_move()
+    assert drawn is BoardStatus.STALEMATE_DRAW and not drawn.waiting
+    assert board(fen).outcome() is None
+    assert board("7k/8/8/8/8/8/5q2/7K[B] w - - 0 1").status_of_side_to_move() is BoardStatus.OK
+
+
+def test_no_draw_by_material_fifty_moves_or_fivefold() -> None:
+    b = BughouseBoard("7k/8/8/8/8/8/8/K7[] w - - 150 1")
+    assert not b.has_insufficient_material(chess.WHITE)
+    assert not b.is_insufficient_material()
+    assert b.outcome() is None
+    for _ in range(5):
+        play(b, "a1a2", "h8h7", "a2a1", "h7h8")
+    assert not b.is_fivefold_repetition()
+    assert b.outcome(claim_draw=True) is None
+
+
+# -- dropped pawns ---------------------------------------------------------------
+
+
+def test_en_passant_after_a_dropped_pawns_double_step() -> None:
+    b = BughouseBoard("4k3/8/8/8/4p3/8/8/4K3[P] w - - 0 1")
+    play(b, "P@d2", "e8d8")
+    assert {"d2d3", "d2d4"} <= set(legal(b))
+    play(b, "d2d4")
+    assert b.ep_square == chess.D3
+    assert "e4d3" in legal(b)
+    play(b, "e4d3")
+    assert b.last_passed == chess.Piece(chess.PAWN, chess.WHITE)
+    assert b.piece_at(chess.D4) is None
+
+
+def test_a_pawn_dropped_beside_an_enemy_pawn_gives_no_en_passant() -> None:
+    b = BughouseBoard("4k3/8/8/8/4p3/8/8/4K3[P] w - - 0 1")
+    play(b, "P@d4")
+    assert b.ep_square is None
+    assert not any(b.is_en_passant(m) for m in b.legal_moves)
+
+
+def test_dropped_pawn_double_step_off_forbids_only_dropped_pawns() -> None:
+    b = board("4k3/8/8/8/4p3/8/6P1/4K3[P] w - - 0 1", dropped_pawn_double_step=False)
+    play(b, "P@d2", "e8d8")
+    moves = legal(b)
+    assert "d2d3" in moves and "d2d4" not in moves
+    assert "g2g4" in moves  # a pawn that was never dropped keeps its double step
+    assert not b.is_legal(chess.Move.from_uci("d2d4"))
+    with pytest.raises(MoveError, match="illegal"):
+        b.parse_move("d2d4")
+    play(b, "d2d3", "d8e8", "d3d4")  # the single steps are fine
+
+
+def test_dropped_pawn_double_step_off_for_black() -> None:
+    b = board("k7/8/8/8/8/8/8/4K3[p] b - - 0 1", dropped_pawn_double_step=False)
+    play(b, "P@e7", "e1d1")
+    assert "e7e6" in legal(b) and "e7e5" not in legal(b)
+    on = board("k7/8/8/8/8/8/8/4K3[p] b - - 0 1")
+    play(on, "P@e7", "e1d1")
+    assert "e7e5" in legal(on)
+
+
+def test_dropped_pawn_double_step_off_also_when_it_would_block_a_check() -> None:
+    # The rook checks along rank 5; d7-d5 would block, but that pawn was dropped.
+    fen = "8/8/8/k7/8/8/8/4K2R[p] b - - 0 1"
+    off = board(fen, dropped_pawn_double_step=False)
+    play(off, "P@d7", "h1h5")
+    assert off.is_check()
+    assert "d7d5" not in legal(off)
+    on = board(fen)
+    play(on, "P@d7", "h1h5")
+    assert "d7d5" in legal(on)
+
+
+def test_a_dropped_pawn_that_is_captured_and_replaced_by_a_normal_pawn_is_forgotten() -> None:
+    b = board("4k3/8/8/8/8/2n5/8/4K3[P] w - - 0 1", dropped_pawn_double_step=False)
+    play(b, "P@d2", "c3e4")
+    assert b.dropped_pawns == chess.BB_D2
+    play(b, "e1e2", "e4d2")  # the knight takes the dropped pawn
+    assert b.dropped_pawns == chess.BB_EMPTY
+
+
+# -- dropped rooks and castling ----------------------------------------------------
+
+
+def test_a_dropped_corner_rook_does_not_castle_by_default() -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/R3K3[R] w Q - 0 1")
+    play(b, "R@h1", "e8d8")
+    assert [m.uci() for m in b.legal_moves if b.is_castling(m)] == ["e1c1"]
+
+
+def test_dropped_rook_castles_on_when_the_king_never_moved() -> None:
+    b = board("4k3/8/8/8/8/8/8/R3K3[R] w Q - 0 1", dropped_rook_castles=True)
+    play(b, "R@h1", "e8d8")
+    assert sorted(m.uci() for m in b.legal_moves if b.is_castling(m)) == ["e1c1", "e1g1"]
+    assert b.fen() == "3k4/8/8/8/8/8/8/R3K2R[] w KQ - 2 2"
+    play(b, "e1g1")
+    assert b.fen() == "3k4/8/8/8/8/8/8/R4RK1[] b - - 3 2"
+
+
+def test_dropped_rook_castles_for_black_on_the_a_file() -> None:
+    b = board("4k2r/8/8/8/8/8/8/4K3[r] b k - 0 1", dropped_rook_castles=True)
+    play(b, "R@a8", "e1d1")
+    assert sorted(m.uci() for m in b.legal_moves if b.is_castling(m)) == ["e8c8", "e8g8"]
+
+
+def test_dropped_rook_castles_not_after_the_king_moved_and_came_back() -> None:
+    b = board("4k3/8/8/8/8/8/8/R3K3[R] w Q - 0 1", dropped_rook_castles=True)
+    play(b, "e1f1", "e8d8", "f1e1", "d8e8", "R@h1", "e8d8")
+    assert not any(b.is_castling(m) for m in b.legal_moves)
+
+
+@pytest.mark.parametrize("castles", [False, True])
+def test_dropped_rook_castles_after_the_original_rook_was_taken_in_place(castles: bool) -> None:
+    # The h1 rook is captured where it stands (the right is gone), the bishop that
+    # recaptured leaves, and a rook is dropped on h1; the king never moved.
+    b = board("4k2r/8/8/8/8/5B2/8/R3K2R[R] b KQ - 0 1", dropped_rook_castles=castles)
+    play(b, "h8h1", "f3h1", "e8d8", "h1f3", "d8e8")
+    assert not b.castling_rights & chess.BB_H1
+    play(b, "R@h1", "e8d8")
+    assert ("e1g1" in legal(b)) is castles
+    assert "e1c1" in legal(b)
+
+
+def test_king_moves_recorded_only_from_what_a_fen_says() -> None:
+    # No castling right in the FEN: the king counts as moved, a dropped rook never castles.
+    b = board("4k3/8/8/8/8/8/8/4K3[R] w - - 0 1", dropped_rook_castles=True)
+    play(b, "R@h1", "e8d8")
+    assert not any(b.is_castling(m) for m in b.legal_moves)
+
+
+# -- drop_check ------------------------------------------------------------------
+
+
+QUEEN_IN_HAND = "7k/8/6K1/8/8/8/8/8[Q] w - - 0 1"
+
+
+def drops(b: BughouseBoard) -> set[str]:
+    return {m.uci() for m in b.legal_moves if m.drop}
+
+
+def test_drop_check_allowed_lets_drops_check_and_mate() -> None:
+    b = BughouseBoard(QUEEN_IN_HAND)
+    assert {"Q@g7", "Q@h7", "Q@a8", "Q@a1"} <= drops(b)
+
+
+def test_drop_check_no_check_forbids_every_checking_drop() -> None:
+    b = board(QUEEN_IN_HAND, drop_check="no-check")
+    checking = {
+        m.uci()
+        for m in BughouseBoard(QUEEN_IN_HAND).legal_moves
+        if m.drop and BughouseBoard(QUEEN_IN_HAND).gives_check(m)
+    }
+    assert checking >= {"Q@g7", "Q@h7", "Q@a8", "Q@a1", "Q@g8"}
+    assert (
+        drops(b) == {m.uci() for m in BughouseBoard(QUEEN_IN_HAND).legal_moves if m.drop} - checking
+    )
+    assert not b.is_legal(chess.Move.from_uci("Q@a1"))
+    with pytest.raises(MoveError):
+        b.parse_move("Q@a1")
+    assert "Q@b1" in drops(b)
+    assert b.is_legal(chess.Move.from_uci("Q@b1"))
+
+
+def test_drop_check_no_mate_forbids_only_mating_drops() -> None:
+    b = board(QUEEN_IN_HAND, drop_check="no-mate")
+    got = drops(b)
+    assert "Q@g7" not in got and "Q@h7" not in got  # contact mates
+    assert {"Q@a8", "Q@f8", "Q@g8", "Q@a1"} <= got  # checks a drop could block, or escapable
+    assert len(got) == len(drops(BughouseBoard(QUEEN_IN_HAND))) - 2
+
+
+def test_drop_check_no_mate_judges_mate_by_the_mate_rule_in_force() -> None:
+    # Without wait_for_block a blockable back-rank check with an empty pocket is mate.
+    b = board(QUEEN_IN_HAND, drop_check="no-mate", wait_for_block=False)
+    got = drops(b)
+    assert "Q@a8" not in got and "Q@f8" not in got
+    assert "Q@g8" in got and "Q@a1" in got
+
+
+def test_drop_check_applies_to_drops_only() -> None:
+    # A board move that gives check stays legal under no-check.
+    b = board("7k/8/8/8/8/8/8/R6K[Q] w - - 0 1", drop_check="no-check")
+    assert "a1a8" in legal(b)
+
+
+# -- repetition ------------------------------------------------------------------
+
+
+def test_repetition_counts_position_and_pockets_only_under_threefold() -> None:
+    fen = "4k3/8/8/8/8/8/8/4K1N1[] w - - 0 1"
+    shuffle = ("g1f3", "e8d8", "f3g1", "d8e8")
+    b = board(fen, repetition="threefold")
+    play(b, *shuffle)
+    assert not b.is_repetition(3)
+    assert b.is_repetition(2)
+    play(b, *shuffle)
+    assert b.is_repetition(3)
+    off = board(fen)
+    play(off, *shuffle, *shuffle)
+    assert not off.is_repetition(3)
+
+
+def test_repetition_starts_counting_at_the_starting_position() -> None:
+    b = board(STARTING_FEN, repetition="threefold")
+    play(b, "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8")
+    assert b.is_repetition(3)
+
+
+def test_a_pocket_change_breaks_a_repetition() -> None:
+    fen = "4k3/8/8/8/8/8/8/4K1N1[] w - - 0 1"
+    b = board(fen, repetition="threefold")
+    play(b, "g1f3", "e8d8", "f3g1", "d8e8")
+    b.receive(chess.Piece(chess.PAWN, chess.BLACK))
+    play(b, "g1f3", "e8d8", "f3g1", "d8e8")
+    assert not b.is_repetition(2)
+
+
+def test_internal_push_pop_does_not_count_as_a_repetition() -> None:
+    b = board("4k3/8/8/8/8/8/8/4K1N1[] w - - 0 1", repetition="threefold")
+    for move in list(b.legal_moves):
+        b.san(move)
+        b.gives_check(move)
+    assert not b.is_repetition(2)
+
+
+# -- parse_move ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "uci"),
+    [
+        ("g1f3", "g1f3"),
+        ("Nf3", "g1f3"),
+        ("e4", "e2e4"),
+        ("  e2e4 ", "e2e4"),
+    ],
+)
+def test_parse_move_reads_uci_and_san(text: str, uci: str) -> None:
+    assert BughouseBoard(STARTING_FEN).parse_move(text).uci() == uci
+
+
+@pytest.mark.parametrize("text", ["N@e4", "n@e4", "N@E4", "N@e4+"])
+def test_parse_move_reads_drops_in_any_case(text: str) -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[NP] w - - 0 1")
+    assert b.parse_move(text) == chess.Move(chess.E4, chess.E4, drop=chess.KNIGHT)
+
+
+@pytest.mark.parametrize("text", ["@e4", "P@e4", "p@e4"])
+def test_parse_move_reads_pawn_drops(text: str) -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[NP] w - - 0 1")
+    assert b.parse_move(text).uci() == "P@e4"
+
+
+def test_parse_move_reads_castling_and_promotion() -> None:
+    b = BughouseBoard("r3k3/1P6/8/8/8/8/8/R3K2R[] w KQq - 0 1")
+    assert b.parse_move("O-O").uci() == "e1g1"
+    assert b.parse_move("b7a8q").uci() == "b7a8q"
+    assert b.parse_move("bxa8=N").uci() == "b7a8n"
+
+
+@pytest.mark.parametrize(
+    ("fen", "text", "message"),
+    [
+        (STARTING_FEN, "", "empty move"),
+        (STARTING_FEN, "   ", "empty move"),
+        (STARTING_FEN, "e2e5", "illegal move"),
+        (STARTING_FEN, "Nf6", "illegal move"),
+        (STARTING_FEN, "hello", "not a move"),
+        (STARTING_FEN, "0000", "null move"),
+        (STARTING_FEN, "N@e4", "no knight in the pocket"),
+        ("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", "P@e8", "illegal move"),
+        ("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", "K@e4", "no king in the pocket"),
+        ("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", "X@e4", "not a move"),
+        ("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", "P@e4@", "not a move"),
+        ("k7/4P3/8/8/8/8/8/4K3[] w - - 0 1", "e7e8", "needs a piece letter"),
+        ("4k3/8/8/8/8/8/8/2N1K1N1[] w - - 0 1", "Ne2", "ambiguous"),
+    ],
+)
+def test_parse_move_errors_say_what_is_wrong(fen: str, text: str, message: str) -> None:
+    with pytest.raises(MoveError, match=message):
+        BughouseBoard(fen).parse_move(text)
+
+
+# -- copies ----------------------------------------------------------------------
+
+
+def test_copy_and_root_keep_rules_and_tracked_state() -> None:
+    rules = HouseRules(dropped_pawn_double_step=False, repetition="threefold")
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K1N1[P] w - - 0 1", rules=rules)
+    play(b, "P@d2", "e8d8", "g1f3", "d8e8", "f3g1", "e8d8", "g1f3", "d8e8", "f3g1")
+    copied = b.copy()
+    assert copied.rules is rules
+    assert copied.dropped_pawns == chess.BB_D2
+    assert copied.is_repetition(2) == b.is_repetition(2)
+    assert "d2d4" not in legal(copied)
+    assert copied.pop() == b.move_stack[-1]
+    root = b.root()
+    assert root.rules is rules
+    assert root.fen() == "4k3/8/8/8/8/8/8/4K1N1[P] w - - 0 1"
+    assert root.dropped_pawns == chess.BB_EMPTY
+    mirrored = b.mirror()
+    assert mirrored.dropped_pawns == chess.BB_D7
+    assert mirrored.rules is rules
+
+
+def test_pop_restores_the_tracked_state() -> None:
+    b = board("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", dropped_pawn_double_step=False)
+    play(b, "P@d2")
+    assert b.dropped_pawns == chess.BB_D2
+    b.pop()
+    assert b.dropped_pawns == chess.BB_EMPTY
+    assert b.fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
