@@ -125,8 +125,14 @@ class PlayerInfo:
 
 @attrs.frozen(kw_only=True)
 class MatchEnded:
-    """The match is over (``outcome.aborted`` after a cancellation)."""
+    """The match is over (``outcome.aborted`` after a cancellation).
 
+    Sent even when the match never started (a player failed to start), so
+    ``game`` may have no moves.
+    """
+
+    game: BughouseGame
+    names: Mapping[Seat, str]
     outcome: Outcome
     clocks: Clocks
     now: float
@@ -325,6 +331,8 @@ class _Table:
     # -- the loop ----------------------------------------------------------------
 
     async def play(self, receive: trio.MemoryReceiveChannel[Action]) -> None:
+        # Engines may have told their own names during the handshake.
+        self.record.names = {seat: player.name for seat, player in self.seats.items()}
         info = MatchInfo(
             game_id=self.record.game_id,
             names=self.record.names,
@@ -480,7 +488,15 @@ class _Table:
         self.record.clocks = self.clocks
         self.record.ended = now
         self.tokens.clear()
-        self.emit(MatchEnded(outcome=outcome, clocks=self.clocks, now=now))
+        self.emit(
+            MatchEnded(
+                game=self.game,
+                names=self.record.names,
+                outcome=outcome,
+                clocks=self.clocks,
+                now=now,
+            )
+        )
         with trio.move_on_after(timeout):
             async with trio.open_nursery() as closers:
                 for player in self.players:

@@ -1,0 +1,494 @@
+"""``bughouse match``: four engines, two boards, a live display, a BPGN file.
+
+With no options it plays one match between the project's own searching
+engines at 60+0, shows the table live on a terminal (redrawn four times a
+second; one line per move when the output is not a terminal) and writes the
+game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
+folder. ``--games N`` plays N matches with the seats rotated between games
+(partners stay partners) and ends with a summary table. Ctrl+C stops the
+match, writes it with result ``*`` and exits with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import signal
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import attrs
+import trio
+
+from ..arbiter import (
+    MatchEnded,
+    MatchEvent,
+    MatchRecord,
+    MatchStarted,
+    MovePlayed,
+    MoveRefused,
+    PartnerTold,
+    PlayerInfo,
+    run_match,
+)
+from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
+from ..clock import Clocks
+from ..config import (
+    BUILTIN_ENGINES,
+    DEFAULT_ENGINE,
+    EngineSpec,
+    TimeControl,
+    rotate,
+    rotated_seat,
+    seat_engines,
+)
+from ..errors import ConfigError
+from ..game import BughouseGame
+from ..model import SEATS, Result, Seat, Team
+from ..players.factory import check_command, create_player
+from ..render import RenderOptions, move_line, render_table
+from ..rules import HouseRules, apply_rules, parse_rule
+
+DEFAULT_TC = "60+0"
+#: Live display refreshes per second (at least one, as promised).
+REFRESH_HZ = 4
+EXIT_INTERRUPTED = 130
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "match",
+        help="play engines against each other, live, and write BPGN",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="SEAT=SPEC",
+        help="who plays a seat (A-white, A-black, B-white, B-black or WA, BA, WB, BB): "
+        f"a built-in engine ({', '.join(n for n in BUILTIN_ENGINES if '-' not in n)}), "
+        "or a command line, optionally prefixed uci: or xboard: (repeatable; "
+        f"default {DEFAULT_ENGINE})",
+    )
+    parser.add_argument(
+        "--tc", metavar="BASE+INC", help=f"time control in seconds (default {DEFAULT_TC})"
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a house rule, e.g. stalemate=draw or profile=club (repeatable)",
+    )
+    parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
+    parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
+    parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="write each engine's protocol log next to the BPGN file",
+    )
+    parser.add_argument("--ascii", action="store_true", help="letters instead of chess glyphs")
+    parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    parser.set_defaults(run=run)
+
+
+@attrs.frozen(kw_only=True)
+class MatchPlan:
+    """Everything ``bughouse match`` was asked to do, checked."""
+
+    engines: Mapping[Seat, EngineSpec]
+    rules: HouseRules
+    games: int = 1
+    out: Path
+    seed: int | None = None
+    debug: bool = False
+
+
+def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> MatchPlan:
+    """Reads and checks the options; raises ConfigError (or RuleError) on bad input."""
+    rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
+    rule_names = {parse_rule(text)[0] for text in args.rule}
+    if args.tc is not None or not rule_names & {"time", "increment", "profile"}:
+        tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
+        rules = apply_rules(rules, [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")])
+    games = _positive_int(args.games, "--games")
+    seed = _int(args.seed, "--seed") if args.seed is not None else None
+    engines = seat_engines(args.engine)
+    for spec in engines.values():
+        check_command(spec)
+    out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
+    if out.is_dir():
+        raise ConfigError(f"--out {str(out)!r} is a folder, not a file")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise ConfigError(f"--out {str(out)!r}: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise ConfigError(f"--out {str(out)!r} cannot be written")
+    return MatchPlan(
+        engines=engines, rules=rules, games=games, out=out, seed=seed, debug=args.debug
+    )
+
+
+def _int(text: str, option: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"{option} takes a whole number, not {text!r}") from None
+
+
+def _positive_int(text: str, option: str) -> int:
+    value = _int(text, option)
+    if value < 1:
+        raise ConfigError(f"{option} must be at least 1, not {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args, today=datetime.datetime.now())
+    out = sys.stdout
+    live = out.isatty() and os.environ.get("TERM", "") != "dumb"
+    unicode = not args.ascii and (out.encoding or "").lower().replace("-", "") == "utf8"
+    color = live and not args.no_color and "NO_COLOR" not in os.environ
+    display = Display(out, live=live, options=RenderOptions(unicode=unicode, color=color))
+    return trio.run(play_matches, plan, display)
+
+
+# -- playing -------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class GameSummary:
+    number: int
+    names: Mapping[Seat, str]
+    result: Result
+    reason: str
+    plies: int
+    seconds: float
+    side_one_team: Team  # the team the game-1 A-White + B-Black side played as
+
+
+async def play_matches(plan: MatchPlan, display: Display) -> int:
+    """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C)."""
+    summaries: list[GameSummary] = []
+    interrupted = False
+    with trio.open_signal_receiver(signal.SIGINT) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def stop_on_ctrl_c() -> None:
+                nonlocal interrupted
+                async for _ in signals:
+                    interrupted = True
+                    matches.cancel()
+                    return
+
+            matches = trio.CancelScope()
+            nursery.start_soon(stop_on_ctrl_c)
+            with matches:
+                for index in range(plan.games):
+                    summary = await play_one(plan, index, display)
+                    summaries.append(summary)
+                    if plan.games > 1:
+                        display.line(progress_line(summary, summaries, plan.games))
+            nursery.cancel_scope.cancel()
+    display.close()
+    if interrupted:
+        display.line(f"interrupted: the game so far is in {plan.out} with result *")
+        return EXIT_INTERRUPTED
+    if plan.games > 1:
+        display.line(summary_table(summaries))
+    display.line(f"written to {plan.out}")
+    return 0
+
+
+async def play_one(plan: MatchPlan, index: int, display: Display) -> GameSummary:
+    seating = rotate(plan.engines, index)
+    logs = DebugLogs(plan.out, index + 1) if plan.debug else None
+    players = []
+    for seat in SEATS:
+        spec = seating[seat]
+        if plan.seed is not None and spec.name in BUILTIN_ENGINES:
+            spec = spec.with_options(Seed=str(plan.seed + 4 * index + SEATS.index(seat)))
+        players.append(create_player(seat, spec, log=logs.for_seat(seat) if logs else None))
+    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
+    display.begin(index + 1, plan.games, plan.out)
+    live_task: trio.CancelScope | None = None
+
+    def observe(event: MatchEvent) -> None:
+        writer.observe(event)
+        display.observe(event)
+
+    record: MatchRecord | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            if display.live:
+                live_task = trio.CancelScope()
+                nursery.start_soon(display.refresh, live_task)
+            try:
+                record = await run_match(
+                    players,
+                    plan.rules,
+                    game_id=str(index + 1),
+                    observer=observe,
+                )
+            finally:
+                if live_task is not None:
+                    live_task.cancel()
+    finally:
+        display.end_live()
+        if logs is not None:
+            logs.close()
+    assert record is not None
+    outcome = record.outcome
+    started, ended = record.started, record.ended
+    return GameSummary(
+        number=index + 1,
+        names=dict(record.names),
+        result=outcome.result,
+        reason=outcome.reason,
+        plies=record.game.plies,
+        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+    )
+
+
+# -- the BPGN file -----------------------------------------------------------------
+
+
+class GameWriter:
+    """Writes one game to the BPGN file as it is played (observer of the arbiter)."""
+
+    def __init__(self, path: Path, *, game_number: int, games: int) -> None:
+        self.file = BpgnFile(path)
+        self.round = str(game_number) if games > 1 else "-"
+        self.recorder: BpgnRecorder | None = None
+        self.pending_info: dict[Seat, EngineInfo] = {}
+
+    def observe(self, event: MatchEvent) -> None:
+        if isinstance(event, MatchStarted):
+            self._open(event.game, event.names)
+        elif isinstance(event, PlayerInfo):
+            info = parse_info(event.text)
+            if info is not None:
+                self.pending_info[event.seat] = info
+        elif isinstance(event, MovePlayed | PartnerTold) and self.recorder is not None:
+            infos: dict[int, EngineInfo] = {}
+            if isinstance(event, MovePlayed) and event.played.seat in self.pending_info:
+                infos[event.played.ply] = self.pending_info.pop(event.played.seat)
+            self.file.append(self.recorder.update(infos))
+        elif isinstance(event, MatchEnded):
+            if self.recorder is None:
+                self._open(event.game, event.names)
+            assert self.recorder is not None
+            self.file.finalize(self.recorder.final_text())
+
+    def _open(self, game: BughouseGame, names: Mapping[Seat, str]) -> None:
+        now = datetime.datetime.now(datetime.UTC)
+        header = GameHeader(
+            players=dict(names),
+            date=f"{now:%Y.%m.%d}",
+            time=f"{now:%H:%M:%S}",
+            round=self.round,
+        )
+        self.recorder = BpgnRecorder(game, header)
+        self.file.start(self.recorder.header_text())
+
+
+def parse_info(text: str) -> EngineInfo | None:
+    """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens."""
+    words = text.split()
+    depth = cp = mate = None
+    for i, word in enumerate(words[:-1]):
+        try:
+            if word == "depth":
+                depth = int(words[i + 1])
+            elif word == "cp" and i and words[i - 1] == "score":
+                cp = int(words[i + 1])
+            elif word == "mate" and i and words[i - 1] == "score":
+                mate = int(words[i + 1])
+        except ValueError:
+            continue
+    if depth is None and cp is None and mate is None:
+        return None
+    return EngineInfo(score_cp=cp, mate=mate, depth=depth)
+
+
+class DebugLogs:
+    """One protocol log per seat: ``<out>.g<N>.<seat>.log`` with trio-time stamps."""
+
+    def __init__(self, out: Path, game_number: int) -> None:
+        self.files: dict[Seat, TextIO] = {}
+        self.out = out
+        self.game_number = game_number
+
+    def for_seat(self, seat: Seat) -> Any:
+        path = self.out.with_name(f"{self.out.stem}.g{self.game_number}.{seat.slug}.log")
+        handle = path.open("w", encoding="utf-8")
+        self.files[seat] = handle
+
+        def log(line: str) -> None:
+            handle.write(f"{trio.current_time():.4f} {line.rstrip()}\n")
+            handle.flush()
+
+        return log
+
+    def close(self) -> None:
+        for handle in self.files.values():
+            handle.close()
+
+
+# -- what the person sees -------------------------------------------------------
+
+
+class Display:
+    """The live table on a terminal, or one line per move elsewhere."""
+
+    def __init__(self, out: TextIO, *, live: bool, options: RenderOptions) -> None:
+        self.out = out
+        self.live = live
+        self.options = options
+        self.game: BughouseGame | None = None
+        self.names: Mapping[Seat, str] = {}
+        self.clocks: Clocks | None = None
+        self.footer = ""
+        self.message = ""
+        self.cursor_hidden = False
+        self.ended_at = 0.0
+
+    def begin(self, number: int, games: int, path: Path) -> None:
+        self.game = None
+        self.clocks = None
+        which = f"game {number}/{games}" if games > 1 else "match"
+        self.footer = f"{which} · writing {path} · Ctrl+C stops"
+        if not self.live:
+            self.line(f"{which}: starting engines")
+
+    def observe(self, event: MatchEvent) -> None:
+        if isinstance(event, MatchStarted):
+            self.game, self.names, self.clocks = event.game, event.names, event.clocks
+            if not self.live:
+                seats = ", ".join(f"{seat} {event.names[seat]}" for seat in SEATS)
+                rules = event.game.rules
+                self.line(f"start: {seats}; time {rules.time:g}+{rules.increment:g}")
+        elif isinstance(event, MovePlayed):
+            self.clocks = event.clocks
+            if not self.live and self.game is not None:
+                names = self.names
+                self.line(move_line(self.game, event.played, names=names, used=event.used))
+        elif isinstance(event, PartnerTold):
+            text = f"{event.message.seat} to partner: {event.message.text}"
+            self.message = text
+            if not self.live:
+                self.line(f"  {text}")
+        elif isinstance(event, MoveRefused):
+            self.message = f"{event.seat}: move {event.text!r} refused ({event.reason})"
+            if not self.live:
+                self.line(f"  {self.message}")
+        elif isinstance(event, MatchEnded):
+            self.game, self.names, self.clocks = event.game, event.names, event.clocks
+            self.ended_at = event.now
+            if not self.live:
+                self.line(f"result: {event.outcome}")
+
+    async def refresh(self, scope: trio.CancelScope) -> None:
+        """Redraws the table ``REFRESH_HZ`` times a second until ``scope`` is cancelled."""
+        with scope:
+            self.out.write("\x1b[?25l\x1b[H\x1b[2J")
+            self.cursor_hidden = True
+            while True:
+                self.draw(trio.current_time())
+                await trio.sleep(1 / REFRESH_HZ)
+
+    def draw(self, now: float, *, final: bool = False) -> None:
+        if self.game is None or self.clocks is None:
+            text = "starting engines..."
+        else:
+            text = render_table(
+                self.game,
+                self.clocks.snapshot(now),
+                names=self.names,
+                running=self.clocks.running.keys(),
+                options=self.options,
+                footer=self.message,
+            )
+        lines = [*text.split("\n"), "", self.footer]
+        if final:
+            self.out.write("\x1b[H" + "\n".join(f"{ln}\x1b[K" for ln in lines[:-1]) + "\x1b[J\n")
+        else:
+            self.out.write("\x1b[H" + "\n".join(f"{ln}\x1b[K" for ln in lines) + "\x1b[J")
+        self.out.flush()
+
+    def end_live(self) -> None:
+        """Draws the final table once more, leaving the cursor below it."""
+        if self.live:
+            self.draw(self.ended_at, final=True)
+
+    def line(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.cursor_hidden:
+            self.out.write("\x1b[?25h")
+            self.out.flush()
+            self.cursor_hidden = False
+
+
+# -- reports -------------------------------------------------------------------
+
+
+def _side_points(summary: GameSummary) -> tuple[float, float]:
+    winner = summary.result.winner
+    if summary.result is Result.UNFINISHED:
+        return 0.0, 0.0
+    if winner is None:
+        return 0.5, 0.5
+    return (1.0, 0.0) if winner is summary.side_one_team else (0.0, 1.0)
+
+
+def _sides(summary: GameSummary) -> tuple[str, str]:
+    one = summary.side_one_team
+
+    def side(team: Team) -> str:
+        return "+".join(summary.names.get(s, "?") for s in team.seats)
+
+    return side(one), side(one.other)
+
+
+def progress_line(summary: GameSummary, done: list[GameSummary], games: int) -> str:
+    one = sum(_side_points(s)[0] for s in done)
+    two = sum(_side_points(s)[1] for s in done)
+    side_one, side_two = _sides(done[0])
+    return (
+        f"game {summary.number}/{games}: {summary.result.value} {summary.reason} "
+        f"({summary.plies} plies, {summary.seconds:.1f} s) · score {side_one} {one:g} - "
+        f"{two:g} {side_two}"
+    )
+
+
+def summary_table(summaries: list[GameSummary]) -> str:
+    """One row per game (seats, result, plies, reason), then the score of the two sides."""
+    header = f"{'game':>4}  " + "".join(f"{s!s:<11}" for s in SEATS) + "result   plies  reason"
+    rows = [header]
+    for s in summaries:
+        names = "".join(_cut(s.names[seat], 10).ljust(11) for seat in SEATS)
+        reason = _cut(s.reason, 80 - len(header) + len("reason"))
+        rows.append(f"{s.number:>4}  {names}{s.result.value:<8} {s.plies:>5}  {reason}")
+    one = sum(_side_points(s)[0] for s in summaries)
+    two = sum(_side_points(s)[1] for s in summaries)
+    side_one, side_two = _sides(summaries[0])
+    rows.append(
+        f"score: {side_one} {one:g} - {two:g} {side_two} "
+        "(sides as seated in game 1: A-White+B-Black against A-Black+B-White)"
+    )
+    return "\n".join(rows)
+
+
+def _cut(text: str, width: int) -> str:
+    width = max(width, 4)
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,102 @@
+"""From an ``EngineSpec`` to a ``Player``: the one place that picks the class.
+
+``create_player(seat, spec)`` returns a player that is not started yet
+(``run_match`` starts it). ``native`` specs speak our protocol
+(``protocol.md``) through ``NativeEnginePlayer``; ``uci`` and ``xboard``
+specs go through the adapters (``UciPlayer``, ``XboardPlayer``).
+``check_command`` tells early, as a usage error, when a command cannot run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ..config import EngineSpec
+from ..errors import ConfigError
+from ..model import Seat
+from .base import Player
+
+#: A per-engine protocol log: called with each line (already marked with its
+#: direction by the player).
+Log = Callable[[str], None]
+
+
+def create_player(
+    seat: Seat,
+    spec: EngineSpec,
+    *,
+    log: Log | None = None,
+    handshake_timeout: float = 10.0,
+) -> Player:
+    """A new, unstarted player for ``seat`` running ``spec``.
+
+    Raises:
+        ConfigError: the spec names a protocol no player speaks.
+    """
+    if spec.protocol == "native":
+        from .native import NativeEnginePlayer
+
+        return NativeEnginePlayer(
+            seat,
+            spec.command,
+            name=spec.name,
+            cwd=spec.cwd,
+            options=spec.options,
+            init=spec.init,
+            handshake_timeout=handshake_timeout,
+            log=log,
+        )
+    if spec.protocol == "uci":
+        from .uci import UciPlayer
+
+        return UciPlayer(
+            seat,
+            spec.command,
+            name=spec.name,
+            cwd=spec.cwd,
+            options=spec.options,
+            init=spec.init,
+            handshake_timeout=handshake_timeout,
+            log=log,
+        )
+    if spec.protocol == "xboard":
+        from .xboard import XboardPlayer
+
+        return XboardPlayer(
+            seat,
+            spec.command,
+            name=spec.name,
+            cwd=spec.cwd,
+            options=spec.options,
+            init=spec.init,
+            handshake_timeout=handshake_timeout,
+            log=log,
+        )
+    raise ConfigError(f"engine {spec.name!r}: unknown protocol {spec.protocol!r}")
+
+
+def check_command(spec: EngineSpec) -> None:
+    """Raises ConfigError unless ``spec``'s program exists and may be run.
+
+    A bare name is looked up on PATH; a name with a slash is taken relative to
+    ``spec.cwd`` (or the current folder).
+    """
+    program = spec.command[0]
+    if program == sys.executable and len(spec.command) > 1 and spec.command[1].endswith(".py"):
+        script = Path(spec.cwd or ".") / spec.command[1]
+        if not script.is_file():
+            raise ConfigError(f"engine {spec.name!r}: no such script {spec.command[1]!r}")
+        return
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = Path(spec.cwd or ".") / program
+        if not path.is_file():
+            raise ConfigError(f"engine {spec.name!r}: no such program {program!r}")
+        if not os.access(path, os.X_OK):
+            raise ConfigError(f"engine {spec.name!r}: {program!r} is not executable")
+        return
+    if shutil.which(program) is None:
+        raise ConfigError(f"engine {spec.name!r}: command {program!r} not found on PATH")
