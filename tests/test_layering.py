@@ -17,6 +17,8 @@ CORE = [
     "clock",
     "bpgn/notation",
     "bpgn/write",
+    "bpgn/read",
+    "replay",
     "protocol/__init__",
     "protocol/messages",
     "protocol/grammar",

@@ -1,0 +1,650 @@
+"""Replaying a BPGN game with the rules code, and judging it again.
+
+``replay_game(game)`` plays a ``BpgnGame``'s moves in file order on a
+``BughouseGame``, applies how the file says the game ended when that is
+something the boards cannot show (a resignation, a flag, a disconnection),
+and compares the result the file records with the result the rules give.
+Quirks of real files are handled and reported, never hidden:
+
+- a move logged twice (same number, letter, move and clock) is skipped;
+- a drop written just before the capture on the other board that supplied
+  the piece is played right after that capture;
+- anything else that cannot be played stops the replay there: the report
+  names the move, its line and column, and why.
+
+``[Result]`` is read under both conventions found in real files: the
+standard's (team of White on board A) and FICS/bughousedb's (White of the
+board where the game ended); the report says which one the file follows.
+
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import attrs
+import chess
+
+from .board import STARTING_FEN, BughouseBoard
+from .bpgn.read import BpgnGame, BpgnMessage, BpgnMove
+from .errors import ArbiterError, MoveError
+from .game import BughouseGame, PlayedMove
+from .model import BoardId, Outcome, Result, Seat, Team, Termination
+from .rules import HouseRules
+
+#: Rules for files that do not say theirs (every dialect but ours): mate is
+#: mate even if a piece could arrive later (FICS), no ply cap.
+FOREIGN_RULES = HouseRules(profile="foreign", wait_for_block=True, max_plies=0)
+
+_LOOKAHEAD = 8  # moves of the other board searched for a capture that supplies a drop
+
+
+@attrs.frozen(kw_only=True)
+class Note:
+    """Something about one move of the file: where it is and what was done."""
+
+    message: str
+    move: BpgnMove | None = None
+
+    def located(self) -> str:
+        if self.move is None:
+            return self.message
+        m = self.move
+        return f"{m.label} (line {m.line}, column {m.column}): {self.message}"
+
+
+@attrs.frozen(kw_only=True)
+class Claim:
+    """How the file says the game ended (tags or closing comment)."""
+
+    text: str
+    termination: Termination | None = None
+    seat: Seat | None = None
+    board: BoardId | None = None
+    draw: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Frame:
+    """The table after ``ply`` moves of the replay (0 = the start)."""
+
+    ply: int
+    fens: Mapping[BoardId, str]
+    pockets: Mapping[Seat, str]
+    clocks: Mapping[Seat, float | None]
+    at: float | None
+    move: BpgnMove | None
+    messages: tuple[BpgnMessage, ...]
+    to_move: Mapping[BoardId, Seat]
+
+
+@attrs.frozen(kw_only=True)
+class ReplayReport:
+    """What ``replay_game`` found. ``ok`` is True when every move was played
+    and the recorded result agrees with the re-judged one (either convention)."""
+
+    game: BpgnGame
+    rules: HouseRules
+    replayed: int
+    total: int
+    illegal: Note | None
+    notes: tuple[Note, ...]
+    claim: Claim | None
+    outcome: Outcome | None
+    recorded: str | None
+    rejudged: str
+    convention: str | None
+    verdict: str
+    ok: bool
+    played: tuple[PlayedMove, ...] = ()
+    frames: tuple[Frame, ...] = ()
+
+
+def rules_of(game: BpgnGame, override: HouseRules | None = None) -> tuple[HouseRules, list[Note]]:
+    """The rules a game was played under: ``override``, else its ``[Rules]`` tag,
+    else ``FOREIGN_RULES`` with the time control of ``[TimeControl]``."""
+    notes: list[Note] = []
+    if override is not None:
+        return override, notes
+    text = game.tag("Rules")
+    if text:
+        try:
+            pairs = [tuple(item.split("=", 1)) for item in text.split()]
+            return HouseRules.from_pairs((p[0], p[1]) for p in pairs if len(p) == 2), notes
+        except ArbiterError as exc:
+            notes.append(Note(message=f"[Rules] cannot be read ({exc}); foreign rules used"))
+    rules = FOREIGN_RULES
+    control = re.fullmatch(
+        r"\s*(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?\s*", game.tag("TimeControl") or ""
+    )
+    if control and float(control.group(1)) > 0:
+        rules = attrs.evolve(
+            rules, time=float(control.group(1)), increment=float(control.group(2) or 0)
+        )
+    return rules, notes
+
+
+def start_fens(game: BpgnGame) -> tuple[str, str]:
+    """Both start positions from ``[FEN "A | B"]`` (BFEN ``/holdings``, ``[holdings]``
+    or plain FEN), or the standard start."""
+    text = game.tag("FEN")
+    if not text:
+        return STARTING_FEN, STARTING_FEN
+    halves = text.split("|")
+    if len(halves) != 2:
+        raise ValueError(f"[FEN] should hold two positions separated by '|', got {text!r}")
+    return _one_fen(halves[0]), _one_fen(halves[1])
+
+
+def _one_fen(text: str) -> str:
+    fields = text.split()
+    if not fields:
+        raise ValueError("empty FEN")
+    placement = fields[0]
+    ranks = placement.split("/")
+    if "[" not in placement and len(ranks) == 9:
+        placement = "/".join(ranks[:8]) + f"[{ranks[8]}]"
+    fields[0] = placement
+    fen = " ".join(fields)
+    return BughouseBoard(fen).fen()
+
+
+class _Replayer:
+    def __init__(
+        self, source: BpgnGame, rules: HouseRules, *, frames: bool, notes: list[Note]
+    ) -> None:
+        self.source = source
+        self.rules = rules
+        self.want_frames = frames
+        self.notes = notes
+        self.frames: list[Frame] = []
+        self.illegal: Note | None = None
+        self.replayed = 0
+        fen_a, fen_b = start_fens(source)
+        self.game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)
+        self.clocks: dict[Seat, float | None] = dict.fromkeys(Seat, rules.time)
+        self.moved_at: dict[BoardId, float] = {BoardId.A: 0.0, BoardId.B: 0.0}
+        self.last_on_board: dict[BoardId, BpgnMove] = {}
+        self.ends_done = 0
+        self.after_end = 0
+        self.seen: dict[BoardId, dict[str, int]] = {BoardId.A: {}, BoardId.B: {}}
+        for board_id in BoardId:
+            self.count_position(board_id)
+
+    def run(self) -> None:
+        moves = list(self.source.moves)
+        self.snapshot(None)
+        queue = list(range(len(moves)))
+        while queue:
+            index = queue.pop(0)
+            move = moves[index]
+            self.apply_board_ends(index)
+            if self.game.outcome is not None:
+                left = len(queue) + 1
+                self.notes.append(
+                    Note(
+                        move=move,
+                        message=f"the rules ended the match before this move "
+                        f"({self.game.outcome.reason}): it and {left - 1} later move(s) "
+                        "not played",
+                    )
+                )
+                self.after_end = left
+                return
+            if not self.game.is_live(move.board):
+                self.illegal = Note(move=move, message=f"board {move.board.value} is over")
+                return
+            seat = move.seat
+            if self.game.to_move(move.board) is not seat:
+                previous = self.last_on_board.get(move.board)
+                if previous is not None and _same(previous, move):
+                    self.notes.append(
+                        Note(
+                            move=move,
+                            message=f"the same move as line {previous.line}, column "
+                            f"{previous.column}: skipped",
+                        )
+                    )
+                    continue
+                self.illegal = Note(
+                    move=move,
+                    message=f"{self.game.to_move(move.board)} is to move on board "
+                    f"{move.board.value}, not {seat} (a move missing before it?)",
+                )
+                return
+            try:
+                parsed = self.game.parse_move(seat, move.san)
+            except MoveError as exc:
+                supplied = self.supply_drop(moves, queue, index, move)
+                if supplied is None:
+                    self.illegal = Note(move=move, message=str(exc))
+                    return
+                queue = supplied
+                continue
+            self.play(move, parsed)
+        self.apply_board_ends(len(moves))
+
+    def play(self, move: BpgnMove, parsed: chess.Move) -> None:
+        self.game.push(move.seat, parsed, at=move.at, clock=move.clock)
+        self.replayed += 1
+        if move.clock is not None:
+            self.clocks[move.seat] = move.clock
+        if move.at is not None:
+            self.moved_at[move.board] = move.at
+        self.last_on_board[move.board] = move
+        self.count_position(move.board)
+        self.snapshot(move)
+
+    def count_position(self, board_id: BoardId) -> None:
+        key = " ".join(self.game.fen(board_id).split()[:4])
+        seen = self.seen[board_id]
+        seen[key] = seen.get(key, 0) + 1
+
+    def repeated(self) -> BoardId | None:
+        """A board whose current position has occurred three times, if any."""
+        for board_id in BoardId:
+            key = " ".join(self.game.fen(board_id).split()[:4])
+            if self.seen[board_id].get(key, 0) >= 3:
+                return board_id
+        return None
+
+    def supply_drop(
+        self, moves: Sequence[BpgnMove], queue: list[int], index: int, move: BpgnMove
+    ) -> list[int] | None:
+        """A new queue that plays the capture supplying ``move``'s drop first, or None."""
+        board = self.game.boards[move.board]
+        drop = _drop_piece(move.san)
+        if drop is None or board.pockets[move.seat.color].count(drop):
+            return None
+        other = self.game.boards[move.board.other].copy()
+        if not self.game.is_live(move.board.other):
+            return None
+        earlier: list[int] = []
+        for later in queue[:_LOOKAHEAD]:
+            candidate = moves[later]
+            if candidate.board is move.board:
+                continue
+            if Seat.of(candidate.board, other.turn) is not candidate.seat:
+                return None
+            try:
+                other.push(other.parse_move(candidate.san))
+            except MoveError:
+                return None
+            earlier.append(later)
+            passed = other.last_passed
+            if passed is not None and passed.color == move.seat.color and passed.piece_type == drop:
+                supplier = moves[later]
+                self.notes.append(
+                    Note(
+                        move=move,
+                        message=f"dropped before the capture that supplied it "
+                        f"({supplier.label}, line {supplier.line}): played after it",
+                    )
+                )
+                rest = [i for i in queue if i not in earlier]
+                return [*earlier, index, *rest]
+        return None
+
+    def apply_board_ends(self, upto: int) -> None:
+        ends = self.source.board_ends
+        while self.ends_done < len(ends) and ends[self.ends_done].after <= upto:
+            end = ends[self.ends_done]
+            self.ends_done += 1
+            if end.board in self.game.board_results or self.game.outcome is not None:
+                continue
+            try:
+                termination = Termination(end.termination)
+            except ValueError:
+                self.notes.append(Note(message=f"unknown board end {end.termination!r}"))
+                continue
+            claim = Claim(text=end.reason, termination=termination, seat=end.seat, board=end.board)
+            apply_claim(self.game, claim, draw=end.result == Result.DRAW.value)
+
+    def snapshot(self, move: BpgnMove | None) -> None:
+        if not self.want_frames:
+            return
+        game = self.game
+        now = move.at if move is not None else 0.0
+        clocks = dict(self.clocks)
+        if now is not None:
+            for board_id in BoardId:
+                seat = game.to_move(board_id)
+                left = clocks[seat]
+                if game.is_live(board_id) and left is not None:
+                    clocks[seat] = left - max(0.0, now - self.moved_at[board_id])
+        plies = move.index + 1 if move is not None else 0
+        self.frames.append(
+            Frame(
+                ply=len(self.frames),
+                fens={b: game.fen(b) for b in BoardId},
+                pockets={s: game.boards[s.board].pocket_string(s.color) for s in Seat},
+                clocks=clocks,
+                at=move.at if move is not None else 0.0,
+                move=move,
+                messages=tuple(m for m in self.source.messages if m.after <= plies),
+                to_move={b: game.to_move(b) for b in BoardId},
+            )
+        )
+
+
+def _same(a: BpgnMove, b: BpgnMove) -> bool:
+    return (a.number, a.white, a.san, a.clock_text) == (b.number, b.white, b.san, b.clock_text)
+
+
+def _drop_piece(san: str) -> chess.PieceType | None:
+    if "@" not in san:
+        return None
+    head = san.split("@", 1)[0].upper() or "P"
+    try:
+        return chess.Piece.from_symbol(head).piece_type
+    except ValueError:
+        return None
+
+
+# -- how the file says the game ended ------------------------------------------
+
+_SEAT_WORDS = {
+    "a": Seat.A_BLACK,
+    "A": Seat.A_WHITE,
+    "b": Seat.B_BLACK,
+    "B": Seat.B_WHITE,
+}
+_PATTERNS: list[tuple[re.Pattern[str], Termination | None, bool]] = [
+    (re.compile(r"^(?P<who>.+?) checkmated\b", re.I), Termination.CHECKMATE, False),
+    (re.compile(r"^(?P<who>.+?) resigns?\b", re.I), Termination.RESIGNATION, False),
+    (
+        re.compile(r"^(?P<who>.+?) (?:forfeits on time|ran out of time)", re.I),
+        Termination.FLAG,
+        False,
+    ),
+    (
+        re.compile(r"^(?P<who>.+?) (?:forfeits by disconnection|disconnected)", re.I),
+        Termination.LEFT,
+        False,
+    ),
+    (re.compile(r"aborted", re.I), Termination.ABORTED, False),
+    (re.compile(r"repetition", re.I), Termination.REPETITION, True),
+    (re.compile(r"agreement|drawn by mutual", re.I), Termination.AGREEMENT, True),
+    (re.compile(r"^(?P<who>.+?) won by checkmate", re.I), Termination.CHECKMATE, False),
+    (re.compile(r"drawn|draw\b", re.I), None, True),
+]
+_TINY = re.compile(
+    r"on board (?P<board>[ab]) \[[^\]]*\]: (?P<color>white|black)"
+    r"(?: on board [ab])?:? (?P<rest>.*)",
+    re.I,
+)
+
+
+def claim_of(game: BpgnGame) -> Claim | None:
+    """How the game ended, from our tags, the closing comment or a writer's tag."""
+    termination = game.tag("TerminationReason")
+    if termination is not None and game.tag("Termination"):
+        try:
+            kind = Termination(game.tag("Termination") or "")
+        except ValueError:
+            kind = None
+        if kind is not None:
+            seat_text = game.tag("TerminationSeat")
+            board_text = game.tag("TerminationBoard")
+            return Claim(
+                text=termination,
+                termination=kind,
+                seat=_parse_seat(seat_text),
+                board=BoardId.parse(board_text) if board_text in ("A", "B") else None,
+                draw=game.result_tag == Result.DRAW.value,
+            )
+    for text in (game.closing, game.tag("ResultComment"), game.tag("Termination")):
+        if text:
+            claim = _claim_from_text(game, text.strip())
+            if claim is not None:
+                return claim
+    return None
+
+
+def recorded_outcome(game: BpgnGame) -> Outcome | None:
+    """The outcome exactly as our own tags record it (None for other writers' files)."""
+    reason, kind_text = game.tag("TerminationReason"), game.tag("Termination")
+    if reason is None or kind_text is None:
+        return None
+    try:
+        kind = Termination(kind_text)
+        result = Result(game.result_tag or "*")
+    except ValueError:
+        return None
+    board_text = game.tag("TerminationBoard")
+    return Outcome(
+        termination=kind,
+        winner=result.winner,
+        reason=reason,
+        board=BoardId.parse(board_text) if board_text in ("A", "B") else None,
+        seat=_parse_seat(game.tag("TerminationSeat")),
+        aborted=kind is Termination.ABORTED,
+    )
+
+
+def _parse_seat(text: str | None) -> Seat | None:
+    if not text:
+        return None
+    try:
+        return Seat.parse(text)
+    except ValueError:
+        return None
+
+
+def _claim_from_text(game: BpgnGame, text: str) -> Claim | None:
+    tiny = _TINY.search(text)
+    if tiny:
+        loser = Seat.of(BoardId.parse(tiny.group("board")), tiny.group("color").lower() == "white")
+        rest = f"X {tiny.group('rest')}"
+        for pattern, kind, draw in _PATTERNS:
+            if pattern.search(rest):
+                return Claim(text=text, termination=kind, seat=loser, board=loser.board, draw=draw)
+    for pattern, kind, draw in _PATTERNS:
+        found = pattern.search(text)
+        if found is None:
+            continue
+        seats: list[Seat] = []
+        if "who" in pattern.groupindex:
+            seats = _seats_named(game, found.group("who"))
+            if "won by" in text.lower():
+                # The winner is named: the loser sits on the other team.
+                seats = [s.opponent for s in seats]
+        seat = seats[0] if len(seats) == 1 else None
+        return Claim(
+            text=text,
+            termination=kind,
+            seat=seat,
+            board=seat.board if seat else None,
+            draw=draw,
+        )
+    return None
+
+
+def _seats_named(game: BpgnGame, who: str) -> list[Seat]:
+    who = who.strip()
+    player = re.fullmatch(r"player (\w)", who, re.I)
+    if player and player.group(1) in _SEAT_WORDS:
+        return [_SEAT_WORDS[player.group(1)]]
+    named_seat = _parse_seat(who)
+    if named_seat is not None:
+        return [named_seat]
+    named = [s for s in Seat if (game.name_of(s) or "").lower() == who.lower()]
+    if named:
+        return named
+    for tag, color in (("WhiteTeam", True), ("BlackTeam", False)):
+        if (game.tag(tag) or "").lower() == who.lower():
+            team = Team.ONE if color else Team.TWO
+            return list(team.seats)
+    return []
+
+
+def apply_claim(game: BughouseGame, claim: Claim, *, draw: bool = False) -> None:
+    """Ends ``game`` the way ``claim`` says, when the boards cannot show it."""
+    kind, seat = claim.termination, claim.seat
+    if game.outcome is not None:
+        return
+    if kind is Termination.RESIGNATION and seat is not None:
+        game.resign(seat)
+    elif kind is Termination.FLAG and seat is not None:
+        game.flag([seat, seat.opponent] if (draw or claim.draw) else [seat])
+    elif kind is Termination.ILLEGAL_MOVE and seat is not None:
+        game.illegal(seat, "?", claim.text)
+    elif kind is Termination.LEFT and seat is not None:
+        game.leave(seat)
+    elif kind is Termination.AGREEMENT:
+        game.agree_draw()
+    elif kind is Termination.ABORTED:
+        game.abort(claim.text)
+
+
+def _pick_seat(game: BughouseGame, source: BpgnGame, claim: Claim) -> Claim:
+    """Resolves a claim naming a handle that sits at two seats: the one to move."""
+    if claim.seat is not None or claim.termination is None:
+        return claim
+    text = claim.text
+    who = re.match(r"^(?P<who>.+?) (?:checkmated|resigns?|forfeits|ran out|disconnected)", text)
+    if who is None:
+        return claim
+    seats = _seats_named(source, who.group("who"))
+    waiting = [s for s in seats if game.to_move(s.board) is s]
+    if len(waiting) == 1:
+        return attrs.evolve(claim, seat=waiting[0], board=waiting[0].board)
+    return claim
+
+
+# -- the whole replay ------------------------------------------------------------
+
+
+def replay_game(
+    source: BpgnGame, *, rules: HouseRules | None = None, frames: bool = False
+) -> ReplayReport:
+    """Replays ``source`` with the rules code and compares the results."""
+    used, notes = rules_of(source, rules)
+    claim = claim_of(source)
+    try:
+        replayer = _Replayer(source, used, frames=frames, notes=notes)
+    except (ArbiterError, ValueError) as exc:
+        note = Note(message=f"start position cannot be read: {exc}")
+        return _report(source, used, None, note, notes, claim, None, (), 0)
+    replayer.run()
+    game = replayer.game
+    outcome = game.outcome
+    if replayer.illegal is None and claim is not None and outcome is None:
+        claim = _pick_seat(game, source, claim)
+        apply_claim(game, claim)
+        outcome = game.outcome
+        repeated = replayer.repeated()
+        if outcome is None and claim.draw and repeated is not None:
+            # Files without our [Rules] tag do not say whether repetition
+            # ended games; a claimed draw stands when the position repeated.
+            outcome = Outcome(
+                termination=Termination.REPETITION,
+                winner=None,
+                reason=f"draw: threefold repetition on board {repeated.value} (as claimed)",
+                board=repeated,
+            )
+    if (
+        replayer.illegal is not None
+        and source.moves
+        and all(m.board is BoardId.A for m in source.moves)
+    ):
+        notes.append(
+            Note(message="no move on board B: this may be a crazyhouse game written as BPGN")
+        )
+    return _report(
+        source,
+        used,
+        game,
+        replayer.illegal,
+        notes,
+        claim,
+        outcome,
+        tuple(replayer.frames),
+        replayer.replayed,
+    )
+
+
+def _report(
+    source: BpgnGame,
+    rules: HouseRules,
+    game: BughouseGame | None,
+    illegal: Note | None,
+    notes: list[Note],
+    claim: Claim | None,
+    outcome: Outcome | None,
+    frames: tuple[Frame, ...],
+    replayed: int,
+) -> ReplayReport:
+    recorded = source.result_tag
+    if recorded not in {r.value for r in Result}:
+        recorded = source.result_token
+    if (
+        source.result_tag is not None
+        and source.result_token is not None
+        and source.result_tag != source.result_token
+    ):
+        notes.append(
+            Note(
+                message=f'[Result "{source.result_tag}"] but the movetext ends '
+                f"{source.result_token}; the tag is taken"
+            )
+        )
+    rejudged = outcome.result.value if outcome is not None else Result.UNFINISHED.value
+    convention: str | None = None
+    problems: list[str] = []
+    if illegal is not None:
+        problems.append(f"stopped at {illegal.located()}")
+    if recorded is None:
+        problems.append("no result recorded")
+    elif recorded == rejudged:
+        convention = "standard"
+    elif outcome is not None and outcome.board is BoardId.B and recorded == _flipped(rejudged):
+        convention = "per-board"
+    elif (
+        claim is not None
+        and claim.termination is Termination.REPETITION
+        and outcome is not None
+        and outcome.termination is Termination.CHECKMATE
+    ):
+        problems.append(
+            f"recorded {recorded} ({claim.text}), but the position is mate: re-judged "
+            f"{rejudged} ({outcome.reason}); the writer recorded a mate as a repetition draw"
+        )
+    else:
+        why = outcome.reason if outcome is not None else "the rules do not end the game"
+        said = f" ({claim.text})" if claim is not None else ""
+        problems.append(f"recorded {recorded}{said}, re-judged {rejudged} ({why})")
+    ok = not problems
+    if ok:
+        verdict = f"ok: {recorded}" + (
+            " (as White of board B sees it: the FICS per-board convention)"
+            if convention == "per-board"
+            else ""
+        )
+        if outcome is not None:
+            verdict += f" — {outcome.reason}"
+    else:
+        verdict = "; ".join(problems)
+    return ReplayReport(
+        game=source,
+        rules=rules,
+        replayed=replayed,
+        total=len(source.moves),
+        illegal=illegal,
+        notes=tuple(notes),
+        claim=claim,
+        outcome=outcome,
+        recorded=recorded,
+        rejudged=rejudged,
+        convention=convention,
+        verdict=verdict,
+        ok=ok,
+        played=tuple(game.moves) if game is not None else (),
+        frames=frames,
+    )
+
+
+def _flipped(result: str) -> str:
+    return {"1-0": "0-1", "0-1": "1-0"}.get(result, result)

@@ -1,0 +1,164 @@
+"""Every game the writer writes reads back to the same moves, clocks, messages
+and result, and replays to the same outcome (many generated matches)."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+
+from bughouse_arbiter import BoardId, BughouseGame, HouseRules, Seat, Termination
+from bughouse_arbiter.bpgn import BpgnRecorder, EngineInfo, GameHeader, format_game
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.replay import recorded_outcome, replay_game
+from bughouse_arbiter.rules import PROFILES
+
+# Start positions with pawns about to promote and full pockets (promotions, drops, SetUp/FEN).
+PROMOTING = "r3k3/1P4P1/8/8/8/8/1p4p1/R3K3[QRBNPqrbnp] w Qq - 0 1"
+SET_UP = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[Nn] w KQkq - 0 12"
+
+TEXTS = ["go", "sit", "need N!", "{brace} 100% ]", "line\nbreak", "ümlaut ♞", ""]
+ENDS = ["resign", "flag", "flag2", "illegal", "leave", "agree", "abort", "none"]
+
+
+def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, bool]:
+    rng = random.Random(seed)
+    profile = rng.choice(list(PROFILES.values()))
+    rules = profile.with_rule("max_plies", str(rng.choice([0, 40, 120, 400])))
+    if rng.random() < 0.3:
+        rules = rules.with_rule("stalemate", "draw").with_rule("time", "60")
+    fen_a = rng.choice([chess.variant.CrazyhouseBoard.starting_fen, PROMOTING, SET_UP])
+    fen_b = rng.choice([chess.variant.CrazyhouseBoard.starting_fen, PROMOTING])
+    game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)
+    header = GameHeader(
+        players={seat: f'player {seat.slug} "q"' for seat in Seat},
+        engines={Seat.A_WHITE: "random mover 1.0"} if seed % 2 else {},
+        event=f"round trip {seed}",
+        date="2026.11.29",
+        time="12:00:00",
+    )
+    recorder = BpgnRecorder(game, header)
+    incremental = seed % 3 != 0
+    chunks = [recorder.header_text()]
+    infos: dict[int, EngineInfo] = {}
+    at = 0.0
+    clocks = dict.fromkeys(Seat, rules.time)
+    end = rng.choice(ENDS)
+    stop_after = rng.randint(0, 250)
+    while game.outcome is None and game.plies < stop_after:
+        live = [b for b in BoardId if game.is_live(b) and any(game.board(b).legal_moves)]
+        if not live:
+            break
+        board_id = rng.choice(live)
+        seat = game.to_move(board_id)
+        moves = list(game.board(board_id).legal_moves)
+        special = [m for m in moves if m.drop or m.promotion or game.board(board_id).is_capture(m)]
+        move = rng.choice(special if special and rng.random() < 0.5 else moves)
+        at = round(at + rng.uniform(0.001, 3.0), 3)
+        clocks[seat] = round(clocks[seat] - rng.uniform(0.0, 2.0), 3)
+        played = game.push(seat, move, at=at, clock=clocks[seat])
+        if rng.random() < 0.3:
+            infos[played.ply] = EngineInfo(
+                score_cp=rng.randint(-900, 900) if rng.random() < 0.8 else None,
+                mate=rng.randint(-5, 5) if rng.random() < 0.1 else None,
+                depth=rng.randint(1, 30) if rng.random() < 0.8 else None,
+            )
+        if rng.random() < 0.1:
+            at = round(at + 0.5, 3)
+            game.tell(rng.choice(list(Seat)), rng.choice(TEXTS), at=at)
+        if rules.board_end == "continue" and rng.random() < 0.01:
+            game.resign(rng.choice([s for s in Seat if game.is_live(s.board)]))
+        if incremental:
+            chunks.append(recorder.update(infos))
+    if game.outcome is None:
+        live_seats = [s for s in Seat if game.is_live(s.board)]
+        seat = rng.choice(live_seats)
+        if end == "resign":
+            game.resign(seat)
+        elif end == "flag":
+            game.flag([seat])
+        elif end == "flag2":
+            game.flag([seat, seat.partner])
+        elif end == "illegal":
+            game.illegal(seat, "Ke9", "no such square")
+        elif end == "leave":
+            game.leave(seat, "closed its pipe")
+        elif end == "agree":
+            game.agree_draw()
+        elif end == "abort":
+            game.abort("stopped by Ctrl+C")
+    if incremental:
+        chunks.append(recorder.update(infos))
+        text = recorder.final_text()
+        running = "".join(chunks)
+        assert text.startswith(text.split("\n\n", 1)[0])
+        assert running.split("\n\n", 1)[1] in text
+    else:
+        text = format_game(game, header, info=infos)
+    return game, infos, text, incremental
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_written_games_read_back_identically(seed: int) -> None:
+    game, infos, text, _ = _random_match(seed)
+    (read,) = read_games(text, strict=True)
+    assert read.finished
+    assert [(m.seat, m.clock, m.at) for m in read.moves] == [
+        (m.seat, m.clock, m.at) for m in game.moves
+    ]
+    assert [m.commands.get("eval") for m in read.moves] == [
+        (infos[m.ply].command() or "")[7:-1] or None if m.ply in infos else None for m in game.moves
+    ]
+    assert [(m.seat, m.text, m.at) for m in read.messages] == [
+        (m.seat, m.text, m.at) for m in game.messages
+    ]
+    assert read.tag("Result") == game.result.value
+    assert recorded_outcome(read) == game.outcome
+    report = replay_game(read)
+    assert report.ok, report.verdict
+    assert report.rules == game.rules
+    assert [(m.seat, m.move, m.clock, m.at) for m in report.played] == [
+        (m.seat, m.move, m.clock, m.at) for m in game.moves
+    ]
+    assert report.rejudged == game.result.value
+    if game.outcome is not None and report.outcome is not None:
+        assert report.outcome.termination == game.outcome.termination
+        assert report.outcome.winner == game.outcome.winner
+
+
+def test_generated_matches_cover_what_matters() -> None:
+    seen: set[str] = set()
+    for seed in range(150):
+        game, _, text, _ = _random_match(seed)
+        if game.outcome is not None:
+            seen.add(game.outcome.termination.value)
+        if any(m.move.drop for m in game.moves):
+            seen.add("drop")
+        if any(m.move.promotion for m in game.moves):
+            seen.add("promotion")
+        if game.messages:
+            seen.add("message")
+        if "[%boardend" in text:
+            seen.add("boardend")
+        if game.outcome is None:
+            seen.add("unfinished")
+    expected = {t.value for t in Termination} - {"repetition", "stalemate", "deadlock"}
+    assert expected | {"drop", "promotion", "message", "boardend", "unfinished"} <= seen
+
+
+def test_a_killed_writer_leaves_a_readable_game() -> None:
+    game = BughouseGame(HouseRules())
+    recorder = BpgnRecorder(game, GameHeader(event="killed"))
+    text = recorder.header_text()
+    for seat, move in [(Seat.A_WHITE, "e4"), (Seat.B_WHITE, "d4"), (Seat.A_BLACK, "d5")]:
+        game.push(seat, move, at=1.0, clock=170.0)
+        text += recorder.update()
+    (read,) = read_games(text)
+    assert not read.finished
+    assert read.tag("Result") == "*"
+    assert [m.san for m in read.moves] == ["e4", "d4", "d5"]
+    assert [p.message for p in read.problems] == ["game ends without a result token (truncated?)"]
+    report = replay_game(read)
+    assert report.ok
+    assert (report.replayed, report.rejudged) == (3, "*")
