@@ -45,6 +45,7 @@ from ..config import (
     rotated_seat,
     seat_engines,
 )
+from ..engines_file import known_engines
 from ..errors import ConfigError
 from ..game import BughouseGame
 from ..model import SEATS, Result, Seat, Team
@@ -72,6 +73,7 @@ def register(subparsers: Any) -> None:
         metavar="SEAT=SPEC",
         help="who plays a seat (A-white, A-black, B-white, B-black or WA, BA, WB, BB): "
         f"a built-in engine ({', '.join(n for n in BUILTIN_ENGINES if '-' not in n)}), "
+        "a name from the engines file (sjeng, fairy-stockfish...), "
         "or a command line, optionally prefixed uci: or xboard: (repeatable; "
         f"default {DEFAULT_ENGINE})",
     )
@@ -84,6 +86,11 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="a house rule, e.g. stalemate=draw or profile=club (repeatable)",
+    )
+    parser.add_argument(
+        "--engines-file",
+        metavar="FILE",
+        help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
     )
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
     parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
@@ -119,7 +126,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
         rules = apply_rules(rules, [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")])
     games = _positive_int(args.games, "--games")
     seed = _int(args.seed, "--seed") if args.seed is not None else None
-    engines = seat_engines(args.engine)
+    known = known_engines(getattr(args, "engines_file", None))
+    engines = seat_engines(args.engine, known=known)
     for spec in engines.values():
         check_command(spec)
     out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
