@@ -86,25 +86,61 @@ class Stakes:
 NEUTRAL_STAKES = Stakes()
 
 
+def _layers(table: tuple[int, ...], color: chess.Color) -> tuple[tuple[int, int], ...]:
+    """A placement table as (mask, bonus) layers: one popcount per distinct bonus."""
+    flip = 0 if color == chess.WHITE else 56
+    masks: dict[int, int] = {}
+    for square in chess.SQUARES:
+        bonus = table[square ^ flip]
+        if bonus:
+            masks[bonus] = masks.get(bonus, 0) | chess.BB_SQUARES[square]
+    return tuple((mask, bonus) for bonus, mask in masks.items())
+
+
+_LAYERS = {
+    color: {piece_type: _layers(table, color) for piece_type, table in _PLACEMENT.items()}
+    for color in chess.COLORS
+}
+
+
 def material(board: BugBoard, color: chess.Color) -> int:
     """Board and pocket material of ``color``."""
     mask = board.occupied_co[color]
-    pocket = board.pockets[color]
-    total = 0
-    for piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-        on_board = chess.popcount(board.pieces_mask(piece_type, color) & mask)
-        total += on_board * VALUE[piece_type] + pocket.count(piece_type) * POCKET_VALUE[piece_type]
-    return total
+    counts = board.pockets[color]._pieces
+    popcount = chess.popcount
+    return (
+        popcount(board.pawns & mask) * VALUE[1]
+        + popcount(board.knights & mask) * VALUE[2]
+        + popcount(board.bishops & mask) * VALUE[3]
+        + popcount(board.rooks & mask) * VALUE[4]
+        + popcount(board.queens & mask) * VALUE[5]
+        + counts[1] * POCKET_VALUE[1]
+        + counts[2] * POCKET_VALUE[2]
+        + counts[3] * POCKET_VALUE[3]
+        + counts[4] * POCKET_VALUE[4]
+        + counts[5] * POCKET_VALUE[5]
+    )
 
 
 def placement(board: BugBoard, color: chess.Color) -> int:
     """Piece-square bonus of ``color``."""
-    total = 0
-    flip = 0 if color == chess.WHITE else 56
     mask = board.occupied_co[color]
-    for piece_type, table in _PLACEMENT.items():
-        for square in chess.scan_forward(board.pieces_mask(piece_type, color) & mask):
-            total += table[square ^ flip]
+    popcount = chess.popcount
+    layers = _LAYERS[color]
+    total = 0
+    for piece_type, pieces in (
+        (chess.PAWN, board.pawns),
+        (chess.KNIGHT, board.knights),
+        (chess.BISHOP, board.bishops),
+        (chess.ROOK, board.rooks),
+        (chess.QUEEN, board.queens),
+        (chess.KING, board.kings),
+    ):
+        own = pieces & mask
+        if own:
+            for layer, bonus in layers[piece_type]:
+                if own & layer:
+                    total += popcount(own & layer) * bonus
     return total
 
 
@@ -116,11 +152,8 @@ def king_danger(board: BugBoard, color: chess.Color) -> int:
     enemy = not color
     occupied = board.occupied
     empty = ~occupied & chess.BB_ALL
-    enemy_pocket = board.pockets[enemy]
-
-    def pressure(piece_type: chess.PieceType) -> float:
-        held = enemy_pocket.count(piece_type)
-        return 1.0 + 0.5 * min(held - 1, 2) if held else _NOT_HELD_FACTOR
+    held = board.pockets[enemy]._pieces
+    pressure = [1.0 + 0.5 * min(n - 1, 2) if n else _NOT_HELD_FACTOR for n in held]
 
     diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied] & empty
     straight = (
@@ -134,13 +167,13 @@ def king_danger(board: BugBoard, color: chess.Color) -> int:
     guarded = chess.popcount(around & board.occupied_co[color])
 
     danger = (
-        chess.popcount(knight) * _CHECK_SQUARE_WEIGHT[chess.KNIGHT] * pressure(chess.KNIGHT)
-        + chess.popcount(pawn) * _CHECK_SQUARE_WEIGHT[chess.PAWN] * pressure(chess.PAWN)
-        + chess.popcount(diagonal) * _CHECK_SQUARE_WEIGHT[chess.BISHOP] * pressure(chess.BISHOP)
-        + chess.popcount(straight) * _CHECK_SQUARE_WEIGHT[chess.ROOK] * pressure(chess.ROOK)
+        chess.popcount(knight) * _CHECK_SQUARE_WEIGHT[chess.KNIGHT] * pressure[chess.KNIGHT]
+        + chess.popcount(pawn) * _CHECK_SQUARE_WEIGHT[chess.PAWN] * pressure[chess.PAWN]
+        + chess.popcount(diagonal) * _CHECK_SQUARE_WEIGHT[chess.BISHOP] * pressure[chess.BISHOP]
+        + chess.popcount(straight) * _CHECK_SQUARE_WEIGHT[chess.ROOK] * pressure[chess.ROOK]
         + chess.popcount((diagonal | straight) & around)
         * _CHECK_SQUARE_WEIGHT[chess.QUEEN]
-        * pressure(chess.QUEEN)
+        * pressure[chess.QUEEN]
     )
     # Enemy pieces already close to the king multiply the danger.
     near = chess.BB_KING_ATTACKS[king] | chess.BB_KNIGHT_ATTACKS[king]

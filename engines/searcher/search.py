@@ -32,6 +32,9 @@ MAX_PLY = 48
 _QUIESCENCE_CHECK_PLIES = 2
 _TABLE_LIMIT = 300_000
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+_FUTILITY_MARGIN = 220
+# Quiet moves after this many are searched one ply shallower first.
+_LATE_MOVE = 4
 
 
 class SearchStopped(Exception):
@@ -98,6 +101,8 @@ class Searcher:
         self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 8)]
         self.history: dict[tuple[bool, int, int, int], int] = {}
         self.limits = Limits()
+        # Checks are extended only this close to the root: drops check all the time.
+        self.extend_plies = 2
 
     # -- driver ---------------------------------------------------------------
 
@@ -185,7 +190,7 @@ class Searcher:
         self._tick()
         board = self.board
         in_check = board.is_check()
-        if in_check and ply < MAX_PLY // 2:
+        if in_check and ply < self.extend_plies:
             depth += 1
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(alpha, beta, ply, 0)
@@ -211,13 +216,28 @@ class Searcher:
         original_alpha = alpha
         best_score = -INFINITY
         best_move: chess.Move | None = None
+        # Futility: one ply from the horizon, a quiet move cannot lift a hopeless score.
+        futile = (
+            depth == 1 and not in_check and evaluate(board, self.stakes) + _FUTILITY_MARGIN <= alpha
+        )
+        enemy = board.occupied_co[not board.turn]
         for index, move in enumerate(ordered):
+            quiet = not move.promotion and not chess.BB_SQUARES[move.to_square] & enemy
+            if quiet and index and (futile or (depth >= 3 and index >= _LATE_MOVE)):
+                if board.gives_check(move):
+                    quiet = False
+                elif futile:
+                    best_score = max(best_score, alpha)
+                    continue
             board.push(move)
             try:
                 if index == 0:
                     score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
                 else:
-                    score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
+                    reduction = 1 if quiet and depth >= 3 and index >= _LATE_MOVE else 0
+                    score = -self._negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
+                    if reduction and score > alpha:
+                        score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1)
                     if alpha < score < beta:
                         score = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
             finally:
