@@ -253,3 +253,12 @@ def test_game_over_interrupts_a_search_and_quit_follows() -> None:
     assert table.adapter.take()[0] == ["?", "force"]
     table.adapter.quit()
     assert table.adapter.take()[0] == ["quit"]
+
+
+def test_a_chatty_engine_cannot_flood_its_partner() -> None:
+    table, _ = ready(Seat.A_BLACK)
+    _, evs = table.feed(*["tellics ptell Ok, trading is BAD"] * 20)
+    assert len(events(evs)) == 8
+    table.push(Seat.A_WHITE, "e2e4")
+    _, evs = table.feed("tellics ptell go")
+    assert events(evs) == [EngineTell("go")]

@@ -43,6 +43,9 @@ from .common import (
 )
 
 CLAIM_PREFIXES = ("1-0", "0-1", "1/2-1/2")
+#: Partner messages passed on per move of the engine's board; two chatty
+#: engines (Sjeng answers "Ok, ..." to its partner's words) cannot flood the table.
+MAX_TELLS_PER_MOVE = 8
 #: Consecutive rejected moves in one turn after which we stop asking until
 #: something changes on the board (an engine that is stuck on a bad idea).
 MAX_REJECTED = 3
@@ -84,6 +87,7 @@ class XboardAdapter(EngineAdapter):
         self.needs_sync = False
         self.rejected = 0
         self.gave_up = False
+        self.tells = 0
         self._ping = 0
         self._barrier: int | None = None
 
@@ -155,6 +159,7 @@ class XboardAdapter(EngineAdapter):
         if played.board is self.seat.board:
             self.claimed = self.gave_up = False
             self.rejected = 0
+            self.tells = 0
             if played.seat is self.seat:
                 self.token = None
             elif in_step:
@@ -266,7 +271,11 @@ class XboardAdapter(EngineAdapter):
     def _tellics(self, text: str) -> None:
         word, _, rest = text.partition(" ")
         if word == "ptell" and rest.strip():
-            self.emit(EngineTell(rest.strip()))
+            self.tells += 1
+            if self.tells <= MAX_TELLS_PER_MOVE:
+                self.emit(EngineTell(rest.strip()))
+            else:
+                self.note(f"partner message dropped (more than {MAX_TELLS_PER_MOVE} this move)")
         elif word == "resign":
             self.emit(EngineResign())
 
