@@ -265,25 +265,11 @@ class ConsoleSession:
         self.confirming = None
         self.hints, self.hint_from = set(), None
         self._log(self.result_line(), "result")
-        self.feedback = LogLine("game over", "result")
+        self.feedback = LogLine("", "info")
 
     def result_line(self) -> str:
         """``You win: B-Black checkmated (1-0)`` from the person's side."""
-        outcome = self.outcome
-        if outcome is None:
-            return ""
-        if outcome.aborted:
-            head = "Game aborted"
-        elif outcome.winner is None:
-            head = "Draw"
-        elif outcome.winner is self.seat.team:
-            head = "You win"
-        else:
-            head = "You lose"
-        reason = outcome.reason
-        if reason.lower().startswith("draw: "):
-            reason = reason[len("draw: ") :]
-        return f"{head}: {reason} ({outcome.result.value})"
+        return "" if self.outcome is None else describe_outcome(self.outcome, self.seat)
 
     # -- the person's input ------------------------------------------------------
 
@@ -454,6 +440,23 @@ class ConsoleSession:
         self.log.append(LogLine(text, style))
         self.logged += 1
         del self.log[:-LOG_KEEP]
+
+
+def describe_outcome(outcome: Outcome, seat: Seat) -> str:
+    """How the match ended, said to the person at ``seat``:
+    ``You win: B-Black checkmated (1-0)``."""
+    if outcome.aborted:
+        head = "Game aborted"
+    elif outcome.winner is None:
+        head = "Draw"
+    elif outcome.winner is seat.team:
+        head = "You win"
+    else:
+        head = "You lose"
+    reason = outcome.reason
+    if reason.lower().startswith("draw: "):
+        reason = reason[len("draw: ") :]
+    return f"{head}: {reason} ({outcome.result.value})"
 
 
 def display_san(san: str) -> str:

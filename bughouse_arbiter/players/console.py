@@ -213,8 +213,6 @@ class ConsolePlayer(Player):
             clocks=state.clocks,
             now=trio.current_time(),
         )
-        if not self.terminal.interactive:
-            self._print_boards()
         self._touch()
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
@@ -248,11 +246,12 @@ class ConsolePlayer(Player):
     async def aclose(self) -> None:
         if self._closed:
             return
-        self._closed = True
         self._scope.cancel()
         if self.terminal.interactive:
             self._draw()
             self.terminal.write(self.painter.leave())
+        # After this, nothing draws: the screen belongs to the command again.
+        self._closed = True
         await self.terminal.aclose()
 
     # -- tasks ---------------------------------------------------------------------
@@ -346,6 +345,8 @@ class ConsolePlayer(Player):
         self.painter.resize(columns, rows)
 
     def _draw(self) -> None:
+        if self._closed:
+            return
         if not self.terminal.interactive:
             self._print_news()
             return
@@ -367,7 +368,9 @@ class ConsolePlayer(Player):
         session = self.session
         fresh = min(session.logged - self._printed_log, len(session.log))
         for entry in session.log[len(session.log) - fresh :] if fresh else []:
-            self.terminal.write(entry.text + "\n")
+            # The result is the command's last word, not the player's.
+            if entry.style != "result":
+                self.terminal.write(entry.text + "\n")
         self._printed_log = session.logged
         if session.feedback is not self._printed_feedback:
             self._printed_feedback = session.feedback

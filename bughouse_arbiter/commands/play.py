@@ -1,0 +1,204 @@
+"""``bughouse play``: you play one seat, engines play the other three.
+
+The screen shows both boards (yours on the left, your team at the bottom),
+both pockets, the four clocks, the last move on each board, check and
+"waiting for a piece" marks and your partner's messages. Type moves in SAN
+(Nf3, N@f7, @e4, P@e4, exd5, O-O, e8=Q) or UCI (g1f3, N@f7, e7e8q); a move
+typed before your turn is a premove. Partner signals: sit, go, fast, slow,
+x, dead, ++n, -q, +trades ...; tell TEXT. Also: moves [SQUARE], resign,
+draw, flip, help, quit. The game is written as BPGN as it is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import getpass
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..arbiter import MatchRecord, run_match
+from ..board import STARTING_FEN, BughouseBoard
+from ..config import EngineSpec, TimeControl, seat_assignment
+from ..config import engine_spec as read_engine_spec
+from ..console_session import describe_outcome
+from ..errors import ConfigError, PositionError, UsageError
+from ..model import SEATS, Seat
+from ..players.base import Player
+from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal, detect_style
+from ..players.factory import check_command, create_player
+from ..rules import HouseRules, apply_rules, parse_rule
+from .match import DebugLogs, GameWriter
+
+DEFAULT_ENGINE = "searcher"
+DEFAULT_TC = "180+0"
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "play",
+        help="play one seat yourself; engines take the other three",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--seat", default="A-white", help="your seat: A-white, A-black, B-white, B-black (or WA...)"
+    )
+    parser.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="SEAT=SPEC",
+        help=f"the engine at another seat (default {DEFAULT_ENGINE}); repeatable",
+    )
+    parser.add_argument(
+        "--tc",
+        metavar="BASE+INC",
+        help=f"time control in seconds (default {DEFAULT_TC}, or the time/increment rules)",
+    )
+    parser.add_argument(
+        "--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
+    )
+    parser.add_argument(
+        "--out", metavar="FILE", help="BPGN file (default bughouse-YYYYmmdd-HHMMSS.bpgn)"
+    )
+    parser.add_argument("--fen-a", metavar="FEN", help="start board A here ([pocket] allowed)")
+    parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
+    parser.add_argument("--name", help="your name in the game file (default: your login)")
+    parser.add_argument(
+        "--debug", action="store_true", help="write each engine's protocol log beside the file"
+    )
+    parser.add_argument("--ascii", action="store_true", help="ASCII pieces instead of Unicode")
+    parser.add_argument("--no-color", action="store_true", help="no colours")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    seat = _seat(args.seat)
+    rules = _rules(args.rule, args.tc)
+    engines = _engines(seat, args.engine)
+    fens = {
+        "fen_a": _fen(args.fen_a, "--fen-a"),
+        "fen_b": _fen(args.fen_b, "--fen-b"),
+    }
+    out = _out_path(args.out)
+    name = args.name or _login()
+    style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
+    try:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            with TtyTerminal(style) as terminal:
+                record = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
+        else:
+            pipe = PipeTerminal(style)
+            record = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
+    except KeyboardInterrupt:
+        print(f"Game aborted (Ctrl+C); the game so far is in {out}")
+        raise
+    print(describe_outcome(record.outcome, seat))
+    print(f"Game written to {out}")
+    return 0
+
+
+def _play(
+    seat: Seat,
+    name: str,
+    engines: dict[Seat, EngineSpec],
+    rules: HouseRules,
+    out: Path,
+    terminal: Terminal,
+    fens: dict[str, str],
+    debug: bool,
+) -> MatchRecord:
+    writer = GameWriter(out, game_number=1, games=1)
+    logs = DebugLogs(out, 1) if debug else None
+
+    async def main() -> MatchRecord:
+        players: list[Player] = [ConsolePlayer(seat, terminal, name=name)]
+        for other, spec in engines.items():
+            log = logs.for_seat(other) if logs is not None else None
+            players.append(create_player(other, spec, log=log))
+        return await run_match(
+            players,
+            rules,
+            fen_a=fens["fen_a"],
+            fen_b=fens["fen_b"],
+            human_seats=(seat,),
+            observer=writer.observe,
+        )
+
+    try:
+        return trio.run(main)
+    finally:
+        if logs is not None:
+            logs.close()
+
+
+# -- options ---------------------------------------------------------------------------
+
+
+def _seat(text: str) -> Seat:
+    try:
+        return Seat.parse(text)
+    except ValueError as exc:
+        raise UsageError(f"--seat: {exc}") from None
+
+
+def _fen(text: str | None, option: str) -> str:
+    if text is None:
+        return STARTING_FEN
+    try:
+        return BughouseBoard(text).fen()
+    except PositionError as exc:
+        raise PositionError(f"{option}: {exc}") from None
+
+
+def _rules(rule_texts: list[str], tc_text: str | None) -> HouseRules:
+    rules = apply_rules(HouseRules(), [parse_rule(text) for text in rule_texts])
+    if tc_text is not None:
+        tc = TimeControl.parse(tc_text)
+        rules = apply_rules(rules, [("time", f"{tc.base:g}"), ("increment", f"{tc.increment:g}")])
+    return rules
+
+
+def _engines(seat: Seat, assignments: list[str]) -> dict[Seat, EngineSpec]:
+    chosen: dict[Seat, EngineSpec] = {}
+    for text in assignments:
+        other, spec = seat_assignment(text)
+        if other is seat:
+            raise ConfigError(f"--engine {text}: {seat} is your seat (choose another with --seat)")
+        if other in chosen:
+            raise ConfigError(f"--engine {text}: seat {other} is given an engine twice")
+        chosen[other] = spec
+    engines = {
+        other: chosen.get(other) or read_engine_spec(DEFAULT_ENGINE)
+        for other in SEATS
+        if other is not seat
+    }
+    for spec in engines.values():
+        check_command(spec)
+    return engines
+
+
+def _out_path(text: str | None) -> Path:
+    if text is None:
+        return Path(dt.datetime.now().strftime("bughouse-%Y%m%d-%H%M%S.bpgn"))
+    path = Path(text)
+    if path.is_dir():
+        raise UsageError(f"--out {text}: is a folder, not a file")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"--out {text}: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--out {text}: cannot be written")
+    return path
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "you"
