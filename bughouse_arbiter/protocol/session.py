@@ -78,7 +78,7 @@ class LineBuffer:
         self._partial = bytearray()
         self._skipped = 0  # >0 while inside an over-long line
 
-    def feed(self, data: bytes) -> list[RawLine]:
+    def feed(self, data: bytes | bytearray) -> list[RawLine]:
         lines: list[RawLine] = []
         start = 0
         while True:
@@ -95,7 +95,7 @@ class LineBuffer:
             return [self._finish(b"")]
         return []
 
-    def _add_partial(self, chunk: bytes) -> None:
+    def _add_partial(self, chunk: bytes | bytearray) -> None:
         if self._skipped:
             self._skipped += len(chunk)
             return
@@ -104,7 +104,7 @@ class LineBuffer:
             self._skipped = len(self._partial)
             del self._partial[self.max_line :]
 
-    def _finish(self, chunk: bytes) -> RawLine:
+    def _finish(self, chunk: bytes | bytearray) -> RawLine:
         if self._skipped:
             length = self._skipped + len(chunk)
             head = bytes(self._partial)
@@ -277,7 +277,7 @@ class EngineSession:
 
     # -- engine -> arbiter ----------------------------------------------------------------
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:
         """Feeds raw output; ``b""`` means the output ended (EOF)."""
         if self._eof:
             return

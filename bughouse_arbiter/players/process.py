@@ -1,0 +1,385 @@
+"""A line-based engine subprocess under trio: the transport under every engine player.
+
+``EngineProcess`` runs one program (argv, cwd, env; no shell) in its own
+process session, so Ctrl+C at the console never reaches it, and gives it
+three tasks in the caller's nursery:
+
+- a **reader** that always drains standard output into complete lines
+  (``LineBuffer``: partial lines kept, lines capped at ``max_line`` bytes,
+  UTF-8 decoded with replacement), so a flood never blocks the engine;
+- a **stderr reader** that drains standard error into the log and keeps its
+  last lines for the crash report;
+- a **writer**, the one send path: ``send(line)`` only queues, so callers
+  never wait on a full pipe and lines never interleave.
+
+``receive()`` hands out the lines in order and ``None`` once the output has
+ended. ``aclose()`` stops the engine for good: the quit line, ``grace``
+seconds, SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the
+engine's own process group, and always reaps the child. The optional ``log``
+gets every line in and out (``ProtocolLog`` writes them with timestamps, like
+cutechess's ``--debug``).
+
+Example::
+
+    async with open_engine_process(["python", "engines/random_mover.py"]) as engine:
+        engine.send("bug 1")
+        while (line := await engine.receive()) is not None:
+            if line.text == "bugok":
+                break
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shlex
+import signal
+import subprocess
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TextIO
+
+import trio
+
+from ..errors import EngineFailed
+from ..protocol import MAX_LINE, LineBuffer, RawLine
+
+Log = Callable[[str], None]
+"""Receives one finished log line, e.g. ``"WA < go v 0 turn 1 board a"``."""
+
+#: Seconds an engine gets after the quit line before SIGTERM, and after SIGTERM before SIGKILL.
+QUIT_GRACE = 1.0
+TERM_GRACE = 1.0
+#: Lines waiting for the consumer beyond which new lines are dropped (and counted).
+MAX_BACKLOG = 100_000
+#: Characters of one line written to the log.
+LOG_LINE_LIMIT = 1000
+#: How many lines of standard error are kept for the crash report.
+STDERR_TAIL = 5
+_READ_SIZE = 65536
+
+
+def describe_exit(returncode: int | None) -> str:
+    """``exited with status 3``, ``killed by SIGKILL``, or ``still running``."""
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"killed by {name}"
+    return f"exited with status {returncode}"
+
+
+class ProtocolLog:
+    """A per-engine protocol log: ``<ms since start> <line>`` per line, flushed.
+
+    ``log = ProtocolLog(open("engines.log", "w"))`` and pass ``log`` to players.
+    The time base is trio's clock, so it only works inside ``trio.run``.
+    """
+
+    def __init__(self, stream: TextIO, *, start: float | None = None) -> None:
+        self.stream = stream
+        self.start = trio.current_time() if start is None else start
+
+    def __call__(self, line: str) -> None:
+        elapsed = int((trio.current_time() - self.start) * 1000)
+        self.stream.write(f"{elapsed:>8} {line}\n")
+        self.stream.flush()
+
+
+class EngineProcess:
+    """One engine program talking in lines over its standard input and output."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        label: str | None = None,
+        log: Log | None = None,
+        max_line: int = MAX_LINE,
+        max_backlog: int = MAX_BACKLOG,
+    ) -> None:
+        if not argv:
+            raise EngineFailed("empty engine command")
+        self.argv = [str(a) for a in argv]
+        self.cwd = cwd
+        self.env = dict(env) if env is not None else None
+        self.label = label or os.path.basename(self.argv[0])
+        self.log = log
+        self.max_line = max_line
+        self.max_backlog = max_backlog
+        #: The last lines the engine wrote on standard error.
+        self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        #: Output lines dropped because nobody read them fast enough.
+        self.dropped = 0
+        self._process: trio.Process | None = None
+        self._lines_out, self._lines_in = trio.open_memory_channel[RawLine](math.inf)
+        self._send_out, self._send_in = trio.open_memory_channel[str](math.inf)
+        self._scopes: list[trio.CancelScope] = []
+        self._eof = False
+        self._write_failed = False
+        self._closing = False
+        self._closed = trio.Event()
+
+    # -- start ------------------------------------------------------------------------
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Spawns the program and starts its tasks in ``nursery``.
+
+        Raises ``EngineFailed`` if the program cannot be run.
+        """
+        if self._process is not None:
+            raise RuntimeError("engine process already started")
+        try:
+            self._process = await trio.lowlevel.open_process(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise EngineFailed(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from exc
+        command = shlex.join(self.argv).replace("\n", "\\n")
+        self._note(f"started pid {self._process.pid}: {command}")
+        for task in (self._read, self._read_stderr, self._write):
+            scope = trio.CancelScope()
+            self._scopes.append(scope)
+            nursery.start_soon(self._run_in, scope, task)
+
+    @staticmethod
+    async def _run_in(scope: trio.CancelScope, task: Callable[[], Awaitable[None]]) -> None:
+        with scope:
+            await task()
+
+    # -- facts ------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return None if self._process is None else self._process.returncode
+
+    @property
+    def eof(self) -> bool:
+        """True once the engine's output has ended (exit, crash or closed pipe)."""
+        return self._eof
+
+    def exit_description(self) -> str:
+        """How the process ended, with its last words on stderr if it wrote any."""
+        text = describe_exit(self.returncode)
+        if self.stderr_tail:
+            text += f" (stderr: {self.stderr_tail[-1][:200]})"
+        return text
+
+    # -- lines in and out ------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        """Queues one line (without LF) for the engine; never blocks.
+
+        Lines sent after the engine stopped reading, or after ``aclose``, are
+        dropped (the engine is gone; its end is reported by ``receive``).
+        """
+        if "\n" in line or "\r" in line:
+            raise ValueError(f"a line to send cannot contain a line break: {line!r}")
+        if self._closing or self._write_failed:
+            return
+        with contextlib.suppress(trio.ClosedResourceError):
+            self._send_out.send_nowait(line)
+
+    async def receive(self) -> RawLine | None:
+        """The next output line, or ``None`` once the output has ended (and after)."""
+        try:
+            return await self._lines_in.receive()
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            return None
+
+    def __aiter__(self) -> AsyncIterator[RawLine]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[RawLine]:
+        while (line := await self.receive()) is not None:
+            yield line
+
+    async def wait(self) -> int:
+        """Waits for the process to exit and reaps it; returns its return code."""
+        assert self._process is not None
+        return await self._process.wait()
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        """The return code if the process exits within ``timeout`` seconds, else None."""
+        if self._process is None:
+            return None
+        with trio.move_on_after(timeout):
+            return await self._process.wait()
+        return None
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        stream = self._process.stdout
+        buffer = LineBuffer(self.max_line)
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive_some(_READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    chunk = b""
+                if not chunk:
+                    break
+                for line in buffer.feed(chunk):
+                    self._deliver(line)
+            for line in buffer.close():
+                self._deliver(line)
+        finally:
+            self._eof = True
+            self._lines_out.close()
+            if self.dropped:
+                self._note(f"{self.dropped} output lines dropped (nobody read them)")
+            self._note("end of output")
+
+    def _deliver(self, line: RawLine) -> None:
+        if self.log is not None:
+            self.log(f"{self.label} > {_for_log(line)}")
+        if self._lines_out.statistics().current_buffer_used >= self.max_backlog:
+            self.dropped += 1
+            return
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            self._lines_out.send_nowait(line)
+
+    async def _read_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        stream = self._process.stderr
+        buffer = LineBuffer(self.max_line)
+        while True:
+            try:
+                chunk = await stream.receive_some(_READ_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                chunk = b""
+            lines = buffer.feed(chunk) if chunk else buffer.close()
+            for line in lines:
+                if line.text.strip():
+                    self.stderr_tail.append(line.text)
+                    if self.log is not None:
+                        self.log(f"{self.label} ! {_for_log(line)}")
+            if not chunk:
+                return
+
+    async def _write(self) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        stdin = self._process.stdin
+        try:
+            async for line in self._send_in:
+                if self._write_failed:
+                    continue
+                if self.log is not None:
+                    self.log(f"{self.label} < {line}")
+                try:
+                    await stdin.send_all((line + "\n").encode())
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    self._write_failed = True
+                    self._note("its input is closed; further lines are dropped")
+        finally:
+            with trio.CancelScope(shield=True):
+                await stdin.aclose()
+
+    def _note(self, text: str) -> None:
+        if self.log is not None:
+            self.log(f"{self.label} : {text}")
+
+    # -- stop ----------------------------------------------------------------------------
+
+    async def aclose(
+        self,
+        quit_line: str | None = "quit",
+        *,
+        grace: float = QUIT_GRACE,
+        term_grace: float = TERM_GRACE,
+    ) -> None:
+        """Quit line -> ``grace`` s -> SIGTERM -> ``term_grace`` s -> SIGKILL; always reaps.
+
+        Safe to call more than once (later calls wait for the first to finish)
+        and safe under cancellation (the shutdown itself is shielded).
+        """
+        if self._closing:
+            with trio.CancelScope(shield=True):
+                await self._closed.wait()
+            return
+        if quit_line is not None:
+            self.send(quit_line)
+        self._closing = True
+        self._send_out.close()  # the writer sends what is queued, then closes stdin
+        process = self._process
+        try:
+            if process is None:
+                return
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(grace):
+                    await process.wait()
+                for sig, wait in ((signal.SIGTERM, term_grace), (signal.SIGKILL, 10.0)):
+                    if process.returncode is not None:
+                        break
+                    self._note(f"still running: {sig.name}")
+                    _signal_group(process, sig)
+                    with trio.move_on_after(wait):
+                        await process.wait()
+                self._note(describe_exit(process.returncode))
+        finally:
+            for scope in self._scopes:
+                scope.cancel()
+            self._closed.set()
+
+    async def __aenter__(self) -> EngineProcess:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _signal_group(process: trio.Process, sig: signal.Signals) -> None:
+    """Signals the engine's process group (its session, so helpers die too), by pid."""
+    if process.returncode is not None:
+        return
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(sig)
+
+
+def _for_log(line: RawLine) -> str:
+    text = line.text
+    if line.overlong or len(text) > LOG_LINE_LIMIT:
+        return f"{text[:LOG_LINE_LIMIT]}... ({line.length} bytes)"
+    return text
+
+
+@contextlib.asynccontextmanager
+async def open_engine_process(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    label: str | None = None,
+    log: Log | None = None,
+    quit_line: str | None = "quit",
+    max_line: int = MAX_LINE,
+) -> AsyncIterator[EngineProcess]:
+    """Runs an engine for the duration of the block, with its own nursery; stops it at the end."""
+    async with trio.open_nursery() as nursery:
+        engine = EngineProcess(argv, cwd=cwd, env=env, label=label, log=log, max_line=max_line)
+        await engine.start(nursery)
+        try:
+            yield engine
+        finally:
+            await engine.aclose(quit_line)
