@@ -23,6 +23,9 @@ CORE = [
     "protocol/messages",
     "protocol/grammar",
     "protocol/session",
+    "console_input",
+    "console_session",
+    "console_screen",
 ]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 
