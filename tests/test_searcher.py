@@ -20,7 +20,7 @@ from searcher.evaluation import (  # noqa: E402
     king_danger,
 )
 from searcher.partner import PartnerWishes  # noqa: E402
-from searcher.plan import Table, build_stakes, decide, think_seconds  # noqa: E402
+from searcher.plan import Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
 from searcher.position import BugBoard, Situation, mates_with  # noqa: E402
 from searcher.search import search  # noqa: E402
 
@@ -170,6 +170,23 @@ def test_obeys_sit_and_go_from_the_partner() -> None:
     assert decision.reason == "partner asked me to sit"
     wishes.hear("go")
     assert decide(table(START), wishes, seconds=0.2).move is not None
+
+
+def test_plays_the_move_the_partner_asks_for_when_legal() -> None:
+    wishes = PartnerWishes()
+    wishes.hear("move a2a3")
+    assert decide(table(START), wishes, seconds=0.2).move == chess.Move.from_uci("a2a3")
+    wishes.hear("move a2a5")
+    assert decide(table(START), wishes, seconds=0.2).move != chess.Move.from_uci("a2a5")
+
+
+def test_names_the_pieces_that_would_let_the_opponent_mate() -> None:
+    # After a7a6 a white knight dropped on f7 mates Black: the partner hears ---n.
+    board = BugBoard("6rk/p5pp/8/8/8/8/5PPP/6K1[] b - - 0 1")
+    threats = threats_after(board, chess.Move.from_uci("a7a6"), chess.BLACK)
+    assert threats == {chess.KNIGHT}
+    board.pockets[chess.WHITE].add(chess.KNIGHT)  # held already: nothing to ask for
+    assert threats_after(board, chess.Move.from_uci("a7a6"), chess.BLACK) == set()
 
 
 def test_partner_words() -> None:

@@ -17,7 +17,7 @@ import chess
 
 from .evaluation import GIFT_SHARE, VALUE, Stakes
 from .partner import PartnerWishes, request_word
-from .position import DROPPABLE, BugBoard, mates_with
+from .position import DROPPABLE, BugBoard, mates_with, parse_move
 from .search import Limits, Result, Searcher, score_text
 
 SEAT_INDEX = {("a", True): 0, ("a", False): 1, ("b", True): 2, ("b", False): 3}
@@ -147,14 +147,24 @@ def decide(
     decision = Decision(move=result.move, info=_info(result, time.monotonic() - started))
 
     # What would let the opponent mate me at once: ask the partner not to give it.
-    danger = _threats_after(board, result.move, us)
+    danger = threats_after(board, result.move, us)
     if danger:
         decision.tells.append(" ".join(request_word(3, pt, want=False) for pt in sorted(danger)))
+        if len(danger) >= 2 or chess.PAWN in danger:
+            # Almost any trade on the other board would mate me: ask the partner to hold.
+            decision.tells.append("sit")
 
     if result.move is None:
         decision.reason = "no legal move"
         decision.tells.append("++p" if board.is_check() else "++n")
         return decision
+
+    if wishes.suggested and not result.mates:
+        try:
+            decision.move = parse_move(board, wishes.suggested)
+            decision.reason = "partner's move"
+        except ValueError:
+            pass
 
     if not may_sit or result.mates or table.my_ms < PANIC_MS:
         return decision
@@ -185,7 +195,7 @@ def decide(
     return decision
 
 
-def _threats_after(
+def threats_after(
     board: BugBoard, move: chess.Move | None, us: chess.Color
 ) -> frozenset[chess.PieceType]:
     """Piece types the opponent does not hold that would mate us after ``move``."""

@@ -285,6 +285,8 @@ class Engine:
             self.write(f"info {decision.info}")
         self._tell(decision.tells)
         if decision.move is not None:
+            if decision.reason == "partner's move":
+                self.wishes.suggested = None
             self.write(f"bestmove {decision.move.uci()} turn {turn.token}")
             self.turn = None
             return
@@ -301,6 +303,8 @@ class Engine:
 
     def _tell(self, tells: list[str]) -> None:
         fresh = set(tells)
+        if "sit" in self.standing_tells and "sit" not in fresh:
+            tells = [*tells, "go"]
         if self.partner_reads:
             for text in tells:
                 if text not in self.standing_tells:
