@@ -43,10 +43,10 @@ def make_player(
 ) -> ExternalEnginePlayer:
     def note(line: str) -> None:
         sink.append(line)
-        if " : " in line:
-            text = line.split(" : ", 1)[1]
+        label, _, text = line.partition(" : ")
+        if len(label) == 2 and text:  # "WA : ..." is a note, "WA > ..." engine output
             for key in ("engine move rejected", "re-syncing", "discarded", "out of step"):
-                if text.startswith(key) or key in text:
+                if text.startswith(key):
                     log[key] += 1
 
     kind = UciPlayer if spec.protocol == "uci" else XboardPlayer

@@ -1,19 +1,17 @@
 """A UCI or xboard engine process at one seat, driven through a sans-IO adapter.
 
-Three tasks per engine, all in the arbiter's nursery: a reader that always
-drains the engine's output into the adapter (so floods never block the
-engine), a writer that sends the adapter's lines in order, and a forwarder
-that turns adapter events into actions for the arbiter. The arbiter's calls
-only feed the adapter and queue lines; they never wait for the engine.
+The process is an ``EngineProcess`` (own session, a reader that always
+drains the output, one queued send path, quit -> grace -> SIGTERM -> SIGKILL).
+Two tasks of ours run in the arbiter's nursery: a feeder that hands every
+output line to the adapter, and a forwarder that turns adapter events into
+actions for the arbiter. The arbiter's calls only feed the adapter and queue
+lines; they never wait for the engine.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-import os
-import signal
-import subprocess
 from collections.abc import Callable, Sequence
 
 import trio
@@ -46,13 +44,13 @@ from .base import (
     TellAction,
     WaitAction,
 )
+from .process import EngineProcess, Log
 
 Adapter = UciAdapter | XboardAdapter
-Log = Callable[[str], None]
 
-#: Seconds an engine gets to exit after ``quit`` before SIGTERM, then SIGKILL.
-QUIT_GRACE = 1.5
-KILL_GRACE = 1.0
+#: Seconds an xboard engine gets to say ``feature ... done=1`` before it is
+#: taken for a protocol-1 engine.
+FEATURE_TIMEOUT = 2.0
 
 
 class ExternalEnginePlayer(Player):
@@ -71,23 +69,17 @@ class ExternalEnginePlayer(Player):
         handshake_timeout: float = 10.0,
         log: Log | None = None,
     ) -> None:
-        if not command:
-            raise EngineFailed("empty engine command")
         self.seats = (seat,)
         self.seat = seat
-        self.command = list(command)
-        self.cwd = cwd
         self.adapter = adapter
-        self.name = name or os.path.basename(self.command[0])
+        self.engine = EngineProcess(command, cwd=cwd, label=seat.bpgn, log=log)
+        self.name = name or self.engine.label
         self.handshake_timeout = handshake_timeout
         self.log = log
-        self.process: trio.Process | None = None
-        self._lines_out, self._lines_in = trio.open_memory_channel[str](math.inf)
         self._events_out, self._events_in = trio.open_memory_channel[EngineEvent](math.inf)
         self._actions: trio.MemorySendChannel[Action] | None = None
         self._changed = trio.Event()
         self._failure: EngineFailed | None = None
-        self._eof = False
         self._closing = False
         self._closed = False
 
@@ -95,26 +87,16 @@ class ExternalEnginePlayer(Player):
 
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
         self._actions = actions
-        try:
-            self.process = await trio.lowlevel.open_process(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=self.cwd,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise EngineFailed(f"cannot run {self.command[0]!r}: {exc.strerror or exc}") from exc
-        nursery.start_soon(self._read)
-        nursery.start_soon(self._write)
+        await self.engine.start(nursery)
+        nursery.start_soon(self._feed)
         nursery.start_soon(self._forward)
         self.adapter.begin()
         self._flush()
         try:
             await self._handshake()
         except BaseException:
-            await self._kill()
+            self._closing = True
+            await self.engine.aclose(quit_line=None, grace=0)
             raise
         if self.adapter.name:
             self.name = self.adapter.name
@@ -123,7 +105,7 @@ class ExternalEnginePlayer(Player):
         adapter = self.adapter
         if isinstance(adapter, XboardAdapter):
             # Protocol-2 engines answer "feature ... done=1" at once; others never do.
-            with trio.move_on_after(min(2.0, self.handshake_timeout)):
+            with trio.move_on_after(min(FEATURE_TIMEOUT, self.handshake_timeout)):
                 await self._until(lambda: adapter.handshake_done)
             if not adapter.handshake_done and adapter.features.get("done") == "0":
                 with trio.move_on_after(self.handshake_timeout):
@@ -142,62 +124,26 @@ class ExternalEnginePlayer(Player):
         while not done():
             if self._failure is not None:
                 raise self._failure
-            if self._eof:
-                raise EngineFailed("engine exited during the handshake")
+            if self.engine.eof:
+                raise EngineFailed(f"engine {self.engine.exit_description()} during the handshake")
             await self._changed.wait()
         if self._failure is not None:
             raise self._failure
 
-    # -- the three tasks -----------------------------------------------------------------
+    # -- the two tasks -------------------------------------------------------------------
 
-    async def _read(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        stream = self.process.stdout
-        buffer = b""
+    async def _feed(self) -> None:
         try:
-            while True:
+            async for line in self.engine:
                 try:
-                    chunk = await stream.receive_some(65536)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    chunk = b""
-                if not chunk:
-                    break
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                if len(buffer) > 65536:  # a line without end: keep reading, drop the excess
-                    buffer = buffer[-4096:]
-                for raw in lines:
-                    self._line(raw.decode("utf-8", errors="replace").rstrip("\r"))
-            if buffer:
-                self._line(buffer.decode("utf-8", errors="replace"))
+                    self.adapter.receive(line.text)
+                except EngineFailed as exc:
+                    self._failure = exc
+                self._flush()
+                self._wake()
         finally:
-            self._eof = True
             self._wake()
             self._events_out.close()
-
-    def _line(self, line: str) -> None:
-        if self.log is not None:
-            self.log(f"{self.seat.bpgn} > {line[:300]}")
-        try:
-            self.adapter.receive(line)
-        except EngineFailed as exc:
-            self._failure = exc
-        self._flush()
-        self._wake()
-
-    async def _write(self) -> None:
-        assert self.process is not None and self.process.stdin is not None
-        stdin = self.process.stdin
-        async with self._lines_in:
-            async for line in self._lines_in:
-                if self.log is not None:
-                    self.log(f"{self.seat.bpgn} < {line}")
-                try:
-                    await stdin.send_all((line + "\n").encode())
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    break
-        with trio.CancelScope(shield=True):
-            await stdin.aclose()
 
     async def _forward(self) -> None:
         async with self._events_in:
@@ -209,15 +155,10 @@ class ExternalEnginePlayer(Player):
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         return
         if not self._closing and self._actions is not None:
-            code = self.process.returncode if self.process is not None else None
-            await self._send_gone(
-                f"engine exited (code {code})" if code is not None else "engine closed its output"
-            )
-
-    async def _send_gone(self, reason: str) -> None:
-        assert self._actions is not None
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._actions.send(Gone(seat=self.seat, reason=reason))
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await self._actions.send(
+                    Gone(seat=self.seat, reason=f"engine {self.engine.exit_description()}")
+                )
 
     def _action(self, event: EngineEvent) -> Action | None:
         seat = self.seat
@@ -234,21 +175,16 @@ class ExternalEnginePlayer(Player):
         if isinstance(event, EngineInfo):
             return InfoAction(seat=seat, text=event.text)
         if isinstance(event, EngineNote) and self.log is not None:
-            self.log(f"{seat.bpgn} : {event.text}")
+            self.log(f"{self.engine.label} : {event.text}")
         return None
 
     def _flush(self) -> None:
         lines, events = self.adapter.take()
         for line in lines:
-            try:
-                self._lines_out.send_nowait(line)
-            except trio.ClosedResourceError:
-                break
+            self.engine.send(line)
         for event in events:
-            try:
+            with contextlib.suppress(trio.ClosedResourceError):
                 self._events_out.send_nowait(event)
-            except trio.ClosedResourceError:
-                break
 
     def _wake(self) -> None:
         self._changed.set()
@@ -288,30 +224,7 @@ class ExternalEnginePlayer(Player):
             return
         self._closed = True
         self._closing = True
-        if self.process is None:
-            return
-        if self.process.returncode is None and not self._eof:
+        if not self.engine.eof:
             self.adapter.quit()
             self._flush()
-        self._lines_out.close()
-        with trio.CancelScope(shield=True):
-            with trio.move_on_after(QUIT_GRACE):
-                await self.process.wait()
-            await self._kill()
-
-    async def _kill(self) -> None:
-        """SIGTERM, then SIGKILL, to the engine's own process group, by pid."""
-        process = self.process
-        if process is None or process.returncode is not None:
-            return
-        with trio.CancelScope(shield=True):
-            for sig, grace in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, 5.0)):
-                try:
-                    os.killpg(process.pid, sig)
-                except ProcessLookupError:
-                    break
-                with trio.move_on_after(grace):
-                    await process.wait()
-                if process.returncode is not None:
-                    break
-        self._lines_out.close()
+        await self.engine.aclose(quit_line=None)

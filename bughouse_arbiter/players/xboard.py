@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from ..adapters.xboard import XboardAdapter
 from ..model import Seat
-from .external import ExternalEnginePlayer, Log
+from .external import ExternalEnginePlayer
+from .process import Log
 
 
 class XboardPlayer(ExternalEnginePlayer):
