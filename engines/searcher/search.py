@@ -101,6 +101,7 @@ class Searcher:
         self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 8)]
         self.history: dict[tuple[bool, int, int, int], int] = {}
         self.limits = Limits()
+        self._partial: tuple[int, chess.Move] | None = None
         # Checks are extended only this close to the root: drops check all the time.
         self.extend_plies = 2
 
@@ -114,12 +115,17 @@ class Searcher:
         if not root_moves:
             situation = board.situation_without_moves()
             return Result(None, _no_move_score(situation, 0), 0, 0, situation=situation)
+        root_moves = self._order(root_moves, None, 0)
         best = Result(root_moves[0], evaluate(board, self.stakes), 0, 0)
         scores: dict[chess.Move, int] = {}
         for depth in range(1, limits.depth + 1):
+            self._partial = None
             try:
                 score, move = self._root(depth, root_moves, scores)
             except SearchStopped:
+                # Out of time in the first iteration: the best move searched so far.
+                if depth == 1 and self._partial is not None:
+                    best = Result(self._partial[1], self._partial[0], 0, self.nodes)
                 break
             root_moves.sort(key=lambda m: scores.get(m, -INFINITY), reverse=True)
             best = Result(move, score, depth, self.nodes, pv=self._pv(move))
@@ -153,6 +159,7 @@ class Searcher:
             if score > alpha:
                 alpha = score
                 best_move = move
+                self._partial = (score, move)
         self._store(board.key(), depth, alpha, _EXACT, best_move)
         return alpha, best_move
 
