@@ -50,6 +50,7 @@ from ..errors import ConfigError
 from ..game import BughouseGame
 from ..model import SEATS, Result, Seat, Team
 from ..players.factory import check_command, create_player
+from ..players.process import ProtocolLog
 from ..render import RenderOptions, move_line, render_table
 from ..rules import HouseRules, apply_rules, parse_rule
 
@@ -327,23 +328,22 @@ def parse_info(text: str) -> EngineInfo | None:
 
 
 class DebugLogs:
-    """One protocol log per seat: ``<out>.g<N>.<seat>.log`` with trio-time stamps."""
+    """One protocol log per seat, ``<out>.g<N>.<seat>.log``: milliseconds since
+    the engines were started, then each line in (``>``) or out (``<``)."""
 
     def __init__(self, out: Path, game_number: int) -> None:
         self.files: dict[Seat, TextIO] = {}
         self.out = out
         self.game_number = game_number
+        self.start = trio.current_time()
 
-    def for_seat(self, seat: Seat) -> Any:
-        path = self.out.with_name(f"{self.out.stem}.g{self.game_number}.{seat.slug}.log")
-        handle = path.open("w", encoding="utf-8")
+    def path(self, seat: Seat) -> Path:
+        return self.out.with_name(f"{self.out.stem}.g{self.game_number}.{seat.slug}.log")
+
+    def for_seat(self, seat: Seat) -> ProtocolLog:
+        handle = self.path(seat).open("w", encoding="utf-8")
         self.files[seat] = handle
-
-        def log(line: str) -> None:
-            handle.write(f"{trio.current_time():.4f} {line.rstrip()}\n")
-            handle.flush()
-
-        return log
+        return ProtocolLog(handle, start=self.start)
 
     def close(self) -> None:
         for handle in self.files.values():

@@ -1,0 +1,356 @@
+"""``bughouse match``: options, the BPGN written as the match goes, reports,
+and real matches between engine processes (random mover, searcher, faults)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import io
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from fakes import Move, RandomFake, Tell, silent_table
+
+from bughouse_arbiter.arbiter import MatchEvent, run_match
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.cli import main
+from bughouse_arbiter.commands.match import (
+    Display,
+    GameSummary,
+    GameWriter,
+    parse_info,
+    plan_from_args,
+    progress_line,
+    summary_table,
+)
+from bughouse_arbiter.model import Result, Seat, Team
+from bughouse_arbiter.render import RenderOptions
+from bughouse_arbiter.replay import replay_game
+from bughouse_arbiter.rules import HouseRules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# -- options ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--tc", "0"], "base time must be above 0"),
+        (["--tc", "fast"], "is not BASE+INC"),
+        (["--games", "0"], "--games must be at least 1"),
+        (["--games", "many"], "--games takes a whole number"),
+        (["--seed", "1.5"], "--seed takes a whole number"),
+        (["--engine", "random"], "is not SEAT=SPEC"),
+        (["--engine", "C-white=random"], "unknown seat 'C-white'"),
+        (["--engine", "WA=random", "--engine", "a-white=random"], "given an engine twice"),
+        (["--engine", "WA=no-such-engine-here"], "not found on PATH"),
+        (["--engine", "WA=./missing.sh"], "no such program"),
+        (["--engine", "WA='unclosed"], "cannot be split"),
+        (["--rule", "nonsense=1"], "unknown rule 'nonsense'"),
+        (["--rule", "stalemate"], "is not NAME=VALUE"),
+        (["--out", "/nonexistent-folder/x.bpgn"], "does not exist"),
+        (["--out", "."], "is a folder"),
+        (["--engines-file", "/nonexistent.toml"], "no such engines file"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    os.chdir(tmp_path)
+    assert main(["match", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bughouse match: error: ")
+    assert message in err
+    assert err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def _args(**overrides: object) -> argparse.Namespace:
+    values: dict[str, object] = {
+        "engine": [],
+        "tc": None,
+        "rule": [],
+        "games": "1",
+        "out": None,
+        "seed": None,
+        "debug": False,
+        "engines_file": None,
+    }
+    values.update(overrides)
+    return argparse.Namespace(**values)
+
+
+def test_defaults_are_searchers_at_60_0_and_a_dated_file_name() -> None:
+    plan = plan_from_args(_args(), today=datetime.datetime(2026, 3, 4, 5, 6, 7))
+    assert {spec.name for spec in plan.engines.values()} == {"searcher"}
+    assert (plan.rules.time, plan.rules.increment) == (60.0, 0.0)
+    assert plan.out == Path("bughouse-20260304-050607.bpgn")
+    assert plan.games == 1
+
+
+def test_tc_and_rules_combine() -> None:
+    today = datetime.datetime(2026, 1, 1)
+    plan = plan_from_args(_args(tc="10+2", rule=["profile=club"]), today=today)
+    assert (plan.rules.time, plan.rules.increment) == (10.0, 2.0)
+    assert plan.rules.repetition == "threefold"
+    # A time rule without --tc is kept; --tc wins over it.
+    assert plan_from_args(_args(rule=["time=30"]), today=today).rules.time == 30.0
+    assert plan_from_args(_args(rule=["time=30"], tc="5"), today=today).rules.time == 5.0
+
+
+# -- the record -----------------------------------------------------------------
+
+
+async def test_the_file_is_written_as_the_match_goes(
+    autojump_clock: object, tmp_path: Path
+) -> None:
+    path = tmp_path / "live.bpgn"
+    writer = GameWriter(path, game_number=1, games=1)
+    snapshots: list[str] = []
+
+    def observe(event: MatchEvent) -> None:
+        writer.observe(event)
+        if path.exists():
+            snapshots.append(path.read_text())
+
+    players = silent_table(
+        a_white=[(Tell("++n", 0.5), Move("e2e4", 1))],
+        a_black=[Move("d7d5", 1)],
+    )
+    players[0].script[Seat.A_WHITE].append(Move("e4d5", 1))
+    record = await run_match(players, HouseRules(time=10.0), observer=observe)
+    # After the second move, before the end: header + moves, no result token yet.
+    middle = next(s for s in snapshots if "1a." in s)
+    (game,) = read_games(middle)
+    assert not game.finished
+    assert [m.san for m in game.moves] == ["e4", "d5"]
+    assert game.messages[0].text == "++n"
+    final = path.read_text()
+    (game,) = read_games(final)
+    assert game.finished
+    assert game.result_tag == record.outcome.result.value
+    report = replay_game(game)
+    assert report.ok, report.verdict
+
+
+async def test_a_random_match_replays_to_its_result(autojump_clock: object, tmp_path: Path) -> None:
+    path = tmp_path / "random.bpgn"
+    writer = GameWriter(path, game_number=1, games=1)
+    players = [RandomFake(seat, seed=7 + i, think=0.3) for i, seat in enumerate(Seat)]
+    record = await run_match(players, HouseRules(time=60.0), observer=writer.observe)
+    (game,) = read_games(path.read_text())
+    assert len(game.moves) == record.game.plies > 0
+    report = replay_game(game)
+    assert report.ok, report.verdict
+
+
+async def test_a_cancelled_match_is_written_with_a_star(
+    autojump_clock: object, tmp_path: Path
+) -> None:
+    path = tmp_path / "stopped.bpgn"
+    writer = GameWriter(path, game_number=1, games=1)
+    players = [RandomFake(seat, seed=i, think=1.0) for i, seat in enumerate(Seat)]
+    with trio.move_on_after(5.5):
+        await run_match(players, HouseRules(time=60.0), observer=writer.observe)
+    (game,) = read_games(path.read_text())
+    assert game.result_tag == "*"
+    assert game.result_token == "*"
+    assert len(game.moves) == 10  # both boards, one move a second for 5.5 s
+
+
+async def test_a_match_that_never_started_is_still_written(
+    autojump_clock: object, tmp_path: Path
+) -> None:
+    from fakes import FakePlayer
+
+    path = tmp_path / "nostart.bpgn"
+    writer = GameWriter(path, game_number=1, games=1)
+    players = silent_table()
+    players[3] = FakePlayer(Seat.B_BLACK, start_error="no bugok")
+    await run_match(players, HouseRules(time=60.0), observer=writer.observe)
+    (game,) = read_games(path.read_text())
+    assert game.result_tag == "0-1"
+    assert game.moves == ()
+
+
+def test_parse_info_reads_depth_and_score() -> None:
+    info = parse_info("depth 7 seldepth 9 score cp -35 nodes 1000 pv e2e4")
+    assert info is not None and (info.depth, info.score_cp, info.mate) == (7, -35, None)
+    mate = parse_info("score mate 3")
+    assert mate is not None and mate.mate == 3
+    assert parse_info("string hello") is None
+    assert parse_info("depth x") is None
+
+
+# -- reports --------------------------------------------------------------------
+
+
+def _summary(number: int, result: Result, side_team: Team) -> GameSummary:
+    names = {seat: ("S" if seat.team is side_team else "R") for seat in Seat}
+    return GameSummary(
+        number=number,
+        names=names,
+        result=result,
+        reason="A-Black checkmated",
+        plies=42,
+        seconds=12.5,
+        side_one_team=side_team,
+    )
+
+
+def test_summary_counts_points_for_the_sides_as_seated_in_game_one() -> None:
+    games = [
+        _summary(1, Result.TEAM_ONE, Team.ONE),  # side S wins as team 1
+        _summary(2, Result.TEAM_ONE, Team.TWO),  # side S played as team 2 and lost
+        _summary(3, Result.DRAW, Team.ONE),
+        _summary(4, Result.UNFINISHED, Team.TWO),
+    ]
+    table = summary_table(games)
+    lines = table.splitlines()
+    assert lines[0].split()[:5] == ["game", "A-White", "A-Black", "B-White", "B-Black"]
+    assert len(lines) == 6
+    assert lines[-1].startswith("score: S+S 1.5 - 1.5 R+R")
+    assert max(len(line) for line in lines[:-1]) <= 80
+    progress = progress_line(games[1], games[:2], 10)
+    assert progress.startswith("game 2/10: 1-0 A-Black checkmated (42 plies, 12.5 s)")
+    assert progress.endswith("score S+S 1 - 1 R+R")
+
+
+async def test_line_mode_prints_one_line_per_move(autojump_clock: object) -> None:
+    out = io.StringIO()
+    display = Display(out, live=False, options=RenderOptions())
+    display.begin(1, 1, Path("x.bpgn"))
+    players = silent_table(a_white=[Move("e2e4", 1)], b_white=[Move("d2d4", 2)])
+    await run_match(players, HouseRules(time=10.0), observer=display.observe)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "match: starting engines"
+    assert lines[1].startswith("start: A-White a_white, A-Black a_black")
+    assert lines[2].startswith("ply   1  A  1. e4")
+    assert lines[3].startswith("ply   2  B  1. d4")
+    assert lines[4] == "result: 1-0 (A-Black lost on time)"
+
+
+async def test_live_mode_redraws_the_table(autojump_clock: object) -> None:
+    out = io.StringIO()
+    display = Display(out, live=True, options=RenderOptions())
+    display.begin(1, 1, Path("x.bpgn"))
+    scope = trio.CancelScope()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(display.refresh, scope)
+        players = silent_table(a_white=[Move("e2e4", 1)])
+        await run_match(players, HouseRules(time=3.0), observer=display.observe)
+        scope.cancel()
+    display.end_live()
+    display.close()
+    frames = out.getvalue().split("\x1b[H")
+    # Four redraws a second for the three seconds of the match, at least.
+    assert len(frames) >= 12
+    assert "last: 1. e4" in frames[-1]
+    assert "Result: 1-0 (B-White lost on time)" in frames[-1]
+    assert out.getvalue().endswith("\x1b[?25h")
+
+
+# -- real engine processes --------------------------------------------------------
+
+REAL_ENGINES = (ROOT / "engines" / "random_mover.py").is_file()
+needs_engines = pytest.mark.skipif(not REAL_ENGINES, reason="engines/random_mover.py missing")
+
+
+def bughouse(*argv: str, cwd: Path, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@needs_engines
+def test_cli_plays_random_movers_and_writes_a_replayable_file(tmp_path: Path) -> None:
+    engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
+    done = bughouse(
+        "match", *engines, "--tc", "20+0", "--seed", "3", "--out", "m.bpgn", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "match: starting engines"
+    assert lines[-2].startswith("result: ")
+    assert lines[-1] == "written to m.bpgn"
+    (game,) = read_games((tmp_path / "m.bpgn").read_text())
+    assert game.finished
+    assert replay_game(game).ok
+
+
+@needs_engines
+def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
+    done = bughouse(
+        "match",
+        "--engine",
+        "WA=random",
+        "--engine",
+        "BB=random",
+        "--engine",
+        "BA=random",
+        "--engine",
+        "WB=random",
+        "--games",
+        "2",
+        "--tc",
+        "10",
+        "--out",
+        "g.bpgn",
+        "--debug",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "game 1/2: " in out and "game 2/2: " in out
+    assert "score: " in out
+    games = read_games((tmp_path / "g.bpgn").read_text())
+    assert [g.tag("Round") for g in games] == ["1", "2"]
+    logs = sorted(p.name for p in tmp_path.glob("g.g*.log"))
+    assert len(logs) == 8
+    assert "bug 1" in (tmp_path / "g.g1.a-white.log").read_text()
+
+
+@needs_engines
+def test_ctrl_c_writes_the_game_so_far_with_a_star(tmp_path: Path) -> None:
+    engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bughouse_arbiter",
+            "match",
+            *engines,
+            "--tc",
+            "600",
+            "--rule",
+            "max_plies=100000",
+            "--out",
+            "c.bpgn",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("ply   5"):
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "interrupted" in out
+    (game,) = read_games((tmp_path / "c.bpgn").read_text())
+    assert game.result_tag == "*"
+    assert len(game.moves) >= 5
