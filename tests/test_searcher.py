@@ -300,3 +300,33 @@ async def test_sits_then_drops_the_piece_its_partner_sends() -> None:
             assert await pipe.process.wait() == 0
         finally:
             pipe.process.kill()
+
+
+async def test_survives_malformed_commands() -> None:
+    bad = [
+        "go",
+        "go v x turn y",
+        "state v 0 a nonsense",
+        "event v 1 board a move z9z9 clock 1 2 3 4",
+        "event v 1 board c move e2e4",
+        "newgame id x seat c-purple time 1 inc 0",
+        "ptell " + "+" * 5000,
+        "\u00e9\u00e9 \t ",
+    ]
+    with trio.fail_after(30):
+        pipe = await open_engine()
+        try:
+            await pipe.send("bug 1")
+            await pipe.expect("bugok")
+            for line in _newgame(START):
+                await pipe.send(line)
+            for line in bad:
+                await pipe.send(line)
+            await pipe.send("isready")
+            await pipe.expect("readyok")
+            await pipe.send("go v 0 turn 3 board a depth 1")
+            assert (await pipe.expect("bestmove")).endswith("turn 3")
+            await pipe.process.stdin.aclose()  # EOF means quit
+            assert await pipe.process.wait() == 0
+        finally:
+            pipe.process.kill()
