@@ -132,6 +132,12 @@ def _play(
 
     try:
         return trio.run(main)
+    except BaseExceptionGroup as group:
+        # Ctrl+C reaches us wrapped by the arbiter's nursery: unwrap it, so
+        # the CLI exits 130 instead of printing a traceback.
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        raise
     finally:
         if logs is not None:
             logs.close()

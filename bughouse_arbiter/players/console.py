@@ -344,6 +344,8 @@ class ConsolePlayer(Player):
         columns, rows = self.terminal.size()
         self.painter.resize(columns, rows)
 
+    # Ctrl+C waits for the next checkpoint: a frame is never cut in half.
+    @trio.lowlevel.enable_ki_protection
     def _draw(self) -> None:
         if self._closed:
             return

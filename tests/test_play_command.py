@@ -1,0 +1,213 @@
+"""``bughouse play`` for real: the program in a pseudo-terminal, real engines.
+
+The person's keys go in through a pty (pexpect); everything the program
+writes is fed to a small terminal emulator, and the tests assert on what the
+80×24 screen shows and on the BPGN file written. Board B starts stalemated
+(White to move, no legal move, not in check), so its engines wait quietly
+and the match is decided on board A, by the keys the test sends.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pexpect
+import pytest
+from console_vt import VirtualTerminal
+
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.cli import main
+from bughouse_arbiter.replay import replay_game
+
+ROOT = Path(__file__).resolve().parent.parent
+FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")
+# The random mover answers at once; Fairy-Stockfish (a Debian package CI installs)
+# stands in where it is missing.
+if (ROOT / "engines" / "random_mover.py").exists():
+    ENGINE: str | None = "random"
+elif FAIRY_STOCKFISH.exists():
+    ENGINE = f"uci:{FAIRY_STOCKFISH}"
+else:
+    ENGINE = None
+needs_engine = pytest.mark.skipif(ENGINE is None, reason="no fast engine to play against")
+
+#: White holds a knight on board A, so the person can drop at once.
+FEN_A = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[N] w KQkq - 0 1"
+#: White to move on board B has no legal move and is not in check: it waits.
+FEN_B = "8/8/8/8/8/1q6/8/K6k w - - 0 1"
+TIMEOUT = 30.0
+
+
+class Program:
+    """``bughouse play`` in an 80×24 pty, with its screen kept up to date."""
+
+    def __init__(self, tmp_path: Path, *extra: str) -> None:
+        self.out = tmp_path / "game.bpgn"
+        args = ["-m", "bughouse_arbiter", "play", "--seat", "A-white", "--name", "tester"]
+        for seat in ("A-black", "B-white", "B-black"):
+            args += ["--engine", f"{seat}={ENGINE}"]
+        args += ["--tc", "300+0", "--fen-a", FEN_A, "--fen-b", FEN_B]
+        args += ["--out", str(self.out), *extra]
+        env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        env.pop("NO_COLOR", None)
+        self.child = pexpect.spawn(
+            sys.executable,
+            args,
+            cwd=str(tmp_path),
+            env=env,
+            dimensions=(24, 80),
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=TIMEOUT,
+        )
+        self.screen = VirtualTerminal()
+        self.raw: list[str] = []
+
+    def pump(self) -> bool:
+        """Reads what is there; False at the end of output."""
+        try:
+            data = self.child.read_nonblocking(65536, timeout=0.1)
+        except pexpect.TIMEOUT:
+            return True
+        except pexpect.EOF:
+            return False
+        self.raw.append(data)
+        self.screen.feed(data)
+        return True
+
+    def wait_for(self, what: str | Callable[[str], bool]) -> str:
+        """Waits until the screen shows ``what`` (or satisfies it)."""
+        check = what if callable(what) else (lambda text: what in text)
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            if check(self.screen.text):
+                return self.screen.text
+            if not self.pump():
+                break
+        if check(self.screen.text):
+            return self.screen.text
+        raise AssertionError(f"screen never showed {what!r}:\n{self.screen.text}")
+
+    def type(self, line: str) -> None:
+        self.child.send(line + "\r")
+
+    def finish(self) -> str:
+        while self.pump():
+            pass
+        self.child.close()
+        return "".join(self.raw)
+
+    def kill(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Program:
+    prog = Program(tmp_path)
+    yield prog  # type: ignore[misc]
+    prog.kill()
+
+
+def your_move(text: str) -> bool:
+    return " Your move" in text.splitlines()[22]
+
+
+@needs_engine
+def test_a_game_at_the_keyboard(program: Program) -> None:
+    screen = program.wait_for(your_move)
+    lines = screen.splitlines()
+    assert lines[0].startswith(" Board A: you")
+    assert "Board B: your partner" in lines[0]
+    assert "hand: ♘" in lines[12]  # the person's pocket, under their board
+    assert lines[23].startswith("a-white>")
+    assert all(len(line) <= 80 for line in lines)
+
+    program.type("N@f3")  # a drop
+    program.wait_for("you play N@f3")
+    program.wait_for(lambda text: your_move(text) and "last 1... " in text.splitlines()[14])
+
+    program.type("hello")  # bad input
+    program.wait_for("hello: not a move")
+    program.type("Qh8")  # illegal
+    program.wait_for("Qh8: illegal move")
+    program.type("++n")  # a partner signal
+    program.wait_for("you to partner: ++n")
+    program.type("moves e2")  # legal-move hints
+    program.wait_for("e2: e3 e4")
+
+    program.type("e4")  # a legal move, still on the same open turn
+    program.wait_for("you play e4")
+    program.wait_for(lambda text: your_move(text) and "last 2... " in text.splitlines()[14])
+
+    program.type("resign")
+    program.wait_for("You lose: A-White resigned (0-1)")
+    output = program.finish()
+    assert program.child.exitstatus == 0
+    assert f"Game written to {program.out}" in output
+
+    (game,) = read_games(program.out.read_text(), file=str(program.out))
+    assert game.tags["WhiteA"] == "tester"
+    assert game.tags["Result"] == "0-1"
+    assert game.tags["Termination"] == "resignation"
+    mine = [m.san for m in game.moves if m.board.value == "A" and m.white]
+    assert mine == ["N@f3", "e4"]
+    assert [(m.seat.value, m.text) for m in game.messages] == [("A-White", "++n")]
+    report = replay_game(game)
+    assert report.ok, report.verdict
+
+
+@needs_engine
+def test_quit_asks_and_then_loses(program: Program) -> None:
+    program.wait_for(your_move)
+    program.type("quit")
+    program.wait_for("quit? leaving loses the game for your team")
+    program.type("n")
+    program.wait_for("quit cancelled")
+    program.type("quit")
+    program.wait_for("quit? y/n>")
+    program.type("y")
+    output = program.finish()
+    assert "You lose: A-White left: quit at the console (0-1)" in output
+    assert program.child.exitstatus == 0
+    (game,) = read_games(program.out.read_text())
+    assert game.tags["Termination"] == "left"
+
+
+@needs_engine
+def test_ctrl_c_restores_the_terminal_and_writes_the_game(tmp_path: Path) -> None:
+    program = Program(tmp_path)
+    try:
+        program.wait_for(your_move)
+        program.type("N@f3")
+        program.wait_for("you play N@f3")
+        program.child.sendintr()
+        output = program.finish()
+    finally:
+        program.kill()
+    assert program.child.exitstatus == 130
+    assert "Traceback" not in output
+    assert "Game aborted (Ctrl+C)" in output
+    (game,) = read_games(program.out.read_text())
+    assert game.tags["Result"] == "*"
+    assert game.moves[0].san == "N@f3"
+
+
+def test_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (
+        ["play", "--seat", "C-white"],
+        ["play", "--engine", "A-white=random"],
+        ["play", "--tc", "fast"],
+        ["play", "--rule", "stalemate=maybe"],
+        ["play", "--fen-a", "not a fen"],
+        ["play", "--engine", "B-black=/no/such/engine"],
+        ["play", "--out", "/no/such/folder/game.bpgn"],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("bughouse play: error: "), argv
+        assert err.count("\n") == 1, argv
