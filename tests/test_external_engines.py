@@ -1,0 +1,144 @@
+"""Real Sjeng and Fairy-Stockfish at our table, through the adapters.
+
+Skipped when the Debian engines are missing, unless BUGHOUSE_REQUIRE_ENGINES=1
+(CI), where a missing engine fails. Every match must end by itself (a
+``fail_after`` guard catches one that gets stuck), no illegal move may reach
+the table, and every BPGN written must replay to its recorded result.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+import trio
+
+from bughouse_arbiter.arbiter import MatchEvent, MatchRecord, MoveRefused, PlayerWaits, run_match
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.write import GameHeader, format_game
+from bughouse_arbiter.config import EngineSpec, engine_spec
+from bughouse_arbiter.engines_file import builtin_external_engines
+from bughouse_arbiter.errors import EngineFailed
+from bughouse_arbiter.model import Seat, Termination
+from bughouse_arbiter.players.factory import create_player
+from bughouse_arbiter.players.uci import UciPlayer
+from bughouse_arbiter.players.xboard import XboardPlayer
+from bughouse_arbiter.replay import replay_game
+from bughouse_arbiter.rules import HouseRules
+
+
+def _engine_path(program: str) -> str | None:
+    found = shutil.which(program)
+    if found:
+        return found
+    games = Path("/usr/games") / program
+    return str(games) if games.is_file() else None
+
+
+def require(*programs: str) -> None:
+    missing = [p for p in programs if _engine_path(p) is None]
+    if not missing:
+        return
+    message = f"engine(s) not installed: {', '.join(missing)}"
+    if os.environ.get("BUGHOUSE_REQUIRE_ENGINES") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+BAD_ENDS = {Termination.ILLEGAL_MOVE, Termination.LEFT, Termination.ABORTED}
+
+
+async def play(
+    seating: Mapping[Seat, EngineSpec], seconds: float, *, guard: float
+) -> tuple[MatchRecord, list[MatchEvent]]:
+    events: list[MatchEvent] = []
+    players = [create_player(seat, spec) for seat, spec in seating.items()]
+    with trio.fail_after(guard):
+        record = await run_match(players, HouseRules(time=seconds), observer=events.append)
+    return record, events
+
+
+def check_match(record: MatchRecord, events: list[MatchEvent]) -> None:
+    outcome = record.game.outcome
+    assert outcome is not None
+    assert outcome.termination not in BAD_ENDS, outcome.reason
+    assert not [e for e in events if isinstance(e, MoveRefused)]
+    assert record.game.plies >= 10
+    text = format_game(record.game, GameHeader(players=dict(record.names)))
+    [report] = [replay_game(game) for game in read_games(text)]
+    assert report.ok, report.verdict
+    assert report.rejudged == outcome.result.value
+
+
+async def test_sjeng_pair_against_fairy_stockfish_pair() -> None:
+    require("sjeng", "fairy-stockfish")
+    known = builtin_external_engines()
+    seating = {
+        Seat.A_WHITE: known["sjeng"],
+        Seat.B_BLACK: known["sjeng"],
+        Seat.A_BLACK: known["fairy-stockfish"],
+        Seat.B_WHITE: known["fairy-stockfish"],
+    }
+    record, events = await play(seating, 15.0, guard=120)
+    check_match(record, events)
+    assert "Sjeng" in record.names[Seat.A_WHITE] or record.names[Seat.A_WHITE] == "sjeng"
+
+
+async def test_fairy_stockfish_in_xboard_mode_beside_sjeng_and_uci() -> None:
+    require("sjeng", "fairy-stockfish")
+    known = builtin_external_engines()
+    seating = {
+        Seat.A_WHITE: known["fairy-stockfish-xboard"],
+        Seat.A_BLACK: known["sjeng"],
+        Seat.B_WHITE: known["fairy-stockfish"],
+        Seat.B_BLACK: known["fairy-stockfish-xboard"],
+    }
+    record, events = await play(seating, 6.0, guard=90)
+    check_match(record, events)
+
+
+async def test_a_table_mixing_native_uci_and_xboard_seats() -> None:
+    require("sjeng", "fairy-stockfish")
+    known = builtin_external_engines()
+    seating = {
+        Seat.A_WHITE: engine_spec("searcher"),
+        Seat.A_BLACK: known["fairy-stockfish"],
+        Seat.B_WHITE: known["sjeng"],
+        Seat.B_BLACK: engine_spec("random"),
+    }
+    record, events = await play(seating, 6.0, guard=90)
+    check_match(record, events)
+    waits = [e for e in events if isinstance(e, PlayerWaits)]
+    assert all(e.reason for e in waits)
+
+
+async def test_a_program_that_is_not_a_uci_engine_fails_its_handshake() -> None:
+    player = UciPlayer(Seat.A_WHITE, ["/bin/cat"], handshake_timeout=1.0)
+    send, _receive = trio.open_memory_channel[object](10)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            with pytest.raises(EngineFailed, match="no uciok"):
+                await player.start(nursery, send)  # type: ignore[arg-type]
+            await player.aclose()
+
+
+async def test_an_xboard_engine_that_exits_at_once_fails_its_handshake() -> None:
+    player = XboardPlayer(Seat.A_WHITE, ["/bin/true"])
+    send, _receive = trio.open_memory_channel[object](10)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            with pytest.raises(EngineFailed, match="during the handshake"):
+                await player.start(nursery, send)  # type: ignore[arg-type]
+            await player.aclose()
+
+
+async def test_a_missing_program_fails_to_start() -> None:
+    player = XboardPlayer(Seat.A_WHITE, ["/nonexistent/sjeng"])
+    send, _receive = trio.open_memory_channel[object](10)
+    async with trio.open_nursery() as nursery:
+        with pytest.raises(EngineFailed, match="cannot run"):
+            await player.start(nursery, send)  # type: ignore[arg-type]
+        await player.aclose()
