@@ -535,8 +535,14 @@ def test_turn_tokens_filter_stale_answers() -> None:
         ),
     ]
     assert session.open_turns == {}
-    session.send(Refused(token=1, move="e7e5", reason="no"))
-    assert session.open_turns == {1: BoardId.A}
+    session.send(Go(version=1, token=2, board=BoardId.A))
+    session.send(Refused(token=2, move="e7e4", reason="no"))
+    assert session.open_turns == {}
+    session.send(Go(version=1, token=3, board=BoardId.A))
+    session.close_turn(3)
+    assert session.open_turns == {}
+    with pytest.raises(LocalProtocolError, match="never issued"):
+        session.send(Refused(token=99, move="e7e5", reason="no"))
     session.send(GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="draw"))
     assert session.state is SessionState.READY
     assert session.open_turns == {}

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 import attrs
 import trio
 
-from ..game import PlayedMove
+from ..game import BoardResult, PlayedMove
 from ..model import BoardId, Outcome, Seat
 from ..rules import HouseRules
 
@@ -40,6 +40,8 @@ class MatchInfo:
     names: Mapping[Seat, str]
     rules: HouseRules
     start_fens: Mapping[BoardId, str]
+    #: Seats held by people (the others are engines).
+    human_seats: frozenset[Seat] = frozenset()
 
 
 @attrs.frozen(kw_only=True)
@@ -145,6 +147,14 @@ class Player(abc.ABC):
 
     async def draw_offered(self, by: Seat) -> None:  # noqa: B027 - optional hook
         """Someone offered a draw; answer with ``DrawOfferAction`` to accept."""
+
+    async def move_refused(  # noqa: B027 - optional hook
+        self, seat: Seat, token: int, move: str, reason: str
+    ) -> None:
+        """The move for turn ``token`` was refused (``illegal_move=reject``); a new turn follows."""
+
+    async def board_ended(self, result: BoardResult) -> None:  # noqa: B027 - optional hook
+        """One board finished and the other plays on (``board_end=continue``)."""
 
     @abc.abstractmethod
     async def game_over(self, outcome: Outcome) -> None:

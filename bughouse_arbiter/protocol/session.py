@@ -237,7 +237,7 @@ class EngineSession:
         elif isinstance(command, Refused):
             if command.token not in self._issued:
                 raise LocalProtocolError(f"turn {command.token} was never issued")
-            self.open_turns[command.token] = self._issued[command.token]
+            self.open_turns.pop(command.token, None)
         elif isinstance(command, BoardOver):
             self._close_turns(lambda board: board is command.board)
         elif isinstance(command, GameOver):
@@ -269,6 +269,10 @@ class EngineSession:
         self._last_token = token
         self._issued[token] = board
         self.open_turns[token] = board
+
+    def close_turn(self, token: int) -> None:
+        """Forgets an open turn the arbiter took back; later answers to it are stale."""
+        self.open_turns.pop(token, None)
 
     def _close_turns(self, which: Callable[[BoardId], bool]) -> None:
         for token, board in list(self.open_turns.items()):

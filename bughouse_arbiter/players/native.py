@@ -1,0 +1,409 @@
+"""A native engine (protocol.md, BUG/1) at one seat, or at both seats of a team.
+
+Three tasks in the arbiter's nursery, so the arbiter never waits on the
+engine: the process's reader and writer (``EngineProcess``), and a pump that
+feeds every output line to the ``EngineSession`` and turns its events into
+actions. Actions go through an unbounded outbox and a forwarder task, so the
+pump keeps draining the engine even while the arbiter is busy.
+
+What happens to engine lines (protocol.md §9): answers to open turns become
+``MoveAction``/``WaitAction`` with the arbiter's token; stale, unknown,
+malformed and over-long lines are logged and ignored; only the last ``info``
+before a move is forwarded (as ``InfoAction``, just before the move), so a
+flood of search output never floods the arbiter. The end of the engine's
+output before ``aclose`` becomes one ``Gone`` with the exit status.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+import trio
+
+from ..errors import EngineFailed
+from ..game import BoardResult, PlayedMove
+from ..model import SEATS, BoardId, Outcome, Result, Seat
+from ..protocol import (
+    COMMANDS_ALLOWED,
+    MAX_LINE,
+    BestMove,
+    BoardOver,
+    Bug,
+    Command,
+    Draw,
+    DrawOffered,
+    EngineError,
+    EngineSession,
+    Event,
+    GameOver,
+    Go,
+    Ignored,
+    Info,
+    IsReady,
+    LocalProtocolError,
+    Marker,
+    MoveEvent,
+    NewGame,
+    PartnerTell,
+    PlayerInfo,
+    Quit,
+    ReadyOk,
+    Refused,
+    Resign,
+    RulesInfo,
+    SessionState,
+    SetOption,
+    State,
+    Tell,
+    Wait,
+    clocks_ms,
+)
+from .base import (
+    Action,
+    DrawOfferAction,
+    Gone,
+    InfoAction,
+    MatchInfo,
+    MoveAction,
+    Player,
+    ResignAction,
+    TableState,
+    TellAction,
+    WaitAction,
+)
+from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
+
+#: Ignored lines logged one by one before only every ``IGNORED_EVERY``-th is.
+IGNORED_LOGGED = 100
+IGNORED_EVERY = 1000
+#: Longest partner message passed on.
+TELL_LIMIT = 500
+_GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")
+
+
+class NativeEnginePlayer(Player):
+    """An engine program speaking protocol.md, seen by the arbiter as any other player."""
+
+    protocol = "native"
+
+    def __init__(
+        self,
+        seat: Seat | Sequence[Seat],
+        command: Sequence[str],
+        *,
+        name: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        options: Mapping[str, str] | None = None,
+        init: Sequence[str] = (),
+        handshake_timeout: float = 10.0,
+        ready_timeout: float = 10.0,
+        quit_grace: float = QUIT_GRACE,
+        term_grace: float = TERM_GRACE,
+        log: Log | None = None,
+        max_line: int = MAX_LINE,
+    ) -> None:
+        self.seats = (seat,) if isinstance(seat, Seat) else tuple(seat)
+        if not 1 <= len(self.seats) <= 2:
+            raise ValueError("a native engine holds one seat, or two in team mode")
+        if len(self.seats) == 2 and self.seats[0].team is not self.seats[1].team:
+            raise ValueError("team mode needs the two seats of one team")
+        self.seat = self.seats[0]
+        self.command = [str(part) for part in command]
+        self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        self.options = dict(options or {})
+        self.init = tuple(init)
+        self.handshake_timeout = handshake_timeout
+        self.ready_timeout = ready_timeout
+        self.quit_grace = quit_grace
+        self.term_grace = term_grace
+        self.log = log
+        self.label = "+".join(s.bpgn for s in self.seats)
+        self.session = EngineSession(max_line=max_line)
+        self.process = EngineProcess(
+            self.command, cwd=cwd, env=env, label=self.label, log=log, max_line=max_line
+        )
+        #: Engine lines ignored so far (unknown, malformed, stale...).
+        self.ignored = 0
+        self._turns: dict[int, tuple[Seat, int]] = {}  # wire token -> (seat, arbiter token)
+        self._open_by_seat: dict[Seat, int] = {}  # seat -> wire token
+        self._next_token = 0
+        self._last_info: dict[Seat, str] = {}
+        self._readyoks = 0
+        self._changed = trio.Event()
+        self._eof = False
+        self._playing = False
+        self._closing = False
+        self._outbox_in, self._outbox_out = trio.open_memory_channel[Action](math.inf)
+
+    # -- start -----------------------------------------------------------------------
+
+    async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
+        """Runs the program and does the handshake (``bug 1`` ... ``bugok``), options, ``isready``.
+
+        Raises ``EngineFailed`` with the reason if any of it fails; the process
+        is then already stopped.
+        """
+        await self.process.start(nursery)
+        nursery.start_soon(self._pump)
+        nursery.start_soon(self._forward, actions)
+        try:
+            self._send(Bug())
+            with trio.move_on_after(self.handshake_timeout) as scope:
+                await self._until(lambda: self.session.state is SessionState.READY)
+            if scope.cancelled_caught:
+                raise EngineFailed(f"no 'bugok' within {self.handshake_timeout:g} s")
+            if len(self.seats) == 2 and not self.session.supports_team:
+                raise EngineFailed(
+                    "it did not announce 'feature team', so it cannot hold two seats"
+                )
+            for option, value in self.options.items():
+                if option not in self.session.options:
+                    self._note(f"option {option!r} was not announced; sending it anyway")
+                self._send(SetOption(option, value))
+            for line in self.init:
+                self.process.send(line)
+            if self.options or self.init:
+                await self._barrier()
+        except BaseException:
+            await self._stop()
+            raise
+        if self.session.name:
+            self.name = self.session.name
+
+    async def _barrier(self) -> None:
+        """``isready`` and wait for its ``readyok``."""
+        wanted = self._readyoks + 1
+        self._send(IsReady())
+        with trio.move_on_after(self.ready_timeout) as scope:
+            await self._until(lambda: self._readyoks >= wanted)
+        if scope.cancelled_caught:
+            raise EngineFailed(f"no 'readyok' within {self.ready_timeout:g} s")
+
+    async def _until(self, done: Callable[[], bool]) -> None:
+        while not done():
+            if self._eof:
+                code = await self.process.wait_exit(1.0)
+                raise EngineFailed(f"the engine {_ending(code, self.process)}")
+            await self._changed.wait()
+
+    # -- the arbiter's calls -------------------------------------------------------------
+
+    async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        self._turns.clear()
+        self._open_by_seat.clear()
+        self._last_info.clear()
+        rules = info.rules
+        self._send(
+            NewGame(
+                game_id=_GAME_ID.sub("_", info.game_id) or "game",
+                seats=self.seats,
+                time_ms=round(rules.time * 1000),
+                inc_ms=round(rules.increment * 1000),
+            )
+        )
+        for seat in SEATS:
+            human = seat in info.human_seats
+            self._send(PlayerInfo(seat, "human" if human else "engine", info.names.get(seat, "?")))
+        self._send(RulesInfo(tuple(rules.to_pairs())))
+        self._send(_state(state))
+        self._playing = True
+        await self._barrier()
+
+    async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        old = self._open_by_seat.pop(seat, None)
+        if old is not None:  # a new turn replaces one the arbiter took back
+            self._turns.pop(old, None)
+            self.session.close_turn(old)
+        self._next_token += 1
+        wire = self._next_token
+        self._turns[wire] = (seat, token)
+        self._open_by_seat[seat] = wire
+        self._send(_state(state))
+        self._send(Go(version=state.version, token=wire, board=seat.board))
+
+    async def moved(self, played: PlayedMove, state: TableState) -> None:
+        passed = played.passed.symbol() if played.passed is not None else None
+        self._send(
+            MoveEvent(
+                version=state.version,
+                board=played.board,
+                move=played.uci,
+                passed=passed,
+                clocks=_clocks(state),
+            )
+        )
+
+    async def partner_says(self, seat: Seat, text: str) -> None:
+        if len(self.seats) == 1:
+            self._send(PartnerTell(text[:TELL_LIMIT]))
+
+    async def draw_offered(self, by: Seat) -> None:
+        if by not in self.seats:
+            self._send(DrawOffered(by))
+
+    async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
+        words = move.split()
+        for wire, (held, arbiter_token) in list(self._turns.items()):
+            if held is seat and arbiter_token == token:
+                self._send(Refused(token=wire, move=words[0] if words else "-", reason=reason))
+                self._turns.pop(wire)
+                self._open_by_seat.pop(seat, None)
+                return
+
+    async def board_ended(self, result: BoardResult) -> None:
+        self._send(
+            BoardOver(
+                board=result.board,
+                result=Result.won_by(result.winner),
+                reason=result.termination,
+                seat=result.seat,
+                text=result.reason,
+            )
+        )
+
+    async def game_over(self, outcome: Outcome) -> None:
+        self._playing = False
+        self._turns.clear()
+        self._open_by_seat.clear()
+        self._send(
+            GameOver(
+                result=outcome.result,
+                reason=outcome.termination,
+                board=outcome.board,
+                seat=outcome.seat,
+                text=outcome.reason,
+            )
+        )
+
+    async def aclose(self) -> None:
+        await self._stop()
+
+    async def _stop(self) -> None:
+        if self._closing:
+            await self.process.aclose(None)  # waits for the first call to finish
+            return
+        self._closing = True
+        self._outbox_in.close()
+        quit_line = None
+        if "quit" in COMMANDS_ALLOWED[self.session.state]:
+            quit_line = self.session.send(Quit()).decode().rstrip("\n")
+        await self.process.aclose(quit_line, grace=self.quit_grace, term_grace=self.term_grace)
+
+    # -- lines out ---------------------------------------------------------------------
+
+    def _send(self, command: Command) -> None:
+        """Queues one command; never blocks (the process's writer sends it)."""
+        if self._closing or self._eof:
+            return
+        try:
+            data = self.session.send(command)
+        except LocalProtocolError as exc:
+            raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
+        self.process.send(data.decode().rstrip("\n"))
+
+    # -- lines in ----------------------------------------------------------------------
+
+    async def _pump(self) -> None:
+        while (line := await self.process.receive()) is not None:
+            self.session.receive_line(line)
+            self._drain_session()
+            self._wake()
+        self.session.receive_eof()
+        self._drain_session()
+        self._eof = True
+        self._wake()
+        if self._closing:
+            return
+        code = await self.process.wait_exit(1.0)
+        reason = f"the engine {_ending(code, self.process)}"
+        self._note(reason)
+        if self._playing:
+            self._post(Gone(seat=self.seat, reason=reason))
+        self._outbox_in.close()
+
+    def _drain_session(self) -> None:
+        while True:
+            event = self.session.next_event()
+            if isinstance(event, Marker):
+                return
+            self._handle(event)
+
+    def _handle(self, event: Event) -> None:
+        match event:
+            case Ignored(line=line, reason=reason):
+                self.ignored += 1
+                if self.ignored <= IGNORED_LOGGED or self.ignored % IGNORED_EVERY == 0:
+                    self._note(f"ignored ({reason}; {self.ignored} so far): {line}")
+            case BestMove(move=move, token=wire):
+                seat, token = self._turns.pop(wire)
+                self._open_by_seat.pop(seat, None)
+                info = self._last_info.pop(seat, None)
+                if info is not None:
+                    self._post(InfoAction(seat=seat, text=info))
+                self._post(MoveAction(seat=seat, token=token, move=move))
+            case Wait(token=wire, reason=reason):
+                seat, token = self._turns[wire]
+                self._post(WaitAction(seat=seat, token=token, reason=reason))
+            case Resign(board=board):
+                self._post(ResignAction(seat=self._seat_on(board)))
+            case Draw(board=board):
+                self._post(DrawOfferAction(seat=self._seat_on(board)))
+            case Tell(text=text):
+                self._post(TellAction(seat=self.seat, text=text[:TELL_LIMIT]))
+            case Info(text=text, board=board):
+                self._last_info[self._seat_on(board)] = text
+            case EngineError(text=text):
+                self._note(f"engine error: {text}")
+            case ReadyOk():
+                self._readyoks += 1
+
+    def _seat_on(self, board: BoardId | None) -> Seat:
+        if board is not None:
+            seat = self.session.seat_on(board)
+            if seat is not None:
+                return seat
+        return self.seat
+
+    def _post(self, action: Action) -> None:
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            self._outbox_in.send_nowait(action)
+
+    async def _forward(self, actions: trio.MemorySendChannel[Action]) -> None:
+        async with actions:
+            async for action in self._outbox_out:
+                try:
+                    await actions.send(action)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def _note(self, text: str) -> None:
+        if self.log is not None:
+            self.log(f"{self.label} : {text}")
+
+
+def _state(state: TableState) -> State:
+    return State(
+        version=state.version,
+        fen_a=state.fens[BoardId.A],
+        fen_b=state.fens[BoardId.B],
+        clocks=_clocks(state),
+    )
+
+
+def _clocks(state: TableState) -> tuple[int, int, int, int]:
+    return clocks_ms(state.clocks[seat] for seat in SEATS)
+
+
+def _ending(code: int | None, process: EngineProcess) -> str:
+    if code is None:
+        return "closed its output"
+    return process.exit_description()

@@ -1,0 +1,361 @@
+"""NativeEnginePlayer against the random mover and every fault engine (real processes)."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import chess
+import pytest
+import trio
+
+from bughouse_arbiter.arbiter import run_match
+from bughouse_arbiter.errors import EngineFailed, MoveError
+from bughouse_arbiter.game import BughouseGame, PlayedMove
+from bughouse_arbiter.model import SEATS, BoardId, Outcome, Seat, Termination
+from bughouse_arbiter.players.base import (
+    Action,
+    Gone,
+    InfoAction,
+    MatchInfo,
+    MoveAction,
+    TableState,
+    WaitAction,
+)
+from bughouse_arbiter.players.native import NativeEnginePlayer
+from bughouse_arbiter.players.process import ProtocolLog
+from bughouse_arbiter.rules import HouseRules
+
+ENGINES = Path(__file__).resolve().parent.parent / "engines"
+RANDOM = [sys.executable, str(ENGINES / "random_mover.py"), "--seed", "7"]
+GUARD = 30
+START = chess.STARTING_FEN.replace(" w ", "[] w ", 1)
+NO_MOVE = "k7/8/8/8/8/1q6/8/K7[] w - - 0 1"  # A-White: not in check, nothing legal
+
+
+def faulty(mode: str, *extra: str) -> list[str]:
+    return [sys.executable, str(ENGINES / "faulty.py"), mode, "--seed", "3", *extra]
+
+
+def table(version: int = 0, fen_a: str = START, fen_b: str = START) -> TableState:
+    return TableState(
+        version=version,
+        fens={BoardId.A: fen_a, BoardId.B: fen_b},
+        clocks=dict.fromkeys(SEATS, 60.0),
+    )
+
+
+def info(rules: HouseRules | None = None) -> MatchInfo:
+    return MatchInfo(
+        game_id="test 1",
+        names={seat: seat.slug for seat in SEATS},
+        rules=rules or HouseRules(),
+        start_fens={BoardId.A: START, BoardId.B: START},
+    )
+
+
+class Seated:
+    """A started player and the channel its actions arrive on."""
+
+    def __init__(self, player: NativeEnginePlayer, actions: trio.MemoryReceiveChannel[Action]):
+        self.player = player
+        self.actions = actions
+
+    async def next(self, timeout: float = GUARD) -> Action:
+        with trio.fail_after(timeout):
+            return await self.actions.receive()
+
+    async def next_move(self) -> MoveAction:
+        while True:
+            action = await self.next()
+            if isinstance(action, MoveAction):
+                return action
+            assert isinstance(action, InfoAction), action
+
+
+@pytest.fixture
+async def nursery() -> AsyncIterator[trio.Nursery]:
+    async with trio.open_nursery() as nursery:
+        yield nursery
+        nursery.cancel_scope.cancel()
+
+
+async def seat(nursery: trio.Nursery, player: NativeEnginePlayer, *, game: bool = True) -> Seated:
+    send, receive = trio.open_memory_channel[Action](math.inf)
+    with trio.fail_after(GUARD):
+        await player.start(nursery, send)
+        if game:
+            await player.new_game(info(), table())
+    return Seated(player, receive)
+
+
+def assert_reaped(pid: int | None) -> None:
+    assert pid is not None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+# -- the random mover -----------------------------------------------------------------
+
+
+async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(
+        Seat.A_WHITE, RANDOM, options={"Seed": "5"}, log=ProtocolLog(stream)
+    )
+    seated = await seat(nursery, player)
+    assert player.name == "RandomMover 1.0"
+    assert player.session.supports_team
+    assert "Seed" in player.session.options
+    await player.your_turn(Seat.A_WHITE, 41, table())
+    info_action = await seated.next()
+    assert isinstance(info_action, InfoAction)
+    assert info_action.seat is Seat.A_WHITE
+    move = await seated.next()
+    assert isinstance(move, MoveAction)
+    assert (move.seat, move.token) == (Seat.A_WHITE, 41)
+    game = BughouseGame()
+    game.push(Seat.A_WHITE, move.move)  # legal
+    await player.partner_says(Seat.A_WHITE, "++n")
+    await player.draw_offered(Seat.B_WHITE)
+    await player.game_over(game.resign(Seat.B_WHITE) or _never())
+    with trio.fail_after(GUARD):
+        await player.aclose()
+    assert player.process.returncode == 0
+    assert_reaped(player.process.pid)
+    log = stream.getvalue()
+    for expected in (
+        "WA < bug 1",
+        "WA > bugok",
+        "WA < setoption name Seed value 5",
+        "WA < newgame id test_1 seat a-white time 180000 inc 0",
+        "WA < player b-black engine b-black",
+        "WA < rules time=180 increment=0 wait_for_block=on",
+        "WA < go v 0 turn 1 board a",
+        "WA > bestmove ",
+        "WA < ptell ++n",
+        "WA < draw offer by b-white",
+        "WA < gameover result 1-0 reason resignation board b seat b-white",
+        "WA < quit",
+    ):
+        assert expected in log, expected
+
+
+def _never() -> Outcome:
+    raise AssertionError("the game should be over")
+
+
+async def test_wait_then_a_partner_capture_brings_a_drop(nursery: trio.Nursery) -> None:
+    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM))
+    player = seated.player
+    await player.your_turn(Seat.A_WHITE, 7, table(5, fen_a=NO_MOVE))
+    wait = await seated.next()
+    assert wait == WaitAction(seat=Seat.A_WHITE, token=7, reason="no legal move")
+    # B-Black captures a white knight on board B: it goes to A-White's pocket.
+    capture = PlayedMove(
+        ply=6,
+        board=BoardId.B,
+        seat=Seat.B_BLACK,
+        move=chess.Move.from_uci("d5e4"),
+        san="dxe4",
+        passed=chess.Piece(chess.KNIGHT, chess.WHITE),
+    )
+    await player.moved(capture, table(6, fen_a=NO_MOVE.replace("[]", "[N]")))
+    move = await seated.next_move()
+    assert (move.seat, move.token) == (Seat.A_WHITE, 7)
+    assert move.move.startswith("N@")
+    board = chess.variant.CrazyhouseBoard(NO_MOVE.replace("[]", "[N]"))
+    assert chess.Move.from_uci(move.move) in board.legal_moves
+
+
+async def test_team_mode_answers_name_their_boards(nursery: trio.Nursery) -> None:
+    player = NativeEnginePlayer((Seat.A_WHITE, Seat.B_BLACK), RANDOM)
+    seated = await seat(nursery, player)
+    assert player.label == "WA+BB"
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1"
+    state = table(1, fen_b=after_e4)
+    await player.your_turn(Seat.A_WHITE, 3, state)
+    await player.your_turn(Seat.B_BLACK, 4, state)
+    moves = {(await seated.next_move()).seat for _ in range(2)}
+    assert moves == {Seat.A_WHITE, Seat.B_BLACK}
+
+
+async def test_team_mode_needs_the_feature(nursery: trio.Nursery) -> None:
+    no_team = [sys.executable, "-c", "input(); print('id name Solo'); print('bugok', flush=True)"]
+    player = NativeEnginePlayer((Seat.A_BLACK, Seat.B_WHITE), no_team)
+    with trio.fail_after(GUARD), pytest.raises(EngineFailed, match="feature team"):
+        await seat(nursery, player)
+    assert_reaped(player.process.pid)
+    with pytest.raises(ValueError, match="one team"):
+        NativeEnginePlayer((Seat.A_WHITE, Seat.B_WHITE), RANDOM)
+
+
+async def test_a_full_match_of_four_random_movers() -> None:
+    rules = HouseRules(time=60, max_plies=60)
+    players = [NativeEnginePlayer(s, [*RANDOM[:-1], str(i + 1)]) for i, s in enumerate(SEATS)]
+    with trio.fail_after(120):
+        record = await run_match(players, rules)
+    outcome = record.game.outcome
+    assert outcome is not None
+    assert outcome.termination in (Termination.CHECKMATE, Termination.MAX_PLIES)
+    assert record.game.plies > 0
+    for player in players:
+        assert player.process.returncode == 0
+        assert_reaped(player.process.pid)
+
+
+# -- fault engines ----------------------------------------------------------------------
+
+
+async def test_crash_is_one_gone_with_the_exit_status(nursery: trio.Nursery) -> None:
+    seated = await seat(nursery, NativeEnginePlayer(Seat.B_WHITE, faulty("crash")))
+    player = seated.player
+    await player.your_turn(Seat.B_WHITE, 1, table())
+    first = await seated.next_move()
+    assert first.token == 1
+    await player.your_turn(Seat.B_WHITE, 2, table(2))
+    gone = await seated.next()
+    assert isinstance(gone, Gone)
+    assert gone.seat is Seat.B_WHITE
+    assert gone.reason.startswith("the engine exited with status 3")
+    assert "crashing on purpose" in gone.reason
+    with trio.fail_after(GUARD):
+        with pytest.raises(trio.EndOfChannel):
+            await seated.actions.receive()  # exactly one Gone, then nothing
+        await player.aclose()
+        await player.your_turn(Seat.B_WHITE, 3, table(3))  # harmless after the end
+    assert_reaped(player.process.pid)
+
+
+async def test_closed_pipe_is_gone_and_the_process_is_stopped(nursery: trio.Nursery) -> None:
+    seated = await seat(
+        nursery, NativeEnginePlayer(Seat.A_BLACK, faulty("close-pipe", "--after", "0"))
+    )
+    player = seated.player
+    await player.your_turn(Seat.A_BLACK, 1, table(1, fen_a=START.replace(" w ", " b ")))
+    gone = await seated.next()
+    assert gone == Gone(seat=Seat.A_BLACK, reason="the engine closed its output")
+    with trio.fail_after(GUARD):
+        await player.aclose()
+    assert player.process.returncode == -signal.SIGTERM
+    assert_reaped(player.process.pid)
+
+
+async def test_hang_never_answers_but_still_closes(nursery: trio.Nursery) -> None:
+    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("hang", "--after", "0")))
+    await seated.player.your_turn(Seat.A_WHITE, 1, table())
+    with trio.move_on_after(1.0) as scope:
+        await seated.actions.receive()
+    assert scope.cancelled_caught
+    with trio.fail_after(GUARD):
+        await seated.player.aclose()
+    assert seated.player.process.returncode == 0  # it does obey quit
+    assert_reaped(seated.player.process.pid)
+
+
+async def test_garbage_is_ignored_and_play_goes_on(nursery: trio.Nursery) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, faulty("garbage"), log=ProtocolLog(stream))
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    move = await seated.next_move()
+    BughouseGame().push(Seat.A_WHITE, move.move)
+    assert player.ignored >= 10
+    log = stream.getvalue()
+    assert "over-long line (20000 bytes, limit 8192)" in log
+    assert "malformed 'bestmove'" in log
+    assert "not open (stale or unknown)" in log
+    assert "'bugok' is not expected in state 'playing'" in log
+
+
+async def test_flood_is_drained_and_only_the_last_info_forwarded(nursery: trio.Nursery) -> None:
+    player = NativeEnginePlayer(Seat.A_WHITE, faulty("flood", "--after", "0", "--flood-mb", "3"))
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    first = await seated.next()
+    assert isinstance(first, InfoAction)
+    assert first.text.startswith("depth 0 string random choice")
+    move = await seated.next()
+    assert isinstance(move, MoveAction)
+    assert move.token == 1
+
+
+async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:
+    seated = await seat(
+        nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("illegal", "--after", "0"))
+    )
+    await seated.player.your_turn(Seat.A_WHITE, 1, table())
+    move = await seated.next_move()
+    with pytest.raises(MoveError):
+        BughouseGame().push(Seat.A_WHITE, move.move)
+
+
+async def test_stale_answers_are_ignored(nursery: trio.Nursery) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, faulty("stale"), log=ProtocolLog(stream))
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 10, table())
+    assert (await seated.next_move()).token == 10
+    await player.your_turn(Seat.A_WHITE, 20, table(2))
+    assert (await seated.next_move()).token == 20
+    with trio.move_on_after(0.3):
+        extra = await seated.actions.receive()
+        raise AssertionError(f"unexpected {extra}")
+    log = stream.getvalue()
+    assert "ignored (bestmove for turn 1, which is not open (stale or unknown)" in log
+    assert "ignored (wait for turn 1002, which is not open" in log
+
+
+async def test_slow_start_fails_the_handshake(nursery: trio.Nursery) -> None:
+    player = NativeEnginePlayer(Seat.A_WHITE, faulty("slow-start"), handshake_timeout=0.5)
+    with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=r"no 'bugok' within 0\.5 s"):
+        await seat(nursery, player, game=False)
+    assert player.process.returncode is not None
+    assert_reaped(player.process.pid)
+
+
+async def test_ignore_quit_is_killed(nursery: trio.Nursery) -> None:
+    player = NativeEnginePlayer(Seat.A_WHITE, faulty("ignore-quit"), quit_grace=0.2, term_grace=0.2)
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    await seated.next_move()
+    with trio.fail_after(GUARD):
+        await player.aclose()
+        await player.aclose()
+    assert player.process.returncode == -signal.SIGKILL
+    assert_reaped(player.process.pid)
+
+
+async def test_engine_dying_in_the_handshake(nursery: trio.Nursery) -> None:
+    dying = [sys.executable, "-c", "import sys; print('oops', file=sys.stderr); sys.exit(5)"]
+    player = NativeEnginePlayer(Seat.A_WHITE, dying)
+    with (
+        trio.fail_after(GUARD),
+        pytest.raises(EngineFailed, match=r"the engine exited with status 5 \(stderr: oops\)"),
+    ):
+        await seat(nursery, player, game=False)
+
+
+async def test_missing_program(nursery: trio.Nursery) -> None:
+    player = NativeEnginePlayer(Seat.A_WHITE, ["/no/such/engine"])
+    with trio.fail_after(GUARD), pytest.raises(EngineFailed, match="cannot run"):
+        await seat(nursery, player, game=False)
+
+
+async def test_no_readyok_fails_new_game(nursery: trio.Nursery) -> None:
+    mute = [
+        sys.executable,
+        "-c",
+        "import sys\nfor line in sys.stdin:\n"
+        "    print('bugok' if line.startswith('bug ') else 'hm', flush=True)",
+    ]
+    player = NativeEnginePlayer(Seat.A_WHITE, mute, ready_timeout=0.5)
+    seated = await seat(nursery, player, game=False)
+    with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=r"no 'readyok' within 0\.5 s"):
+        await seated.player.new_game(info(), table())
+    await player.aclose()
