@@ -44,6 +44,7 @@ FAULT_MODES: tuple[str, ...] = (
     "slow-start",
     "stale",
     "ignore-quit",
+    "close-pipe",
 )
 
 #: Built-in engine names and the script (plus arguments) each runs.

@@ -16,7 +16,7 @@ import pytest
 import trio
 from fakes import Move, RandomFake, Tell, silent_table
 
-from bughouse_arbiter.arbiter import MatchEvent, run_match
+from bughouse_arbiter.arbiter import MatchEvent, MatchRecord, run_match
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.cli import main
 from bughouse_arbiter.commands.match import (
@@ -28,7 +28,10 @@ from bughouse_arbiter.commands.match import (
     progress_line,
     summary_table,
 )
-from bughouse_arbiter.model import Result, Seat, Team
+from bughouse_arbiter.config import builtin_engine
+from bughouse_arbiter.model import Result, Seat, Team, Termination
+from bughouse_arbiter.players.base import Player
+from bughouse_arbiter.players.factory import create_player
 from bughouse_arbiter.render import RenderOptions
 from bughouse_arbiter.replay import replay_game
 from bughouse_arbiter.rules import HouseRules
@@ -354,3 +357,88 @@ def test_ctrl_c_writes_the_game_so_far_with_a_star(tmp_path: Path) -> None:
     (game,) = read_games((tmp_path / "c.bpgn").read_text())
     assert game.result_tag == "*"
     assert len(game.moves) >= 5
+
+
+# -- the arbiter with engine processes (no virtual clock; generous guards) -------
+
+FAULT_SEAT = Seat.A_WHITE
+
+
+async def engine_match(
+    specs: dict[Seat, str], rules: HouseRules, *, handshake_timeout: float = 10.0
+) -> tuple[MatchRecord, list[Player]]:
+    players: list[Player] = []
+    for index, seat in enumerate(Seat):
+        spec = builtin_engine(specs.get(seat, "random")).with_options(Seed=str(11 + index))
+        players.append(create_player(seat, spec, handshake_timeout=handshake_timeout))
+    with trio.fail_after(90):
+        record = await run_match(players, rules)
+    return record, players
+
+
+def assert_no_process_left(players: list[Player]) -> None:
+    for player in players:
+        process = getattr(player, "process", None)
+        assert process is not None and process.returncode is not None, player.name
+        with pytest.raises(ProcessLookupError):
+            os.kill(process.pid, 0)
+
+
+@needs_engines
+@pytest.mark.parametrize(
+    ("mode", "termination", "reason"),
+    [
+        ("crash", Termination.LEFT, "A-White left: the engine exited with status 3"),
+        ("close-pipe", Termination.LEFT, "A-White left: the engine closed its output"),
+        ("hang", Termination.FLAG, "A-White lost on time"),
+        ("illegal", Termination.ILLEGAL_MOVE, "A-White played an illegal move"),
+        ("slow-start", Termination.LEFT, "A-White left: failed to start"),
+    ],
+)
+async def test_a_faulty_engine_loses_with_the_right_reason(
+    mode: str, termination: Termination, reason: str
+) -> None:
+    record, players = await engine_match(
+        {FAULT_SEAT: f"faulty-{mode}"}, HouseRules(time=3.0), handshake_timeout=2.0
+    )
+    outcome = record.outcome
+    assert outcome.termination is termination
+    assert outcome.seat is FAULT_SEAT
+    assert outcome.winner is FAULT_SEAT.team.other
+    assert outcome.reason.startswith(reason)
+    if mode == "hang":
+        assert len(record.flag_latencies) == 1
+    if mode == "slow-start":
+        assert record.game.plies == 0
+    assert_no_process_left(players)
+
+
+@needs_engines
+@pytest.mark.parametrize("mode", ["garbage", "flood", "stale", "ignore-quit"])
+async def test_harmless_faults_are_ignored_and_the_match_ends(mode: str) -> None:
+    record, players = await engine_match({FAULT_SEAT: f"faulty-{mode}"}, HouseRules(time=3.0))
+    outcome = record.outcome
+    assert not outcome.aborted
+    # Junk lines, stale answers and a flood cost the engine nothing but time.
+    if outcome.seat is FAULT_SEAT:
+        assert outcome.termination not in (Termination.LEFT, Termination.ILLEGAL_MOVE)
+    assert record.game.plies > 0
+    assert_no_process_left(players)
+
+
+@needs_engines
+async def test_random_movers_play_a_full_match() -> None:
+    record, players = await engine_match({}, HouseRules(time=30.0))
+    assert record.outcome.termination not in (Termination.LEFT, Termination.ILLEGAL_MOVE)
+    assert record.game.plies > 10
+    assert len(record.used) == record.game.plies
+    assert all(used >= 0 for used in record.used)
+    assert_no_process_left(players)
+
+
+@needs_engines
+async def test_searchers_beat_random_movers() -> None:
+    specs = {Seat.A_WHITE: "searcher", Seat.B_BLACK: "searcher"}
+    record, players = await engine_match(specs, HouseRules(time=5.0))
+    assert record.outcome.winner is Team.ONE, record.outcome
+    assert_no_process_left(players)
