@@ -320,6 +320,7 @@ class _Table:
         self.tokens: dict[Seat, int] = {}
         self.next_token = 1
         self.draw_offers: set[Seat] = set()
+        self.boards_told: set[BoardId] = set()
         self.started = False
         self.record = MatchRecord(
             game=game,
@@ -338,6 +339,7 @@ class _Table:
             names=self.record.names,
             rules=self.game.rules,
             start_fens=dict(self.game.start_fens),
+            human_seats=self.human_seats,
         )
         state = self.state(trio.current_time())
         for player in self.players:
@@ -420,6 +422,8 @@ class _Table:
         if seat in self.human_seats or self.game.rules.illegal_move == "reject":
             self.emit(MoveRefused(seat=seat, text=action.move, reason=why, now=now))
             del self.tokens[seat]
+            refused = self.seats[seat].move_refused(seat, action.token, action.move, why)
+            await self.notify(seat, refused)
             await self.open_turns()
             return
         self.game.illegal(seat, action.move, why)
@@ -458,6 +462,12 @@ class _Table:
                     self.clocks = self.clocks.stop(seat, now)
         if self.game.is_over:
             return
+        for board, result in self.game.board_results.items():
+            if board not in self.boards_told:
+                # board_end=continue: the other board plays on.
+                self.boards_told.add(board)
+                for player in self.players:
+                    await self.notify(player.seats[0], player.board_ended(result))
         await self.open_turns()
 
     async def open_turns(self) -> None:

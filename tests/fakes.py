@@ -17,7 +17,7 @@ import trio
 
 from bughouse_arbiter.board import BughouseBoard
 from bughouse_arbiter.errors import EngineFailed
-from bughouse_arbiter.game import PlayedMove
+from bughouse_arbiter.game import BoardResult, PlayedMove
 from bughouse_arbiter.model import Outcome, Seat
 from bughouse_arbiter.players.base import (
     Action,
@@ -118,6 +118,8 @@ class FakePlayer(Player):
         self.heard: list[PlayedMove] = []
         self.told: list[tuple[Seat, str]] = []
         self.offers: list[Seat] = []
+        self.refused: list[tuple[Seat, int, str]] = []
+        self.boards_ended: list[BoardResult] = []
         self.info: MatchInfo | None = None
         self.outcome: Outcome | None = None
         self.closed = 0
@@ -189,6 +191,12 @@ class FakePlayer(Player):
 
     async def draw_offered(self, by: Seat) -> None:
         self.offers.append(by)
+
+    async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
+        self.refused.append((seat, token, move))
+
+    async def board_ended(self, result: BoardResult) -> None:
+        self.boards_ended.append(result)
 
     async def game_over(self, outcome: Outcome) -> None:
         self.outcome = outcome

@@ -183,6 +183,7 @@ async def test_illegal_move_is_refused_under_reject(autojump_clock: object) -> N
     # The turn re-opened with a new token and the clock kept running.
     tokens = [token for _, token, _ in players[0].turns]
     assert len(tokens) == 2 and tokens[0] != tokens[1]
+    assert players[0].refused == [(Seat.A_WHITE, tokens[0], "e2e5")]
     assert record.used[0] == 2.0
     assert record.game.moves[0].clock == 8.0
 
@@ -190,6 +191,8 @@ async def test_illegal_move_is_refused_under_reject(autojump_clock: object) -> N
 async def test_a_persons_illegal_move_is_refused(autojump_clock: object) -> None:
     players = silent_table(a_white=[Move("e2e5", 1), Move("e4", 1)])
     record, events = await play(players, human_seats={Seat.A_WHITE})
+    assert players[1].info is not None
+    assert players[1].info.human_seats == frozenset({Seat.A_WHITE})
     assert len(of_type(events, MoveRefused)) == 1
     assert record.game.moves[0].san == "e4"
 
@@ -247,6 +250,8 @@ async def test_resign_under_board_end_continue_ends_one_board(autojump_clock: ob
     )
     assert record.ended == 11.0
     assert record.clocks.banked[Seat.A_WHITE] == 7.0  # stopped when board A ended
+    for player in players:
+        assert [(r.board.value, r.winner) for r in player.boards_ended] == [("A", Team.TWO)]
 
 
 async def test_draw_needs_all_four_engines(autojump_clock: object) -> None:
