@@ -15,6 +15,8 @@ CORE = [
     "board",
     "game",
     "clock",
+    "render",
+    "config",
     "bpgn/notation",
     "bpgn/write",
     "bpgn/read",
