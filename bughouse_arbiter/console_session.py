@@ -29,7 +29,7 @@ from .console_input import (
     parse_command,
 )
 from .errors import MoveError
-from .game import PlayedMove
+from .game import BoardResult, PlayedMove
 from .model import BoardId, Outcome, Seat
 from .rules import HouseRules
 
@@ -126,6 +126,9 @@ class ConsoleSession:
         self.outcome: Outcome | None = None
         self.full_redraw = True
         self.game_id = ""
+        self.board_results: dict[BoardId, BoardResult] = {}
+        #: Seats held by other people (they must agree to a draw too).
+        self.other_people: frozenset[Seat] = frozenset()
 
     # -- looking ------------------------------------------------------------------
 
@@ -138,9 +141,14 @@ class ConsoleSession:
     def my_turn(self) -> bool:
         return self.outcome is None and self.token is not None
 
+    def is_live(self, board: BoardId) -> bool:
+        return self.outcome is None and board not in self.board_results
+
     def is_running(self, seat: Seat) -> bool:
-        """True while ``seat``'s clock runs (its turn, match in play)."""
-        return self.started and self.outcome is None and self.boards[seat.board].turn == seat.color
+        """True while ``seat``'s clock runs (its turn, its board in play)."""
+        return (
+            self.started and self.is_live(seat.board) and self.boards[seat.board].turn == seat.color
+        )
 
     def clock(self, seat: Seat, now: float) -> float:
         """``seat``'s remaining seconds at ``now``, ticking from the last snapshot."""
@@ -167,6 +175,8 @@ class ConsoleSession:
 
     def status_text(self, board: BoardId) -> str:
         """``check``, ``waiting for a piece``, ``no move: waiting`` or ``""``."""
+        if board in self.board_results:
+            return "over: " + self.board_results[board].reason
         if self.outcome is not None:
             return ""
         position = self.boards[board]
@@ -196,8 +206,10 @@ class ConsoleSession:
         fens: Mapping[BoardId, str],
         clocks: Mapping[Seat, float],
         now: float,
+        human_seats: frozenset[Seat] = frozenset(),
     ) -> None:
         """A match begins."""
+        self.other_people = human_seats - {self.seat}
         self.game_id = game_id
         self.names = dict(names)
         self.rules = rules
@@ -250,6 +262,18 @@ class ConsoleSession:
         elif played.passed is not None and played.seat is self.seat:
             name = PIECE_NAMES[played.passed.piece_type]
             self._log(f"you pass your partner a {name} ({display_san(played.san)})", "you")
+
+    def move_refused(self, move: str, reason: str) -> None:
+        """The arbiter refused the person's move (a new turn follows)."""
+        self._say(f"{move} refused: {_without_fen(reason)}", "error")
+
+    def board_ended(self, result: BoardResult) -> None:
+        """One board is over and the other plays on (``board_end=continue``)."""
+        self.board_results[result.board] = result
+        if result.board is self.seat.board:
+            self.token = None
+            self.premove = None
+        self._log(f"board {result.board.value} is over: {result.reason}", "result")
 
     def partner_says(self, text: str, now: float) -> None:
         partner = self.seat.partner
@@ -335,10 +359,11 @@ class ConsoleSession:
             return [SendResign()]
         if name == "draw":
             self.confirming = "draw"
-            self._say(
-                "draw? no other person is at the table, so your word alone draws the game: y/n",
-                "ask",
-            )
+            if self.other_people:
+                question = "offer a draw? every person at the table must agree: y/n"
+            else:
+                question = "draw? no other person is at the table: your word alone draws: y/n"
+            self._say(question, "ask")
             return []
         if name == "quit":
             self.confirming = "quit"
@@ -467,3 +492,9 @@ def display_san(san: str) -> str:
 def _short(exc: MoveError, board: BughouseBoard) -> str:
     """A MoveError's message without the FEN (the screen shows the board)."""
     return str(exc).replace(f" in {board.fen()}", "")
+
+
+def _without_fen(text: str) -> str:
+    """``e2e5: illegal move in rnbqk.../8 w KQkq - 0 1`` -> ``e2e5: illegal move``."""
+    head, sep, _ = text.partition(" in ")
+    return head if sep else text

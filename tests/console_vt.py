@@ -19,8 +19,15 @@ class VirtualTerminal:
         self.grid = [[" "] * columns for _ in range(rows)]
         self.row = 0
         self.column = 0
+        self._partial = ""
 
     def feed(self, data: str) -> None:
+        data = self._partial + data
+        self._partial = ""
+        escape = data.rfind("\x1b")
+        if escape != -1 and not _CSI.match(data, escape) and len(data) - escape < 16:
+            # An escape sequence cut at the end of this chunk: finish it next time.
+            data, self._partial = data[:escape], data[escape:]
         index = 0
         while index < len(data):
             match = _CSI.match(data, index)

@@ -14,7 +14,7 @@ from bughouse_arbiter.console_session import (
     SendTell,
     format_clock,
 )
-from bughouse_arbiter.game import BughouseGame
+from bughouse_arbiter.game import BoardResult, BughouseGame
 from bughouse_arbiter.model import BoardId, Outcome, Seat, Team, Termination
 from bughouse_arbiter.rules import HouseRules
 
@@ -257,3 +257,32 @@ def test_flip_turns_both_boards() -> None:
     table.session.on_line("flip")
     assert table.session.bottom_color(BoardId.A) == chess.WHITE
     assert table.session.bottom_color(BoardId.B) == chess.BLACK
+
+
+def test_a_refused_move_is_explained_without_the_fen() -> None:
+    table = Table()
+    table.session.move_refused("e2e5", "e2e5: illegal move in rnbqkbnr/8 w KQkq - 0 1")
+    assert table.session.feedback.text == "e2e5 refused: e2e5: illegal move"
+    assert table.session.feedback.style == "error"
+
+
+def test_a_board_that_ended_stops_its_clocks_and_turn() -> None:
+    table = Table(seat=Seat.A_WHITE)
+    table.turn()
+    table.session.on_line("e5")  # not legal, but keeps the turn open
+    result = BoardResult(
+        board=BoardId.A, winner=Team.TWO, termination=Termination.FLAG, reason="A-White lost"
+    )
+    table.session.board_ended(result)
+    assert not table.session.my_turn
+    assert not table.session.is_running(Seat.A_WHITE)
+    assert table.session.is_running(Seat.B_WHITE)
+    assert table.session.status_text(BoardId.A) == "over: A-White lost"
+    assert table.session.log[-1].text == "board A is over: A-White lost"
+
+
+def test_draw_question_names_the_other_people() -> None:
+    table = Table()
+    table.session.other_people = frozenset({Seat.B_BLACK})
+    table.session.on_line("draw")
+    assert "every person at the table must agree" in table.session.feedback.text

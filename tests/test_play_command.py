@@ -10,6 +10,7 @@ and the match is decided on board A, by the keys the test sends.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -45,7 +46,7 @@ TIMEOUT = 30.0
 class Program:
     """``bughouse play`` in an 80×24 pty, with its screen kept up to date."""
 
-    def __init__(self, tmp_path: Path, *extra: str) -> None:
+    def __init__(self, tmp_path: Path, *extra: str, then: str = "") -> None:
         self.out = tmp_path / "game.bpgn"
         args = ["-m", "bughouse_arbiter", "play", "--seat", "A-white", "--name", "tester"]
         for seat in ("A-black", "B-white", "B-black"):
@@ -54,9 +55,14 @@ class Program:
         args += ["--out", str(self.out), *extra]
         env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
         env.pop("NO_COLOR", None)
+        command, argv = sys.executable, args
+        if then:
+            # Run a shell command in the same terminal after the program exits.
+            line = " ".join(shlex.quote(a) for a in [sys.executable, *args])
+            command, argv = "/bin/sh", ["-c", f"trap : INT; {line}; echo exit=$?; {then}"]
         self.child = pexpect.spawn(
-            sys.executable,
-            args,
+            command,
+            argv,
             cwd=str(tmp_path),
             env=env,
             dimensions=(24, 80),
@@ -114,13 +120,13 @@ def program(tmp_path: Path) -> Program:
 
 
 def your_move(text: str) -> bool:
-    return " Your move" in text.splitlines()[22]
+    return " Your move" in text.split("\n")[22]
 
 
 @needs_engine
 def test_a_game_at_the_keyboard(program: Program) -> None:
     screen = program.wait_for(your_move)
-    lines = screen.splitlines()
+    lines = screen.split("\n")
     assert lines[0].startswith(" Board A: you")
     assert "Board B: your partner" in lines[0]
     assert "hand: ♘" in lines[12]  # the person's pocket, under their board
@@ -129,7 +135,7 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
 
     program.type("N@f3")  # a drop
     program.wait_for("you play N@f3")
-    program.wait_for(lambda text: your_move(text) and "last 1... " in text.splitlines()[14])
+    program.wait_for(lambda text: your_move(text) and "last 1... " in text.split("\n")[14])
 
     program.type("hello")  # bad input
     program.wait_for("hello: not a move")
@@ -142,7 +148,7 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
 
     program.type("e4")  # a legal move, still on the same open turn
     program.wait_for("you play e4")
-    program.wait_for(lambda text: your_move(text) and "last 2... " in text.splitlines()[14])
+    program.wait_for(lambda text: your_move(text) and "last 2... " in text.split("\n")[14])
 
     program.type("resign")
     program.wait_for("You lose: A-White resigned (0-1)")
@@ -180,7 +186,7 @@ def test_quit_asks_and_then_loses(program: Program) -> None:
 
 @needs_engine
 def test_ctrl_c_restores_the_terminal_and_writes_the_game(tmp_path: Path) -> None:
-    program = Program(tmp_path)
+    program = Program(tmp_path, then="stty -a")
     try:
         program.wait_for(your_move)
         program.type("N@f3")
@@ -189,12 +195,30 @@ def test_ctrl_c_restores_the_terminal_and_writes_the_game(tmp_path: Path) -> Non
         output = program.finish()
     finally:
         program.kill()
-    assert program.child.exitstatus == 130
+    assert "exit=130" in output
     assert "Traceback" not in output
     assert "Game aborted (Ctrl+C)" in output
+    settings = output[output.index("exit=130") :].split()
+    assert "icanon" in settings and "echo" in settings  # cooked mode again
     (game,) = read_games(program.out.read_text())
     assert game.tags["Result"] == "*"
     assert game.moves[0].san == "N@f3"
+
+
+@needs_engine
+def test_a_resized_terminal_is_redrawn_whole(program: Program) -> None:
+    program.wait_for(your_move)
+    program.child.send("Nf")
+    program.wait_for(lambda text: text.split("\n")[23] == "a-white> Nf")
+    before = len("".join(program.raw))
+    program.child.setwinsize(30, 100)
+    program.wait_for(lambda text: "\x1b[2J" in "".join(program.raw)[before:])
+    program.child.setwinsize(24, 80)
+    program.type("3")
+    program.wait_for("you play Nf3")
+    program.type("resign")
+    program.finish()
+    assert program.child.exitstatus == 0
 
 
 def test_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,7 +38,7 @@ from ..console_session import (
     display_san,
     format_clock,
 )
-from ..game import PlayedMove
+from ..game import BoardResult, PlayedMove
 from ..model import Outcome, Seat
 from .base import (
     Action,
@@ -212,6 +212,7 @@ class ConsolePlayer(Player):
             fens=state.fens,
             clocks=state.clocks,
             now=trio.current_time(),
+            human_seats=info.human_seats,
         )
         self._touch()
 
@@ -236,6 +237,14 @@ class ConsolePlayer(Player):
 
     async def draw_offered(self, by: Seat) -> None:
         self.session.draw_offered(by)
+        self._touch()
+
+    async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
+        self.session.move_refused(move, reason)
+        self._touch()
+
+    async def board_ended(self, result: BoardResult) -> None:
+        self.session.board_ended(result)
         self._touch()
 
     async def game_over(self, outcome: Outcome) -> None:
