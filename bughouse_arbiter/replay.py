@@ -22,7 +22,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import attrs
 import chess
@@ -153,7 +153,13 @@ def _one_fen(text: str) -> str:
 
 class _Replayer:
     def __init__(
-        self, source: BpgnGame, rules: HouseRules, *, frames: bool, notes: list[Note]
+        self,
+        source: BpgnGame,
+        rules: HouseRules,
+        *,
+        frames: bool,
+        notes: list[Note],
+        track_repetition: bool = False,
     ) -> None:
         self.source = source
         self.rules = rules
@@ -169,7 +175,8 @@ class _Replayer:
         self.last_on_board: dict[BoardId, BpgnMove] = {}
         self.ends_done = 0
         self.after_end = 0
-        self.seen: dict[BoardId, dict[str, int]] = {BoardId.A: {}, BoardId.B: {}}
+        self.track_repetition = track_repetition
+        self.seen: dict[BoardId, dict[Hashable, int]] = {BoardId.A: {}, BoardId.B: {}}
         for board_id in BoardId:
             self.count_position(board_id)
 
@@ -238,14 +245,16 @@ class _Replayer:
         self.snapshot(move)
 
     def count_position(self, board_id: BoardId) -> None:
-        key = " ".join(self.game.fen(board_id).split()[:4])
+        if not self.track_repetition:
+            return
+        key = self.game.boards[board_id]._transposition_key()
         seen = self.seen[board_id]
         seen[key] = seen.get(key, 0) + 1
 
     def repeated(self) -> BoardId | None:
         """A board whose current position has occurred three times, if any."""
         for board_id in BoardId:
-            key = " ".join(self.game.fen(board_id).split()[:4])
+            key = self.game.boards[board_id]._transposition_key()
             if self.seen[board_id].get(key, 0) >= 3:
                 return board_id
         return None
@@ -524,7 +533,13 @@ def replay_game(
     used, notes = rules_of(source, rules)
     claim = claim_of(source)
     try:
-        replayer = _Replayer(source, used, frames=frames, notes=notes)
+        replayer = _Replayer(
+            source,
+            used,
+            frames=frames,
+            notes=notes,
+            track_repetition=claim is not None and claim.draw,
+        )
     except (ArbiterError, ValueError) as exc:
         note = Note(message=f"start position cannot be read: {exc}")
         return _report(source, used, None, note, notes, claim, None, (), 0)

@@ -3,6 +3,7 @@ and result, and replays to the same outcome (many generated matches)."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import chess
@@ -19,9 +20,11 @@ PROMOTING = "r3k3/1P4P1/8/8/8/8/1p4p1/R3K3[QRBNPqrbnp] w Qq - 0 1"
 SET_UP = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[Nn] w KQkq - 0 12"
 
 TEXTS = ["go", "sit", "need N!", "{brace} 100% ]", "line\nbreak", "ümlaut ♞", ""]
+SEEDS = 120
 ENDS = ["resign", "flag", "flag2", "illegal", "leave", "agree", "abort", "none"]
 
 
+@functools.cache
 def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, bool]:
     rng = random.Random(seed)
     profile = rng.choice(list(PROFILES.values()))
@@ -99,7 +102,7 @@ def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, 
     return game, infos, text, incremental
 
 
-@pytest.mark.parametrize("seed", range(150))
+@pytest.mark.parametrize("seed", range(SEEDS))
 def test_written_games_read_back_identically(seed: int) -> None:
     game, infos, text, _ = _random_match(seed)
     (read,) = read_games(text, strict=True)
@@ -129,7 +132,7 @@ def test_written_games_read_back_identically(seed: int) -> None:
 
 def test_generated_matches_cover_what_matters() -> None:
     seen: set[str] = set()
-    for seed in range(150):
+    for seed in range(SEEDS):
         game, _, text, _ = _random_match(seed)
         if game.outcome is not None:
             seen.add(game.outcome.termination.value)

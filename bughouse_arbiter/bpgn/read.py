@@ -339,7 +339,7 @@ class _Reader:
             elif kind == "open":
                 game = self.ended or self.current(start)
                 self.problem(game, start, "comment '{' never closed (truncated?)")
-                self.on_comment(text[start + 1 :], start)
+                self.on_comment(text[start + 1 :], start, complete=False)
                 pos = end
             elif kind == "number":
                 self.on_number(match, start)
@@ -390,7 +390,7 @@ class _Reader:
         game.started_movetext = True
         return game
 
-    def on_comment(self, body: str, start: int) -> None:
+    def on_comment(self, body: str, start: int, *, complete: bool = True) -> None:
         if self.game is None and self.ended is not None:
             # Comments after the result token still belong to that game.
             self.ended.comments.append(body)
@@ -412,7 +412,8 @@ class _Reader:
         if not game.move_open:
             game.comments.append(body)
             return
-        clock = _CLOCK.fullmatch(body)
+        # A comment cut off by the end of the file is never read as a clock.
+        clock = _CLOCK.fullmatch(body) if complete else None
         if clock is not None and game.move_clock is None and not game.move_comments:
             game.move_clock = clock.group(1)
             game.last_comment_is_last_token = False
@@ -489,14 +490,14 @@ class _Reader:
         if game.pending is None:
             self.problem(game, start, f"{word!r} has no move number with a board letter: skipped")
             return
-        number, board, white, _, _ = game.pending
+        number, board, white, number_at, _ = game.pending
         game.pending = None
         game.close_move()
         san = word
         if san.startswith("$146@"):  # chess.com's knight drop: the N became a glyph
             san = "N" + san[4:]
         san = _SAN_SUFFIX.sub("", san) or san
-        line, column = self.where(start)
+        line, column = self.where(number_at)
         game.moves.append(
             BpgnMove(
                 index=len(game.moves),

@@ -1,0 +1,216 @@
+"""The tolerant reader: every dialect quirk, strict mode, and fuzzing."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bughouse_arbiter import BoardId, BpgnError, Seat
+from bughouse_arbiter.bpgn.read import read_games
+
+CORPUS = Path("/work/shared/corpus/bpgn")
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared BPGN corpus not present")
+
+
+def test_several_tags_on_one_line_crlf_and_whole_second_clocks() -> None:
+    text = (
+        '[Event "fics rated bughouse match"]\r\n'
+        '[WhiteA "raven"][WhiteAElo "2165"]\r\n'
+        '[Result "0-1"]\r\n'
+        "1A. d4 {298} 1a. e6 {298} \r\n1B. e4 {290}\r\n{death checkmated} 0-1\r\n"
+    )
+    (game,) = read_games(text)
+    assert game.tags == {
+        "Event": "fics rated bughouse match",
+        "WhiteA": "raven",
+        "WhiteAElo": "2165",
+        "Result": "0-1",
+    }
+    assert [(m.label, m.clock, m.clock_text) for m in game.moves] == [
+        ("1A. d4", 298.0, "298"),
+        ("1a. e6", 298.0, "298"),
+        ("1B. e4", 290.0, "290"),
+    ]
+    assert [(m.line, m.column) for m in game.moves] == [(4, 1), (4, 14), (5, 1)]
+    assert game.closing == "death checkmated"
+    assert (game.result_token, game.problems) == ("0-1", ())
+
+
+def test_glued_clocks_comments_lag_and_no_final_newline() -> None:
+    text = (
+        '[Event "FICS rated bughouse match"]\n[Lag "178 284"]\n[Result "*"]\n'
+        "{C: This is game number 1283326 at http://www.bughousedb.com}\n"
+        "1A. e4{118.585} 1B. e4{117.9} {C: x whispers: hi} {R: y requests to abort the game.}\n"
+        "{Game aborted on move 1} *"
+    )
+    (game,) = read_games(text)
+    assert game.tag("lag") == "178 284"
+    assert game.comments == ("C: This is game number 1283326 at http://www.bughousedb.com",)
+    assert [(m.san, m.clock) for m in game.moves] == [("e4", 118.585), ("e4", 117.9)]
+    assert game.moves[1].comments == (
+        "C: x whispers: hi",
+        "R: y requests to abort the game.",
+        "Game aborted on move 1",
+    )
+    assert game.closing == "Game aborted on move 1"
+    assert game.result_token == "*"
+
+
+def test_chesscom_drops_clk_comments_and_numbers_split_from_moves() -> None:
+    text = (
+        '[Event "Live Chess - Bughouse"]\n[Result "0-1"]\n\n'
+        "1B. e4 {[%clk\n0:00:01.6]} 1b. $146@g4 {[%clk 0:00:00.8]} 2B. Nf3 2b.\n@e3 0-1\n"
+    )
+    (game,) = read_games(text)
+    assert [m.san for m in game.moves] == ["e4", "N@g4", "Nf3", "@e3"]
+    assert game.moves[1].written == "$146@g4"
+    assert game.moves[0].commands == {"clk": "0:00:01.6"}
+    assert game.moves[0].clock is None
+    assert game.moves[3].line == 5
+
+
+def test_glued_move_numbers_annotations_nags_and_variations() -> None:
+    text = '[Event "x"]\n1A.e4!? $1 1a...e5 (1a. c5 {2} (1a. d5)) 2A. Nf3 1-0\n'
+    (game,) = read_games(text)
+    assert [(m.label, m.san) for m in game.moves] == [
+        ("1A. e4!?", "e4"),
+        ("1a. e5", "e5"),
+        ("2A. Nf3", "Nf3"),
+    ]
+    assert [p.message for p in game.problems] == ["variation skipped (only the main line is read)"]
+    assert game.moves[1].seat is Seat.A_BLACK and game.moves[0].board is BoardId.A
+
+
+def test_game_boundaries_without_blank_lines_and_a_truncated_last_game() -> None:
+    text = (
+        '[Event "one"]\n1A. e4 {10} 1-0\n{after the result}\n'
+        '[Event "two"]\n1B. d4 {9}\n'
+        '[Event "three"]\n1A. e4 {1'
+    )
+    one, two, three = read_games(text, file="x.bpgn")
+    assert (one.tag("Event"), one.comments, one.problems) == ("one", ("after the result",), ())
+    assert two.tag("Event") == "two" and not two.finished
+    assert [p.located() for p in two.problems] == [
+        "x.bpgn: game 2: line 6, column 1: game ends without a result token (truncated?)"
+    ]
+    assert three.moves[0].san == "e4" and three.moves[0].clock is None
+    assert [p.message for p in three.problems] == [
+        "comment '{' never closed (truncated?)",
+        "game ends without a result token (truncated?)",
+    ]
+
+
+def test_our_extensions_are_read() -> None:
+    text = (
+        '[Event "x"]\n[Result "*"]\n\n'
+        "1A. P@e4 {179.500} {[%ts 0.500] [%eval +0.35,12]}\n"
+        "{[%tell BB 0.750] need %7Bany%7D%0Apiece 100%25}\n"
+        "{[%boardend A 0-1 resignation WA] A-White resigned}\n*\n"
+    )
+    (game,) = read_games(text, strict=True)
+    (move,) = game.moves
+    assert (move.san, move.clock, move.at) == ("P@e4", 179.5, 0.5)
+    assert move.commands == {"ts": "0.500", "eval": "+0.35,12"}
+    (message,) = game.messages
+    assert (message.seat, message.text, message.at, message.after) == (
+        Seat.B_BLACK,
+        "need {any}\npiece 100%",
+        0.75,
+        1,
+    )
+    (end,) = game.board_ends
+    assert (end.board, end.result, end.termination, end.seat, end.reason) == (
+        BoardId.A,
+        "0-1",
+        "resignation",
+        Seat.A_WHITE,
+        "A-White resigned",
+    )
+
+
+def test_strict_mode_raises_with_file_game_line_and_column() -> None:
+    text = '[Event "a"]\n1A. e4 1-0\n\n[Event "b"]\n1A. e4 e5 1-0\n'
+    with pytest.raises(BpgnError) as caught:
+        read_games(text, strict=True, file="f.bpgn")
+    error = caught.value
+    assert (error.file, error.game, error.line, error.column) == ("f.bpgn", 2, 5, 8)
+    assert str(error) == (
+        "f.bpgn: game 2: line 5, column 8: 'e5' has no move number with a board letter: skipped"
+    )
+    (_, tolerant) = read_games(text)
+    assert [m.san for m in tolerant.moves] == ["e4"]
+
+
+def test_streams_bytes_and_latin1() -> None:
+    text = '[Event "caf\xe9"]\n1A. e4 *\n'
+    for source in (
+        text,
+        text.encode("latin-1"),
+        text.encode("utf-8"),
+        io.StringIO(text),
+        io.BytesIO(text.encode("latin-1")),
+    ):
+        (game,) = read_games(source)
+        assert game.tag("Event") == "caf\xe9"
+
+
+def test_empty_and_tagless_input() -> None:
+    assert read_games("") == []
+    assert read_games("\n\n  \n") == []
+    (game,) = read_games("1A. e4 *")
+    assert game.tags == {}
+    assert [p.message for p in game.problems] == ["movetext without a tag section"]
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    ("name", "games", "moves"),
+    [
+        ("bpgn_standard_examples.bpgn", 2, 101),
+        ("chesscom_sample.bpgn", 1, 79),
+        ("fics_2005_fatics.bpgn", 11, 1293),
+        ("fics_bughouse-db-org_2012_crlf.bpgn", 1, 173),
+        ("fics_bughousedb_com_2010-2022.bpgn", 11, 1062),
+        ("hivemind_selfplay_engine.bpgn", 14, 1579),
+        ("sunsetter_bench_crazyhouse.bpgn", 1, 60),
+        ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 200, 17929),
+    ],
+)
+def test_corpus_reads_without_problems(name: str, games: int, moves: int) -> None:
+    read = read_games((CORPUS / name).read_bytes(), strict=True, file=name)
+    assert len(read) == games
+    assert sum(len(g.moves) for g in read) == moves
+    # bughousedb.com's [Lag] has one value per move token.
+    for game in read:
+        lag = game.tag("Lag")
+        if lag is not None:
+            assert len(lag.split()) == len(game.moves)
+
+
+ALPHABET = st.sampled_from(
+    [*'[]{}()"\\ \n\r\t;%$@+#=.-/*01289ABabKQRNBPxeO~?!', '[Event "', "1A. ", "{1", "e4"]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ALPHABET, max_size=200).map("".join))
+def test_fuzz_never_crashes(text: str) -> None:
+    games = read_games(text)
+    for game in games:
+        for problem in game.problems:
+            assert problem.line >= 1 and problem.column >= 1
+    try:
+        read_games(text, strict=True)
+    except BpgnError as exc:
+        assert exc.line is not None and exc.game is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_fuzz_arbitrary_text(text: str) -> None:
+    read_games(text)
+    read_games(text.encode("utf-8", "surrogatepass"))

@@ -1,0 +1,165 @@
+"""Replay re-judges games: quirks of real files, both [Result] conventions, the corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bughouse_arbiter import Seat, Termination
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.replay import FOREIGN_RULES, replay_game
+
+CORPUS = Path("/work/shared/corpus/bpgn")
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared BPGN corpus not present")
+
+TAGS = '[Event "t"]\n[WhiteA "wa"]\n[BlackA "ba"]\n[WhiteB "wb"]\n[BlackB "bb"]\n'
+SCHOLAR_ON_B = "1B. e4 1b. e5 2B. Qh5 2b. Nc6 3B. Bc4 3b. Nf6 4B. Qxf7#"
+
+
+def _one(text: str) -> object:
+    (game,) = read_games(text)
+    return replay_game(game)
+
+
+def test_a_mate_on_board_b_under_both_result_conventions() -> None:
+    # B-Black is mated: team 1 (A-White + B-Black) loses, so the standard says 0-1;
+    # FICS/bughousedb write the deciding board's White view, 1-0.
+    standard = _one(TAGS + '[Result "0-1"]\n' + SCHOLAR_ON_B + " {bb checkmated} 0-1\n")
+    per_board = _one(TAGS + '[Result "1-0"]\n' + SCHOLAR_ON_B + " {bb checkmated} 1-0\n")
+    for report in (standard, per_board):
+        assert report.ok, report.verdict  # type: ignore[attr-defined]
+        assert report.rejudged == "0-1"  # type: ignore[attr-defined]
+        assert report.outcome.seat is Seat.B_BLACK  # type: ignore[attr-defined]
+    assert standard.convention == "standard"  # type: ignore[attr-defined]
+    assert per_board.convention == "per-board"  # type: ignore[attr-defined]
+
+
+def test_a_wrong_result_fails_and_says_why() -> None:
+    report = replay_game(read_games(TAGS + '[Result "1/2-1/2"]\n' + SCHOLAR_ON_B + " 1/2-1/2\n")[0])
+    assert not report.ok
+    assert report.verdict == "recorded 1/2-1/2, re-judged 0-1 (B-Black checkmated)"
+
+
+def test_resignation_and_flag_claims_name_seats_by_handle() -> None:
+    resigned = _one(TAGS + '[Result "1-0"]\n1A. e4 {179} 1a. e5 {178}\n{ba resigns} 1-0\n')
+    assert resigned.ok and resigned.outcome.termination is Termination.RESIGNATION  # type: ignore[attr-defined]
+    assert resigned.outcome.seat is Seat.A_BLACK  # type: ignore[attr-defined]
+    flagged = _one(TAGS + '[Result "0-1"]\n1B. d4 {1}\n{bb forfeits on time} 0-1\n')
+    assert flagged.ok and flagged.outcome.seat is Seat.B_BLACK  # type: ignore[attr-defined]
+
+
+def test_a_duplicated_last_move_is_skipped_and_reported() -> None:
+    text = TAGS + '[Result "1-0"]\n1A. e4{179.1} 1a. e5{178.2} 1a. e5{178.2}\n{ba resigns} 1-0\n'
+    report = _one(text)
+    assert report.ok  # type: ignore[attr-defined]
+    assert (report.replayed, report.total) == (2, 3)  # type: ignore[attr-defined]
+    assert [n.located() for n in report.notes] == [  # type: ignore[attr-defined]
+        "1a. e5 (line 7, column 29): the same move as line 7, column 15: skipped"
+    ]
+
+
+def test_a_drop_before_the_capture_that_supplied_it_is_played_after_it() -> None:
+    # B-White takes on d5 and passes a pawn to A-Black, but the file writes
+    # A-Black's pawn drop first.
+    text = TAGS + '[Result "*"]\n1A. e4 1B. e4 1b. d5 1a. P@e6 2B. exd5 2A. d4 *\n'
+    report = _one(text)
+    assert report.ok, report.verdict  # type: ignore[attr-defined]
+    assert report.replayed == 6  # type: ignore[attr-defined]
+    assert [n.located() for n in report.notes] == [  # type: ignore[attr-defined]
+        "1a. P@e6 (line 7, column 22): dropped before the capture that supplied it "
+        "(2B. exd5, line 7): played after it"
+    ]
+
+
+def test_an_impossible_drop_stops_the_replay_there() -> None:
+    report = _one(TAGS + '[Result "*"]\n1A. e4 1a. e5 2A. P@e3 2a. Nc6 *\n')
+    assert not report.ok  # type: ignore[attr-defined]
+    assert report.replayed == 2  # type: ignore[attr-defined]
+    assert report.illegal.located() == (  # type: ignore[attr-defined]
+        "2A. P@e3 (line 7, column 15): P@e3: no pawn in the pocket"
+    )
+
+
+def test_a_missing_move_is_reported_as_wrong_side_to_move() -> None:
+    report = _one(TAGS + '[Result "*"]\n1A. e4 1b. e5 *\n')
+    assert report.illegal.located() == (  # type: ignore[attr-defined]
+        "1b. e5 (line 7, column 8): B-White is to move on board B, not B-Black "
+        "(a move missing before it?)"
+    )
+
+
+def test_a_repetition_claim_on_a_mated_position_is_called_out() -> None:
+    text = (
+        TAGS
+        + '[Result "1/2-1/2"]\n'
+        + SCHOLAR_ON_B
+        + " {Game drawn by threefold repetition} 1/2-1/2\n"
+    )
+    report = _one(text)
+    assert not report.ok  # type: ignore[attr-defined]
+    assert "the writer recorded a mate as a repetition draw" in report.verdict  # type: ignore[attr-defined]
+
+
+def test_a_true_repetition_claim_stands() -> None:
+    shuffle = "1A. Nf3 1a. Nf6 2A. Ng1 2a. Ng8 3A. Nf3 3a. Nf6 4A. Ng1 4a. Ng8"
+    report = _one(TAGS + f'[Result "1/2-1/2"]\n{shuffle} {{Game drawn by repetition}} 1/2-1/2\n')
+    assert report.ok, report.verdict  # type: ignore[attr-defined]
+    assert report.outcome.termination is Termination.REPETITION  # type: ignore[attr-defined]
+
+
+def test_bfen_setup_with_slash_holdings_and_clock_counters() -> None:
+    text = (
+        TAGS
+        + '[Setup "1"]\n[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/Nn w KQkq - 142 164 | '
+        'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/ w KQkq - 0 1"]\n[Result "*"]\n'
+        "14A. N@e5 14a. N@e4 *\n"
+    )
+    report = _one(text)
+    assert report.ok and report.replayed == 2  # type: ignore[attr-defined]
+
+
+def test_foreign_files_are_judged_with_foreign_rules_and_their_time_control() -> None:
+    (game,) = read_games(TAGS + '[TimeControl "120+2"]\n1A. e4 *\n')
+    report = replay_game(game, frames=True)
+    assert report.rules.profile == FOREIGN_RULES.profile
+    assert (report.rules.time, report.rules.increment) == (120.0, 2.0)
+    assert report.frames[0].clocks[Seat.A_WHITE] == 120.0
+
+
+@needs_corpus
+def test_every_corpus_game_replays_and_the_broken_ones_are_named() -> None:
+    failed = {}
+    games = moves = 0
+    for path in sorted(CORPUS.glob("*.bpgn")):
+        for game in read_games(path.read_bytes(), file=path.name):
+            report = replay_game(game)
+            games += 1
+            moves += report.replayed
+            if not report.ok:
+                failed[(path.name, game.number)] = report
+    assert games == 241
+    assert sorted(failed) == [
+        ("fics_bughousedb_com_2010-2022.bpgn", 8),
+        ("hivemind_selfplay_engine.bpgn", 1),
+        ("sunsetter_bench_crazyhouse.bpgn", 1),
+        ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 39),
+        ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 61),
+        ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 99),
+        ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 120),
+        ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 148),
+        ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 163),
+    ]
+    # bughousedb game 229746: the pawn drop nobody supplied (research quirk 9).
+    drop = failed[("fics_bughousedb_com_2010-2022.bpgn", 8)]
+    assert drop.illegal.located() == (
+        "19A. P@e7+ (line 117, column 1087): P@e7+: no pawn in the pocket"
+    )
+    # tinyChessServer recorded mates as repetition draws.
+    for number in (39, 61, 99, 120, 148, 163):
+        report = failed[("tinychessserver_tu_darmstadt_2019_sample.bpgn", number)]
+        assert report.illegal is None and report.replayed == report.total
+        assert report.outcome.termination is Termination.CHECKMATE
+        assert "mate as a repetition draw" in report.verdict
+    # Sunsetter's crazyhouse game: captures stay with the capturer, not bughouse.
+    assert "crazyhouse" in failed[("sunsetter_bench_crazyhouse.bpgn", 1)].notes[-1].message

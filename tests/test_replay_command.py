@@ -1,0 +1,177 @@
+"""``bughouse replay``: --check reports and exit codes, stepping from stdin."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from bughouse_arbiter import BughouseGame, HouseRules, Seat
+from bughouse_arbiter.bpgn import BpgnRecorder, EngineInfo, GameHeader
+from bughouse_arbiter.cli import main
+
+DATA = Path(__file__).parent / "data"
+GOLDEN = DATA / "arbiter_game.bpgn"
+TAGS = '[Event "t"]\n[WhiteA "wa"]\n[BlackA "ba"]\n[WhiteB "wb"]\n[BlackB "bb"]\n'
+GOOD = TAGS + '[Result "1-0"]\n1A. e4 {179} 1a. e5 {178}\n{ba resigns} 1-0\n'
+BAD = TAGS + '[Result "*"]\n1A. e4 1a. e5 2A. P@e3 *\n'
+
+
+def test_the_writer_still_writes_the_golden_file() -> None:
+    game = BughouseGame(HouseRules().with_rule("profile", "club"))
+    header = GameHeader(
+        players={
+            Seat.A_WHITE: "sjeng",
+            Seat.A_BLACK: "fairy",
+            Seat.B_WHITE: "random",
+            Seat.B_BLACK: "searcher",
+        },
+        engines={Seat.A_WHITE: "Sjeng 11.2", Seat.A_BLACK: "Fairy-Stockfish 14"},
+        event="golden",
+        site="bughouse-arbiter",
+        date="2026.11.29",
+        time="13:00:00",
+        round="1",
+    )
+    recorder = BpgnRecorder(game, header)
+    script = [
+        (Seat.A_WHITE, "e4"),
+        (Seat.B_WHITE, "d4"),
+        (Seat.A_BLACK, "d5"),
+        (Seat.B_BLACK, "e5"),
+        (Seat.A_WHITE, "exd5"),
+        (Seat.B_WHITE, "dxe5"),
+        (Seat.B_BLACK, "P@e4"),
+        (Seat.A_BLACK, "Qxd5"),
+        (Seat.A_WHITE, "Nc3"),
+        (Seat.A_BLACK, "P@e2"),
+    ]
+    clock = dict.fromkeys(Seat, 180.0)
+    at = 0.0
+    for i, (seat, move) in enumerate(script):
+        at = round(at + 1.234 * (i % 3 + 1), 3)
+        clock[seat] = round(clock[seat] - 1.111 * (i % 4 + 1), 3)
+        played = game.push(seat, move, at=at, clock=clock[seat])
+        if i == 3:
+            game.tell(Seat.B_BLACK, "pawn coming {for you}", at=at + 0.5)
+        info = {played.ply: EngineInfo(score_cp=20 * i - 50, depth=8 + i)} if seat.color else None
+        recorder.update(info)
+    game.resign(Seat.A_WHITE)
+    assert recorder.final_text() == GOLDEN.read_text()
+
+
+def test_check_passes_our_golden_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "--check", str(GOLDEN)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        f"{GOLDEN} game 1 (line 1) sjeng & searcher vs fairy & random: ok: 10/10 moves "
+        "replayed; recorded 0-1, re-judged 0-1 ([Result] from team 1 (WhiteA + BlackB), "
+        "as the standard says)"
+    )
+    assert out[1:3] == ["  re-judged: A-White resigned", "  the file says: A-White resigned"]
+    assert out[-1] == "checked 1 game(s) in 1 file(s): 1 passed, 0 failed; 10 moves replayed"
+
+
+def test_check_fails_with_the_first_bad_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good, bad = tmp_path / "good.bpgn", tmp_path / "bad.bpgn"
+    good.write_text(GOOD)
+    bad.write_text(GOOD + "\n" + BAD)
+    assert main(["replay", "--check", str(good), str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert f"{bad} game 2 (line 10) wa & bb vs ba & wb: FAIL: 2/3 moves replayed" in out
+    assert (
+        "  first move that cannot be played: 2A. P@e3 (line 16, column 15): "
+        "P@e3: no pawn in the pocket"
+    ) in out
+    assert out.endswith("checked 3 game(s) in 2 file(s): 2 passed, 1 failed; 6 moves replayed\n")
+
+
+def test_strict_check_fails_games_with_reading_problems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cut.bpgn"
+    path.write_text(TAGS + '[Result "*"]\n1A. e4 {179}\n')
+    assert main(["replay", "--check", str(path)]) == 0
+    assert main(["replay", "--check", "--strict", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "reading: " in out and "game ends without a result token (truncated?)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["replay", "--check", "/nonexistent.bpgn"], "/nonexistent.bpgn: no such file"),
+        (["replay", "/nonexistent.bpgn"], "/nonexistent.bpgn: no such file"),
+        (["replay", "--game", "2", str(GOLDEN)], f"--game 2: {GOLDEN} holds games 1 to 1"),
+        (["replay", "--game", "0", str(GOLDEN)], f"--game 0: {GOLDEN} holds games 1 to 1"),
+        (["replay", str(GOLDEN), str(GOLDEN)], "stepping through a game takes one FILE"),
+        (["replay", "--check", "--rule", "nonsense", str(GOLDEN)], "is not NAME=VALUE"),
+        (["replay", str(DATA)], "is a folder"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and err.startswith("bughouse replay: error: ")
+
+
+def _step(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], keys: str) -> str:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(keys))
+    assert main(["replay", str(GOLDEN)]) == 0
+    return capsys.readouterr().out
+
+
+def test_stepping_shows_boards_pockets_clocks_and_messages(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _step(monkeypatch, capsys, "g 5\n")
+    frame = out.split("[move 0/10] > ", 1)[1]
+    assert frame.startswith("after move 5: 2A. exd5 at 11.106 s\n")
+    # Clocks at that moment: the movers' recorded clocks, and the clocks that
+    # run (A-Black since 11.106, B-White since 8.638) counted down.
+    assert "BA fairy 2:56.7 *" in frame  # 176.667 s, A-Black just to move
+    assert "WB random 2:55.3 *" in frame  # 177.778 - (11.106 - 8.638) = 175.310
+    assert "WA sjeng 2:57.8" in frame
+    assert "BB searcher 2:55.6" in frame
+    assert "pocket: p" in frame  # B-Black holds the pawn taken on d5
+    assert "BB to partner (9.1 s): pawn coming {for you}" in frame
+
+
+def test_stepping_keys_and_bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _step(monkeypatch, capsys, "\nn\nb\ne\nn\nwhat\ng x\ns\n-3\n3\nq\nignored\n")
+    prompts = [line.split("]")[0] for line in out.split("[move ")[1:]]
+    assert prompts == [
+        "0/10",
+        "1/10",
+        "2/10",
+        "1/10",
+        "10/10",
+        "10/10",
+        "10/10",
+        "10/10",
+        "0/10",
+        "0/10",
+        "3/10",
+    ]
+    assert "no move 11: already at the end (moves 0 to 10)" in out
+    assert "unknown command 'what'" in out
+    assert "unknown command 'g x'" in out
+    assert "no move -3: already at the start" in out
+    assert "after move 3: 1a. d5" in out
+
+
+def test_stepping_ends_cleanly_at_end_of_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _step(monkeypatch, capsys, "")
+    assert "start position" in out
+    assert out.endswith("[move 0/10] > \n")
