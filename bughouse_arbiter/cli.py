@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from .errors import UsageError
 
-COMMANDS: tuple[str, ...] = ("position", "replay", "play", "match")
+COMMANDS: tuple[str, ...] = ("position", "replay", "play", "match", "check_engine")
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -28,6 +28,10 @@ CORE = [
     "console_input",
     "console_session",
     "console_screen",
+    "adapters/__init__",
+    "adapters/common",
+    "adapters/uci",
+    "adapters/xboard",
 ]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 

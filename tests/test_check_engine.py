@@ -1,0 +1,112 @@
+"""``bughouse check-engine``: real engines pass every step; others fail with a reason."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from test_external_engines import require
+
+from bughouse_arbiter.cli import main
+
+STEPS = [
+    "handshake",
+    "options",
+    "new game",
+    "state",
+    "a drop",
+    "mid-think pocket change",
+    "waiting",
+    "partner message",
+    "game over",
+    "quit",
+]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
+    status = main(["check-engine", *argv])
+    out, err = capsys.readouterr()
+    steps = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    return status, steps, out + err
+
+
+@pytest.mark.parametrize(
+    ("name", "program"),
+    [
+        ("sjeng", "sjeng"),
+        ("fairy-stockfish", "fairy-stockfish"),
+        ("fairy-stockfish-xboard", "fairy-stockfish"),
+    ],
+)
+def test_the_debian_engines_pass_every_step(
+    capsys: pytest.CaptureFixture[str], name: str, program: str
+) -> None:
+    require(program)
+    status, steps, out = run(capsys, name)
+    assert steps == ["PASS"] * len(STEPS), out
+    for step in STEPS:
+        assert f"PASS  {step}" in out
+    assert status == 0
+    assert "10 of 10 steps passed" in out
+
+
+def test_a_native_engine_passes_every_step(capsys: pytest.CaptureFixture[str]) -> None:
+    status, steps, out = run(capsys, "random")
+    assert (status, steps) == (0, ["PASS"] * len(STEPS)), out
+
+
+def test_a_uci_engine_without_bughouse_fails_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    script = tmp_path / "plain_uci.py"
+    script.write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.strip() == 'uci':\n"
+        "        print('id name Plain', 'option name Hash type spin default 1 min 1 max 2',\n"
+        "              'uciok', sep='\\n', flush=True)\n"
+        "    elif line.strip() == 'quit':\n"
+        "        break\n"
+    )
+    status, steps, out = run(capsys, f"uci:{sys.executable} {script}", "--timeout", "3")
+    assert status == 1
+    assert steps == ["FAIL"] * len(STEPS)
+    assert "FAIL  handshake" in out and "no UCI_Variant option" in out
+    assert "not run: the handshake failed" in out
+    assert "Traceback" not in out
+
+
+def test_a_program_that_speaks_no_protocol_fails_every_step(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, steps, out = run(capsys, "uci:/bin/cat", "--timeout", "1")
+    assert status == 1 and steps[0] == "FAIL"
+    assert "no uciok within 1 s" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["no-such-engine-here"], "not found on PATH"),
+        (["sjeng", "--timeout", "0"], "--timeout must be a positive"),
+        (["sjeng", "--time", "nan"], "--time must be a positive"),
+        (["sjeng", "--engines-file", "/no/such.toml"], "no such engines file"),
+        (["uci:'unbalanced"], "cannot be split"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    status = main(["check-engine", *argv])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_an_unknown_protocol_is_an_argparse_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["check-engine", "sjeng", "--protocol", "cecp"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
