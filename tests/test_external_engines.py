@@ -142,3 +142,39 @@ async def test_a_missing_program_fails_to_start() -> None:
         with pytest.raises(EngineFailed, match="cannot run"):
             await player.start(nursery, send)  # type: ignore[arg-type]
         await player.aclose()
+
+
+def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path) -> None:
+    """The command line end to end: an engines file name, the built-in names,
+    a native engine, then ``bughouse replay --check`` on what was written."""
+    require("sjeng", "fairy-stockfish")
+    import subprocess
+    import sys
+
+    engines = tmp_path / "engines.toml"
+    engines.write_text(
+        "[engines.my-fsf]\n"
+        "protocol = 'uci'\n"
+        f"command = [{_engine_path('fairy-stockfish')!r}]\n"
+        "options = { Threads = 1, Hash = 8 }\n"
+    )
+    out = tmp_path / "games.bpgn"
+    match = [
+        sys.executable, "-m", "bughouse_arbiter", "match",
+        "--engines-file", str(engines),
+        "--engine", "A-white=sjeng",
+        "--engine", "A-black=my-fsf",
+        "--engine", "B-white=fairy-stockfish-xboard",
+        "--engine", "B-black=random",
+        "--tc", "5+0", "--out", str(out),
+    ]  # fmt: skip
+    done = subprocess.run(match, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert '[WhiteA "Sjeng 11.2"]' in text
+    assert '[BlackA "Fairy-Stockfish 11.1 LB 64"]' in text
+    check = [sys.executable, "-m", "bughouse_arbiter", "replay", "--check", str(out)]
+    replayed = subprocess.run(check, capture_output=True, text=True, timeout=60, check=False)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    [game] = read_games(text)
+    assert len(game.moves) >= 10
