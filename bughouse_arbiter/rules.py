@@ -21,6 +21,38 @@ BoardEndRule = Literal["match", "continue"]
 IllegalMoveRule = Literal["lose", "reject"]
 
 
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "stalemate": ("wait", "draw"),
+    "drop_check": ("allowed", "no-check", "no-mate"),
+    "repetition": ("none", "threefold"),
+    "board_end": ("match", "continue"),
+    "illegal_move": ("lose", "reject"),
+}
+
+
+def _positive(_: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if not value > 0:
+        raise RuleError(f"rule {attribute.name} must be > 0, not {value!r}")
+
+
+def _positive_or_none(
+    _: object, attribute: attrs.Attribute[float | None], value: float | None
+) -> None:
+    if value is not None and not value > 0:
+        raise RuleError(f"rule {attribute.name} must be > 0 or none, not {value!r}")
+
+
+def _not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if not value >= 0:
+        raise RuleError(f"rule {attribute.name} must be >= 0, not {value!r}")
+
+
+def _one_of(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    choices = _CHOICES[attribute.name]
+    if value not in choices:
+        raise RuleError(f"rule {attribute.name} takes one of {', '.join(choices)}, not {value!r}")
+
+
 @attrs.frozen(kw_only=True)
 class HouseRules:
     """Every option in force for one match (RULES.md, "House rules").
@@ -30,18 +62,18 @@ class HouseRules:
     """
 
     profile: str = "default"
-    time: float = 180.0
-    increment: float = 0.0
+    time: float = attrs.field(default=180.0, validator=_positive)
+    increment: float = attrs.field(default=0.0, validator=_not_negative)
     wait_for_block: bool = True
-    stalemate: StalemateRule = "wait"
+    stalemate: StalemateRule = attrs.field(default="wait", validator=_one_of)
     dropped_pawn_double_step: bool = True
     dropped_rook_castles: bool = False
-    drop_check: DropCheckRule = "allowed"
-    repetition: RepetitionRule = "none"
-    board_end: BoardEndRule = "match"
-    turn_time_limit: float | None = None
-    max_plies: int = 800
-    illegal_move: IllegalMoveRule = "lose"
+    drop_check: DropCheckRule = attrs.field(default="allowed", validator=_one_of)
+    repetition: RepetitionRule = attrs.field(default="none", validator=_one_of)
+    board_end: BoardEndRule = attrs.field(default="match", validator=_one_of)
+    turn_time_limit: float | None = attrs.field(default=None, validator=_positive_or_none)
+    max_plies: int = attrs.field(default=800, validator=_not_negative)
+    illegal_move: IllegalMoveRule = attrs.field(default="lose", validator=_one_of)
 
     def with_rule(self, name: str, value: str) -> HouseRules:
         """A copy with one option set from its text form (``on``, ``draw``, ``30``...)."""
@@ -76,13 +108,6 @@ class HouseRules:
 
 RULE_NAMES: tuple[str, ...] = tuple(f.name for f in attrs.fields(HouseRules) if f.name != "profile")
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "stalemate": ("wait", "draw"),
-    "drop_check": ("allowed", "no-check", "no-mate"),
-    "repetition": ("none", "threefold"),
-    "board_end": ("match", "continue"),
-    "illegal_move": ("lose", "reject"),
-}
 _SWITCHES = ("wait_for_block", "dropped_pawn_double_step", "dropped_rook_castles")
 _ON = {"on", "true", "yes", "1"}
 _OFF = {"off", "false", "no", "0"}

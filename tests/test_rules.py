@@ -1,0 +1,193 @@
+"""House rules: defaults from RULES.md, profiles, parsing, and the header round trip."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import given
+from strategies import house_rules
+
+from bughouse_arbiter.errors import RuleError, UsageError
+from bughouse_arbiter.rules import (
+    PROFILES,
+    RULE_NAMES,
+    HouseRules,
+    apply_rules,
+    from_pairs,
+    parse_rule,
+    profile,
+    to_pairs,
+)
+
+
+def test_defaults_are_the_default_column_of_rules_md() -> None:
+    assert HouseRules().to_pairs() == [
+        ("time", "180"),
+        ("increment", "0"),
+        ("wait_for_block", "on"),
+        ("stalemate", "wait"),
+        ("dropped_pawn_double_step", "on"),
+        ("dropped_rook_castles", "off"),
+        ("drop_check", "allowed"),
+        ("repetition", "none"),
+        ("board_end", "match"),
+        ("turn_time_limit", "none"),
+        ("max_plies", "800"),
+        ("illegal_move", "lose"),
+    ]
+    assert HouseRules().profile == "default"
+    assert HouseRules().differences == {}
+
+
+def test_profiles_differ_from_the_default_as_their_seeds_say() -> None:
+    assert PROFILES["default"] == HouseRules()
+    assert PROFILES["arena"].differences == {"dropped_pawn_double_step": "off"}
+    assert PROFILES["club"].differences == {"dropped_rook_castles": "on", "repetition": "threefold"}
+    assert PROFILES["club-continue"].differences == {
+        "dropped_rook_castles": "on",
+        "repetition": "threefold",
+        "board_end": "continue",
+    }
+    assert PROFILES["no-drop-check"].differences == {"drop_check": "no-check"}
+    assert PROFILES["server"].differences == {"illegal_move": "reject"}
+    for name, rules in PROFILES.items():
+        assert rules.profile == name
+        assert profile(name.upper()) is rules
+
+
+def test_unknown_profile_lists_the_known_ones() -> None:
+    with pytest.raises(RuleError, match=r"unknown rules profile .blitz. \(known: default, arena"):
+        profile("blitz")
+
+
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [
+        ("wait_for_block=off", ("wait_for_block", "off")),
+        ("drop-check = no-mate", ("drop_check", "no-mate")),
+        ("MAX_PLIES=100", ("max_plies", "100")),
+        ("profile=club", ("profile", "club")),
+    ],
+)
+def test_parse_rule_splits_name_and_value(text: str, pair: tuple[str, str]) -> None:
+    assert parse_rule(text) == pair
+
+
+@pytest.mark.parametrize("text", ["wait_for_block", "=on", "wait_for_block=", " = "])
+def test_parse_rule_refuses_what_is_not_name_value(text: str) -> None:
+    with pytest.raises(RuleError, match="is not NAME=VALUE"):
+        parse_rule(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "field", "expected"),
+    [
+        ("time", "60", "time", 60.0),
+        ("time", "90s", "time", 90.0),
+        ("time", "0.5", "time", 0.5),
+        ("increment", "0", "increment", 0.0),
+        ("increment", "2", "increment", 2.0),
+        ("wait_for_block", "off", "wait_for_block", False),
+        ("wait_for_block", "ON", "wait_for_block", True),
+        ("stalemate", "draw", "stalemate", "draw"),
+        ("dropped_pawn_double_step", "off", "dropped_pawn_double_step", False),
+        ("dropped_rook_castles", "on", "dropped_rook_castles", True),
+        ("drop_check", "no-check", "drop_check", "no-check"),
+        ("drop_check", "no-mate", "drop_check", "no-mate"),
+        ("repetition", "threefold", "repetition", "threefold"),
+        ("board_end", "continue", "board_end", "continue"),
+        ("turn_time_limit", "10", "turn_time_limit", 10.0),
+        ("turn_time_limit", "none", "turn_time_limit", None),
+        ("turn_time_limit", "off", "turn_time_limit", None),
+        ("max_plies", "1200", "max_plies", 1200),
+        ("max_plies", "none", "max_plies", 0),
+        ("illegal_move", "reject", "illegal_move", "reject"),
+    ],
+)
+def test_every_rule_takes_its_values(name: str, value: str, field: str, expected: object) -> None:
+    rules = HouseRules().with_rule(name, value)
+    assert getattr(rules, field) == expected
+    changed = getattr(HouseRules(), field) != expected
+    assert rules.profile == ("custom" if changed else "default")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("colour=white", "unknown rule 'colour' .known: profile, time,"),
+        ("wait_for_block=maybe", "wait_for_block takes on or off, not 'maybe'"),
+        ("stalemate=lose", "stalemate takes one of wait, draw, not 'lose'"),
+        ("drop_check=never", "drop_check takes one of allowed, no-check, no-mate"),
+        ("repetition=fivefold", "repetition takes one of none, threefold"),
+        ("board_end=stop", "board_end takes one of match, continue"),
+        ("illegal_move=warn", "illegal_move takes one of lose, reject"),
+        ("time=0", "time must be > 0"),
+        ("time=-5", "time must be > 0"),
+        ("time=fast", "time takes seconds"),
+        ("time=nan", "finite"),
+        ("time=inf", "finite"),
+        ("increment=-1", "increment must be >= 0"),
+        ("turn_time_limit=-1", "turn_time_limit must be > 0"),
+        ("max_plies=-1", "max_plies cannot be negative"),
+        ("max_plies=12.5", "max_plies takes a whole number"),
+        ("profile=blitz", "unknown rules profile"),
+    ],
+)
+def test_bad_rules_are_usage_errors_that_say_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        apply_rules(HouseRules(), [parse_rule(text)])
+
+
+def test_constructing_bad_values_in_code_is_refused_too() -> None:
+    with pytest.raises(RuleError, match="stalemate"):
+        HouseRules(stalemate="lose")  # type: ignore[arg-type]
+    with pytest.raises(RuleError, match="time"):
+        HouseRules(time=0)
+    with pytest.raises(RuleError, match="turn_time_limit"):
+        attrs.evolve(HouseRules(), turn_time_limit=0.0)
+    with pytest.raises(RuleError, match="max_plies"):
+        HouseRules(max_plies=-1)
+
+
+def test_rules_apply_in_order_and_a_profile_resets() -> None:
+    rules = apply_rules(
+        HouseRules(),
+        [("stalemate", "draw"), ("profile", "arena"), ("wait_for_block", "off")],
+    )
+    assert rules.profile == "custom"
+    assert rules.stalemate == "wait"
+    assert not rules.dropped_pawn_double_step and not rules.wait_for_block
+    assert apply_rules(HouseRules(), [("profile", "club")]) is PROFILES["club"]
+
+
+def test_setting_a_rule_to_its_profile_value_keeps_the_profile_name() -> None:
+    assert PROFILES["arena"].with_rule("dropped_pawn_double_step", "off").profile == "arena"
+
+
+def test_header_pairs_name_the_profile_then_every_option() -> None:
+    rules = PROFILES["club"].with_rule("turn_time_limit", "12.5")
+    pairs = to_pairs(rules)
+    assert pairs[0] == ("profile", "custom")
+    assert [name for name, _ in pairs[1:]] == list(RULE_NAMES)
+    assert ("turn_time_limit", "12.5") in pairs
+    assert from_pairs(pairs) == rules
+
+
+def test_from_pairs_reads_a_profile_and_overrides() -> None:
+    rules = from_pairs([("profile", "arena"), ("time", "60")])
+    assert rules.profile == "arena"
+    assert rules.time == 60.0 and not rules.dropped_pawn_double_step
+
+
+@given(house_rules())
+def test_every_rules_value_round_trips_through_its_text(rules: HouseRules) -> None:
+    assert from_pairs(to_pairs(rules)) == rules
+    assert HouseRules.from_pairs([("profile", "custom"), *rules.to_pairs()]) == rules
+
+
+@given(house_rules())
+def test_every_rules_value_round_trips_through_name_value_texts(rules: HouseRules) -> None:
+    texts = [f"{name}={value}" for name, value in rules.to_pairs()]
+    assert apply_rules(HouseRules(), [parse_rule(text) for text in texts]) == attrs.evolve(
+        rules, profile="custom" if rules.differences else "default"
+    )
