@@ -14,7 +14,7 @@ arbiter) until the fault strikes on its turn after ``N`` moves (default 1):
 - ``slow-start``: waits ``--delay`` seconds (default 30) before ``bugok``.
 - ``stale``: answers every turn first with an old token, then correctly.
 - ``ignore-quit``: ignores SIGTERM, SIGINT, ``quit`` and the end of input.
-- ``close-pipe``: closes its standard output and stays alive.
+- ``close-pipe``: closes its standard output and error and stays alive.
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ class Faulty(RandomMover):
             if self.mode == "close-pipe":
                 sys.stdout.flush()
                 os.close(1)
+                os.close(2)
                 while True:
                     time.sleep(1)
         super().on_go(words)

@@ -102,8 +102,12 @@ class RandomMover:
         handler: Callable[[list[str]], None] | None = getattr(
             self, "on_" + words[0].replace("-", "_"), None
         )
-        if handler is not None:
+        if handler is None:
+            return
+        try:
             handler(words)
+        except (KeyError, ValueError, IndexError) as exc:
+            send(f"error cannot read {line[:100]!r}: {type(exc).__name__} {exc}")
 
     # -- commands ---------------------------------------------------------------
 
