@@ -85,11 +85,10 @@ SIGNAL_WORDS = frozenset({"sit", "go", "fast", "slow", "x", "dead", "+trades", "
 _PIECE_SIGNAL = re.compile(r"^([+-]{1,3})([pnbrq])$")
 
 HELP_LINES: tuple[str, ...] = (
-    "moves: Nf3 N@f7 @e4 P@e4 exd5 O-O e8=Q, or UCI g1f3 N@f7 e7e8q;"
-    " a move typed early is a premove",
-    "to partner: sit go fast slow x dead ++n +++q -q --q +trades -trades; tell TEXT",
-    "moves [SQUARE]: legal moves (from SQUARE, drops onto it)   cancel: drop the premove",
-    "resign   draw (asks to confirm)   flip   redraw   quit (leaving loses; asks)",
+    "move: Nf3 N@f7 @e4 exd5 O-O e8=Q or g1f3 e7e8q; typed early = premove (cancel)",
+    "partner: sit go fast slow x dead ++n +++q -q --q +trades -trades; tell TEXT",
+    "moves [SQUARE]: legal moves (from SQUARE, or drops onto it); flip; redraw",
+    "resign; draw (asks first); quit (leaving loses: asks first); Up/Down: history",
 )
 
 

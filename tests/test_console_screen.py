@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from bughouse_arbiter.console_input import HELP_LINES
 from bughouse_arbiter.console_screen import (
     HEIGHT,
     INPUT_ROW,
@@ -174,3 +175,11 @@ def test_painter_clips_to_a_small_terminal_and_redraws_after_a_resize() -> None:
     assert out.endswith("\x1b[20;6H\x1b[?25h")
     painter.resize(80, 24)
     assert "\x1b[2J" in painter.paint(compose(session, 0.0, style), 5)
+
+
+def test_help_fits_the_message_area_whole() -> None:
+    session = session_after(Seat.A_WHITE, [])
+    session.on_line("help")
+    frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
+    shown = [line.strip() for line in frame[16:21]]
+    assert shown[-4:] == list(HELP_LINES)

@@ -16,6 +16,7 @@ import datetime as dt
 import getpass
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from ..board import STARTING_FEN, BughouseBoard
 from ..config import EngineSpec, TimeControl, seat_assignment
 from ..config import engine_spec as read_engine_spec
 from ..console_session import describe_outcome
+from ..engines_file import known_engines
 from ..errors import ConfigError, PositionError, UsageError
 from ..model import SEATS, Seat
 from ..players.base import Player
@@ -56,6 +58,11 @@ def register(subparsers: Any) -> None:
         help=f"the engine at another seat (default {DEFAULT_ENGINE}); repeatable",
     )
     parser.add_argument(
+        "--engines-file",
+        metavar="FILE",
+        help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
+    )
+    parser.add_argument(
         "--tc",
         metavar="BASE+INC",
         help=f"time control in seconds (default {DEFAULT_TC}, or the time/increment rules)",
@@ -80,7 +87,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     seat = _seat(args.seat)
     rules = _rules(args.rule, args.tc)
-    engines = _engines(seat, args.engine)
+    engines = _engines(seat, args.engine, known_engines(args.engines_file))
     fens = {
         "fen_a": _fen(args.fen_a, "--fen-a"),
         "fen_b": _fen(args.fen_b, "--fen-b"),
@@ -170,17 +177,19 @@ def _rules(rule_texts: list[str], tc_text: str | None) -> HouseRules:
     return rules
 
 
-def _engines(seat: Seat, assignments: list[str]) -> dict[Seat, EngineSpec]:
+def _engines(
+    seat: Seat, assignments: list[str], known: Mapping[str, EngineSpec]
+) -> dict[Seat, EngineSpec]:
     chosen: dict[Seat, EngineSpec] = {}
     for text in assignments:
-        other, spec = seat_assignment(text)
+        other, spec = seat_assignment(text, known)
         if other is seat:
             raise ConfigError(f"--engine {text}: {seat} is your seat (choose another with --seat)")
         if other in chosen:
             raise ConfigError(f"--engine {text}: seat {other} is given an engine twice")
         chosen[other] = spec
     engines = {
-        other: chosen.get(other) or read_engine_spec(DEFAULT_ENGINE)
+        other: chosen.get(other) or read_engine_spec(DEFAULT_ENGINE, known)
         for other in SEATS
         if other is not seat
     }
