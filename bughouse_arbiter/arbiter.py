@@ -321,6 +321,8 @@ class _Table:
         self.next_token = 1
         self.draw_offers: set[Seat] = set()
         self.boards_told: set[BoardId] = set()
+        # FENs are costly (about 0.1 ms each): computed once per change of a board.
+        self.fens: dict[BoardId, str] = {}
         self.started = False
         self.record = MatchRecord(
             game=game,
@@ -409,6 +411,9 @@ class _Table:
             return
         self.clocks = clocks
         del self.tokens[seat]
+        self.fens.pop(played.board, None)
+        if played.passed is not None:
+            self.fens.pop(played.board.other, None)
         self.record.used.append(used)
         self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
         state = self.state(now)
@@ -536,10 +541,12 @@ class _Table:
             self.game.leave(seat, f"connection lost: {exc}" if str(exc) else "connection lost")
 
     def state(self, now: float) -> TableState:
+        fens = self.fens
+        for board in BoardId:
+            if board not in fens:
+                fens[board] = self.game.fen(board)
         return TableState(
-            version=self.game.plies,
-            fens={board: self.game.fen(board) for board in BoardId},
-            clocks=self.clocks.snapshot(now),
+            version=self.game.plies, fens=dict(fens), clocks=self.clocks.snapshot(now)
         )
 
     def since_start(self, now: float) -> float:
