@@ -262,3 +262,31 @@ def test_a_chatty_engine_cannot_flood_its_partner() -> None:
     table.push(Seat.A_WHITE, "e2e4")
     _, evs = table.feed("tellics ptell go")
     assert events(evs) == [EngineTell("go")]
+
+
+def test_sjeng_is_restarted_when_its_own_piece_arrives_mid_think() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    lines, _ = table.push(Seat.B_WHITE, "c3d5")  # the opponent's pocket: no restart
+    assert lines == ["holding [] [P] BP"]
+    lines, _ = table.push(Seat.B_BLACK, "d8d5")  # a knight for Sjeng while it thinks
+    assert lines[:3] == ["holding [N] [P] WN", "?", "new"]
+    assert lines[-4:] == ["ping 2", "time 6000", "otim 6000", "go"]
+    _, evs = table.feed("move e2e4")  # the move "?" forced out: discarded
+    assert events(evs) == []
+    _, evs = table.feed("pong 2", "move N@f3")
+    assert events(evs) == [EngineMove(1, "N@f3")]
+
+
+def test_fairy_stockfish_hears_the_new_pocket_itself() -> None:
+    table, _ = ready(Seat.A_WHITE, FSF_HELLO)
+    table.feed("pong 1")
+    table.your_turn()
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "c3d5")
+    lines, _ = table.push(Seat.B_BLACK, "d8d5")
+    assert lines == ["holding [N] [P] WN"]

@@ -11,8 +11,11 @@ answer belongs to a known turn token. Traps handled (research/protocols.md §1,
   pocket with fake pieces based on its colour at that moment); ``setboard``
   gets a FEN without pockets for Sjeng, with pockets for others.
 - ``1-0 {..}`` / ``0-1 {..}`` / ``1/2-1/2 {..}`` while thinking mean the engine
-  will not move: we answer "wait" and re-sync (``new`` ... ``go``) when its
-  board or pockets change.
+  will not move: we answer "wait" and re-sync (``new`` ... ``go``) when a
+  piece of its own arrives.
+- Sjeng cannot hear ``holding`` during its own search: when a piece of its
+  own arrives then, it is interrupted (``?``) and re-synced, so the new piece
+  counts for this move (Fairy-Stockfish restarts its search by itself).
 - A re-sync interrupts any search with ``?`` and puts a ``ping`` barrier
   behind it: moves printed before the ``pong`` are discarded.
 - Moves are checked on our own board first; a rejected move leads to a
@@ -123,6 +126,12 @@ class XboardAdapter(EngineAdapter):
         return self.features.get("colors", "1") != "0"
 
     @property
+    def hears_holding_while_thinking(self) -> bool:
+        # Sjeng reads nothing but "?" during its own bughouse search, so a piece
+        # that arrives then would only be seen after its move.
+        return "sjeng" not in self.name.lower()
+
+    @property
     def pockets_in_setboard(self) -> bool:
         # Sjeng reads every letter of a setboard FEN as a piece.
         return "sjeng" not in self.name.lower()
@@ -175,10 +184,12 @@ class XboardAdapter(EngineAdapter):
             self._holding(f"{'W' if piece.color else 'B'}{piece.symbol().upper()}")
         gained = played.passed.color == self.seat.color
         stuck = self.claimed or self.gave_up
+        deaf = self.thinking and not self.hears_holding_while_thinking
         due = was_my_turn and self.my_turn and not self.answered
-        if due and ((gained and stuck) or self.needs_sync):
-            # The engine said it will not move; a piece of its own arrived, so
-            # start it afresh on the new position.
+        if due and ((gained and (stuck or deaf)) or self.needs_sync):
+            # The engine said it will not move, or cannot hear the new pocket
+            # until it has moved: a piece of its own arrived, so start it afresh
+            # on the new position (what it says before the pong is discarded).
             self.claimed = self.gave_up = False
             self.rejected = 0
             self._sync()
