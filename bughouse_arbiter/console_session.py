@@ -263,6 +263,10 @@ class ConsoleSession:
             name = PIECE_NAMES[played.passed.piece_type]
             self._log(f"you pass your partner a {name} ({display_san(played.san)})", "you")
 
+    def note(self, text: str, style: str = "info") -> None:
+        """Shows ``text`` in the feedback line (e.g. about the terminal)."""
+        self._say(text, style)
+
     def move_refused(self, move: str, reason: str) -> None:
         """The arbiter refused the person's move (a new turn follows)."""
         self._say(f"{move} refused: {_without_fen(reason)}", "error")

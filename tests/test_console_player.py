@@ -26,8 +26,15 @@ PLAIN = Style(unicode=False, color=False)
 class ScriptedTerminal(Terminal):
     """Types ``keys`` (``(at, bytes)``) and keeps a virtual screen of all output."""
 
-    def __init__(self, keys: list[tuple[float, bytes]], *, interactive: bool = True) -> None:
+    def __init__(
+        self,
+        keys: list[tuple[float, bytes]],
+        *,
+        interactive: bool = True,
+        size: tuple[int, int] = (80, 24),
+    ) -> None:
         self.interactive = interactive
+        self.columns, self.rows = size
         self.style = PLAIN if not interactive else Style(unicode=True, color=True)
         self.keys = list(keys)
         self.screen = VirtualTerminal()
@@ -38,6 +45,9 @@ class ScriptedTerminal(Terminal):
         self.output.write(text)
         self.screen.feed(text)
         self.snapshots.append((self.screen.line(23), self.screen.row, self.screen.column))
+
+    def size(self) -> tuple[int, int]:
+        return (self.columns, self.rows)
 
     async def read(self) -> bytes:
         if not self.keys:
@@ -185,3 +195,15 @@ async def test_end_of_input_without_a_terminal_leaves(autojump_clock: object) ->
     record, _, _ = await play(Seat.A_WHITE, [(1.0, b"")], interactive=False)
     assert record.outcome.termination is Termination.LEFT
     assert "input closed" in record.outcome.reason
+
+
+async def test_a_small_terminal_is_told_and_keeps_the_input_line(autojump_clock: object) -> None:
+    terminal = ScriptedTerminal([(1.0, b"resign\r")], size=(60, 20))
+    console = ConsolePlayer(Seat.A_WHITE, terminal)
+    others = [p for p in silent_table() if p.seats[0] is not Seat.A_WHITE]
+    record = await run_match([console, *others], TEN, human_seats=(Seat.A_WHITE,))
+    assert record.outcome.termination is Termination.RESIGNATION
+    text = terminal.output.getvalue()
+    assert "the terminal is 60x20: 80x24 shows everything" in text
+    assert "\x1b[21;" not in text  # nothing drawn below the terminal's 20 rows
+    assert "\x1b[20;1H\x1b[1ma-white> " in text  # the input line is the last row

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import trio
 
 from ..console_input import LineEditor
-from ..console_screen import ScreenPainter, Style, compose, plain, prompt_text
+from ..console_screen import HEIGHT, WIDTH, ScreenPainter, Style, compose, plain, prompt_text
 from ..console_session import (
     ConsoleSession,
     LogLine,
@@ -352,6 +352,10 @@ class ConsolePlayer(Player):
     def _resize(self) -> None:
         columns, rows = self.terminal.size()
         self.painter.resize(columns, rows)
+        if columns < WIDTH or rows < HEIGHT:
+            self.session.note(
+                f"the terminal is {columns}x{rows}: {WIDTH}x{HEIGHT} shows everything", "error"
+            )
 
     # Ctrl+C waits for the next checkpoint: a frame is never cut in half.
     @trio.lowlevel.enable_ki_protection
