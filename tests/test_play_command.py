@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -235,3 +236,21 @@ def test_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) ->
         err = capsys.readouterr().err
         assert err.startswith("bughouse play: error: "), argv
         assert err.count("\n") == 1, argv
+
+
+@needs_engine
+def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
+    out = tmp_path / "piped.bpgn"
+    args = [sys.executable, "-m", "bughouse_arbiter", "play", "--out", str(out)]
+    for seat in ("A-black", "B-white", "B-black"):
+        args += ["--engine", f"{seat}={ENGINE}"]
+    args += ["--fen-b", FEN_B, "--tc", "300+0"]
+    done = subprocess.run(
+        args, input="sit\nresign\n", capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout
+    assert "you to partner: sit" in done.stdout
+    assert done.stdout.rstrip().endswith(f"You lose: A-White resigned (0-1)\nGame written to {out}")
+    (game,) = read_games(out.read_text())
+    assert game.tags["Termination"] == "resignation"
