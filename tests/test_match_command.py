@@ -216,8 +216,11 @@ def test_summary_counts_points_for_the_sides_as_seated_in_game_one() -> None:
     ]
     table = summary_table(games)
     lines = table.splitlines()
-    assert lines[0].split()[:5] == ["game", "A-White", "A-Black", "B-White", "B-Black"]
-    assert len(lines) == 6
+    assert lines[0] == "engines: S = S, R = R"
+    assert lines[1].split() == ["game", "WA", "BA", "WB", "BB", "result", "plies", "reason"]
+    assert lines[2].split() == ["1", "S", "R", "R", "S", "1-0", "42", "A-Black", "checkmated"]
+    assert lines[3].split()[:6] == ["2", "R", "S", "S", "R", "1-0"]
+    assert len(lines) == 7
     assert lines[-1].startswith("score: S+S 1.5 - 1.5 R+R")
     assert max(len(line) for line in lines[:-1]) <= 80
     progress = progress_line(games[1], games[:2], 10)

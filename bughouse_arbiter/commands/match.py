@@ -480,13 +480,22 @@ def progress_line(summary: GameSummary, done: list[GameSummary], games: int) -> 
 
 
 def summary_table(summaries: list[GameSummary]) -> str:
-    """One row per game (seats, result, plies, reason), then the score of the two sides."""
-    header = f"{'game':>4}  " + "".join(f"{s!s:<11}" for s in SEATS) + "result   plies  reason"
-    rows = [header]
+    """One row per game (who sat where, result, plies, reason), then the score.
+
+    Engines are shown by a short tag (``S``, ``R``...) explained on the first
+    line, so the rows fit 80 columns.
+    """
+    tags = _engine_tags(summaries)
+    legend = ", ".join(f"{tag} = {name}" for name, tag in tags.items())
+    width = max(2, *(len(tag) for tag in tags.values()))
+    seats = "".join(f"{seat.bpgn:<{width + 1}}" for seat in SEATS)
+    rows = [f"engines: {legend}", f"{'game':>4}  {seats} result   plies  reason"]
+    room = 80 - len(rows[1]) + len("reason")
     for s in summaries:
-        names = "".join(_cut(s.names[seat], 10).ljust(11) for seat in SEATS)
-        reason = _cut(s.reason, 80 - len(header) + len("reason"))
-        rows.append(f"{s.number:>4}  {names}{s.result.value:<8} {s.plies:>5}  {reason}")
+        sat = "".join(f"{tags[s.names[seat]]:<{width + 1}}" for seat in SEATS)
+        rows.append(
+            f"{s.number:>4}  {sat} {s.result.value:<8} {s.plies:>5}  {_cut(s.reason, room)}"
+        )
     one = sum(_side_points(s)[0] for s in summaries)
     two = sum(_side_points(s)[1] for s in summaries)
     side_one, side_two = _sides(summaries[0])
@@ -495,6 +504,20 @@ def summary_table(summaries: list[GameSummary]) -> str:
         "(sides as seated in game 1: A-White+B-Black against A-Black+B-White)"
     )
     return "\n".join(rows)
+
+
+def _engine_tags(summaries: list[GameSummary]) -> dict[str, str]:
+    tags: dict[str, str] = {}
+    for s in summaries:
+        for seat in SEATS:
+            name = s.names[seat]
+            if name in tags:
+                continue
+            tag = (name[:1] or "?").upper()
+            if tag in tags.values():
+                tag = f"{tag}{len(tags) + 1}"
+            tags[name] = tag
+    return tags
 
 
 def _cut(text: str, width: int) -> str:
