@@ -20,15 +20,28 @@ token.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Collection, Sequence
 
-import attrs
 import trio
 
 from .board import STARTING_FEN
 from .clock import Clocks
 from .errors import EngineFailed, MoveError, NotYourTurnError
-from .game import BughouseGame, PartnerMessage, PlayedMove
+from .game import BughouseGame
+from .match_events import (
+    ActionIgnored,
+    DrawOffered,
+    MatchEnded,
+    MatchEvent,
+    MatchRecord,
+    MatchStarted,
+    MovePlayed,
+    MoveRefused,
+    Observer,
+    PartnerTold,
+    PlayerInfo,
+    PlayerWaits,
+)
 from .model import SEATS, BoardId, Outcome, Seat
 from .players.base import (
     Action,
@@ -45,143 +58,26 @@ from .players.base import (
 )
 from .rules import HouseRules
 
+__all__ = [
+    "NOTIFY_TIMEOUT",
+    "ActionIgnored",
+    "DrawOffered",
+    "MatchEnded",
+    "MatchEvent",
+    "MatchRecord",
+    "MatchStarted",
+    "MovePlayed",
+    "MoveRefused",
+    "Observer",
+    "PartnerTold",
+    "PlayerInfo",
+    "PlayerWaits",
+    "run_match",
+]
+
 #: How long a player may take to accept one notification before it counts
 #: as having left (it stopped reading its input).
 NOTIFY_TIMEOUT = 10.0
-
-
-# -- what the observer sees ----------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class MatchStarted:
-    """The clocks start now. ``game`` is live: read it, never change it."""
-
-    game: BughouseGame
-    names: Mapping[Seat, str]
-    clocks: Clocks
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class MovePlayed:
-    """``played`` was accepted; its turn took ``used`` seconds on the arbiter's clock."""
-
-    played: PlayedMove
-    used: float
-    clocks: Clocks
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class MoveRefused:
-    """``seat``'s move ``text`` was refused (``reason``); its turn stays open."""
-
-    seat: Seat
-    text: str
-    reason: str
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class ActionIgnored:
-    """A harmless action was dropped, e.g. an answer to an old turn."""
-
-    seat: Seat
-    action: Action
-    reason: str
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class PlayerWaits:
-    """``seat`` said it waits (sits, or has no move); its clock runs on."""
-
-    seat: Seat
-    reason: str
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class PartnerTold:
-    message: PartnerMessage
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class DrawOffered:
-    seat: Seat
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class PlayerInfo:
-    """Search information an engine sent (depth, score...)."""
-
-    seat: Seat
-    text: str
-    now: float
-
-
-@attrs.frozen(kw_only=True)
-class MatchEnded:
-    """The match is over (``outcome.aborted`` after a cancellation).
-
-    Sent even when the match never started (a player failed to start), so
-    ``game`` may have no moves.
-    """
-
-    game: BughouseGame
-    names: Mapping[Seat, str]
-    outcome: Outcome
-    clocks: Clocks
-    now: float
-
-
-MatchEvent = (
-    MatchStarted
-    | MovePlayed
-    | MoveRefused
-    | ActionIgnored
-    | PlayerWaits
-    | PartnerTold
-    | DrawOffered
-    | PlayerInfo
-    | MatchEnded
-)
-Observer = Callable[[MatchEvent], None]
-
-
-@attrs.define(kw_only=True)
-class MatchRecord:
-    """What ``run_match`` returns: the judged game and how the arbiter ran it.
-
-    ``started`` is the trio time at which the clocks started (None if the
-    match never started); ``PlayedMove.at`` counts from it. ``used`` holds the
-    seconds each move's turn took, by ply. ``overheads`` holds, per move, the
-    seconds from taking the move off the action channel to having told every
-    player about it; ``flag_latencies`` the seconds between a flag's deadline
-    and the arbiter declaring it.
-    """
-
-    game: BughouseGame
-    names: Mapping[Seat, str]
-    game_id: str
-    clocks: Clocks
-    started: float | None = None
-    ended: float | None = None
-    used: list[float] = attrs.field(factory=list)
-    overheads: list[float] = attrs.field(factory=list)
-    flag_latencies: list[float] = attrs.field(factory=list)
-
-    @property
-    def rules(self) -> HouseRules:
-        return self.game.rules
-
-    @property
-    def outcome(self) -> Outcome:
-        assert self.game.outcome is not None, "the match has not ended"
-        return self.game.outcome
 
 
 # -- the arbiter -----------------------------------------------------------------
