@@ -162,6 +162,16 @@ def test_plays_the_mate_once_the_piece_arrives() -> None:
     assert decision.move == chess.Move.from_uci("N@f7")
 
 
+def test_sits_and_asks_for_the_piece_that_saves_it_from_mate() -> None:
+    # Qxh2 mates (the rook guards h2 along the rank); only a dropped piece on g2 stops it.
+    lost = table("k7/8/8/8/8/6PP/rq5P/7K[n] w - - 0 1")
+    decision = decide(lost, PartnerWishes(), seconds=1, depth=2)
+    assert decision.move is None
+    assert decision.reason == "mated unless I get a pawn"
+    assert "++p" in decision.tells
+    assert decision.sit_floor_ms == 30_000  # sit until level with the opponent's clock
+
+
 def test_obeys_sit_and_go_from_the_partner() -> None:
     wishes = PartnerWishes()
     wishes.hear("sit")

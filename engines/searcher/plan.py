@@ -17,7 +17,7 @@ import chess
 
 from .evaluation import GIFT_SHARE, VALUE, Stakes
 from .partner import PartnerWishes, request_word
-from .position import DROPPABLE, BugBoard, mates_with, parse_move
+from .position import DROPPABLE, BugBoard, mates_with, parse_move, with_piece
 from .search import Limits, Result, Searcher, score_text
 
 SEAT_INDEX = {("a", True): 0, ("a", False): 1, ("b", True): 2, ("b", False): 3}
@@ -187,12 +187,40 @@ def decide(
         return decision
 
     if result.mated:
-        decision.tells.append("dead")
+        saver = saving_piece(board, us, result.depth, started + seconds * 1.5, stakes, stop)
+        if saver is None:
+            decision.tells.append("dead")
+        else:
+            decision.tells.append(request_word(2, saver, want=True))
         if not partner_stuck and table.my_ms > sitting_floor(table, dead=True):
             decision.move = None
-            decision.reason = "every move is mated"
+            decision.reason = (
+                "every move is mated"
+                if saver is None
+                else f"mated unless I get a {chess.piece_name(saver)}"
+            )
             decision.sit_floor_ms = sitting_floor(table, dead=True)
     return decision
+
+
+def saving_piece(
+    board: BugBoard,
+    us: chess.Color,
+    depth: int,
+    deadline: float,
+    stakes: Stakes,
+    stop: Callable[[], bool] | None = None,
+) -> chess.PieceType | None:
+    """The cheapest piece that, in hand, would get ``us`` out of a forced mate."""
+    for piece_type in DROPPABLE:
+        if time.monotonic() >= deadline:
+            return None
+        trial = with_piece(board, us, piece_type)
+        limits = Limits(deadline=deadline, depth=max(depth, 1))
+        result = Searcher(trial, stakes=stakes, stop=stop).run(limits)
+        if result.depth >= max(depth, 1) and not result.mated:
+            return piece_type
+    return None
 
 
 def threats_after(
