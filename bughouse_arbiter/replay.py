@@ -28,10 +28,11 @@ import attrs
 import chess
 
 from .board import STARTING_FEN, BughouseBoard
+from .bpgn.claims import Claim, claim_of, seats_named
 from .bpgn.read import BpgnGame, BpgnMessage, BpgnMove
 from .errors import ArbiterError, MoveError
 from .game import BughouseGame, PlayedMove
-from .model import BoardId, Outcome, Result, Seat, Team, Termination
+from .model import BoardId, Outcome, Result, Seat, Termination
 from .rules import HouseRules
 
 #: Rules for files that do not say theirs (every dialect but ours): mate is
@@ -53,17 +54,6 @@ class Note:
             return self.message
         m = self.move
         return f"{m.label} (line {m.line}, column {m.column}): {self.message}"
-
-
-@attrs.frozen(kw_only=True)
-class Claim:
-    """How the file says the game ended (tags or closing comment)."""
-
-    text: str
-    termination: Termination | None = None
-    seat: Seat | None = None
-    board: BoardId | None = None
-    draw: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -222,7 +212,7 @@ class _Replayer:
                 )
                 return
             try:
-                parsed = self.game.parse_move(seat, move.san)
+                parsed = parse_san(self.game.boards[move.board], move.san)
             except MoveError as exc:
                 supplied = self.supply_drop(moves, queue, index, move)
                 if supplied is None:
@@ -278,7 +268,7 @@ class _Replayer:
             if Seat.of(candidate.board, other.turn) is not candidate.seat:
                 return None
             try:
-                other.push(other.parse_move(candidate.san))
+                other.push(parse_san(other, candidate.san))
             except MoveError:
                 return None
             earlier.append(later)
@@ -338,6 +328,18 @@ class _Replayer:
         )
 
 
+def parse_san(board: BughouseBoard, san: str) -> chess.Move:
+    """A move written in a BPGN file: SAN first (``B8d7`` is a bishop, not UCI),
+    then whatever ``BughouseBoard.parse_move`` reads; MoveError if neither."""
+    try:
+        move = board.parse_san(san)
+    except ValueError:
+        return board.parse_move(san)
+    if not move:
+        return board.parse_move(san)
+    return move
+
+
 def _same(a: BpgnMove, b: BpgnMove) -> bool:
     return (a.number, a.white, a.san, a.clock_text) == (b.number, b.white, b.san, b.clock_text)
 
@@ -350,143 +352,6 @@ def _drop_piece(san: str) -> chess.PieceType | None:
         return chess.Piece.from_symbol(head).piece_type
     except ValueError:
         return None
-
-
-# -- how the file says the game ended ------------------------------------------
-
-_SEAT_WORDS = {
-    "a": Seat.A_BLACK,
-    "A": Seat.A_WHITE,
-    "b": Seat.B_BLACK,
-    "B": Seat.B_WHITE,
-}
-_PATTERNS: list[tuple[re.Pattern[str], Termination | None, bool]] = [
-    (re.compile(r"^(?P<who>.+?) checkmated\b", re.I), Termination.CHECKMATE, False),
-    (re.compile(r"^(?P<who>.+?) resigns?\b", re.I), Termination.RESIGNATION, False),
-    (
-        re.compile(r"^(?P<who>.+?) (?:forfeits on time|ran out of time)", re.I),
-        Termination.FLAG,
-        False,
-    ),
-    (
-        re.compile(r"^(?P<who>.+?) (?:forfeits by disconnection|disconnected)", re.I),
-        Termination.LEFT,
-        False,
-    ),
-    (re.compile(r"aborted", re.I), Termination.ABORTED, False),
-    (re.compile(r"repetition", re.I), Termination.REPETITION, True),
-    (re.compile(r"agreement|drawn by mutual", re.I), Termination.AGREEMENT, True),
-    (re.compile(r"^(?P<who>.+?) won by checkmate", re.I), Termination.CHECKMATE, False),
-    (re.compile(r"drawn|draw\b", re.I), None, True),
-]
-_TINY = re.compile(
-    r"on board (?P<board>[ab]) \[[^\]]*\]: (?P<color>white|black)"
-    r"(?: on board [ab])?:? (?P<rest>.*)",
-    re.I,
-)
-
-
-def claim_of(game: BpgnGame) -> Claim | None:
-    """How the game ended, from our tags, the closing comment or a writer's tag."""
-    termination = game.tag("TerminationReason")
-    if termination is not None and game.tag("Termination"):
-        try:
-            kind = Termination(game.tag("Termination") or "")
-        except ValueError:
-            kind = None
-        if kind is not None:
-            seat_text = game.tag("TerminationSeat")
-            board_text = game.tag("TerminationBoard")
-            return Claim(
-                text=termination,
-                termination=kind,
-                seat=_parse_seat(seat_text),
-                board=BoardId.parse(board_text) if board_text in ("A", "B") else None,
-                draw=game.result_tag == Result.DRAW.value,
-            )
-    for text in (game.closing, game.tag("ResultComment"), game.tag("Termination")):
-        if text:
-            claim = _claim_from_text(game, text.strip())
-            if claim is not None:
-                return claim
-    return None
-
-
-def recorded_outcome(game: BpgnGame) -> Outcome | None:
-    """The outcome exactly as our own tags record it (None for other writers' files)."""
-    reason, kind_text = game.tag("TerminationReason"), game.tag("Termination")
-    if reason is None or kind_text is None:
-        return None
-    try:
-        kind = Termination(kind_text)
-        result = Result(game.result_tag or "*")
-    except ValueError:
-        return None
-    board_text = game.tag("TerminationBoard")
-    return Outcome(
-        termination=kind,
-        winner=result.winner,
-        reason=reason,
-        board=BoardId.parse(board_text) if board_text in ("A", "B") else None,
-        seat=_parse_seat(game.tag("TerminationSeat")),
-        aborted=kind is Termination.ABORTED,
-    )
-
-
-def _parse_seat(text: str | None) -> Seat | None:
-    if not text:
-        return None
-    try:
-        return Seat.parse(text)
-    except ValueError:
-        return None
-
-
-def _claim_from_text(game: BpgnGame, text: str) -> Claim | None:
-    tiny = _TINY.search(text)
-    if tiny:
-        loser = Seat.of(BoardId.parse(tiny.group("board")), tiny.group("color").lower() == "white")
-        rest = f"X {tiny.group('rest')}"
-        for pattern, kind, draw in _PATTERNS:
-            if pattern.search(rest):
-                return Claim(text=text, termination=kind, seat=loser, board=loser.board, draw=draw)
-    for pattern, kind, draw in _PATTERNS:
-        found = pattern.search(text)
-        if found is None:
-            continue
-        seats: list[Seat] = []
-        if "who" in pattern.groupindex:
-            seats = _seats_named(game, found.group("who"))
-            if "won by" in text.lower():
-                # The winner is named: the loser sits on the other team.
-                seats = [s.opponent for s in seats]
-        seat = seats[0] if len(seats) == 1 else None
-        return Claim(
-            text=text,
-            termination=kind,
-            seat=seat,
-            board=seat.board if seat else None,
-            draw=draw,
-        )
-    return None
-
-
-def _seats_named(game: BpgnGame, who: str) -> list[Seat]:
-    who = who.strip()
-    player = re.fullmatch(r"player (\w)", who, re.I)
-    if player and player.group(1) in _SEAT_WORDS:
-        return [_SEAT_WORDS[player.group(1)]]
-    named_seat = _parse_seat(who)
-    if named_seat is not None:
-        return [named_seat]
-    named = [s for s in Seat if (game.name_of(s) or "").lower() == who.lower()]
-    if named:
-        return named
-    for tag, color in (("WhiteTeam", True), ("BlackTeam", False)):
-        if (game.tag(tag) or "").lower() == who.lower():
-            team = Team.ONE if color else Team.TWO
-            return list(team.seats)
-    return []
 
 
 def apply_claim(game: BughouseGame, claim: Claim, *, draw: bool = False) -> None:
@@ -516,7 +381,7 @@ def _pick_seat(game: BughouseGame, source: BpgnGame, claim: Claim) -> Claim:
     who = re.match(r"^(?P<who>.+?) (?:checkmated|resigns?|forfeits|ran out|disconnected)", text)
     if who is None:
         return claim
-    seats = _seats_named(source, who.group("who"))
+    seats = seats_named(source, who.group("who"))
     waiting = [s for s in seats if game.to_move(s.board) is s]
     if len(waiting) == 1:
         return attrs.evolve(claim, seat=waiting[0], board=waiting[0].board)

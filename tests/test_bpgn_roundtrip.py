@@ -11,8 +11,9 @@ import pytest
 
 from bughouse_arbiter import BoardId, BughouseGame, HouseRules, Seat, Termination
 from bughouse_arbiter.bpgn import BpgnRecorder, EngineInfo, GameHeader, format_game
+from bughouse_arbiter.bpgn.claims import recorded_outcome
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.replay import recorded_outcome, replay_game
+from bughouse_arbiter.replay import replay_game
 from bughouse_arbiter.rules import PROFILES
 
 # Start positions with pawns about to promote and full pockets (promotions, drops, SetUp/FEN).

@@ -20,6 +20,7 @@ CORE = [
     "bpgn/notation",
     "bpgn/write",
     "bpgn/read",
+    "bpgn/claims",
     "replay",
     "protocol/__init__",
     "protocol/messages",
