@@ -445,3 +445,26 @@ async def test_searchers_beat_random_movers() -> None:
     record, players = await engine_match(specs, HouseRules(time=5.0))
     assert record.outcome.winner is Team.ONE, record.outcome
     assert_no_process_left(players)
+
+
+def test_a_closed_output_stops_the_display_not_the_match() -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    out = os.fdopen(write_end, "w")
+    display = Display(out, live=False, options=RenderOptions())
+    display.line("first")  # EPIPE: swallowed, and nothing more is written
+    assert display.broken
+    display.line("second")
+    out.close()
+
+
+async def test_a_file_that_cannot_be_written_is_reported(
+    autojump_clock: object, tmp_path: Path
+) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    writer = GameWriter(Path("/dev/full"), game_number=1, games=1)
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    record = await run_match(players, HouseRules(time=5.0), observer=writer.observe)
+    assert record.outcome.termination is Termination.FLAG  # the match itself went on
+    assert writer.error is not None and "No space left on device" in writer.error

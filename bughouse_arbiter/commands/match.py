@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import io
 import os
 import signal
 import sys
@@ -180,12 +181,14 @@ class GameSummary:
     plies: int
     seconds: float
     side_one_team: Team  # the team the game-1 A-White + B-Black side played as
+    write_error: str | None = None
 
 
 async def play_matches(plan: MatchPlan, display: Display) -> int:
     """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C)."""
     summaries: list[GameSummary] = []
     interrupted = False
+    failed: str | None = None
     with trio.open_signal_receiver(signal.SIGINT) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -202,10 +205,17 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
                 for index in range(plan.games):
                     summary = await play_one(plan, index, display)
                     summaries.append(summary)
+                    if summary.write_error is not None:
+                        failed = summary.write_error
+                        break
                     if plan.games > 1:
+                        display.progress = score_text(summaries)
                         display.line(progress_line(summary, summaries, plan.games))
             nursery.cancel_scope.cancel()
     display.close()
+    if failed is not None:
+        print(f"bughouse match: error: {failed}", file=sys.stderr)
+        return 1
     if interrupted:
         display.line(f"interrupted: the game so far is in {plan.out} with result *")
         return EXIT_INTERRUPTED
@@ -263,6 +273,7 @@ async def play_one(plan: MatchPlan, index: int, display: Display) -> GameSummary
         plies=record.game.plies,
         seconds=(ended - started) if started is not None and ended is not None else 0.0,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+        write_error=writer.error,
     )
 
 
@@ -277,8 +288,19 @@ class GameWriter:
         self.round = str(game_number) if games > 1 else "-"
         self.recorder: BpgnRecorder | None = None
         self.pending_info: dict[Seat, EngineInfo] = {}
+        #: Why the file could not be written, if it could not.
+        self.error: str | None = None
 
     def observe(self, event: MatchEvent) -> None:
+        """Writes what ``event`` added; after a failed write, writes nothing more."""
+        if self.error is not None:
+            return
+        try:
+            self._observe(event)
+        except OSError as exc:
+            self.error = f"cannot write {self.file.path}: {exc.strerror or exc}"
+
+    def _observe(self, event: MatchEvent) -> None:
         if isinstance(event, MatchStarted):
             self._open(event.game, event.names)
         elif isinstance(event, PlayerInfo):
@@ -367,6 +389,9 @@ class Display:
         self.message = ""
         self.cursor_hidden = False
         self.ended_at = 0.0
+        self.broken = False
+        #: The running score of a multi-game run, shown under the live table.
+        self.progress = ""
 
     def begin(self, number: int, games: int, path: Path) -> None:
         self.game = None
@@ -406,7 +431,7 @@ class Display:
     async def refresh(self, scope: trio.CancelScope) -> None:
         """Redraws the table ``REFRESH_HZ`` times a second until ``scope`` is cancelled."""
         with scope:
-            self.out.write("\x1b[?25l\x1b[H\x1b[2J")
+            self.write("\x1b[?25l\x1b[H\x1b[2J")
             self.cursor_hidden = True
             while True:
                 self.draw(trio.current_time())
@@ -424,12 +449,12 @@ class Display:
                 options=self.options,
                 footer=self.message,
             )
-        lines = [*text.split("\n"), "", self.footer]
+        footer = f"{self.footer} · {self.progress}" if self.progress else self.footer
+        lines = [*text.split("\n"), "", footer]
         if final:
-            self.out.write("\x1b[H" + "\n".join(f"{ln}\x1b[K" for ln in lines[:-1]) + "\x1b[J\n")
+            self.write("\x1b[H" + "\n".join(f"{ln}\x1b[K" for ln in lines[:-1]) + "\x1b[J\n")
         else:
-            self.out.write("\x1b[H" + "\n".join(f"{ln}\x1b[K" for ln in lines) + "\x1b[J")
-        self.out.flush()
+            self.write("\x1b[H" + "\n".join(f"{ln}\x1b[K" for ln in lines) + "\x1b[J")
 
     def end_live(self) -> None:
         """Draws the final table once more, leaving the cursor below it."""
@@ -437,14 +462,37 @@ class Display:
             self.draw(self.ended_at, final=True)
 
     def line(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+        self.write(text + "\n")
+
+    def write(self, text: str) -> None:
+        """Writes and flushes; once the output is gone (``| head``), writes nothing more.
+
+        The match goes on and its file is still written.
+        """
+        if self.broken:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError):
+            self.broken = True
+            _silence(self.out)
 
     def close(self) -> None:
         if self.cursor_hidden:
-            self.out.write("\x1b[?25h")
-            self.out.flush()
+            self.write("\x1b[?25h")
             self.cursor_hidden = False
+
+
+def _silence(out: TextIO) -> None:
+    # Point the descriptor at /dev/null so the interpreter's final flush
+    # does not complain about the closed pipe either.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 # -- reports -------------------------------------------------------------------
@@ -468,14 +516,19 @@ def _sides(summary: GameSummary) -> tuple[str, str]:
     return side(one), side(one.other)
 
 
-def progress_line(summary: GameSummary, done: list[GameSummary], games: int) -> str:
+def score_text(done: list[GameSummary]) -> str:
+    """``score S+S 2.5 - 0.5 R+R`` for the games so far."""
     one = sum(_side_points(s)[0] for s in done)
     two = sum(_side_points(s)[1] for s in done)
     side_one, side_two = _sides(done[0])
+    return f"score {side_one} {one:g} - {two:g} {side_two}"
+
+
+def progress_line(summary: GameSummary, done: list[GameSummary], games: int) -> str:
+    """``game 3/10: 1-0 A-Black checkmated (42 plies, 12.5 s) · score ...``"""
     return (
         f"game {summary.number}/{games}: {summary.result.value} {summary.reason} "
-        f"({summary.plies} plies, {summary.seconds:.1f} s) · score {side_one} {one:g} - "
-        f"{two:g} {side_two}"
+        f"({summary.plies} plies, {summary.seconds:.1f} s) · {score_text(done)}"
     )
 
 
