@@ -249,7 +249,7 @@ async def test_closed_pipe_is_gone_and_the_process_is_stopped(nursery: trio.Nurs
 async def test_hang_never_answers_but_still_closes(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("hang", "--after", "0")))
     await seated.player.your_turn(Seat.A_WHITE, 1, table())
-    with trio.move_on_after(1.0) as scope:
+    with trio.move_on_after(0.5) as scope:
         await seated.actions.receive()
     assert scope.cancelled_caught
     with trio.fail_after(GUARD):
@@ -359,3 +359,58 @@ async def test_no_readyok_fails_new_game(nursery: trio.Nursery) -> None:
     with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=r"no 'readyok' within 0\.5 s"):
         await seated.player.new_game(info(), table())
     await player.aclose()
+
+
+# -- faults at a real table -------------------------------------------------------------
+
+FAULTS = [
+    ("crash", (), Termination.LEFT, "the engine exited with status 3"),
+    ("close-pipe", (), Termination.LEFT, "the engine closed its output"),
+    ("hang", ("--after", "0"), Termination.FLAG, "A-White lost on time"),
+    ("illegal", (), Termination.ILLEGAL_MOVE, "A-White played an illegal move"),
+    ("slow-start", ("--delay", "5"), Termination.LEFT, "failed to start: no 'bugok' within 1 s"),
+]
+
+
+@pytest.mark.parametrize(("mode", "extra", "termination", "reason"), FAULTS)
+async def test_a_fault_ends_the_match_with_a_reason(
+    mode: str, extra: tuple[str, ...], termination: Termination, reason: str
+) -> None:
+    rules = HouseRules(time=2, max_plies=200)
+    faulty_player = NativeEnginePlayer(
+        Seat.A_WHITE, faulty(mode, *extra), handshake_timeout=1.0, quit_grace=0.3
+    )
+    # The others think 0.2 s a move, so board B cannot end the match first.
+    slow = [*RANDOM, "--delay", "200"]
+    others = [NativeEnginePlayer(s, slow) for s in SEATS if s is not Seat.A_WHITE]
+    with trio.fail_after(60):
+        record = await run_match([faulty_player, *others], rules)
+    outcome = record.game.outcome
+    assert outcome is not None
+    assert outcome.termination is termination
+    assert outcome.seat is Seat.A_WHITE
+    assert reason in outcome.reason
+    for player in (faulty_player, *others):
+        assert_reaped(player.process.pid)
+
+
+@pytest.mark.parametrize("mode", ["garbage", "ignore-quit"])
+async def test_a_harmless_fault_does_not_change_the_game(mode: str) -> None:
+    rules = HouseRules(time=30, max_plies=24)
+    faulty_player = NativeEnginePlayer(
+        Seat.B_BLACK, faulty(mode, "--flood-mb", "1"), quit_grace=0.3, term_grace=0.3
+    )
+    slow = [*RANDOM, "--delay", "100"]
+    others = [NativeEnginePlayer(s, slow) for s in SEATS if s is not Seat.B_BLACK]
+    with trio.fail_after(60):
+        record = await run_match([*others, faulty_player], rules)
+    outcome = record.game.outcome
+    assert outcome is not None
+    assert outcome.termination in (Termination.MAX_PLIES, Termination.CHECKMATE)
+    assert any(move.seat is Seat.B_BLACK for move in record.game.moves)
+    for player in (faulty_player, *others):
+        assert_reaped(player.process.pid)
+    if mode == "ignore-quit":
+        assert faulty_player.process.returncode == -signal.SIGKILL
+    else:
+        assert faulty_player.ignored > 0

@@ -245,8 +245,8 @@ async def test_send_refuses_line_breaks() -> None:
 
 async def test_cancellation_still_stops_the_engine() -> None:
     with trio.fail_after(GUARD):
-        with trio.move_on_after(0.5):
-            async with open_engine_process(IGNORE_QUIT) as engine:
+        with trio.move_on_after(0.3):
+            async with open_engine_process(IGNORE_QUIT, grace=0.2, term_grace=0.2) as engine:
                 await trio.sleep_forever()
     assert engine.returncode == -signal.SIGKILL
     assert engine.pid is not None

@@ -80,6 +80,8 @@ from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
 #: Ignored lines logged one by one before only every ``IGNORED_EVERY``-th is.
 IGNORED_LOGGED = 100
 IGNORED_EVERY = 1000
+#: Seconds to wait for the exit status once the output has ended.
+EXIT_WAIT = 0.5
 #: Longest partner message passed on.
 TELL_LIMIT = 500
 _GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")
@@ -187,7 +189,7 @@ class NativeEnginePlayer(Player):
     async def _until(self, done: Callable[[], bool]) -> None:
         while not done():
             if self._eof:
-                code = await self.process.wait_exit(1.0)
+                code = await self.process.wait_exit(EXIT_WAIT)
                 raise EngineFailed(f"the engine {_ending(code, self.process)}")
             await self._changed.wait()
 
@@ -319,7 +321,7 @@ class NativeEnginePlayer(Player):
         self._wake()
         if self._closing:
             return
-        code = await self.process.wait_exit(1.0)
+        code = await self.process.wait_exit(EXIT_WAIT)
         reason = f"the engine {_ending(code, self.process)}"
         self._note(reason)
         if self._playing:

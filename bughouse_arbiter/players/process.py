@@ -373,6 +373,8 @@ async def open_engine_process(
     label: str | None = None,
     log: Log | None = None,
     quit_line: str | None = "quit",
+    grace: float = QUIT_GRACE,
+    term_grace: float = TERM_GRACE,
     max_line: int = MAX_LINE,
 ) -> AsyncIterator[EngineProcess]:
     """Runs an engine for the duration of the block, with its own nursery; stops it at the end."""
@@ -382,4 +384,4 @@ async def open_engine_process(
         try:
             yield engine
         finally:
-            await engine.aclose(quit_line)
+            await engine.aclose(quit_line, grace=grace, term_grace=term_grace)
