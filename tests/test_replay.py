@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bughouse_arbiter import Seat, Termination
 from bughouse_arbiter.bpgn.read import read_games
@@ -163,3 +165,64 @@ def test_every_corpus_game_replays_and_the_broken_ones_are_named() -> None:
         assert "mate as a repetition draw" in report.verdict
     # Sunsetter's crazyhouse game: captures stay with the capturer, not bughouse.
     assert "crazyhouse" in failed[("sunsetter_bench_crazyhouse.bpgn", 1)].notes[-1].message
+
+
+TOKENS = st.sampled_from(
+    [
+        "1A.",
+        "1a.",
+        "2B.",
+        "2b.",
+        "3A.",
+        "e4",
+        "e5",
+        "d4",
+        "Nf3",
+        "Nc6",
+        "exd5",
+        "P@e4",
+        "@e3",
+        "N@f7+",
+        "$146@g4",
+        "Q@h7#",
+        "O-O",
+        "e8=Q",
+        "B8d7",
+        "Kxf7",
+        "{179.5}",
+        "{[%ts 1.0]}",
+        "{WA resigns}",
+        "{bb checkmated}",
+        "{Game drawn by repetition}",
+        "1-0",
+        "0-1",
+        "*",
+        "1/2-1/2",
+        "(",
+        ")",
+        "{[%tell WA 1.0] hi}",
+        "{[%boardend A 1-0 flag BA] x}",
+    ]
+)
+HEADERS = st.sampled_from(
+    [
+        "",
+        '[Rules "profile=club board_end=continue"]\n',
+        '[Rules "profile=nonsense"]\n',
+        '[SetUp "1"]\n[FEN "8/8/8/8/8/8/8/8 w - - 0 1 | x"]\n',
+        '[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/Qq w KQkq - 0 1 | '
+        'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"]\n',
+        '[Termination "resignation"]\n[TerminationReason "x"]\n[TerminationSeat "zz"]\n',
+        '[TimeControl "abc"]\n[ResultComment "on board b [0-1]: white ran out of time."]\n',
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HEADERS, st.lists(TOKENS, max_size=40))
+def test_fuzz_replay_never_crashes(header: str, tokens: list[str]) -> None:
+    text = TAGS + header + '[Result "1-0"]\n' + " ".join(tokens)
+    for game in read_games(text):
+        report = replay_game(game, frames=True)
+        assert report.replayed <= report.total
+        assert len(report.frames) in (0, report.replayed + 1)

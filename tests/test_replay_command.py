@@ -175,3 +175,14 @@ def test_stepping_ends_cleanly_at_end_of_input(
     out = _step(monkeypatch, capsys, "")
     assert "start position" in out
     assert out.endswith("[move 0/10] > \n")
+
+
+def test_stepping_through_a_game_whose_start_cannot_be_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad_fen.bpgn"
+    path.write_text(TAGS + '[SetUp "1"]\n[FEN "not a fen | x"]\n[Result "*"]\n1A. e4 *\n')
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bughouse replay: error: {path} game 1: stopped at start position")
+    assert main(["replay", "--check", str(path)]) == 1

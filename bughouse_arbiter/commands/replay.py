@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--game {args.game}: {path} holds games 1 to {len(games)}")
     source = games[args.game - 1]
     report = replay_game(source, rules=_rules_for(source, pairs), frames=True)
+    if not report.frames:
+        raise UsageError(f"{path} game {args.game}: {report.verdict}")
     return step(report, sys.stdin, sys.stdout)
 
 
