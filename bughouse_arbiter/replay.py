@@ -164,7 +164,6 @@ class _Replayer:
         self.moved_at: dict[BoardId, float] = {BoardId.A: 0.0, BoardId.B: 0.0}
         self.last_on_board: dict[BoardId, BpgnMove] = {}
         self.ends_done = 0
-        self.after_end = 0
         self.track_repetition = track_repetition
         self.seen: dict[BoardId, dict[Hashable, int]] = {BoardId.A: {}, BoardId.B: {}}
         for board_id in BoardId:
@@ -179,16 +178,14 @@ class _Replayer:
             move = moves[index]
             self.apply_board_ends(index)
             if self.game.outcome is not None:
-                left = len(queue) + 1
                 self.notes.append(
                     Note(
                         move=move,
                         message=f"the rules ended the match before this move "
-                        f"({self.game.outcome.reason}): it and {left - 1} later move(s) "
+                        f"({self.game.outcome.reason}): it and {len(queue)} later move(s) "
                         "not played",
                     )
                 )
-                self.after_end = left
                 return
             if not self.game.is_live(move.board):
                 self.illegal = Note(move=move, message=f"board {move.board.value} is over")

@@ -226,3 +226,15 @@ def test_fuzz_replay_never_crashes(header: str, tokens: list[str]) -> None:
         report = replay_game(game, frames=True)
         assert report.replayed <= report.total
         assert len(report.frames) in (0, report.replayed + 1)
+
+
+def test_moves_after_the_rules_ended_the_match_are_noted_not_played() -> None:
+    text = TAGS + '[Result "0-1"]\n' + SCHOLAR_ON_B + " 1A. e4 2A. d4 *\n"
+    report = _one(text)
+    assert report.ok, report.verdict  # type: ignore[attr-defined]
+    assert (report.replayed, report.total) == (7, 9)  # type: ignore[attr-defined]
+    assert [n.located() for n in report.notes] == [  # type: ignore[attr-defined]
+        "1A. e4 (line 7, column 57): the rules ended the match before this move "
+        "(B-Black checkmated): it and 1 later move(s) not played",
+        '[Result "0-1"] but the movetext ends *; the tag is taken',
+    ]
