@@ -403,9 +403,31 @@ def test_parse_of_any_text_fails_only_with_syntax_error(line: str) -> None:
             parse(line)
 
 
-@given(st.lists(st.binary(min_size=1, max_size=300), max_size=12))
-def test_session_survives_any_bytes(chunks: list[bytes]) -> None:
-    session = _playing_session()
+def _session_in(stage: str) -> EngineSession:
+    if stage == "playing":
+        session = _playing_session(Seat.A_WHITE, Seat.B_BLACK, team=True)
+        session.send(Go(version=0, token=1, board=BoardId.A))
+        return session
+    session = EngineSession()
+    if stage != "started":
+        session.send(Bug())
+    if stage == "ready":
+        _events(session, b"bugok\n")
+    return session
+
+
+@given(
+    st.sampled_from(["started", "handshake", "ready", "playing"]),
+    st.lists(
+        st.binary(min_size=1, max_size=300)
+        | st.sampled_from(
+            [b"bestmove e2e4 turn 1 board a\n", b"info board b x\n", b"resign\n", b"bugok\n"]
+        ),
+        max_size=12,
+    ),
+)
+def test_session_survives_any_bytes(stage: str, chunks: list[bytes]) -> None:
+    session = _session_in(stage)
     for chunk in chunks:
         session.receive_data(chunk)
         while (event := session.next_event()) is not NEED_DATA:
@@ -483,6 +505,16 @@ def test_handshake() -> None:
     assert session.supports_team
     assert _events(session, b"bugok\n") == [
         Ignored("bugok", "'bugok' is not expected in state 'ready'")
+    ]
+
+
+def test_info_and_error_between_games() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    assert _events(session, b"bugok\ninfo string hello\nerror oops\n") == [
+        BugOk(),
+        Info(text="string hello"),
+        EngineError("oops"),
     ]
 
 

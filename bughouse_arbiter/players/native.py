@@ -342,6 +342,8 @@ class NativeEnginePlayer(Player):
                 if self.ignored <= IGNORED_LOGGED or self.ignored % IGNORED_EVERY == 0:
                     self._note(f"ignored ({reason}; {self.ignored} so far): {line}")
             case BestMove(move=move, token=wire):
+                if wire not in self._turns:  # the turn was taken back meanwhile
+                    return
                 seat, token = self._turns.pop(wire)
                 self._open_by_seat.pop(seat, None)
                 info = self._last_info.pop(seat, None)
@@ -349,6 +351,8 @@ class NativeEnginePlayer(Player):
                     self._post(InfoAction(seat=seat, text=info))
                 self._post(MoveAction(seat=seat, token=token, move=move))
             case Wait(token=wire, reason=reason):
+                if wire not in self._turns:
+                    return
                 seat, token = self._turns[wire]
                 self._post(WaitAction(seat=seat, token=token, reason=reason))
             case Resign(board=board):

@@ -353,7 +353,7 @@ class EngineSession:
             case Draw(board=board):
                 return attrs.evolve(message, board=self._own_board(board))
             case Info(board=board):
-                if board is None or self.seat_on(board) is not None:
+                if self.seats and (board is None or self.seat_on(board) is not None):
                     return attrs.evolve(message, board=self._own_board(board))
             case Tell():
                 if self.team_mode:
