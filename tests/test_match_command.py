@@ -468,3 +468,15 @@ async def test_a_file_that_cannot_be_written_is_reported(
     record = await run_match(players, HouseRules(time=5.0), observer=writer.observe)
     assert record.outcome.termination is Termination.FLAG  # the match itself went on
     assert writer.error is not None and "No space left on device" in writer.error
+
+
+@needs_engines
+def test_cli_writes_the_record_of_a_crashed_engines_match(tmp_path: Path) -> None:
+    engines = ["--engine=WA=faulty-crash"] + [f"--engine={s}=random" for s in ("BA", "WB", "BB")]
+    done = bughouse("match", *engines, "--tc", "10", "--out", "crash.bpgn", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "result: 0-1 (A-White left: the engine exited with status 3" in done.stdout
+    (game,) = read_games((tmp_path / "crash.bpgn").read_text())
+    assert game.result_tag == "0-1"
+    assert game.tag("Termination") == "left"
+    assert game.tag("TerminationSeat") == "WA"
