@@ -214,3 +214,18 @@ def test_fuzz_never_crashes(text: str) -> None:
 def test_fuzz_arbitrary_text(text: str) -> None:
     read_games(text)
     read_games(text.encode("utf-8", "surrogatepass"))
+
+
+def test_a_tag_ends_an_unclosed_variation() -> None:
+    first, second = read_games('[Event "a"]\n1A. e4 (1A. d4 {x}\n[Event "b"]\n1A. d4 *\n')
+    assert [m.san for m in first.moves] == ["e4"]
+    assert [p.message for p in first.problems] == [
+        "variation skipped (only the main line is read)",
+        "unclosed variation '('",
+        "game ends without a result token (truncated?)",
+    ]
+    assert (second.tag("Event"), [m.san for m in second.moves], second.problems) == (
+        "b",
+        ["d4"],
+        (),
+    )

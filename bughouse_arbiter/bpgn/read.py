@@ -330,7 +330,7 @@ class _Reader:
             if kind == "ws":
                 continue
             if self.variation_depth:
-                self.in_variation(kind, start)
+                self.in_variation(match)
                 continue
             if kind == "tag":
                 self.on_tag(match, start)
@@ -366,7 +366,9 @@ class _Reader:
             self.ended = None
         return self.games
 
-    def in_variation(self, kind: str | None, start: int) -> None:
+    def in_variation(self, match: re.Match[str]) -> None:
+        """Skips a token inside ``( ... )``; a tag ends an unclosed variation."""
+        kind, start = match.lastgroup, match.start()
         if kind == "varopen":
             self.variation_depth += 1
         elif kind == "varclose":
@@ -376,7 +378,7 @@ class _Reader:
             if game is not None:
                 self.problem(game, self.variation_at, "unclosed variation '('")
             self.variation_depth = 0
-            self.on_tag(_TOKEN.match(self.text, start), start)  # type: ignore[arg-type]
+            self.on_tag(match, start)
 
     def on_tag(self, match: re.Match[str], start: int) -> None:
         game = self.current(start, tagged=True)
