@@ -79,15 +79,14 @@ class LineBuffer:
         self._skipped = 0  # >0 while inside an over-long line
 
     def feed(self, data: bytes | bytearray) -> list[RawLine]:
-        lines: list[RawLine] = []
-        start = 0
-        while True:
-            end = data.find(b"\n", start)
-            if end < 0:
-                self._add_partial(data[start:])
-                return lines
-            lines.append(self._finish(data[start:end]))
-            start = end + 1
+        pieces = bytes(data).split(b"\n")
+        if len(pieces) == 1:
+            self._add_partial(pieces[0])
+            return []
+        lines = [self._finish(pieces[0])]
+        lines.extend(self._line(piece) for piece in pieces[1:-1])
+        self._add_partial(pieces[-1])
+        return lines
 
     def close(self) -> list[RawLine]:
         """End of the stream: an unterminated last line still counts as a line."""
@@ -95,7 +94,7 @@ class LineBuffer:
             return [self._finish(b"")]
         return []
 
-    def _add_partial(self, chunk: bytes | bytearray) -> None:
+    def _add_partial(self, chunk: bytes) -> None:
         if self._skipped:
             self._skipped += len(chunk)
             return
@@ -104,16 +103,20 @@ class LineBuffer:
             self._skipped = len(self._partial)
             del self._partial[self.max_line :]
 
-    def _finish(self, chunk: bytes | bytearray) -> RawLine:
+    def _finish(self, chunk: bytes) -> RawLine:
+        """Ends the line that started in earlier data."""
         if self._skipped:
             length = self._skipped + len(chunk)
             head = bytes(self._partial)
             self._partial.clear()
             self._skipped = 0
             return RawLine(_decode(head), length, overlong=True)
-        self._partial += chunk
-        data = bytes(self._partial)
-        self._partial.clear()
+        if self._partial:
+            chunk = bytes(self._partial) + chunk
+            self._partial.clear()
+        return self._line(chunk)
+
+    def _line(self, data: bytes) -> RawLine:
         if data.endswith(b"\r"):
             data = data[:-1]
         if len(data) > self.max_line:
