@@ -178,3 +178,27 @@ def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     [game] = read_games(text)
     assert len(game.moves) >= 10
+
+
+async def test_an_xboard_engine_that_ignores_quit_is_killed(tmp_path: Path) -> None:
+    import sys
+
+    script = tmp_path / "deaf.py"
+    script.write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.startswith('protover'):\n"
+        "        print('feature ping=1 setboard=1 variants=\"bughouse\" done=1', flush=True)\n"
+        "import time\n"
+        "time.sleep(60)\n"
+    )
+    player = XboardPlayer(Seat.B_BLACK, [sys.executable, str(script)])
+    send, _receive = trio.open_memory_channel[object](10)
+    with trio.fail_after(15):
+        async with trio.open_nursery() as nursery:
+            await player.start(nursery, send)  # type: ignore[arg-type]
+            assert player.adapter.handshake_done
+            await player.aclose()
+            await player.aclose()  # twice is harmless
+    code = player.engine.returncode
+    assert code is not None and code < 0  # it had to be signalled
