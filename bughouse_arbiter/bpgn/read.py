@@ -43,7 +43,7 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _CLOCK = re.compile(r"\s*(-?\d{1,7}(?:\.\d{1,6})?)\s*")
-_COMMAND = re.compile(r"\[%(\w{1,20})[ \t]*([^\]]{0,500})\]")
+_COMMAND = re.compile(r"\[%(\w{1,20})[ \t]*([^\[\]]{0,500})\]")
 _NAG = re.compile(r"\$\d{1,3}")
 _SAN_SUFFIX = re.compile(r"[!?]+$")
 
