@@ -103,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
             pipe = PipeTerminal(style)
             record = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
     except KeyboardInterrupt:
-        print(f"Game aborted (Ctrl+C); the game so far is in {out}")
+        print(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
     print(describe_outcome(record.outcome, seat))
-    print(f"Game written to {out}")
+    print(f"Game written to {out.resolve()}")
     return 0
 
 

@@ -76,6 +76,18 @@ class Terminal(abc.ABC):
     async def aclose(self) -> None:  # noqa: B027 - nothing to close by default
         """Releases the input."""
 
+    def resume(self) -> None:  # noqa: B027 - nothing to do by default
+        """The program was continued after Ctrl+Z: set the terminal up again."""
+
+
+def _write(stream: TextIO, text: str) -> None:
+    """Writes and flushes; characters the stream cannot encode become ``?``."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    if encoding.lower().replace("-", "") != "utf8":
+        text = text.encode(encoding, "replace").decode(encoding)
+    stream.write(text)
+    stream.flush()
+
 
 def detect_style(stream: TextIO, *, ascii_only: bool = False, no_color: bool = False) -> Style:
     """Unicode when the output encoding is UTF-8, colour unless ``NO_COLOR`` or a dumb terminal."""
@@ -120,6 +132,10 @@ class TtyTerminal(Terminal):
     ) -> None:
         self.restore()
 
+    def resume(self) -> None:
+        if self._saved is not None:
+            tty.setcbreak(self._in_fd, termios.TCSANOW)
+
     def restore(self) -> None:
         """Puts the terminal back as it was (safe to call twice)."""
         if self._saved is not None:
@@ -130,8 +146,7 @@ class TtyTerminal(Terminal):
         self._fd = None
 
     def write(self, text: str) -> None:
-        self._out.write(text)
-        self._out.flush()
+        _write(self._out, text)
 
     async def read(self) -> bytes:
         if self._stream is None:
@@ -165,8 +180,7 @@ class PipeTerminal(Terminal):
         self._in = inp if inp is not None else sys.stdin
 
     def write(self, text: str) -> None:
-        self._out.write(text)
-        self._out.flush()
+        _write(self._out, text)
 
     async def read(self) -> bytes:
         line: str = await trio.to_thread.run_sync(self._in.readline, abandon_on_cancel=True)
@@ -271,6 +285,7 @@ class ConsolePlayer(Player):
                 nursery.start_soon(self._forward)
                 nursery.start_soon(self._read_input)
                 if self.terminal.interactive:
+                    self._resize()
                     nursery.start_soon(self._paint)
                     nursery.start_soon(self._follow_resizes)
 
@@ -341,9 +356,11 @@ class ConsolePlayer(Player):
             self._changed = trio.Event()
 
     async def _follow_resizes(self) -> None:
-        with trio.open_signal_receiver(signal.SIGWINCH) as signals:
-            self._resize()
-            async for _ in signals:
+        with trio.open_signal_receiver(signal.SIGWINCH, signal.SIGCONT) as signals:
+            async for number in signals:
+                if number == signal.SIGCONT:
+                    # Back from Ctrl+Z: the shell had the terminal meanwhile.
+                    self.terminal.resume()
                 self._resize()
                 self._touch()
 
