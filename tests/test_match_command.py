@@ -283,7 +283,7 @@ def bughouse(*argv: str, cwd: Path, timeout: float = 120.0) -> subprocess.Comple
 def test_cli_plays_random_movers_and_writes_a_replayable_file(tmp_path: Path) -> None:
     engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
     done = bughouse(
-        "match", *engines, "--tc", "20+0", "--seed", "3", "--out", "m.bpgn", cwd=tmp_path
+        "match", *engines, "--tc", "3+0", "--seed", "3", "--out", "m.bpgn", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -402,7 +402,7 @@ async def test_a_faulty_engine_loses_with_the_right_reason(
     mode: str, termination: Termination, reason: str
 ) -> None:
     record, players = await engine_match(
-        {FAULT_SEAT: f"faulty-{mode}"}, HouseRules(time=3.0), handshake_timeout=2.0
+        {FAULT_SEAT: f"faulty-{mode}"}, HouseRules(time=2.0), handshake_timeout=1.5
     )
     outcome = record.outcome
     assert outcome.termination is termination
@@ -419,7 +419,7 @@ async def test_a_faulty_engine_loses_with_the_right_reason(
 @needs_engines
 @pytest.mark.parametrize("mode", ["garbage", "flood", "stale", "ignore-quit"])
 async def test_harmless_faults_are_ignored_and_the_match_ends(mode: str) -> None:
-    record, players = await engine_match({FAULT_SEAT: f"faulty-{mode}"}, HouseRules(time=3.0))
+    record, players = await engine_match({FAULT_SEAT: f"faulty-{mode}"}, HouseRules(time=2.0))
     outcome = record.outcome
     assert not outcome.aborted
     # Junk lines, stale answers and a flood cost the engine nothing but time.
@@ -431,7 +431,7 @@ async def test_harmless_faults_are_ignored_and_the_match_ends(mode: str) -> None
 
 @needs_engines
 async def test_random_movers_play_a_full_match() -> None:
-    record, players = await engine_match({}, HouseRules(time=30.0))
+    record, players = await engine_match({}, HouseRules(time=5.0))
     assert record.outcome.termination not in (Termination.LEFT, Termination.ILLEGAL_MOVE)
     assert record.game.plies > 10
     assert len(record.used) == record.game.plies
@@ -473,7 +473,7 @@ async def test_a_file_that_cannot_be_written_is_reported(
 @needs_engines
 def test_cli_writes_the_record_of_a_crashed_engines_match(tmp_path: Path) -> None:
     engines = ["--engine=WA=faulty-crash"] + [f"--engine={s}=random" for s in ("BA", "WB", "BB")]
-    done = bughouse("match", *engines, "--tc", "10", "--out", "crash.bpgn", cwd=tmp_path)
+    done = bughouse("match", *engines, "--tc", "5", "--out", "crash.bpgn", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "result: 0-1 (A-White left: the engine exited with status 3" in done.stdout
     (game,) = read_games((tmp_path / "crash.bpgn").read_text())
