@@ -513,7 +513,10 @@ def _sides(summary: GameSummary) -> tuple[str, str]:
     def side(team: Team) -> str:
         return "+".join(summary.names.get(s, "?") for s in team.seats)
 
-    return side(one), side(one.other)
+    first, second = side(one), side(one.other)
+    if first == second:
+        return f"side 1 ({first})", f"side 2 ({second})"
+    return first, second
 
 
 def score_text(done: list[GameSummary]) -> str:
