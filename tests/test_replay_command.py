@@ -186,3 +186,10 @@ def test_stepping_through_a_game_whose_start_cannot_be_read(
     err = capsys.readouterr().err
     assert err.startswith(f"bughouse replay: error: {path} game 1: stopped at start position")
     assert main(["replay", "--check", str(path)]) == 1
+
+
+def test_the_last_frame_says_how_the_game_ended(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _step(monkeypatch, capsys, "e\n")
+    assert out.endswith("result: 0-1 (A-White resigned)\n[move 10/10] > \n")

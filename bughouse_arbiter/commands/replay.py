@@ -177,12 +177,11 @@ def _team_names(source: BpgnGame) -> str:
 def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
     """The console loop: shows a frame, reads a command, until quit or end of input."""
     frames = report.frames
-    source = report.game
     print(_title(report), file=out)
     print(HELP, file=out)
     index = 0
-    print(render(frames[index], source), file=out)
     last = len(frames) - 1
+    print(_shown(report, index), file=out)
     while True:
         print(f"[move {index}/{last}] > ", end="", file=out, flush=True)
         line = stdin.readline()
@@ -218,7 +217,18 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
             if target == index:
                 continue
         index = target
-        print(render(frames[index], source), file=out)
+        print(_shown(report, index), file=out)
+
+
+def _shown(report: ReplayReport, index: int) -> str:
+    """Frame ``index``, and at the last one how the game ended or where the replay stopped."""
+    text = render(report.frames[index], report.game)
+    if index == len(report.frames) - 1:
+        if report.illegal is not None:
+            text += f"\nthe replay stops here: next is {report.illegal.located()}"
+        elif report.outcome is not None:
+            text += f"\nresult: {report.rejudged} ({report.outcome.reason})"
+    return text
 
 
 def _title(report: ReplayReport) -> str:
