@@ -22,6 +22,7 @@ from searcher.evaluation import (  # noqa: E402
 from searcher.partner import PartnerWishes  # noqa: E402
 from searcher.plan import Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
 from searcher.position import BugBoard, Situation, mates_with  # noqa: E402
+from searcher.protocol import Engine  # noqa: E402
 from searcher.search import search  # noqa: E402
 
 START = chess.variant.CrazyhouseBoard.starting_fen
@@ -142,6 +143,8 @@ def test_waits_when_there_is_no_legal_move() -> None:
     decision = decide(table("R5k1/5ppp/8/8/8/8/5PPP/6K1[] b - - 0 1"), PartnerWishes(), seconds=1)
     assert decision.move is None
     assert decision.reason == "no legal move"
+    # Any piece but a pawn (the blocking squares are on the back rank) would do.
+    assert decision.tells == ["+++n +++b +++r +++q"]
 
 
 def test_sits_for_the_piece_that_mates_and_asks_for_it() -> None:
@@ -197,6 +200,19 @@ def test_names_the_pieces_that_would_let_the_opponent_mate() -> None:
     assert threats == {chess.KNIGHT}
     board.pockets[chess.WHITE].add(chess.KNIGHT)  # held already: nothing to ask for
     assert threats_after(board, chess.Move.from_uci("a7a6"), chess.BLACK) == set()
+
+
+def test_requests_to_the_partner_are_sent_once_and_cancelled_with_x() -> None:
+    sent: list[str] = []
+    engine = Engine(sent.append)
+    engine.tell_partner(["+++n"])
+    engine.tell_partner(["+++n"])
+    assert sent == ["ptell +++n"]
+    engine.tell_partner(["+++n", "dead"])
+    engine.tell_partner(["+++n"])  # "dead" is news, not a request to cancel
+    assert sent[1:] == ["ptell dead"]
+    engine.tell_partner(["---q"])
+    assert sent[2:] == ["ptell x", "ptell ---q"]
 
 
 def test_partner_words() -> None:

@@ -155,8 +155,9 @@ def decide(
             decision.tells.append("sit")
 
     if result.move is None:
+        # Any piece gives a move (a pawn only off the back ranks): ask for all of them.
         decision.reason = "no legal move"
-        decision.tells.append("++p" if board.is_check() else "++n")
+        decision.tells.append(" ".join(request_word(3, pt, want=True) for pt in unblocking(board)))
         return decision
 
     if wishes.suggested and not result.mates:
@@ -221,6 +222,16 @@ def saving_piece(
         if result.depth >= max(depth, 1) and not result.mated:
             return piece_type
     return None
+
+
+def unblocking(board: BugBoard) -> list[chess.PieceType]:
+    """The piece types that would give the side to move a legal move if it had one."""
+    found = []
+    for piece_type in DROPPABLE:
+        trial = with_piece(board, board.turn, piece_type)
+        if any(trial.generate_legal_drops()):
+            found.append(piece_type)
+    return found
 
 
 def threats_after(

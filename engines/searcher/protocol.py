@@ -283,7 +283,7 @@ class Engine:
             return
         if decision.info:
             self.write(f"info {decision.info}")
-        self._tell(decision.tells)
+        self.tell_partner(decision.tells)
         if decision.move is not None:
             if decision.reason == "partner's move":
                 self.wishes.suggested = None
@@ -301,15 +301,20 @@ class Engine:
         else:
             turn.sit_until = None  # no legal move: nothing to do but wait for an event
 
-    def _tell(self, tells: list[str]) -> None:
+    def tell_partner(self, tells: list[str]) -> None:
+        """Sends what is new; a request that no longer holds is cancelled with ``x``."""
         fresh = set(tells)
-        if "sit" in self.standing_tells and "sit" not in fresh:
-            tells = [*tells, "go"]
-        if self.partner_reads:
-            for text in tells:
-                if text not in self.standing_tells:
-                    self.write(f"ptell {text}")
+        standing = self.standing_tells
         self.standing_tells = fresh
+        if not self.partner_reads:
+            return
+        if standing - fresh - {"dead"}:
+            # "x" clears every request at the partner's end: repeat those still true.
+            self.write("ptell x")
+            standing = set()
+        for text in tells:
+            if text not in standing:
+                self.write(f"ptell {text}")
 
     # -- helpers --------------------------------------------------------------
 

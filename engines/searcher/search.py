@@ -295,13 +295,19 @@ class Searcher:
             return stand_pat
         if stand_pat > alpha:
             alpha = stand_pat
-        captures = list(board.generate_legal_captures())
+        captures = self._order(list(board.generate_legal_captures()), None, ply)
+        if qply == 0:
+            captures += _checking_drops(board)
         if not captures:
             return stand_pat
         best = stand_pat
-        for move in self._order(captures, None, ply):
+        for move in captures:
             victim = _victim(board, move)
-            if stand_pat + VALUE[victim] * 1.5 + 200 < alpha and not move.promotion:
+            if (
+                not move.drop
+                and not move.promotion
+                and stand_pat + VALUE[victim] * 1.5 + 200 < alpha
+            ):
                 continue
             board.push(move)
             try:
@@ -378,6 +384,44 @@ class Searcher:
         if abs(score) >= MATE_BOUND:
             depth = -1
         self.table[key] = (depth, score, flag, move)
+
+
+def _checking_drops(board: BugBoard) -> list[chess.Move]:
+    """Drops that check the enemy king and cannot simply be taken by it.
+
+    Crazyhouse tactics are mostly drop checks; searching these at the first
+    quiescence ply lets a mate or a fork by a drop show at the horizon.
+    """
+    us = board.turn
+    king = board.king(not us)
+    if king is None:
+        return []
+    pocket = board.pockets[us]
+    occupied = board.occupied
+    empty = ~occupied & chess.BB_ALL
+    contact = chess.BB_KING_ATTACKS[king]
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied] & empty
+    straight = (
+        chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+        | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]
+    ) & empty
+    targets = {
+        chess.KNIGHT: chess.BB_KNIGHT_ATTACKS[king] & empty,
+        chess.PAWN: chess.BB_PAWN_ATTACKS[not us][king] & empty & ~chess.BB_BACKRANKS,
+        chess.QUEEN: (diagonal | straight) & contact,
+        chess.ROOK: straight & contact,
+        chess.BISHOP: diagonal & contact,
+    }
+    drops = []
+    for piece_type, squares in targets.items():
+        if not pocket.count(piece_type):
+            continue
+        for square in chess.scan_forward(squares):
+            # Next to the king the drop must be guarded, or the king just takes it.
+            if chess.BB_SQUARES[square] & contact and not board.is_attacked_by(us, square):
+                continue
+            drops.append(chess.Move(square, square, drop=piece_type))
+    return drops
 
 
 def _victim(board: BugBoard, move: chess.Move) -> chess.PieceType:
