@@ -24,6 +24,7 @@ Layout (rows from 0)::
 
 from __future__ import annotations
 
+import functools
 import textwrap
 
 import attrs
@@ -139,15 +140,30 @@ def _pocket_line(board: chess.variant.CrazyhouseBoard, color: chess.Color, style
 def _board_rows(
     session: ConsoleSession, board_id: BoardId, bottom: chess.Color, style: Style
 ) -> list[Line]:
-    board = session.boards[board_id]
     played = session.last_moves.get(board_id)
-    last: set[chess.Square] = set()
+    last: frozenset[chess.Square] = frozenset()
     if played is not None:
-        last = {played.move.to_square}
+        last = frozenset({played.move.to_square})
         if played.move.drop is None:
-            last.add(played.move.from_square)
-    hints = session.hints if board_id is session.seat.board else set()
-    origin = session.hint_from if board_id is session.seat.board else None
+            last |= {played.move.from_square}
+    mine = board_id is session.seat.board
+    hints = frozenset(session.hints) if mine else frozenset()
+    origin = session.hint_from if mine else None
+    placement = session.fens[board_id].split(" ", 1)[0].split("[", 1)[0]
+    return list(_drawn_board(placement, bottom, last, hints, origin, style))
+
+
+@functools.lru_cache(maxsize=64)
+def _drawn_board(
+    placement: str,
+    bottom: chess.Color,
+    last: frozenset[chess.Square],
+    hints: frozenset[chess.Square],
+    origin: chess.Square | None,
+    style: Style,
+) -> tuple[Line, ...]:
+    """The board's rows; cached, since a board only changes when a move is made."""
+    board = chess.BaseBoard(placement.replace("~", ""))
     ranks = range(7, -1, -1) if bottom == chess.WHITE else range(8)
     files = list(range(8)) if bottom == chess.WHITE else list(range(7, -1, -1))
     rows: list[Line] = []
@@ -155,17 +171,16 @@ def _board_rows(
         line: Line = [(f" {rank + 1} ", "dim")]
         for file in files:
             square = chess.square(file, rank)
-            line.append(
-                _cell(board, square, square in last, square in hints or square == origin, style)
-            )
+            hinted = square in hints or square == origin
+            line.append(_cell(board, square, square in last, hinted, style))
         rows.append(line)
     letters = "".join(f" {chess.FILE_NAMES[f]} " for f in files)
     rows.append([("   " + letters, "dim")])
-    return rows
+    return tuple(rows)
 
 
 def _cell(
-    board: chess.Board, square: chess.Square, last: bool, hint: bool, style: Style
+    board: chess.BaseBoard, square: chess.Square, last: bool, hint: bool, style: Style
 ) -> Segment:
     piece = board.piece_at(square)
     if style.color:
@@ -201,12 +216,16 @@ def _status_line(session: ConsoleSession, board_id: BoardId) -> Line:
 def _log_rows(log: list[LogLine]) -> list[Line]:
     wrapped: list[LogLine] = []
     for entry in log[-LOG_ROWS:]:
-        for piece in textwrap.wrap(entry.text, WIDTH - 2, subsequent_indent="  ") or [""]:
-            wrapped.append(LogLine(piece, entry.style))
+        wrapped.extend(LogLine(piece, entry.style) for piece in _wrapped(entry.text))
     shown = wrapped[-LOG_ROWS:]
     rows: list[Line] = [[]] * (LOG_ROWS - len(shown))
     rows.extend([[(" " + entry.text, entry.style)] for entry in shown])
     return rows
+
+
+@functools.lru_cache(maxsize=256)
+def _wrapped(text: str) -> tuple[str, ...]:
+    return tuple(textwrap.wrap(text, WIDTH - 2, subsequent_indent="  ") or [""])
 
 
 def _state_line(session: ConsoleSession, now: float, style: Style) -> Line:

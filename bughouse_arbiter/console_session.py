@@ -109,6 +109,8 @@ class ConsoleSession:
         self.boards: dict[BoardId, BughouseBoard] = {
             b: BughouseBoard(rules=self.rules) for b in BoardId
         }
+        #: The FENs the boards were last set from (the screen caches by them).
+        self.fens: dict[BoardId, str] = {b: self.boards[b].fen() for b in BoardId}
         self.clocks: dict[Seat, float] = dict.fromkeys(Seat, self.rules.time)
         self.clock_time = 0.0
         self.started = False
@@ -457,8 +459,9 @@ class ConsoleSession:
         self, fens: Mapping[BoardId, str], clocks: Mapping[Seat, float], now: float
     ) -> None:
         for board_id, fen in fens.items():
-            if self.boards[board_id].fen() != fen or self.boards[board_id].rules != self.rules:
+            if self.fens.get(board_id) != fen or self.boards[board_id].rules != self.rules:
                 self.boards[board_id] = BughouseBoard(fen, rules=self.rules)
+                self.fens[board_id] = fen
         self.clocks.update(clocks)
         self.clock_time = now
 

@@ -52,6 +52,9 @@ from .base import (
     TellAction,
 )
 
+#: At most this many frames a second (clocks tick ten times a second at most).
+FRAMES_PER_SECOND = 30
+
 # -- terminals -----------------------------------------------------------------------
 
 
@@ -350,6 +353,9 @@ class ConsolePlayer(Player):
     async def _paint(self) -> None:
         while True:
             self._draw()
+            # A frame-rate cap, not a poll: a burst of changes (engines moving
+            # fast on the other board) is drawn as one frame.
+            await trio.sleep(1 / FRAMES_PER_SECOND)
             deadline = self.session.next_tick(trio.current_time())
             with trio.move_on_at(math.inf if deadline is None else deadline):
                 await self._changed.wait()
