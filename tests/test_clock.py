@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bughouse_arbiter.clock import SAME_INSTANT, Clocks, Flag
 from bughouse_arbiter.model import Seat
@@ -120,3 +122,35 @@ def test_clocks_are_values() -> None:
     assert pressed != clocks
     with pytest.raises(AttributeError):
         clocks.increment = 3.0  # type: ignore[misc]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    base=st.floats(min_value=1, max_value=600),
+    increment=st.floats(min_value=0, max_value=10),
+    gaps=st.lists(st.floats(min_value=0, max_value=5), min_size=1, max_size=40),
+)
+def test_time_is_conserved_whatever_the_moves(
+    base: float, increment: float, gaps: list[float]
+) -> None:
+    """Board A alone: remaining = base + increments - time used, for both seats,
+    and the next deadline is always the running seat's remaining time from now."""
+    clocks = Clocks.new(base, increment).start(AW, 0.0)
+    now = 0.0
+    used = {AW: 0.0, AB: 0.0}
+    moves = {AW: 0, AB: 0}
+    seat = AW
+    for gap in gaps:
+        flag = clocks.next_deadline()
+        assert flag is not None and flag.seats == (seat,)
+        assert flag.deadline == pytest.approx(now + clocks.remaining(seat, now))
+        now += gap
+        clocks, spent = clocks.press(seat, now)
+        assert spent == pytest.approx(gap)
+        used[seat] += spent
+        moves[seat] += 1
+        seat = AB if seat is AW else AW
+        clocks = clocks.start(seat, now)
+    for s in (AW, AB):
+        expected = base + moves[s] * increment - used[s]
+        assert clocks.remaining(s, now) == pytest.approx(expected, abs=1e-6)
