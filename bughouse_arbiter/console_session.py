@@ -86,6 +86,7 @@ PIECE_NAMES = {
 LOG_KEEP = 50
 #: Below this many seconds a clock shows tenths and ticks ten times a second.
 TENTHS_BELOW = 20.0
+TICK_MARGIN = 0.001
 
 
 def format_clock(seconds: float) -> str:
@@ -167,9 +168,10 @@ class ConsoleSession:
                 continue
             left = self.clock(seat, now)
             step = 0.1 if left < TENTHS_BELOW + 1 else 1.0
-            # The display changes when ``left`` crosses the next multiple of step.
+            # The display changes just after ``left`` crosses the next multiple
+            # of step (it truncates): wake a millisecond past that instant.
             fraction = left % step
-            ticks.append(now + (fraction if fraction > 1e-6 else step))
+            ticks.append(now + (fraction if fraction > 1e-6 else step) + TICK_MARGIN)
         return min(ticks) if ticks else None
 
     def status(self, board: BoardId) -> BoardStatus:

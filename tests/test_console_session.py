@@ -219,10 +219,12 @@ def test_clocks_tick_for_the_seats_to_move_only() -> None:
 def test_next_tick_is_when_a_display_changes() -> None:
     table = Table()
     session = table.session
-    assert session.next_tick(0.25) == pytest.approx(1.0)
+    assert session.next_tick(0.25) == pytest.approx(1.001)
+    assert format_clock(session.clock(Seat.A_WHITE, 1.001)) == "2:58"
     table.clocks = dict.fromkeys(Seat, 10.05)
     table.turn(now=0.0)
-    assert session.next_tick(0.0) == pytest.approx(0.05)
+    assert session.next_tick(0.0) == pytest.approx(0.051)
+    assert format_clock(session.clock(Seat.A_WHITE, 0.051)) == "9.9"
     session.game_over(Outcome(termination=Termination.AGREEMENT, winner=None, reason="x"))
     assert session.next_tick(0.0) is None
 
