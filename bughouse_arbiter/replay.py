@@ -39,6 +39,7 @@ from .rules import HouseRules
 #: mate even if a piece could arrive later (FICS), no ply cap.
 FOREIGN_RULES = HouseRules(profile="foreign", wait_for_block=True, max_plies=0)
 
+_PAWN_CAPTURE = re.compile(r"x([a-h][1-8])(?:=?([QRBNqrbn]))?[+#]?")
 _LOOKAHEAD = 8  # moves of the other board searched for a capture that supplies a drop
 
 
@@ -331,6 +332,24 @@ def parse_san(board: BughouseBoard, san: str) -> chess.Move:
     try:
         move = board.parse_san(san)
     except ValueError:
+        pawn_capture = _PAWN_CAPTURE.fullmatch(san)
+        if pawn_capture is None:
+            return board.parse_move(san)
+        # bughouse.pro writes pawn captures without the file: ``xd5``.
+        target = chess.parse_square(pawn_capture.group(1))
+        letter = pawn_capture.group(2)
+        promotion = chess.Piece.from_symbol(letter).piece_type if letter else None
+        moves = [
+            m
+            for m in board.legal_moves
+            if m.to_square == target
+            and m.drop is None
+            and board.piece_type_at(m.from_square) == chess.PAWN
+            and board.is_capture(m)
+            and m.promotion == promotion
+        ]
+        if len(moves) == 1:
+            return moves[0]
         return board.parse_move(san)
     if not move:
         return board.parse_move(san)

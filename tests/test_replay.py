@@ -238,3 +238,12 @@ def test_moves_after_the_rules_ended_the_match_are_noted_not_played() -> None:
         "(B-Black checkmated): it and 1 later move(s) not played",
         '[Result "0-1"] but the movetext ends *; the tag is taken',
     ]
+
+
+def test_pawn_captures_without_the_file_letter() -> None:
+    # bughouse.pro writes ``xd5``; the capturing pawn is found when only one can.
+    report = _one(TAGS + '[Result "*"]\n1A. e4 1a. d5 2A. xd5 2a. c6 3A. xc6 *\n')
+    assert report.ok and report.replayed == 5  # type: ignore[attr-defined]
+    assert [m.san for m in report.played] == ["e4", "d5", "exd5", "c6", "dxc6"]  # type: ignore[attr-defined]
+    ambiguous = _one(TAGS + '[Result "*"]\n1A. e4 1a. d5 2A. c4 2a. e6 3A. xd5 *\n')
+    assert ambiguous.illegal.located().startswith("3A. xd5 (line 7, column 29): xd5: ")  # type: ignore[attr-defined]
