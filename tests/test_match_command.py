@@ -480,3 +480,31 @@ def test_cli_writes_the_record_of_a_crashed_engines_match(tmp_path: Path) -> Non
     assert game.result_tag == "0-1"
     assert game.tag("Termination") == "left"
     assert game.tag("TerminationSeat") == "WA"
+
+
+@needs_engines
+def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
+    mover = ROOT / "engines" / "random_mover.py"
+    (tmp_path / "engines.toml").write_text(
+        f'[engines.lucky]\nprotocol = "native"\ncommand = ["{sys.executable}", "{mover}"]\n'
+    )
+    engines = [f"--engine={seat}=lucky" for seat in ("WA", "BA", "WB", "BB")]
+    done = bughouse(
+        "match",
+        "--engines-file",
+        "engines.toml",
+        *engines,
+        "--tc",
+        "2",
+        "--out",
+        "f.bpgn",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    (game,) = read_games((tmp_path / "f.bpgn").read_text())
+    assert game.finished
+    bad = bughouse(
+        "match", "--engines-file", "engines.toml", "--engine", "WA=unlucky x'", cwd=tmp_path
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("bughouse match: error: ")
