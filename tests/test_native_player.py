@@ -414,3 +414,17 @@ async def test_a_harmless_fault_does_not_change_the_game(mode: str) -> None:
         assert faulty_player.process.returncode == -signal.SIGKILL
     else:
         assert faulty_player.ignored > 0
+
+
+async def test_a_team_mode_engine_plays_a_whole_match() -> None:
+    rules = HouseRules(time=30, max_plies=80)
+    team = NativeEnginePlayer((Seat.A_BLACK, Seat.B_WHITE), RANDOM)
+    others = [NativeEnginePlayer(s, RANDOM) for s in (Seat.A_WHITE, Seat.B_BLACK)]
+    with trio.fail_after(60):
+        record = await run_match([team, *others], rules)
+    outcome = record.game.outcome
+    assert outcome is not None
+    assert outcome.termination in (Termination.MAX_PLIES, Termination.CHECKMATE)
+    movers = {move.seat for move in record.game.moves}
+    assert {Seat.A_BLACK, Seat.B_WHITE} <= movers
+    assert team.ignored == 0

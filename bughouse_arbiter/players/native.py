@@ -129,8 +129,9 @@ class NativeEnginePlayer(Player):
         self.process = EngineProcess(
             self.command, cwd=cwd, env=env, label=self.label, log=log, max_line=max_line
         )
-        #: Engine lines ignored so far (unknown, malformed, stale...).
+        #: Engine lines ignored during games (unknown, malformed, stale...).
         self.ignored = 0
+        self._ignored_logged = 0
         self._turns: dict[int, tuple[Seat, int]] = {}  # wire token -> (seat, arbiter token)
         self._open_by_seat: dict[Seat, int] = {}  # seat -> wire token
         self._next_token = 0
@@ -338,9 +339,13 @@ class NativeEnginePlayer(Player):
     def _handle(self, event: Event) -> None:
         match event:
             case Ignored(line=line, reason=reason):
-                self.ignored += 1
-                if self.ignored <= IGNORED_LOGGED or self.ignored % IGNORED_EVERY == 0:
-                    self._note(f"ignored ({reason}; {self.ignored} so far): {line}")
+                # Counted only in a game: a banner, or a late answer after game
+                # over, is normal. Logged either way, at a limited rate.
+                self.ignored += self._playing
+                self._ignored_logged += 1
+                seen = self._ignored_logged
+                if seen <= IGNORED_LOGGED or seen % IGNORED_EVERY == 0:
+                    self._note(f"ignored ({reason}; {seen} so far): {line}")
             case BestMove(move=move, token=wire):
                 if wire not in self._turns:  # the turn was taken back meanwhile
                     return
