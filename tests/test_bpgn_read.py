@@ -229,3 +229,8 @@ def test_a_tag_ends_an_unclosed_variation() -> None:
         ["d4"],
         (),
     )
+
+
+def test_bughouse_pro_time_stamps_are_read_as_ts() -> None:
+    (game,) = read_games('[Site "bughouse.pro"]\n1A. e4 {[ts=1.250]} 1B. d4 {[ts=2.5]} *\n')
+    assert [(m.at, m.clock, m.comments) for m in game.moves] == [(1.25, None, ()), (2.5, None, ())]

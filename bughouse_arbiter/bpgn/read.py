@@ -44,6 +44,7 @@ _TOKEN = re.compile(
 )
 _CLOCK = re.compile(r"\s*(-?\d{1,7}(?:\.\d{1,6})?)\s*")
 _COMMAND = re.compile(r"\[%(\w{1,20})[ \t]*([^\[\]]{0,500})\]")
+_BUGHOUSE_PRO_TS = re.compile(r"\s*\[ts=(\d{1,7}(?:\.\d{1,6})?)\]\s*")
 _NAG = re.compile(r"\$\d{1,3}")
 _SAN_SUFFIX = re.compile(r"[!?]+$")
 
@@ -420,6 +421,10 @@ class _Reader:
             game.move_clock = clock.group(1)
             game.last_comment_is_last_token = False
             return
+        stamp = _BUGHOUSE_PRO_TS.fullmatch(body)
+        if stamp is not None:  # bughouse.pro: seconds since the game started, like our %ts
+            commands = {"ts": stamp.group(1)}
+            body = ""
         if commands:
             game.move_commands.update(commands)
             rest = _COMMAND.sub("", body).strip()
