@@ -316,6 +316,8 @@ class _Table:
         for player in self.players:
             await self.notify(player.seats[0], player.moved(played, state))
         self.record.overheads.append(trio.current_time() - now)
+        # Let the transports write the move out before the next turn is prepared.
+        await trio.lowlevel.checkpoint()
         await self.after_change(now)
 
     async def on_illegal(self, action: MoveAction, why: str, now: float) -> None:
