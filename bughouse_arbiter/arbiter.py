@@ -117,6 +117,14 @@ async def run_match(
         ValueError: the players do not hold each seat exactly once.
         trio.Cancelled, KeyboardInterrupt: re-raised after the game was
             aborted (result ``*``), the observer told and every player closed.
+            Like anything raised inside the match, they reach the caller
+            wrapped in the ``ExceptionGroup`` of trio's (strict) nursery;
+            ``bughouse match`` avoids that by turning Ctrl+C into a
+            cancellation with ``trio.open_signal_receiver``.
+
+    A player's fault never raises: it ends the match with a result and a
+    reason (``Outcome``). A player that fails to start loses for its team
+    (``Termination.LEFT``, "failed to start: ...").
     """
     seat_players = _seat_map(players)
     table = _Table(
