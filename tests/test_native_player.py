@@ -428,3 +428,39 @@ async def test_a_team_mode_engine_plays_a_whole_match() -> None:
     movers = {move.seat for move in record.game.moves}
     assert {Seat.A_BLACK, Seat.B_WHITE} <= movers
     assert team.ignored == 0
+
+
+async def test_refused_move_then_a_new_turn(nursery: trio.Nursery) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(
+        Seat.A_WHITE, faulty("illegal", "--after", "0"), log=ProtocolLog(stream)
+    )
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 5, table())
+    bad = await seated.next_move()
+    await player.move_refused(Seat.A_WHITE, 5, bad.move, "illegal move")
+    await player.your_turn(Seat.A_WHITE, 6, table())
+    again = await seated.next_move()
+    assert again.token == 6
+    log = stream.getvalue()
+    assert f"WA < illegal turn 1 move {bad.move} reason illegal move" in log
+    assert log.index("WA < illegal turn 1") < log.index("WA < go v 0 turn 2 board a")
+
+
+async def test_board_over_and_game_over_lines(nursery: trio.Nursery) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.B_WHITE, RANDOM, log=ProtocolLog(stream))
+    seated = await seat(nursery, player, game=False)
+    game = BughouseGame(HouseRules(board_end="continue"))
+    await player.game_over(game.abort("never started") or _never())  # before new_game: silent
+    await player.new_game(info(game.rules), table())
+    game = BughouseGame(HouseRules(board_end="continue"))
+    game.resign(Seat.A_BLACK)
+    await player.board_ended(game.board_results[BoardId.A])
+    await player.game_over(game.resign(Seat.B_WHITE) or _never())
+    with trio.fail_after(GUARD):
+        await seated.player.aclose()
+    log = stream.getvalue()
+    assert "gameover" not in log.split("newgame")[0]
+    assert "WB < boardover board a result 1-0 reason resignation seat a-black text" in log
+    assert "WB < gameover result " in log

@@ -134,6 +134,7 @@ class NativeEnginePlayer(Player):
         self._ignored_logged = 0
         self._turns: dict[int, tuple[Seat, int]] = {}  # wire token -> (seat, arbiter token)
         self._open_by_seat: dict[Seat, int] = {}  # seat -> wire token
+        self._answered: dict[Seat, tuple[int, int]] = {}  # seat -> last (wire, arbiter) token
         self._next_token = 0
         self._last_info: dict[Seat, str] = {}
         self._readyoks = 0
@@ -169,6 +170,8 @@ class NativeEnginePlayer(Player):
                     self._note(f"option {option!r} was not announced; sending it anyway")
                 self._send(SetOption(option, value))
             for line in self.init:
+                if "\n" in line or "\r" in line:
+                    raise EngineFailed(f"init line {line!r} has a line break")
                 self.process.send(line)
             if self.options or self.init:
                 await self._barrier()
@@ -199,6 +202,7 @@ class NativeEnginePlayer(Player):
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self._turns.clear()
         self._open_by_seat.clear()
+        self._answered.clear()
         self._last_info.clear()
         rules = info.rules
         self._send(
@@ -250,13 +254,11 @@ class NativeEnginePlayer(Player):
             self._send(DrawOffered(by))
 
     async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
-        words = move.split()
-        for wire, (held, arbiter_token) in list(self._turns.items()):
-            if held is seat and arbiter_token == token:
-                self._send(Refused(token=wire, move=words[0] if words else "-", reason=reason))
-                self._turns.pop(wire)
-                self._open_by_seat.pop(seat, None)
-                return
+        """Says ``illegal`` for the answered turn; call it before the next ``your_turn``."""
+        answered = self._answered.get(seat)
+        if answered is not None and answered[1] == token:
+            words = move.split()
+            self._send(Refused(token=answered[0], move=words[0] if words else "-", reason=reason))
 
     async def board_ended(self, result: BoardResult) -> None:
         self._send(
@@ -273,6 +275,8 @@ class NativeEnginePlayer(Player):
         self._playing = False
         self._turns.clear()
         self._open_by_seat.clear()
+        if self.session.state is not SessionState.PLAYING:
+            return  # the match ended before it began for this engine
         self._send(
             GameOver(
                 result=outcome.result,
@@ -351,6 +355,7 @@ class NativeEnginePlayer(Player):
                     return
                 seat, token = self._turns.pop(wire)
                 self._open_by_seat.pop(seat, None)
+                self._answered[seat] = (wire, token)
                 info = self._last_info.pop(seat, None)
                 if info is not None:
                     self._post(InfoAction(seat=seat, text=info))
