@@ -464,3 +464,23 @@ async def test_board_over_and_game_over_lines(nursery: trio.Nursery) -> None:
     assert "gameover" not in log.split("newgame")[0]
     assert "WB < boardover board a result 1-0 reason resignation seat a-black text" in log
     assert "WB < gameover result " in log
+
+
+async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) -> None:
+    # It thinks 0.8 s with nothing legal; a knight arriving mid-think is what it plays.
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, options={"Delay": "800"})
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table(5, fen_a=NO_MOVE))
+    await trio.sleep(0.1)
+    capture = PlayedMove(
+        ply=6,
+        board=BoardId.B,
+        seat=Seat.B_BLACK,
+        move=chess.Move.from_uci("d5e4"),
+        san="dxe4",
+        passed=chess.Piece(chess.KNIGHT, chess.WHITE),
+    )
+    await player.moved(capture, table(6, fen_a=NO_MOVE.replace("[]", "[N]")))
+    move = await seated.next_move()
+    assert move.token == 1
+    assert move.move.startswith("N@")
