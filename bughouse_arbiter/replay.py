@@ -172,6 +172,8 @@ class _Replayer:
 
     def run(self) -> None:
         moves = list(self.source.moves)
+        self.has_lower = {b: any(m.board is b and not m.white for m in moves) for b in BoardId}
+        self.colour_from_turn: set[BoardId] = set()
         self.snapshot(None)
         queue = list(range(len(moves)))
         while queue:
@@ -192,6 +194,23 @@ class _Replayer:
                 self.illegal = Note(move=move, message=f"board {move.board.value} is over")
                 return
             seat = move.seat
+            if (
+                not self.has_lower[move.board]
+                and self.game.to_move(move.board) is not seat
+                and move.number == self.game.boards[move.board].fullmove_number
+            ):
+                # pychess-variants' legacy export writes every board letter in
+                # upper case: the side to move is the only colour it can be.
+                seat = self.game.to_move(move.board)
+                if move.board not in self.colour_from_turn:
+                    self.colour_from_turn.add(move.board)
+                    self.notes.append(
+                        Note(
+                            move=move,
+                            message=f"board {move.board.value}'s letters are all upper case: "
+                            "each move's colour is taken from the side to move",
+                        )
+                    )
             if self.game.to_move(move.board) is not seat:
                 previous = self.last_on_board.get(move.board)
                 if previous is not None and _same(previous, move):
@@ -212,7 +231,7 @@ class _Replayer:
             try:
                 parsed = parse_san(self.game.boards[move.board], move.san)
             except MoveError as exc:
-                supplied = self.supply_drop(moves, queue, index, move)
+                supplied = self.supply_drop(moves, queue, index, move, seat)
                 if supplied is None:
                     self.illegal = Note(move=move, message=str(exc))
                     return
@@ -222,10 +241,11 @@ class _Replayer:
         self.apply_board_ends(len(moves))
 
     def play(self, move: BpgnMove, parsed: chess.Move) -> None:
-        self.game.push(move.seat, parsed, at=move.at, clock=move.clock)
+        seat = self.game.to_move(move.board)
+        self.game.push(seat, parsed, at=move.at, clock=move.clock)
         self.replayed += 1
         if move.clock is not None:
-            self.clocks[move.seat] = move.clock
+            self.clocks[seat] = move.clock
         if move.at is not None:
             self.moved_at[move.board] = move.at
         self.last_on_board[move.board] = move
@@ -248,12 +268,17 @@ class _Replayer:
         return None
 
     def supply_drop(
-        self, moves: Sequence[BpgnMove], queue: list[int], index: int, move: BpgnMove
+        self,
+        moves: Sequence[BpgnMove],
+        queue: list[int],
+        index: int,
+        move: BpgnMove,
+        seat: Seat,
     ) -> list[int] | None:
         """A new queue that plays the capture supplying ``move``'s drop first, or None."""
         board = self.game.boards[move.board]
         drop = _drop_piece(move.san)
-        if drop is None or board.pockets[move.seat.color].count(drop):
+        if drop is None or board.pockets[seat.color].count(drop):
             return None
         other = self.game.boards[move.board.other].copy()
         if not self.game.is_live(move.board.other):
@@ -263,7 +288,10 @@ class _Replayer:
             candidate = moves[later]
             if candidate.board is move.board:
                 continue
-            if Seat.of(candidate.board, other.turn) is not candidate.seat:
+            if (
+                self.has_lower[candidate.board]
+                and Seat.of(candidate.board, other.turn) is not candidate.seat
+            ):
                 return None
             try:
                 other.push(parse_san(other, candidate.san))
@@ -271,7 +299,7 @@ class _Replayer:
                 return None
             earlier.append(later)
             passed = other.last_passed
-            if passed is not None and passed.color == move.seat.color and passed.piece_type == drop:
+            if passed is not None and passed.color == seat.color and passed.piece_type == drop:
                 supplier = moves[later]
                 self.notes.append(
                     Note(

@@ -247,3 +247,21 @@ def test_pawn_captures_without_the_file_letter() -> None:
     assert [m.san for m in report.played] == ["e4", "d5", "exd5", "c6", "dxc6"]  # type: ignore[attr-defined]
     ambiguous = _one(TAGS + '[Result "*"]\n1A. e4 1a. d5 2A. c4 2a. e6 3A. xd5 *\n')
     assert ambiguous.illegal.located().startswith("3A. xd5 (line 7, column 29): xd5: ")  # type: ignore[attr-defined]
+
+
+def test_upper_case_letters_for_both_colours_take_the_colour_from_the_turn() -> None:
+    report = _one(TAGS + '[Result "*"]\n1A.e4 1B.d4 1A.e5 1B.d5 2A.Nf3 *\n')
+    assert report.ok and report.replayed == 5  # type: ignore[attr-defined]
+    assert [m.seat for m in report.played][2:4] == [Seat.A_BLACK, Seat.B_BLACK]  # type: ignore[attr-defined]
+    assert [n.message for n in report.notes] == [  # type: ignore[attr-defined]
+        "board A's letters are all upper case: each move's colour is taken from the side to move",
+        "board B's letters are all upper case: each move's colour is taken from the side to move",
+    ]
+
+
+def test_a_missing_black_move_is_not_mistaken_for_upper_case_letters() -> None:
+    report = _one(TAGS + '[Result "*"]\n1A. e4 2A. d4 *\n')
+    assert report.illegal.located() == (  # type: ignore[attr-defined]
+        "2A. d4 (line 7, column 8): A-Black is to move on board A, not A-White "
+        "(a move missing before it?)"
+    )
