@@ -20,7 +20,7 @@ from searcher.evaluation import (  # noqa: E402
     king_danger,
 )
 from searcher.partner import PartnerWishes  # noqa: E402
-from searcher.plan import Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
+from searcher.plan import Decision, Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
 from searcher.position import BugBoard, Situation, mates_with  # noqa: E402
 from searcher.protocol import Engine  # noqa: E402
 from searcher.search import search  # noqa: E402
@@ -213,6 +213,21 @@ def test_requests_to_the_partner_are_sent_once_and_cancelled_with_x() -> None:
     assert sent[1:] == ["ptell dead"]
     engine.tell_partner(["---q"])
     assert sent[2:] == ["ptell x", "ptell ---q"]
+
+
+def test_sitting_ends_at_once_when_the_clock_fell_below_the_floor_meanwhile() -> None:
+    sent: list[str] = []
+    engine = Engine(sent.append)
+    engine.handle("newgame id t seat a-white time 60000 inc 0")
+    engine.handle(f"state v 0 a {START} b {START} clock 20000 60000 60000 60000")
+    engine.handle("go v 0 turn 1 board a depth 1")
+    _, (search_id, _) = engine.inbox.get(timeout=10)
+    # A decision to sit whose clock floor (50 s) is already above the clock (20 s).
+    engine.on_decision(search_id, Decision(None, reason="test", sit_floor_ms=50_000))
+    assert sent[-1] == "wait turn 1 reason test"
+    _, (search_id, decision) = engine.inbox.get(timeout=10)
+    engine.on_decision(search_id, decision)
+    assert sent[-1].startswith("bestmove ") and sent[-1].endswith(" turn 1")
 
 
 def test_partner_words() -> None:

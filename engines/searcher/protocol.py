@@ -91,7 +91,7 @@ class Engine:
                     self.write(f"info string could not handle {payload[:80]!r}: {exc}")
             elif kind == "decision":
                 assert isinstance(payload, tuple)
-                self._decided(*payload)
+                self.on_decision(*payload)
             elif kind == "eof":
                 self.running = False
         self.stop_flag.set()
@@ -274,7 +274,7 @@ class Engine:
 
         threading.Thread(target=work, daemon=True).start()
 
-    def _decided(self, search_id: int, decision: Decision) -> None:
+    def on_decision(self, search_id: int, decision: Decision) -> None:
         if search_id != self.search_id:
             return
         self.searching = False
@@ -295,11 +295,16 @@ class Engine:
             reason = f" reason {decision.reason}" if decision.reason else ""
             self.write(f"wait turn {turn.token}{reason}")
             turn.wait_sent = True
+        if not decision.sit_floor_ms:
+            turn.sit_until = None  # no legal move: nothing to do but wait for an event
+            return
         my_ms = self._table().my_ms
-        if decision.sit_floor_ms and my_ms > decision.sit_floor_ms:
+        if my_ms > decision.sit_floor_ms:
             turn.sit_until = time.monotonic() + (my_ms - decision.sit_floor_ms) / 1000
         else:
-            turn.sit_until = None  # no legal move: nothing to do but wait for an event
+            # The clock passed the floor while deciding: move now.
+            turn.sit_until = None
+            self._start_search(may_sit=False)
 
     def tell_partner(self, tells: list[str]) -> None:
         """Sends what is new; a request that no longer holds is cancelled with ``x``."""
