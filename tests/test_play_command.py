@@ -9,6 +9,7 @@ and the match is decided on board A, by the keys the test sends.
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import subprocess
@@ -254,3 +255,31 @@ def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
     assert done.stdout.rstrip().endswith(f"You lose: A-White resigned (0-1)\nGame written to {out}")
     (game,) = read_games(out.read_text())
     assert game.tags["Termination"] == "resignation"
+
+
+@needs_engine
+def test_a_dumb_terminal_gets_lines(tmp_path: Path) -> None:
+    out = tmp_path / "dumb.bpgn"
+    args = ["-m", "bughouse_arbiter", "play", "--out", str(out), "--fen-b", FEN_B]
+    for seat in ("A-black", "B-white", "B-black"):
+        args += ["--engine", f"{seat}={ENGINE}"]
+    child = pexpect.spawn(
+        sys.executable,
+        args,
+        env={**os.environ, "TERM": "dumb"},
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        cwd=str(tmp_path),
+    )
+    child.logfile_read = io.StringIO()
+    try:
+        child.expect("Your move")
+        child.send("resign\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    output = child.logfile_read.getvalue()
+    assert "\x1b" not in output
+    assert f"Game written to {out}" in output
+    assert child.exitstatus == 0

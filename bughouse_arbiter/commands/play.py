@@ -96,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
     name = args.name or _login()
     style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
     try:
-        if sys.stdin.isatty() and sys.stdout.isatty():
+        # A dumb terminal cannot address the cursor: it gets lines.
+        painted = os.environ.get("TERM", "") not in ("", "dumb")
+        if painted and sys.stdin.isatty() and sys.stdout.isatty():
             with TtyTerminal(style) as terminal:
                 record = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
         else:
