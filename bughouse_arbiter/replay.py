@@ -27,8 +27,8 @@ from collections.abc import Hashable, Mapping, Sequence
 import attrs
 import chess
 
-from .board import STARTING_FEN, BughouseBoard
 from .bpgn.claims import Claim, claim_of, seats_named
+from .bpgn.positions import parse_san, start_fens
 from .bpgn.read import BpgnGame, BpgnMessage, BpgnMove
 from .errors import ArbiterError, MoveError
 from .game import BughouseGame, PlayedMove
@@ -39,7 +39,6 @@ from .rules import HouseRules
 #: mate even if a piece could arrive later (FICS), no ply cap.
 FOREIGN_RULES = HouseRules(profile="foreign", wait_for_block=True, max_plies=0)
 
-_PAWN_CAPTURE = re.compile(r"x([a-h][1-8])(?:=?([QRBNqrbn]))?[+#]?")
 _LOOKAHEAD = 8  # moves of the other board searched for a capture that supplies a drop
 
 
@@ -115,31 +114,6 @@ def rules_of(game: BpgnGame, override: HouseRules | None = None) -> tuple[HouseR
             rules, time=float(control.group(1)), increment=float(control.group(2) or 0)
         )
     return rules, notes
-
-
-def start_fens(game: BpgnGame) -> tuple[str, str]:
-    """Both start positions from ``[FEN "A | B"]`` (BFEN ``/holdings``, ``[holdings]``
-    or plain FEN), or the standard start."""
-    text = game.tag("FEN")
-    if not text:
-        return STARTING_FEN, STARTING_FEN
-    halves = text.split("|")
-    if len(halves) != 2:
-        raise ValueError(f"[FEN] should hold two positions separated by '|', got {text!r}")
-    return _one_fen(halves[0]), _one_fen(halves[1])
-
-
-def _one_fen(text: str) -> str:
-    fields = text.split()
-    if not fields:
-        raise ValueError("empty FEN")
-    placement = fields[0]
-    ranks = placement.split("/")
-    if "[" not in placement and len(ranks) == 9:
-        placement = "/".join(ranks[:8]) + f"[{ranks[8]}]"
-    fields[0] = placement
-    fen = " ".join(fields)
-    return BughouseBoard(fen).fen()
 
 
 class _Replayer:
@@ -352,36 +326,6 @@ class _Replayer:
                 to_move={b: game.to_move(b) for b in BoardId},
             )
         )
-
-
-def parse_san(board: BughouseBoard, san: str) -> chess.Move:
-    """A move written in a BPGN file: SAN first (``B8d7`` is a bishop, not UCI),
-    then whatever ``BughouseBoard.parse_move`` reads; MoveError if neither."""
-    try:
-        move = board.parse_san(san)
-    except ValueError:
-        pawn_capture = _PAWN_CAPTURE.fullmatch(san)
-        if pawn_capture is None:
-            return board.parse_move(san)
-        # bughouse.pro writes pawn captures without the file: ``xd5``.
-        target = chess.parse_square(pawn_capture.group(1))
-        letter = pawn_capture.group(2)
-        promotion = chess.Piece.from_symbol(letter).piece_type if letter else None
-        moves = [
-            m
-            for m in board.legal_moves
-            if m.to_square == target
-            and m.drop is None
-            and board.piece_type_at(m.from_square) == chess.PAWN
-            and board.is_capture(m)
-            and m.promotion == promotion
-        ]
-        if len(moves) == 1:
-            return moves[0]
-        return board.parse_move(san)
-    if not move:
-        return board.parse_move(san)
-    return move
 
 
 def _same(a: BpgnMove, b: BpgnMove) -> bool:

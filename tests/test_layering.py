@@ -21,6 +21,7 @@ CORE = [
     "bpgn/write",
     "bpgn/read",
     "bpgn/claims",
+    "bpgn/positions",
     "replay",
     "protocol/__init__",
     "protocol/messages",

@@ -1,0 +1,71 @@
+"""Positions and moves as BPGN dialects write them, read onto ``BughouseBoard``.
+
+``start_fens`` reads ``[FEN "A | B"]`` in its three spellings; ``parse_san``
+reads a move token, SAN first. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+import chess
+
+from ..board import STARTING_FEN, BughouseBoard
+from .read import BpgnGame
+
+_PAWN_CAPTURE = re.compile(r"x([a-h][1-8])(?:=?([QRBNqrbn]))?[+#]?")
+
+
+def start_fens(game: BpgnGame) -> tuple[str, str]:
+    """Both start positions from ``[FEN "A | B"]`` (BFEN ``/holdings``, ``[holdings]``
+    or plain FEN), or the standard start."""
+    text = game.tag("FEN")
+    if not text:
+        return STARTING_FEN, STARTING_FEN
+    halves = text.split("|")
+    if len(halves) != 2:
+        raise ValueError(f"[FEN] should hold two positions separated by '|', got {text!r}")
+    return _one_fen(halves[0]), _one_fen(halves[1])
+
+
+def _one_fen(text: str) -> str:
+    fields = text.split()
+    if not fields:
+        raise ValueError("empty FEN")
+    placement = fields[0]
+    ranks = placement.split("/")
+    if "[" not in placement and len(ranks) == 9:
+        placement = "/".join(ranks[:8]) + f"[{ranks[8]}]"
+    fields[0] = placement
+    fen = " ".join(fields)
+    return BughouseBoard(fen).fen()
+
+
+def parse_san(board: BughouseBoard, san: str) -> chess.Move:
+    """A move written in a BPGN file: SAN first (``B8d7`` is a bishop, not UCI),
+    then whatever ``BughouseBoard.parse_move`` reads; MoveError if neither."""
+    try:
+        move = board.parse_san(san)
+    except ValueError:
+        pawn_capture = _PAWN_CAPTURE.fullmatch(san)
+        if pawn_capture is None:
+            return board.parse_move(san)
+        # bughouse.pro writes pawn captures without the file: ``xd5``.
+        target = chess.parse_square(pawn_capture.group(1))
+        letter = pawn_capture.group(2)
+        promotion = chess.Piece.from_symbol(letter).piece_type if letter else None
+        moves = [
+            m
+            for m in board.legal_moves
+            if m.to_square == target
+            and m.drop is None
+            and board.piece_type_at(m.from_square) == chess.PAWN
+            and board.is_capture(m)
+            and m.promotion == promotion
+        ]
+        if len(moves) == 1:
+            return moves[0]
+        return board.parse_move(san)
+    if not move:
+        return board.parse_move(san)
+    return move
