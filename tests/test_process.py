@@ -251,3 +251,18 @@ async def test_cancellation_still_stops_the_engine() -> None:
     assert engine.returncode == -signal.SIGKILL
     assert engine.pid is not None
     assert_reaped(engine.pid)
+
+
+async def test_argv_cwd_and_env_are_used_as_given(tmp_path: object) -> None:
+    code = python(
+        """
+        import os, sys
+        print(os.getcwd(), os.environ.get("BUG_TEST", "-"), sys.argv[1:], flush=True)
+        """
+    )
+    env = {**os.environ, "BUG_TEST": "hello world"}
+    with trio.fail_after(GUARD):
+        async with open_engine_process([*code, "a b", "$HOME"], cwd=str(tmp_path), env=env) as e:
+            line = await e.receive()
+    assert line is not None
+    assert line.text == f"{tmp_path} hello world ['a b', '$HOME']"

@@ -91,7 +91,13 @@ class ProtocolLog:
 
 
 class EngineProcess:
-    """One engine program talking in lines over its standard input and output."""
+    """One engine program talking in lines over its standard input and output.
+
+    ``argv`` runs without a shell; ``cwd`` is its working folder and ``env``
+    its whole environment (None: the current ones). ``label`` starts every
+    log line (the seat, e.g. ``WA``); ``log`` gets each line in (``>``), out
+    (``<``), on stderr (``!``) and notes about the process (``:``).
+    """
 
     def __init__(
         self,
