@@ -249,12 +249,19 @@ def test_stakes_follow_the_other_board() -> None:
     assert stakes.gift[chess.WHITE][chess.KNIGHT] == 1200
 
 
-def test_time_budget_is_instant_when_the_clock_is_low() -> None:
-    assert (
-        think_seconds(table(START, clocks=(1500, 60_000, 60_000, 60_000)), PartnerWishes()) < 0.05
-    )
-    normal = think_seconds(table(START, clocks=(60_000, 60_000, 60_000, 60_000)), PartnerWishes())
-    assert 0.5 < normal < 5
+def test_time_budget_follows_the_four_clocks() -> None:
+    def budget(clocks: tuple[int, int, int, int], wishes: PartnerWishes | None = None) -> float:
+        return think_seconds(table(START, clocks=clocks), wishes or PartnerWishes())
+
+    assert budget((1500, 60_000, 60_000, 60_000)) == 0.02  # under 2 s: move at once
+    assert budget((60_000, 60_000, 60_000, 60_000)) == pytest.approx(1.2)  # 1/50, capped
+    assert budget((20_000, 60_000, 60_000, 60_000)) == pytest.approx(0.24)  # behind: hurry
+    assert budget((20_000, 10_000, 60_000, 60_000)) == pytest.approx(0.5)  # ahead: a bit more
+    # The partner is short of time against its opponent: play faster too.
+    assert budget((20_000, 20_000, 60_000, 10_000)) == pytest.approx(0.24)
+    fast = PartnerWishes()
+    fast.hear("fast")
+    assert budget((20_000, 20_000, 60_000, 60_000), fast) == pytest.approx(0.24)
 
 
 # -- the protocol, over a real pipe ------------------------------------------

@@ -26,6 +26,7 @@ DECISIVE_GIFT = 1200
 _REQUEST_BONUS = (0, 150, 400, DECISIVE_GIFT)
 # Below this, never think: play the first decent move at once.
 PANIC_MS = 2000
+MAX_THINK_MS = 1200
 
 
 @dataclass
@@ -78,14 +79,15 @@ def think_seconds(table: Table, wishes: PartnerWishes, movetime_ms: int | None =
     mine = table.my_ms
     if mine < PANIC_MS:
         return 0.02
-    budget = mine / 35 + 0.8 * table.increment_ms
+    budget = mine / 50 + 0.8 * table.increment_ms
     if mine > table.opponent_ms * 1.1:
         budget *= 1.25
     elif mine < table.opponent_ms * 0.8:
         budget *= 0.6  # behind on time: catch up, or the opponent can sit on us
     if wishes.fast or wishes.dead or table.partner_ms < table.partner_opponent_ms * 0.7:
         budget *= 0.6
-    budget = min(budget, mine * 0.08, 8000)
+    # Time in hand is worth more than depth in bughouse: it is what lets us sit.
+    budget = min(budget, mine * 0.08, MAX_THINK_MS)
     return max(budget, 20) / 1000
 
 
