@@ -97,6 +97,8 @@ class FakePlayer(Player):
         script: Per seat, the entries answering its turns in order.
         start_error: If set, ``start`` raises ``EngineFailed`` with it.
         start_delay: Seconds ``start`` takes.
+        stuck_on_moves: ``moved`` never returns (a player that stopped reading).
+        broken_on_turn: ``your_turn`` raises ``EngineFailed`` (a closed pipe).
     """
 
     def __init__(
@@ -107,12 +109,16 @@ class FakePlayer(Player):
         name: str = "fake",
         start_error: str | None = None,
         start_delay: float = 0.0,
+        stuck_on_moves: bool = False,
+        broken_on_turn: bool = False,
     ) -> None:
         self.seats = (seats,) if isinstance(seats, Seat) else tuple(seats)
         self.name = name
         self.script = {seat: list((script or {}).get(seat, ())) for seat in self.seats}
         self.start_error = start_error
         self.start_delay = start_delay
+        self.stuck_on_moves = stuck_on_moves
+        self.broken_on_turn = broken_on_turn
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
         self.heard: list[PlayedMove] = []
@@ -138,6 +144,8 @@ class FakePlayer(Player):
         self.info = info
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        if self.broken_on_turn:
+            raise EngineFailed("pipe closed")
         self.turns.append((seat, token, trio.current_time()))
         self.states.append(state)
         previous = self.last_token.get(seat)
@@ -184,6 +192,8 @@ class FakePlayer(Player):
         await self._actions.send(action)
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
+        if self.stuck_on_moves:
+            await trio.sleep_forever()  # breaks the contract: never blocks
         self.heard.append(played)
 
     async def partner_says(self, seat: Seat, text: str) -> None:

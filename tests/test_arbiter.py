@@ -20,6 +20,7 @@ from fakes import (
 )
 
 from bughouse_arbiter.arbiter import (
+    NOTIFY_TIMEOUT,
     ActionIgnored,
     MatchEnded,
     MatchEvent,
@@ -226,6 +227,26 @@ async def test_a_player_that_never_starts_times_out(autojump_clock: object) -> N
     assert record.outcome.seat is Seat.A_BLACK
     assert "within 5 s" in record.outcome.reason
     assert trio.current_time() == 5.0
+
+
+async def test_a_player_whose_pipe_broke_has_left(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    players[1] = FakePlayer(Seat.A_BLACK, broken_on_turn=True)
+    record, _ = await play(players)
+    assert record.outcome.termination is Termination.LEFT
+    assert record.outcome.seat is Seat.A_BLACK
+    assert record.outcome.reason == "A-Black left: connection lost: pipe closed"
+    assert record.ended == 1.0
+
+
+async def test_a_player_that_stops_taking_notifications_has_left(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    players[3] = FakePlayer(Seat.B_BLACK, stuck_on_moves=True)
+    record, _ = await play(players, HouseRules(time=60.0))
+    assert record.outcome.termination is Termination.LEFT
+    assert record.outcome.seat is Seat.B_BLACK
+    assert "stopped reading" in record.outcome.reason
+    assert record.ended == 1.0 + NOTIFY_TIMEOUT
 
 
 # -- resign, draws, partner messages -------------------------------------------
