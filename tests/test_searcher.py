@@ -23,7 +23,7 @@ from searcher.partner import PartnerWishes  # noqa: E402
 from searcher.plan import Decision, Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
 from searcher.position import BugBoard, Situation, mates_with  # noqa: E402
 from searcher.protocol import Engine  # noqa: E402
-from searcher.search import search  # noqa: E402
+from searcher.search import Limits, Searcher, search  # noqa: E402
 
 START = chess.variant.CrazyhouseBoard.starting_fen
 SMOTHER = "6rk/6pp/8/8/8/8/5PPP/6K1[{pocket}] w - - 0 1"
@@ -128,6 +128,26 @@ def test_does_not_hang_the_queen() -> None:
 def test_takes_a_free_queen() -> None:
     result = search(BugBoard("4k3/8/8/3q4/4P3/8/8/4K3[] w - - 0 1"), depth=2)
     assert result.move == chess.Move.from_uci("e4d5")
+
+
+def test_a_seed_varies_the_choice_between_equal_moves() -> None:
+    unseeded = {search(BugBoard(), depth=1).move for _ in range(3)}
+    seeded = {search_seeded(seed) for seed in range(1, 11)}
+    assert len(unseeded) == 1
+    assert len(seeded) > 1
+
+
+def search_seeded(seed: int) -> chess.Move | None:
+    return Searcher(BugBoard(), seed=seed).run(Limits(depth=1)).move
+
+
+def test_setoption_seed() -> None:
+    sent: list[str] = []
+    engine = Engine(sent.append)
+    engine.handle("bug 1")
+    assert "option name Seed type spin default 0 min 0 max 2147483647" in sent
+    engine.handle("setoption name Seed value 42")
+    assert engine.seed == 42
 
 
 def test_no_legal_move_gives_no_move_and_the_wait_score() -> None:

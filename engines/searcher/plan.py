@@ -133,6 +133,7 @@ def decide(
     depth: int = 64,
     nodes: int | None = None,
     stop: Callable[[], bool] | None = None,
+    seed: int | None = None,
 ) -> Decision:
     """Searches the engine's board and decides between a move and sitting."""
     started = time.monotonic()
@@ -145,7 +146,7 @@ def decide(
         depth=depth,
         nodes=nodes,
     )
-    result = Searcher(board, stakes=stakes, stop=stop).run(limits)
+    result = Searcher(board, stakes=stakes, stop=stop, seed=seed).run(limits)
     decision = Decision(move=result.move, info=_info(result, time.monotonic() - started))
 
     # What would let the opponent mate me at once: ask the partner not to give it.

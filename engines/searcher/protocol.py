@@ -67,6 +67,7 @@ class Engine:
         self.searching = False
         self.standing_tells: set[str] = set()
         self.running = True
+        self.seed: int | None = None
 
     # -- main loop ------------------------------------------------------------
 
@@ -116,7 +117,15 @@ class Engine:
     def _on_bug(self, args: list[str]) -> None:
         self.write(f"id name {NAME}")
         self.write(f"id author {AUTHOR}")
+        self.write("option name Seed type spin default 0 min 0 max 2147483647")
         self.write("bugok")
+
+    def _on_setoption(self, args: list[str]) -> None:
+        # setoption name <id> [value <x>]; the only option is Seed (0 = no shuffling).
+        text = " ".join(args)
+        name, _, value = text.removeprefix("name ").partition(" value ")
+        if name.strip().lower() == "seed":
+            self.seed = int(value) or None
 
     def _on_isready(self, args: list[str]) -> None:
         self.write("readyok")
@@ -255,6 +264,7 @@ class Engine:
         wishes.wants = dict(self.wishes.wants)
         wishes.nogive = dict(self.wishes.nogive)
         self.searching = True
+        seed = self.seed
 
         def work() -> None:
             try:
@@ -266,6 +276,7 @@ class Engine:
                     depth=turn.depth,
                     nodes=turn.nodes,
                     stop=stop_flag.is_set,
+                    seed=None if seed is None else seed + turn.token,
                 )
             except Exception as exc:  # fall back to any legal move
                 moves = list(table.mine.generate_legal_moves())

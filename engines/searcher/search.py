@@ -9,6 +9,7 @@ the best move of the last finished iteration.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -91,8 +92,11 @@ class Searcher:
         stakes: Stakes = NEUTRAL_STAKES,
         stop: Callable[[], bool] | None = None,
         on_iteration: Callable[[Result], None] | None = None,
+        seed: int | None = None,
     ) -> None:
         self.board = board.copy(stack=False)
+        # With a seed, moves of equal merit are tried (and chosen) in a shuffled order.
+        self.seed = seed
         self.stakes = stakes
         self.stop = stop
         self.on_iteration = on_iteration
@@ -115,6 +119,8 @@ class Searcher:
         if not root_moves:
             situation = board.situation_without_moves()
             return Result(None, _no_move_score(situation, 0), 0, 0, situation=situation)
+        if self.seed is not None:
+            random.Random(self.seed).shuffle(root_moves)
         root_moves = self._order(root_moves, None, 0)
         best = Result(root_moves[0], evaluate(board, self.stakes), 0, 0)
         scores: dict[chess.Move, int] = {}
