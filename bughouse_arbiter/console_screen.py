@@ -98,7 +98,8 @@ def _panel(session: ConsoleSession, board_id: BoardId, now: float, style: Style)
     board = session.boards[board_id]
     bottom = session.bottom_color(board_id)
     mine = board_id is session.seat.board
-    title = f"Board {board_id.value}: " + ("you" if mine else "your partner")
+    who = f"you, {session.seat}" if mine else f"your partner, {session.seat.partner}"
+    title = f"Board {board_id.value} ({who})"
     lines: list[Line] = [[(" " + title, "title")]]
     top_seat = Seat.of(board_id, not bottom)
     bottom_seat = Seat.of(board_id, bottom)
@@ -116,8 +117,6 @@ def _player_line(session: ConsoleSession, seat: Seat, now: float) -> Line:
     left = session.clock(seat, now)
     marker = "> " if running else "  "
     name = "you" if seat is session.seat else session.names.get(seat, "")
-    if seat is session.seat.partner:
-        name = f"{name} (partner)"
     label = f"{seat.value:<8}{name[:18]:<18}"
     clock = format_clock(left).rjust(7)
     clock_style = "clock-low" if running and left < 20 else ("clock-run" if running else "clock")

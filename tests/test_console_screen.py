@@ -101,8 +101,8 @@ def test_own_board_left_with_the_team_at_the_bottom(
 ) -> None:
     session = session_after(seat, [])
     frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
-    assert frame[0].startswith(f" Board {seat.board.value}: you")
-    assert f"Board {seat.board.other.value}: your partner" in frame[0]
+    assert frame[0].startswith(f" Board {seat.board.value} (you, {seat})")
+    assert f"Board {seat.board.other.value} (your partner, {seat.partner})" in frame[0]
     assert frame[3].startswith(left_top_rank)
     assert frame[3][40:].startswith(right_top_rank)
     assert seat.value in frame[13][:40] and "you" in frame[13][:40]

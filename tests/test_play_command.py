@@ -129,8 +129,8 @@ def your_move(text: str) -> bool:
 def test_a_game_at_the_keyboard(program: Program) -> None:
     screen = program.wait_for(your_move)
     lines = screen.split("\n")
-    assert lines[0].startswith(" Board A: you")
-    assert "Board B: your partner" in lines[0]
+    assert lines[0].startswith(" Board A (you, A-White)")
+    assert "Board B (your partner, B-Black)" in lines[0]
     assert "hand: ♘" in lines[12]  # the person's pocket, under their board
     assert lines[23].startswith("a-white>")
     assert all(len(line) <= 80 for line in lines)
