@@ -68,6 +68,8 @@ class Frame:
     move: BpgnMove | None
     messages: tuple[BpgnMessage, ...]
     to_move: Mapping[BoardId, Seat]
+    running: frozenset[Seat] = frozenset()
+    last: Mapping[BoardId, BpgnMove] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
@@ -324,6 +326,8 @@ class _Replayer:
                 move=move,
                 messages=tuple(m for m in self.source.messages if m.after <= plies),
                 to_move={b: game.to_move(b) for b in BoardId},
+                running=frozenset(game.seats_to_move()),
+                last=dict(self.last_on_board),
             )
         )
 

@@ -132,16 +132,25 @@ def test_stepping_shows_boards_pockets_clocks_and_messages(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = _step(monkeypatch, capsys, "g 5\n")
-    frame = out.split("[move 0/10] > ", 1)[1]
-    assert frame.startswith("after move 5: 2A. exd5 at 11.106 s\n")
+    frame = out.split("[move 0/10] > ", 1)[1].split("[move 5/10]")[0]
+    lines = frame.splitlines()
+    assert lines[0] == "after move 5: 2A. exd5 at 11.106 s"
+
+    def seat_line(text: str) -> str:
+        (line,) = [line for line in lines if text in line]
+        return line
+
     # Clocks at that moment: the movers' recorded clocks, and the clocks that
     # run (A-Black since 11.106, B-White since 8.638) counted down.
-    assert "BA fairy 2:56.7 *" in frame  # 176.667 s, A-Black just to move
-    assert "WB random 2:55.3 *" in frame  # 177.778 - (11.106 - 8.638) = 175.310
-    assert "WA sjeng 2:57.8" in frame
-    assert "BB searcher 2:55.6" in frame
-    assert "pocket: p" in frame  # B-Black holds the pawn taken on d5
-    assert "BB to partner (9.1 s): pawn coming {for you}" in frame
+    a_black, b_white = seat_line("A-Black  fairy").split("B-White")
+    assert a_black.startswith("<") and "2:56.6" in a_black  # 176.667 s, to move
+    assert "2:55.3" in b_white  # 177.778 - (11.106 - 8.638) = 175.310 s
+    assert "2:57.7" in seat_line("A-White  sjeng")
+    assert "2:55.5" in seat_line("B-Black  searcher")
+    top, bottom = [line.rstrip() for line in lines if "pocket:" in line]
+    assert top.endswith("pocket: -") and bottom.endswith("pocket: P")  # B-Black's pawn
+    assert "  last move on board A: 2A. exd5, on board B: 1b. e5" in lines
+    assert "  BB to partner (9.1 s): pawn coming {for you}" in lines
 
 
 def test_stepping_keys_and_bad_input(

@@ -1,7 +1,8 @@
 """``bughouse replay``: step through a BPGN game, or re-judge whole files.
 
-``bughouse replay FILE [--game N]`` shows both boards, the pockets, all four
-clocks at that moment and the partner messages so far, then reads commands
+``bughouse replay FILE [--game N]`` shows the table as ``render.py`` draws it
+(both boards, the pockets, all four clocks at that moment) and the partner
+messages so far, then reads commands
 from standard input (a terminal or a pipe): Enter or ``n`` forward, ``b``
 back, ``g N`` or just ``N`` to go to move N, ``s`` start, ``e`` end, ``q``
 quit, ``h`` help. End of input quits.
@@ -15,20 +16,21 @@ summary line. Exit status 0 when every game passes, 1 when any fails.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-import chess
-
-from ..board import BughouseBoard
 from ..bpgn.read import BpgnGame, read_games
 from ..errors import BpgnError, UsageError
+from ..game import BughouseGame
 from ..model import BoardId, Seat
+from ..render import render_table
 from ..replay import Frame, ReplayReport, replay_game, rules_of
 from ..rules import HouseRules, apply_rules, parse_rule
 
+_NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 HELP = "Enter/n forward · b back · g N or N go to move N · s start · e end · q quit"
 
 
@@ -222,7 +224,7 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
 
 def _shown(report: ReplayReport, index: int) -> str:
     """Frame ``index``, and at the last one how the game ended or where the replay stopped."""
-    text = render(report.frames[index], report.game)
+    text = render(report.frames[index], report.game, report.rules)
     if index == len(report.frames) - 1:
         if report.illegal is not None:
             text += f"\nthe replay stops here: next is {report.illegal.located()}"
@@ -240,62 +242,27 @@ def _title(report: ReplayReport) -> str:
     )
 
 
-def render(frame: Frame, source: BpgnGame) -> str:
-    """Both boards side by side (board B from Black's side, as partners sit),
-    pockets, the four clocks at that moment and the messages so far."""
-    boards = {b: BughouseBoard(frame.fens[b]) for b in BoardId}
-    left = _board_lines(boards[BoardId.A], white_bottom=True)
-    right = _board_lines(boards[BoardId.B], white_bottom=False)
-    top = (Seat.A_BLACK, Seat.B_WHITE)
-    bottom = (Seat.A_WHITE, Seat.B_BLACK)
-    lines = []
+def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
+    """The table at ``frame`` as ``render.render_table`` draws it (board A from
+    White's side, board B beside it from Black's, pockets, the four clocks at
+    that moment), the last move of each board and the partner messages so far."""
+    table = BughouseGame(rules, fen_a=frame.fens[BoardId.A], fen_b=frame.fens[BoardId.B])
+    clocks = {seat: rules.time if left is None else left for seat, left in frame.clocks.items()}
+    names = {seat: source.name_of(seat) or "" for seat in Seat}
+    drawn = render_table(table, clocks, names=names, running=frame.running)
     if frame.move is not None:
         stamp = f" at {frame.at:.3f} s" if frame.at is not None else ""
-        lines.append(f"after move {frame.ply}: {frame.move.label}{stamp}")
+        lines = [f"after move {frame.ply}: {frame.move.label}{stamp}"]
     else:
-        lines.append("start position")
-    lines.append(_pair(_seat_line(frame, source, top[0]), _seat_line(frame, source, top[1])))
-    lines.append(_pair("  pocket: " + frame.pockets[top[0]], "  pocket: " + frame.pockets[top[1]]))
-    lines.extend(_pair(a, b) for a, b in zip(left, right, strict=True))
-    lines.append(
-        _pair("  pocket: " + frame.pockets[bottom[0]], "  pocket: " + frame.pockets[bottom[1]])
-    )
-    lines.append(_pair(_seat_line(frame, source, bottom[0]), _seat_line(frame, source, bottom[1])))
+        lines = ["start position"]
+    # The table is drawn from positions, so it knows no moves: say them here.
+    lines += [line for line in drawn.splitlines() if not _NO_LAST_MOVE.fullmatch(line)]
+    last = [
+        f"{board.value}: {frame.last[board].label if board in frame.last else '-'}"
+        for board in BoardId
+    ]
+    lines.append("  last move on board " + ", on board ".join(last))
     for message in frame.messages[-5:]:
         when = f" ({message.at:.1f} s)" if message.at is not None else ""
         lines.append(f"  {message.seat.bpgn} to partner{when}: {message.text}")
     return "\n".join(lines)
-
-
-def _pair(left: str, right: str) -> str:
-    return f"{left:<36}{right}"
-
-
-def _seat_line(frame: Frame, source: BpgnGame, seat: Seat) -> str:
-    clock = frame.clocks.get(seat)
-    shown = _clock(clock) if clock is not None else "--:--"
-    turn = " *" if frame.to_move[seat.board] is seat else ""
-    name = source.name_of(seat) or "?"
-    return f"  {seat.bpgn} {name[:16]} {shown}{turn}"
-
-
-def _clock(seconds: float) -> str:
-    sign = "-" if seconds < 0 else ""
-    seconds = abs(seconds)
-    minutes, rest = divmod(seconds, 60)
-    return f"{sign}{int(minutes)}:{rest:04.1f}"
-
-
-def _board_lines(board: chess.Board, *, white_bottom: bool) -> list[str]:
-    ranks = range(7, -1, -1) if white_bottom else range(8)
-    files = range(8) if white_bottom else range(7, -1, -1)
-    lines = []
-    for rank in ranks:
-        cells = []
-        for file in files:
-            piece = board.piece_at(chess.square(file, rank))
-            cells.append(piece.symbol() if piece else ".")
-        lines.append(f"  {rank + 1} " + " ".join(cells))
-    letters = " ".join(chess.FILE_NAMES[f] for f in files)
-    lines.append(f"    {letters}")
-    return lines
