@@ -2,10 +2,9 @@
 
 ``bughouse replay FILE [--game N]`` shows the table as ``render.py`` draws it
 (both boards, the pockets, all four clocks at that moment) and the partner
-messages so far, then reads commands
-from standard input (a terminal or a pipe): Enter or ``n`` forward, ``b``
-back, ``g N`` or just ``N`` to go to move N, ``s`` start, ``e`` end, ``q``
-quit, ``h`` help. End of input quits.
+messages so far, then reads commands from standard input (a terminal or a
+pipe): Enter or ``n`` forward, ``b`` back, ``g N`` or just ``N`` to go to
+move N, ``s`` start, ``e`` end, ``q`` quit, ``h`` help. End of input quits.
 
 ``bughouse replay --check FILE...`` replays every game with the rules code
 and prints, per game, the moves replayed, the first move that cannot be
