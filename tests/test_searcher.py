@@ -398,3 +398,23 @@ async def test_survives_malformed_commands() -> None:
             assert await pipe.process.wait() == 0
         finally:
             pipe.process.kill()
+
+
+async def test_stops_sitting_when_the_partner_says_go() -> None:
+    with trio.fail_after(30):
+        pipe = await open_engine()
+        try:
+            await pipe.send("bug 1")
+            await pipe.expect("bugok")
+            for line in _newgame(SMOTHER.format(pocket="")):
+                await pipe.send(line)
+            await pipe.send("go v 0 turn 1 board a")
+            assert (await pipe.expect("wait")).startswith("wait turn 1")
+            await pipe.send("ptell go")
+            move = (await pipe.expect("bestmove")).split()
+            assert move[2:] == ["turn", "1"]
+            assert chess.Move.from_uci(move[1]) in BugBoard(SMOTHER.format(pocket="")).legal_moves
+            await pipe.send("quit")
+            assert await pipe.process.wait() == 0
+        finally:
+            pipe.process.kill()

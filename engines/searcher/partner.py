@@ -30,6 +30,8 @@ class PartnerWishes:
     nogive: dict[chess.PieceType, int] = field(default_factory=dict)
     trades: int = 0
     suggested: str | None = None
+    # Set by "go": stop sitting at once (the engine resets it when it acts on it).
+    go_now: bool = False
 
     def hear(self, text: str) -> bool:
         """Takes one partner message into account; True if a known word was in it."""
@@ -54,6 +56,7 @@ class PartnerWishes:
             elif token in ("go", "move"):
                 self.sit = False
                 self.dead = False
+                self.go_now = True
                 if token == "move" and index < len(tokens) and len(tokens[index]) >= 4:
                     self.suggested = tokens[index]
                     index += 1

@@ -205,10 +205,10 @@ class Engine:
             self._start_search(may_sit=False)
 
     def _on_ptell(self, args: list[str]) -> None:
-        was_sitting_on_request = self.wishes.sit
         self.wishes.hear(" ".join(args))
+        go_now, self.wishes.go_now = self.wishes.go_now, False
         turn = self.turn
-        if turn is not None and turn.waiting and was_sitting_on_request and not self.wishes.sit:
+        if turn is not None and turn.waiting and go_now:
             self._start_search(may_sit=False)
 
     def _on_stop(self, args: list[str]) -> None:
