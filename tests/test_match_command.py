@@ -508,3 +508,40 @@ def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.startswith("bughouse match: error: ")
+
+
+@needs_engines
+def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
+    child = pexpect.spawn(
+        sys.executable,
+        [
+            "-m",
+            "bughouse_arbiter",
+            "match",
+            *engines,
+            "--tc",
+            "600",
+            "--out",
+            "tty.bpgn",
+            "--rule",
+            "max_plies=100000",
+        ],
+        cwd=str(tmp_path),
+        env={**os.environ, "TERM": "xterm", "LANG": "C.UTF-8"},
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect("Board A")
+    child.expect("last: ")
+    child.expect("Ctrl\\+C stops")
+    child.sendintr()
+    child.expect_exact("\x1b[?25h")  # the cursor is shown again
+    child.expect("interrupted: the game so far is in tty.bpgn with result \\*")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    (game,) = read_games((tmp_path / "tty.bpgn").read_text())
+    assert game.result_tag == "*"
