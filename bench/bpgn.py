@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.replay import replay_game
 
-CORPUS = Path("/work/shared/corpus/bpgn")
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
 
 
 def ours(texts: list[bytes]) -> tuple[int, int, float, float]:

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from bughouse_arbiter import BoardId, BpgnError, Seat
 from bughouse_arbiter.bpgn.read import read_games
 
-CORPUS = Path("/work/shared/corpus/bpgn")
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared BPGN corpus not present")
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="BPGN corpus not present")
 
 
 def test_several_tags_on_one_line_crlf_and_whole_second_clocks() -> None:

@@ -12,8 +12,8 @@ from bughouse_arbiter import Seat, Termination
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.replay import FOREIGN_RULES, replay_game
 
-CORPUS = Path("/work/shared/corpus/bpgn")
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared BPGN corpus not present")
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="BPGN corpus not present")
 
 TAGS = '[Event "t"]\n[WhiteA "wa"]\n[BlackA "ba"]\n[WhiteB "wb"]\n[BlackB "bb"]\n'
 SCHOLAR_ON_B = "1B. e4 1b. e5 2B. Qh5 2b. Nc6 3B. Bc4 3b. Nf6 4B. Qxf7#"
