@@ -371,3 +371,6 @@ async def test_a_full_random_match_keeps_exact_clocks(autojump_clock: object) ->
             total += rules.increment - used
             assert played.clock == pytest.approx(total, abs=1e-9)
     assert len(of_type(events, MovePlayed)) == record.game.plies
+    # Each seat thinks a fixed virtual time, and that is exactly what its clock was charged.
+    thinks = {player.seats[0]: player.think for player in players}
+    assert [u for u in record.used] == [thinks[p.seat] for p in record.game.moves]
