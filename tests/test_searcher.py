@@ -274,14 +274,15 @@ def test_time_budget_follows_the_four_clocks() -> None:
         return think_seconds(table(START, clocks=clocks), wishes or PartnerWishes())
 
     assert budget((1500, 60_000, 60_000, 60_000)) == 0.02  # under 2 s: move at once
-    assert budget((60_000, 60_000, 60_000, 60_000)) == pytest.approx(1.2)  # 1/50, capped
-    assert budget((20_000, 60_000, 60_000, 60_000)) == pytest.approx(0.24)  # behind: hurry
-    assert budget((20_000, 10_000, 60_000, 60_000)) == pytest.approx(0.5)  # ahead: a bit more
+    assert budget((60_000, 60_000, 60_000, 60_000)) == pytest.approx(1.5)  # 1/40
+    assert budget((180_000, 180_000, 60_000, 60_000)) == pytest.approx(2.0)  # capped
+    assert budget((20_000, 60_000, 60_000, 60_000)) == pytest.approx(0.3)  # behind: hurry
+    assert budget((20_000, 10_000, 60_000, 60_000)) == pytest.approx(0.625)  # ahead: more
     # The partner is short of time against its opponent: play faster too.
-    assert budget((20_000, 20_000, 60_000, 10_000)) == pytest.approx(0.24)
+    assert budget((20_000, 20_000, 60_000, 10_000)) == pytest.approx(0.3)
     fast = PartnerWishes()
     fast.hear("fast")
-    assert budget((20_000, 20_000, 60_000, 60_000), fast) == pytest.approx(0.24)
+    assert budget((20_000, 20_000, 60_000, 60_000), fast) == pytest.approx(0.3)
 
 
 # -- the protocol, over a real pipe ------------------------------------------

@@ -26,7 +26,7 @@ DECISIVE_GIFT = 1200
 _REQUEST_BONUS = (0, 150, 400, DECISIVE_GIFT)
 # Below this, never think: play the first decent move at once.
 PANIC_MS = 2000
-MAX_THINK_MS = 1200
+MAX_THINK_MS = 2000
 
 
 @dataclass
@@ -79,7 +79,7 @@ def think_seconds(table: Table, wishes: PartnerWishes, movetime_ms: int | None =
     mine = table.my_ms
     if mine < PANIC_MS:
         return 0.02
-    budget = mine / 50 + 0.8 * table.increment_ms
+    budget = mine / 40 + 0.8 * table.increment_ms
     if mine > table.opponent_ms * 1.1:
         budget *= 1.25
     elif mine < table.opponent_ms * 0.8:
