@@ -102,6 +102,9 @@ def test_tc_and_rules_combine() -> None:
     plan = plan_from_args(_args(tc="10+2", rule=["profile=club"]), today=today)
     assert (plan.rules.time, plan.rules.increment) == (10.0, 2.0)
     assert plan.rules.repetition == "threefold"
+    assert plan.rules.profile == "club"
+    assert plan_from_args(_args(rule=["profile=club"]), today=today).rules.time == 60.0
+    assert plan_from_args(_args(), today=today).rules.profile == "default"
     # A time rule without --tc is kept; --tc wins over it.
     assert plan_from_args(_args(rule=["time=30"]), today=today).rules.time == 30.0
     assert plan_from_args(_args(rule=["time=30"], tc="5"), today=today).rules.time == 5.0

@@ -123,9 +123,11 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     """Reads and checks the options; raises ConfigError (or RuleError) on bad input."""
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
     rule_names = {parse_rule(text)[0] for text in args.rule}
-    if args.tc is not None or not rule_names & {"time", "increment", "profile"}:
+    if args.tc is not None or not rule_names & {"time", "increment"}:
         tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
-        rules = apply_rules(rules, [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")])
+        # The time control keeps the profile's name: it is not a house-rule variant.
+        pairs = [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")]
+        rules = apply_rules(rules, pairs, keep_profile=True)
     games = _positive_int(args.games, "--games")
     seed = _int(args.seed, "--seed") if args.seed is not None else None
     known = known_engines(getattr(args, "engines_file", None))
