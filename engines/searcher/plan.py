@@ -139,7 +139,9 @@ def decide(
     started = time.monotonic()
     board = table.mine
     us = table.color
-    stakes = build_stakes(table, wishes)
+    panic = table.my_ms < PANIC_MS
+    # Short of time, skip the look at the other board: only the move counts.
+    stakes = Stakes() if panic else build_stakes(table, wishes)
     limits = Limits(
         deadline=started + seconds,
         soft_deadline=started + seconds * 0.35,
@@ -150,7 +152,7 @@ def decide(
     decision = Decision(move=result.move, info=_info(result, time.monotonic() - started))
 
     # What would let the opponent mate me at once: ask the partner not to give it.
-    danger = threats_after(board, result.move, us)
+    danger = frozenset() if panic else threats_after(board, result.move, us)
     if danger:
         decision.tells.append(" ".join(request_word(3, pt, want=False) for pt in sorted(danger)))
         if len(danger) >= 2 or chess.PAWN in danger:
@@ -170,7 +172,7 @@ def decide(
         except ValueError:
             pass
 
-    if not may_sit or result.mates or table.my_ms < PANIC_MS:
+    if not may_sit or result.mates or panic:
         return decision
 
     if wishes.sit and not wishes.dead and table.my_ms > sitting_floor(table):
