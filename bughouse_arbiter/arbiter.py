@@ -413,6 +413,8 @@ class _Table:
         assert outcome is not None
         self.clocks = self.clocks.stop_all(now)
         self.record.clocks = self.clocks
+        # Players that started told their names, even if another one failed.
+        self.record.names = {seat: player.name for seat, player in self.seats.items()}
         self.record.ended = now
         self.tokens.clear()
         self.emit(
