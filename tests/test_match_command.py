@@ -63,9 +63,13 @@ ROOT = Path(__file__).resolve().parent.parent
     ],
 )
 def test_bad_options_exit_2_with_one_line(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     assert main(["match", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bughouse match: error: ")
