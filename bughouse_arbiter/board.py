@@ -36,6 +36,7 @@ _CORNERS_OF = {chess.WHITE: chess.BB_A1 | chess.BB_H1, chess.BLACK: chess.BB_A8 
 _KING_HOME = {chess.WHITE: chess.E1, chess.BLACK: chess.E8}
 _SECOND_RANK = {chess.WHITE: chess.BB_RANK_2, chess.BLACK: chess.BB_RANK_7}
 _ALL_DROPPABLE = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
+_UCI_ANY_CASE = re.compile(r"^[a-hA-H][1-8][a-hA-H][1-8][qrbnQRBN]?$")
 _STATUS_PROBLEMS = (
     (chess.STATUS_EMPTY, "the board is empty"),
     (chess.STATUS_NO_WHITE_KING, "white has no king"),
@@ -70,7 +71,8 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     After ``push``, ``last_passed`` is the piece the move captured (a promoted
     piece as a pawn, colour kept) or None; the match adds it to the partner
     board with ``receive``. Pieces that arrive that way are outside the move
-    stack: never ``pop`` a move made before an arrival.
+    stack: never ``pop`` a move made before an arrival. Set ``rules`` before
+    the first move.
     """
 
     aliases: ClassVar[list[str]] = ["Bughouse"]
@@ -84,7 +86,8 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         rules: HouseRules = _DEFAULT_RULES,
         chess960: bool = False,
     ) -> None:
-        self.rules = rules
+        self._rules = rules
+        self._set_flags(rules)
         self.last_passed: chess.Piece | None = None
         # Pawns dropped on their own 2nd rank that have not moved; tracked only
         # when such pawns may not double-step.
@@ -92,12 +95,36 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         # Colours whose king has moved (bit 1 = white, bit 2 = black); tracked
         # only when a dropped corner rook may castle.
         self.kings_moved = 0
-        self._bughouse_stack: list[tuple[chess.Piece | None, chess.Bitboard, int]] = []
+        # (dropped_pawns, kings_moved) before each move; kept only while a
+        # rule needs that history, so the default rules add nothing per move.
+        self._bughouse_stack: list[tuple[chess.Bitboard, int]] = []
         self._judging_drop = False
         # Transposition keys seen after each move; kept only under repetition=threefold,
         # because python-chess's own replay would lose pieces that arrived between moves.
         self._seen: dict[object, int] = {}
         super().__init__(fen, chess960=chess960)
+
+    @property
+    def rules(self) -> HouseRules:
+        """The house rules this board is judged by."""
+        return self._rules
+
+    @rules.setter
+    def rules(self, rules: HouseRules) -> None:
+        self._rules = rules
+        self._set_flags(rules)
+
+    def _set_flags(self, rules: HouseRules) -> None:
+        # Read on every push, pop and drop generation: plain booleans keep the
+        # default rules as cheap as CrazyhouseBoard. (Few attributes on
+        # purpose: past 30, CPython stops sharing instance-dict keys and every
+        # attribute read of python-chess gets slower.)
+        self._tracks_history = (
+            not rules.dropped_pawn_double_step
+            or rules.dropped_rook_castles
+            or rules.repetition == "threefold"
+        )
+        self._filter_drops = rules.drop_check != "allowed"
 
     # -- FEN ---------------------------------------------------------------
 
@@ -143,7 +170,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         self.kings_moved = self._kings_moved_from_rights()
         self._bughouse_stack = []
         self._seen = {}
-        if self.rules.repetition == "threefold":
+        if self._rules.repetition == "threefold":
             self._seen[self._transposition_key()] = 1
 
     def _kings_moved_from_rights(self) -> int:
@@ -173,13 +200,15 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     # -- moves ---------------------------------------------------------------
 
     def push(self, move: chess.Move) -> None:
-        self._bughouse_stack.append((self.last_passed, self.dropped_pawns, self.kings_moved))
         self.last_passed = None
+        if not self._tracks_history:
+            super().push(move)
+            return
+        self._bughouse_stack.append((self.dropped_pawns, self.kings_moved))
         mover = self.turn
-        rules = self.rules
-        if rules.dropped_rook_castles:
-            king_before = self.king(mover)
+        king_before = self.king(mover)
         super().push(move)
+        rules = self._rules
         if not rules.dropped_pawn_double_step:
             self._track_dropped_pawns(move, mover)
         if rules.dropped_rook_castles:
@@ -221,11 +250,14 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         self.last_passed = chess.Piece(chess.PAWN if was_promoted else piece_type, not self.turn)
 
     def pop(self) -> chess.Move:
-        if self.rules.repetition == "threefold":
-            key = self._transposition_key()
-            self._seen[key] -= 1
+        """Takes back the last move; ``last_passed`` becomes None."""
+        self.last_passed = None
+        if not self._tracks_history:
+            return super().pop()
+        if self._rules.repetition == "threefold":
+            self._seen[self._transposition_key()] -= 1
         move = super().pop()
-        self.last_passed, self.dropped_pawns, self.kings_moved = self._bughouse_stack.pop()
+        self.dropped_pawns, self.kings_moved = self._bughouse_stack.pop()
         return move
 
     def clear_stack(self) -> None:
@@ -257,12 +289,12 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
 
     def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
         drops = super().generate_legal_drops(to_mask)
-        if self.rules.drop_check == "allowed" or self._judging_drop:
+        if not self._filter_drops or self._judging_drop:
             return drops
         return (move for move in drops if self._drop_check_allowed(move))
 
     def is_legal(self, move: chess.Move) -> bool:
-        if move.drop and self.rules.drop_check != "allowed" and not self._judging_drop:
+        if move.drop and self._filter_drops and not self._judging_drop:
             return super().is_legal(move) and self._drop_check_allowed(move)
         return super().is_legal(move)
 
@@ -284,7 +316,10 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         """True if a piece dropped from a full pocket would be a legal move.
 
         This is RULES.md's test for "a check that a dropped piece could block":
-        exactly one sliding checker with an empty square between it and the king.
+        exactly one sliding checker with an empty square between it and the king
+        (and, under a ``drop_check`` restriction, a drop there that the rule
+        allows). Whether a blocking piece could ever arrive is not asked, as
+        every implementation does (research/rules.md §6.3).
         """
         king = self.king(self.turn)
         if king is None:
@@ -357,7 +392,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         token = text.strip()
         if not token:
             raise MoveError("empty move")
-        uci = token
+        uci = token.lower() if _UCI_ANY_CASE.match(token) else token
         if "@" in token and len(token) >= 3:
             head, _, square = token.rstrip("+#!?").partition("@")
             uci = f"{(head or 'P').upper()}@{square.lower()}"
@@ -411,14 +446,13 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         return board
 
     def root(self) -> BughouseBoard:
-        if not self._bughouse_stack:
+        if not self.move_stack:
             return self.copy(stack=False)
         board = super().root()
         board.rules = self.rules
-        board.last_passed, board.dropped_pawns, board.kings_moved = self._bughouse_stack[0]
-        board._seen = {}
-        if self.rules.repetition == "threefold":
-            board._seen[board._transposition_key()] = 1
+        board._restart_tracking()
+        if self._bughouse_stack:
+            board.dropped_pawns, board.kings_moved = self._bughouse_stack[0]
         return board
 
     def mirror(self) -> BughouseBoard:
@@ -426,7 +460,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         board.dropped_pawns = chess.flip_vertical(self.dropped_pawns)
         board.kings_moved = ((self.kings_moved & 1) << 1) | ((self.kings_moved & 2) >> 1)
         board._seen = {}
-        if self.rules.repetition == "threefold":
+        if self._rules.repetition == "threefold":
             board._seen[board._transposition_key()] = 1
         return board
 

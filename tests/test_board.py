@@ -448,6 +448,8 @@ def test_internal_push_pop_does_not_count_as_a_repetition() -> None:
         ("Nf3", "g1f3"),
         ("e4", "e2e4"),
         ("  e2e4 ", "e2e4"),
+        ("E2E4", "e2e4"),
+        ("e2-e4", "e2e4"),
     ],
 )
 def test_parse_move_reads_uci_and_san(text: str, uci: str) -> None:
@@ -470,6 +472,7 @@ def test_parse_move_reads_castling_and_promotion() -> None:
     b = BughouseBoard("r3k3/1P6/8/8/8/8/8/R3K2R[] w KQq - 0 1")
     assert b.parse_move("O-O").uci() == "e1g1"
     assert b.parse_move("b7a8q").uci() == "b7a8q"
+    assert b.parse_move("b7a8Q").uci() == "b7a8q"
     assert b.parse_move("bxa8=N").uci() == "b7a8n"
 
 
@@ -525,3 +528,14 @@ def test_pop_restores_the_tracked_state() -> None:
     b.pop()
     assert b.dropped_pawns == chess.BB_EMPTY
     assert b.fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
+
+
+def test_a_board_keeps_few_enough_attributes_for_cpython_to_share_their_keys() -> None:
+    # Past 30 instance attributes CPython 3.11 stops sharing dict keys and
+    # every attribute read in python-chess's move generation gets slower
+    # (bench/rules.py showed 1.11x-1.15x instead of 1.03x).
+    for rules in (HouseRules(), HouseRules(repetition="threefold", drop_check="no-mate")):
+        b = BughouseBoard(STARTING_FEN, rules=rules)
+        play(b, "e2e4", "d7d5", "e4d5")
+        assert len(vars(b)) <= 30
+        assert len(vars(b.copy())) <= 30
