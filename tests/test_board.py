@@ -100,6 +100,33 @@ def test_check_valid_names_the_problem(fen: str, message: str | None) -> None:
         b.check_valid()
 
 
+# -- drops -----------------------------------------------------------------------
+
+
+def test_pieces_drop_on_any_empty_square_and_pawns_never_on_rank_1_or_8() -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[PN] w - - 0 1")
+    pawn_squares = {m.to_square for m in b.legal_moves if m.drop == chess.PAWN}
+    knight_squares = {m.to_square for m in b.legal_moves if m.drop == chess.KNIGHT}
+    empty = set(chess.SquareSet(~b.occupied))
+    assert knight_squares == empty
+    assert pawn_squares == empty - set(chess.SquareSet(chess.BB_BACKRANKS))
+    assert not b.is_legal(chess.Move.from_uci("P@a8"))
+
+
+def test_a_drop_is_a_whole_turn_and_empties_the_pocket() -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[N] w - - 0 1")
+    play(b, "N@d5")
+    assert b.turn == chess.BLACK
+    assert b.pocket_string(chess.WHITE) == ""
+    assert b.piece_at(chess.D5) == chess.Piece(chess.KNIGHT, chess.WHITE)
+    assert not b.promoted  # a dropped piece is never "promoted", even a former queen
+
+
+def test_a_drop_cannot_leave_the_king_in_check_only_block_it() -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/r3K3[N] w - - 0 1")
+    assert {m.uci() for m in b.legal_moves if m.drop} == {"N@b1", "N@c1", "N@d1"}
+
+
 # -- captures go to the partner ------------------------------------------------
 
 
