@@ -85,15 +85,26 @@ class HouseRules:
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> HouseRules:
-        """Reads what ``to_pairs`` wrote; a ``profile`` pair is applied first."""
+        """Reads what ``to_pairs`` wrote; a ``profile`` pair is applied first.
+
+        A profile name this version does not know (``custom``, or one from a
+        newer version) is kept as a label when the pairs state every option,
+        since they then say everything; otherwise it is a RuleError.
+        """
         pairs = list(pairs)
+        options = [(n, v) for n, v in pairs if n != "profile"]
         base = cls()
         for name, value in pairs:
-            if name == "profile":
-                # "custom" names no bundle: the options that follow say everything.
-                name_text = value.strip().lower()
-                base = cls(profile="custom") if name_text == "custom" else profile(value)
-        return apply_rules(base, [(n, v) for n, v in pairs if n != "profile"], keep_profile=True)
+            if name != "profile":
+                continue
+            label = value.strip().lower()
+            if label in PROFILES:
+                base = PROFILES[label]
+            elif set(RULE_NAMES) <= {n for n, _ in options}:
+                base = cls(profile=label)
+            else:
+                base = profile(value)  # raises, naming the known profiles
+        return apply_rules(base, options, keep_profile=True)
 
     @property
     def differences(self) -> dict[str, str]:

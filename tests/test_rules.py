@@ -173,6 +173,13 @@ def test_header_pairs_name_the_profile_then_every_option() -> None:
     assert from_pairs(pairs) == rules
 
 
+def test_an_unknown_profile_name_is_a_label_when_every_option_is_stated() -> None:
+    stated = [("profile", "foreign"), *HouseRules(max_plies=0).to_pairs()]
+    assert from_pairs(stated) == HouseRules(profile="foreign", max_plies=0)
+    with pytest.raises(RuleError, match="unknown rules profile 'foreign'"):
+        from_pairs([("profile", "foreign"), ("time", "60")])
+
+
 def test_from_pairs_reads_a_profile_and_overrides() -> None:
     rules = from_pairs([("profile", "arena"), ("time", "60")])
     assert rules.profile == "arena"
