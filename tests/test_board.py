@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import chess
 import pytest
+from hypothesis import given, settings
+from strategies import bughouse_fens
 
 from bughouse_arbiter.board import STARTING_FEN, BoardStatus, BughouseBoard
 from bughouse_arbiter.errors import MoveError, PositionError
@@ -566,3 +568,13 @@ def test_a_board_keeps_few_enough_attributes_for_cpython_to_share_their_keys() -
         play(b, "e2e4", "d7d5", "e4d5")
         assert len(vars(b)) <= 30
         assert len(vars(b.copy())) <= 30
+
+
+@settings(max_examples=30, deadline=None)
+@given(bughouse_fens(min_plies=10, max_plies=120))
+def test_every_legal_move_reads_back_from_its_uci_and_its_san(fen: str) -> None:
+    b = BughouseBoard(fen)
+    assert BughouseBoard(b.fen()).fen() == fen
+    for move in b.legal_moves:
+        assert b.parse_move(move.uci()) == move
+        assert b.parse_move(b.san(move)) == move

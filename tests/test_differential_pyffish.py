@@ -3,7 +3,10 @@
 Seeded random play on two linked boards, captures passed to the partner board,
 biased towards en passant, castling, promotions, double steps and drops. At
 every position reached, the side to move's sorted legal moves must equal
-pyffish's for the same FEN (pockets and ``~`` included).
+pyffish's for the same FEN (pockets and ``~`` included); on a sample (and
+wherever we allow castling) also pyffish's from the FEN at the board's last
+arrival plus the moves played since, so that pyffish tracks castling rights
+and en passant itself.
 
 pyffish judges game end differently (research/rules.md §3.2): with a check a
 dropped piece could block but no piece to block with, it says mate where our
@@ -81,12 +84,33 @@ def compare(board: BughouseBoard, stats: Counter[str], mismatches: list[str]) ->
     return legal
 
 
+def compare_move_list(
+    board: BughouseBoard, anchor: tuple[str, list[str]], stats: Counter[str], mismatches: list[str]
+) -> None:
+    """pyffish from the board's FEN at its last arrival plus the moves since,
+    so pyffish tracks castling rights and en passant itself (a FEN written
+    from our state could not show a castling right we wrongly granted)."""
+    fen, moves = anchor
+    ours = sorted(move.uci() for move in board.legal_moves)
+    theirs = sorted(sf.legal_moves(VARIANT, fen, moves))
+    stats["move_list_positions"] += 1
+    if ours != theirs:
+        diff = sorted(set(ours) ^ set(theirs))
+        mismatches.append(f"{fen} moves {' '.join(moves)}: differ in {diff}")
+
+
 def play_game(rng: random.Random, stats: Counter[str], mismatches: list[str]) -> None:
     game = BughouseGame()
+    # Per board: the FEN after the last piece arrived, and the moves since.
+    anchors = {board_id: (game.fen(board_id), []) for board_id in BoardId}
     while not game.is_over and stats["positions"] < POSITIONS:
         board_id = rng.choice((BoardId.A, BoardId.B))
         board = game.board(board_id)
         legal = compare(board, stats, mismatches)
+        if anchors[board_id][1] and (
+            stats["positions"] % 8 == 0 or any(board.is_castling(move) for move in legal)
+        ):
+            compare_move_list(board, anchors[board_id], stats, mismatches)
         if not legal:
             if game.status(board_id.other).waiting:
                 return
@@ -94,7 +118,10 @@ def play_game(rng: random.Random, stats: Counter[str], mismatches: list[str]) ->
         special = [move for move in legal if is_special(board, move)]
         move = rng.choice(special) if special and rng.random() < 0.5 else rng.choice(legal)
         played = game.push(Seat.of(board_id, board.turn), move)
-        stats["passed"] += played.passed is not None
+        anchors[board_id][1].append(move.uci())
+        if played.passed is not None:
+            stats["passed"] += 1
+            anchors[board_id.other] = (game.fen(board_id.other), [])
     if game.outcome is not None and game.outcome.board is not None:
         # The decided board's final position (a mate, say) is compared too.
         compare(game.board(game.outcome.board), stats, mismatches)
@@ -110,6 +137,7 @@ def test_legal_moves_equal_pyffish_on_random_linked_boards() -> None:
     print(dict(stats))
     assert mismatches == [], f"{len(mismatches)} mismatches, first: {mismatches[:5]}"
     assert stats["positions"] >= 10_000
+    assert stats["move_list_positions"] >= 1_000
     # The random play must reach the cases worth comparing.
     for case in (
         "in_check",
