@@ -365,14 +365,17 @@ class BughouseGame:
                 )
             return
         if self.rules.max_plies and len(self.moves) >= self.rules.max_plies:
-            self._finish(
-                Outcome(
-                    termination=Termination.MAX_PLIES,
-                    winner=None,
-                    reason=f"draw: {len(self.moves)} plies played on the two boards "
-                    f"(max_plies={self.rules.max_plies})",
-                )
+            reason = (
+                f"draw: {len(self.moves)} plies played on the two boards "
+                f"(max_plies={self.rules.max_plies})"
             )
+            if self.board_results:
+                # board_end=continue with one board decided: the other is drawn
+                # and the boards are summed as usual.
+                for board_id in live:
+                    self._end_board(board_id, None, Termination.MAX_PLIES, reason, None)
+                return
+            self._finish(Outcome(termination=Termination.MAX_PLIES, winner=None, reason=reason))
 
     def _end_board(
         self,

@@ -435,6 +435,21 @@ def test_board_end_continue_flags_of_both_teams_on_both_boards() -> None:
     assert outcome.termination is Termination.BOARDS_SUMMED
 
 
+def test_board_end_continue_max_plies_draws_the_board_still_playing() -> None:
+    g = game(fen_a=QUEEN_MATES, board_end="continue", max_plies=4)
+    g.push(Seat.A_WHITE, "Q@g7")
+    for move in ("g1f3", "g8f6"):
+        g.push(g.to_move(B), move)
+    assert not g.is_over
+    g.push(Seat.B_WHITE, "f3g1")
+    outcome = g.outcome
+    assert outcome is not None
+    assert g.board_results[B].termination is Termination.MAX_PLIES
+    assert outcome.termination is Termination.BOARDS_SUMMED
+    assert outcome.winner is Team.ONE
+    assert outcome.reason.startswith("boards summed 1.5-0.5")
+
+
 def test_board_end_continue_leave_and_illegal_end_one_board() -> None:
     g = game(board_end="continue")
     assert g.leave(Seat.A_WHITE, "quit") is None
