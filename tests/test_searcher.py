@@ -391,6 +391,8 @@ async def test_survives_malformed_commands() -> None:
                 await pipe.send(line)
             for line in bad:
                 await pipe.send(line)
+            assert pipe.process.stdin is not None
+            await pipe.process.stdin.send_all(b"\xff\xfe\x80 not utf-8\n")
             await pipe.send("isready")
             await pipe.expect("readyok")
             await pipe.send("go v 0 turn 3 board a depth 1")

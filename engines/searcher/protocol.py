@@ -98,9 +98,11 @@ class Engine:
         self.stop_flag.set()
 
     def _read(self, lines: TextIO) -> None:
-        for line in lines:
-            self.inbox.put(("line", line))
-        self.inbox.put(("eof", None))
+        try:
+            for line in lines:
+                self.inbox.put(("line", line))
+        finally:  # a broken input ends the engine like EOF, never leaves it hanging
+            self.inbox.put(("eof", None))
 
     # -- commands -------------------------------------------------------------
 
@@ -380,6 +382,8 @@ def main() -> int:
             sys.stdout.write(line + "\n")
             sys.stdout.flush()
 
+    # Bad bytes on the input become U+FFFD (the line is then ignored), never an error.
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
     engine = Engine(write)
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         engine.run(sys.stdin)
