@@ -3,7 +3,8 @@
 ``BughouseBoard`` is python-chess's ``CrazyhouseBoard`` with the overrides
 research/rules.md §1.2 lists: a capture goes to no pocket on this board (the
 match hands ``last_passed`` to the partner board), game end follows RULES.md
-(the wait-for-block mate rule, no stalemate, no material or repetition ends),
+(the wait-for-block mate rule, no stalemate, no material ends, repetition
+only under the house rule),
 pockets never hold a king, and piece counts above the chess maximum are valid.
 House rules that need state a FEN cannot carry (a dropped pawn's double step,
 a dropped rook's castling, which drops may check) live here too.
