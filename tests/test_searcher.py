@@ -250,6 +250,21 @@ def test_sitting_ends_at_once_when_the_clock_fell_below_the_floor_meanwhile() ->
     assert sent[-1].startswith("bestmove ") and sent[-1].endswith(" turn 1")
 
 
+def test_a_move_decided_on_a_stale_position_is_searched_again() -> None:
+    sent: list[str] = []
+    engine = Engine(sent.append)
+    engine.handle("newgame id t seat a-white time 60000 inc 0")
+    engine.handle(f"state v 0 a {START} b {START} clock 60000 60000 60000 60000")
+    engine.handle("go v 0 turn 1 board a depth 1")
+    _, (search_id, _) = engine.inbox.get(timeout=10)
+    engine.on_decision(search_id, Decision(chess.Move.from_uci("e2e5")))  # not legal here
+    assert not any(line.startswith("bestmove") for line in sent)
+    _, (search_id, decision) = engine.inbox.get(timeout=10)
+    engine.on_decision(search_id, decision)
+    move = sent[-1].split()[1]
+    assert chess.Move.from_uci(move) in chess.Board().legal_moves
+
+
 def test_partner_words() -> None:
     wishes = PartnerWishes()
     assert wishes.hear("++n ---q")

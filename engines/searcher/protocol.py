@@ -297,6 +297,10 @@ class Engine:
         if decision.info:
             self.write(f"info {decision.info}")
         self.tell_partner(decision.tells)
+        if decision.move is not None and not self.boards[self.board_letter].is_legal(decision.move):
+            # Decided on a position that has changed since (a re-sync): think again.
+            self._start_search(may_sit=False)
+            return
         if decision.move is not None:
             if decision.reason == "partner's move":
                 self.wishes.suggested = None
