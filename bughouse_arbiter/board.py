@@ -393,7 +393,9 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         token = text.strip()
         if not token:
             raise MoveError("empty move")
-        uci = token.lower() if _UCI_ANY_CASE.match(token) else token
+        # "E2E4" is UCI in capitals, but "B8d7" is SAN (a bishop from rank 8).
+        folded = _UCI_ANY_CASE.match(token) and (token.isupper() or token[0].islower())
+        uci = token.lower() if folded else token
         if "@" in token and len(token) >= 3:
             head, _, square = token.rstrip("+#!?").partition("@")
             uci = f"{(head or 'P').upper()}@{square.lower()}"
@@ -408,7 +410,8 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                 if (
                     piece
                     and piece.piece_type == chess.PAWN
-                    and chess.square_rank(move.to_square) in (0, 7)
+                    and piece.color == self.turn
+                    and chess.square_rank(move.to_square) == (7 if self.turn else 0)
                 ):
                     raise MoveError(f"{token}: a promotion needs a piece letter (e.g. {token}q)")
             if self.is_legal(move):

@@ -578,3 +578,24 @@ def test_every_legal_move_reads_back_from_its_uci_and_its_san(fen: str) -> None:
     for move in b.legal_moves:
         assert b.parse_move(move.uci()) == move
         assert b.parse_move(b.san(move)) == move
+
+
+def test_rank_disambiguated_san_is_not_read_as_uci() -> None:
+    # Two bishops can reach d7; "B8d7" names the one on rank 8, while "b8d7"
+    # in UCI would be the knight-less square b8 moving to d7.
+    board = BughouseBoard("kB6/8/8/8/8/8/6B1/K7[] w - - 0 1")
+    assert board.parse_move("B8d6").uci() == "b8d6"
+    board = BughouseBoard("k7/8/8/8/8/8/8/KB1B4[] w - - 0 1")
+    assert board.parse_move("Bbc2").uci() == "b1c2"
+    board = BughouseBoard("k1B5/8/8/8/8/8/8/K1B5[] w - - 0 1")
+    assert board.parse_move("B8d7").uci() == "c8d7"
+    assert board.parse_move("B1d2").uci() == "c1d2"
+    assert board.parse_move("C1D2").uci() == "c1d2"
+
+
+def test_promotion_hint_only_for_the_side_to_move() -> None:
+    board = BughouseBoard("k7/4P3/8/8/8/8/4p3/K7[] w - - 0 1")
+    with pytest.raises(MoveError, match="promotion needs a piece letter"):
+        board.parse_move("e7e8")
+    with pytest.raises(MoveError, match="illegal move"):
+        board.parse_move("e2e1")
