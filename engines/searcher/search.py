@@ -1,5 +1,12 @@
 """Alpha-beta search: iterative deepening negamax with quiescence on captures.
 
+Principal-variation search with a transposition table, futility pruning one
+ply from the horizon and late-move reductions; checks are extended near the
+root only (drops give check all the time). Quiescence searches captures, the
+checking drops at its first ply, and every evasion when in check, so a mate
+by a drop shows at the horizon. A side with no legal move is mated only if no
+drop could block the check; otherwise it waits, which scores badly but is not lost.
+
 Move ordering: the transposition-table move, captures by MVV-LVA, killer
 moves, then a history table; drops next to the enemy king come early. The
 search stops when its deadline passes, its node limit is reached or the
