@@ -14,11 +14,17 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..config import EngineSpec
 from ..errors import ConfigError
 from ..model import Seat
 from .base import Player
+
+if TYPE_CHECKING:
+    from .native import NativeEnginePlayer
+    from .uci import UciPlayer
+    from .xboard import XboardPlayer
 
 #: A per-engine protocol log: called with each line (already marked with its
 #: direction by the player).
@@ -37,45 +43,33 @@ def create_player(
     Raises:
         ConfigError: the spec names a protocol no player speaks.
     """
+    player_class = _player_class(spec)
+    return player_class(
+        seat,
+        spec.command,
+        name=spec.name,
+        cwd=spec.cwd,
+        options=spec.options,
+        init=spec.init,
+        handshake_timeout=handshake_timeout,
+        log=log,
+    )
+
+
+def _player_class(spec: EngineSpec) -> type[NativeEnginePlayer | UciPlayer | XboardPlayer]:
+    # Imported here so that the engines a match does not use cost nothing to start.
     if spec.protocol == "native":
         from .native import NativeEnginePlayer
 
-        return NativeEnginePlayer(
-            seat,
-            spec.command,
-            name=spec.name,
-            cwd=spec.cwd,
-            options=spec.options,
-            init=spec.init,
-            handshake_timeout=handshake_timeout,
-            log=log,
-        )
+        return NativeEnginePlayer
     if spec.protocol == "uci":
         from .uci import UciPlayer
 
-        return UciPlayer(
-            seat,
-            spec.command,
-            name=spec.name,
-            cwd=spec.cwd,
-            options=spec.options,
-            init=spec.init,
-            handshake_timeout=handshake_timeout,
-            log=log,
-        )
+        return UciPlayer
     if spec.protocol == "xboard":
         from .xboard import XboardPlayer
 
-        return XboardPlayer(
-            seat,
-            spec.command,
-            name=spec.name,
-            cwd=spec.cwd,
-            options=spec.options,
-            init=spec.init,
-            handshake_timeout=handshake_timeout,
-            log=log,
-        )
+        return XboardPlayer
     raise ConfigError(f"engine {spec.name!r}: unknown protocol {spec.protocol!r}")
 
 
