@@ -1,8 +1,8 @@
 """One bughouse board: crazyhouse move generation, captures passed to the partner.
 
 ``BughouseBoard`` is python-chess's ``CrazyhouseBoard`` with the overrides
-research/rules.md §1.2 lists: a capture goes to no pocket on this board (the
-match hands ``last_passed`` to the partner board), game end follows RULES.md
+bughouse needs: a capture goes to no pocket on this board (the
+match hands ``last_passed`` to the partner board), game end follows docs/rules.md
 (the wait-for-block mate rule, no stalemate, no material ends, repetition
 only under the house rule),
 pockets never hold a king, and piece counts above the chess maximum are valid.
@@ -52,7 +52,7 @@ _STATUS_PROBLEMS = (
 
 
 class BoardStatus(enum.Enum):
-    """The side to move's situation on one board (RULES.md, "Game end")."""
+    """The side to move's situation on one board (docs/rules.md, "Game end")."""
 
     OK = "ok"
     CHECKMATE = "checkmate"
@@ -316,11 +316,11 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def could_block_by_drop(self) -> bool:
         """True if a piece dropped from a full pocket would be a legal move.
 
-        This is RULES.md's test for "a check that a dropped piece could block":
+        This is docs/rules.md's test for "a check that a dropped piece could block":
         exactly one sliding checker with an empty square between it and the king
         (and, under a ``drop_check`` restriction, a drop there that the rule
         allows). Whether a blocking piece could ever arrive is not asked, as
-        every implementation does (research/rules.md §6.3).
+        no bughouse server or rule text asks it either.
         """
         king = self.king(self.turn)
         if king is None:
@@ -345,7 +345,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             self.pockets[self.turn] = saved
 
     def is_checkmate(self) -> bool:
-        """Mate as RULES.md judges it: no legal move, and (under
+        """Mate as docs/rules.md judges it: no legal move, and (under
         ``wait_for_block``) no drop could ever interpose."""
         if not self.is_check() or any(self.generate_legal_moves()):
             return False

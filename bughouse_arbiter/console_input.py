@@ -80,7 +80,7 @@ SIMPLE_COMMANDS: dict[str, str] = {
     "no": "no",
 }
 
-#: Signal words from RULES.md ("Signals") and research/protocols.md §3.
+#: Signal words from docs/rules.md ("Signals") and the customary words of bughouse players.
 SIGNAL_WORDS = frozenset({"sit", "go", "fast", "slow", "x", "dead", "+trades", "-trades", "trades"})
 _PIECE_SIGNAL = re.compile(r"^([+-]{1,3})([pnbrq])$")
 

@@ -1,6 +1,6 @@
 """A bughouse match: two linked boards, an append-only record, and its outcome.
 
-``BughouseGame`` is the rules of RULES.md for a whole table and nothing else:
+``BughouseGame`` is the rules of docs/rules.md for a whole table and nothing else:
 it reads no clock (time stamps come in as arguments), starts nothing, and
 knows nothing of players. The arbiter, the console, the BPGN replay and the
 ``position`` command all judge with this one class.

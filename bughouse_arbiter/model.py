@@ -1,7 +1,7 @@
 """The table: boards, seats, teams, and how a match ends.
 
 Pure values only. Team 1 is A-White + B-Black, team 2 is A-Black + B-White
-(RULES.md): partners sit at different boards and play opposite colours.
+(docs/rules.md): partners sit at different boards and play opposite colours.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""House rules: one frozen value holding every option of RULES.md.
+"""House rules: one frozen value holding every option of docs/rules.md.
 
 A rules value is written into every game file (``to_pairs``) and read back
 from it (``from_pairs``), so a replay judges a game by the rules it was played
@@ -55,7 +55,7 @@ def _one_of(_: object, attribute: attrs.Attribute[str], value: str) -> None:
 
 @attrs.frozen(kw_only=True)
 class HouseRules:
-    """Every option in force for one match (RULES.md, "House rules").
+    """Every option in force for one match (docs/rules.md, "House rules").
 
     Times are in seconds. ``turn_time_limit`` None means no per-move limit;
     ``max_plies`` 0 means no ply cap.
@@ -80,7 +80,7 @@ class HouseRules:
         return apply_rules(self, [(name, value)])
 
     def to_pairs(self) -> list[tuple[str, str]]:
-        """Every option as ``(name, text)``, in the order of RULES.md."""
+        """Every option as ``(name, text)``, in the order of docs/rules.md."""
         return [(name, _format_value(getattr(self, name))) for name in RULE_NAMES]
 
     @classmethod

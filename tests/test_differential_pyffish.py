@@ -8,7 +8,7 @@ wherever we allow castling) also pyffish's from the FEN at the board's last
 arrival plus the moves played since, so that pyffish tracks castling rights
 and en passant itself.
 
-pyffish judges game end differently (research/rules.md §3.2): with a check a
+pyffish judges game end differently: with a check a
 dropped piece could block but no piece to block with, it says mate where our
 default rule says wait. So when the side to move has no legal move we ask
 pyffish again with a full pocket: any legal move then means ``must_wait``,

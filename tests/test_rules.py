@@ -1,4 +1,4 @@
-"""House rules: defaults from RULES.md, profiles, parsing, and the header round trip."""
+"""House rules: defaults from docs/rules.md, profiles, parsing, and the header round trip."""
 
 from __future__ import annotations
 

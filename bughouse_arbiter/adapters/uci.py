@@ -2,7 +2,7 @@
 
 A search is a small state machine, ``idle -> searching -> stopping -> idle``,
 so a second ``go`` is never sent while one runs (that hangs Fairy-Stockfish).
-Traps handled (research/protocols.md §2.1, §4.4):
+Traps handled (each seen in real runs of Fairy-Stockfish 11.1):
 
 - Every ``go`` is preceded by ``position fen <FEN with [pocket] and ~>``, never
   a ``moves`` list (illegal moves there are dropped silently).

@@ -2,8 +2,8 @@
 
 The engine sits in ``force`` mode except while it thinks on our turn
 (``time``, ``otim``, ``go``), so it only ever moves when we asked and the
-answer belongs to a known turn token. Traps handled (research/protocols.md §1,
-§2.2, §4.4):
+answer belongs to a known turn token. Traps handled (each seen in real runs of
+Sjeng 11.2 and Fairy-Stockfish 11.1):
 
 - ``holding [W] [B]`` after every move on its board (Sjeng forgets pockets
   otherwise), and ``holding [W] [B] <C><P>`` exactly once per passed piece.
