@@ -5,7 +5,20 @@ starts every player in one nursery, hands each a clone of one action channel,
 and then loops: wait for the next action until the clocks' next deadline
 (``trio.move_on_at``; no polling), judge it with ``BughouseGame``, press the
 clock, tell everyone. A flag is declared at its deadline whether or not anyone
-is writing. However the match ends (result, a player's fault, cancellation or
+is writing.
+
+Timing. The action channel is unbounded: a player never waits to hand over
+an action (each player bounds what it sends). A move's clock stops at the
+moment the player received it (``arrived_at``, clamped between the turn's
+start and the moment the arbiter takes it), so neither the player's nor the
+arbiter's processing is charged to the mover, and a move that arrived before
+its deadline counts even if the arbiter takes it a little later. Per move the
+arbiter tells the four players first (the partner may be waiting for the
+piece), opens the next turns, and only then tells the observer (record,
+display). epoll sleeps in whole milliseconds, rounded up, so to declare a
+flag on time the arbiter wakes ``FLAG_EARLY`` seconds before a deadline and
+polls (still taking actions) until it passes: at most that long of CPU per
+flag. However the match ends (result, a player's fault, cancellation or
 Ctrl+C), every player hears ``game_over`` and is closed, and the observer sees
 a ``MatchEnded`` event, so a record can always be written.
 
@@ -20,13 +33,21 @@ token.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from functools import partial
 
 import trio
 
 from .board import STARTING_FEN
-from .clock import Clocks
+from .clock import SAME_INSTANT, Clocks
 from .errors import EngineFailed, MoveError, NotYourTurnError
 from .game import BughouseGame
 from .match_events import (
@@ -60,6 +81,7 @@ from .players.base import (
 from .rules import HouseRules
 
 __all__ = [
+    "FLAG_EARLY",
     "NOTIFY_TIMEOUT",
     "ActionIgnored",
     "DrawOffered",
@@ -79,6 +101,11 @@ __all__ = [
 #: How long a player may take to accept one notification before it counts
 #: as having left (it stopped reading its input).
 NOTIFY_TIMEOUT = 10.0
+#: Seconds before a flag's deadline at which the arbiter stops sleeping and
+#: polls, because epoll's timeout is whole milliseconds rounded up.
+FLAG_EARLY = 0.0015
+#: Most polls in one such final stretch (under a mock clock time does not pass).
+_FLAG_POLLS = 2000
 
 
 # -- the arbiter -----------------------------------------------------------------
@@ -136,7 +163,7 @@ async def run_match(
         observer=observer,
     )
     async with trio.open_nursery() as nursery:
-        send, receive = trio.open_memory_channel[Action](0)
+        send, receive = trio.open_memory_channel[Action](math.inf)
         try:
             failed = await _start_players(players, nursery, send, start_timeout)
             if failed:
@@ -226,8 +253,7 @@ class _Table:
         self.next_token = 1
         self.draw_offers: set[Seat] = set()
         self.boards_told: set[BoardId] = set()
-        # FENs are costly (about 0.1 ms each): computed once per change of a board.
-        self.fens: dict[BoardId, str] = {}
+        self.fens = _Fens(game)
         self.started = False
         self.record = MatchRecord(
             game=game,
@@ -263,18 +289,29 @@ class _Table:
         while not self.game.is_over:
             flag = self.clocks.next_deadline()
             deadline = flag.deadline if flag is not None else math.inf
-            action: Action | None = None
-            with trio.move_on_at(deadline):
-                action = await receive.receive()
+            action = await _next_action(receive, deadline)
             now = trio.current_time()
-            if self.clocks.flagged(now):
-                # A move that arrives after its deadline is too late.
-                await self.declare_flag(now)
-                continue
             if action is not None:
+                at = self.arrival(action, now)
+                if at < deadline - SAME_INSTANT:
+                    await self.handle(action, at)
+                    continue
+            if now >= deadline - SAME_INSTANT:
+                # An action that arrived after the deadline is too late for it.
+                await self.declare_flag(now)
+            if action is not None and not self.game.is_over:
                 await self.handle(action, now)
 
+    def arrival(self, action: Action, now: float) -> float:
+        """When ``action`` counts as made: its arrival, within its turn and not after ``now``."""
+        at = action.arrived_at
+        if at is None or at >= now:
+            return now
+        started = self.clocks.running.get(action.seat)
+        return at if started is None or at > started else started
+
     async def handle(self, action: Action, now: float) -> None:
+        """Judges ``action`` as made at ``now`` (its arrival time)."""
         if isinstance(action, MoveAction):
             await self.on_move(action, now)
         elif isinstance(action, WaitAction):
@@ -301,11 +338,14 @@ class _Table:
             await self.after_change(now)
 
     async def on_move(self, action: MoveAction, now: float) -> None:
+        """Plays the move made at ``now``: the four players first, the observer last."""
+        taken = trio.current_time()
         seat = action.seat
         if self.tokens.get(seat) != action.token:
             self.ignore(action, f"turn {action.token} is not open", now)
             return
         clocks, used = self.clocks.press(seat, now)
+        self.fens.freeze()  # the snapshots already handed out keep the position before
         try:
             played = self.game.push(
                 seat, action.move, at=self.since_start(now), clock=clocks.banked[seat]
@@ -318,17 +358,14 @@ class _Table:
             return
         self.clocks = clocks
         del self.tokens[seat]
-        self.fens.pop(played.board, None)
-        if played.passed is not None:
-            self.fens.pop(played.board.other, None)
+        changed = {played.board} if played.passed is None else set(BoardId)
+        self.fens = self.fens.after(changed)
+        state = self.state(taken)
+        await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in self.players)
+        self.record.overheads.append(trio.current_time() - taken)
+        await self.after_change(now)
         self.record.used.append(used)
         self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
-        state = self.state(now)
-        await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in self.players)
-        self.record.overheads.append(trio.current_time() - now)
-        # Let the transports write the move out before the next turn is prepared.
-        await trio.lowlevel.checkpoint()
-        await self.after_change(now)
 
     async def on_illegal(self, action: MoveAction, why: str, now: float) -> None:
         seat = action.seat
@@ -473,13 +510,7 @@ class _Table:
             self.game.leave(seat, why)
 
     def state(self, now: float) -> TableState:
-        fens = self.fens
-        for board in BoardId:
-            if board not in fens:
-                fens[board] = self.game.fen(board)
-        return TableState(
-            version=self.game.plies, fens=dict(fens), clocks=self.clocks.snapshot(now)
-        )
+        return TableState(version=self.game.plies, fens=self.fens, clocks=self.clocks.snapshot(now))
 
     def since_start(self, now: float) -> float:
         started = self.record.started
@@ -491,3 +522,77 @@ class _Table:
     def emit(self, event: MatchEvent) -> None:
         if self.observer is not None:
             self.observer(event)
+
+
+class _Fens(Mapping[BoardId, str]):
+    """The FENs of both boards at one version of the game, each made on first use.
+
+    A FEN costs about 70 us, and telling a move needs none, so they are made
+    after the players heard the move, when a turn or a player asks. The table
+    calls ``freeze`` before it changes the boards, so a snapshot handed out
+    keeps its position.
+    """
+
+    def __init__(self, game: BughouseGame, known: Mapping[BoardId, str] | None = None) -> None:
+        self._game = game
+        self._known = dict(known or {})
+        self._frozen = False
+
+    def __getitem__(self, board: BoardId) -> str:
+        fen = self._known.get(board)
+        if fen is None:
+            if self._frozen or not isinstance(board, BoardId):
+                raise KeyError(board)
+            fen = self._known[board] = self._game.fen(board)
+        return fen
+
+    def __iter__(self) -> Iterator[BoardId]:
+        return iter(BoardId)
+
+    def __len__(self) -> int:
+        return len(BoardId)
+
+    def __repr__(self) -> str:
+        return f"_Fens({dict(self)!r})"
+
+    def freeze(self) -> None:
+        """Makes every FEN now: the game is about to change."""
+        if not self._frozen:
+            for board in BoardId:
+                self[board]
+            self._frozen = True
+
+    def after(self, changed: Collection[BoardId]) -> _Fens:
+        """The FENs once ``changed`` boards moved on (the others are kept)."""
+        assert self._frozen, "freeze() before changing the game"
+        kept = {board: fen for board, fen in self._known.items() if board not in changed}
+        return _Fens(self._game, kept)
+
+
+async def _next_action(
+    receive: trio.MemoryReceiveChannel[Action], deadline: float
+) -> Action | None:
+    """The next action, or None once ``deadline`` has passed without one.
+
+    An action already waiting is returned even after the deadline (the caller
+    compares its arrival with the deadline). Sleeps until ``FLAG_EARLY``
+    before the deadline, then polls, so the deadline is not overslept by
+    epoll's rounding.
+    """
+    try:
+        return receive.receive_nowait()
+    except trio.WouldBlock:
+        pass
+    with trio.move_on_at(deadline - FLAG_EARLY):
+        return await receive.receive()
+    for _ in range(_FLAG_POLLS):
+        if trio.current_time() >= deadline:
+            return None
+        await trio.lowlevel.checkpoint()
+        try:
+            return receive.receive_nowait()
+        except trio.WouldBlock:
+            pass
+    with trio.move_on_at(deadline):
+        return await receive.receive()
+    return None

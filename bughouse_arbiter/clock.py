@@ -155,12 +155,16 @@ class Clocks:
         return clocks
 
     def stop(self, seat: Seat, now: float) -> Clocks:
-        """Stops ``seat``'s clock at ``now`` without increment (its board ended)."""
-        if seat not in self.running:
+        """Stops ``seat``'s clock at ``now`` without increment (its board ended).
+
+        A ``now`` before the turn started counts as its start.
+        """
+        started = self.running.get(seat)
+        if started is None:
             return self
         running = dict(self.running)
         del running[seat]
-        banked = {**self.banked, seat: self.remaining(seat, now)}
+        banked = {**self.banked, seat: self.remaining(seat, max(now, started))}
         return attrs.evolve(self, banked=banked, running=running)
 
     def stop_all(self, now: float) -> Clocks:
@@ -172,13 +176,14 @@ class Clocks:
     def press(self, seat: Seat, now: float) -> tuple[Clocks, float]:
         """``seat`` moved at ``now``: stops its clock and adds the increment.
 
-        Returns the new clocks and the seconds the turn used. Raises
+        Returns the new clocks and the seconds the turn used (never negative:
+        a ``now`` before the turn started counts as its start). Raises
         ValueError if ``seat``'s clock was not running.
         """
         started = self.running.get(seat)
         if started is None:
             raise ValueError(f"{seat}'s clock is not running")
-        used = now - started
+        used = max(0.0, now - started)
         running = dict(self.running)
         del running[seat]
         banked = {**self.banked, seat: self.banked[seat] - used + self.increment}

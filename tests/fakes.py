@@ -3,7 +3,9 @@
 A ``FakePlayer`` answers each turn of a seat with the next entry of that
 seat's script. An entry is one step or a tuple of steps run in order; each
 step waits ``after`` seconds (on trio's clock, so virtual under
-``autojump_clock``) and then sends its action. When a seat's script runs out
+``autojump_clock``) and then sends its action, stamped with that moment as
+``arrived_at``; a ``Move`` with ``late`` reaches the arbiter that many
+seconds after its stamp (a slow hand-over). When a seat's script runs out
 the player stays silent. Everything the arbiter says is recorded.
 """
 
@@ -36,10 +38,13 @@ from bughouse_arbiter.players.base import (
 
 @attrs.frozen
 class Move:
-    """Play ``text`` for the open turn."""
+    """Play ``text`` for the open turn; handed over ``late`` seconds after it
+    arrived. ``stamp`` overrides the arrival time (a line stamped wrongly)."""
 
     text: str
     after: float = 0.0
+    late: float = 0.0
+    stamp: float | None = None
 
 
 @attrs.frozen
@@ -98,6 +103,7 @@ class FakePlayer(Player):
         start_error: If set, ``start`` raises ``EngineFailed`` with it.
         start_delay: Seconds ``start`` takes.
         stuck_on_moves: ``moved`` never returns (a player that stopped reading).
+        slow_moves: ``moved`` takes this many seconds (keeps the arbiter busy).
         broken_on_turn: ``your_turn`` raises ``EngineFailed`` (a closed pipe).
     """
 
@@ -110,6 +116,7 @@ class FakePlayer(Player):
         start_error: str | None = None,
         start_delay: float = 0.0,
         stuck_on_moves: bool = False,
+        slow_moves: float = 0.0,
         broken_on_turn: bool = False,
     ) -> None:
         self.seats = (seats,) if isinstance(seats, Seat) else tuple(seats)
@@ -118,6 +125,7 @@ class FakePlayer(Player):
         self.start_error = start_error
         self.start_delay = start_delay
         self.stuck_on_moves = stuck_on_moves
+        self.slow_moves = slow_moves
         self.broken_on_turn = broken_on_turn
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
@@ -166,10 +174,22 @@ class FakePlayer(Player):
     ) -> None:
         for step in steps:
             await trio.sleep(step.after)
-            await self.send(self.action(seat, token, previous, step))
+            action = self.action(seat, token, previous, step)
+            if isinstance(step, Move) and step.late:
+                await trio.sleep(step.late)
+            await self.send(action)
 
     @staticmethod
     def action(seat: Seat, token: int, previous: int | None, step: Step) -> Action:
+        """The action ``step`` stands for, stamped as arriving now."""
+        now = trio.current_time()
+        if isinstance(step, Move) and step.stamp is not None:
+            now = step.stamp
+        action = FakePlayer._action(seat, token, previous, step)
+        return attrs.evolve(action, arrived_at=now)
+
+    @staticmethod
+    def _action(seat: Seat, token: int, previous: int | None, step: Step) -> Action:
         if isinstance(step, Move):
             return MoveAction(seat=seat, token=token, move=step.text)
         if isinstance(step, Stale):
@@ -194,6 +214,8 @@ class FakePlayer(Player):
     async def moved(self, played: PlayedMove, state: TableState) -> None:
         if self.stuck_on_moves:
             await trio.sleep_forever()  # breaks the contract: never blocks
+        if self.slow_moves:
+            await trio.sleep(self.slow_moves)
         self.heard.append(played)
 
     async def partner_says(self, seat: Seat, text: str) -> None:

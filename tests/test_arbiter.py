@@ -138,6 +138,51 @@ async def test_a_move_after_the_deadline_is_too_late(autojump_clock: object) -> 
     assert [e.played.uci for e in of_type(events, MovePlayed)] == ["d2d4"]
 
 
+async def test_the_clock_stops_when_the_move_arrived_not_when_the_arbiter_took_it(
+    autojump_clock: object,
+) -> None:
+    # A-White's move arrives at 1 but reaches the arbiter only at 1.5.
+    players = silent_table(a_white=[Move("e2e4", 1, late=0.5)], a_black=[Move("e7e5", 2)])
+    record, events = await play(players)
+    first, second = (e for e in of_type(events, MovePlayed))
+    assert (first.played.at, first.used, first.now) == (1.0, 1.0, 1.0)
+    assert first.played.clock == 9.0
+    # A-Black's turn (and clock) began when the arbiter had the move, at 1.5.
+    assert players[1].turns == [(Seat.A_BLACK, 3, 1.5)]
+    assert (second.played.at, second.used) == (3.5, 2.0)
+    assert record.used == [1.0, 2.0]
+
+
+async def test_an_arrival_stamped_outside_the_turn_is_clamped_to_it(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(
+        a_white=[Move("e2e4", 3, stamp=-100.0)],  # before its turn began: costs nothing
+        a_black=[Move("e7e5", 2, stamp=1e9)],  # in the future: counts when taken, at 5
+    )
+    record, _ = await play(players)
+    first, second = record.game.moves[:2]
+    assert record.used[:2] == [0.0, 2.0]
+    assert (first.at, first.clock) == (0.0, 10.0)
+    assert (second.at, second.clock) == (5.0, 8.0)
+
+
+async def test_a_move_that_arrived_in_time_counts_though_the_arbiter_was_busy(
+    autojump_clock: object,
+) -> None:
+    # Telling A-Black about d2d4 keeps the arbiter busy from 9.5 to 10.5; A-White's
+    # move arrives at 9.75, before its deadline at 10, and is taken at 10.5.
+    players = silent_table(a_white=[Move("e2e4", 9.75)], b_white=[Move("d2d4", 9.5)])
+    players[1].slow_moves = 1.0
+    record, events = await play(players)
+    played = [e.played for e in of_type(events, MovePlayed)]
+    assert [(p.uci, p.at) for p in played] == [("d2d4", 9.5), ("e2e4", 9.75)]
+    assert record.used == [9.5, 9.75]
+    assert played[1].clock == 0.25
+    assert record.outcome.termination is Termination.FLAG
+    assert record.outcome.seat is not Seat.A_WHITE
+
+
 async def test_waiting_keeps_the_clock_running(autojump_clock: object) -> None:
     players = silent_table(a_white=[(Wait(2, "need n"), Move("e2e4", 3))])
     record, events = await play(players)

@@ -54,6 +54,13 @@ def test_press_stops_the_clock_adds_increment_and_reports_time_used() -> None:
         clocks.press(AW, 106.0)
 
 
+def test_a_press_or_stop_before_the_turn_began_counts_as_its_start() -> None:
+    clocks, used = started(increment=2.0).press(AW, 99.5)
+    assert used == 0.0
+    assert clocks.banked[AW] == 12.0
+    assert started().stop(AW, 90.0).banked[AW] == 10.0
+
+
 def test_start_twice_keeps_the_first_start() -> None:
     clocks = started().start(AW, 105.0)
     assert clocks.running[AW] == 100.0

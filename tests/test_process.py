@@ -70,6 +70,53 @@ async def test_send_and_receive_lines_in_order() -> None:
         assert_reaped(pid)
 
 
+SLOW_ECHO = python(
+    """
+    import sys, time
+    time.sleep(0.5)  # lets the pipe fill while we keep sending
+    for line in sys.stdin:
+        line = line.rstrip("\\n")
+        if line == "quit":
+            break
+        print(len(line), line[:8], flush=True)
+    """
+)
+
+
+async def test_what_the_pipe_cannot_take_is_queued_in_order() -> None:
+    # 64 KiB pipes: the big lines fill it, and send() must neither block nor reorder.
+    lines = [f"{i:03d}" + "x" * 50_000 if i % 3 == 0 else f"{i:03d} small" for i in range(30)]
+    with trio.fail_after(GUARD):
+        async with open_engine_process(SLOW_ECHO) as engine:
+            for line in lines:  # 500 kB against a 64 KiB pipe nobody reads yet
+                engine.send(line)
+            got = [await engine.receive() for _ in lines]
+    assert [g.text if g else None for g in got] == [f"{len(x)} {x[:8]}" for x in lines]
+
+
+async def test_lines_go_to_on_lines_with_their_read_time() -> None:
+    seen: list[tuple[str, float]] = []
+
+    def sink(lines: list[RawLine], at: float) -> None:
+        assert at <= trio.current_time()
+        seen.extend((line.text, at) for line in lines)
+
+    with trio.fail_after(GUARD):
+        async with trio.open_nursery() as nursery:
+            engine = EngineProcess(ECHO)
+            await engine.start(nursery, on_lines=sink)
+            start = trio.current_time()
+            for i in range(20):
+                engine.send(f"line {i}")
+            engine.send("quit")
+            await engine.wait_eof()
+            await engine.aclose()
+    assert [text for text, _ in seen] == [f"echo line {i}" for i in range(20)]
+    times = [at for _, at in seen]
+    assert times == sorted(times) and times[0] >= start
+    assert await engine.receive() is None  # nothing went to the channel
+
+
 async def test_partial_lines_are_joined_and_last_line_kept() -> None:
     code = python(
         """

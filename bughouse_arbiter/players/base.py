@@ -58,6 +58,13 @@ class TableState:
 
 
 # -- actions: player -> arbiter ------------------------------------------------
+#
+# Every action may carry ``arrived_at``: the trio time at which the player
+# received it (an engine's line read off its pipe, a key pressed). The
+# arbiter stops the mover's clock at that instant (never before the turn
+# began, never after the arbiter took the action), so the time an action
+# spends reaching the arbiter is charged to nobody. None: when the arbiter
+# takes it. It takes no part in comparing actions.
 
 
 @attrs.frozen(kw_only=True)
@@ -67,6 +74,7 @@ class MoveAction:
     seat: Seat
     token: int
     move: str
+    arrived_at: float | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -76,11 +84,13 @@ class WaitAction:
     seat: Seat
     token: int
     reason: str = ""
+    arrived_at: float | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen(kw_only=True)
 class ResignAction:
     seat: Seat
+    arrived_at: float | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -88,6 +98,7 @@ class DrawOfferAction:
     """``seat`` offers (or, when one is pending, accepts) a draw."""
 
     seat: Seat
+    arrived_at: float | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -96,6 +107,7 @@ class TellAction:
 
     seat: Seat
     text: str
+    arrived_at: float | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -104,6 +116,7 @@ class InfoAction:
 
     seat: Seat
     text: str
+    arrived_at: float | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -112,6 +125,7 @@ class Gone:
 
     seat: Seat
     reason: str
+    arrived_at: float | None = attrs.field(default=None, eq=False)
 
 
 Action = MoveAction | WaitAction | ResignAction | DrawOfferAction | TellAction | InfoAction | Gone

@@ -1,10 +1,20 @@
 """A native engine (protocol.md, BUG/1) at one seat, or at both seats of a team.
 
-Three tasks in the arbiter's nursery, so the arbiter never waits on the
-engine: the process's reader and writer (``EngineProcess``), and a pump that
-feeds every output line to the ``EngineSession`` and turns its events into
-actions. Actions go through an unbounded outbox and a forwarder task, so the
-pump keeps draining the engine even while the arbiter is busy.
+The arbiter never waits on the engine, and an answer reaches the arbiter in
+one task switch: the process's reader task (``EngineProcess``) hands every
+read's lines straight to ``_on_lines``, which feeds them to the
+``EngineSession`` and puts the resulting actions into the arbiter's channel
+with ``send_nowait``, each stamped with the trio time its line was read
+(``arrived_at``), so the arbiter charges the engine's clock up to that
+instant and not for the time the action took to reach it.
+
+Buffering: the reader never blocks. The arbiter's own channel is unbounded,
+so actions normally go straight in. If the channel given to ``start`` has no
+room, actions wait in this player's outbox (order kept) and a forwarder task
+hands them on. The engine's output cannot flood the arbiter: search ``info``
+is coalesced (below), and past ``MAX_PENDING`` actions waiting for the
+arbiter, further ``tell``, ``info`` and ``draw`` lines are dropped (counted
+in ``ignored`` and logged); moves, waits, resignations and ``Gone`` always go.
 
 What happens to engine lines (protocol.md §9): answers to open turns become
 ``MoveAction``/``WaitAction`` with the arbiter's token; stale, unknown,
@@ -16,10 +26,9 @@ output before ``aclose`` becomes one ``Gone`` with the exit status.
 
 from __future__ import annotations
 
-import contextlib
-import math
 import os
 import re
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 
 import trio
@@ -51,6 +60,7 @@ from ..protocol import (
     PartnerTell,
     PlayerInfo,
     Quit,
+    RawLine,
     ReadyOk,
     Refused,
     Resign,
@@ -84,6 +94,8 @@ IGNORED_EVERY = 1000
 EXIT_WAIT = 0.5
 #: Longest partner message passed on.
 TELL_LIMIT = 500
+#: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
+MAX_PENDING = 1000
 _GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")
 
 
@@ -142,7 +154,11 @@ class NativeEnginePlayer(Player):
         self._eof = False
         self._playing = False
         self._closing = False
-        self._outbox_in, self._outbox_out = trio.open_memory_channel[Action](math.inf)
+        self._arrived_at: float | None = None  # when the lines being handled were read
+        self._actions: trio.MemorySendChannel[Action] | None = None
+        self._outbox: deque[Action] = deque()  # waits here only when the channel is full
+        self._outbox_kick = trio.Event()
+        self._actions_done = False
 
     # -- start -----------------------------------------------------------------------
 
@@ -152,9 +168,10 @@ class NativeEnginePlayer(Player):
         Raises ``EngineFailed`` with the reason if any of it fails; the process
         is then already stopped.
         """
-        await self.process.start(nursery)
-        nursery.start_soon(self._pump)
-        nursery.start_soon(self._forward, actions)
+        self._actions = actions
+        await self.process.start(nursery, on_lines=self._on_lines)
+        nursery.start_soon(self._watch_end)
+        nursery.start_soon(self._forward)
         try:
             self._send(Bug())
             with trio.move_on_after(self.handshake_timeout) as scope:
@@ -295,7 +312,7 @@ class NativeEnginePlayer(Player):
             await self.process.aclose(None)  # waits for the first call to finish
             return
         self._closing = True
-        self._outbox_in.close()
+        self._close_actions()
         quit_line = None
         if "quit" in COMMANDS_ALLOWED[self.session.state]:
             quit_line = self.session.send(Quit()).decode().rstrip("\n")
@@ -315,11 +332,17 @@ class NativeEnginePlayer(Player):
 
     # -- lines in ----------------------------------------------------------------------
 
-    async def _pump(self) -> None:
-        while (line := await self.process.receive()) is not None:
+    def _on_lines(self, lines: list[RawLine], arrived_at: float) -> None:
+        """The reader's hand-off: one read's lines, read at ``arrived_at``."""
+        self._arrived_at = arrived_at
+        for line in lines:
             self.session.receive_line(line)
             self._drain_session()
-            self._wake()
+        self._arrived_at = None
+        self._wake()
+
+    async def _watch_end(self) -> None:
+        await self.process.wait_eof()
         self.session.receive_eof()
         self._drain_session()
         self._eof = True
@@ -331,7 +354,7 @@ class NativeEnginePlayer(Player):
         self._note(reason)
         if self._playing:
             self._post(Gone(seat=self.seat, reason=reason))
-        self._outbox_in.close()
+        self._close_actions()
 
     def _drain_session(self) -> None:
         while True:
@@ -356,21 +379,27 @@ class NativeEnginePlayer(Player):
                 seat, token = self._turns.pop(wire)
                 self._open_by_seat.pop(seat, None)
                 self._answered[seat] = (wire, token)
+                at = self._arrived_at
                 info = self._last_info.pop(seat, None)
-                if info is not None:
-                    self._post(InfoAction(seat=seat, text=info))
-                self._post(MoveAction(seat=seat, token=token, move=move))
+                if info is not None:  # just before its move, which the record pairs it with
+                    self._post(InfoAction(seat=seat, text=info, arrived_at=at), chatter=True)
+                self._post(MoveAction(seat=seat, token=token, move=move, arrived_at=at))
             case Wait(token=wire, reason=reason):
                 if wire not in self._turns:
                     return
                 seat, token = self._turns[wire]
-                self._post(WaitAction(seat=seat, token=token, reason=reason))
+                at = self._arrived_at
+                self._post(WaitAction(seat=seat, token=token, reason=reason, arrived_at=at))
             case Resign(board=board):
-                self._post(ResignAction(seat=self._seat_on(board)))
+                self._post(ResignAction(seat=self._seat_on(board), arrived_at=self._arrived_at))
             case Draw(board=board):
-                self._post(DrawOfferAction(seat=self._seat_on(board)))
+                offer = DrawOfferAction(seat=self._seat_on(board), arrived_at=self._arrived_at)
+                self._post(offer, chatter=True)
             case Tell(text=text):
-                self._post(TellAction(seat=self.seat, text=text[:TELL_LIMIT]))
+                text = text[:TELL_LIMIT]
+                self._post(
+                    TellAction(seat=self.seat, text=text, arrived_at=self._arrived_at), chatter=True
+                )
             case Info(text=text, board=board):
                 self._last_info[self._seat_on(board)] = text
             case EngineError(text=text):
@@ -385,17 +414,54 @@ class NativeEnginePlayer(Player):
                 return seat
         return self.seat
 
-    def _post(self, action: Action) -> None:
-        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-            self._outbox_in.send_nowait(action)
+    def _post(self, action: Action, *, chatter: bool = False) -> None:
+        """Hands ``action`` to the arbiter without waiting (see the module docstring)."""
+        actions = self._actions
+        if actions is None or self._actions_done:
+            return
+        try:
+            waiting = len(self._outbox) + actions.statistics().current_buffer_used
+        except trio.ClosedResourceError:
+            return
+        if chatter and waiting >= MAX_PENDING:
+            self.ignored += 1
+            self._note(f"dropped ({waiting} actions wait for the arbiter): {action}")
+            return
+        if not self._outbox:
+            try:
+                actions.send_nowait(action)
+                return
+            except trio.WouldBlock:
+                pass
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                return
+        self._outbox.append(action)
+        self._outbox_kick.set()
 
-    async def _forward(self, actions: trio.MemorySendChannel[Action]) -> None:
-        async with actions:
-            async for action in self._outbox_out:
-                try:
-                    await actions.send(action)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    return
+    async def _forward(self) -> None:
+        """Hands on, in order, the actions that found the arbiter's channel full."""
+        while (actions := self._actions) is not None:
+            if not self._outbox:
+                await self._outbox_kick.wait()
+                self._outbox_kick = trio.Event()
+                continue
+            try:
+                await actions.send(self._outbox[0])
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self._outbox.clear()
+                self._actions = None
+                return
+            self._outbox.popleft()
+            if not self._outbox and self._actions_done:
+                self._close_actions()
+
+    def _close_actions(self) -> None:
+        """No more actions from this player; those in the outbox are still handed on."""
+        self._actions_done = True
+        if self._actions is not None and not self._outbox:
+            self._actions.close()
+            self._actions = None
+            self._outbox_kick.set()
 
     def _wake(self) -> None:
         self._changed.set()

@@ -9,13 +9,23 @@ three tasks in the caller's nursery:
   UTF-8 decoded with replacement), so a flood never blocks the engine;
 - a **stderr reader** that drains standard error into the log and keeps its
   last lines for the crash report;
-- a **writer**, the one send path: ``send(line)`` only queues, so callers
-  never wait on a full pipe and lines never interleave.
+- a **writer** for what the pipe cannot take at once.
 
-``receive()`` hands out the lines in order and ``None`` once the output has
-ended. ``aclose()`` stops the engine for good: the quit line, ``grace``
-seconds, SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the
-engine's own process group, and always reaps the child. The optional ``log``
+Lines out: ``send(line)`` never waits. While nothing is queued it writes the
+line straight into the pipe (one non-blocking ``write``, so a notification
+reaches the engine without a task switch); whatever the pipe does not take
+is queued, and the writer sends the queue in bursts, one ``send_all`` each.
+Lines never interleave and keep their order.
+
+Lines in: ``receive()`` hands out the lines in order and ``None`` once the
+output has ended. A player that wants the lines without a task hop passes
+``on_lines`` to ``start``: the reader then calls it with each read's
+complete lines and the trio time they were read, and ``receive()`` is not
+used (``wait_eof()`` tells when the output ended).
+
+``aclose()`` stops the engine for good: the quit line, ``grace`` seconds,
+SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the engine's
+own process group, and always reaps the child. The optional ``log``
 gets every line in and out (``ProtocolLog`` writes them with timestamps, like
 cutechess's ``--debug``).
 
@@ -47,6 +57,12 @@ from ..protocol import MAX_LINE, LineBuffer, RawLine
 
 Log = Callable[[str], None]
 """Receives one finished log line, e.g. ``"WA < go v 0 turn 1 board a"``."""
+
+LineSink = Callable[[list[RawLine], float], None]
+"""Takes the complete lines of one read and the trio time they were read.
+
+Called in the reader task: it must not block (it may only queue or hand on).
+"""
 
 #: Seconds an engine gets after the quit line before SIGTERM, and after SIGTERM before SIGKILL.
 QUIT_GRACE = 1.0
@@ -125,22 +141,29 @@ class EngineProcess:
         self.dropped = 0
         self._process: trio.Process | None = None
         self._lines_out, self._lines_in = trio.open_memory_channel[RawLine](math.inf)
-        self._send_out, self._send_in = trio.open_memory_channel[str](math.inf)
+        self._on_lines: LineSink | None = None
+        self._stdin_fd = -1
+        self._queued = bytearray()  # bytes the pipe has not taken yet, for the writer
+        self._writing = False  # the writer is inside send_all
+        self._kick = trio.Event()
         self._scopes: list[trio.CancelScope] = []
         self._eof = False
+        self._ended = trio.Event()
         self._write_failed = False
         self._closing = False
         self._closed = trio.Event()
 
     # -- start ------------------------------------------------------------------------
 
-    async def start(self, nursery: trio.Nursery) -> None:
+    async def start(self, nursery: trio.Nursery, *, on_lines: LineSink | None = None) -> None:
         """Spawns the program and starts its tasks in ``nursery``.
 
-        Raises ``EngineFailed`` if the program cannot be run.
+        With ``on_lines``, output lines go to it from the reader task instead
+        of to ``receive()``. Raises ``EngineFailed`` if the program cannot be run.
         """
         if self._process is not None:
             raise RuntimeError("engine process already started")
+        self._on_lines = on_lines
         try:
             self._process = await trio.lowlevel.open_process(
                 self.argv,
@@ -153,6 +176,9 @@ class EngineProcess:
             )
         except OSError as exc:
             raise EngineFailed(f"cannot run {self.argv[0]!r}: {exc.strerror or exc}") from exc
+        stdin = self._process.stdin
+        assert isinstance(stdin, trio.lowlevel.FdStream)
+        self._stdin_fd = stdin.fileno()
         command = shlex.join(self.argv).replace("\n", "\\n")
         self._note(f"started pid {self._process.pid}: {command}")
         for task in (self._read, self._read_stderr, self._write):
@@ -190,17 +216,43 @@ class EngineProcess:
     # -- lines in and out ------------------------------------------------------------------
 
     def send(self, line: str) -> None:
-        """Queues one line (without LF) for the engine; never blocks.
+        """Sends one line (without LF) to the engine; never blocks.
 
+        Written at once when the pipe takes it, else queued for the writer.
         Lines sent after the engine stopped reading, or after ``aclose``, are
         dropped (the engine is gone; its end is reported by ``receive``).
         """
         if "\n" in line or "\r" in line:
             raise ValueError(f"a line to send cannot contain a line break: {line!r}")
-        if self._closing or self._write_failed:
+        if self._closing or self._write_failed or self._process is None:
             return
-        with contextlib.suppress(trio.ClosedResourceError):
-            self._send_out.send_nowait(line)
+        if self.log is not None:
+            self.log(f"{self.label} < {line}")
+        data = (line + "\n").encode()
+        if self._queued or self._writing:
+            self._queued += data
+            self._kick.set()
+            return
+        try:
+            written = os.write(self._stdin_fd, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            self._input_closed()
+            return
+        if written < len(data):
+            self._queued += data[written:]
+            self._kick.set()
+
+    def _input_closed(self) -> None:
+        self._write_failed = True
+        self._queued.clear()
+        self._note("its input is closed; further lines are dropped")
+        self._kick.set()  # the writer closes our end
+
+    async def wait_eof(self) -> None:
+        """Returns once the engine's output has ended."""
+        await self._ended.wait()
 
     async def receive(self) -> RawLine | None:
         """The next output line, or ``None`` once the output has ended (and after)."""
@@ -243,25 +295,31 @@ class EngineProcess:
                     chunk = b""
                 if not chunk:
                     break
-                for line in buffer.feed(chunk):
-                    self._deliver(line)
-            for line in buffer.close():
-                self._deliver(line)
+                self._deliver(buffer.feed(chunk))
+            self._deliver(buffer.close())
         finally:
             self._eof = True
+            self._ended.set()
             self._lines_out.close()
             if self.dropped:
                 self._note(f"{self.dropped} output lines dropped (nobody read them)")
             self._note("end of output")
 
-    def _deliver(self, line: RawLine) -> None:
-        if self.log is not None:
-            self.log(f"{self.label} > {_for_log(line)}")
-        if self._lines_out.statistics().current_buffer_used >= self.max_backlog:
-            self.dropped += 1
+    def _deliver(self, lines: list[RawLine]) -> None:
+        if not lines:
             return
-        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-            self._lines_out.send_nowait(line)
+        if self.log is not None:
+            for line in lines:
+                self.log(f"{self.label} > {_for_log(line)}")
+        if self._on_lines is not None:
+            self._on_lines(lines, trio.current_time())
+            return
+        for line in lines:
+            if self._lines_out.statistics().current_buffer_used >= self.max_backlog:
+                self.dropped += 1
+                continue
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                self._lines_out.send_nowait(line)
 
     async def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -282,19 +340,26 @@ class EngineProcess:
                 return
 
     async def _write(self) -> None:
+        """Sends what ``send`` queued, a burst at a time; closes stdin at the end."""
         assert self._process is not None and self._process.stdin is not None
         stdin = self._process.stdin
         try:
-            async for line in self._send_in:
-                if self._write_failed:
+            while not self._write_failed:
+                if not self._queued:
+                    if self._closing:
+                        return
+                    await self._kick.wait()
+                    self._kick = trio.Event()
                     continue
-                if self.log is not None:
-                    self.log(f"{self.label} < {line}")
+                burst = bytes(self._queued)
+                self._queued.clear()
+                self._writing = True
                 try:
-                    await stdin.send_all((line + "\n").encode())
+                    await stdin.send_all(burst)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    self._write_failed = True
-                    self._note("its input is closed; further lines are dropped")
+                    self._input_closed()
+                finally:
+                    self._writing = False
         finally:
             with trio.CancelScope(shield=True):
                 await stdin.aclose()
@@ -324,7 +389,7 @@ class EngineProcess:
         if quit_line is not None:
             self.send(quit_line)
         self._closing = True
-        self._send_out.close()  # the writer sends what is queued, then closes stdin
+        self._kick.set()  # the writer sends what is queued, then closes stdin
         process = self._process
         try:
             if process is None:
