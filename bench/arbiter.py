@@ -15,7 +15,9 @@ arbiter declaring the flag: ``--flags`` matches between players that never
 move (in-process, so only the arbiter's own wake-up is measured) at 0.05 s
 per player, plus a few matches against the ``faulty-hang`` engine process.
 
-It prints plies per second, overhead median and p99 (and the part spent in
+``--flag-early 0`` turns off the arbiter's early wake-up before a deadline
+(``FLAG_EARLY``), to compare with a plain ``trio.move_on_at``. It prints
+plies per second, overhead median and p99 (and the part spent in
 the arbiter itself, from taking the move off its channel to having told every
 player), flag latency median and p99, the peak resident memory of this
 process (the arbiter; engines are separate processes) and the load average,
@@ -37,6 +39,7 @@ from pathlib import Path
 
 import trio
 
+from bughouse_arbiter import arbiter
 from bughouse_arbiter.arbiter import run_match
 from bughouse_arbiter.config import builtin_engine
 from bughouse_arbiter.game import PlayedMove
@@ -167,7 +170,14 @@ async def main() -> None:
     parser.add_argument("--hang-matches", type=int, default=5)
     parser.add_argument("--engine", default="random")
     parser.add_argument("--tc", type=float, default=120.0)
+    parser.add_argument(
+        "--flag-early",
+        type=float,
+        default=arbiter.FLAG_EARLY,
+        help="seconds the arbiter wakes before a deadline (default %(default)s)",
+    )
     args = parser.parse_args()
+    arbiter.FLAG_EARLY = args.flag_early
 
     print(f"part 1: {args.matches} matches of four '{args.engine}' engines", flush=True)
     wall = time.perf_counter()
@@ -196,7 +206,8 @@ async def main() -> None:
     if latencies:
         print(
             f"flag latency           median {statistics.median(latencies) * 1e3:.3f} ms, "
-            f"p99 {percentile(latencies, 0.99) * 1e3:.3f} ms  ({len(latencies)} flags)"
+            f"p99 {percentile(latencies, 0.99) * 1e3:.3f} ms, max {max(latencies) * 1e3:.3f} ms  "
+            f"({len(latencies)} flags; waking {args.flag_early * 1e3:g} ms early)"
         )
     print(f"arbiter peak memory    {peak_kib / 1024:.1f} MiB (max RSS of this process)")
     load = os.getloadavg()

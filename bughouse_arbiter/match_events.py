@@ -2,7 +2,10 @@
 
 Values only: ``run_match`` (``arbiter.py``) emits these events to its
 ``observer`` callback and returns a ``MatchRecord``. Every event carries
-``now``, the arbiter's trio time when it happened. ``arbiter`` re-exports
+``now``, the arbiter's trio time when it happened: for an action, when the
+player received it (its ``arrived_at``, within the turn). ``MovePlayed``
+reaches the observer after the players have heard the move and the next
+turns are open. ``arbiter`` re-exports
 all of them.
 """
 
@@ -126,10 +129,10 @@ class MatchRecord:
 
     ``started`` is the trio time at which the clocks started (None if the
     match never started); ``PlayedMove.at`` counts from it. ``used`` holds the
-    seconds each move's turn took, by ply. ``overheads`` holds, per move, the
-    seconds from taking the move off the action channel to having told every
-    player about it; ``flag_latencies`` the seconds between a flag's deadline
-    and the arbiter declaring it.
+    seconds each move's turn took, by ply, up to the move's arrival.
+    ``overheads`` holds, per move, the seconds from taking the move off the
+    action channel to having told every player about it; ``flag_latencies``
+    the seconds between a flag's deadline and the arbiter declaring it.
     """
 
     game: BughouseGame

@@ -202,3 +202,36 @@ async def test_an_xboard_engine_that_ignores_quit_is_killed(tmp_path: Path) -> N
             await player.aclose()  # twice is harmless
     code = player.engine.returncode
     assert code is not None and code < 0  # it had to be signalled
+
+
+async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> None:
+    require("fairy-stockfish")
+    from bughouse_arbiter.board import STARTING_FEN
+    from bughouse_arbiter.model import SEATS, BoardId
+    from bughouse_arbiter.players.base import Action, MatchInfo, MoveAction, TableState
+
+    spec = builtin_external_engines()["fairy-stockfish"]
+    player = create_player(Seat.A_WHITE, spec)
+    send, receive = trio.open_memory_channel[Action](100)
+    state = TableState(
+        version=0,
+        fens=dict.fromkeys(BoardId, STARTING_FEN),
+        clocks=dict.fromkeys(SEATS, 1.0),
+    )
+    info = MatchInfo(
+        game_id="1",
+        names={seat: seat.slug for seat in SEATS},
+        rules=HouseRules(time=1.0),
+        start_fens=dict.fromkeys(BoardId, STARTING_FEN),
+    )
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            await player.start(nursery, send)
+            await player.new_game(info, state)
+            asked = trio.current_time()
+            await player.your_turn(Seat.A_WHITE, 1, state)
+            while not isinstance(action := await receive.receive(), MoveAction):
+                pass
+            assert action.arrived_at is not None
+            assert asked < action.arrived_at <= trio.current_time()
+            await player.aclose()

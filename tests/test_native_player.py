@@ -85,8 +85,14 @@ async def nursery() -> AsyncIterator[trio.Nursery]:
         nursery.cancel_scope.cancel()
 
 
-async def seat(nursery: trio.Nursery, player: NativeEnginePlayer, *, game: bool = True) -> Seated:
-    send, receive = trio.open_memory_channel[Action](math.inf)
+async def seat(
+    nursery: trio.Nursery,
+    player: NativeEnginePlayer,
+    *,
+    game: bool = True,
+    buffer: float = math.inf,
+) -> Seated:
+    send, receive = trio.open_memory_channel[Action](buffer)
     with trio.fail_after(GUARD):
         await player.start(nursery, send)
         if game:
@@ -283,6 +289,32 @@ async def test_flood_is_drained_and_only_the_last_info_forwarded(nursery: trio.N
     move = await seated.next()
     assert isinstance(move, MoveAction)
     assert move.token == 1
+
+
+async def test_answers_carry_the_time_their_line_was_read(nursery: trio.Nursery) -> None:
+    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM))
+    asked = trio.current_time()
+    await seated.player.your_turn(Seat.A_WHITE, 1, table())
+    move = await seated.next_move()
+    assert move.arrived_at is not None
+    assert asked < move.arrived_at <= trio.current_time()
+
+
+async def test_a_channel_without_room_gets_every_action_in_order(nursery: trio.Nursery) -> None:
+    # Nobody takes actions for a while: the reader keeps draining, the actions
+    # wait in the player's outbox, in order, stamped when their line was read.
+    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM), buffer=0)
+    await seated.player.your_turn(Seat.A_WHITE, 1, table())
+    await trio.sleep(0.5)
+    taken = trio.current_time()
+    info_action, move = await seated.next(), await seated.next()
+    assert isinstance(info_action, InfoAction)
+    assert isinstance(move, MoveAction) and move.token == 1
+    assert move.arrived_at is not None and info_action.arrived_at == move.arrived_at
+    assert move.arrived_at < taken
+    await seated.player.your_turn(Seat.A_WHITE, 2, table(version=1))
+    second = await seated.next_move()
+    assert second.token == 2
 
 
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:

@@ -14,6 +14,7 @@ import contextlib
 import math
 from collections.abc import Callable, Sequence
 
+import attrs
 import trio
 
 from ..adapters.common import (
@@ -76,7 +77,10 @@ class ExternalEnginePlayer(Player):
         self.name = name or self.engine.label
         self.handshake_timeout = handshake_timeout
         self.log = log
-        self._events_out, self._events_in = trio.open_memory_channel[EngineEvent](math.inf)
+        # Each event with the trio time its line was read (None: not from a line).
+        self._events_out, self._events_in = trio.open_memory_channel[
+            tuple[EngineEvent, float | None]
+        ](math.inf)
         self._actions: trio.MemorySendChannel[Action] | None = None
         self._changed = trio.Event()
         self._failure: EngineFailed | None = None
@@ -135,11 +139,12 @@ class ExternalEnginePlayer(Player):
     async def _feed(self) -> None:
         try:
             async for line in self.engine:
+                read_at = trio.current_time()
                 try:
                     self.adapter.receive(line.text)
                 except EngineFailed as exc:
                     self._failure = exc
-                self._flush()
+                self._flush(read_at)
                 self._wake()
         finally:
             self._wake()
@@ -147,8 +152,10 @@ class ExternalEnginePlayer(Player):
 
     async def _forward(self) -> None:
         async with self._events_in:
-            async for event in self._events_in:
+            async for event, read_at in self._events_in:
                 action = self._action(event)
+                if action is not None and read_at is not None:
+                    action = attrs.evolve(action, arrived_at=read_at)
                 if action is not None and self._actions is not None and not self._closing:
                     try:
                         await self._actions.send(action)
@@ -178,13 +185,13 @@ class ExternalEnginePlayer(Player):
             self.log(f"{self.engine.label} : {event.text}")
         return None
 
-    def _flush(self) -> None:
+    def _flush(self, read_at: float | None = None) -> None:
         lines, events = self.adapter.take()
         for line in lines:
             self.engine.send(line)
         for event in events:
             with contextlib.suppress(trio.ClosedResourceError):
-                self._events_out.send_nowait(event)
+                self._events_out.send_nowait((event, read_at))
 
     def _wake(self) -> None:
         self._changed.set()
