@@ -25,9 +25,10 @@ from bughouse_arbiter.players.base import (
     MatchInfo,
     MoveAction,
     TableState,
+    TellAction,
     WaitAction,
 )
-from bughouse_arbiter.players.native import NativeEnginePlayer
+from bughouse_arbiter.players.native import MAX_PENDING, NativeEnginePlayer
 from bughouse_arbiter.players.process import ProtocolLog
 from bughouse_arbiter.rules import HouseRules
 
@@ -315,6 +316,42 @@ async def test_a_channel_without_room_gets_every_action_in_order(nursery: trio.N
     await seated.player.your_turn(Seat.A_WHITE, 2, table(version=1))
     second = await seated.next_move()
     assert second.token == 2
+
+
+CHATTY = """
+import sys
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "bug":
+        print("bugok", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        sys.stdout.write("".join(f"ptell spam {i}\\n" for i in range(3000)))
+        print("bestmove e2e4 turn " + line.split()[4], flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+async def test_a_flood_of_partner_messages_is_capped_but_the_move_goes_through(
+    nursery: trio.Nursery,
+) -> None:
+    player = NativeEnginePlayer(Seat.A_WHITE, [sys.executable, "-c", CHATTY])
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    with trio.fail_after(GUARD):  # nothing is taken until every ptell was read
+        while player.ignored < 3000 - MAX_PENDING:
+            await trio.sleep(0.01)
+    tells = []
+    while not isinstance(action := await seated.next(), MoveAction):
+        tells.append(action)
+    assert action.token == 1
+    assert all(isinstance(t, TellAction) for t in tells)
+    assert [t.text for t in tells if isinstance(t, TellAction)] == [
+        f"spam {i}" for i in range(MAX_PENDING)
+    ]
+    assert player.ignored == 3000 - MAX_PENDING
 
 
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:
