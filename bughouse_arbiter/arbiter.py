@@ -361,7 +361,10 @@ class _Table:
         changed = {played.board} if played.passed is None else set(BoardId)
         self.fens = self.fens.after(changed)
         state = self.state(taken)
-        await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in self.players)
+        # The mover last: it knows its move, the others may be waiting for it.
+        mover = self.seats[seat]
+        told = [p for p in self.players if p is not mover] + [mover]
+        await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in told)
         self.record.overheads.append(trio.current_time() - taken)
         await self.after_change(now)
         self.record.used.append(used)

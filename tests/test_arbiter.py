@@ -183,6 +183,23 @@ async def test_a_move_that_arrived_in_time_counts_though_the_arbiter_was_busy(
     assert record.outcome.seat is not Seat.A_WHITE
 
 
+async def test_players_hear_a_move_and_get_their_turn_before_the_observer(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 1)])
+    seen: list[tuple[int, list[int], list[int]]] = []
+
+    def observer(event: MatchEvent) -> None:
+        if isinstance(event, MovePlayed):
+            heard = [len(p.heard) for p in players]
+            turns = [len(p.turns) for p in players]
+            seen.append((event.played.ply, heard, turns))
+
+    await run_match(players, TEN, observer=observer)
+    # e2e4: everyone heard it and A-Black's turn was open; then the same for e7e5.
+    assert seen == [(1, [1, 1, 1, 1], [1, 1, 1, 0]), (2, [2, 2, 2, 2], [2, 1, 1, 0])]
+
+
 async def test_waiting_keeps_the_clock_running(autojump_clock: object) -> None:
     players = silent_table(a_white=[(Wait(2, "need n"), Move("e2e4", 3))])
     record, events = await play(players)
