@@ -144,6 +144,7 @@ class NativeEnginePlayer(Player):
         #: Engine lines ignored during games (unknown, malformed, stale...).
         self.ignored = 0
         self._ignored_logged = 0
+        self._dropped = 0  # chatter dropped because the arbiter was behind
         self._turns: dict[int, tuple[Seat, int]] = {}  # wire token -> (seat, arbiter token)
         self._open_by_seat: dict[Seat, int] = {}  # seat -> wire token
         self._answered: dict[Seat, tuple[int, int]] = {}  # seat -> last (wire, arbiter) token
@@ -425,7 +426,10 @@ class NativeEnginePlayer(Player):
             return
         if chatter and waiting >= MAX_PENDING:
             self.ignored += 1
-            self._note(f"dropped ({waiting} actions wait for the arbiter): {action}")
+            self._dropped += 1
+            dropped = self._dropped
+            if dropped <= IGNORED_LOGGED or dropped % IGNORED_EVERY == 0:
+                self._note(f"dropped ({waiting} actions wait; {dropped} so far): {action}")
             return
         if not self._outbox:
             try:
