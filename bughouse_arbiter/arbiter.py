@@ -18,7 +18,9 @@ piece), opens the next turns, and only then tells the observer (record,
 display). epoll sleeps in whole milliseconds, rounded up, so to declare a
 flag on time the arbiter wakes ``FLAG_EARLY`` seconds before a deadline and
 polls (still taking actions) until it passes: at most that long of CPU per
-flag. However the match ends (result, a player's fault, cancellation or
+flag.
+
+However the match ends (result, a player's fault, cancellation or
 Ctrl+C), every player hears ``game_over`` and is closed, and the observer sees
 a ``MatchEnded`` event, so a record can always be written.
 
@@ -291,16 +293,15 @@ class _Table:
             deadline = flag.deadline if flag is not None else math.inf
             action = await _next_action(receive, deadline)
             now = trio.current_time()
-            if action is not None:
-                at = self.arrival(action, now)
-                if at < deadline - SAME_INSTANT:
-                    await self.handle(action, at)
-                    continue
+            at = now if action is None else self.arrival(action, now)
+            if action is not None and at < deadline - SAME_INSTANT:
+                await self.handle(action, at)
+                continue
             if now >= deadline - SAME_INSTANT:
                 # An action that arrived after the deadline is too late for it.
                 await self.declare_flag(now)
             if action is not None and not self.game.is_over:
-                await self.handle(action, now)
+                await self.handle(action, at)
 
     def arrival(self, action: Action, now: float) -> float:
         """When ``action`` counts as made: its arrival, within its turn and not after ``now``."""

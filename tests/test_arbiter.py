@@ -31,7 +31,7 @@ from bughouse_arbiter.arbiter import (
     PlayerWaits,
     run_match,
 )
-from bughouse_arbiter.model import Result, Seat, Team, Termination
+from bughouse_arbiter.model import BoardId, Result, Seat, Team, Termination
 from bughouse_arbiter.players.base import Player
 from bughouse_arbiter.rules import HouseRules
 
@@ -181,6 +181,22 @@ async def test_a_move_that_arrived_in_time_counts_though_the_arbiter_was_busy(
     assert played[1].clock == 0.25
     assert record.outcome.termination is Termination.FLAG
     assert record.outcome.seat is not Seat.A_WHITE
+
+
+async def test_a_move_that_arrived_after_its_deadline_is_too_late_though_queued(
+    autojump_clock: object,
+) -> None:
+    # As above, but A-White's move arrives at 10.25, after its deadline at 10.
+    rules = HouseRules(time=10.0, board_end="continue")
+    players = silent_table(a_white=[Move("e2e4", 10.25)], b_white=[Move("d2d4", 9.5)])
+    players[1].slow_moves = 1.0
+    record, events = await play(players, rules)
+    assert record.flag_latencies[0] == 0.5  # declared once the arbiter was free
+    assert record.game.board_results[BoardId.A].seat is Seat.A_WHITE
+    assert record.clocks.banked[Seat.A_WHITE] == 0.0
+    [ignored] = of_type(events, ActionIgnored)
+    assert (ignored.seat, ignored.now) == (Seat.A_WHITE, 10.25)
+    assert [e.played.uci for e in of_type(events, MovePlayed)] == ["d2d4"]
 
 
 async def test_players_hear_a_move_and_get_their_turn_before_the_observer(
