@@ -185,7 +185,9 @@ async def main() -> None:
     wall = time.perf_counter() - wall
     print(f"part 2: {args.flags} flag matches in-process + {args.hang_matches} vs faulty-hang")
     gc.collect()
+    cpu = time.process_time()
     latencies = await flag_latency(args.flags, args.hang_matches)
+    cpu = time.process_time() - cpu
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
     print()
@@ -208,6 +210,10 @@ async def main() -> None:
             f"flag latency           median {statistics.median(latencies) * 1e3:.3f} ms, "
             f"p99 {percentile(latencies, 0.99) * 1e3:.3f} ms, max {max(latencies) * 1e3:.3f} ms  "
             f"({len(latencies)} flags; waking {args.flag_early * 1e3:g} ms early)"
+        )
+        print(
+            f"  arbiter CPU per flag  {cpu / len(latencies) * 1e3:.3f} ms  "
+            "(the whole flag match: start, turns, the wait, the end)"
         )
     print(f"arbiter peak memory    {peak_kib / 1024:.1f} MiB (max RSS of this process)")
     load = os.getloadavg()
