@@ -92,6 +92,10 @@ class BughouseGame:
         self.messages: list[PartnerMessage] = []
         self.board_results: dict[BoardId, BoardResult] = {}
         self.outcome: Outcome | None = None
+        # The last status judged on each board, with the fingerprint of the
+        # position it was judged in: a board nobody moved on and nothing
+        # arrived at keeps its status, so each move judges one board, not two.
+        self._statuses: dict[BoardId, tuple[tuple[int, int, int, int], BoardStatus]] = {}
         self.judge()
 
     # -- looking -----------------------------------------------------------------
@@ -116,7 +120,19 @@ class BughouseGame:
 
     def status(self, board: BoardId) -> BoardStatus:
         """The side to move's status on ``board``."""
-        return self.boards[board].status_of_side_to_move()
+        position = self.boards[board]
+        fingerprint = (
+            len(position.move_stack),
+            position.occupied,
+            len(position.pockets[chess.WHITE]),
+            len(position.pockets[chess.BLACK]),
+        )
+        cached = self._statuses.get(board)
+        if cached is not None and cached[0] == fingerprint:
+            return cached[1]
+        status = position.status_of_side_to_move()
+        self._statuses[board] = (fingerprint, status)
+        return status
 
     def seats_to_move(self) -> list[Seat]:
         """Seats whose turn it is on a board still in play."""
@@ -161,8 +177,7 @@ class BughouseGame:
             move = board.parse_move(move)
         elif not move or not board.is_legal(move):
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
-        san = board.san(move)
-        board.push(move)
+        san = board.san_and_push(move)
         passed = board.last_passed
         other = seat.board.other
         if passed is not None and other not in self.board_results:
