@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import ClassVar
 
 import attrs
 import trio
@@ -57,22 +58,25 @@ FEATURE_TIMEOUT = 2.0
 class ExternalEnginePlayer(Player):
     """An engine speaking UCI or xboard, seen by the arbiter as any other player."""
 
-    protocol = "external"
+    protocol: ClassVar[str] = "external"
+    #: The sans-IO adapter class that speaks this engine's protocol.
+    adapter_class: ClassVar[type[UciAdapter] | type[XboardAdapter]]
 
     def __init__(
         self,
         seat: Seat,
         command: Sequence[str],
-        adapter: Adapter,
         *,
         name: str | None = None,
         cwd: str | None = None,
+        options: Mapping[str, str] | None = None,
+        init: Sequence[str] = (),
         handshake_timeout: float = 10.0,
         log: Log | None = None,
     ) -> None:
         self.seats = (seat,)
         self.seat = seat
-        self.adapter = adapter
+        self.adapter: Adapter = self.adapter_class(seat, options=options, init=init)
         self.engine = EngineProcess(command, cwd=cwd, label=seat.bpgn, log=log)
         self.name = name or self.engine.label
         self.handshake_timeout = handshake_timeout
