@@ -13,6 +13,9 @@ An engine spec on the command line (``--engine SEAT=SPEC``) is one of:
   one, optionally prefixed by its protocol: ``uci:/usr/games/fairy-stockfish``,
   ``xboard:sjeng``, ``native:./my-engine --fast``. Without a prefix the
   command speaks our own protocol (``protocol.md``).
+
+``--team TEAM=SPEC`` seats one native engine at both seats of a team (team
+mode, protocol.md §7): team 1 is A-White + B-Black, team 2 A-Black + B-White.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Literal
 import attrs
 
 from .errors import ConfigError
-from .model import SEATS, Seat
+from .model import SEATS, Seat, Team
 
 Protocol = Literal["native", "uci", "xboard"]
 PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
@@ -165,23 +168,81 @@ def seat_assignment(
     return seat, engine_spec(spec, known)
 
 
+def team_assignment(
+    text: str, known: Mapping[str, EngineSpec] | None = None
+) -> tuple[Team, EngineSpec]:
+    """Reads ``TEAM=SPEC`` (``1=random``): one native engine for both seats of a team.
+
+    Raises:
+        ConfigError: not that form, a team other than 1 or 2, a bad spec, or a
+            UCI or xboard spec (those protocols hold one seat per process).
+    """
+    team_text, equals, spec_text = text.partition("=")
+    if not equals:
+        raise ConfigError(
+            f"team {text!r} is not TEAM=SPEC (for example 1=random; "
+            "team 1 is A-White + B-Black, team 2 A-Black + B-White)"
+        )
+    try:
+        team = Team(int(team_text.strip()))
+    except ValueError:
+        raise ConfigError(
+            f"unknown team {team_text!r} (1 is A-White + B-Black, 2 is A-Black + B-White)"
+        ) from None
+    spec = engine_spec(spec_text, known)
+    if spec.protocol != "native":
+        raise ConfigError(
+            f"team {team.value}: engine {spec.name!r} speaks {spec.protocol}; "
+            "only a native engine can hold both seats of a team"
+        )
+    return team, spec
+
+
+def team_engines(
+    assignments: Sequence[str], known: Mapping[str, EngineSpec] | None = None
+) -> dict[Team, EngineSpec]:
+    """The teams held by one engine each, from ``TEAM=SPEC`` texts.
+
+    Raises:
+        ConfigError: a bad assignment, or one team given twice.
+    """
+    chosen: dict[Team, EngineSpec] = {}
+    for text in assignments:
+        team, spec = team_assignment(text, known)
+        if team in chosen:
+            raise ConfigError(f"team {team.value} is given an engine twice")
+        chosen[team] = spec
+    return chosen
+
+
 def seat_engines(
     assignments: Sequence[str],
     *,
     default: str = DEFAULT_ENGINE,
     known: Mapping[str, EngineSpec] | None = None,
+    teams: Mapping[Team, EngineSpec] | None = None,
 ) -> dict[Seat, EngineSpec]:
-    """Every seat's engine: the ``SEAT=SPEC`` texts, ``default`` for the rest.
+    """Every seat's engine: the ``SEAT=SPEC`` texts, the ``teams`` engine at
+    both seats of its team, ``default`` for the rest.
 
     Raises:
-        ConfigError: a bad assignment, or one seat given twice.
+        ConfigError: a bad assignment, one seat given twice, or a seat of a
+            team that ``teams`` already gives to one engine.
     """
+    teams = teams or {}
     chosen: dict[Seat, EngineSpec] = {}
     for text in assignments:
         seat, spec = seat_assignment(text, known)
         if seat in chosen:
             raise ConfigError(f"seat {seat} is given an engine twice")
+        if seat.team in teams:
+            raise ConfigError(
+                f"seat {seat} belongs to team {seat.team.value}, "
+                f"which --team already gives to {teams[seat.team].name!r}"
+            )
         chosen[seat] = spec
+    for team, spec in teams.items():
+        chosen.update(dict.fromkeys(team.seats, spec))
     return {seat: chosen.get(seat) or engine_spec(default, known) for seat in SEATS}
 
 
@@ -199,3 +260,8 @@ def rotated_seat(seat: Seat, game_index: int) -> Seat:
 def rotate(engines: Mapping[Seat, EngineSpec], game_index: int) -> dict[Seat, EngineSpec]:
     """The seating of game ``game_index`` (from 0) for the game-0 seating ``engines``."""
     return {rotated_seat(seat, game_index): spec for seat, spec in engines.items()}
+
+
+def rotated_team(team: Team, game_index: int) -> Team:
+    """The team whose seats the game-0 ``team`` holds in game ``game_index``."""
+    return rotated_seat(team.seats[0], game_index).team

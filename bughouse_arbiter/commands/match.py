@@ -5,8 +5,11 @@ engines at 60+0, shows the table live on a terminal (redrawn four times a
 second; one line per move when the output is not a terminal) and writes the
 game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
 folder. ``--games N`` plays N matches with the seats rotated between games
-(partners stay partners) and ends with a summary table. Ctrl+C stops the
-match, writes it with result ``*`` and exits with status 130.
+(partners stay partners) and ends with a summary table. ``--team 1=SPEC``
+seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
+A-Black + B-White); with ``--games`` it follows its team's seats as they
+rotate. Ctrl+C stops the match, writes it with result ``*`` and exits with
+status 130.
 """
 
 from __future__ import annotations
@@ -44,13 +47,16 @@ from ..config import (
     TimeControl,
     rotate,
     rotated_seat,
+    rotated_team,
     seat_engines,
+    team_engines,
 )
 from ..engines_file import known_engines
 from ..errors import ConfigError
 from ..game import BughouseGame
 from ..model import SEATS, Result, Seat, Team
-from ..players.factory import check_command, create_player
+from ..players.base import Player
+from ..players.factory import check_command, create_player, create_team_player
 from ..players.process import ProtocolLog
 from ..render import RenderOptions, move_line, render_table
 from ..rules import HouseRules, apply_rules, parse_rule
@@ -78,6 +84,14 @@ def register(subparsers: Any) -> None:
         "a name from the engines file (sjeng, fairy-stockfish...), "
         "or a command line, optionally prefixed uci: or xboard: (repeatable; "
         f"default {DEFAULT_ENGINE})",
+    )
+    parser.add_argument(
+        "--team",
+        action="append",
+        default=[],
+        metavar="TEAM=SPEC",
+        help="one native engine (SPEC as for --engine, no uci:/xboard:) plays both seats "
+        "of team 1 (A-white + B-black) or 2 (A-black + B-white) (repeatable)",
     )
     parser.add_argument(
         "--tc", metavar="BASE+INC", help=f"time control in seconds (default {DEFAULT_TC})"
@@ -113,6 +127,8 @@ class MatchPlan:
 
     engines: Mapping[Seat, EngineSpec]
     rules: HouseRules
+    #: Game-0 teams held by one engine process (their seats are in ``engines`` too).
+    teams: Mapping[Team, EngineSpec] = attrs.field(factory=dict)
     games: int = 1
     out: Path
     seed: int | None = None
@@ -131,7 +147,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     games = _positive_int(args.games, "--games")
     seed = _int(args.seed, "--seed") if args.seed is not None else None
     known = known_engines(getattr(args, "engines_file", None))
-    engines = seat_engines(args.engine, known=known)
+    teams = team_engines(getattr(args, "team", []), known=known)
+    engines = seat_engines(args.engine, known=known, teams=teams)
     for spec in engines.values():
         check_command(spec)
     out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
@@ -143,7 +160,13 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
         raise ConfigError(f"--out {str(out)!r} cannot be written")
     return MatchPlan(
-        engines=engines, rules=rules, games=games, out=out, seed=seed, debug=args.debug
+        engines=engines,
+        teams=teams,
+        rules=rules,
+        games=games,
+        out=out,
+        seed=seed,
+        debug=args.debug,
     )
 
 
@@ -183,6 +206,8 @@ class GameSummary:
     plies: int
     seconds: float
     side_one_team: Team  # the team the game-1 A-White + B-Black side played as
+    #: Seats held by a team-mode engine (one process for both seats of its team).
+    team_seats: frozenset[Seat] = frozenset()
     write_error: str | None = None
 
 
@@ -229,13 +254,22 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
 
 async def play_one(plan: MatchPlan, index: int, display: Display) -> GameSummary:
     seating = rotate(plan.engines, index)
+    teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
-    players = []
-    for seat in SEATS:
-        spec = seating[seat]
+
+    def seeded(spec: EngineSpec, seat: Seat) -> EngineSpec:
         if plan.seed is not None and spec.name in BUILTIN_ENGINES:
-            spec = spec.with_options(Seed=str(plan.seed + 4 * index + SEATS.index(seat)))
-        players.append(create_player(seat, spec, log=logs.for_seat(seat) if logs else None))
+            return spec.with_options(Seed=str(plan.seed + 4 * index + SEATS.index(seat)))
+        return spec
+
+    players: list[Player] = []
+    for team, spec in teams.items():
+        log = logs.for_seats(team.seats) if logs else None
+        players.append(create_team_player(team.seats, seeded(spec, team.seats[0]), log=log))
+    for seat in SEATS:
+        if seat.team not in teams:
+            log = logs.for_seat(seat) if logs else None
+            players.append(create_player(seat, seeded(seating[seat], seat), log=log))
     writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
     display.begin(index + 1, plan.games, plan.out)
     live_task: trio.CancelScope | None = None
@@ -275,6 +309,7 @@ async def play_one(plan: MatchPlan, index: int, display: Display) -> GameSummary
         plies=record.game.plies,
         seconds=(ended - started) if started is not None and ended is not None else 0.0,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+        team_seats=frozenset(seat for team in teams for seat in team.seats),
         write_error=writer.error,
     )
 
@@ -352,21 +387,28 @@ def parse_info(text: str) -> EngineInfo | None:
 
 
 class DebugLogs:
-    """One protocol log per seat, ``<out>.g<N>.<seat>.log``: milliseconds since
-    the engines were started, then each line in (``>``) or out (``<``)."""
+    """One protocol log per engine process, ``<out>.g<N>.<seat>.log`` (a team-mode
+    engine's is ``<out>.g<N>.<seat>+<seat>.log``): milliseconds since the
+    engines were started, then each line in (``>``) or out (``<``)."""
 
     def __init__(self, out: Path, game_number: int) -> None:
-        self.files: dict[Seat, TextIO] = {}
+        self.files: dict[tuple[Seat, ...], TextIO] = {}
         self.out = out
         self.game_number = game_number
         self.start = trio.current_time()
 
-    def path(self, seat: Seat) -> Path:
-        return self.out.with_name(f"{self.out.stem}.g{self.game_number}.{seat.slug}.log")
+    def path(self, seats: Seat | tuple[Seat, ...]) -> Path:
+        seats = (seats,) if isinstance(seats, Seat) else seats
+        slug = "+".join(seat.slug for seat in seats)
+        return self.out.with_name(f"{self.out.stem}.g{self.game_number}.{slug}.log")
 
     def for_seat(self, seat: Seat) -> ProtocolLog:
-        handle = self.path(seat).open("w", encoding="utf-8")
-        self.files[seat] = handle
+        return self.for_seats((seat,))
+
+    def for_seats(self, seats: tuple[Seat, ...]) -> ProtocolLog:
+        """The log of the one process holding ``seats``."""
+        handle = self.path(seats).open("w", encoding="utf-8")
+        self.files[seats] = handle
         return ProtocolLog(handle, start=self.start)
 
     def close(self) -> None:
@@ -509,10 +551,18 @@ def _side_points(summary: GameSummary) -> tuple[float, float]:
     return (1.0, 0.0) if winner is summary.side_one_team else (0.0, 1.0)
 
 
+def _seat_name(summary: GameSummary, seat: Seat) -> str:
+    """The seat's engine name, marked ``(team)`` when one process holds its team."""
+    name = summary.names.get(seat, "?")
+    return f"{name} (team)" if seat in summary.team_seats else name
+
+
 def _sides(summary: GameSummary) -> tuple[str, str]:
     one = summary.side_one_team
 
     def side(team: Team) -> str:
+        if all(s in summary.team_seats for s in team.seats):
+            return _seat_name(summary, team.seats[0])
         return "+".join(summary.names.get(s, "?") for s in team.seats)
 
     first, second = side(one), side(one.other)
@@ -541,7 +591,8 @@ def summary_table(summaries: list[GameSummary]) -> str:
     """One row per game (who sat where, result, plies, reason), then the score.
 
     Engines are shown by a short tag (``S``, ``R``...) explained on the first
-    line, so the rows fit 80 columns.
+    line, so the rows fit 80 columns. An engine holding both seats of its team
+    (``--team``) is named ``NAME (team)``.
     """
     tags = _engine_tags(summaries)
     legend = ", ".join(f"{tag} = {name}" for name, tag in tags.items())
@@ -550,7 +601,7 @@ def summary_table(summaries: list[GameSummary]) -> str:
     rows = [f"engines: {legend}", f"{'game':>4}  {seats} result   plies  reason"]
     room = 80 - len(rows[1]) + len("reason")
     for s in summaries:
-        sat = "".join(f"{tags[s.names[seat]]:<{width + 1}}" for seat in SEATS)
+        sat = "".join(f"{tags[_seat_name(s, seat)]:<{width + 1}}" for seat in SEATS)
         rows.append(
             f"{s.number:>4}  {sat} {s.result.value:<8} {s.plies:>5}  {_cut(s.reason, room)}"
         )
@@ -568,7 +619,7 @@ def _engine_tags(summaries: list[GameSummary]) -> dict[str, str]:
     tags: dict[str, str] = {}
     for s in summaries:
         for seat in SEATS:
-            name = s.names[seat]
+            name = _seat_name(s, seat)
             if name in tags:
                 continue
             tag = (name[:1] or "?").upper()

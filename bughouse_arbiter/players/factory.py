@@ -4,6 +4,8 @@
 (``run_match`` starts it). ``native`` specs speak our protocol
 (``protocol.md``) through ``NativeEnginePlayer``; ``uci`` and ``xboard``
 specs go through the adapters (``UciPlayer``, ``XboardPlayer``).
+``create_team_player(seats, spec)`` runs one native engine for both seats of
+a team (team mode, protocol.md §7).
 ``check_command`` tells early, as a usage error, when a command cannot run.
 """
 
@@ -46,6 +48,37 @@ def create_player(
     player_class = _player_class(spec)
     return player_class(
         seat,
+        spec.command,
+        name=spec.name,
+        cwd=spec.cwd,
+        options=spec.options,
+        init=spec.init,
+        handshake_timeout=handshake_timeout,
+        log=log,
+    )
+
+
+def create_team_player(
+    seats: tuple[Seat, Seat],
+    spec: EngineSpec,
+    *,
+    log: Log | None = None,
+    handshake_timeout: float = 10.0,
+) -> Player:
+    """A new, unstarted native player holding both ``seats`` (one team's).
+
+    Raises:
+        ConfigError: ``spec`` is not a native engine (only our protocol has team mode).
+    """
+    if spec.protocol != "native":
+        raise ConfigError(
+            f"engine {spec.name!r} speaks {spec.protocol}; "
+            "only a native engine can hold both seats of a team"
+        )
+    from .native import NativeEnginePlayer
+
+    return NativeEnginePlayer(
+        seats,
         spec.command,
         name=spec.name,
         cwd=spec.cwd,
