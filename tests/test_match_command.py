@@ -520,7 +520,9 @@ def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
 @needs_engines
 def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
-    engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
+    # Movers that take 50 ms a move, so the game is still on when Ctrl+C comes.
+    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 50"
+    engines = [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
     child = pexpect.spawn(
         sys.executable,
         [

@@ -214,6 +214,7 @@ class GameSummary:
 async def play_matches(plan: MatchPlan, display: Display) -> int:
     """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C)."""
     summaries: list[GameSummary] = []
+    writers: list[GameWriter] = []
     interrupted = False
     failed: str | None = None
     with trio.open_signal_receiver(signal.SIGINT) as signals:
@@ -230,7 +231,7 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
             nursery.start_soon(stop_on_ctrl_c)
             with matches:
                 for index in range(plan.games):
-                    summary = await play_one(plan, index, display)
+                    summary = await play_one(plan, index, display, writers)
                     summaries.append(summary)
                     if summary.write_error is not None:
                         failed = summary.write_error
@@ -243,8 +244,11 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     if failed is not None:
         print(f"bughouse match: error: {failed}", file=sys.stderr)
         return 1
-    if interrupted:
-        display.line(f"interrupted: the game so far is in {plan.out} with result *")
+    if interrupted and len(summaries) < plan.games:
+        # Ctrl+C can land while a game that has just ended is being closed:
+        # say what the file really holds.
+        result = writers[-1].final_result if writers else None
+        display.line(f"interrupted: the game so far is in {plan.out} with result {result or '*'}")
         return EXIT_INTERRUPTED
     if plan.games > 1:
         display.line(summary_table(summaries))
@@ -252,7 +256,9 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     return 0
 
 
-async def play_one(plan: MatchPlan, index: int, display: Display) -> GameSummary:
+async def play_one(
+    plan: MatchPlan, index: int, display: Display, writers: list[GameWriter]
+) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
@@ -271,6 +277,7 @@ async def play_one(plan: MatchPlan, index: int, display: Display) -> GameSummary
             log = logs.for_seat(seat) if logs else None
             players.append(create_player(seat, seeded(seating[seat], seat), log=log))
     writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
+    writers.append(writer)
     display.begin(index + 1, plan.games, plan.out)
     live_task: trio.CancelScope | None = None
 
@@ -327,6 +334,8 @@ class GameWriter:
         self.pending_info: dict[Seat, EngineInfo] = {}
         #: Why the file could not be written, if it could not.
         self.error: str | None = None
+        #: The result written when the game ended (``*`` if it was aborted).
+        self.final_result: str | None = None
 
     def observe(self, event: MatchEvent) -> None:
         """Writes what ``event`` added; after a failed write, writes nothing more."""
@@ -354,6 +363,7 @@ class GameWriter:
                 self._open(event.game, event.names)
             assert self.recorder is not None
             self.file.finalize(self.recorder.final_text())
+            self.final_result = event.outcome.result.value
 
     def _open(self, game: BughouseGame, names: Mapping[Seat, str]) -> None:
         now = datetime.datetime.now(datetime.UTC)
