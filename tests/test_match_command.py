@@ -336,7 +336,9 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
 
 @needs_engines
 def test_ctrl_c_writes_the_game_so_far_with_a_star(tmp_path: Path) -> None:
-    engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
+    # Movers that take 50 ms a move, so the game is still on when Ctrl+C comes.
+    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 50"
+    engines = [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
     process = subprocess.Popen(
         [
             sys.executable,
