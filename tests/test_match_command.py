@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 import trio
+from cli_checks import expect_usage_error
 from fakes import Move, RandomFake, Tell, silent_table
 
 from bughouse_arbiter.arbiter import MatchEvent, MatchRecord, run_match
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.cli import main
 from bughouse_arbiter.commands.match import (
     Display,
     GameSummary,
@@ -70,12 +70,7 @@ def test_bad_options_exit_2_with_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["match", *argv]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("bughouse match: error: ")
-    assert message in err
-    assert err.count("\n") == 1
-    assert list(tmp_path.iterdir()) == []  # nothing written
+    expect_usage_error("match", argv, message, capsys, tmp_path)
 
 
 def _args(**overrides: object) -> argparse.Namespace:

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_checks import expect_usage_error
 
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.cli import main
 from bughouse_arbiter.commands.match import GameSummary, summary_table
 from bughouse_arbiter.config import rotated_seat, rotated_team, seat_engines, team_engines
 from bughouse_arbiter.errors import ConfigError
@@ -57,12 +57,7 @@ def test_bad_team_options_exit_2_with_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["match", *argv]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("bughouse match: error: ")
-    assert message in err
-    assert err.count("\n") == 1
-    assert list(tmp_path.iterdir()) == []
+    expect_usage_error("match", argv, message, capsys, tmp_path)
 
 
 def test_a_team_engine_fills_both_seats_of_its_team() -> None:
