@@ -7,7 +7,7 @@ produces is checked with the arbiter's own rules before it leaves the adapter.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import attrs
 import chess
@@ -96,9 +96,24 @@ def move_text(move: chess.Move) -> str:
 class EngineAdapter:
     """Bookkeeping shared by the UCI and xboard adapters."""
 
-    def __init__(self, seat: Seat, *, rules: HouseRules | None = None) -> None:
+    def __init__(
+        self,
+        seat: Seat,
+        *,
+        rules: HouseRules | None = None,
+        options: Mapping[str, str] | None = None,
+        init: Sequence[str] = (),
+    ) -> None:
         self.seat = seat
         self.rules = rules if rules is not None else HouseRules()
+        #: Engine options to set, and raw lines to send, after the handshake.
+        self.options = dict(options or {})
+        self.init = list(init)
+        #: The engine's own name, once it has said it.
+        self.name = ""
+        self.handshake_done = False
+        #: Illegal moves the engine proposed on the open turn.
+        self.rejected = 0
         self.board = BughouseBoard(rules=self.rules)
         self.clocks: dict[Seat, float] = {s: self.rules.time for s in Seat}
         self.token: int | None = None

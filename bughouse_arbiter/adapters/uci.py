@@ -68,17 +68,12 @@ class UciAdapter(EngineAdapter):
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
     ) -> None:
-        super().__init__(seat, rules=rules)
-        self.options = dict(options or {})
-        self.init = list(init)
-        self.name = ""
+        super().__init__(seat, rules=rules, options=options, init=init)
         self.engine_options: dict[str, dict[str, list[str]]] = {}
-        self.handshake_done = False
         self.ready = False
         self.search = Search.IDLE
         self.restart = False
         self.waiting = False
-        self.rejected = 0
         self._last_info = ""
 
     # -- handshake -----------------------------------------------------------------

@@ -79,16 +79,11 @@ class XboardAdapter(EngineAdapter):
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
     ) -> None:
-        super().__init__(seat, rules=rules)
-        self.options = dict(options or {})
-        self.init = list(init)
+        super().__init__(seat, rules=rules, options=options, init=init)
         self.features: dict[str, str] = {}
-        self.name = ""
-        self.handshake_done = False
         self.thinking = False
         self.claimed = False
         self.needs_sync = False
-        self.rejected = 0
         self.gave_up = False
         self.tells = 0
         self._ping = 0
