@@ -329,11 +329,16 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     assert "bug 1" in (tmp_path / "g.g1.a-white.log").read_text()
 
 
+def slow_movers() -> list[str]:
+    """``--engine`` options seating random movers that take 50 ms a move, so a
+    game is still on when a test interrupts it."""
+    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 50"
+    return [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
+
+
 @needs_engines
 def test_ctrl_c_writes_the_game_so_far_with_a_star(tmp_path: Path) -> None:
-    # Movers that take 50 ms a move, so the game is still on when Ctrl+C comes.
-    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 50"
-    engines = [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
+    engines = slow_movers()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -517,9 +522,7 @@ def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
 @needs_engines
 def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
-    # Movers that take 50 ms a move, so the game is still on when Ctrl+C comes.
-    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 50"
-    engines = [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
+    engines = slow_movers()
     child = pexpect.spawn(
         sys.executable,
         [
