@@ -40,10 +40,10 @@ from pathlib import Path
 import trio
 
 from bughouse_arbiter import arbiter
-from bughouse_arbiter.arbiter import run_match
-from bughouse_arbiter.config import builtin_engine
-from bughouse_arbiter.game import PlayedMove
-from bughouse_arbiter.model import SEATS, Outcome, Seat
+from bughouse_arbiter.config.specs import builtin_engine
+from bughouse_arbiter.core.game import PlayedMove
+from bughouse_arbiter.core.model import SEATS, Outcome, Seat
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import (
     Action,
     MatchInfo,
@@ -51,7 +51,7 @@ from bughouse_arbiter.players.base import (
     TableState,
 )
 from bughouse_arbiter.players.factory import create_player
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.table.arbiter import run_match
 
 _EVENT = re.compile(r" < event v (\d+) ")
 _BESTMOVE = re.compile(r" > bestmove ")

@@ -27,7 +27,7 @@ import chess.variant
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.replay import replay_game
+from bughouse_arbiter.bpgn.replay import replay_game
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
 

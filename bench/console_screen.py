@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 import time
 
-from bughouse_arbiter.console_screen import ScreenPainter, Style, compose
-from bughouse_arbiter.console_session import ConsoleSession
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Seat
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Seat
+from bughouse_arbiter.ui.console_screen import ScreenPainter, Style, compose
+from bughouse_arbiter.ui.console_session import ConsoleSession
 
 
 def mid_game(plies: int = 60, seed: int = 3) -> ConsoleSession:

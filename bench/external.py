@@ -25,17 +25,17 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bughouse_arbiter.arbiter import MatchEvent, MoveRefused, PlayerWaits, run_match
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.bpgn.write import GameHeader, format_game
-from bughouse_arbiter.config import EngineSpec, TimeControl, rotate
-from bughouse_arbiter.engines_file import builtin_external_engines
-from bughouse_arbiter.model import Seat, Team, Termination
+from bughouse_arbiter.config.engines_file import builtin_external_engines
+from bughouse_arbiter.config.specs import EngineSpec, TimeControl, rotate
+from bughouse_arbiter.core.model import Seat, Team, Termination
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.external import ExternalEnginePlayer
 from bughouse_arbiter.players.uci import UciPlayer
 from bughouse_arbiter.players.xboard import XboardPlayer
-from bughouse_arbiter.replay import replay_game
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.table.arbiter import MatchEvent, MoveRefused, PlayerWaits, run_match
 
 
 def make_player(

@@ -25,7 +25,7 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bughouse_arbiter.model import BoardId, Seat  # noqa: E402
+from bughouse_arbiter.core.model import BoardId, Seat  # noqa: E402
 from bughouse_arbiter.players.process import open_engine_process  # noqa: E402
 from bughouse_arbiter.protocol import (  # noqa: E402
     NEED_DATA,

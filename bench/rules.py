@@ -23,9 +23,9 @@ import chess.variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bughouse_arbiter.board import BughouseBoard
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Seat
+from bughouse_arbiter.core.board import BughouseBoard
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Seat
 
 
 def positions(count: int, seed: int) -> list[str]:

@@ -1,6 +1,9 @@
 """bughouse-arbiter: seat four players at a bughouse table and judge the match."""
 
-from .board import BoardStatus, BughouseBoard
+from .core.board import BoardStatus, BughouseBoard
+from .core.game import BoardResult, BughouseGame, PartnerMessage, PlayedMove
+from .core.model import SEATS, BoardId, Outcome, Result, Seat, Team, Termination
+from .core.rules import PROFILES, HouseRules, parse_rule, profile
 from .errors import (
     ArbiterError,
     BpgnError,
@@ -13,9 +16,6 @@ from .errors import (
     RuleError,
     UsageError,
 )
-from .game import BoardResult, BughouseGame, PartnerMessage, PlayedMove
-from .model import SEATS, BoardId, Outcome, Result, Seat, Team, Termination
-from .rules import PROFILES, HouseRules, parse_rule, profile
 
 __version__ = "0.1.0"
 

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 import attrs
 import trio
 
-from bughouse_arbiter.board import BughouseBoard
+from bughouse_arbiter.core.board import BughouseBoard
+from bughouse_arbiter.core.game import BoardResult, PlayedMove
+from bughouse_arbiter.core.model import Outcome, Seat
 from bughouse_arbiter.errors import EngineFailed
-from bughouse_arbiter.game import BoardResult, PlayedMove
-from bughouse_arbiter.model import Outcome, Seat
 from bughouse_arbiter.players.base import (
     Action,
     DrawOfferAction,

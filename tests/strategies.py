@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Seat
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Seat
+from bughouse_arbiter.core.rules import HouseRules
 
 _SECONDS = st.floats(min_value=0.5, max_value=7200, allow_nan=False, allow_infinity=False)
 

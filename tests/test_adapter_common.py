@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bughouse_arbiter.adapters.common import EngineAdapter, EngineEvent
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Seat
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Seat
+from bughouse_arbiter.core.rules import HouseRules
 
 RULES = HouseRules(time=60.0)
 CLOCKS = {seat: 60.0 for seat in Seat}
@@ -54,7 +54,7 @@ def test_pocket_letters_are_upper_case_in_fics_order() -> None:
     import chess
 
     from bughouse_arbiter.adapters.common import plain_fen, pocket_letters
-    from bughouse_arbiter.board import BughouseBoard
+    from bughouse_arbiter.core.board import BughouseBoard
 
     board = BughouseBoard("4k3/8/8/8/8/8/8/4K3[QRpnPq] w - - 0 1")
     assert pocket_letters(board, chess.WHITE) == "PRQ"
@@ -64,7 +64,7 @@ def test_pocket_letters_are_upper_case_in_fics_order() -> None:
 
 def test_plain_fen_drops_promotion_marks() -> None:
     from bughouse_arbiter.adapters.common import plain_fen
-    from bughouse_arbiter.board import BughouseBoard
+    from bughouse_arbiter.core.board import BughouseBoard
 
     board = BughouseBoard("1Q~2k3/8/8/8/8/8/8/4K3[n] b - - 0 1")
     assert plain_fen(board) == "1Q2k3/8/8/8/8/8/8/4K3 b - - 0 1"

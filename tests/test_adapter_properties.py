@@ -11,8 +11,8 @@ from test_adapter_common import CLOCKS, RULES
 
 from bughouse_arbiter.adapters import EngineMove, UciAdapter, XboardAdapter
 from bughouse_arbiter.adapters.common import EngineAdapter
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import Seat
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import Seat
 
 SJENG_HELLO = 'feature ping=1 setboard=1 usermove=0 myname="Sjeng 11.2" variants="bughouse" done=1'
 UCI_HELLO = [

@@ -6,9 +6,9 @@ import pytest
 from test_adapter_common import Table
 
 from bughouse_arbiter.adapters import EngineInfo, EngineMove, EngineNote, EngineWait, UciAdapter
+from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed
-from bughouse_arbiter.model import Seat
-from bughouse_arbiter.rules import HouseRules
 
 FSF_HELLO = [
     "id name Fairy-Stockfish 11.1 LB 64",

@@ -13,9 +13,9 @@ from bughouse_arbiter.adapters import (
     EngineWait,
     XboardAdapter,
 )
+from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed
-from bughouse_arbiter.model import Seat
-from bughouse_arbiter.rules import HouseRules
 
 SJENG_HELLO = [
     "tellics set f5 1=1",

@@ -18,7 +18,10 @@ from fakes import (
     silent_table,
 )
 
-from bughouse_arbiter.arbiter import (
+from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.players.base import Player
+from bughouse_arbiter.table.arbiter import (
     NOTIFY_TIMEOUT,
     ActionIgnored,
     MatchEnded,
@@ -31,9 +34,6 @@ from bughouse_arbiter.arbiter import (
     PlayerWaits,
     run_match,
 )
-from bughouse_arbiter.model import BoardId, Result, Seat, Team, Termination
-from bughouse_arbiter.players.base import Player
-from bughouse_arbiter.rules import HouseRules
 
 TEN = HouseRules(time=10.0)
 

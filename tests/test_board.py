@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from strategies import bughouse_fens
 
-from bughouse_arbiter.board import STARTING_FEN, BoardStatus, BughouseBoard
+from bughouse_arbiter.core.board import STARTING_FEN, BoardStatus, BughouseBoard
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import MoveError, PositionError
-from bughouse_arbiter.rules import HouseRules
 
 
 def board(fen: str, **rules: object) -> BughouseBoard:

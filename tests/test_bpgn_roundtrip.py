@@ -13,8 +13,8 @@ from bughouse_arbiter import BoardId, BughouseGame, HouseRules, Seat, Terminatio
 from bughouse_arbiter.bpgn import BpgnRecorder, EngineInfo, GameHeader, format_game
 from bughouse_arbiter.bpgn.claims import recorded_outcome
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.replay import replay_game
-from bughouse_arbiter.rules import PROFILES
+from bughouse_arbiter.bpgn.replay import replay_game
+from bughouse_arbiter.core.rules import PROFILES
 
 # Start positions with pawns about to promote and full pockets (promotions, drops, SetUp/FEN).
 PROMOTING = "r3k3/1P4P1/8/8/8/8/1p4p1/R3K3[QRBNPqrbnp] w Qq - 0 1"

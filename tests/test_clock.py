@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bughouse_arbiter.clock import SAME_INSTANT, Clocks, Flag
-from bughouse_arbiter.model import Seat
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.core.clock import SAME_INSTANT, Clocks, Flag
+from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.core.rules import HouseRules
 
 AW, AB, BW, BB = Seat.A_WHITE, Seat.A_BLACK, Seat.B_WHITE, Seat.B_BLACK
 

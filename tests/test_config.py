@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bughouse_arbiter.config import (
+from bughouse_arbiter.config.specs import (
     ENGINES_DIR,
     EngineSpec,
     TimeControl,
@@ -18,8 +18,8 @@ from bughouse_arbiter.config import (
     seat_assignment,
     seat_engines,
 )
+from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.errors import ConfigError, UsageError
-from bughouse_arbiter.model import Seat
 
 
 @pytest.mark.parametrize(

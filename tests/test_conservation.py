@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import house_rules, play_randomly, played_games
 
-from bughouse_arbiter.board import BoardStatus, BughouseBoard
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Seat
+from bughouse_arbiter.core.board import BoardStatus, BughouseBoard
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Seat
 
 TWO_SETS = Counter(
     {

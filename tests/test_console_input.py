@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from bughouse_arbiter.console_input import (
+from bughouse_arbiter.ui.console_input import (
     EditorEvent,
     EmptyCommand,
     InputError,

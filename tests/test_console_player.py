@@ -12,12 +12,12 @@ import trio
 from console_vt import VirtualTerminal
 from fakes import FakePlayer, Move, Tell, silent_table
 
-from bughouse_arbiter.arbiter import MatchRecord, run_match
-from bughouse_arbiter.console_screen import Style
-from bughouse_arbiter.model import Result, Seat, Team, Termination
+from bughouse_arbiter.core.model import Result, Seat, Team, Termination
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Player
 from bughouse_arbiter.players.console import ConsolePlayer, Terminal
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.table.arbiter import MatchRecord, run_match
+from bughouse_arbiter.ui.console_screen import Style
 
 TEN = HouseRules(time=10.0)
 PLAIN = Style(unicode=False, color=False)

@@ -6,8 +6,11 @@ import re
 
 import pytest
 
-from bughouse_arbiter.console_input import HELP_LINES
-from bughouse_arbiter.console_screen import (
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Outcome, Seat, Team, Termination
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.ui.console_input import HELP_LINES
+from bughouse_arbiter.ui.console_screen import (
     HEIGHT,
     INPUT_ROW,
     WIDTH,
@@ -18,10 +21,7 @@ from bughouse_arbiter.console_screen import (
     to_ansi,
     width_of,
 )
-from bughouse_arbiter.console_session import ConsoleSession
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Outcome, Seat, Team, Termination
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.ui.console_session import ConsoleSession
 
 STYLES = [
     Style(unicode=False, color=False),

@@ -5,7 +5,10 @@ from __future__ import annotations
 import chess
 import pytest
 
-from bughouse_arbiter.console_session import (
+from bughouse_arbiter.core.game import BoardResult, BughouseGame
+from bughouse_arbiter.core.model import BoardId, Outcome, Seat, Team, Termination
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.ui.console_session import (
     ConsoleSession,
     SendDraw,
     SendLeave,
@@ -14,9 +17,6 @@ from bughouse_arbiter.console_session import (
     SendTell,
     format_clock,
 )
-from bughouse_arbiter.game import BoardResult, BughouseGame
-from bughouse_arbiter.model import BoardId, Outcome, Seat, Team, Termination
-from bughouse_arbiter.rules import HouseRules
 
 
 class Table:

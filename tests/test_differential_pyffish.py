@@ -26,9 +26,9 @@ from collections import Counter
 import chess
 import pyffish as sf
 
-from bughouse_arbiter.board import BoardStatus, BughouseBoard
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Seat
+from bughouse_arbiter.core.board import BoardStatus, BughouseBoard
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Seat
 
 VARIANT = "bughouse"
 FULL_POCKET = "QRBNPqrbnp"

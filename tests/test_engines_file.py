@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from bughouse_arbiter.config import seat_engines
-from bughouse_arbiter.engines_file import (
+from bughouse_arbiter.config.engines_file import (
     builtin_external_engines,
     known_engines,
     load_engines_file,
     parse_engines,
     user_engines_path,
 )
+from bughouse_arbiter.config.specs import seat_engines
+from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.errors import ConfigError
-from bughouse_arbiter.model import Seat
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "engines.example.toml"
 

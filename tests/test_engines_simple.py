@@ -20,9 +20,9 @@ import pexpect
 import pytest
 from pexpect.popen_spawn import PopenSpawn
 
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import SEATS, BoardId, Seat
 from bughouse_arbiter.errors import MoveError
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import SEATS, BoardId, Seat
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 TIMEOUT = 20

@@ -16,18 +16,24 @@ from pathlib import Path
 import pytest
 import trio
 
-from bughouse_arbiter.arbiter import MatchEvent, MatchRecord, MoveRefused, PlayerWaits, run_match
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.bpgn.write import GameHeader, format_game
-from bughouse_arbiter.config import EngineSpec, engine_spec
-from bughouse_arbiter.engines_file import builtin_external_engines
+from bughouse_arbiter.config.engines_file import builtin_external_engines
+from bughouse_arbiter.config.specs import EngineSpec, engine_spec
+from bughouse_arbiter.core.model import Seat, Termination
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed
-from bughouse_arbiter.model import Seat, Termination
 from bughouse_arbiter.players.factory import create_player
 from bughouse_arbiter.players.uci import UciPlayer
 from bughouse_arbiter.players.xboard import XboardPlayer
-from bughouse_arbiter.replay import replay_game
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.table.arbiter import (
+    MatchEvent,
+    MatchRecord,
+    MoveRefused,
+    PlayerWaits,
+    run_match,
+)
 
 
 def _engine_path(program: str) -> str | None:
@@ -206,8 +212,8 @@ async def test_an_xboard_engine_that_ignores_quit_is_killed(tmp_path: Path) -> N
 
 async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> None:
     require("fairy-stockfish")
-    from bughouse_arbiter.board import STARTING_FEN
-    from bughouse_arbiter.model import SEATS, BoardId
+    from bughouse_arbiter.core.board import STARTING_FEN
+    from bughouse_arbiter.core.model import SEATS, BoardId
     from bughouse_arbiter.players.base import Action, MatchInfo, MoveAction, TableState
 
     spec = builtin_external_engines()["fairy-stockfish"]

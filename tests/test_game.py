@@ -5,11 +5,11 @@ from __future__ import annotations
 import chess
 import pytest
 
-from bughouse_arbiter.board import STARTING_FEN, BoardStatus
+from bughouse_arbiter.core.board import STARTING_FEN, BoardStatus
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import MoveError, NotYourTurnError
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import BoardId, Result, Seat, Team, Termination
-from bughouse_arbiter.rules import HouseRules
 
 A, B = BoardId.A, BoardId.B
 # White to move drops the queen on g7: a contact mate of the black king on h8.

@@ -17,8 +17,8 @@ import trio
 from cli_checks import expect_usage_error
 from fakes import Move, RandomFake, Tell, silent_table
 
-from bughouse_arbiter.arbiter import MatchEvent, MatchRecord, run_match
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.commands.match import (
     Display,
     GameSummary,
@@ -28,13 +28,13 @@ from bughouse_arbiter.commands.match import (
     progress_line,
     summary_table,
 )
-from bughouse_arbiter.config import builtin_engine
-from bughouse_arbiter.model import Result, Seat, Team, Termination
+from bughouse_arbiter.config.specs import builtin_engine
+from bughouse_arbiter.core.model import Result, Seat, Team, Termination
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Player
 from bughouse_arbiter.players.factory import create_player
-from bughouse_arbiter.render import RenderOptions
-from bughouse_arbiter.replay import replay_game
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.table.arbiter import MatchEvent, MatchRecord, run_match
+from bughouse_arbiter.ui.render import RenderOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 

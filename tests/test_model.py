@@ -6,7 +6,7 @@ import attrs
 import chess
 import pytest
 
-from bughouse_arbiter.model import (
+from bughouse_arbiter.core.model import (
     SEATS,
     BoardId,
     Outcome,

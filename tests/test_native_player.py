@@ -14,10 +14,10 @@ import chess
 import pytest
 import trio
 
-from bughouse_arbiter.arbiter import run_match
+from bughouse_arbiter.core.game import BughouseGame, PlayedMove
+from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed, MoveError
-from bughouse_arbiter.game import BughouseGame, PlayedMove
-from bughouse_arbiter.model import SEATS, BoardId, Outcome, Seat, Termination
 from bughouse_arbiter.players.base import (
     Action,
     Gone,
@@ -30,7 +30,7 @@ from bughouse_arbiter.players.base import (
 )
 from bughouse_arbiter.players.native import MAX_PENDING, NativeEnginePlayer
 from bughouse_arbiter.players.process import ProtocolLog
-from bughouse_arbiter.rules import HouseRules
+from bughouse_arbiter.table.arbiter import run_match
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 RANDOM = [sys.executable, str(ENGINES / "random_mover.py"), "--seed", "7"]

@@ -23,8 +23,8 @@ import pytest
 from console_vt import VirtualTerminal
 
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.cli import main
-from bughouse_arbiter.replay import replay_game
 
 ROOT = Path(__file__).resolve().parent.parent
 FAIRY_STOCKFISH = Path("/usr/games/fairy-stockfish")

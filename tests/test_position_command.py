@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bughouse_arbiter.board import STARTING_FEN
 from bughouse_arbiter.cli import main
+from bughouse_arbiter.core.board import STARTING_FEN
 
 QUEEN_MATES = "7k/8/6K1/8/8/8/8/8[Q] w - - 0 1"
 WHITE_WAITS = "7k/8/8/8/8/8/6PP/r6K[] w - - 0 1"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bughouse_arbiter.model import BoardId, Result, Seat, Termination
+from bughouse_arbiter.core.model import BoardId, Result, Seat, Termination
 from bughouse_arbiter.protocol import (
     CLOSED,
     COMMAND_TYPES,

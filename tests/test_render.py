@@ -5,9 +5,9 @@ from __future__ import annotations
 import chess
 import pytest
 
-from bughouse_arbiter.game import BughouseGame
-from bughouse_arbiter.model import Seat
-from bughouse_arbiter.render import (
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.ui.render import (
     RenderOptions,
     format_clock,
     format_pocket,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bughouse_arbiter import Seat, Termination
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.replay import FOREIGN_RULES, replay_game
+from bughouse_arbiter.bpgn.replay import FOREIGN_RULES, replay_game
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="BPGN corpus not present")

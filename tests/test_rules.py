@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from strategies import house_rules
 
-from bughouse_arbiter.errors import RuleError, UsageError
-from bughouse_arbiter.rules import (
+from bughouse_arbiter.core.rules import (
     PROFILES,
     RULE_NAMES,
     HouseRules,
@@ -18,6 +17,7 @@ from bughouse_arbiter.rules import (
     profile,
     to_pairs,
 )
+from bughouse_arbiter.errors import RuleError, UsageError
 
 
 def test_defaults_are_the_default_column_of_rules_md() -> None:

@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 import attrs
 import chess
 
-from ..board import BughouseBoard
+from ..core.board import BughouseBoard
+from ..core.game import PlayedMove
+from ..core.model import Seat
+from ..core.rules import HouseRules
 from ..errors import MoveError, PositionError
-from ..game import PlayedMove
-from ..model import Seat
-from ..rules import HouseRules
 
 # -- what an adapter tells the arbiter ------------------------------------------
 

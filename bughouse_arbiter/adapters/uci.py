@@ -19,10 +19,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 
+from ..core.game import PlayedMove
+from ..core.model import Seat
+from ..core.rules import HouseRules
 from ..errors import EngineFailed
-from ..game import PlayedMove
-from ..model import Seat
-from ..rules import HouseRules
 from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, move_text
 
 #: Consecutive rejected moves in one turn after which we wait for a change.

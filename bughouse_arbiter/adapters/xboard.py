@@ -28,10 +28,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 
+from ..core.game import PlayedMove
+from ..core.model import Seat
+from ..core.rules import HouseRules
 from ..errors import EngineFailed
-from ..game import PlayedMove
-from ..model import Seat
-from ..rules import HouseRules
 from .common import (
     EngineAdapter,
     EngineDrawOffer,

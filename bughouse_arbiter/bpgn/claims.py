@@ -13,7 +13,7 @@ import re
 
 import attrs
 
-from ..model import BoardId, Outcome, Result, Seat, Team, Termination
+from ..core.model import BoardId, Outcome, Result, Seat, Team, Termination
 from .read import BpgnGame
 
 

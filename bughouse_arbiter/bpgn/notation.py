@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..model import Seat, Termination
+from ..core.model import Seat, Termination
 
 #: Seats in the order BPGN tags name them.
 SEAT_TAGS: dict[Seat, str] = {

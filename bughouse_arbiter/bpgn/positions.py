@@ -10,7 +10,7 @@ import re
 
 import chess
 
-from ..board import STARTING_FEN, BughouseBoard
+from ..core.board import STARTING_FEN, BughouseBoard
 from .read import BpgnGame
 
 _PAWN_CAPTURE = re.compile(r"x([a-h][1-8])(?:=?([QRBNqrbn]))?[+#]?")

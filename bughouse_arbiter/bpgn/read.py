@@ -21,8 +21,8 @@ from typing import IO
 
 import attrs
 
+from ..core.model import BoardId, Seat
 from ..errors import BpgnError
-from ..model import BoardId, Seat
 from .notation import unescape, unescape_tag
 
 _TOKEN = re.compile(

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 
 import attrs
 
-from ..board import STARTING_FEN
-from ..game import BoardResult, BughouseGame, PartnerMessage, PlayedMove
-from ..model import BoardId, Outcome, Result, Seat, Termination
+from ..core.board import STARTING_FEN
+from ..core.game import BoardResult, BughouseGame, PartnerMessage, PlayedMove
+from ..core.model import BoardId, Outcome, Result, Seat, Termination
 from .notation import SEAT_TAGS, closing_phrase, escape, escape_tag, seconds
 
 #: Terminations a board reaches by itself; its end is written after its last move.

@@ -23,12 +23,13 @@ import attrs
 import chess
 import trio
 
-from ..board import STARTING_FEN as START
-from ..config import PROTOCOLS, EngineSpec, engine_spec
-from ..engines_file import known_engines
+from ..config.engines_file import known_engines
+from ..config.specs import PROTOCOLS, EngineSpec, engine_spec
+from ..core.board import STARTING_FEN as START
+from ..core.game import BughouseGame
+from ..core.model import BoardId, Outcome, Seat, Termination
+from ..core.rules import HouseRules
 from ..errors import ConfigError, EngineFailed
-from ..game import BughouseGame
-from ..model import BoardId, Outcome, Seat, Termination
 from ..players.base import (
     Action,
     Gone,
@@ -40,7 +41,6 @@ from ..players.base import (
     WaitAction,
 )
 from ..players.factory import check_command, create_player
-from ..rules import HouseRules
 
 SEAT = Seat.A_WHITE
 #: Back-rank check with a rook in hand: every legal move is a drop.

@@ -27,20 +27,9 @@ from typing import Any, TextIO
 import attrs
 import trio
 
-from ..arbiter import (
-    MatchEnded,
-    MatchEvent,
-    MatchRecord,
-    MatchStarted,
-    MovePlayed,
-    MoveRefused,
-    PartnerTold,
-    PlayerInfo,
-    run_match,
-)
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
-from ..clock import Clocks
-from ..config import (
+from ..config.engines_file import known_engines
+from ..config.specs import (
     BUILTIN_ENGINES,
     DEFAULT_ENGINE,
     EngineSpec,
@@ -51,15 +40,26 @@ from ..config import (
     seat_engines,
     team_engines,
 )
-from ..engines_file import known_engines
+from ..core.clock import Clocks
+from ..core.game import BughouseGame
+from ..core.model import SEATS, Result, Seat, Team
+from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import ConfigError
-from ..game import BughouseGame
-from ..model import SEATS, Result, Seat, Team
 from ..players.base import Player
 from ..players.factory import check_command, create_player, create_team_player
 from ..players.process import ProtocolLog
-from ..render import RenderOptions, move_line, render_table
-from ..rules import HouseRules, apply_rules, parse_rule
+from ..table.arbiter import (
+    MatchEnded,
+    MatchEvent,
+    MatchRecord,
+    MatchStarted,
+    MovePlayed,
+    MoveRefused,
+    PartnerTold,
+    PlayerInfo,
+    run_match,
+)
+from ..ui.render import RenderOptions, move_line, render_table
 
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).

@@ -22,18 +22,18 @@ from typing import Any
 
 import trio
 
-from ..arbiter import MatchRecord, run_match
-from ..board import STARTING_FEN, BughouseBoard
-from ..config import EngineSpec, TimeControl, seat_assignment
-from ..config import engine_spec as read_engine_spec
-from ..console_session import describe_outcome
-from ..engines_file import known_engines
+from ..config.engines_file import known_engines
+from ..config.specs import EngineSpec, TimeControl, seat_assignment
+from ..config.specs import engine_spec as read_engine_spec
+from ..core.board import STARTING_FEN, BughouseBoard
+from ..core.model import SEATS, Seat
+from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import ConfigError, PositionError, UsageError
-from ..model import SEATS, Seat
 from ..players.base import Player
 from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal, detect_style
 from ..players.factory import check_command, create_player
-from ..rules import HouseRules, apply_rules, parse_rule
+from ..table.arbiter import MatchRecord, run_match
+from ..ui.console_session import describe_outcome
 from .match import DebugLogs, GameWriter
 
 DEFAULT_ENGINE = "searcher"

@@ -14,11 +14,11 @@ from typing import Any
 
 import chess
 
-from ..board import STARTING_FEN, BughouseBoard
+from ..core.board import STARTING_FEN, BughouseBoard
+from ..core.game import BughouseGame
+from ..core.model import BoardId, Seat
+from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import MoveError, PositionError, UsageError
-from ..game import BughouseGame
-from ..model import BoardId, Seat
-from ..rules import HouseRules, apply_rules, parse_rule
 
 
 def register(subparsers: Any) -> None:

@@ -1,6 +1,6 @@
 """``bughouse replay``: step through a BPGN game, or re-judge whole files.
 
-``bughouse replay FILE [--game N]`` shows the table as ``render.py`` draws it
+``bughouse replay FILE [--game N]`` shows the table as ``ui.render`` draws it
 (both boards, the pockets, all four clocks at that moment) and the partner
 messages so far, then reads commands from standard input (a terminal or a
 pipe): Enter or ``n`` forward, ``b`` back, ``g N`` or just ``N`` to go to
@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..bpgn.read import BpgnGame, read_games
+from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
+from ..core.game import BughouseGame
+from ..core.model import BoardId, Seat
+from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import BpgnError, UsageError
-from ..game import BughouseGame
-from ..model import BoardId, Seat
-from ..render import render_table
-from ..replay import Frame, ReplayReport, replay_game, rules_of
-from ..rules import HouseRules, apply_rules, parse_rule
+from ..ui.render import render_table
 
 _NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 HELP = "Enter/n forward · b back · g N or N go to move N · s start · e end · q quit"

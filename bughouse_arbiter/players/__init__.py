@@ -1,0 +1,5 @@
+"""The seats: native engines, UCI and xboard engines through adapters, the console.
+
+Each player is a trio task the arbiter drives through ``players.base``;
+``factory`` builds one from an engine spec, ``process`` owns the subprocess.
+"""

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 import attrs
 import trio
 
-from ..game import BoardResult, PlayedMove
-from ..model import BoardId, Outcome, Seat
-from ..rules import HouseRules
+from ..core.game import BoardResult, PlayedMove
+from ..core.model import BoardId, Outcome, Seat
+from ..core.rules import HouseRules
 
 
 @attrs.frozen(kw_only=True)

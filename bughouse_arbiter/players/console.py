@@ -24,9 +24,11 @@ from typing import Any, TextIO
 
 import trio
 
-from ..console_input import LineEditor
-from ..console_screen import HEIGHT, WIDTH, ScreenPainter, Style, compose, plain, prompt_text
-from ..console_session import (
+from ..core.game import BoardResult, PlayedMove
+from ..core.model import Outcome, Seat
+from ..ui.console_input import LineEditor
+from ..ui.console_screen import HEIGHT, WIDTH, ScreenPainter, Style, compose, plain, prompt_text
+from ..ui.console_session import (
     ConsoleSession,
     LogLine,
     Outgoing,
@@ -38,8 +40,6 @@ from ..console_session import (
     display_san,
     format_clock,
 )
-from ..game import BoardResult, PlayedMove
-from ..model import Outcome, Seat
 from .base import (
     Action,
     DrawOfferAction,

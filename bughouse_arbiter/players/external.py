@@ -30,9 +30,9 @@ from ..adapters.common import (
 )
 from ..adapters.uci import UciAdapter
 from ..adapters.xboard import XboardAdapter
+from ..core.game import PlayedMove
+from ..core.model import Outcome, Seat
 from ..errors import EngineFailed
-from ..game import PlayedMove
-from ..model import Outcome, Seat
 from .base import (
     Action,
     DrawOfferAction,

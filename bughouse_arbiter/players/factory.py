@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import EngineSpec
+from ..config.specs import EngineSpec
+from ..core.model import Seat
 from ..errors import ConfigError
-from ..model import Seat
 from .base import Player
 
 if TYPE_CHECKING:

@@ -33,9 +33,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import trio
 
+from ..core.game import BoardResult, PlayedMove
+from ..core.model import SEATS, BoardId, Outcome, Result, Seat
 from ..errors import EngineFailed
-from ..game import BoardResult, PlayedMove
-from ..model import SEATS, BoardId, Outcome, Result, Seat
 from ..protocol import (
     COMMANDS_ALLOWED,
     MAX_LINE,

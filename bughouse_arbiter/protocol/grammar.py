@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from ..model import BoardId, Result, Seat, Termination
+from ..core.model import BoardId, Result, Seat, Termination
 from .messages import (
     BestMove,
     BoardOver,

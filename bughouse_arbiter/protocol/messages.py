@@ -11,8 +11,8 @@ from typing import ClassVar, Final, Literal
 
 import attrs
 
+from ..core.model import BoardId, Result, Seat, Termination
 from ..errors import ArbiterError
-from ..model import BoardId, Result, Seat, Termination
 
 VERSION: Final = 1
 #: The longest line (in bytes, without the LF) either side may write.

@@ -12,7 +12,7 @@ from typing import Final
 
 import attrs
 
-from ..model import BoardId, Seat
+from ..core.model import BoardId, Seat
 from .grammar import format_command, parse_message, split
 from .messages import (
     CLOSED,

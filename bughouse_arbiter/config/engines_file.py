@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .config import PROTOCOLS, EngineSpec, Protocol
-from .errors import ConfigError
+from ..errors import ConfigError
+from .specs import PROTOCOLS, EngineSpec, Protocol
 
 KEYS = ("protocol", "command", "cwd", "options", "init")
 

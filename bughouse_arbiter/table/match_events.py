@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 
 import attrs
 
-from .clock import Clocks
-from .game import BughouseGame, PartnerMessage, PlayedMove
-from .model import Outcome, Seat
-from .players.base import Action
-from .rules import HouseRules
+from ..core.clock import Clocks
+from ..core.game import BughouseGame, PartnerMessage, PlayedMove
+from ..core.model import Outcome, Seat
+from ..core.rules import HouseRules
+from ..players.base import Action
 
 # -- what the observer sees ----------------------------------------------------
 

@@ -15,7 +15,11 @@ from collections.abc import Mapping
 import attrs
 import chess
 
-from .board import BoardStatus, BughouseBoard
+from ..core.board import BoardStatus, BughouseBoard
+from ..core.game import BoardResult, PlayedMove
+from ..core.model import BoardId, Outcome, Seat
+from ..core.rules import HouseRules
+from ..errors import MoveError
 from .console_input import (
     HELP_LINES,
     Command,
@@ -28,10 +32,6 @@ from .console_input import (
     looks_like_move,
     parse_command,
 )
-from .errors import MoveError
-from .game import BoardResult, PlayedMove
-from .model import BoardId, Outcome, Seat
-from .rules import HouseRules
 
 # -- what the session asks the player to send -------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-from .errors import RuleError
+from ..errors import RuleError
 
 StalemateRule = Literal["wait", "draw"]
 DropCheckRule = Literal["allowed", "no-check", "no-mate"]

@@ -48,10 +48,25 @@ from functools import partial
 
 import trio
 
-from .board import STARTING_FEN
-from .clock import SAME_INSTANT, Clocks
-from .errors import EngineFailed, MoveError, NotYourTurnError
-from .game import BughouseGame
+from ..core.board import STARTING_FEN
+from ..core.clock import SAME_INSTANT, Clocks
+from ..core.game import BughouseGame
+from ..core.model import SEATS, BoardId, Outcome, Seat
+from ..core.rules import HouseRules
+from ..errors import EngineFailed, MoveError, NotYourTurnError
+from ..players.base import (
+    Action,
+    DrawOfferAction,
+    Gone,
+    InfoAction,
+    MatchInfo,
+    MoveAction,
+    Player,
+    ResignAction,
+    TableState,
+    TellAction,
+    WaitAction,
+)
 from .match_events import (
     ActionIgnored,
     DrawOffered,
@@ -66,21 +81,6 @@ from .match_events import (
     PlayerInfo,
     PlayerWaits,
 )
-from .model import SEATS, BoardId, Outcome, Seat
-from .players.base import (
-    Action,
-    DrawOfferAction,
-    Gone,
-    InfoAction,
-    MatchInfo,
-    MoveAction,
-    Player,
-    ResignAction,
-    TableState,
-    TellAction,
-    WaitAction,
-)
-from .rules import HouseRules
 
 __all__ = [
     "FLAG_EARLY",

@@ -20,7 +20,7 @@ from typing import ClassVar
 import chess
 import chess.variant
 
-from .errors import MoveError, PositionError
+from ..errors import MoveError, PositionError
 from .rules import HouseRules
 
 STARTING_FEN = chess.variant.CrazyhouseBoard.starting_fen

@@ -27,13 +27,13 @@ from collections.abc import Hashable, Mapping, Sequence
 import attrs
 import chess
 
-from .bpgn.claims import Claim, claim_of, seats_named
-from .bpgn.positions import parse_san, start_fens
-from .bpgn.read import BpgnGame, BpgnMessage, BpgnMove
-from .errors import ArbiterError, MoveError
-from .game import BughouseGame, PlayedMove
-from .model import BoardId, Outcome, Result, Seat, Termination
-from .rules import HouseRules
+from ..core.game import BughouseGame, PlayedMove
+from ..core.model import BoardId, Outcome, Result, Seat, Termination
+from ..core.rules import HouseRules
+from ..errors import ArbiterError, MoveError
+from .claims import Claim, claim_of, seats_named
+from .positions import parse_san, start_fens
+from .read import BpgnGame, BpgnMessage, BpgnMove
 
 #: Rules for files that do not say theirs (every dialect but ours): mate is
 #: mate even if a piece could arrive later (FICS), no ply cap.

@@ -14,7 +14,7 @@ import re
 import attrs
 import chess
 
-from .errors import UsageError
+from ..errors import UsageError
 
 
 class InputError(UsageError):

@@ -28,14 +28,14 @@ from typing import Literal
 
 import attrs
 
-from .errors import ConfigError
-from .model import SEATS, Seat, Team
+from ..core.model import SEATS, Seat, Team
+from ..errors import ConfigError
 
 Protocol = Literal["native", "uci", "xboard"]
 PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
 
 #: Where the project's own engines live (``engines/`` beside the package).
-ENGINES_DIR = Path(__file__).resolve().parent.parent / "engines"
+ENGINES_DIR = Path(__file__).resolve().parents[2] / "engines"
 
 #: Fault modes of ``engines/faulty.py`` (built-in names ``faulty-<mode>``).
 FAULT_MODES: tuple[str, ...] = (

@@ -30,8 +30,8 @@ import textwrap
 import attrs
 import chess
 
+from ..core.model import BoardId, Seat
 from .console_session import ConsoleSession, LogLine, display_san, format_clock
-from .model import BoardId, Seat
 
 WIDTH = 80
 HEIGHT = 24

@@ -40,9 +40,9 @@ from collections.abc import Collection, Mapping
 import attrs
 import chess
 
-from .board import BughouseBoard
-from .game import BughouseGame, PlayedMove
-from .model import BoardId, Seat
+from ..core.board import BughouseBoard
+from ..core.game import BughouseGame, PlayedMove
+from ..core.model import BoardId, Seat
 
 COLUMN_WIDTH = 38
 GAP = "   "

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 import attrs
 import chess
 
+from ..errors import MoveError, NotYourTurnError
 from .board import STARTING_FEN, BoardStatus, BughouseBoard
-from .errors import MoveError, NotYourTurnError
 from .model import BoardId, Outcome, Result, Seat, Team, Termination
 from .rules import HouseRules
 

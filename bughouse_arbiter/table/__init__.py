@@ -1,0 +1,5 @@
+"""The table: the trio arbiter that seats four players and runs a match.
+
+``arbiter.run_match`` is where players, clocks and the rules meet;
+``match_events`` holds the values it reports to its observer and returns.
+"""
