@@ -48,6 +48,7 @@ from ..errors import ConfigError
 from ..players.base import Player
 from ..players.factory import check_command, create_player, create_team_player
 from ..players.process import ProtocolLog
+from ..protocol.limits import DEPTH_LIMIT, MATE_LIMIT, SCORE_CP_LIMIT, bounded_int
 from ..table.arbiter import (
     MatchEnded,
     MatchEvent,
@@ -378,19 +379,21 @@ class GameWriter:
 
 
 def parse_info(text: str) -> EngineInfo | None:
-    """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens."""
+    """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens.
+
+    Numbers are read into bounded values (``protocol.limits``): one that is not
+    a plain integer, or is out of range, counts as absent.
+    """
     words = text.split()
     depth = cp = mate = None
     for i, word in enumerate(words[:-1]):
-        try:
-            if word == "depth":
-                depth = int(words[i + 1])
-            elif word == "cp" and i and words[i - 1] == "score":
-                cp = int(words[i + 1])
-            elif word == "mate" and i and words[i - 1] == "score":
-                mate = int(words[i + 1])
-        except ValueError:
-            continue
+        value = words[i + 1]
+        if word == "depth":
+            depth = bounded_int(value, DEPTH_LIMIT)
+        elif word == "cp" and i and words[i - 1] == "score":
+            cp = bounded_int(value, SCORE_CP_LIMIT)
+        elif word == "mate" and i and words[i - 1] == "score":
+            mate = bounded_int(value, MATE_LIMIT)
     if depth is None and cp is None and mate is None:
         return None
     return EngineInfo(score_cp=cp, mate=mate, depth=depth)
