@@ -23,9 +23,16 @@ output has ended. A player that wants the lines without a task hop passes
 complete lines and the trio time they were read, and ``receive()`` is not
 used (``wait_eof()`` tells when the output ended).
 
+The engine's exit is watched on the process itself, not only through its
+output: an engine that exits while a child of its own still holds its pipes
+is over all the same. Its output is then read for ``EXIT_DRAIN`` seconds
+more, and ends. Whenever the engine has exited, everything left in its
+session (helpers it forked) is killed (``reaper.kill_session``).
+
 ``aclose()`` stops the engine for good: the quit line, ``grace`` seconds,
 SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the engine's
-own process group, and always reaps the child. The optional ``log``
+own process group; then whatever is left in its session is killed, whether
+or not the engine had exited by itself, and the child is always reaped. The optional ``log``
 gets every line in and out (``ProtocolLog`` writes them with timestamps, like
 cutechess's ``--debug``).
 
@@ -54,6 +61,7 @@ import trio
 
 from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
+from .reaper import kill_session
 
 Log = Callable[[str], None]
 """Receives one finished log line, e.g. ``"WA < go v 0 turn 1 board a"``."""
@@ -73,7 +81,17 @@ MAX_BACKLOG = 100_000
 LOG_LINE_LIMIT = 1000
 #: How many lines of standard error are kept for the crash report.
 STDERR_TAIL = 5
+#: Seconds the output is still read after the engine exited, for a child of
+#: its own may hold the pipe open (what the engine wrote is read well within).
+EXIT_DRAIN = 0.5
 _READ_SIZE = 65536
+#: The pids of the engines started and not reaped yet (``reaper.kill_orphans`` spares them).
+_LIVE: set[int] = set()
+
+
+def live_engine_pids() -> frozenset[int]:
+    """Engines of this process still running (or not reaped yet)."""
+    return frozenset(_LIVE)
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -152,6 +170,7 @@ class EngineProcess:
         self._write_failed = False
         self._closing = False
         self._closed = trio.Event()
+        self._read_scope = trio.CancelScope()
 
     # -- start ------------------------------------------------------------------------
 
@@ -179,9 +198,10 @@ class EngineProcess:
         stdin = self._process.stdin
         assert isinstance(stdin, trio.lowlevel.FdStream)
         self._stdin_fd = stdin.fileno()
+        _LIVE.add(self._process.pid)
         command = shlex.join(self.argv).replace("\n", "\\n")
         self._note(f"started pid {self._process.pid}: {command}")
-        for task in (self._read, self._read_stderr, self._write):
+        for task in (self._read, self._read_stderr, self._write, self._watch_exit):
             scope = trio.CancelScope()
             self._scopes.append(scope)
             nursery.start_soon(self._run_in, scope, task)
@@ -288,14 +308,15 @@ class EngineProcess:
         stream = self._process.stdout
         buffer = LineBuffer(self.max_line)
         try:
-            while True:
-                try:
-                    chunk = await stream.receive_some(_READ_SIZE)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    chunk = b""
-                if not chunk:
-                    break
-                self._deliver(buffer.feed(chunk))
+            with self._read_scope:
+                while True:
+                    try:
+                        chunk = await stream.receive_some(_READ_SIZE)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        chunk = b""
+                    if not chunk:
+                        break
+                    self._deliver(buffer.feed(chunk))
             self._deliver(buffer.close())
         finally:
             self._eof = True
@@ -320,6 +341,28 @@ class EngineProcess:
                 continue
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                 self._lines_out.send_nowait(line)
+
+    async def _watch_exit(self) -> None:
+        """Waits on the process itself: once it exited, its session is killed and
+        its output ends within ``EXIT_DRAIN`` seconds even if a child holds the pipe."""
+        process = self._process
+        assert process is not None
+        await process.wait()
+        _LIVE.discard(process.pid)
+        self._kill_leftovers()
+        if self._eof:
+            return
+        with trio.move_on_after(EXIT_DRAIN):
+            await self._ended.wait()
+        if not self._eof:
+            self._note("exited, but its output is still open (a child holds it): output ended")
+            self._read_scope.cancel()
+
+    def _kill_leftovers(self) -> None:
+        """Kills what is left of the engine's session (its helpers); the engine has exited."""
+        assert self._process is not None
+        if kill_session(self._process.pid):
+            self._note("killed what was left in its session")
 
     async def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -405,6 +448,10 @@ class EngineProcess:
                     with trio.move_on_after(wait):
                         await process.wait()
                 self._note(describe_exit(process.returncode))
+                if process.returncode is not None:
+                    _LIVE.discard(process.pid)
+                    # Helpers outlive an engine that obeyed quit: not ours to keep.
+                    self._kill_leftovers()
         finally:
             for scope in self._scopes:
                 scope.cancel()

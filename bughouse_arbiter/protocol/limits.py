@@ -117,4 +117,4 @@ class TellQuota:
         """The end-of-game note, if messages were dropped."""
         if not self.dropped:
             return None
-        return f"{self.dropped} partner messages dropped in this game (over the cap)"
+        return f"{self.dropped} partner messages were dropped in this game"
