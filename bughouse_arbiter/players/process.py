@@ -244,7 +244,7 @@ class EngineProcess:
         """
         if "\n" in line or "\r" in line:
             raise ValueError(f"a line to send cannot contain a line break: {line!r}")
-        if self._closing or self._write_failed or self._process is None:
+        if self._closing or self._write_failed or self._stdin_fd < 0:
             return
         if self.log is not None:
             self.log(f"{self.label} < {line}")
@@ -404,6 +404,8 @@ class EngineProcess:
                 finally:
                     self._writing = False
         finally:
+            # The number may be given to another file once closed: never write to it again.
+            self._stdin_fd = -1
             with trio.CancelScope(shield=True):
                 await stdin.aclose()
 

@@ -31,17 +31,20 @@ _PR_SET_CHILD_SUBREAPER = 36
 _PROC = "/proc"
 #: Seconds ``kill_orphans`` spends at most (an orphan that keeps forking).
 ORPHAN_DEADLINE = 3.0
+_subreaper = False
 
 
 def become_subreaper() -> bool:
     """Makes this process a child subreaper; True if it now is one."""
+    global _subreaper
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        _subreaper = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
-        return False
+        pass
+    return _subreaper
 
 
 def _processes() -> Iterator[tuple[int, int, int, int]]:
@@ -94,10 +97,11 @@ def children(parent: int | None = None) -> list[int]:
 def kill_orphans(keep: Collection[int] = ()) -> int:
     """Kills and reaps every child of this process but ``keep``; returns how many.
 
-    Killing one re-parents its own children to us (we are the subreaper), so
-    it goes on until none is left or ``ORPHAN_DEADLINE`` has passed.
+    Only once ``become_subreaper`` succeeded (so a program that embeds the
+    arbiter keeps its own children). Killing one re-parents its own children
+    to us, so it goes on until none is left or ``ORPHAN_DEADLINE`` has passed.
     """
-    if not sys.platform.startswith("linux"):
+    if not _subreaper:
         return 0
     killed: set[int] = set()
     deadline = time.monotonic() + ORPHAN_DEADLINE

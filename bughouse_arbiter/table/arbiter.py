@@ -124,6 +124,7 @@ async def run_match(
     observer: Observer | None = None,
     start_timeout: float = 30.0,
     close_timeout: float = 10.0,
+    stop_reason: Callable[[], str] | None = None,
 ) -> MatchRecord:
     """Plays one match between ``players`` and returns its record.
 
@@ -139,6 +140,9 @@ async def run_match(
             ``MatchEvent``; the live display and the record writer use it.
         start_timeout: Seconds all players together get to start.
         close_timeout: Seconds to say game over and close every player.
+        stop_reason: Says why, when the match is cancelled or interrupted
+            (``table.stopping``: "interrupted by SIGTERM: ..."); the reason
+            recorded with the aborted game.
 
     Returns:
         The ``MatchRecord``; its ``game.outcome`` is set.
@@ -175,7 +179,8 @@ async def run_match(
                 await table.play(receive)
         except BaseException as exc:
             if isinstance(exc, trio.Cancelled | KeyboardInterrupt):
-                table.game.abort("interrupted: the match was stopped before it ended")
+                why = stop_reason() if stop_reason is not None else ""
+                table.game.abort(why or "interrupted: the match was stopped before it ended")
             else:
                 table.game.abort(f"aborted: internal error ({type(exc).__name__})")
             raise
