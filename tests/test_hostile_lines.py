@@ -25,14 +25,17 @@ from bughouse_arbiter.bpgn import EngineInfo
 from bughouse_arbiter.commands.match import parse_info
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.errors import EngineFailed
 from bughouse_arbiter.players.base import (
     Action,
     InfoAction,
     MoveAction,
+    TableState,
     TellAction,
     WaitAction,
 )
 from bughouse_arbiter.players.native import NativeEnginePlayer
+from bughouse_arbiter.players.xboard import XboardPlayer
 from bughouse_arbiter.protocol import (
     MAX_LINE,
     Bug,
@@ -322,3 +325,47 @@ def test_the_tell_quota_caps_a_turn_and_a_game_and_notes_once() -> None:
     assert quota.summary() is not None
     quota.new_game()
     assert quota.allow() == (True, None) and quota.summary() is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([UciAdapter, XboardAdapter]), st.lists(lines, max_size=20))
+def test_handshake_lines_raise_nothing_but_a_clean_engine_failure(
+    kind: type[UciAdapter] | type[XboardAdapter], engine_lines: list[str]
+) -> None:
+    adapter = kind(Seat.A_WHITE, rules=HouseRules(time=60.0))
+    adapter.begin()
+    for line in engine_lines:
+        try:
+            adapter.receive(line)
+        except EngineFailed as exc:  # the one way a handshake may fail (no bughouse)
+            assert "bughouse" in str(exc)
+            return
+        _lines, events = adapter.take()
+        assert all(clean(getattr(e, "text", ""), 1000) for e in events)
+    assert clean(adapter.name, NAME_LIMIT)
+
+
+KNIGHTS_TO_AND_FRO = ("g1f3", "g8f6", "f3g1", "f6g8")
+
+
+async def test_an_xboard_seat_passes_eight_tells_a_turn_and_two_hundred_a_game() -> None:
+    player = XboardPlayer(Seat.A_WHITE, ["never-started"])
+    table = Table(player.adapter)
+    table.new_game()
+    passed = 0
+    for turn in range(40):
+        for i in range(20):
+            passed += player._action(EngineTell(f"{turn}.{i}")) is not None
+        # A move on the seat's own board ends its turn.
+        seat = Seat.A_WHITE if turn % 2 == 0 else Seat.A_BLACK
+        played = table.game.push(seat, KNIGHTS_TO_AND_FRO[turn % 4])
+        state = TableState(
+            version=table.game.plies,
+            fens={board: table.game.fen(board) for board in BoardId},
+            clocks={s: 60.0 for s in Seat},
+        )
+        await player.moved(played, state)
+        if turn == 0:
+            assert passed == TELLS_PER_TURN
+    assert passed == TELLS_PER_GAME
+    assert player.tells.dropped == 40 * 20 - TELLS_PER_GAME

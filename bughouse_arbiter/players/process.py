@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -61,6 +62,7 @@ import trio
 
 from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
+from ..protocol.limits import TEXT_LIMIT, engine_text
 from .reaper import kill_session
 
 Log = Callable[[str], None]
@@ -376,7 +378,8 @@ class EngineProcess:
             lines = buffer.feed(chunk) if chunk else buffer.close()
             for line in lines:
                 if line.text.strip():
-                    self.stderr_tail.append(line.text)
+                    # It may end up in a reason, the record and other engines' lines.
+                    self.stderr_tail.append(engine_text(line.text, TEXT_LIMIT))
                     if self.log is not None:
                         self.log(f"{self.label} ! {_for_log(line)}")
             if not chunk:
@@ -478,10 +481,18 @@ def _signal_group(process: trio.Process, sig: signal.Signals) -> None:
 
 
 def _for_log(line: RawLine) -> str:
-    text = line.text
-    if line.overlong or len(text) > LOG_LINE_LIMIT:
-        return f"{text[:LOG_LINE_LIMIT]}... ({line.length} bytes)"
+    """The line for the log: cut, and its control characters escaped (``\x1b``)."""
+    text = _CONTROL.sub(_escape, line.text[:LOG_LINE_LIMIT])
+    if line.overlong or len(line.text) > LOG_LINE_LIMIT:
+        return f"{text}... ({line.length} bytes)"
     return text
+
+
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return ascii(match.group())[1:-1]
 
 
 @contextlib.asynccontextmanager
