@@ -32,13 +32,17 @@ _PROC = "/proc"
 #: Seconds ``kill_orphans`` spends at most (an orphan that keeps forking).
 ORPHAN_DEADLINE = 3.0
 _subreaper = False
+#: Children this process had when it became a subreaper (not orphans of ours).
+_before: frozenset[int] = frozenset()
 
 
 def become_subreaper() -> bool:
     """Makes this process a child subreaper; True if it now is one."""
-    global _subreaper
+    global _subreaper, _before
     if not sys.platform.startswith("linux"):
         return False
+    if not _subreaper:
+        _before = frozenset(children())
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         _subreaper = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
@@ -94,19 +98,35 @@ def children(parent: int | None = None) -> list[int]:
     return [pid for pid, ppid, _pgrp, _sid in _processes() if ppid == me]
 
 
-def kill_orphans(keep: Collection[int] = ()) -> int:
-    """Kills and reaps every child of this process but ``keep``; returns how many.
+def orphans(keep: Collection[int] = ()) -> list[int]:
+    """Children of this process that an engine left behind.
 
-    Only once ``become_subreaper`` succeeded (so a program that embeds the
-    arbiter keeps its own children). Killing one re-parents its own children
-    to us, so it goes on until none is left or ``ORPHAN_DEADLINE`` has passed.
+    Engines run in sessions of their own, so whatever they start does too:
+    children in this process's own session (a program embedding the arbiter
+    may have some), those it had before it became a subreaper, and ``keep``
+    are not orphans of an engine.
+    """
+    me, own_session = os.getpid(), os.getsid(0)
+    return [
+        pid
+        for pid, ppid, _pgrp, sid in _processes()
+        if ppid == me and sid != own_session and pid not in keep and pid not in _before
+    ]
+
+
+def kill_orphans(keep: Collection[int] = ()) -> int:
+    """Kills and reaps the ``orphans`` (all but ``keep``); returns how many.
+
+    Only once ``become_subreaper`` succeeded. Killing one re-parents its own
+    children to us, so it goes on until none is left or ``ORPHAN_DEADLINE``
+    has passed.
     """
     if not _subreaper:
         return 0
     killed: set[int] = set()
     deadline = time.monotonic() + ORPHAN_DEADLINE
     while time.monotonic() < deadline:
-        found = [pid for pid in children() if pid not in keep]
+        found = orphans(keep)
         if not found:
             break
         for pid in found:
