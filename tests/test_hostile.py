@@ -104,6 +104,19 @@ def one_game(path: Path) -> BpgnGame:
     return game
 
 
+def assert_played_out(game: BpgnGame, max_plies: int) -> None:
+    """The game ended on the boards (random movers may mate before the ply cap), nobody left."""
+    ending = game.tag("Termination")
+    if ending == "max_plies":
+        assert game.result_tag == "1/2-1/2"
+        reason = f"draw: {max_plies} plies played on the two boards (max_plies={max_plies})"
+        assert game.tag("TerminationReason") == reason
+    else:
+        assert ending == "checkmate", (ending, game.tag("TerminationReason"))
+        assert game.result_tag in ("1-0", "0-1")
+        assert len(game.moves) < max_plies
+
+
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 pytestmark = needs_proc
 
@@ -121,9 +134,7 @@ def test_a_huge_name_cannot_make_an_innocent_engine_leave(tmp_path: Path, marker
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     game = one_game(tmp_path / "g.bpgn")
-    assert game.tag("Termination") == "max_plies"
-    assert game.result_tag == "1/2-1/2"
-    assert game.tag("TerminationReason") == "draw: 30 plies played on the two boards (max_plies=30)"
+    assert_played_out(game, 30)
     name = game.tag("BlackA")
     assert name is not None and name.startswith("Hostile ")
     assert len(name) <= NAME_LIMIT and not CONTROL.search(name)
@@ -142,10 +153,10 @@ def test_numbers_of_hundreds_of_digits_are_bounded_in_the_file(tmp_path: Path, m
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "g.bpgn").read_text()
     game = one_game(tmp_path / "g.bpgn")
-    assert game.tag("Termination") == "max_plies" and game.result_tag == "1/2-1/2"
+    assert_played_out(game, 20)
     # Every A-White move is in the file, with depth 12 and the absurd score left out.
     white_a = [m for m in game.moves if m.seat is Seat.A_WHITE]
-    assert len(white_a) >= 3
+    assert white_a
     assert text.count("[%eval ?,12]") == len(white_a)
     assert "99999" not in text and "77777" not in text
     assert replay_game(game).ok
@@ -160,7 +171,7 @@ def test_a_ptell_flood_is_capped_per_turn_and_cleaned(tmp_path: Path, marker: st
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     game = one_game(tmp_path / "g.bpgn")
-    assert game.tag("Termination") == "max_plies" and game.result_tag == "1/2-1/2"
+    assert_played_out(game, 24)
     moves = sum(1 for m in game.moves if m.seat is Seat.A_WHITE)
     tells = [m for m in game.messages if m.seat is Seat.A_WHITE]
     # 3,000 messages before each move: 8 of them pass per move (the last
@@ -214,7 +225,7 @@ async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str) -> None:
     # Each seat's engine leaves a sleeping helper in its process group.
     attack = {seat: hostile("helper", marker) for seat in Seat}
     record, players = await hostile_match(marker, attack, HouseRules(time=30.0, max_plies=16))
-    assert record.outcome.termination is Termination.MAX_PLIES
+    assert record.outcome.termination in (Termination.MAX_PLIES, Termination.CHECKMATE)
     for player in players:
         process = getattr(player, "process", None)
         assert process is not None and process.returncode == 0  # it obeyed quit
@@ -229,7 +240,7 @@ def test_a_setsid_escapee_is_collected_by_the_subreaper(tmp_path: Path, marker: 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     game = one_game(tmp_path / "g.bpgn")
-    assert game.tag("Termination") == "max_plies" and game.result_tag == "1/2-1/2"
+    assert_played_out(game, 16)
     assert replay_game(game).ok
     assert not survivors(marker, wait=1.0)
 
