@@ -232,7 +232,8 @@ def uci_table() -> Table:
 def xboard_table() -> Table:
     adapter = XboardAdapter(Seat.A_WHITE, rules=HouseRules(time=60.0))
     adapter.begin()
-    adapter.receive('feature myname="Plain" variants="bughouse" ping=1 done=1')
+    # No ping: an engine move is judged at once (with ping, moves wait for the pong).
+    adapter.receive('feature myname="Plain" variants="bughouse" done=1')
     table = Table(adapter)
     table.new_game()
     table.your_turn()
@@ -369,3 +370,29 @@ async def test_an_xboard_seat_passes_eight_tells_a_turn_and_two_hundred_a_game()
             assert passed == TELLS_PER_TURN
     assert passed == TELLS_PER_GAME
     assert player.tells.dropped == 40 * 20 - TELLS_PER_GAME
+
+
+# -- a stop from outside, whenever it lands ----------------------------------------------
+
+
+async def test_a_stop_while_players_start_is_an_interruption_with_its_reason(
+    autojump_clock: object,
+) -> None:
+    from fakes import FakePlayer
+
+    from bughouse_arbiter.core.model import Result
+    from bughouse_arbiter.table.arbiter import MatchEnded, MatchEvent, run_match
+
+    players = [FakePlayer(seat, start_delay=100.0) for seat in Seat]
+    ended: list[MatchEnded] = []
+
+    def observe(event: MatchEvent) -> None:
+        if isinstance(event, MatchEnded):
+            ended.append(event)
+
+    with trio.move_on_after(5.0):  # every player is still starting
+        await run_match(players, observer=observe, stop_reason=lambda: "interrupted by SIGTERM")
+    (end,) = ended
+    assert end.outcome.result is Result.UNFINISHED
+    assert end.outcome.reason == "interrupted by SIGTERM"
+    assert all(player.closed for player in players)

@@ -178,7 +178,7 @@ async def run_match(
             else:
                 await table.play(receive)
         except BaseException as exc:
-            if isinstance(exc, trio.Cancelled | KeyboardInterrupt):
+            if _is_interruption(exc):
                 why = stop_reason() if stop_reason is not None else ""
                 table.game.abort(why or "interrupted: the match was stopped before it ended")
             else:
@@ -190,6 +190,15 @@ async def run_match(
             nursery.cancel_scope.cancel()
             send.close()
     return table.record
+
+
+def _is_interruption(exc: BaseException) -> bool:
+    """Cancelled or Ctrl+C, also as a group of them (a cancel that found players
+    starting comes out of their nursery as a ``BaseExceptionGroup``)."""
+    if isinstance(exc, BaseExceptionGroup):
+        _stops, rest = exc.split((trio.Cancelled, KeyboardInterrupt))
+        return rest is None
+    return isinstance(exc, trio.Cancelled | KeyboardInterrupt)
 
 
 def _seat_map(players: Sequence[Player]) -> dict[Seat, Player]:
