@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -361,6 +362,60 @@ def test_sighup_aborts_play_writes_the_game_and_closes_every_engine(
     assert game.result_tag == "*"
     assert game.tag("WhiteA") == "tester"
     assert game.moves[0].san == "e4"
+    assert game.tag("TerminationReason") == (
+        "interrupted by SIGHUP: the match was stopped before it ended"
+    )
+    assert not survivors(marker)
+
+
+def wait_pid(pid: int, timeout: float = GUARD) -> int:
+    """The wait status of child ``pid``; fails the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} still runs after {timeout:g} s")
+
+
+def test_a_terminal_that_hangs_up_aborts_play_like_ctrl_c(tmp_path: Path, marker: str) -> None:
+    # The real thing: the terminal goes away under `bughouse play` (its reads
+    # and writes fail, SIGHUP and SIGCONT arrive), not just a signal.
+    pexpect = pytest.importorskip("pexpect")
+    engines = [
+        f"--engine={SEAT_OPTIONS[seat]}={hostile('normal', marker, '--delay', '50')}"
+        for seat in Seat
+        if seat is not Seat.A_WHITE
+    ]
+    command = shlex.join(
+        [sys.executable, "-m", "bughouse_arbiter", "play", "--seat", "WA", *engines,
+         "--tc", "600", "--out", "h.bpgn", "--name", "tester"]
+    )  # fmt: skip
+    child = pexpect.spawn(
+        "bash",
+        ["-c", f"exec {command} 2>errors.txt"],
+        cwd=str(tmp_path),
+        env={**env(), "TERM": "xterm", "LANG": "C.UTF-8"},
+        dimensions=(30, 100),
+        encoding="utf-8",
+        timeout=GUARD,
+    )
+    status: int | None = None
+    try:
+        child.expect("a-white>")
+        child.expect("B-White")
+        os.close(child.child_fd)  # hang up
+        child.closed = True
+        status = wait_pid(child.pid)
+    finally:
+        if status is None:
+            os.kill(child.pid, signal.SIGKILL)
+            os.waitpid(child.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 128 + signal.SIGHUP
+    assert (tmp_path / "errors.txt").read_text() == ""
+    game = one_game(tmp_path / "h.bpgn")
+    assert game.result_tag == "*"
     assert game.tag("TerminationReason") == (
         "interrupted by SIGHUP: the match was stopped before it ended"
     )

@@ -15,6 +15,7 @@ SIGTERM, 129 for SIGHUP).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import getpass
 import os
@@ -112,17 +113,29 @@ def run(args: argparse.Namespace) -> int:
             pipe = PipeTerminal(style)
             record, stop = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
     except KeyboardInterrupt:
-        print(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
+        _say(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
     finally:
         kill_orphans(keep=live_engine_pids())
     if stop.signal is not None:
-        print(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
+        _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
         return exit_status(stop.signal)
     assert record is not None
-    print(describe_outcome(record.outcome, seat))
-    print(f"Game written to {out.resolve()}")
+    _say(describe_outcome(record.outcome, seat))
+    _say(f"Game written to {out.resolve()}")
     return 0
+
+
+def _say(text: str) -> None:
+    """Prints a closing line; a terminal that hung up (SIGHUP) gets nothing, quietly."""
+    try:
+        print(text, flush=True)
+    except OSError:
+        # Point stdout at /dev/null, so the interpreter's last flush is quiet too.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
 def _play(

@@ -54,6 +54,12 @@ async def stop_on_signals(
 ) -> AsyncIterator[Stop]:
     """Watches ``signals`` for the duration of the block; the first cancels ``scope``."""
     stop = Stop()
+    # A signal ignored when we started stays ignored: ``nohup`` (SIGHUP), a
+    # background job of a script (SIGINT).
+    signals = tuple(sig for sig in signals if signal.getsignal(sig) != signal.SIG_IGN)
+    if not signals:
+        yield stop
+        return
     with trio.open_signal_receiver(*signals) as received:
         async with trio.open_nursery() as nursery:
 
