@@ -26,8 +26,8 @@ used (``wait_eof()`` tells when the output ended).
 The engine's exit is watched on the process itself, not only through its
 output: an engine that exits while a child of its own still holds its pipes
 is over all the same. Its output is then read for ``EXIT_DRAIN`` seconds
-more, and ends. Whenever the engine has exited, everything left in its
-session (helpers it forked) is killed (``reaper.kill_session``).
+more, and ends. As soon as the engine has exited, what is left of its
+process group (helpers it forked) is killed (``reaper.kill_group``).
 
 ``aclose()`` stops the engine for good: the quit line, ``grace`` seconds,
 SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the engine's
@@ -63,7 +63,7 @@ import trio
 from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from ..protocol.limits import TEXT_LIMIT, engine_text
-from .reaper import kill_session
+from .reaper import kill_group, kill_session
 
 Log = Callable[[str], None]
 """Receives one finished log line, e.g. ``"WA < go v 0 turn 1 board a"``."""
@@ -351,7 +351,9 @@ class EngineProcess:
         assert process is not None
         await process.wait()
         _LIVE.discard(process.pid)
-        self._kill_leftovers()
+        # Its group at once (a child may hold the pipes); the whole session at aclose.
+        if kill_group(process.pid):
+            self._note("killed what was left in its process group")
         if self._eof:
             return
         with trio.move_on_after(EXIT_DRAIN):

@@ -73,6 +73,15 @@ def _processes() -> Iterator[tuple[int, int, int, int]]:
             continue
 
 
+def kill_group(pgid: int, sig: signal.Signals = signal.SIGKILL) -> bool:
+    """Sends ``sig`` to process group ``pgid``; True if it had a member left."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
 def kill_session(sid: int, sig: signal.Signals = signal.SIGKILL) -> int:
     """Sends ``sig`` to the process group ``sid`` and to every process of session
     ``sid``; returns how many processes were signalled (0 when none is left).
@@ -80,10 +89,7 @@ def kill_session(sid: int, sig: signal.Signals = signal.SIGKILL) -> int:
     Safe after the session's leader was reaped: a session or process group id
     is not given to a new process while a member is alive.
     """
-    hit = 0
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(sid, sig)
-        hit += 1
+    hit = int(kill_group(sid, sig))
     for pid, _ppid, _pgrp, session in _processes():
         if session == sid and pid != os.getpid():
             with contextlib.suppress(ProcessLookupError, PermissionError):
