@@ -23,6 +23,8 @@ Processes that try to outlive their match:
   answering.
 - ``helper``: starts a helper in its own process group at start-up, plays
   normally and obeys ``quit`` (the helper stays behind).
+- ``group-helper``: the same, but the helper moves to a process group of
+  its own (still in the engine's session).
 - ``setsid-helper``: the same, but the helper calls ``setsid`` (a session of
   its own, out of reach of the engine's process group).
 - ``stubborn``: ignores SIGTERM, SIGINT, SIGHUP, ``quit`` and the end of its
@@ -49,6 +51,7 @@ MODES = (
     "orphan-exit",
     "helper",
     "setsid-helper",
+    "group-helper",
     "stubborn",
 )
 #: What a helper runs: a sleep whose command line carries the marker.
@@ -65,10 +68,14 @@ class Hostile(RandomMover):
         if mode == "stubborn":
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_IGN)
-        if mode in ("helper", "setsid-helper", "stubborn"):
-            self.spawn(new_session=mode == "setsid-helper", keep_pipes=False)
+        if mode in ("helper", "setsid-helper", "group-helper", "stubborn"):
+            self.spawn(
+                new_session=mode == "setsid-helper",
+                new_group=mode == "group-helper",
+                keep_pipes=False,
+            )
 
-    def spawn(self, *, new_session: bool, keep_pipes: bool) -> None:
+    def spawn(self, *, new_session: bool, keep_pipes: bool, new_group: bool = False) -> None:
         """A sleeping child; with ``keep_pipes`` it holds our stdout and stderr."""
         out = None if keep_pipes else subprocess.DEVNULL
         subprocess.Popen(
@@ -77,6 +84,7 @@ class Hostile(RandomMover):
             stdout=out,
             stderr=out,
             start_new_session=new_session,
+            process_group=0 if new_group else None,
         )
 
     def run(self) -> int:

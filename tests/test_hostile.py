@@ -222,9 +222,11 @@ async def test_an_engine_that_exits_leaving_a_child_on_its_pipes_has_left(marker
     assert not survivors(marker)
 
 
-async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str) -> None:
-    # Each seat's engine leaves a sleeping helper in its process group.
-    attack = {seat: hostile("helper", marker) for seat in Seat}
+@pytest.mark.parametrize("mode", ["helper", "group-helper"])
+async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str, mode: str) -> None:
+    # Each seat's engine leaves a sleeping helper in its process group (or in
+    # a group of its own, in the engine's session).
+    attack = {seat: hostile(mode, marker) for seat in Seat}
     record, players = await hostile_match(marker, attack, HouseRules(time=30.0, max_plies=16))
     assert record.outcome.termination in (Termination.MAX_PLIES, Termination.CHECKMATE)
     for player in players:
