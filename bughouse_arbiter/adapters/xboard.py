@@ -281,8 +281,8 @@ class XboardAdapter(EngineAdapter):
             self.tells += 1
             if self.tells <= MAX_TELLS_PER_MOVE:
                 self.emit(EngineTell(rest.strip()))
-            else:
-                self.note(f"partner message dropped (more than {MAX_TELLS_PER_MOVE} this move)")
+            elif self.tells == MAX_TELLS_PER_MOVE + 1:  # noted once, not once per line
+                self.note(f"partner messages dropped (more than {MAX_TELLS_PER_MOVE} this move)")
         elif word == "resign":
             self.emit(EngineResign())
 
