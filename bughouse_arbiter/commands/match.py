@@ -219,7 +219,7 @@ class GameSummary:
 
 
 async def play_matches(plan: MatchPlan, display: Display) -> int:
-    """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C)."""
+    """Plays ``plan.games`` matches; returns the exit status (0, or 128+N on signal N)."""
     summaries: list[GameSummary] = []
     writers: list[GameWriter] = []
     failed: str | None = None

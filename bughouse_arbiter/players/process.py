@@ -32,9 +32,9 @@ process group (helpers it forked) is killed (``reaper.kill_group``).
 ``aclose()`` stops the engine for good: the quit line, ``grace`` seconds,
 SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the engine's
 own process group; then whatever is left in its session is killed, whether
-or not the engine had exited by itself, and the child is always reaped. The optional ``log``
-gets every line in and out (``ProtocolLog`` writes them with timestamps, like
-cutechess's ``--debug``).
+or not the engine had exited by itself, and the child is always reaped.
+The optional ``log`` gets every line in and out (``ProtocolLog`` writes them
+with timestamps, like cutechess's ``--debug``), control characters escaped.
 
 Example::
 
@@ -345,8 +345,9 @@ class EngineProcess:
                 self._lines_out.send_nowait(line)
 
     async def _watch_exit(self) -> None:
-        """Waits on the process itself: once it exited, its session is killed and
-        its output ends within ``EXIT_DRAIN`` seconds even if a child holds the pipe."""
+        """Waits on the process itself: once it exited, its process group is killed
+        and its output ends within ``EXIT_DRAIN`` seconds even if a process
+        outside the group still holds the pipe."""
         process = self._process
         assert process is not None
         await process.wait()
