@@ -67,7 +67,6 @@ from ..ui.render import RenderOptions, move_line, render_table
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
 REFRESH_HZ = 4
-EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: Any) -> None:
