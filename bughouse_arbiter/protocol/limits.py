@@ -55,6 +55,8 @@ def engine_text(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` made safe for one line: controls become spaces, outer blanks go,
     and it is cut to ``limit`` characters (``...`` marks a cut)."""
     cut = len(text) > limit
+    if not cut and text.isprintable() and text[:1] != " " and text[-1:] != " ":
+        return text  # the usual case, checked in C
     # Cut first, so a megabyte of text costs no more than ``limit`` characters.
     text = _CONTROL.sub(" ", text[: limit + 1]).strip(" ")
     if cut or len(text) > limit:
