@@ -27,6 +27,8 @@ Processes that try to outlive their match:
   its own (still in the engine's session).
 - ``setsid-helper``: the same, but the helper calls ``setsid`` (a session of
   its own, out of reach of the engine's process group).
+- ``daemon-helper``: the same, but the helper double-forks and calls
+  ``setsid``: a daemon, no longer below the engine in the process tree.
 - ``stubborn``: ignores SIGTERM, SIGINT, SIGHUP, ``quit`` and the end of its
   input, and has a helper in its group; only SIGKILL ends them.
 - ``normal``: no attack (a random mover that carries the marker).
@@ -52,10 +54,19 @@ MODES = (
     "helper",
     "setsid-helper",
     "group-helper",
+    "daemon-helper",
     "stubborn",
 )
 #: What a helper runs: a sleep whose command line carries the marker.
 SLEEPER = "import sys, time; time.sleep(float(sys.argv[1]))"
+#: The same after a double fork and ``setsid``: a daemon, whose parent is gone at once.
+DAEMON = (
+    "import os, sys, time\n"
+    "if os.fork():\n"
+    "    os._exit(0)\n"
+    "os.setsid()\n"
+    "time.sleep(float(sys.argv[1]))\n"
+)
 
 
 class Hostile(RandomMover):
@@ -68,18 +79,21 @@ class Hostile(RandomMover):
         if mode == "stubborn":
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_IGN)
-        if mode in ("helper", "setsid-helper", "group-helper", "stubborn"):
+        if mode in ("helper", "setsid-helper", "group-helper", "daemon-helper", "stubborn"):
             self.spawn(
                 new_session=mode == "setsid-helper",
                 new_group=mode == "group-helper",
+                daemon=mode == "daemon-helper",
                 keep_pipes=False,
             )
 
-    def spawn(self, *, new_session: bool, keep_pipes: bool, new_group: bool = False) -> None:
+    def spawn(
+        self, *, new_session: bool, keep_pipes: bool, new_group: bool = False, daemon: bool = False
+    ) -> None:
         """A sleeping child; with ``keep_pipes`` it holds our stdout and stderr."""
         out = None if keep_pipes else subprocess.DEVNULL
         subprocess.Popen(
-            [sys.executable, "-c", SLEEPER, "600", self.marker],
+            [sys.executable, "-c", DAEMON if daemon else SLEEPER, "600", self.marker],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=out,

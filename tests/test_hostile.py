@@ -222,10 +222,10 @@ async def test_an_engine_that_exits_leaving_a_child_on_its_pipes_has_left(marker
     assert not survivors(marker)
 
 
-@pytest.mark.parametrize("mode", ["helper", "group-helper"])
+@pytest.mark.parametrize("mode", ["helper", "group-helper", "setsid-helper"])
 async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str, mode: str) -> None:
-    # Each seat's engine leaves a sleeping helper in its process group (or in
-    # a group of its own, in the engine's session).
+    # Each seat's engine leaves a sleeping helper in its process group, in a
+    # group of its own in its session, or in a session of its own (setsid).
     attack = {seat: hostile(mode, marker) for seat in Seat}
     record, players = await hostile_match(marker, attack, HouseRules(time=30.0, max_plies=16))
     assert record.outcome.termination in (Termination.MAX_PLIES, Termination.CHECKMATE)
@@ -235,8 +235,10 @@ async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str, mode: str
     assert not survivors(marker)
 
 
-def test_a_setsid_escapee_is_collected_by_the_subreaper(tmp_path: Path, marker: str) -> None:
-    attack = {Seat.B_BLACK: hostile("setsid-helper", marker)}
+def test_a_daemon_is_collected_by_the_subreaper(tmp_path: Path, marker: str) -> None:
+    # Double fork and setsid: when the engine stops, the daemon is no longer
+    # below it. Re-parented to the command (a subreaper), it is killed there.
+    attack = {Seat.B_BLACK: hostile("daemon-helper", marker)}
     done = bughouse(
         "match", *seats(marker, attack), "--tc", "30", "--rule", "max_plies=16",
         "--out", "g.bpgn", cwd=tmp_path,
@@ -424,7 +426,7 @@ def test_a_terminal_that_hangs_up_aborts_play_like_ctrl_c(tmp_path: Path, marker
     assert not survivors(marker)
 
 
-@pytest.mark.parametrize("mode", ["helper", "setsid-helper"])
+@pytest.mark.parametrize("mode", ["helper", "daemon-helper"])
 def test_check_engine_leaves_no_process_behind(tmp_path: Path, marker: str, mode: str) -> None:
     done = bughouse("check-engine", hostile(mode, marker), "--timeout", "10", cwd=tmp_path)
     assert "Traceback" not in done.stderr

@@ -31,8 +31,10 @@ process group (helpers it forked) is killed (``reaper.kill_group``).
 
 ``aclose()`` stops the engine for good: the quit line, ``grace`` seconds,
 SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the engine's
-own process group; then whatever is left in its session is killed, whether
-or not the engine had exited by itself, and the child is always reaped.
+own process group; then whatever is left in its session, and of what
+descended from it when ``aclose`` began (``setsid`` escapees included), is
+killed, whether or not the engine had exited by itself, and the child is
+always reaped.
 The optional ``log`` gets every line in and out (``ProtocolLog`` writes them
 with timestamps, like cutechess's ``--debug``), control characters escaped.
 
@@ -63,7 +65,7 @@ import trio
 from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from ..protocol.limits import TEXT_LIMIT, engine_text
-from .reaper import kill_group, kill_session
+from .reaper import Proc, descendants, kill_group, kill_listed, kill_session
 
 Log = Callable[[str], None]
 """Receives one finished log line, e.g. ``"WA < go v 0 turn 1 board a"``."""
@@ -220,6 +222,11 @@ class EngineProcess:
         return None if self._process is None else self._process.pid
 
     @property
+    def running(self) -> bool:
+        """Started and not known to have exited (never reaps, unlike ``returncode``)."""
+        return self._process is not None and self._process.pid in _LIVE
+
+    @property
     def returncode(self) -> int | None:
         return None if self._process is None else self._process.returncode
 
@@ -363,11 +370,12 @@ class EngineProcess:
             self._note("exited, but its output is still open (a child holds it): output ended")
             self._read_scope.cancel()
 
-    def _kill_leftovers(self) -> None:
-        """Kills what is left of the engine's session (its helpers); the engine has exited."""
+    def _kill_leftovers(self, family: list[Proc]) -> None:
+        """Kills what is left of the engine's session and of ``family`` (what
+        descended from it before it was stopped); the engine has exited."""
         assert self._process is not None
-        if kill_session(self._process.pid):
-            self._note("killed what was left in its session")
+        if kill_session(self._process.pid) + kill_listed(family):
+            self._note("killed what it left behind")
 
     async def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -437,11 +445,14 @@ class EngineProcess:
             with trio.CancelScope(shield=True):
                 await self._closed.wait()
             return
+        process = self._process
+        # Who descends from it now, also out of its session (``setsid``):
+        # once it is gone they can no longer be told from anybody's.
+        family = descendants(process.pid) if process is not None and self.running else []
         if quit_line is not None:
             self.send(quit_line)
         self._closing = True
         self._kick.set()  # the writer sends what is queued, then closes stdin
-        process = self._process
         try:
             if process is None:
                 return
@@ -459,7 +470,7 @@ class EngineProcess:
                 if process.returncode is not None:
                     _LIVE.discard(process.pid)
                     # Helpers outlive an engine that obeyed quit: not ours to keep.
-                    self._kill_leftovers()
+                    self._kill_leftovers(family)
         finally:
             for scope in self._scopes:
                 scope.cancel()

@@ -5,8 +5,11 @@ pid). When it stops, ``kill_session`` kills whatever still runs in that
 session, whether or not the engine itself has already exited: a helper it
 forked, even one that moved to a process group of its own.
 
-A process that calls ``setsid`` leaves the session. To catch those,
-``become_subreaper`` makes the arbiter a child subreaper (Linux
+A process that calls ``setsid`` leaves the session. While the engine runs
+it is still below it in the process tree: ``descendants`` lists the
+engine's family before it is stopped, and ``kill_listed`` kills what of it
+is left afterwards. A daemon (double fork) is not below it any more; to
+catch those, ``become_subreaper`` makes the arbiter a child subreaper (Linux
 ``PR_SET_CHILD_SUBREAPER``): an orphan among its descendants is then
 re-parented to the arbiter instead of to init, and ``kill_orphans`` kills and
 reaps every child the arbiter did not start as an engine. The commands call
@@ -25,7 +28,8 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
+from typing import NamedTuple
 
 _PR_SET_CHILD_SUBREAPER = 36
 _PROC = "/proc"
@@ -51,26 +55,70 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-def _processes() -> Iterator[tuple[int, int, int, int]]:
-    """(pid, ppid, process group, session) of every process /proc shows."""
+class Proc(NamedTuple):
+    """One line of /proc: a process and its place in the tree."""
+
+    pid: int
+    ppid: int
+    pgrp: int
+    session: int
+    #: Clock ticks after boot at which it started: with the pid, it names one process.
+    start: int
+
+
+def _stat(pid: int) -> Proc | None:
+    try:
+        with open(f"{_PROC}/{pid}/stat", "rb") as stat:
+            data = stat.read()
+    except OSError:
+        return None  # it ended meanwhile
+    # "pid (comm) state ppid pgrp session ... starttime ...": comm may hold
+    # spaces and parentheses, so the fields are counted from its end.
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        return Proc(pid, int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]))
+    except (IndexError, ValueError):
+        return None
+
+
+def _processes() -> Iterator[Proc]:
+    """Every process /proc shows."""
     try:
         names = os.listdir(_PROC)
     except OSError:
         return
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"{_PROC}/{name}/stat", "rb") as stat:
-                data = stat.read()
-        except OSError:
-            continue  # it ended meanwhile
-        # "pid (comm) state ppid pgrp session ...": comm may hold spaces and parentheses.
-        fields = data[data.rfind(b")") + 2 :].split()
-        try:
-            yield int(name), int(fields[1]), int(fields[2]), int(fields[3])
-        except (IndexError, ValueError):
-            continue
+        if name.isdigit() and (proc := _stat(int(name))) is not None:
+            yield proc
+
+
+def descendants(root: int) -> list[Proc]:
+    """Every process below ``root`` in the tree now (children, theirs...), even
+    those that left its session: taken before the engine is stopped, it names
+    what to kill afterwards (``kill_listed``)."""
+    below: dict[int, list[Proc]] = {}
+    for proc in _processes():
+        below.setdefault(proc.ppid, []).append(proc)
+    found: list[Proc] = []
+    todo = [root]
+    while todo:
+        for proc in below.get(todo.pop(), ()):
+            found.append(proc)
+            todo.append(proc.pid)
+    return found
+
+
+def kill_listed(procs: Iterable[Proc], sig: signal.Signals = signal.SIGKILL) -> int:
+    """Signals those of ``procs`` that still run (same pid and start time:
+    never a newcomer that got a pid back); returns how many."""
+    hit = 0
+    for proc in procs:
+        now = _stat(proc.pid)
+        if now is not None and now.start == proc.start:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(proc.pid, sig)
+                hit += 1
+    return hit
 
 
 def kill_group(pgid: int, sig: signal.Signals = signal.SIGKILL) -> bool:
@@ -90,10 +138,10 @@ def kill_session(sid: int, sig: signal.Signals = signal.SIGKILL) -> int:
     is not given to a new process while a member is alive.
     """
     hit = int(kill_group(sid, sig))
-    for pid, _ppid, _pgrp, session in _processes():
-        if session == sid and pid != os.getpid():
+    for proc in _processes():
+        if proc.session == sid and proc.pid != os.getpid():
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, sig)
+                os.kill(proc.pid, sig)
                 hit += 1
     return hit
 
@@ -101,7 +149,7 @@ def kill_session(sid: int, sig: signal.Signals = signal.SIGKILL) -> int:
 def children(parent: int | None = None) -> list[int]:
     """The pids whose parent is ``parent`` (default: this process)."""
     me = os.getpid() if parent is None else parent
-    return [pid for pid, ppid, _pgrp, _sid in _processes() if ppid == me]
+    return [proc.pid for proc in _processes() if proc.ppid == me]
 
 
 def orphans(keep: Collection[int] = ()) -> list[int]:
@@ -114,9 +162,12 @@ def orphans(keep: Collection[int] = ()) -> list[int]:
     """
     me, own_session = os.getpid(), os.getsid(0)
     return [
-        pid
-        for pid, ppid, _pgrp, sid in _processes()
-        if ppid == me and sid != own_session and pid not in keep and pid not in _before
+        proc.pid
+        for proc in _processes()
+        if proc.ppid == me
+        and proc.session != own_session
+        and proc.pid not in keep
+        and proc.pid not in _before
     ]
 
 
