@@ -65,7 +65,7 @@ import trio
 from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from ..protocol.limits import TEXT_LIMIT, engine_text
-from .reaper import Proc, descendants, kill_group, kill_listed, kill_session
+from .reaper import Proc, family, kill_group, kill_listed, kill_session
 
 Log = Callable[[str], None]
 """Receives one finished log line, e.g. ``"WA < go v 0 turn 1 board a"``."""
@@ -370,11 +370,13 @@ class EngineProcess:
             self._note("exited, but its output is still open (a child holds it): output ended")
             self._read_scope.cancel()
 
-    def _kill_leftovers(self, family: list[Proc]) -> None:
-        """Kills what is left of the engine's session and of ``family`` (what
-        descended from it before it was stopped); the engine has exited."""
+    def _kill_leftovers(self, kin: list[Proc] | None) -> None:
+        """Kills what is left of the engine's group and of ``kin`` (its family
+        before it was stopped) or, without it, of its session; the engine has exited."""
         assert self._process is not None
-        if kill_session(self._process.pid) + kill_listed(family):
+        pid = self._process.pid
+        hit = kill_session(pid) if kin is None else kill_group(pid) + kill_listed(kin)
+        if hit:
             self._note("killed what it left behind")
 
     async def _read_stderr(self) -> None:
@@ -448,7 +450,7 @@ class EngineProcess:
         process = self._process
         # Who descends from it now, also out of its session (``setsid``):
         # once it is gone they can no longer be told from anybody's.
-        family = descendants(process.pid) if process is not None and self.running else []
+        kin = family(process.pid) if process is not None and self.running else None
         if quit_line is not None:
             self.send(quit_line)
         self._closing = True
@@ -470,7 +472,7 @@ class EngineProcess:
                 if process.returncode is not None:
                     _LIVE.discard(process.pid)
                     # Helpers outlive an engine that obeyed quit: not ours to keep.
-                    self._kill_leftovers(family)
+                    self._kill_leftovers(kin)
         finally:
             for scope in self._scopes:
                 scope.cancel()

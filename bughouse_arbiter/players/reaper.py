@@ -1,22 +1,22 @@
 """What an engine leaves behind: helpers in its session, escapees, orphans.
 
 Every engine runs in its own session (and process group, whose id is its
-pid). When it stops, ``kill_session`` kills whatever still runs in that
-session, whether or not the engine itself has already exited: a helper it
-forked, even one that moved to a process group of its own.
+pid). Before it is stopped, ``family`` lists who descends from it (also those
+that left its session with ``setsid``) and who else is in its session; once
+it is gone, ``kill_listed`` kills what of them is left (checked by pid and
+start time). An engine that exited by itself is past listing: then
+``kill_session`` kills whatever still runs in its session, a helper in a
+process group of its own included.
 
-A process that calls ``setsid`` leaves the session. While the engine runs
-it is still below it in the process tree: ``descendants`` lists the
-engine's family before it is stopped, and ``kill_listed`` kills what of it
-is left afterwards. A daemon (double fork) is not below it any more; to
-catch those, ``become_subreaper`` makes the arbiter a child subreaper (Linux
+A daemon (double fork) is no longer below the engine. To catch those,
+``become_subreaper`` makes the arbiter a child subreaper (Linux
 ``PR_SET_CHILD_SUBREAPER``): an orphan among its descendants is then
 re-parented to the arbiter instead of to init, and ``kill_orphans`` kills and
 reaps every child the arbiter did not start as an engine. The commands call
 both; a library user (a test) may too.
 
-Elsewhere than on Linux these do what they can: ``kill_session`` signals the
-process group only, and the other two do nothing.
+Elsewhere than on Linux these do what they can: the process group is
+signalled, the rest does nothing.
 """
 
 from __future__ import annotations
@@ -92,20 +92,23 @@ def _processes() -> Iterator[Proc]:
             yield proc
 
 
-def descendants(root: int) -> list[Proc]:
+def family(root: int) -> list[Proc]:
     """Every process below ``root`` in the tree now (children, theirs...), even
-    those that left its session: taken before the engine is stopped, it names
-    what to kill afterwards (``kill_listed``)."""
+    those that left its session, and every other member of its session: taken
+    before the engine is stopped, it names what to kill afterwards
+    (``kill_listed``). One pass over /proc."""
     below: dict[int, list[Proc]] = {}
+    found: dict[int, Proc] = {}
     for proc in _processes():
         below.setdefault(proc.ppid, []).append(proc)
-    found: list[Proc] = []
+        if proc.session == root and proc.pid != root:
+            found[proc.pid] = proc
     todo = [root]
     while todo:
         for proc in below.get(todo.pop(), ()):
-            found.append(proc)
+            found[proc.pid] = proc
             todo.append(proc.pid)
-    return found
+    return list(found.values())
 
 
 def kill_listed(procs: Iterable[Proc], sig: signal.Signals = signal.SIGKILL) -> int:
