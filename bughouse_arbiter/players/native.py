@@ -103,6 +103,8 @@ class NativeEnginePlayer(Player):
     """An engine program speaking protocol.md, seen by the arbiter as any other player."""
 
     protocol = "native"
+    # A waiting engine gets a fresh state + go when a piece reaches it (protocol.md §5.8).
+    refresh_waiting_turn = True
 
     def __init__(
         self,
@@ -156,6 +158,8 @@ class NativeEnginePlayer(Player):
         self._playing = False
         self._closing = False
         self._arrived_at: float | None = None  # when the lines being handled were read
+        # The last state sent, while no event has followed it: a go then needs no new one.
+        self._last_state: State | None = None
         self._actions: trio.MemorySendChannel[Action] | None = None
         self._outbox: deque[Action] = deque()  # waits here only when the channel is full
         self._outbox_kick = trio.Event()
@@ -222,6 +226,7 @@ class NativeEnginePlayer(Player):
         self._open_by_seat.clear()
         self._answered.clear()
         self._last_info.clear()
+        self._last_state = None
         rules = info.rules
         self._send(
             NewGame(
@@ -235,7 +240,7 @@ class NativeEnginePlayer(Player):
             human = seat in info.human_seats
             self._send(PlayerInfo(seat, "human" if human else "engine", info.names.get(seat, "?")))
         self._send(RulesInfo(tuple(rules.to_pairs())))
-        self._send(_state(state))
+        self._send_state(state)
         self._playing = True
         await self._barrier()
 
@@ -248,11 +253,14 @@ class NativeEnginePlayer(Player):
         wire = self._next_token
         self._turns[wire] = (seat, token)
         self._open_by_seat[seat] = wire
-        self._send(_state(state))
-        self._send(Go(version=state.version, token=wire, board=seat.board))
+        self._send_state(state)
+        left = state.turn_left.get(seat)
+        limit = None if left is None else max(0, int(left * 1000))
+        self._send(Go(version=state.version, token=wire, board=seat.board, limit=limit))
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
         passed = played.passed.symbol() if played.passed is not None else None
+        self._last_state = None
         self._send(
             MoveEvent(
                 version=state.version,
@@ -320,6 +328,13 @@ class NativeEnginePlayer(Player):
         await self.process.aclose(quit_line, grace=self.quit_grace, term_grace=self.term_grace)
 
     # -- lines out ---------------------------------------------------------------------
+
+    def _send_state(self, state: TableState) -> None:
+        """Sends ``state`` unless the engine's last one says exactly the same."""
+        command = _state(state)
+        if command != self._last_state:
+            self._send(command)
+            self._last_state = command
 
     def _send(self, command: Command) -> None:
         """Queues one command; never blocks (the process's writer sends it)."""
@@ -477,11 +492,13 @@ class NativeEnginePlayer(Player):
 
 
 def _state(state: TableState) -> State:
+    no_double = state.no_double
     return State(
         version=state.version,
         fen_a=state.fens[BoardId.A],
         fen_b=state.fens[BoardId.B],
         clocks=_clocks(state),
+        no_double=None if no_double is None else (no_double[BoardId.A], no_double[BoardId.B]),
     )
 
 
