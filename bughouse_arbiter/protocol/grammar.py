@@ -380,9 +380,7 @@ def parse_command(line: str) -> Command:
                 no_double = (_squares(fields.word("squares")), _squares(fields.word("squares")))
             elif fields.more():
                 fields.word("value")
-        return State(
-            version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=no_double
-        )
+        return State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=no_double)
     if keyword == "event":
         fields.expect("v")
         version = parse_int(fields.word("version"), "version")

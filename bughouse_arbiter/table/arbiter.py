@@ -548,9 +548,7 @@ class _Table:
     def state(self, now: float) -> TableState:
         """The table at ``now``; see the module docstring for the clocks."""
         at = self.move_arrivals(now)
-        clocks = {
-            seat: max(0.0, self.clocks.remaining(seat, at.get(seat, now))) for seat in SEATS
-        }
+        clocks = {seat: max(0.0, self.clocks.remaining(seat, at.get(seat, now))) for seat in SEATS}
         turn_left: dict[Seat, float] = {}
         limit = self.clocks.turn_time_limit
         if limit is not None:
