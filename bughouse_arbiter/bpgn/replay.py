@@ -2,7 +2,8 @@
 
 ``replay_game(game)`` plays a ``BpgnGame``'s moves in file order on a
 ``BughouseGame``, applies how the file says the game ended when that is
-something the boards cannot show (a resignation, a flag, a disconnection),
+something the boards cannot show (a resignation, a flag, a disconnection, a
+draw by agreement or a plain "Game drawn", which stands as agreed),
 and compares the result the file records with the result the rules give.
 Quirks of real files are handled and reported, never hidden:
 
@@ -408,6 +409,11 @@ def replay_game(
         apply_claim(game, claim)
         outcome = game.outcome
         repeated = replayer.repeated()
+        if outcome is None and claim.draw and claim.termination is None and repeated is None:
+            # "Game drawn" with no reason the boards could show: a draw by
+            # agreement is a legal end, so the recorded draw stands as one.
+            game.agree_draw()
+            outcome = game.outcome
         if outcome is None and claim.draw and repeated is not None:
             # Files without our [Rules] tag do not say whether repetition
             # ended games; a claimed draw stands when the position repeated.
@@ -495,7 +501,9 @@ def _report(
             if convention == "per-board"
             else ""
         )
-        if outcome is not None:
+        if outcome is not None and outcome.termination is Termination.AGREEMENT:
+            verdict += " — draw as recorded (agreement; the rules cannot confirm it)"
+        elif outcome is not None:
             verdict += f" — {outcome.reason}"
     else:
         verdict = "; ".join(problems)
