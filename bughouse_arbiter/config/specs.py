@@ -34,8 +34,17 @@ from ..errors import ConfigError
 Protocol = Literal["native", "uci", "xboard"]
 PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
 
-#: Where the project's own engines live (``engines/`` beside the package).
-ENGINES_DIR = Path(__file__).resolve().parents[2] / "engines"
+
+def _engines_dir() -> Path:
+    """The project's own engines: ``bughouse_arbiter/engines`` in an installed
+    wheel, else ``engines/`` beside the package (a source tree or editable install)."""
+    package = Path(__file__).resolve().parents[1]
+    shipped = package / "engines"
+    return shipped if (shipped / "searcher.py").is_file() else package.parent / "engines"
+
+
+#: Where the project's own engines live (see ``_engines_dir``).
+ENGINES_DIR = _engines_dir()
 
 #: Fault modes of ``engines/faulty.py`` (built-in names ``faulty-<mode>``).
 FAULT_MODES: tuple[str, ...] = (
