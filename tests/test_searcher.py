@@ -278,6 +278,17 @@ def test_partner_words() -> None:
     assert not wishes.hear("hello there")
     wishes.hear("x")
     assert not wishes.wants and not wishes.nogive
+    # What Sjeng really sends (protocol.md §8): several signals on one line,
+    # ---trades, and sentences that are read whole, not word by word.
+    assert wishes.hear("---n ---b")
+    assert wishes.nogive == {chess.KNIGHT: 3, chess.BISHOP: 3}
+    assert wishes.hear("---trades") and wishes.trades == -1
+    assert wishes.hear("You can trade freely.") and wishes.trades == 0
+    wishes.sit = True
+    assert wishes.hear("I am forcedly mated (dead). Tell me 'go' to start moving into it.")
+    assert wishes.dead and wishes.sit and not wishes.go_now
+    assert not wishes.hear("Ok, I'm moving.") and wishes.sit
+    assert wishes.hear("move e2e4") and wishes.suggested == "e2e4" and not wishes.sit
 
 
 def test_stakes_follow_the_other_board() -> None:
