@@ -142,6 +142,31 @@ async def test_turn_time_limit_flags_before_the_clock_runs_out(autojump_clock: o
     assert record.clocks.banked[Seat.A_BLACK] == 55.0
 
 
+async def test_untimed_play_never_flags_and_stalling_loses_at_the_third_partner_move(
+    autojump_clock: object,
+) -> None:
+    # No clocks: B-Black thinks 500 s (beyond any clock) and nobody flags. A-Black
+    # could move from 0.5 but sits: its partner B-White moves at 1, 502 and 503.5,
+    # and the third of those ends the match, at that instant.
+    rules = HouseRules(clock=False)
+    players = silent_table(
+        a_white=[Move("e2e4", 0.5)],
+        a_black=[Wait(0.25, "sitting")],
+        b_white=[Move("d2d4", 1), Move("g1f3", 1), Move("c2c4", 1)],
+        b_black=[Move("d7d5", 500), Move("g8f6", 0.5)],
+    )
+    record, _ = await play(players, rules)
+    assert record.outcome.termination is Termination.STALLING
+    assert record.outcome.seat is Seat.A_BLACK
+    assert record.outcome.result is Result.TEAM_ONE
+    assert record.ended == 503.5
+    assert [m.at for m in record.game.moves] == [0.5, 1.0, 501.0, 502.0, 502.5, 503.5]
+    assert all(m.clock is None for m in record.game.moves)  # nothing to record
+    assert record.used[2] == 500.0
+    # Players are told no clock at all.
+    assert {c for p in players for s in p.snapshots for c in s.clocks.values()} == {0.0}
+
+
 async def test_a_move_after_the_deadline_is_too_late(autojump_clock: object) -> None:
     players = silent_table(a_white=[Move("e2e4", 10.5)], b_white=[Move("d2d4", 1)])
     record, events = await play(players)

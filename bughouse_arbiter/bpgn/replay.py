@@ -138,7 +138,9 @@ class _Replayer:
         self.replayed = 0
         fen_a, fen_b = start_fens(source)
         self.game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)
-        self.clocks: dict[Seat, float | None] = dict.fromkeys(Seat, rules.time)
+        # Untimed play (clock=off) has no clock to show.
+        start = rules.time if rules.clock else None
+        self.clocks: dict[Seat, float | None] = dict.fromkeys(Seat, start)
         self.moved_at: dict[BoardId, float] = {BoardId.A: 0.0, BoardId.B: 0.0}
         self.last_on_board: dict[BoardId, BpgnMove] = {}
         self.ends_done = 0

@@ -142,6 +142,7 @@ class Termination(enum.Enum):
     AGREEMENT = "agreement"
     BOARDS_SUMMED = "boards_summed"
     ABORTED = "aborted"
+    STALLING = "stalling"
 
 
 class Result(enum.Enum):

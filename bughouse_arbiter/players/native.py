@@ -94,6 +94,8 @@ IGNORED_EVERY = 1000
 EXIT_WAIT = 0.5
 #: Longest partner message passed on.
 TELL_LIMIT = 500
+#: ms per move in untimed play when the engine's spec names neither movetime nor depth.
+UNTIMED_MOVETIME = 1000
 #: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
 MAX_PENDING = 1000
 _GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")
@@ -116,6 +118,8 @@ class NativeEnginePlayer(Player):
         env: Mapping[str, str] | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
+        movetime: int | None = None,
+        depth: int | None = None,
         handshake_timeout: float = 10.0,
         ready_timeout: float = 10.0,
         quit_grace: float = QUIT_GRACE,
@@ -133,6 +137,10 @@ class NativeEnginePlayer(Player):
         self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
         self.options = dict(options or {})
         self.init = tuple(init)
+        # Per-move bounds sent with every go in untimed play (no clock to budget from).
+        self.movetime = movetime
+        self.depth = depth
+        self._untimed = False
         self.handshake_timeout = handshake_timeout
         self.ready_timeout = ready_timeout
         self.quit_grace = quit_grace
@@ -228,12 +236,13 @@ class NativeEnginePlayer(Player):
         self._last_info.clear()
         self._last_state = None
         rules = info.rules
+        self._untimed = not rules.clock
         self._send(
             NewGame(
                 game_id=_GAME_ID.sub("_", info.game_id) or "game",
                 seats=self.seats,
-                time_ms=round(rules.time * 1000),
-                inc_ms=round(rules.increment * 1000),
+                time_ms=0 if self._untimed else round(rules.time * 1000),
+                inc_ms=0 if self._untimed else round(rules.increment * 1000),
             )
         )
         for seat in SEATS:
@@ -256,7 +265,21 @@ class NativeEnginePlayer(Player):
         self._send_state(state)
         left = state.turn_left.get(seat)
         limit = None if left is None else max(0, int(left * 1000))
-        self._send(Go(version=state.version, token=wire, board=seat.board, limit=limit))
+        movetime = depth = None
+        if self._untimed:
+            movetime, depth = self.movetime, self.depth
+            if movetime is None and depth is None:
+                movetime = UNTIMED_MOVETIME
+        self._send(
+            Go(
+                version=state.version,
+                token=wire,
+                board=seat.board,
+                limit=limit,
+                movetime=movetime,
+                depth=depth,
+            )
+        )
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
         passed = played.passed.symbol() if played.passed is not None else None

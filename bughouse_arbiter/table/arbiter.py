@@ -368,10 +368,9 @@ class _Table:
             return
         clocks, used = self.clocks.press(seat, now)
         self.fens.freeze()  # the snapshots already handed out keep the position before
+        left: float | None = None if clocks.untimed else clocks.banked[seat]
         try:
-            played = self.game.push(
-                seat, action.move, at=self.since_start(now), clock=clocks.banked[seat]
-            )
+            played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
         except NotYourTurnError as exc:  # cannot happen while tokens track turns
             self.ignore(action, str(exc), now)
             return
@@ -549,6 +548,8 @@ class _Table:
         """The table at ``now``; see the module docstring for the clocks."""
         at = self.move_arrivals(now)
         clocks = {seat: max(0.0, self.clocks.remaining(seat, at.get(seat, now))) for seat in SEATS}
+        if self.clocks.untimed:
+            clocks = dict.fromkeys(SEATS, 0.0)  # protocol.md §5.15: no clocks to tell
         turn_left: dict[Seat, float] = {}
         limit = self.clocks.turn_time_limit
         if limit is not None:
