@@ -608,3 +608,25 @@ async def test_four_searchers_play_every_house_rule_value_cleanly() -> None:
                 Termination.LEFT,
                 Termination.FLAG,
             ), (text, outcome.reason)
+
+
+def test_untimed_the_engine_stops_sitting_before_its_partner_third_move() -> None:
+    lines: list[str] = []
+    engine = Engine(lines.append)
+    engine.handle("newgame id t seat a-white time 0 inc 0")
+    engine.handle("rules clock=off stalling=3")
+    assert engine.untimed and engine._table().my_ms == 600_000
+    engine.handle(f"state v 0 a {SMOTHER.format(pocket='')} b {START} clock 0 0 0 0")
+    engine.handle("go v 0 turn 1 board a movetime 200")
+    turn = engine.turn
+    assert turn is not None
+    turn.waiting = True  # as if it sat, waiting for a knight
+    engine.searching = False
+    # B-Black (the partner) moves once: still sitting; its second move: move now.
+    engine.handle("event v 1 board b move e2e4 clock 0 0 0 0")  # the partner's opponent
+    engine.handle("event v 2 board b move e7e5 clock 0 0 0 0")
+    assert turn.partner_moves == 1 and turn.movetime == 200
+    engine.handle("event v 3 board b move g1f3 clock 0 0 0 0")
+    engine.handle("event v 4 board b move b8c6 clock 0 0 0 0")
+    assert turn.partner_moves == 2 and turn.movetime == 1 and engine.searching
+    engine._abandon_turn()

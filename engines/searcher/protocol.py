@@ -36,6 +36,8 @@ NAME = "Searcher 1.0"
 AUTHOR = "The bughouse-arbiter authors"
 # A turn restarts its search at most this often because of arriving pieces.
 _MAX_RESTARTS = 4
+# Untimed play: the clocks the plan pretends every seat has (so it never panics).
+_UNTIMED_MS = 600_000
 # Share of a turn's time limit the engine may think, and may sit, before moving.
 _LIMIT_THINK = 0.3
 _LIMIT_SIT = 0.6
@@ -53,6 +55,7 @@ class _Go:
     wait_sent: bool = False
     sit_until: float | None = None  # monotonic instant to stop sitting
     limit_ms: int | None = None  # the turn's time limit, counted from ``started``
+    partner_moves: int = 0  # moves the partner made during this turn (untimed play)
 
 
 class Engine:
@@ -79,6 +82,9 @@ class Engine:
         self.running = True
         self.seed: int | None = None
         self.rules = DEFAULT_RULES
+        # Untimed play (newgame time 0): the stalling rule instead of clocks.
+        self.untimed = False
+        self.stalling = 3
 
     # -- main loop ------------------------------------------------------------
 
@@ -156,6 +162,9 @@ class Engine:
         self.board_letter = letter
         self.color = colour == "white"
         self.base_ms = int(fields.get("time", "180000"))
+        self.untimed = self.base_ms == 0
+        if self.untimed:
+            self.base_ms = _UNTIMED_MS
         self.increment_ms = int(fields.get("inc", "0"))
         self.rules = DEFAULT_RULES
         self.boards = {"a": self._board(), "b": self._board()}
@@ -172,6 +181,9 @@ class Engine:
     def _on_rules(self, args: list[str]) -> None:
         pairs = dict(arg.partition("=")[::2] for arg in args)
         self.rules = BugRules.from_pairs(pairs)
+        self.untimed = self.untimed or pairs.get("clock") == "off"
+        stalling = pairs.get("stalling", "3")
+        self.stalling = int(stalling) if stalling.isdigit() else 3
         for board in self.boards.values():
             board.rules = self.rules
 
@@ -206,9 +218,13 @@ class Engine:
             self._set_clocks(args[index + 1 : index + 5])
         if letter == self.board_letter or "pass" in fields:
             self._position_changed()
+        if letter != self.board_letter and board.turn == self.color:
+            self._stall_check()  # the partner (the other colour there) just moved
 
     def _on_go(self, args: list[str]) -> None:
         fields = _pairs(args)
+        # A re-opened turn (a piece reached us while we sat) keeps the stalling count.
+        carried = self.turn.partner_moves if self.turn is not None else 0
         self._abandon_turn()
         self.turn = _Go(
             token=int(fields["turn"]),
@@ -217,6 +233,7 @@ class Engine:
             depth=int(fields["depth"]) if "depth" in fields else 64,
             nodes=int(fields["nodes"]) if "nodes" in fields else None,
             limit_ms=int(fields["limit"]) if "limit" in fields else None,
+            partner_moves=carried,
         )
         if "board" in fields and fields["board"].lower() in ("a", "b"):
             self.board_letter = fields["board"].lower()
@@ -271,6 +288,19 @@ class Engine:
             turn.restarts += 1
             self._start_search(may_sit=True)
 
+    def _stall_check(self) -> None:
+        """Untimed play: move at once one partner move before the stalling rule bites."""
+        turn = self.turn
+        if not self.untimed or turn is None or not self.stalling:
+            return
+        turn.partner_moves += 1
+        if turn.partner_moves < self.stalling - 1:
+            return
+        turn.sit_until = None
+        turn.movetime = 1  # whatever the search has at once
+        if turn.waiting or self.searching:
+            self._start_search(may_sit=False)
+
     def _sitting_over(self) -> None:
         turn = self.turn
         if turn is not None and turn.waiting:
@@ -297,6 +327,8 @@ class Engine:
             may_sit = may_sit and left > 0.5
         if not self.rules.arrivals:
             may_sit = False  # nothing will come: sitting only loses time
+        if self.untimed and self.stalling and turn.partner_moves >= self.stalling - 2:
+            may_sit = False  # the partner's next move would leave no time to move
         wishes = PartnerWishes(**vars(self.wishes))
         wishes.wants = dict(self.wishes.wants)
         wishes.nogive = dict(self.wishes.nogive)
@@ -395,6 +427,8 @@ class Engine:
         return f"{other}-{'black' if self.color else 'white'}"
 
     def _set_clocks(self, values: list[str]) -> None:
+        if self.untimed:
+            return  # no clocks: plan as if every seat had the same ample time
         numbers = tuple(int(value) for value in values[:4])
         if len(numbers) == 4:
             self.clocks = (numbers[0], numbers[1], numbers[2], numbers[3])
@@ -402,7 +436,7 @@ class Engine:
 
     def _table(self) -> Table:
         """A snapshot for a decision; the clock of the side to move on each board runs."""
-        elapsed = int((time.monotonic() - self.clocks_at) * 1000)
+        elapsed = 0 if self.untimed else int((time.monotonic() - self.clocks_at) * 1000)
         clocks = list(self.clocks)
         for letter, board in self.boards.items():
             index = SEAT_INDEX[(letter, board.turn)]
