@@ -53,6 +53,8 @@ def test_a_match_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     )
     assert installed.returncode == 0, installed.stderr
     assert (site / "bughouse_arbiter" / "engines" / "searcher" / "search.py").is_file()
+    assert (site / "bughouse_arbiter" / "py.typed").is_file()
+    assert any((site / "bughouse_arbiter" / "web" / "assets").iterdir())
     env = {**os.environ, "PYTHONPATH": str(site)}
     where = _run(
         [
