@@ -275,7 +275,9 @@ def wait_for_line(process: subprocess.Popen[str], pattern: str) -> None:
     raise AssertionError(f"no line matching {pattern!r}; exit {process.wait()}")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: str(s.name)
+)
 def test_a_signal_stops_the_match_writes_the_game_and_closes_every_engine(
     tmp_path: Path, marker: str, sig: signal.Signals
 ) -> None:
