@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -559,3 +560,63 @@ def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
     assert child.exitstatus == 130
     (game,) = read_games((tmp_path / "tty.bpgn").read_text())
     assert game.result_tag == "*"
+
+
+def _marked_clocks(screen: str) -> tuple[list[str], list[str]]:
+    """The clocks marked running on board A (left) and board B (right) of a
+    live-table screen: the player lines are the table's 2nd and 14th lines."""
+    lines = screen.split("\n")
+    left: list[str] = []
+    right: list[str] = []
+    for row in (1, 13):
+        line = lines[row].ljust(80)
+        for side, text in ((left, line[:41]), (right, line[41:])):
+            words = text.split()
+            if words and words[0] == "<":
+                side.append(words[1] + " " + words[-1])
+    return left, right
+
+
+@needs_engines
+def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
+    """Every frame marks the side to move on both boards, and the marked clocks run."""
+    pexpect = pytest.importorskip("pexpect")
+    from console_vt import VirtualTerminal
+
+    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 700"
+    engines = [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "bughouse_arbiter", "match", *engines, "--tc", "600", "--out", "t.bpgn"],
+        cwd=str(tmp_path),
+        env={**os.environ, "TERM": "xterm", "LANG": "C.UTF-8"},
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=60,
+    )
+    screen = VirtualTerminal()
+    frames: list[tuple[list[str], list[str]]] = []
+    try:
+        child.expect("last: ")
+        screen.feed(child.before + child.after)
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            try:
+                chunk = child.read_nonblocking(65536, timeout=0.3)
+            except pexpect.TIMEOUT:
+                continue
+            screen.feed(chunk)
+            if chunk.endswith("\x1b[J") and "last: " in screen.text and "Result" not in screen.text:
+                frames.append(_marked_clocks(screen.text))
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert len(frames) > 10
+    for left, right in frames:
+        assert len(left) == 1 and len(right) == 1, (left, right)
+    # Over the frames each board's marked clock keeps changing, also between moves.
+    for side in (0, 1):
+        shown = [frame[side][0] for frame in frames]
+        changes = sum(1 for a, b in zip(shown, shown[1:], strict=False) if a != b)
+        assert changes >= len(shown) // 2, shown

@@ -467,14 +467,15 @@ class Display:
 
     def observe(self, event: MatchEvent) -> None:
         if isinstance(event, MatchStarted):
-            self.game, self.names, self.clocks = event.game, event.names, event.clocks
+            self.game, self.names = event.game, event.names
+            self.clocks = self._turns_started(event.clocks, event.now)
             if not self.live:
                 seats = ", ".join(f"{seat} {event.names[seat]}" for seat in SEATS)
                 rules = event.game.rules
                 timing = f"time {rules.time:g}+{rules.increment:g}" if rules.clock else "untimed"
                 self.line(f"start: {seats}; {timing}")
         elif isinstance(event, MovePlayed):
-            self.clocks = event.clocks
+            self.clocks = self._turns_started(event.clocks, event.now)
             if not self.live and self.game is not None:
                 names = self.names
                 self.line(move_line(self.game, event.played, names=names, used=event.used))
@@ -492,6 +493,19 @@ class Display:
             self.ended_at = event.now
             if not self.live:
                 self.line(f"result: {event.outcome}")
+
+    def _turns_started(self, clocks: Clocks, now: float) -> Clocks:
+        """``clocks`` with the clock of every seat to move running.
+
+        A move's clocks are taken when the mover's clock stops, before the
+        next turns' clocks start; counting those from the move keeps both
+        boards' running clocks (and their markers) moving on screen.
+        """
+        if self.game is None:
+            return clocks
+        return clocks.start_all(
+            (seat for seat in self.game.seats_to_move() if not clocks.is_running(seat)), now
+        )
 
     async def refresh(self, scope: trio.CancelScope) -> None:
         """Redraws the table ``REFRESH_HZ`` times a second until ``scope`` is cancelled."""
