@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import io
+import itertools
 import os
 import signal
 import subprocess
@@ -618,5 +619,5 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
     # Over the frames each board's marked clock keeps changing, also between moves.
     for side in (0, 1):
         shown = [frame[side][0] for frame in frames]
-        changes = sum(1 for a, b in zip(shown, shown[1:], strict=False) if a != b)
+        changes = sum(1 for a, b in itertools.pairwise(shown) if a != b)
         assert changes >= len(shown) // 2, shown
