@@ -153,10 +153,21 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
     program.wait_for(lambda text: your_move(text) and "last 2... " in text.split("\n")[14])
 
     program.type("resign")
-    program.wait_for("You lose: A-White resigned (0-1)")
+    final = program.wait_for("press any key to leave")
+    # The final screen stays: both boards, the result with its reason, the file, once each.
+    assert final.split("\n")[0].startswith(" Board A (you, A-White)")
+    assert "Board B (your partner, B-Black)" in final
+    assert final.count("You lose: A-White resigned (0-1)") == 1
+    assert final.count("Game written to") == 1
+    time.sleep(0.5)
+    program.pump()
+    assert program.child.isalive()  # waits for the key
+    program.child.send("x")
     output = program.finish()
     assert program.child.exitstatus == 0
-    assert f"Game written to {program.out}" in output
+    assert output.count("You lose: A-White resigned") == 1
+    assert output.count("Game written to") == 1
+    assert program.screen.text.count("You lose: A-White resigned (0-1)") == 1
 
     (game,) = read_games(program.out.read_text(), file=str(program.out))
     assert game.tags["WhiteA"] == "tester"
@@ -179,6 +190,8 @@ def test_quit_asks_and_then_loses(program: Program) -> None:
     program.type("quit")
     program.wait_for("quit? y/n>")
     program.type("y")
+    program.wait_for("press any key to leave")
+    program.child.send(" ")
     output = program.finish()
     assert "You lose: A-White left: quit at the console (0-1)" in output
     assert program.child.exitstatus == 0
@@ -219,6 +232,8 @@ def test_a_resized_terminal_is_redrawn_whole(program: Program) -> None:
     program.type("3")
     program.wait_for("you play Nf3")
     program.type("resign")
+    program.wait_for("press any key to leave")
+    program.child.send("q")
     program.finish()
     assert program.child.exitstatus == 0
 

@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         # A dumb terminal cannot address the cursor: it gets lines.
         painted = os.environ.get("TERM", "") not in ("", "dumb")
-        if painted and sys.stdin.isatty() and sys.stdout.isatty():
+        terminal_kept = painted and sys.stdin.isatty() and sys.stdout.isatty()
+        if terminal_kept:
             with TtyTerminal(style) as terminal:
                 record, stop = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
         else:
@@ -117,12 +118,15 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         kill_orphans(keep=live_engine_pids())
-    if stop.signal is not None:
+    finished = record is not None and not record.outcome.aborted
+    if stop.signal is not None and not finished:
         _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
         return exit_status(stop.signal)
     assert record is not None
-    _say(describe_outcome(record.outcome, seat))
-    _say(f"Game written to {out.resolve()}")
+    if not terminal_kept:
+        # On a terminal the final screen said all this already.
+        _say(describe_outcome(record.outcome, seat))
+        _say(f"Game written to {out.resolve()}")
     return 0
 
 
@@ -153,7 +157,8 @@ def _play(
     logs = DebugLogs(out, 1) if debug else None
 
     async def main() -> tuple[MatchRecord | None, Stop]:
-        players: list[Player] = [ConsolePlayer(seat, terminal, name=name)]
+        console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True)
+        players: list[Player] = [console]
         for other, spec in engines.items():
             log = logs.for_seat(other) if logs is not None else None
             players.append(create_player(other, spec, log=log))
@@ -169,6 +174,8 @@ def _play(
                     observer=writer.observe,
                     stop_reason=stop.reason,
                 )
+                # A finished game's screen stays until a key is pressed.
+                await console.hold_final_screen(f"Game written to {out.resolve()}")
         return record, stop
 
     try:

@@ -207,8 +207,13 @@ class PipeTerminal(Terminal):
 class ConsolePlayer(Player):
     """A person at one seat, playing at a terminal."""
 
-    def __init__(self, seat: Seat, terminal: Terminal, name: str = "you") -> None:
+    def __init__(
+        self, seat: Seat, terminal: Terminal, name: str = "you", *, keep_final_screen: bool = False
+    ) -> None:
         self.name = name
+        #: Leave the final screen up after a finished game until ``hold_final_screen``.
+        self.keep_final_screen = keep_final_screen
+        self._held = False
         self.seats = (seat,)
         self.seat = seat
         self.terminal = terminal
@@ -284,12 +289,38 @@ class ConsolePlayer(Player):
         if self._closed:
             return
         self._scope.cancel()
+        outcome = self.session.outcome
         if self.terminal.interactive:
             self._draw()
+            if self.keep_final_screen and outcome is not None and not outcome.aborted:
+                # The command shows the final screen until a key is pressed.
+                self._held = True
+                self._closed = True
+                return
             self.terminal.write(self.painter.leave())
         # After this, nothing draws: the screen belongs to the command again.
         self._closed = True
         await self.terminal.aclose()
+
+    async def hold_final_screen(self, note: str) -> None:
+        """Keeps the final screen (both boards, the result) up with ``note``
+        until a key is pressed; then leaves it as it is, the cursor below.
+
+        Does nothing unless ``aclose`` kept the screen (a finished game on a terminal).
+        """
+        if not self._held:
+            return
+        self._held = False
+        try:
+            self.session.note_log(note)
+            self.session.note("press any key to leave", "ask")
+            frame = compose(self.session, trio.current_time(), self.terminal.style)
+            self.terminal.write(self.painter.paint(frame, len(prompt_text(self.session))))
+            await self.terminal.read()
+        finally:
+            with trio.CancelScope(shield=True):
+                self.terminal.write(self.painter.leave())
+                await self.terminal.aclose()
 
     # -- tasks ---------------------------------------------------------------------
 

@@ -271,6 +271,10 @@ class ConsoleSession:
         """Shows ``text`` in the feedback line (e.g. about the terminal)."""
         self._say(text, style)
 
+    def note_log(self, text: str, style: str = "info") -> None:
+        """Adds ``text`` to the message area."""
+        self._log(text, style)
+
     def move_refused(self, move: str, reason: str) -> None:
         """The arbiter refused the person's move (a new turn follows)."""
         self._say(f"{move} refused: {_without_fen(reason)}", "error")
@@ -296,7 +300,7 @@ class ConsoleSession:
         self.premove = None
         self.confirming = None
         self.hints, self.hint_from = set(), None
-        self._log(self.result_line(), "result")
+        # The state line shows the result (and its reason) from now on.
         self.feedback = LogLine("", "info")
 
     def result_line(self) -> str:
