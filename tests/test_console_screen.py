@@ -177,9 +177,12 @@ def test_painter_clips_to_a_small_terminal_and_redraws_after_a_resize() -> None:
     assert "\x1b[2J" in painter.paint(compose(session, 0.0, style), 5)
 
 
-def test_help_fits_the_message_area_whole() -> None:
+def test_help_is_shown_whole_over_the_boards_until_the_next_line() -> None:
     session = session_after(Seat.A_WHITE, [])
     session.on_line("help")
     frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
-    shown = [line.strip() for line in frame[16:21]]
-    assert shown[-4:] == list(HELP_LINES)
+    assert frame[: len(HELP_LINES)] == list(HELP_LINES)
+    assert len(frame) == 24
+    session.on_line("")
+    frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
+    assert frame[0].startswith(" Board A")

@@ -48,11 +48,14 @@ TIMEOUT = 30.0
 class Program:
     """``bughouse play`` in an 80×24 pty, with its screen kept up to date."""
 
-    def __init__(self, tmp_path: Path, *extra: str, then: str = "") -> None:
+    def __init__(
+        self, tmp_path: Path, *extra: str, then: str = "", partner: str | None = None
+    ) -> None:
         self.out = tmp_path / "game.bpgn"
         args = ["-m", "bughouse_arbiter", "play", "--seat", "A-white", "--name", "tester"]
         for seat in ("A-black", "B-white", "B-black"):
-            args += ["--engine", f"{seat}={ENGINE}"]
+            engine = partner if partner is not None and seat == "B-black" else ENGINE
+            args += ["--engine", f"{seat}={engine}"]
         args += ["--tc", "300+0", "--fen-a", FEN_A, "--fen-b", FEN_B]
         args += ["--out", str(self.out), *extra]
         env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
@@ -298,3 +301,48 @@ def test_a_dumb_terminal_gets_lines(tmp_path: Path) -> None:
     assert "\x1b" not in output
     assert f"Game written to {out}" in output
     assert child.exitstatus == 0
+
+
+@needs_engine
+def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
+    signaller = f"{sys.executable} {ROOT / 'tests' / 'partner_engine.py'} ---q sit x"
+    program = Program(tmp_path, partner=signaller)
+    try:
+        screen = program.wait_for(your_move)
+        # A new player is told once that sit and go exist.
+        assert screen.count("Tell your partner sit (wait for a piece) or go (move now)") == 1
+        program.type("help")
+        screen = program.wait_for("Signals to your partner")
+        for text in (
+            "sit   wait: don't move until a piece comes",
+            "go    move now",
+            "dead  I am lost without help",
+            "x   cancel my request",
+            "+n ++n +++n  I want a knight: good / very good / it mates",
+            "-q --q ---q  don't give a queen: bad / very bad / it mates me",
+        ):
+            assert text in screen
+        assert "Board A" not in screen
+        program.type("")
+        program.wait_for(lambda text: text.startswith(" Board A"))
+
+        program.type("tell how is it")
+        request = "your partner asks: ---q (don't give a queen: it mates me)"
+        program.wait_for(lambda text: request in text.split("\n")[15])
+        for _ in range(6):  # the message area scrolls; the request stays
+            program.type("moves")
+        program.type("flip")
+        program.wait_for("boards flipped")
+        program.type("flip")
+        screen = program.wait_for("boards flipped")
+        assert request in screen.split("\n")[15]
+        assert "---q" not in "\n".join(screen.split("\n")[16:21])
+
+        program.type("tell and now")
+        program.wait_for(
+            lambda text: "asks: sit (wait: don't move until a piece comes)" in text.split("\n")[15]
+        )
+        program.type("tell ok")
+        program.wait_for(lambda text: text.split("\n")[15] == "─" * 80)  # x cancels it
+    finally:
+        program.kill()

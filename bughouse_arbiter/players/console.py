@@ -27,7 +27,7 @@ import trio
 
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import Outcome, Seat
-from ..ui.console_input import LineEditor
+from ..ui.console_input import HELP_LINES, LineEditor
 from ..ui.console_screen import HEIGHT, WIDTH, ScreenPainter, Style, compose, plain, prompt_text
 from ..ui.console_session import (
     ConsoleSession,
@@ -457,6 +457,10 @@ class ConsolePlayer(Player):
             if entry.style != "result":
                 self.terminal.write(entry.text + "\n")
         self._printed_log = session.logged
+        if session.help_open:
+            session.help_open = False
+            for text in HELP_LINES:
+                self.terminal.write(text + "\n")
         if session.feedback is not self._printed_feedback:
             self._printed_feedback = session.feedback
             if session.feedback.style != "result":

@@ -10,12 +10,12 @@ the line being typed.
 
 Layout (rows from 0)::
 
-    0      titles of the two boards
+    0      titles of the two boards (0-14: the help page while it is open)
     1-2    top player (name, clock) and pocket
     3-11   eight ranks and the file letters
     12-13  bottom pocket and player
     14     last move and check/wait marks of each board
-    15     rule
+    15     rule, with the partner's current request
     16-20  message area (partner messages, events, help, legal moves)
     21     feedback on the last input
     22     state: whose turn, premove, result
@@ -31,6 +31,7 @@ import attrs
 import chess
 
 from ..core.model import BoardId, Seat
+from .console_input import HELP_LINES
 from .console_session import ConsoleSession, LogLine, display_san, format_clock
 
 WIDTH = 80
@@ -77,13 +78,27 @@ def compose(session: ConsoleSession, now: float, style: Style, prompt: str = "")
     for row in range(len(panels[0])):
         line = _pad(panels[0][row], PANEL) + panels[1][row]
         rows.append(_clip(line, WIDTH))
-    rows.append([("─" * WIDTH if style.unicode else "-" * WIDTH, "dim")])
+    if session.help_open:
+        shown = [[(text, "info")] for text in HELP_LINES[: len(rows)]]
+        rows = [_clip(line, WIDTH) for line in shown] + [[]] * (len(rows) - len(shown))
+    rows.append(_request_line(session, style))
     rows.extend(_log_rows(session.log))
     rows.append(_clip([(" " + session.feedback.text, session.feedback.style)], WIDTH))
     rows.append(_clip(_state_line(session, now, style), WIDTH))
     rows.append(_clip([(prompt_text(session), "prompt"), (prompt, "input")], WIDTH))
     assert len(rows) == HEIGHT
     return rows
+
+
+def _request_line(session: ConsoleSession, style: Style) -> Line:
+    """The rule under the boards, carrying the partner's current request."""
+    rule = "─" if style.unicode else "-"
+    request = session.partner_request_text()
+    if not request:
+        return [(rule * WIDTH, "dim")]
+    head = f"{rule * 2} your partner asks: "
+    text = _clip([(head, "dim"), (request + " ", "partner")], WIDTH)
+    return [*text, (rule * (WIDTH - width_of(text)), "dim")]
 
 
 def prompt_text(session: ConsoleSession) -> str:

@@ -21,7 +21,6 @@ from ..core.model import BoardId, Outcome, Seat
 from ..core.rules import HouseRules
 from ..errors import MoveError
 from .console_input import (
-    HELP_LINES,
     Command,
     EmptyCommand,
     InputError,
@@ -31,6 +30,7 @@ from .console_input import (
     TellCommand,
     looks_like_move,
     parse_command,
+    signal_meaning,
 )
 
 # -- what the session asks the player to send -------------------------------------
@@ -132,6 +132,10 @@ class ConsoleSession:
         self.board_results: dict[BoardId, BoardResult] = {}
         #: Seats held by other people (they must agree to a draw too).
         self.other_people: frozenset[Seat] = frozenset()
+        #: The partner's latest request (signal or told text), until it changes.
+        self.partner_request: str | None = None
+        #: The help page is shown over the boards until the next line is typed.
+        self.help_open = False
 
     # -- looking ------------------------------------------------------------------
 
@@ -224,6 +228,10 @@ class ConsoleSession:
             f"You play {self.seat} (team {self.seat.team.value}) with "
             f"{self.names.get(partner, partner.value)} at {partner}. Type help for commands.",
         )
+        self._log(
+            "Tell your partner sit (wait for a piece) or go (move now) by typing the word; "
+            "help lists every signal.",
+        )
 
     def your_turn(
         self,
@@ -290,6 +298,15 @@ class ConsoleSession:
     def partner_says(self, text: str, now: float) -> None:
         partner = self.seat.partner
         self._log(f"{self.names.get(partner, partner.value)} ({partner}): {text}", "partner")
+        # ``x`` cancels the partner's last request.
+        self.partner_request = None if text.strip().lower() == "x" else text
+
+    def partner_request_text(self) -> str:
+        """``++n (I want a knight: very good)``, or the told text; "" without one."""
+        if self.partner_request is None:
+            return ""
+        meaning = signal_meaning(self.partner_request)
+        return f"{self.partner_request} ({meaning})" if meaning else self.partner_request
 
     def draw_offered(self, by: Seat) -> None:
         self._log(f"{by} offers a draw: type draw to agree", "partner")
@@ -311,6 +328,10 @@ class ConsoleSession:
 
     def on_line(self, line: str) -> list[Outgoing]:
         """One line the person typed; returns what to send."""
+        if self.help_open:
+            self.help_open = False
+            if not line.strip():
+                return []
         try:
             command = parse_command(line)
         except InputError as exc:
@@ -352,9 +373,8 @@ class ConsoleSession:
             self.full_redraw = True
             return []
         if name == "help":
-            for text in HELP_LINES:
-                self._log(text, "info")
-            self._say("help is in the message area above", "info")
+            self.help_open = True
+            self._say("help is shown over the boards: Enter closes it", "info")
             return []
         if self.outcome is not None:
             self._say("the game is over", "error")
