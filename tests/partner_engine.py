@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "engines"))
 
-from random_mover import RandomMover, send  # noqa: E402
+from random_mover import RandomMover, send
 
 
 class Signaller(RandomMover):
