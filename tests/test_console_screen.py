@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import chess
 import pytest
 
 from bughouse_arbiter.core.game import BughouseGame
@@ -18,6 +19,7 @@ from bughouse_arbiter.ui.console_screen import (
     Style,
     compose,
     plain,
+    sgr,
     to_ansi,
     width_of,
 )
@@ -186,3 +188,45 @@ def test_help_is_shown_whole_over_the_boards_until_the_next_line() -> None:
     session.on_line("")
     frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
     assert frame[0].startswith(" Board A")
+
+
+def _xterm_rgb(index: int) -> tuple[int, int, int]:
+    assert 16 <= index <= 231
+    levels = (0, 95, 135, 175, 215, 255)
+    index -= 16
+    return levels[index // 36], levels[index // 6 % 6], levels[index % 6]
+
+
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(one: tuple[int, int, int], two: tuple[int, int, int]) -> float:
+    high, low = sorted((_luminance(one), _luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("shade", ["l", "d", "lm", "dm", "lh", "dh"])
+@pytest.mark.parametrize("owner", ["w", "b"])
+def test_pieces_have_at_least_4_5_contrast_on_every_square(shade: str, owner: str) -> None:
+    codes = sgr(f"sq:{shade}:{owner}").split(";")
+    background = int(codes[codes.index("48") + 2])
+    ink = int(codes[codes.index("38") + 2])
+    assert contrast(_xterm_rgb(background), _xterm_rgb(ink)) >= 4.5
+
+
+@pytest.mark.parametrize(
+    "style",
+    [Style(unicode=True, color=True), Style(unicode=True, color=False)],
+)
+def test_the_sides_differ_by_shape_with_or_without_colour(style: Style) -> None:
+    assert style.piece(chess.Piece(chess.KNIGHT, chess.WHITE)) == "♘"
+    assert style.piece(chess.Piece(chess.KNIGHT, chess.BLACK)) == "♞"
+    letters = Style(unicode=False, color=style.color)
+    assert letters.piece(chess.Piece(chess.KNIGHT, chess.WHITE)) == "N"
+    assert letters.piece(chess.Piece(chess.KNIGHT, chess.BLACK)) == "n"

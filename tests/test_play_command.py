@@ -135,6 +135,9 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
     assert lines[0].startswith(" Board A (you, A-White)")
     assert "Board B (your partner, B-Black)" in lines[0]
     assert "hand: ♘" in lines[12]  # the person's pocket, under their board
+    # With colour on, White is outlined and Black filled (shape, not colour alone).
+    assert lines[9].split()[1:9] == ["♙"] * 8 and lines[4].split()[1:9] == ["♟"] * 8
+    assert "\x1b[48;5;223;38;5;16m" in "".join(program.raw)  # black ink, light squares
     assert lines[23].startswith("a-white>")
     assert all(len(line) <= 80 for line in lines)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import chess
 import pytest
 
@@ -165,3 +167,15 @@ def _strip_ansi(text: str) -> str:
     import re
 
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_colour_keeps_the_sides_apart_by_shape_in_black_ink() -> None:
+    board = render_board(chess.Board(), options=ANSI)
+    white_rank, black_rank = _plain_cells(board[6]), _plain_cells(board[1])
+    assert set(white_rank) == {"♙"} and set(black_rank) == {"♟"}
+    assert "1;97" not in "".join(board)  # no white ink on tan (2:1)
+    assert "\x1b[38;5;16m" in board[0]
+
+
+def _plain_cells(line: str) -> list[str]:
+    return re.sub(r"\x1b\[[0-9;]*m", "", line).split()[1:]

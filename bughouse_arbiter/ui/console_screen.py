@@ -57,10 +57,10 @@ class Style:
     colors256: bool = True
 
     def piece(self, piece: chess.Piece) -> str:
+        """White outlined (``♘``), Black filled (``♞``), or letters (``N``/``n``):
+        the sides differ by shape in every mode, never by colour alone."""
         if not self.unicode:
             return piece.symbol()
-        if self.color:
-            return _SOLID[piece.piece_type]
         return (_OUTLINE if piece.color else _SOLID)[piece.piece_type]
 
     def pocket_piece(self, piece_type: chess.PieceType, color: chess.Color) -> str:
@@ -310,11 +310,13 @@ _SGR_256 = {
     "input": "",
     "pocket": "1",
 }
-_SQUARES_256 = {"l": "48;5;180", "d": "48;5;137", "lm": "48;5;186", "dm": "48;5;143"}
-_SQUARES_256 |= {"lh": "48;5;114", "dh": "48;5;71"}
-_SQUARES_8 = {"l": "43", "d": "42", "lm": "46", "dm": "46", "lh": "45", "dh": "45"}
-_PIECE_FG_256 = {"w": "1;38;5;231", "b": "38;5;16"}
-_PIECE_FG_8 = {"w": "1;97", "b": "30"}
+# Both sides' pieces are drawn in black ink (they differ by shape) on squares
+# light enough for a contrast of at least 4.5:1 (WCAG) on every square.
+_SQUARES_256 = {"l": "48;5;223", "d": "48;5;180", "lm": "48;5;229", "dm": "48;5;186"}
+_SQUARES_256 |= {"lh": "48;5;158", "dh": "48;5;114"}
+_SQUARES_8 = {"l": "47", "d": "43", "lm": "46", "dm": "46", "lh": "42", "dh": "42"}
+_PIECE_FG_256 = {"w": "38;5;16", "b": "38;5;16"}
+_PIECE_FG_8 = {"w": "30", "b": "30"}
 
 
 def sgr(style: str, colors256: bool = True) -> str:

@@ -62,10 +62,11 @@ _UNICODE = {
     "p": "♟",
 }
 _RESET = "\x1b[0m"
-_LIGHT = "\x1b[48;5;180m"
-_DARK = "\x1b[48;5;137m"
-_WHITE_PIECE = "\x1b[1;97m"
-_BLACK_PIECE = "\x1b[1;30m"
+# Both sides in black ink, told apart by shape (outlined White, filled Black,
+# or upper/lower case letters); squares light enough for >= 4.5:1 contrast.
+_LIGHT = "\x1b[48;5;223m"
+_DARK = "\x1b[48;5;180m"
+_PIECE_INK = "\x1b[38;5;16m"
 _RUNNING = "\x1b[1;32m"
 _LOW_TIME = "\x1b[1;31m"
 
@@ -149,7 +150,7 @@ def render_board(
                 background = _LIGHT if (file + rank) % 2 else _DARK
                 ink = ""
                 if piece is not None:
-                    ink = _WHITE_PIECE if piece.color else _BLACK_PIECE
+                    ink = _PIECE_INK
                 cells.append(f"{background}{ink} {text}{_RESET}")
             else:
                 cells.append(f" {text}")
