@@ -163,9 +163,15 @@ def test_quit_asks_and_leaves() -> None:
     assert table.session.on_line("yes") == [SendLeave("quit at the console")]
 
 
-def test_resign() -> None:
+def test_resign_asks_first() -> None:
     table = Table()
-    assert table.session.on_line("resign") == [SendResign()]
+    assert table.session.on_line("resign") == []
+    assert table.session.confirming == "resign"
+    assert table.session.feedback.text == "resign? your team loses the game: y/n"
+    assert table.session.on_line("n") == []
+    assert table.session.feedback.text == "resign cancelled"
+    assert table.session.on_line("resign") == []
+    assert table.session.on_line("y") == [SendResign()]
 
 
 def test_moves_from_a_square_marks_the_destinations() -> None:

@@ -158,7 +158,13 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
     program.wait_for("you play e4")
     program.wait_for(lambda text: your_move(text) and "last 2... " in text.split("\n")[14])
 
+    program.type("resign")  # asks first, as draw and quit do
+    program.wait_for("resign? your team loses the game: y/n")
+    program.type("n")
+    program.wait_for("resign cancelled")
     program.type("resign")
+    program.wait_for("resign? y/n>")
+    program.type("y")
     final = program.wait_for("press any key to leave")
     # The final screen stays: both boards, the result with its reason, the file, once each.
     assert final.split("\n")[0].startswith(" Board A (you, A-White)")
@@ -238,6 +244,7 @@ def test_a_resized_terminal_is_redrawn_whole(program: Program) -> None:
     program.type("3")
     program.wait_for("you play Nf3")
     program.type("resign")
+    program.type("y")
     program.wait_for("press any key to leave")
     program.child.send("q")
     program.finish()
@@ -268,7 +275,7 @@ def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
         args += ["--engine", f"{seat}={ENGINE}"]
     args += ["--fen-b", FEN_B, "--tc", "300+0"]
     done = subprocess.run(
-        args, input="sit\nresign\n", capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path
+        args, input="sit\nresign\ny\n", capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
@@ -297,6 +304,8 @@ def test_a_dumb_terminal_gets_lines(tmp_path: Path) -> None:
     try:
         child.expect("Your move")
         child.send("resign\r")
+        child.expect("resign\\? your team loses the game: y/n")
+        child.send("y\r")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)

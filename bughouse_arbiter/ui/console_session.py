@@ -5,7 +5,7 @@ lines, each with ``now`` (seconds on the player's clock), and sends on the
 ``Outgoing`` values it returns. It validates moves on its copy of the boards
 before they leave (an illegal move from the keyboard is refused here, with a
 message, and never reaches the arbiter), keeps one premove, asks before a draw
-or leaving, and ticks the four clocks between snapshots.
+resigning or leaving, and ticks the four clocks between snapshots.
 """
 
 from __future__ import annotations
@@ -387,8 +387,9 @@ class ConsoleSession:
                 self.premove = None
             return []
         if name == "resign":
-            self._say("you resign", "you")
-            return [SendResign()]
+            self.confirming = "resign"
+            self._say("resign? your team loses the game: y/n", "ask")
+            return []
         if name == "draw":
             self.confirming = "draw"
             if self.other_people:
@@ -411,6 +412,9 @@ class ConsoleSession:
         if what == "draw":
             self._say("you agree to a draw", "you")
             return [SendDraw()]
+        if what == "resign":
+            self._say("you resign", "you")
+            return [SendResign()]
         self._say("you leave the table", "you")
         return [SendLeave("quit at the console")]
 
