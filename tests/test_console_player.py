@@ -118,7 +118,12 @@ async def test_bad_and_illegal_input_is_refused_and_the_clock_runs_on(
 async def test_partner_signal_and_partner_message(autojump_clock: object) -> None:
     record, terminal, others = await play(
         Seat.B_BLACK,
-        [(1.0, b"++n\r"), (2.0, b"tell I can mate with a knight\r"), (4.0, b"resign\r"), (4.2, b"y\r")],
+        [
+            (1.0, b"++n\r"),
+            (2.0, b"tell I can mate with a knight\r"),
+            (4.0, b"resign\r"),
+            (4.2, b"y\r"),
+        ],
         b_white=[Move("e4", after=0.5)],
         a_white=[Tell("sit", after=3.0)],
     )

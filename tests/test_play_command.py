@@ -275,7 +275,12 @@ def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
         args += ["--engine", f"{seat}={ENGINE}"]
     args += ["--fen-b", FEN_B, "--tc", "300+0"]
     done = subprocess.run(
-        args, input="sit\nresign\ny\n", capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path
+        args,
+        input="sit\nresign\ny\n",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
