@@ -209,6 +209,7 @@ async def test_a_small_terminal_is_told_and_keeps_the_input_line(autojump_clock:
     record = await run_match([console, *others], TEN, human_seats=(Seat.A_WHITE,))
     assert record.outcome.termination is Termination.RESIGNATION
     text = terminal.output.getvalue()
-    assert "the terminal is 60x20: 80x24 shows everything" in text
+    assert "The terminal is 60x20: the boards need 80x24." in text
+    assert "Board A" not in text  # no cut table
     assert "\x1b[21;" not in text  # nothing drawn below the terminal's 20 rows
     assert "\x1b[20;1H\x1b[1ma-white> " in text  # the input line is the last row

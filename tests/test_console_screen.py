@@ -164,12 +164,36 @@ def test_painter_rewrites_only_changed_rows_and_parks_the_cursor_in_the_input_li
     assert "\x1b[2J" not in update
 
 
+@pytest.mark.parametrize("size", [(60, 20), (79, 24), (80, 23), (20, 5), (1, 1)])
+def test_a_small_terminal_gets_an_uncut_enlarge_screen(size: tuple[int, int]) -> None:
+    session = session_after(Seat.A_WHITE, [])
+    frame = compose(session, 0.0, Style(unicode=False, color=False), "Nf", size)
+    assert len(frame) == size[1]
+    assert all(width_of(line) <= size[0] for line in frame)
+    text = [plain(line) for line in frame]
+    assert text[-1] == "a-white> Nf"[: size[0]]  # the input line, last
+    if size[1] >= 5 and size[0] >= 20:
+        assert "Enlarge the window" in " ".join(" ".join(text).split())
+
+
+def test_a_taller_terminal_gets_a_taller_message_area() -> None:
+    session = session_after(Seat.A_WHITE, [])
+    for index in range(20):
+        session.note_log(f"message {index}")
+    style = Style(unicode=False, color=False)
+    normal = [plain(line) for line in compose(session, 0.0, style)]
+    tall = [plain(line) for line in compose(session, 0.0, style, "", (100, 32))]
+    assert len(tall) == 32 and tall[0] == normal[0]
+    assert sum("message" in line for line in normal) == 5
+    assert sum("message" in line for line in tall) == 13
+
+
 def test_painter_clips_to_a_small_terminal_and_redraws_after_a_resize() -> None:
     session = session_after(Seat.A_WHITE, [])
     style = Style(unicode=False, color=False)
     painter = ScreenPainter(style)
     painter.resize(60, 20)
-    out = painter.paint(compose(session, 0.0, style), 5)
+    out = painter.paint(compose(session, 0.0, style, "", (60, 20)), 5)
     for chunk in out.split("\x1b[")[1:]:
         text = re.sub(r"^[0-9;?]*[A-Za-z]", "", chunk)
         assert len(text) <= 60

@@ -237,10 +237,27 @@ def test_a_resized_terminal_is_redrawn_whole(program: Program) -> None:
     program.wait_for(your_move)
     program.child.send("Nf")
     program.wait_for(lambda text: text.split("\n")[23] == "a-white> Nf")
-    before = len("".join(program.raw))
+    # Smaller than 80x24: a clear screen saying so, nothing cut, the input kept.
+    program.screen = VirtualTerminal(60, 20)
+    program.child.setwinsize(20, 60)
+    small = program.wait_for("The terminal is 60x20: the boards need 80x24. Enlarge")
+    assert "Board" not in small
+    assert small.split("\n")[19] == "a-white> Nf"
+    # Larger: the table, with a taller message area; the small-screen text is gone.
+    program.screen = VirtualTerminal(100, 30)
     program.child.setwinsize(30, 100)
-    program.wait_for(lambda text: "\x1b[2J" in "".join(program.raw)[before:])
+    large = program.wait_for(lambda text: text.split("\n")[29] == "a-white> Nf")
+    rows = large.split("\n")
+    assert rows[0].startswith(" Board A") and "Your move" in rows[28]
+    assert "Enlarge" not in large and "terminal is" not in large
+    assert "You play A-White" in "\n".join(rows[16:27])  # 11 message rows, not 5
+    # Back to 80x24: the usual screen, nothing left over.
+    program.screen = VirtualTerminal(80, 24)
     program.child.setwinsize(24, 80)
+    normal = program.wait_for(
+        lambda text: text.startswith(" Board A") and text.split("\n")[23] == "a-white> Nf"
+    )
+    assert "Enlarge" not in normal and "terminal is" not in normal
     program.type("3")
     program.wait_for("you play Nf3")
     program.type("resign")

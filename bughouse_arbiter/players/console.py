@@ -28,7 +28,7 @@ import trio
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import Outcome, Seat
 from ..ui.console_input import HELP_LINES, LineEditor
-from ..ui.console_screen import HEIGHT, WIDTH, ScreenPainter, Style, compose, plain, prompt_text
+from ..ui.console_screen import ScreenPainter, Style, compose, plain, prompt_text
 from ..ui.console_session import (
     ConsoleSession,
     LogLine,
@@ -314,7 +314,8 @@ class ConsolePlayer(Player):
         try:
             self.session.note_log(note)
             self.session.note("press any key to leave", "ask")
-            frame = compose(self.session, trio.current_time(), self.terminal.style)
+            size = (self.painter.columns, self.painter.rows)
+            frame = compose(self.session, trio.current_time(), self.terminal.style, "", size)
             self.terminal.write(self.painter.paint(frame, len(prompt_text(self.session))))
             await self.terminal.read()
         finally:
@@ -422,10 +423,6 @@ class ConsolePlayer(Player):
     def _resize(self) -> None:
         columns, rows = self.terminal.size()
         self.painter.resize(columns, rows)
-        if columns < WIDTH or rows < HEIGHT:
-            self.session.note(
-                f"the terminal is {columns}x{rows}: {WIDTH}x{HEIGHT} shows everything", "error"
-            )
 
     # Ctrl+C waits for the next checkpoint: a frame is never cut in half.
     @trio.lowlevel.enable_ki_protection
@@ -435,7 +432,13 @@ class ConsolePlayer(Player):
         if not self.terminal.interactive:
             self._print_news()
             return
-        frame = compose(self.session, trio.current_time(), self.terminal.style, self.editor.text)
+        frame = compose(
+            self.session,
+            trio.current_time(),
+            self.terminal.style,
+            self.editor.text,
+            (self.painter.columns, self.painter.rows),
+        )
         column = len(prompt_text(self.session)) + self.editor.cursor
         self.terminal.write(self.painter.paint(frame, column))
 

@@ -16,10 +16,14 @@ Layout (rows from 0)::
     12-13  bottom pocket and player
     14     last move and check/wait marks of each board
     15     rule, with the partner's current request
-    16-20  message area (partner messages, events, help, legal moves)
+    16-20  message area (partner messages, events, help, legal moves);
+           a taller terminal gives it every extra row
     21     feedback on the last input
     22     state: whose turn, premove, result
     23     the input line
+
+A terminal under 80×24 gets ``too_small`` instead: what to do, the state,
+the input line, nothing cut.
 """
 
 from __future__ import annotations
@@ -70,8 +74,22 @@ class Style:
         return (_OUTLINE if color else _SOLID)[piece_type]
 
 
-def compose(session: ConsoleSession, now: float, style: Style, prompt: str = "") -> list[Line]:
-    """The whole screen at ``now``: HEIGHT lines, none wider than WIDTH."""
+def compose(
+    session: ConsoleSession,
+    now: float,
+    style: Style,
+    prompt: str = "",
+    size: tuple[int, int] = (WIDTH, HEIGHT),
+) -> list[Line]:
+    """The whole screen at ``now`` for a terminal of ``size`` (columns, rows).
+
+    From 80×24 up: the table, with a message area as tall as the rows allow
+    (at least LOG_ROWS). Smaller: ``too_small`` (nothing is cut).
+    """
+    columns, height = size
+    if columns < WIDTH or height < HEIGHT:
+        return too_small(session, now, style, prompt, size)
+    log_rows = LOG_ROWS + height - HEIGHT
     left, right = session.seat.board, session.seat.board.other
     panels = [_panel(session, left, now, style), _panel(session, right, now, style)]
     rows: list[Line] = []
@@ -82,12 +100,42 @@ def compose(session: ConsoleSession, now: float, style: Style, prompt: str = "")
         shown = [[(text, "info")] for text in HELP_LINES[: len(rows)]]
         rows = [_clip(line, WIDTH) for line in shown] + [[]] * (len(rows) - len(shown))
     rows.append(_request_line(session, style))
-    rows.extend(_log_rows(session.log))
+    rows.extend(_log_rows(session.log, log_rows))
     rows.append(_clip([(" " + session.feedback.text, session.feedback.style)], WIDTH))
     rows.append(_clip(_state_line(session, now, style), WIDTH))
     rows.append(_clip([(prompt_text(session), "prompt"), (prompt, "input")], WIDTH))
-    assert len(rows) == HEIGHT
+    assert len(rows) == height
     return rows
+
+
+def too_small(
+    session: ConsoleSession, now: float, style: Style, prompt: str, size: tuple[int, int]
+) -> list[Line]:
+    """The screen of a terminal under 80×24: what to do, the state, the input line.
+
+    Every line fits ``size``; the game goes on (the clocks run) meanwhile.
+    """
+    columns, height = max(1, size[0]), max(1, size[1])
+    text = (
+        f"The terminal is {size[0]}x{size[1]}: the boards need {WIDTH}x{HEIGHT}. "
+        "Enlarge the window to see them. The game goes on meanwhile; you can still type."
+    )
+    wrap = max(columns - 1, 8)
+    lines: list[Line] = [[(" " + piece, "ask")] for piece in textwrap.wrap(text, wrap)]
+    lines.append([])
+    lines.extend(
+        [(" " + piece, "result" if session.outcome else "turn")]
+        for piece in textwrap.wrap(plain(_state_line(session, now, style)).strip(), wrap)
+    )
+    if session.feedback.text:
+        lines.extend(
+            [(" " + piece, session.feedback.style)]
+            for piece in textwrap.wrap(session.feedback.text, wrap)
+        )
+    room = height - 1
+    body = lines[:room] + [[]] * (room - len(lines[:room]))
+    body.append([(prompt_text(session), "prompt"), (prompt, "input")])
+    return [_clip(line, columns) for line in body]
 
 
 def _request_line(session: ConsoleSession, style: Style) -> Line:
@@ -227,12 +275,12 @@ def _status_line(session: ConsoleSession, board_id: BoardId) -> Line:
     return line
 
 
-def _log_rows(log: list[LogLine]) -> list[Line]:
+def _log_rows(log: list[LogLine], count: int = LOG_ROWS) -> list[Line]:
     wrapped: list[LogLine] = []
-    for entry in log[-LOG_ROWS:]:
+    for entry in log[-count:]:
         wrapped.extend(LogLine(piece, entry.style) for piece in _wrapped(entry.text))
-    shown = wrapped[-LOG_ROWS:]
-    rows: list[Line] = [[]] * (LOG_ROWS - len(shown))
+    shown = wrapped[-count:]
+    rows: list[Line] = [[]] * (count - len(shown))
     rows.extend([[(" " + entry.text, entry.style)] for entry in shown])
     return rows
 
@@ -387,4 +435,4 @@ class ScreenPainter:
 
     def leave(self) -> str:
         """Output that parks the cursor below the screen, colours reset."""
-        return f"\x1b[0m\x1b[?25h\x1b[{min(self.rows, HEIGHT)};1H\r\n"
+        return f"\x1b[0m\x1b[?25h\x1b[{self.rows};1H\r\n"
