@@ -5,6 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
+from bughouse_arbiter.core.board import BughouseBoard
 from bughouse_arbiter.core.game import BoardResult, BughouseGame
 from bughouse_arbiter.core.model import BoardId, Outcome, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
@@ -295,3 +296,19 @@ def test_draw_question_names_the_other_people() -> None:
     table.session.other_people = frozenset({Seat.B_BLACK})
     table.session.on_line("draw")
     assert "every person at the table must agree" in table.session.feedback.text
+
+
+def test_moves_lists_few_drop_squares_and_counts_many() -> None:
+    table = Table()
+    session = table.session
+    session.boards[session.seat.board] = BughouseBoard(
+        "rnbqk1nr/pppp1ppp/8/4p3/1b6/3P4/PPP1PPPP/RNBQKBNR[NP] w KQkq - 0 1"
+    )
+    session.on_line("moves")
+    text = session.log[-1].text
+    assert "drops: N@ c3 d2 P@ c3 d2" in text
+    session.boards[session.seat.board] = BughouseBoard(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[N] w KQkq - 0 1"
+    )
+    session.on_line("moves")
+    assert "drops: N@ (32 squares)" in session.log[-1].text

@@ -380,3 +380,18 @@ def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
         program.wait_for(lambda text: text.split("\n")[15] == "─" * 80)  # x cancels it
     finally:
         program.kill()
+
+
+@needs_engine
+def test_moves_in_check_lists_the_drop_squares(tmp_path: Path) -> None:
+    # White is in check from the bishop on b4 and holds a knight: it can block on c3 or d2.
+    check = "rnbqk1nr/pppp1ppp/8/4p3/1b6/3P4/PPP1PPPP/RNBQKBNR[N] w KQkq - 0 1"
+    program = Program(tmp_path, "--fen-a", check)
+    try:
+        program.wait_for(your_move)
+        program.type("moves")
+        screen = program.wait_for("drops: N@")
+        assert "drops: N@ c3 d2" in " ".join(screen.split())
+        assert "squares)" not in screen
+    finally:
+        program.kill()

@@ -459,14 +459,17 @@ class ConsoleSession:
         if square is None:
             self.hints, self.hint_from = set(), None
             moves = sorted({board.san(m) for m in legal if m.drop is None})
-            drops: dict[str, int] = {}
+            drops: dict[str, list[str]] = {}
             for move in legal:
                 if move.drop is not None:
                     letter = chess.piece_symbol(move.drop).upper()
-                    drops[letter] = drops.get(letter, 0) + 1
+                    drops.setdefault(letter, []).append(chess.square_name(move.to_square))
             text = " ".join(moves) or "no board moves"
             if drops:
-                text += "; drops: " + " ".join(f"{k}@ ({n} squares)" for k, n in drops.items())
+                strongest_first = sorted(drops, key="QRBNP".index)
+                text += "; drops: " + " ".join(
+                    _drop_text(letter, drops[letter]) for letter in strongest_first
+                )
             self._log(f"legal{note}: {text}", "info")
             self._say(f"{len(legal)} legal moves and drops{note}", "info")
             return
@@ -502,6 +505,17 @@ class ConsoleSession:
         self.log.append(LogLine(text, style))
         self.logged += 1
         del self.log[:-LOG_KEEP]
+
+
+#: Up to this many drop squares are listed; more are counted (``moves SQUARE`` shows one).
+DROP_SQUARES_LISTED = 8
+
+
+def _drop_text(letter: str, squares: list[str]) -> str:
+    """``N@ c3 d2`` (the squares, when few: in check, the interpositions) or ``N@ (40 squares)``."""
+    if len(squares) <= DROP_SQUARES_LISTED:
+        return f"{letter}@ " + " ".join(sorted(squares))
+    return f"{letter}@ ({len(squares)} squares)"
 
 
 def describe_outcome(outcome: Outcome, seat: Seat) -> str:
