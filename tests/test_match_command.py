@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 import trio
 from cli_checks import expect_usage_error
@@ -226,15 +227,46 @@ def test_summary_counts_points_for_the_sides_as_seated_in_game_one() -> None:
     table = summary_table(games)
     lines = table.splitlines()
     assert lines[0] == "engines: S = S, R = R"
-    assert lines[1].split() == ["game", "WA", "BA", "WB", "BB", "result", "plies", "reason"]
-    assert lines[2].split() == ["1", "S", "R", "R", "S", "1-0", "42", "A-Black", "checkmated"]
-    assert lines[3].split()[:6] == ["2", "R", "S", "S", "R", "1-0"]
+    head = ["game", "WA", "BA", "WB", "BB", "result", "won", "by", "plies", "reason"]
+    assert lines[1].split() == head
+    assert lines[2].split() == [
+        "1",
+        "S",
+        "R",
+        "R",
+        "S",
+        "1-0",
+        "S+S",
+        "42",
+        "A-Black",
+        "checkmated",
+    ]
+    assert lines[3].split()[:7] == ["2", "R", "S", "S", "R", "1-0", "R+R"]  # S as team 2 lost
+    assert lines[4].split()[5:7] == ["1/2-1/2", "draw"]
+    assert lines[5].split()[5:7] == ["*", "-"]
     assert len(lines) == 7
     assert lines[-1].startswith("score: S+S 1.5 - 1.5 R+R")
     assert max(len(line) for line in lines[:-1]) <= 80
     progress = progress_line(games[1], games[:2], 10)
     assert progress.startswith("game 2/10: 1-0 A-Black checkmated (42 plies, 12.5 s)")
     assert progress.endswith("score S+S 1 - 1 R+R")
+
+
+def test_summary_of_identical_engines_says_which_side_won_and_why_in_full() -> None:
+    one = _summary(1, Result.TEAM_TWO, Team.ONE)
+    two = _summary(2, Result.TEAM_TWO, Team.TWO)
+    same = {seat: "searcher" for seat in Seat}
+    long = "B-White lost on time: the flag fell with 0.0 s left while waiting for a piece"
+    games = [
+        attrs.evolve(one, names=same),
+        attrs.evolve(two, names=same, reason=long),
+    ]
+    lines = summary_table(games).splitlines()
+    assert lines[2].split()[5:7] == ["0-1", "side"] and lines[2].split()[7] == "2"
+    assert lines[3].split()[5:8] == ["0-1", "side", "1"]  # side 1 sat as team 2 in game 2
+    assert " ".join(" ".join(lines[3:6]).split()).endswith(long)  # not cut, wrapped
+    assert max(len(line) for line in lines[:-1]) <= 80
+    assert lines[-1].startswith("score: side 1 (searcher+searcher) 1 - 1 side 2")
 
 
 async def test_line_mode_prints_one_line_per_move(autojump_clock: object) -> None:
@@ -330,6 +362,15 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     assert "game 1/2: " in out and "game 2/2: " in out
     assert "score: " in out
     games = read_games((tmp_path / "g.bpgn").read_text())
+    # The summary names, for each game, its result, who won and why.
+    table = out[out.index("engines: R = ") :].splitlines()
+    assert table[1].split()[5:8] == ["result", "won", "by"]
+    rows = [row for row in table[2:] if row[:4].strip().isdigit()]  # not wrapped reasons
+    for row, game in zip(rows, games, strict=True):
+        result = row.split()[5]
+        assert result == game.tags["Result"]
+        assert row.split()[6] in ("side", "draw", "-")
+        assert game.tags["Termination"] != "" and row.rstrip()[-1] != "…"
     assert [g.tag("Round") for g in games] == ["1", "2"]
     logs = sorted(p.name for p in tmp_path.glob("g.g*.log"))
     assert len(logs) == 8

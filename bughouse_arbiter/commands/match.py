@@ -20,6 +20,7 @@ import datetime
 import io
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -633,16 +634,29 @@ def summary_table(summaries: list[GameSummary]) -> str:
     legend = ", ".join(f"{tag} = {name}" for name, tag in tags.items())
     width = max(2, *(len(tag) for tag in tags.values()))
     seats = "".join(f"{seat.bpgn:<{width + 1}}" for seat in SEATS)
-    rows = [f"engines: {legend}", f"{'game':>4}  {seats} result   plies  reason"]
-    room = 80 - len(rows[1]) + len("reason")
+    side_one, side_two = _sides(summaries[0])
+    named = not side_one.startswith("side 1")
+    labels = (side_one, side_two) if named else ("side 1", "side 2")
+    won = max(6, *(len(label) for label in labels))
+    head = f"{'game':>4}  {seats} result   {'won by':<{won}} plies  "
+    rows = [f"engines: {legend}", head + "reason"]
+    room = max(20, 80 - len(head))
     for s in summaries:
         sat = "".join(f"{tags[_seat_name(s, seat)]:<{width + 1}}" for seat in SEATS)
-        rows.append(
-            f"{s.number:>4}  {sat} {s.result.value:<8} {s.plies:>5}  {_cut(s.reason, room)}"
-        )
+        points = _side_points(s)
+        if s.result is Result.UNFINISHED:
+            winner = "-"
+        elif points[0] == points[1]:
+            winner = "draw"
+        else:
+            winner = labels[0] if points[0] > points[1] else labels[1]
+        start = f"{s.number:>4}  {sat} {s.result.value:<8} {winner:<{won}} {s.plies:>5}  "
+        # The whole reason, wrapped under its column when long.
+        pieces = textwrap.wrap(s.reason, room) or [""]
+        rows.append(start + pieces[0])
+        rows.extend(" " * len(start) + piece for piece in pieces[1:])
     one = sum(_side_points(s)[0] for s in summaries)
     two = sum(_side_points(s)[1] for s in summaries)
-    side_one, side_two = _sides(summaries[0])
     rows.append(
         f"score: {side_one} {one:g} - {two:g} {side_two} "
         "(sides as seated in game 1: A-White+B-Black against A-Black+B-White)"
@@ -662,8 +676,3 @@ def _engine_tags(summaries: list[GameSummary]) -> dict[str, str]:
                 tag = f"{tag}{len(tags) + 1}"
             tags[name] = tag
     return tags
-
-
-def _cut(text: str, width: int) -> str:
-    width = max(width, 4)
-    return text if len(text) <= width else text[: width - 1] + "…"
