@@ -55,7 +55,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--seat", default="A-white", help="your seat: A-white, A-black, B-white, B-black (or WA...)"
+        "--seat",
+        default="A-white",
+        help="your seat: A-white, A-black, B-white, B-black (or WA, BA, WB, BB); default A-white",
     )
     parser.add_argument(
         "--engine",

@@ -1,7 +1,7 @@
 """``bughouse replay``: step through a BPGN game, or re-judge whole files.
 
-``bughouse replay FILE [--game N]`` shows the table as ``ui.render`` draws it
-(both boards, the pockets, all four clocks at that moment) and the partner
+``bughouse replay FILE [--game N]`` shows the table as ``bughouse match`` draws
+it (both boards, the pockets, all four clocks at that moment) and the partner
 messages so far, then reads commands from standard input (a terminal or a
 pipe): Enter or ``n`` forward, ``b`` back, ``12A`` (or ``9b.``, ``g 12A``) to
 go to that move (number, board letter: upper case White, lower case Black),
