@@ -25,10 +25,11 @@ Fairy-Stockfish 11.1):
   ``otim`` by that colour, and Sjeng gives the opponent of that colour fake
   pocket pieces when it reads ``holding``. So the adapter keeps track of the
   colour the engine believes it plays: a re-sync sends ``black``/``white``
-  at a point of the replay where that command is true; a ``holding`` for an
-  engine that believes the wrong colour waits until its ``go``; and when it
-  believed the wrong colour at ``go``, ``time``/``otim`` are sent again after
-  it.
+  at a point of the replay where that command is true (so ``time``/``otim``
+  before ``go`` land on its own colour), and a ``holding`` for an engine that
+  believes the wrong colour waits until its ``go``. The one moment no command
+  is true is a White engine's first move after ``new``, when both clocks are
+  still full.
 - ``holding [W] [B]`` after every move on its board (Sjeng forgets pockets
   otherwise), and ``holding [W] [B] <C><P>`` exactly once per passed piece.
 - ``1-0 {..}`` / ``0-1 {..}`` / ``1/2-1/2 {..}`` while thinking mean the engine
@@ -541,24 +542,21 @@ class XboardAdapter(EngineAdapter):
             self.send("black" if self.seat.color else "white")
         fen = start.fen() if self.pockets_in_setboard else plain_fen(start)
         self.send(f"setboard {fen}")
-        # Sunsetter plays the side not to move after setboard: take that view,
-        # so that time/otim are repeated after "go" when it matters.
+        # Sunsetter plays the side not to move after setboard.
         self._believes = not start.turn
 
     def _go(self) -> None:
         if self.over or not self.my_turn or self.thinking or self.probing:
             return
-        times = (f"time {max(1, self.own_ms() // 10)}", f"otim {max(1, self.opponent_ms() // 10)}")
-        wrong = self._believes != self.seat.color
-        self.send(*times)
+        # The engine books time/otim by the colour it believes it plays. That
+        # is its own colour here, except at a White engine's first move after
+        # "new" (no colour command is true then), when both clocks are full.
+        self.send(f"time {max(1, self.own_ms() // 10)}", f"otim {max(1, self.opponent_ms() // 10)}")
         self.send("go")
         self._believes = self.seat.color
-        if wrong and self.sends_colours:
-            # It booked time/otim by the colour it believed before "go"
-            # (Sunsetter does): they are sent again now that it knows.
-            if self._holding_due:
-                self._holding()
-            self.send(*times)
+        if self._holding_due:
+            # Held back while it believed the wrong colour (Sjeng's fake pieces).
+            self._holding()
         self.thinking = True
 
 
