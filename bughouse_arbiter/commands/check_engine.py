@@ -273,7 +273,11 @@ class Checker:
         with trio.fail_after(self.timeout):
             await setter(name, value)
         sent = name if value is None else f"{name}={value}"
-        return "; ".join([*notes, f"{len(offered)} options offered; set {sent}, engine answered"])
+        if getattr(adapter, "has_ping", True):
+            done = f"set {sent}, engine answered"
+        else:
+            done = f"set {sent} (the engine has no ping to confirm it)"
+        return "; ".join([*notes, f"{len(offered)} options offered; {done}"])
 
     def offered_options(self) -> dict[str, str | None]:
         """The options the engine announced, each with its default value."""
