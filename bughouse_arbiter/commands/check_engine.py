@@ -30,7 +30,7 @@ import attrs
 import chess
 import trio
 
-from ..config.engines_file import known_engines
+from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import PROTOCOLS, EngineSpec, engine_spec
 from ..core.board import STARTING_FEN as START
 from ..core.game import BughouseGame
@@ -71,7 +71,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("spec", metavar="SPEC", help="engine name or command line")
     parser.add_argument("--protocol", choices=PROTOCOLS, help="the protocol the engine speaks")
-    parser.add_argument("--engines-file", metavar="FILE", help="a TOML file of named engines")
+    parser.add_argument(
+        "--engines-file",
+        metavar="FILE",
+        help=ENGINES_FILE_HELP,
+    )
     parser.add_argument(
         "--time",
         type=float,

@@ -29,7 +29,7 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
-from ..config.engines_file import known_engines
+from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import (
     BUILTIN_ENGINES,
     DEFAULT_ENGINE,
@@ -117,10 +117,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--engines-file",
         metavar="FILE",
-        help="a TOML file of named engines: [engines.NAME] tables with protocol "
-        '("native", "uci" or "xboard"), command (a list or a string), and optional cwd, '
-        "options (a table of NAME = VALUE) and init (lines sent after the handshake); "
-        "see engines.example.toml and protocol.md appendix B",
+        help=ENGINES_FILE_HELP,
     )
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
     parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")

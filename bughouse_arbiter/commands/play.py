@@ -22,7 +22,7 @@ from typing import Any
 
 import trio
 
-from ..config.engines_file import known_engines
+from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import EngineSpec, TimeControl, seat_assignment, with_seat_options
 from ..config.specs import engine_spec as read_engine_spec
 from ..core.board import STARTING_FEN, BughouseBoard
@@ -67,7 +67,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--engines-file",
         metavar="FILE",
-        help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
+        help=ENGINES_FILE_HELP,
     )
     parser.add_argument(
         "--tc",
