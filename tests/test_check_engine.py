@@ -130,6 +130,7 @@ def test_a_sunsetter_like_engine_is_checked_without_setboard(
 ) -> None:
     status, steps, out = run(capsys, f"xboard:{sys.executable} {FAKE}", "--timeout", "5")
     assert status == 0, out
+    assert (steps.count("PASS"), steps.count("SKIP")) == (7, 3)
     assert "PASS  options" in out and "set Aggression=5" in out
     assert "no ping to confirm it" in out
     for step in ("new game", "state", "partner message", "game over", "quit"):
@@ -147,6 +148,7 @@ def test_a_silent_sitter_passes_the_waiting_step_and_a_fast_mover_skips_mid_thin
     spec = f"xboard:{sys.executable} {FAKE} --keeps-bughouse --ping"
     status, steps, out = run(capsys, spec, "--timeout", "5")
     assert status == 0, out
+    assert (steps.count("PASS"), steps.count("SKIP")) == (9, 1)
     assert (
         "PASS  waiting                  sat silently for 2 s; when a rook arrived it played R@"
         in out
