@@ -491,10 +491,7 @@ class XboardAdapter(EngineAdapter):
         if self.over:
             return
         if self.set_up and self.setboard_keeps_bughouse is None and self.has_setboard:
-            if self.thinking:
-                self.send("?")
-                self.thinking = False
-            self._start_probe()
+            self._start_probe()  # the game is set up once it has answered
             return
         if not first:
             self.resyncs += 1
