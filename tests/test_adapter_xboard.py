@@ -374,3 +374,24 @@ def test_hash_and_threads_use_memory_and_cores_where_offered() -> None:
     for line in SJENG_HELLO:
         sjeng.receive(line)
     assert sjeng.take()[0][-1] == "option Hash=16"
+
+
+def test_fairy_stockfish_moves_on_after_a_false_claim_without_a_resync() -> None:
+    table, _ = ready(Seat.A_WHITE, FSF_HELLO)
+    table.feed("pong 1")
+    for mine, reply in (("f2f3", "e7e5"), ("g2g4", "d8h4")):
+        table.your_turn()
+        table.feed(f"move {mine}")
+        table.push(Seat.A_WHITE, mine)
+        table.push(Seat.A_BLACK, reply)
+    table.your_turn()
+    _, evs = table.feed("0-1 {Black wins}")
+    assert [type(e) for e in events(evs)] == [EngineWait]
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "c3d5")
+    lines, _ = table.push(Seat.B_BLACK, "d8d5")  # a white knight arrives for A-White
+    assert lines == ["holding [N] [P] WN"]  # it hears it mid-search: no restart
+    _, evs = table.feed("move N@g3")
+    assert events(evs) == [EngineMove(3, "N@g3")]
+    assert table.adapter.resyncs == 0  # type: ignore[attr-defined]

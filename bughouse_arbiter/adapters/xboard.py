@@ -33,7 +33,9 @@ Fairy-Stockfish 11.1):
 - ``holding [W] [B]`` after every move on its board (Sjeng forgets pockets
   otherwise), and ``holding [W] [B] <C><P>`` exactly once per passed piece.
 - ``1-0 {..}`` / ``0-1 {..}`` / ``1/2-1/2 {..}`` while thinking mean the engine
-  will not move: we answer "wait" and re-sync when a piece of its own arrives.
+  will not move: we answer "wait" and re-sync when a piece of its own arrives
+  (Sjeng never moves again after a claim until ``new``). Fairy-Stockfish keeps
+  searching after its claim and hears the ``holding``: it is left to move.
 - Sjeng cannot hear ``holding`` during its own search: it reads a pocket
   change that came mid-think right after its move, as on a chess server
   (Fairy-Stockfish and Sunsetter read it mid-search). It is not interrupted
@@ -176,6 +178,13 @@ class XboardAdapter(EngineAdapter):
         return self.features.get("colors", "1") != "0"
 
     @property
+    def moves_on_after_claim(self) -> bool:
+        # Fairy-Stockfish claims a blockable check as mate but keeps searching
+        # and hears "holding"; Sjeng (like an engine that keeps to the letter
+        # of CECP) never moves again after a claim until "new".
+        return "fairy-stockfish" in self.name.lower()
+
+    @property
     def pockets_in_setboard(self) -> bool:
         # Sjeng reads every letter of a setboard FEN as a piece.
         return "sjeng" not in self.name.lower()
@@ -277,7 +286,7 @@ class XboardAdapter(EngineAdapter):
             piece = played.passed
             self._holding(f"{'W' if piece.color else 'B'}{piece.symbol().upper()}")
         gained = played.passed.color == self.seat.color
-        stuck = self.claimed or self.gave_up
+        stuck = self.gave_up or (self.claimed and not self.moves_on_after_claim)
         due = was_my_turn and self.my_turn and not self.answered
         if due and ((gained and stuck) or self.needs_sync):
             # The engine said it will not move (Sjeng never moves again after
