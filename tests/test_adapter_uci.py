@@ -218,3 +218,14 @@ def test_an_option_set_between_games_waits_for_readyok() -> None:
     assert adapter.option_done  # type: ignore[attr-defined]
     adapter.set_option("Clear Hash", None)  # type: ignore[attr-defined]
     assert adapter.take()[0] == ["setoption name Clear Hash", "isready"]
+
+
+def test_untimed_play_asks_for_a_fixed_time_per_move() -> None:
+    table = ready()
+    untimed = HouseRules(clock=False)
+    zero = dict.fromkeys(Seat, 0.0)
+    table.adapter.new_game(untimed, table.fen, zero)  # type: ignore[attr-defined]
+    table.adapter.take()
+    table.adapter.your_turn(1, table.fen, zero)  # type: ignore[attr-defined]
+    lines, _ = table.adapter.take()
+    assert lines == [f"position fen {START}", "go movetime 1000"]
