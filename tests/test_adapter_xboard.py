@@ -395,3 +395,17 @@ def test_fairy_stockfish_moves_on_after_a_false_claim_without_a_resync() -> None
     _, evs = table.feed("move N@g3")
     assert events(evs) == [EngineMove(3, "N@g3")]
     assert table.adapter.resyncs == 0  # type: ignore[attr-defined]
+
+
+def test_untimed_play_gives_a_notional_clock_of_thirty_seconds() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE, rules=HouseRules(clock=False))
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    adapter.take()
+    table = Table(adapter)
+    zero = dict.fromkeys(Seat, 0.0)
+    adapter.new_game(HouseRules(clock=False), table.fen, zero)
+    lines, _ = adapter.take()
+    assert "level 0 0:30 0" in lines
+    adapter.your_turn(1, table.fen, zero)
+    assert adapter.take()[0] == ["time 3000", "otim 3000", "go"]

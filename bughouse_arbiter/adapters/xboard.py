@@ -87,6 +87,10 @@ MAX_REJECTED = 3
 #: ``setboard`` finds it; one that switched to crazyhouse has no knight.
 PROBE_FEN = "6rk/6pp/8/8/8/8/6PP/6K1 w - - 0 1"
 PROBE_MOVE = "N@f7"
+#: Untimed play (``clock=off``): the notional clock, in centiseconds, sent as
+#: both ``time`` and ``otim``, so that an engine budgets about a second a move.
+#: (Not ``st``: Sunsetter answers it "Illegal move".)
+UNTIMED_CLOCK_CS = 3000
 #: The standard start as our board writes it.
 STANDARD_START = BughouseBoard(STARTING_FEN).fen()
 
@@ -466,6 +470,8 @@ class XboardAdapter(EngineAdapter):
         self._holding_due = False
 
     def _level(self) -> str:
+        if not self.rules.clock:
+            return f"level 0 0:{UNTIMED_CLOCK_CS // 100:02d} 0"
         base = max(1, round(self.rules.time))
         return f"level 0 {base // 60}:{base % 60:02d} {round(self.rules.increment)}"
 
@@ -557,7 +563,10 @@ class XboardAdapter(EngineAdapter):
         # The engine books time/otim by the colour it believes it plays. That
         # is its own colour here, except at a White engine's first move after
         # "new" (no colour command is true then), when both clocks are full.
-        self.send(f"time {max(1, self.own_ms() // 10)}", f"otim {max(1, self.opponent_ms() // 10)}")
+        own, opponent = max(1, self.own_ms() // 10), max(1, self.opponent_ms() // 10)
+        if not self.rules.clock:
+            own = opponent = UNTIMED_CLOCK_CS
+        self.send(f"time {own}", f"otim {opponent}")
         self.send("go")
         self._believes = self.seat.color
         if self._holding_due:
