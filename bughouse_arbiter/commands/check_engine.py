@@ -303,8 +303,10 @@ class Checker:
                 name, kind, rest = _xboard_option(text)
                 if name and kind != "-button":
                     found[name] = rest
+            # memory=1 / smp=1: Hash and Threads, set with "memory N" / "cores N".
+            protocol_own = {"Hash": "16", "Threads": "1"}
             for name in adapter.option_names:
-                found.setdefault(name, None)
+                found.setdefault(name, protocol_own.get(name))
             return found
         session = getattr(self.player, "session", None)
         for name, spec in (getattr(session, "options", None) or {}).items():
