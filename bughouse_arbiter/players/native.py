@@ -532,4 +532,3 @@ def _state(state: TableState) -> State:
 
 def _clocks(state: TableState) -> tuple[int, int, int, int]:
     return clocks_ms(state.clocks[seat] for seat in SEATS)
-

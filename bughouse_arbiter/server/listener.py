@@ -16,6 +16,7 @@ connection is logged and ends only that connection.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from functools import partial
 
@@ -181,10 +182,8 @@ class TcpFrontEnd:
             if self.turned_away <= 10 or self.turned_away % 1000 == 0:
                 table.log(f"{peer}: too many connections ({self.turned_away} turned away)")
             with trio.move_on_after(1):
-                try:
+                with contextlib.suppress(trio.BrokenResourceError, OSError):
                     await stream.send_all(b"error too many connections\n")
-                except (trio.BrokenResourceError, OSError):
-                    pass
             await _close(stream)
             return
         self.open_connections += 1
@@ -233,7 +232,9 @@ class TcpFrontEnd:
             table.log(f"{peer}: auth refused ({exc.reason})")
             await _answer(stream, f"auth refused {exc.reason}")
             return
-        link = TcpLink(stream, peer, self.limits, buffer=buffer, pending=lines, pings=len(words) == 4)
+        link = TcpLink(
+            stream, peer, self.limits, buffer=buffer, pending=lines, pings=len(words) == 4
+        )
         link.send(f"auth ok {seat.bpgn}")
         table.log(f"{peer}: took seat {seat.bpgn}")
         async with trio.open_nursery() as nursery:
@@ -252,18 +253,13 @@ class ServeError(Exception):
 
 async def _answer(stream: trio.SocketStream, line: str) -> None:
     with trio.move_on_after(1):
-        try:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await stream.send_all((line + "\n").encode())
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
 
 
 async def _close(stream: trio.SocketStream) -> None:
-    with trio.CancelScope(shield=True):
-        try:
-            await stream.aclose()
-        except OSError:
-            pass
+    with trio.CancelScope(shield=True), contextlib.suppress(OSError):
+        await stream.aclose()
 
 
 def _peer(stream: trio.SocketStream) -> str:

@@ -28,7 +28,8 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from ..core.model import Seat
+from ..core.game import PlayedMove
+from ..core.model import Outcome, Seat
 from ..errors import EngineFailed
 from ..players.base import Action, MatchInfo, TableState
 from ..players.native import NativeEnginePlayer
@@ -36,14 +37,14 @@ from ..players.process import EngineProcess, LineSink, Log
 from ..protocol import (
     COMMANDS_ALLOWED,
     MAX_LINE,
+    BestMove,
     Bug,
     Command,
     EngineSession,
+    Event,
     SessionState,
     SetOption,
 )
-from ..core.game import PlayedMove
-from ..core.model import Outcome
 from .seam import SeatLink
 
 LEAVER_RULES = ("lose", "computer")
@@ -156,7 +157,9 @@ class RemoteSeat:
     async def attach(self, link: SeatLink) -> None:
         """Carries ``link``'s lines to the seat's player until it ends (see ``seam``)."""
         if self.lost or self._link is not None:
-            link.send("auth refused seat taken" if self._link is not None else "auth refused token used")
+            link.send(
+                "auth refused seat taken" if self._link is not None else "auth refused token used"
+            )
             return
         rejoin = self._ever_attached
         self._ever_attached = True
@@ -312,13 +315,11 @@ class RemoteEnginePlayer(NativeEnginePlayer):
             return  # the newcomer is still being greeted; it will get the whole state
         super()._send(command)
 
-    def _handle(self, event: object) -> None:  # type: ignore[override]
-        from ..protocol import BestMove
-
+    def _handle(self, event: Event) -> None:
         if isinstance(event, BestMove) and event.token in self._turns:
             seat = self._turns[event.token][0]
             self.move_lag[seat] = self.remote.lag
-        super()._handle(event)  # type: ignore[arg-type]
+        super()._handle(event)
 
     # -- a newcomer at the seat -----------------------------------------------------------
 

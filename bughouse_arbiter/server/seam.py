@@ -127,8 +127,8 @@ class LiveTable:
     ) -> None:
         self.rules = rules
         self.remote_seats: tuple[Seat, ...] = tuple(s for s in SEATS if s in holders)
-        self.tokens: Mapping[Seat, str] = dict(tokens) if tokens is not None else new_tokens(
-            self.remote_seats
+        self.tokens: Mapping[Seat, str] = (
+            dict(tokens) if tokens is not None else new_tokens(self.remote_seats)
         )
         self.names = names
         self.log = log
@@ -186,4 +186,11 @@ class LiveTable:
 
 def new_tokens(seats: Iterable[Seat]) -> dict[Seat, str]:
     """One fresh secret per seat (``secrets.token_urlsafe``)."""
-    return {seat: secrets.token_urlsafe(16) for seat in seats}
+    return {seat: _token() for seat in seats}
+
+
+def _token() -> str:
+    # Never starting with "-", so that "--token TOKEN" cannot read as an option.
+    while (token := secrets.token_urlsafe(16)).startswith("-"):
+        pass
+    return token
