@@ -3,9 +3,11 @@
 Runs the engine named by SPEC (as for ``match --engine``) on this machine and
 bridges it to a seat of ``bughouse serve``. A native engine is joined line
 for line (a pump: the server's lines go to its input, its output goes to the
-server). The protocol runs end to end between the server and the engine;
-this side only answers the server's ``ping`` (protocol.md §12) and keeps
-neither lines nor state. It exits when the server or the engine ends the
+server): the protocol runs end to end between the server and the engine, and
+this side only answers the server's ``ping`` (protocol.md §12). A ``uci:``
+or ``xboard:`` engine runs here under its adapter player, driven by the
+server's lines (``server.driver.PlayerDriver``), so the translation happens
+on the engine's side. It exits when the server or the engine ends the
 session: 0 after a normal end, 1 if the connection or engine failed, 2 for a
 refused seat or bad options.
 """
@@ -14,19 +16,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import shlex
 import sys
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import trio
 
 from ..config.engines_file import known_engines
 from ..config.specs import EngineSpec, engine_spec
+from ..core.model import Seat
 from ..errors import EngineFailed, UsageError
-from ..players.factory import check_command
+from ..players.base import Player
+from ..players.factory import check_command, create_player
 from ..players.process import EngineProcess
 from ..protocol import RawLine
 from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
+from ..server.driver import PlayerDriver
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 
@@ -69,12 +76,15 @@ def run(args: argparse.Namespace) -> int:
     host, port = parse_address(args.address)
     check_credentials(args.seat, args.token)
     spec = spec_from_args(args)
-    if spec.protocol != "native":
-        raise UsageError(
-            f"engine {spec.name!r} speaks {spec.protocol}; connect bridges native engines "
-            "(run it through an adapter that speaks protocol.md)"
-        )
-    return trio.run(bridge_native, host, port, args.seat, args.token, spec)
+    if spec.protocol == "native":
+        return trio.run(bridge_native, host, port, args.seat, args.token, spec)
+    try:
+        seat = Seat.parse(args.seat)
+    except ValueError as exc:
+        raise UsageError(f"--seat: {exc}") from None
+    return trio.run(
+        bridge_player, host, port, args.seat, args.token, lambda: create_player(seat, spec)
+    )
 
 
 def _say(text: str) -> None:
@@ -144,3 +154,49 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
         await engine.aclose(None)
         await link.aclose()
     return status
+
+
+async def bridge_player(
+    host: str, port: int, seat: str, token: str, make_player: Callable[[], Player]
+) -> int:
+    """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end."""
+    try:
+        link = await open_seat(host, port, seat, token)
+    except ConnectRefused as exc:
+        _say(f"error: {exc}")
+        return EXIT_REFUSED
+    player = make_player()
+    send, receive = trio.open_memory_channel[list[str]](math.inf)
+    driver = PlayerDriver(player, send.send_nowait)
+    status = EXIT_OK
+    async with trio.open_nursery() as nursery:
+
+        async def to_server() -> None:
+            async for lines in receive:
+                try:
+                    await link.send_many(lines)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    return
+
+        nursery.start_soon(to_server)
+        try:
+            await driver.run(nursery, _lines(link))
+        except EngineFailed as exc:
+            _say(f"error: {exc}")
+            status = EXIT_FAILED
+        finally:
+            with trio.CancelScope(shield=True):
+                await player.aclose()
+                with trio.move_on_after(1):  # the last answers (a resignation) go out
+                    while receive.statistics().current_buffer_used:
+                        await trio.sleep(0.01)
+                await link.aclose()
+            nursery.cancel_scope.cancel()
+    if not driver.quit and status == EXIT_OK:
+        _say("the server closed the connection")
+    return status
+
+
+async def _lines(link: ClientLink) -> AsyncIterator[RawLine]:
+    while (line := await link.receive()) is not None:
+        yield line
