@@ -4,11 +4,15 @@ seat's reconnect and grace under a mock clock, and the engine-side driver."""
 from __future__ import annotations
 
 import math
+import socket
+from pathlib import Path
 
 import pytest
 import trio
+from cli_checks import expect_usage_error
 from trio.testing import wait_all_tasks_blocked
 
+from bughouse_arbiter.cli import main
 from bughouse_arbiter.core.board import STARTING_FEN
 from bughouse_arbiter.core.game import BoardResult, PlayedMove
 from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat
@@ -320,3 +324,90 @@ async def test_the_driver_plays_a_local_player_from_the_servers_lines() -> None:
         ("game_over", ("resignation", Seat.A_WHITE.team)),
     ]
     assert driver.quit
+
+
+# -- bad input at the command line -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "name at least one --remote seat"),
+        (["--remote", "C-green"], "unknown seat 'C-green'"),
+        (["--remote", "WB", "--remote", "b-white"], "named twice"),
+        (["--remote", "WB", "--engine", "WB=random"], "both --remote and --engine"),
+        (["--remote", "WB", "--port", "http"], "--port takes a number"),
+        (["--remote", "WB", "--port", "70000"], "out of range"),
+        (["--remote", "WB", "--rule", "leaver=stay"], "takes one of lose, computer"),
+        (["--remote", "WB", "--rule", "reconnect_grace=-1"], "must be >= 0"),
+        (["--remote", "WB", "--tc", "fast"], "is not BASE+INC"),
+    ],
+)
+def test_serve_rejects_bad_options_in_one_line(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    expect_usage_error("serve", argv, message, capsys, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["127.0.0.1", "--seat", "WB", "--token", "t", "--", "random"], "expected HOST:PORT"),
+        (["127.0.0.1:1", "--seat", "WB", "--token", "t"], "name the engine after '--'"),
+        (["127.0.0.1:1", "--seat", "WB", "--token", "a b", "--", "random"], "one printable word"),
+        (["127.0.0.1:1", "--seat", "WB", "--token", "t", "--", "./nope"], "no such program"),
+        (["127.0.0.1:1", "--seat", "C", "--token", "t", "--", "uci:/bin/true"], "unknown seat"),
+    ],
+)
+def test_connect_rejects_bad_options_in_one_line(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    expect_usage_error("connect", argv, message, capsys, tmp_path)
+
+
+def test_connect_to_nothing_says_so_and_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert (
+        main(["connect", f"127.0.0.1:{port}", "--seat", "WB", "--token", "t", "--", "random"]) == 2
+    )
+    err = capsys.readouterr().err
+    assert err.startswith("bughouse connect: error: cannot connect to 127.0.0.1:")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--connect", "127.0.0.1:1"], "go together"),
+        (["--token", "t"], "go together"),
+        (
+            ["--connect", "127.0.0.1:1", "--token", "t", "--tc", "5+0"],
+            "--tc is the server's choice",
+        ),
+        (["--connect", "nowhere", "--token", "t"], "expected HOST:PORT"),
+    ],
+)
+def test_play_connect_rejects_bad_options_in_one_line(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    expect_usage_error("play", argv, message, capsys, tmp_path)
