@@ -212,6 +212,8 @@ async def test_a_seat_that_comes_back_in_the_grace_is_told_the_whole_game(
             "go",
         ]
         assert again.sent[-1] == "go v 0 turn 2 board b"  # a new turn number
+        # The clocks of the seats to move ran on while the seat was away.
+        assert again.sent[-2].endswith(" clock 50000 60000 50000 60000")
         again.say("bestmove e2e4 turn 1")  # stale: the old turn
         again.say("bestmove e2e4 turn 2")
         await wait_all_tasks_blocked()
