@@ -15,14 +15,15 @@ from trio.testing import wait_all_tasks_blocked
 from bughouse_arbiter.cli import main
 from bughouse_arbiter.core.board import STARTING_FEN
 from bughouse_arbiter.core.game import BoardResult, PlayedMove
-from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat
+from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import UsageError
 from bughouse_arbiter.players.base import Action, Gone, MatchInfo, MoveAction, Player, TableState
 from bughouse_arbiter.protocol import RawLine
 from bughouse_arbiter.server.client import parse_address
 from bughouse_arbiter.server.driver import PlayerDriver
-from bughouse_arbiter.server.limits import RateLimiter
+from bughouse_arbiter.server.limits import Limits, RateLimiter
+from bughouse_arbiter.server.listener import TcpFrontEnd
 from bughouse_arbiter.server.remote import RemoteEnginePlayer, RemoteSeat
 from bughouse_arbiter.server.seam import AuthRefused, LiveTable
 
@@ -413,3 +414,103 @@ def test_play_connect_rejects_bad_options_in_one_line(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     expect_usage_error("play", argv, message, capsys, tmp_path)
+
+
+async def test_a_client_back_between_games_is_greeted_before_the_next_game(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        remote = RemoteSeat(SEAT, grace=30.0)
+        player, link, _ = await seated(nursery, remote)
+        await player.game_over(
+            Outcome(termination=Termination.RESIGNATION, winner=None, reason="r")
+        )
+        await player.aclose()  # the end of game 1: the seat stays
+        link.hang_up()
+        await trio.sleep(100)  # no game on: no grace runs out
+        assert not remote.lost
+        again = FakeLink()
+        nursery.start_soon(remote.attach, again)
+        await wait_all_tasks_blocked()
+        assert again.sent == ["bug 1"]
+        send, _receive = trio.open_memory_channel[Action](math.inf)
+        await player.start(nursery, send)  # game 2: no second greeting from start
+        nursery.start_soon(player.new_game, INFO, STATE)
+        await wait_all_tasks_blocked()
+        assert again.sent == ["bug 1"]  # newgame waits for the greeting
+        again.say("bugok")
+        await wait_all_tasks_blocked()
+        assert [line.split()[0] for line in again.sent][:3] == ["bug", "newgame", "player"]
+        assert again.sent[-1] == "isready"
+        nursery.cancel_scope.cancel()
+
+
+# -- the TCP front end ------------------------------------------------------------------
+
+
+async def serving(
+    nursery: trio.Nursery, limits: Limits
+) -> tuple[TcpFrontEnd, LiveTable, list[str]]:
+    logged: list[str] = []
+    remote = RemoteSeat(SEAT, grace=30.0)
+    table = LiveTable(HouseRules(), {SEAT: remote}, names=dict, log=logged.append)
+    front = TcpFrontEnd("127.0.0.1", 0, limits)
+    await nursery.start(front.serve, table)
+    return front, table, logged
+
+
+async def read_all(stream: trio.SocketStream) -> bytes:
+    data = b""
+    with trio.fail_after(20):
+        while chunk := await stream.receive_some(4096):
+            data += chunk
+    return data
+
+
+async def test_connections_beyond_the_limit_are_turned_away() -> None:
+    async with trio.open_nursery() as nursery:
+        front, _, logged = await serving(nursery, Limits(max_connections=2, auth_timeout=30))
+        held = [await trio.open_tcp_stream("127.0.0.1", front.port) for _ in range(2)]
+        await trio.sleep(0.2)
+        extra = await trio.open_tcp_stream("127.0.0.1", front.port)
+        assert await read_all(extra) == b"error too many connections\n"
+        assert front.turned_away == 1 and "too many connections" in logged[-1]
+        for stream in held:
+            await stream.aclose()
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("data", "answer"),
+    [
+        (b"", b"auth refused no auth line\n"),  # silence until the timeout
+        (b"\n\n\n", b"auth refused no auth line\n"),  # blank lines count
+        (b"x" * 20000 + b"\n", b"auth refused expected 'auth <seat> <token>'\n"),
+        (b"auth WB t extra\n", b"auth refused unknown option\n"),
+        (b"\xff\xfe\x00\n", b"auth refused expected 'auth <seat> <token>'\n"),
+    ],
+)
+async def test_unauthenticated_connections_get_little(data: bytes, answer: bytes) -> None:
+    async with trio.open_nursery() as nursery:
+        front, _, _ = await serving(nursery, Limits(auth_timeout=0.5))
+        stream = await trio.open_tcp_stream("127.0.0.1", front.port)
+        await stream.send_all(data)
+        assert await read_all(stream) == answer
+        assert front.open_connections == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_peer_that_does_not_read_loses_its_link() -> None:
+    async with trio.open_nursery() as nursery:
+        front, table, _ = await serving(nursery, Limits(max_queued=1000))
+        stream = await trio.open_tcp_stream("127.0.0.1", front.port)
+        await stream.send_all(f"auth WB {table.tokens[SEAT]}\n".encode())
+        await trio.sleep(0.2)
+        remote = table._holders[SEAT]
+        assert remote.connected
+        for _ in range(100):  # 10 kB waiting for a peer that reads nothing
+            remote.send("x" * 100)  # type: ignore[attr-defined]
+        with trio.fail_after(20):
+            while remote.connected:
+                await trio.sleep(0.05)
+        nursery.cancel_scope.cancel()

@@ -296,6 +296,9 @@ class RemoteEnginePlayer(NativeEnginePlayer):
     # -- remember what a newcomer must be told --------------------------------------------
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        with trio.move_on_after(self.handshake_timeout):
+            while self._rejoining:  # a client that came back between games is being greeted
+                await self._changed.wait()
         self._info, self._latest, self._latest_at = info, state, trio.current_time()
         self.remote.in_game = True
         await super().new_game(info, state)
@@ -355,6 +358,7 @@ class RemoteEnginePlayer(NativeEnginePlayer):
                     await self.your_turn(seat, token, now)
         finally:
             self._rejoining = False
+            self._wake()
 
     def _state_now(self, info: MatchInfo, state: TableState) -> TableState:
         """The last snapshot with the running clocks (side to move per board) run down to now."""
