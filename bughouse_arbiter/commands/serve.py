@@ -26,9 +26,16 @@ module's docstring. In short:
   link ends; a dropped seat may re-attach within ``reconnect_grace``;
 - ``table.log(text)``.
 
+A link may also have a ``lag`` attribute (the last measured round-trip in
+seconds, a float, or None): the seat then records it with each move as
+``[%lag ms]`` (the TCP link measures it with ``ping``/``pong``, protocol.md
+§12). A front end that wants to drive a Python ``Player`` from the seat's
+lines (as ``bughouse connect`` does for UCI engines and the console) can use
+``server.driver.PlayerDriver``.
+
 A front end is an object with ``async def serve(self, table, *,
 task_status)``; it calls ``task_status.started()`` once it accepts
-connections. ``serve`` builds the list in ``front_ends(args)``: the TCP
+connections. ``serve`` builds the list in ``front_ends(plan)``: the TCP
 listener always, and adding ``--web`` is one more option in ``register`` and
 one more entry there. The front ends run in a nursery next to the games and
 are cancelled when the last game ends; a front end that raises ends the

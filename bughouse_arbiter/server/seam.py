@@ -35,6 +35,8 @@ The contract of ``LiveTable`` (everything a front end may use):
 - ``log(text)``: one line to the server's log (stderr).
 
 ``SeatLink`` is what a front end provides per connection: ``peer`` (for logs),
+optionally ``lag`` (the last measured round-trip in seconds, or None; it is
+written with each move of the seat as ``[%lag ms]``),
 ``send(line)`` (never blocks; queues; silently drops once the connection is
 broken), ``receive()`` (the next line as a ``RawLine``, capped at the line
 limit, or None once the connection ended) and ``aclose()``. The front end
