@@ -5,7 +5,9 @@
 does. On start it prints, per remote seat, a one-time secret token and the
 exact command to join with, then plays ``--games`` games and writes them to
 ``--out``. It binds to 127.0.0.1 unless ``--host`` says otherwise;
-``--port 0`` picks a free port and prints it.
+``--port 0`` picks a free port and prints it. Seats do not rotate between
+games: a remote player keeps its seat (and its connection) for the whole run.
+Ctrl+C, SIGTERM or SIGHUP stop it as they stop ``match``.
 
 The table seam (for other front ends, e.g. ``--web``)
 ------------------------------------------------------
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import ipaddress
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -217,6 +220,8 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
         tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
         address = f"{plan.host}:{tcp.port}"
         display.line(f"listening on {address}")
+        if not _loopback(plan.host):
+            log(f"{plan.host} is reachable from other machines and nothing is encrypted")
         for seat in plan.remote:
             token = table.tokens[seat]
             display.line(f"seat {seat}: token {token}")
@@ -250,6 +255,13 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
     if status == 0:
         display.line(f"written to {plan.match.out}")
     return status
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _replacement() -> EngineProcess:

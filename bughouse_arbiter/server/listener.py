@@ -26,6 +26,8 @@ from ..protocol import LineBuffer, RawLine
 from .limits import Limits, RateLimiter
 from .seam import AuthRefused, LiveTable
 
+#: Junk connections logged one by one before only every thousandth is.
+JUNK_LOGGED = 100
 #: Seconds between keep-alive pings on an idle connection that asked for them.
 PING_EVERY = 5.0
 _READ_SIZE = 65536
@@ -163,6 +165,8 @@ class TcpFrontEnd:
         self.open_connections = 0
         #: Connections turned away because too many were open.
         self.turned_away = 0
+        #: Connections closed before a well-formed auth line.
+        self.junk = 0
 
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -218,21 +222,20 @@ class TcpFrontEnd:
                 if line.text.strip():
                     auth = line
         if auth is None:
-            table.log(f"{peer}: no auth line in time; closed")
+            self._refused(table, f"{peer}: no auth line in time; closed")
             await _answer(stream, "auth refused no auth line")
             return
         words = auth.text.split()
         if auth.overlong or len(words) not in (3, 4) or words[0] != "auth":
-            table.log(f"{peer}: not an auth line; closed")
+            self._refused(table, f"{peer}: not an auth line; closed")
             await _answer(stream, "auth refused expected 'auth <seat> <token>'")
             return
         if len(words) == 4 and words[3] != "ping":
             await _answer(stream, "auth refused unknown option")
             return
         try:
-            seat = table.authenticate(words[1], words[2])
+            seat = table.authenticate(words[1], words[2], peer=peer)
         except AuthRefused as exc:
-            table.log(f"{peer}: auth refused ({exc.reason})")
             await _answer(stream, f"auth refused {exc.reason}")
             return
         link = TcpLink(
@@ -248,6 +251,12 @@ class TcpFrontEnd:
             finally:
                 nursery.cancel_scope.cancel()
         table.log(f"{peer}: left seat {seat.bpgn}")
+
+    def _refused(self, table: LiveTable, text: str) -> None:
+        """Logs junk connections: the first ones each, then every thousandth (a flood)."""
+        self.junk += 1
+        if self.junk <= JUNK_LOGGED or self.junk % 1000 == 0:
+            table.log(f"{text} ({self.junk} junk connections so far)")
 
 
 class ServeError(Exception):

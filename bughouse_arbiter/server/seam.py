@@ -19,7 +19,7 @@ The contract of ``LiveTable`` (everything a front end may use):
   ``run_match``'s observer: return quickly, never raise (an exception is
   logged and the callback dropped), read ``event.game`` but never change it;
   to do I/O, copy what you need into your own queue.
-- ``authenticate(seat_text, token)``: the ``Seat`` if the token opens it now,
+- ``authenticate(seat_text, token, peer=...)``: the ``Seat`` if the token opens it now,
   else raises ``AuthRefused`` with a one-line reason (``unknown seat``,
   ``not a remote seat``, ``wrong token``, ``seat taken``, ``token used``).
   Every refusal is logged. Comparison is constant-time.
@@ -161,8 +161,11 @@ class LiveTable:
 
     # -- seats ---------------------------------------------------------------------------
 
-    def authenticate(self, seat_text: str, token: str) -> Seat:
-        """The seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise."""
+    def authenticate(self, seat_text: str, token: str, *, peer: str = "?") -> Seat:
+        """The seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise.
+
+        ``peer`` names the connection in the log line.
+        """
         seat = seat_from_text(seat_text)
         try:
             if seat is None:
@@ -177,7 +180,7 @@ class LiveTable:
             if holder.connected:
                 raise AuthRefused("seat taken")
         except AuthRefused as exc:
-            self.log(f"auth refused for seat {seat_text[:20]!r}: {exc.reason}")
+            self.log(f"{peer}: auth refused for seat {seat_text[:20]!r}: {exc.reason}")
             raise
         return seat
 
