@@ -124,6 +124,7 @@ async def run_match(
     observer: Observer | None = None,
     start_timeout: float = 30.0,
     close_timeout: float = 10.0,
+    actions: trio.MemoryReceiveChannel[Action] | None = None,
 ) -> MatchRecord:
     """Plays one match between ``players`` and returns its record.
 
@@ -139,6 +140,12 @@ async def run_match(
             ``MatchEvent``; the live display and the record writer use it.
         start_timeout: Seconds all players together get to start.
         close_timeout: Seconds to say game over and close every player.
+        actions: None (the usual case): ``run_match`` starts the players and
+            closes them at the end. Otherwise the players are already
+            started, answering into the channel whose receiving end this is;
+            they hear ``game_over`` but stay open, to play another game
+            (``Player.can_play_again``). The caller drains the channel
+            between games.
 
     Returns:
         The ``MatchRecord``; its ``game.outcome`` is set.
@@ -164,10 +171,13 @@ async def run_match(
         human_seats=frozenset(human_seats),
         observer=observer,
     )
+    kept = actions is not None
     async with trio.open_nursery() as nursery:
         send, receive = trio.open_memory_channel[Action](math.inf)
+        if actions is not None:
+            receive = actions
         try:
-            failed = await _start_players(players, nursery, send, start_timeout)
+            failed = None if kept else await _start_players(players, nursery, send, start_timeout)
             if failed:
                 seat, why = failed
                 table.game.leave(seat, why)
@@ -181,7 +191,7 @@ async def run_match(
             raise
         finally:
             with trio.CancelScope(shield=True):
-                await table.finish(close_timeout)
+                await table.finish(close_timeout, close=not kept)
             nursery.cancel_scope.cancel()
             send.close()
     return table.record
@@ -445,8 +455,9 @@ class _Table:
 
     # -- the end -------------------------------------------------------------------
 
-    async def finish(self, timeout: float) -> None:
-        """Stops the clocks, says game over to everyone, closes every player."""
+    async def finish(self, timeout: float, *, close: bool = True) -> None:
+        """Stops the clocks, says game over to everyone, closes every player
+        (unless ``close`` is false: they stay open for another game)."""
         now = trio.current_time()
         if self.game.outcome is None:
             self.game.abort("aborted")
@@ -470,16 +481,17 @@ class _Table:
         with trio.move_on_after(timeout):
             async with trio.open_nursery() as closers:
                 for player in self.players:
-                    closers.start_soon(self._close, player, outcome)
+                    closers.start_soon(self._close, player, outcome, close)
 
     @staticmethod
-    async def _close(player: Player, outcome: Outcome) -> None:
+    async def _close(player: Player, outcome: Outcome, close: bool) -> None:
         try:
             with trio.move_on_after(2.0):
                 await player.game_over(outcome)
         except Exception:  # a player that cannot hear game over is closed anyway
             pass
-        await player.aclose()
+        if close:
+            await player.aclose()
 
     # -- helpers -----------------------------------------------------------------
 
