@@ -458,6 +458,16 @@ def report_text(summary: Mapping[str, Any]) -> str:
 # -- progress ----------------------------------------------------------------------------
 
 
+def game_line(job: MatchJob, report: MatchReport) -> str:
+    """``searcher beat random (B-White checkmated, 42 plies)``."""
+    winner = report.result.winner
+    detail = f"({report.reason}, {report.plies} plies)"
+    if winner is None:
+        one, two = (job.sides[team] for team in sorted(job.sides))
+        return f"{one} drew with {two} {detail}"
+    return f"{job.sides[winner]} beat {job.sides[winner.other]} {detail}"
+
+
 class LineProgress:
     """One line per finished game (output that is not a terminal)."""
 
@@ -472,10 +482,8 @@ class LineProgress:
 
     def game(self, job: MatchJob, report: MatchReport, status: str) -> None:
         self.done += 1
-        one, two = (job.sides[team] for team in sorted(job.sides))
         self.write(
-            f"game {job.number} ({self.done}/{self.total}): {one} vs {two} "
-            f"{report.result.value} {report.reason} ({report.plies} plies) · {status}\n"
+            f"game {job.number} ({self.done}/{self.total}): {game_line(job, report)} · {status}\n"
         )
 
     def message(self, text: str) -> None:

@@ -89,7 +89,7 @@ class Tournament:
         for job in self.plan.jobs:
             report = loaded.get(job.job_id)
             if report is not None and report.played:
-                self._account(job, report, quiet=True)
+                self._account(job, report)
         self.journal.open(
             [self.reports[j.job_id] for j in self.plan.jobs if j.job_id in self.reports]
         )
@@ -131,12 +131,17 @@ class Tournament:
                 self.progress.message(f"game {job.number} given up: {report.error}")
             return
         self.journal.append(job, report)
-        self._account(job, report, quiet=False)
+        dropped = set(self.dropped)
+        self._account(job, report)
         self.progress.game(job, report, self.status_text())
+        for name in self.dropped.keys() - dropped:
+            self.progress.message(
+                f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
+            )
         if self._sprt_decided():
             self.stop.cancel()
 
-    def _account(self, job: MatchJob, report: MatchReport, *, quiet: bool) -> None:
+    def _account(self, job: MatchJob, report: MatchReport) -> None:
         self.reports[job.job_id] = report
         failing = {i.participant for i in report.incidents if i.is_failure}
         for name in job.sides.values():
@@ -145,17 +150,9 @@ class Tournament:
                 self.streaks[name] = self.streaks.get(name, 0) + 1
             else:
                 self.streaks[name] = 0
-            if (
-                self.streaks.get(name, 0) >= self.plan.max_failures
-                and name not in self.dropped
-                and len(self.plan.participants) > 0
-            ):
+            if self.streaks.get(name, 0) >= self.plan.max_failures and name not in self.dropped:
                 why = "; ".join(i.text for i in report.incidents if i.participant == name)
                 self.dropped[name] = f"{self.streaks[name]} failures in a row (last: {why})"
-                if not quiet:
-                    self.progress.message(
-                        f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
-                    )
 
     def _sprt_decided(self) -> bool:
         if self.plan.sprt is None:
