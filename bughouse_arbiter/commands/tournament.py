@@ -12,7 +12,9 @@ between games (restarted after a crash, which is counted). The folder
 ``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C or SIGTERM
 loses at most the games in flight, and ``--resume DIR`` continues. With
 ``--sprt elo0=0,elo1=5`` the run stops once the SPRT (GSPRT, pentanomial) has
-decided between the first two participants.
+decided between the first two participants. ``--ray ADDRESS`` (or ``--ray
+local``) plays the games as Ray tasks on a cluster instead (``pip install
+'bughouse-arbiter[ray]'``; see docs/distributed.md); everything else is the same.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
@@ -38,8 +40,11 @@ from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, load_book, ordered
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
-from ..tournament.scheduler import LocalScheduler, cpu_warning
+from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
 from ..tournament.stats import Sprt
+
+if TYPE_CHECKING:
+    from ..tournament.ray_backend import RayScheduler
 
 DEFAULT_TC = "10+0"
 EXIT_INTERRUPTED = 130
@@ -132,6 +137,18 @@ def register(subparsers: Any) -> None:
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
     add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
+    add(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster: HOST:PORT of its head, 'auto', or 'local' "
+        "(a Ray runtime on this machine); needs pip install 'bughouse-arbiter[ray]'",
+    )
+    add(
+        "--ray-cpus-per-match",
+        default=None,
+        metavar="N",
+        help="CPUs each game reserves on a Ray node (default 2: two engines think at once)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -313,25 +330,65 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
 
 
 def run(args: argparse.Namespace) -> int:
+    _ray_options_without_ray(args)
     args, folder = _prepare_out(args)
     plan = plan_from_args(args, folder)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if args.resume is None:
-            journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
-    except OSError as exc:
-        raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
     out = sys.stdout
     live = out.isatty() and os.environ.get("TERM", "") != "dumb"
     progress: LineProgress = RichProgress(out) if live else LineProgress(out)
-    warning = cpu_warning(concurrency)
-    if warning:
-        print(f"bughouse tournament: warning: {warning}", file=sys.stderr)
-    return trio.run(play_tournament, plan, concurrency, progress)
+    # Joined before anything is written: a cluster that is not there costs nothing.
+    on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
+    try:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if args.resume is None:
+                journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
+        except OSError as exc:
+            raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
+        scheduler: Scheduler
+        if on_ray is not None:
+            scheduler = on_ray
+        else:
+            scheduler = LocalScheduler(concurrency)
+            warning = cpu_warning(concurrency)
+            if warning:
+                print(f"bughouse tournament: warning: {warning}", file=sys.stderr)
+        return trio.run(play_tournament, plan, concurrency, progress, scheduler)
+    finally:
+        if on_ray is not None:
+            on_ray.shutdown()
 
 
-async def play_tournament(plan: TournamentPlan, concurrency: int, progress: LineProgress) -> int:
+def _ray_options_without_ray(args: argparse.Namespace) -> None:
+    if args.ray is None and args.ray_cpus_per_match is not None:
+        raise ConfigError("--ray-cpus-per-match goes with --ray ADDRESS")
+
+
+def _ray_scheduler(args: argparse.Namespace, progress: LineProgress) -> RayScheduler:
+    """Joins the Ray cluster of ``--ray`` (ConfigError, one line, if it cannot)."""
+    from ..tournament.ray_backend import DEFAULT_CPUS_PER_MATCH, RayScheduler
+
+    cpus = DEFAULT_CPUS_PER_MATCH
+    if args.ray_cpus_per_match is not None:
+        try:
+            cpus = float(args.ray_cpus_per_match)
+        except ValueError:
+            raise ConfigError(
+                f"--ray-cpus-per-match takes a number of CPUs, not {args.ray_cpus_per_match!r}"
+            ) from None
+    concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else None
+    return RayScheduler.connect(
+        args.ray, cpus_per_match=cpus, concurrency=concurrency, notice=progress.message
+    )
+
+
+async def play_tournament(
+    plan: TournamentPlan,
+    concurrency: int,
+    progress: LineProgress,
+    scheduler: Scheduler | None = None,
+) -> int:
     tournament = Tournament(plan, progress)
     done = tournament.resume()
     if done:
@@ -350,7 +407,10 @@ async def play_tournament(plan: TournamentPlan, concurrency: int, progress: Line
 
             nursery.start_soon(stop_on_signal)
             with everything:
-                await tournament.run(LocalScheduler(concurrency), trio.CancelScope())
+                await tournament.run(
+                    scheduler if scheduler is not None else LocalScheduler(concurrency),
+                    trio.CancelScope(),
+                )
             nursery.cancel_scope.cancel()
     progress.end()
     summary = tournament.summary()

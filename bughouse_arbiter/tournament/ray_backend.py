@@ -459,8 +459,26 @@ def _to_stderr(line: str) -> None:
     print(f"bughouse tournament: {line}", file=sys.stderr)
 
 
+def _quiet_cluster_messages() -> None:
+    """Sends Ray's own reports of dead workers to the log instead of our stdout.
+
+    The driver prints them (to stdout, where the standings go); the scheduler
+    already says, in one line, which game was lost and what it does about it.
+    """
+    with contextlib.suppress(ImportError, AttributeError):
+        worker = importlib.import_module("ray._private.worker")
+        log = logging.getLogger("bughouse_arbiter.ray")
+
+        def to_log(data: Mapping[str, Any], ignore_prefix: bool = False) -> None:
+            for line in data.get("lines", ()):
+                log.info("%s", line)
+
+        worker.print_to_stdstream = to_log
+
+
 def _init(ray: Any, address: str) -> None:
     """``ray.init`` for ``address``, quiet, with one clear line if the cluster is not there."""
+    _quiet_cluster_messages()
     quiet = {"logging_level": logging.WARNING, "log_to_driver": False, "configure_logging": True}
     if address == _LOCAL:
         ray.init(include_dashboard=False, **quiet)
