@@ -154,6 +154,9 @@ def _play_remote(job: MatchJob, driver_version: str) -> _Played:
             report = play_job(localize_job(job))
         except Exception as exc:  # play_job should not raise; if it does, not a game
             report = _error_report(job, f"{type(exc).__name__}: {exc}", node=str(node))
+        else:
+            # host:pid as locally, and which Ray node that worker belongs to.
+            report = attrs.evolve(report, node=f"{report.node} ray-node {node.node_id[:8]}")
     return _Played(report=report, node=node, started=started, finished=time.time())
 
 
@@ -407,12 +410,11 @@ class RayScheduler:
         for incident in failed:
             entrant = job.entrant_at(incident.seat)
             self.bad_nodes.setdefault(played.node.node_id, set()).add(entrant.key)
-            reasons.append(f"engine {incident.engine!r} ({incident.text})")
+            reasons.append(f"engine {incident.engine!r} did not start ({incident.text})")
         message = (
             f"on node {played.node}: {'; '.join(reasons)}; "
             "not counted as a game, and games with that engine avoid this node from now on"
         )
-        self._notice(message)
         return _error_report(job, message, node=report.node)
 
     def _nowhere_message(self, job: MatchJob, avoid: set[str]) -> str:
