@@ -183,14 +183,10 @@ def test_round_robin_fit_matches_scipy() -> None:
     results += [("y", "z", 1.0)] * 5 + [("y", "z", 0.0)] * 4 + [("x", "z", 1.0)] * 8
     results += [("x", "z", 0.0)] * 2 + [("x", "z", 0.5)] * 3
     names = ["x", "y", "z"]
-    rows = np.array(
-        [[(n == a) - (n == b) for n in names] for a, b, _ in results], dtype=float
-    )
+    rows = np.array([[(n == a) - (n == b) for n in names] for a, b, _ in results], dtype=float)
     scores = np.array([s for _, _, s in results])
     expected, margins = _scipy_fit(rows, scores)
-    ratings = fit_ratings(
-        [RatedGame(side={a: 1}, other={b: 1}, score=s) for a, b, s in results]
-    )
+    ratings = fit_ratings([RatedGame(side={a: 1}, other={b: 1}, score=s) for a, b, s in results])
     for i, name in enumerate(names):
         assert ratings[name].elo == pytest.approx(expected[i], abs=1e-3)
         assert ratings[name].margin == pytest.approx(margins[i], rel=1e-3)

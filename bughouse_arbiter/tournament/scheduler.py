@@ -135,6 +135,8 @@ class LocalScheduler:
                     report = await receive.receive()
                     in_flight -= 1
                     await on_report(report)
+                    # A stop decided in on_report takes effect before the next job.
+                    await trio.lowlevel.checkpoint_if_cancelled()
             finally:
                 with trio.CancelScope(shield=True):
                     for keeper in keepers:
