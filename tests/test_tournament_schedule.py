@@ -9,9 +9,9 @@ import pytest
 from bughouse_arbiter.config.specs import engine_spec
 from bughouse_arbiter.core.model import SEATS, Team
 from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.errors import ConfigError
 from bughouse_arbiter.tournament.openings import Opening, load_book, parse_fen_pairs
 from bughouse_arbiter.tournament.schedule import Participant, pairings, schedule
-from bughouse_arbiter.errors import ConfigError
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
 
