@@ -256,3 +256,26 @@ def test_an_existing_tournament_is_not_overwritten(
     assert main(argv) == 2
     assert "continue it with --resume" in capsys.readouterr().err
     assert (tmp_path / "results.jsonl").read_text() == ""
+
+
+def test_the_live_progress_bar_draws_with_rich() -> None:
+    import io
+
+    from bughouse_arbiter.commands.tournament import RichProgress
+    from bughouse_arbiter.config.specs import engine_spec
+    from bughouse_arbiter.core.model import Result
+    from bughouse_arbiter.core.rules import HouseRules
+    from bughouse_arbiter.tournament.jobs import MatchReport
+    from bughouse_arbiter.tournament.schedule import Participant, schedule
+
+    spec = engine_spec("random")
+    teams = [Participant(name=n, members=(spec, spec), member_names=(n, n)) for n in "ab"]
+    [job] = schedule(teams, format="gauntlet", games=1, rules=HouseRules(), openings=[])
+    out = io.StringIO()
+    progress = RichProgress(out)
+    progress.begin(total=2, done=0)
+    progress.game(job, MatchReport(job_id=job.job_id, result=Result.TEAM_ONE), "Elo +5 ± 3")
+    progress.message("a message")
+    progress.end()
+    text = out.getvalue()
+    assert "1/2" in text and "Elo +5 ± 3" in text and "a message" in text

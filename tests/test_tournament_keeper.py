@@ -150,3 +150,19 @@ def test_cpu_warning() -> None:
     assert cpu_warning(1, cpus=2) is None
     warning = cpu_warning(2, cpus=2)
     assert warning is not None and "4 thinking engines on 2 CPUs" in warning
+
+
+async def test_a_hanging_engine_loses_on_time_and_is_restarted() -> None:
+    hanging = jobs("random", "faulty-hang", 2, rules=HouseRules(time=1.0))
+    with trio.fail_after(120):
+        async with EngineKeeper.open() as keeper:
+            first = await play_job_async(hanging[0], keeper)
+            second = await play_job_async(hanging[1], keeper)
+    for report in (first, second):
+        assert report.termination == "flag"
+        [incident] = report.incidents
+        assert incident.kind == "time" and incident.participant == "faulty-hang"
+        assert report.time_losses == (incident.seat,)
+        check(report)
+    # Only the engine that lost on time is started again.
+    assert second.started_engines == 1

@@ -32,7 +32,7 @@ from .results import (
     sprt_state,
     standings,
 )
-from .schedule import Participant
+from .schedule import Participant, side_of
 from .scheduler import Scheduler
 from .stats import Sprt
 
@@ -71,6 +71,7 @@ class Tournament:
         self.progress = progress
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
+        self._results: list[GameResult] = []
         self.journal = journal_module.Journal(plan.out)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
@@ -86,13 +87,14 @@ class Tournament:
     def resume(self) -> int:
         """Loads the journal; returns how many scheduled games it already holds."""
         loaded = journal_module.load(self.plan.out)
-        for job in self.plan.jobs:
-            report = loaded.get(job.job_id)
-            if report is not None and report.played:
-                self._account(job, report)
-        self.journal.open(
-            [self.reports[j.job_id] for j in self.plan.jobs if j.job_id in self.reports]
-        )
+        kept = [
+            loaded[job.job_id]
+            for job in self.plan.jobs
+            if job.job_id in loaded and loaded[job.job_id].played
+        ]
+        self.journal.open(kept)
+        for report in kept:
+            self._account(self.jobs[report.job_id], report)
         self.queue = deque(j for j in self.plan.jobs if j.job_id not in self.reports)
         return len(self.reports)
 
@@ -142,7 +144,19 @@ class Tournament:
             self.stop.cancel()
 
     def _account(self, job: MatchJob, report: MatchReport) -> None:
-        self.reports[job.job_id] = report
+        # The game's text is in the journal and games.bpgn; memory keeps the rest.
+        self.reports[job.job_id] = attrs.evolve(report, bpgn="")
+        team = side_of(job.game)
+        self._results.append(
+            GameResult(
+                job_id=job.job_id,
+                pairing=job.pairing,
+                game=job.game,
+                first=job.sides[team],
+                second=job.sides[team.other],
+                points=report.points(team),
+            )
+        )
         failing = {i.participant for i in report.incidents if i.is_failure}
         for name in job.sides.values():
             if name in failing:
@@ -165,21 +179,8 @@ class Tournament:
     # -- results ---------------------------------------------------------------------------
 
     def results(self) -> list[GameResult]:
-        out: list[GameResult] = []
-        for job_id, report in self.reports.items():
-            job = self.jobs[job_id]
-            first_team = next(team for team, name in job.sides.items() if _first(job) == name)
-            out.append(
-                GameResult(
-                    job_id=job_id,
-                    pairing=job.pairing,
-                    game=job.game,
-                    first=_first(job),
-                    second=job.sides[first_team.other],
-                    points=report.points(first_team),
-                )
-            )
-        return out
+        """Every game played so far, from its pairing's first participant's side."""
+        return list(self._results)
 
     def status_text(self) -> str:
         """``Elo +35 ± 20`` of the first pairing, and the LLR with an SPRT."""
@@ -251,13 +252,6 @@ class Tournament:
         if self.plan.sprt is not None:
             summary["sprt"] = sprt_state(self.plan.sprt, results)
         return summary
-
-
-def _first(job: MatchJob) -> str:
-    """The pairing's first participant (team 1 in game 0 of the pairing)."""
-    from .schedule import side_of
-
-    return job.sides[side_of(job.game)]
 
 
 def _elo_text(elo: float, low: float, high: float) -> str:
