@@ -105,6 +105,8 @@ async def test_a_harness_failure_is_reported_as_not_played() -> None:
     async def on_report(report: MatchReport) -> None:
         reports.append(report)
 
+    blocking = await trio.to_thread.run_sync(play_job, broken)
+    assert not blocking.played and blocking.error and "nobody holds" in blocking.error
     queue = [broken]
     with trio.fail_after(60):
         await LocalScheduler(1).run(lambda: queue.pop() if queue else None, on_report)

@@ -52,8 +52,7 @@ from typing import Protocol
 import attrs
 import trio
 
-from ..core.model import Result
-from .jobs import MatchJob, MatchReport, node_name
+from .jobs import MatchJob, MatchReport, failed_report
 from .keeper import EngineKeeper, play_on_table
 
 __all__ = [
@@ -154,12 +153,7 @@ class LocalScheduler:
         try:
             report = await play_on_table(job, keeper)
         except Exception as exc:  # the harness failed: report, let the tournament re-queue
-            report = MatchReport(
-                job_id=job.job_id,
-                result=Result.UNFINISHED,
-                error=f"{type(exc).__name__}: {exc}",
-                node=node_name(),
-            )
+            report = failed_report(job, exc)
             await keeper.close_all()
         free.append(keeper)
         send.send_nowait(report)
