@@ -279,3 +279,31 @@ def test_the_live_progress_bar_draws_with_rich() -> None:
     progress.end()
     text = out.getvalue()
     assert "1/2" in text and "Elo +5 ± 3" in text and "a message" in text
+
+
+def test_participants_keep_the_command_line_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    argv = [
+        "tournament",
+        "--team",
+        "mix=b+random",
+        "--engine",
+        "b=random",
+        "--games",
+        "2",
+        "--tc",
+        "5+0",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    data = summary(out)
+    [pairing] = data["pairings"]  # type: ignore[misc]
+    assert (pairing["first"], pairing["second"]) == ("mix", "b")
+    printed = capsys.readouterr().out
+    assert "mix vs b: 2 games" in printed
+    # Resuming keeps the order too.
+    assert main(["tournament", "--resume", str(out)]) == 0
+    assert "mix vs b: 2 games" in capsys.readouterr().out

@@ -47,6 +47,7 @@ EXIT_INTERRUPTED = 130
 SPRT_GAMES = 20000
 #: The options that define a tournament (saved for ``--resume``).
 _SAVED = (
+    "order",
     "engine",
     "team",
     "format",
@@ -75,14 +76,14 @@ def register(subparsers: Any) -> None:
     add = parser.add_argument
     add(
         "--engine",
-        action="append",
+        action=_InOrder,
         default=[],
         metavar="NAME=SPEC",
         help="a participant: two instances of SPEC (any spec 'match' takes) (repeatable)",
     )
     add(
         "--team",
-        action="append",
+        action=_InOrder,
         default=[],
         metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC",
         help="a mixed team, or one team-mode engine holding both seats (repeatable)",
@@ -132,7 +133,23 @@ def register(subparsers: Any) -> None:
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
     add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, order=[])
+
+
+class _InOrder(argparse.Action):
+    """``append``, also noting ``(option, value)`` in ``order``: participants keep
+    the command line's order across --engine and --team (the first one leads a
+    gauntlet and its SPRT)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest, []), values])
+        namespace.order = [*getattr(namespace, "order", []), [self.dest, values]]
 
 
 # -- reading the options ------------------------------------------------------------------
@@ -185,8 +202,12 @@ def _name_and_spec(text: str, option: str) -> tuple[str, str]:
 
 
 def participants_from(
-    engines: Sequence[str], teams: Sequence[str], known: Mapping[str, Any]
+    engines: Sequence[str],
+    teams: Sequence[str],
+    known: Mapping[str, Any],
+    order: Sequence[Sequence[str]] = (),
 ) -> list[Participant]:
+    """The participants, in ``order`` (``[option, value]`` pairs as given) if known."""
     participants: list[Participant] = []
     by_name: dict[str, Participant] = {}
 
@@ -234,6 +255,10 @@ def participants_from(
         raise ConfigError(
             "a tournament needs at least two participants (--engine NAME=SPEC, --team ...)"
         )
+    given = [tuple(item) for item in order]
+    texts = [("engine", t) for t in engines] + [("team", t) for t in teams]
+    if sorted(given) == sorted(texts):
+        participants = [participants[texts.index(item)] for item in given]  # type: ignore[arg-type]
     for participant in participants:
         for spec in participant.members:
             check_command(spec)
@@ -252,7 +277,7 @@ def rules_from(args: argparse.Namespace) -> HouseRules:
 
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     known = known_engines(args.engines_file)
-    participants = participants_from(args.engine, args.team, known)
+    participants = participants_from(args.engine, args.team, known, getattr(args, "order", ()))
     rules = rules_from(args)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if args.games is not None and args.rounds is not None:
@@ -381,6 +406,10 @@ def _fmt(value: object, spec: str = "") -> str:
     return str(value)
 
 
+def _bound(value: float | None, unbounded: str) -> str:
+    return unbounded if value is None else f"{value:+.1f}"
+
+
 def report_text(summary: Mapping[str, Any]) -> str:
     """The final standings, crosstable, pairings, SPRT and incidents, as plain text."""
     lines: list[str] = []
@@ -419,9 +448,9 @@ def report_text(summary: Mapping[str, Any]) -> str:
     for p in summary["pairings"]:
         penta = " ".join(f"{k}={v}" for k, v in p["pentanomial"].items())
         elo = (
-            f"Elo {p['elo']:+.1f} [{_fmt(p['elo_low'], '+.1f')}, {_fmt(p['elo_high'], '+.1f')}]"
+            f"Elo {p['elo']:+.1f} [{_bound(p['elo_low'], '-inf')}, {_bound(p['elo_high'], '+inf')}]"
             if p["elo"] is not None
-            else "Elo ±inf"
+            else f"Elo {'+' if p['score'] > 0.5 else '-'}inf"
         )
         lines.append(
             f"{p['first']} vs {p['second']}: {p['games']} games, +{p['wins']} -{p['losses']} "
