@@ -307,3 +307,42 @@ def test_participants_keep_the_command_line_order(
     # Resuming keeps the order too.
     assert main(["tournament", "--resume", str(out)]) == 0
     assert "mix vs b: 2 games" in capsys.readouterr().out
+
+
+def test_a_journal_that_cannot_be_written_stops_with_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from bughouse_arbiter.tournament import journal as journal_module
+
+    real_append = journal_module.Journal.append
+    calls = []
+
+    def append(self: journal_module.Journal, job: object, report: object) -> None:
+        calls.append(job)
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_append(self, job, report)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(journal_module.Journal, "append", append)
+    out = tmp_path / "t"
+    argv = [
+        "tournament",
+        "--engine",
+        "a=random",
+        "--engine",
+        "b=random",
+        "--games",
+        "4",
+        "--tc",
+        "5+0",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.endswith(
+        f"bughouse tournament: error: cannot write the journal in {out}: No space left on device\n"
+    )
+    assert len(journal(out)) == 1

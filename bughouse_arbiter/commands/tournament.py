@@ -378,6 +378,9 @@ async def play_tournament(plan: TournamentPlan, concurrency: int, progress: Line
                 await tournament.run(LocalScheduler(concurrency), trio.CancelScope())
             nursery.cancel_scope.cancel()
     progress.end()
+    if tournament.failed is not None:
+        print(f"bughouse tournament: error: {tournament.failed}", file=sys.stderr)
+        return 1
     summary = tournament.summary()
     try:
         journal.write_summary(plan.out, summary)

@@ -79,6 +79,10 @@ class Tournament:
         self.dropped: dict[str, str] = {}
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
+        #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
+        self.given_up: dict[str, str] = {}
+        #: Why the tournament had to stop (the journal could not be written), if it did.
+        self.failed: str | None = None
         self.interrupted = False
         self.started = time.monotonic()
 
@@ -104,9 +108,9 @@ class Tournament:
         """Plays the remaining games; ``stop`` is cancelled when the SPRT decides."""
         self.stop = stop
         self.progress.begin(len(self.plan.jobs), len(self.reports))
-        if self._sprt_decided():
-            return
         try:
+            if self._sprt_decided():
+                return
             with stop:
                 await scheduler.run(self._next_job, self._on_report)
         finally:
@@ -130,9 +134,16 @@ class Tournament:
                 )
                 self.queue.appendleft(job)
             else:
+                self.given_up[job.job_id] = report.error or "unfinished"
                 self.progress.message(f"game {job.number} given up: {report.error}")
             return
-        self.journal.append(job, report)
+        try:
+            self.journal.append(job, report)
+        except OSError as exc:
+            # Nothing more can be kept: stop, with the games journaled so far intact.
+            self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
+            self.stop.cancel()
+            return
         dropped = set(self.dropped)
         self._account(job, report)
         self.progress.game(job, report, self.status_text())
@@ -243,6 +254,9 @@ class Tournament:
             "time_losses": _time_losses(self),
             "incidents": incidents,
             "dropped": self.dropped,
+            "given_up": {
+                str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
+            },
         }
         if engines:
             summary["engine_ratings"] = {
