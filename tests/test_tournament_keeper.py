@@ -168,3 +168,31 @@ async def test_a_hanging_engine_loses_on_time_and_is_restarted() -> None:
         check(report)
     # Only the engine that lost on time is started again.
     assert second.started_engines == 1
+
+
+async def test_a_keeper_closes_the_least_recently_used_engines_beyond_its_limit() -> None:
+    from bughouse_arbiter.tournament.keeper import MAX_IDLE
+
+    short = HouseRules(time=60.0, max_plies=10)
+
+    def variant(n: int) -> Participant:
+        s = engine_spec("random").with_options(Variant=str(n))  # another key each
+        return Participant(name=f"r{n}", members=(s, s), member_names=(f"r{n}", f"r{n}"))
+
+    played = []
+    with trio.fail_after(120):
+        async with EngineKeeper.open() as keeper:
+            for n in range(3):
+                [job] = schedule(
+                    [variant(2 * n), variant(2 * n + 1)],
+                    format="gauntlet",
+                    games=1,
+                    rules=short,
+                    openings=[],
+                )
+                played.append(await play_job_async(job, keeper))
+                assert len(keeper._idle) <= MAX_IDLE
+            # The newest engines were kept: the last job's can play again.
+            assert keeper.matching(job.entrants) == 4
+    assert [r.started_engines for r in played] == [4, 4, 4]
+    assert all(r.played for r in played)

@@ -39,6 +39,8 @@ from .jobs import Entrant, MatchJob, MatchReport, SeatIncident, node_name
 
 #: Seconds an engine gets to start (handshake, options).
 START_TIMEOUT = 30.0
+#: Idle engines a keeper holds at most between games (two tables' worth).
+MAX_IDLE = 8
 #: Seconds to close all engines when the keeper stops.
 CLOSE_TIMEOUT = 10.0
 #: Terminations after which the blamed engine is restarted before its next game.
@@ -207,6 +209,22 @@ class EngineKeeper:
                     await player.aclose()
             else:
                 self._idle.append((entrant.key, player))
+        # The least recently used beyond MAX_IDLE are closed (a round-robin of
+        # many participants would otherwise keep every engine of every one).
+        while len(self._idle) > MAX_IDLE:
+            _, oldest = self._idle.pop(0)
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                await oldest.aclose()
+
+    def matching(self, entrants: Sequence[Entrant]) -> int:
+        """How many of ``entrants`` an idle engine of this keeper could play."""
+        keys = [key for key, _ in self._idle]
+        count = 0
+        for entrant in entrants:
+            if entrant.key in keys:
+                keys.remove(entrant.key)
+                count += 1
+        return count
 
     @property
     def receive(self) -> trio.MemoryReceiveChannel[Action]:

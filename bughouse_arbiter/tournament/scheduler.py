@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Protocol
 
 import attrs
@@ -85,6 +86,10 @@ class Scheduler(Protocol):
     stats: SchedulerStats
 
     async def run(self, next_job: NextJob, on_report: OnReport) -> None: ...
+
+
+def _fit(job: MatchJob, keeper: EngineKeeper) -> int:
+    return keeper.matching(job.entrants)
 
 
 def cpu_warning(concurrency: int, cpus: int | None = None) -> str | None:
@@ -126,7 +131,9 @@ class LocalScheduler:
             try:
                 while True:
                     while free and (job := next_job()) is not None:
-                        keeper = free.pop()
+                        # The table whose idle engines fit the job best plays it.
+                        keeper = max(free, key=partial(_fit, job))
+                        free.remove(keeper)
                         in_flight += 1
                         nursery.start_soon(self._play, job, keeper, send, free)
                     if in_flight == 0:
