@@ -25,8 +25,10 @@ def journal(folder: Path) -> list[dict[str, object]]:
 
 
 def summary(folder: Path) -> dict[str, object]:
+    """summary.json without what describes the session rather than the games."""
     data = json.loads((folder / "summary.json").read_text())
     data.pop("written")
+    data.pop("engines_this_session")
     return data
 
 

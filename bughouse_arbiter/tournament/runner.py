@@ -54,6 +54,8 @@ class Progress(Protocol):
 
 @attrs.frozen(kw_only=True)
 class TournamentPlan:
+    """Everything a tournament was asked to do, checked; ``jobs`` is its whole schedule."""
+
     participants: tuple[Participant, ...]
     format: str
     games: int
@@ -66,6 +68,8 @@ class TournamentPlan:
 
 
 class Tournament:
+    """The state of one tournament: its journaled reports and what follows from them."""
+
     def __init__(self, plan: TournamentPlan, progress: Progress) -> None:
         self.plan = plan
         self.progress = progress
@@ -83,6 +87,8 @@ class Tournament:
         self.given_up: dict[str, str] = {}
         #: Why the tournament had to stop (the journal could not be written), if it did.
         self.failed: str | None = None
+        #: The scheduler's counts for this session (engines started, games reusing all).
+        self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
 
@@ -115,6 +121,7 @@ class Tournament:
                 await scheduler.run(self._next_job, self._on_report)
         finally:
             self.journal.close()
+            self.engine_stats = attrs.asdict(scheduler.stats)
 
     def _next_job(self) -> MatchJob | None:
         while self.queue:
@@ -251,6 +258,7 @@ class Tournament:
                 for a, row in crosstable(participants, results).items()
             },
             "crashes": self.crashes,
+            "engines_this_session": self.engine_stats,
             "time_losses": _time_losses(self),
             "incidents": incidents,
             "dropped": self.dropped,

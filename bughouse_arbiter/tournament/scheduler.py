@@ -28,7 +28,7 @@ The contract
   restarts that engine for the next job; it never retries a game by itself.
 - A failure of the harness (an exception while setting up or running a job,
   a lost worker or node) is reported as ``MatchReport(error=...,
-  result=Result.UNFINISHED)``: "not played". The tournament decides to
+  result=Result.UNFINISHED)`` (``jobs.failed_report``): "not played". The tournament decides to
   re-queue the job (``next_job`` hands it out again) or to give up.
 - Stopping: the caller cancels the scope ``run`` runs in (Ctrl+C, SIGTERM, a
   decided SPRT). Games in flight are abandoned and not reported; every
@@ -38,8 +38,9 @@ The contract
 - Engine reuse is the backend's business: a job's ``Entrant.key`` tells which
   processes are interchangeable. ``run`` closes every engine before it
   returns.
-- ``stats`` (a ``SchedulerStats``) counts engine starts and restarts after a
-  crash, for the summary and the benchmark.
+- ``stats`` (a ``SchedulerStats``) counts the engine processes started
+  (first starts and restarts) and the games that started none, for the
+  summary and the benchmark; it is complete once ``run`` has returned.
 """
 
 from __future__ import annotations
