@@ -196,3 +196,21 @@ async def test_a_keeper_closes_the_least_recently_used_engines_beyond_its_limit(
             assert keeper.matching(job.entrants) == 4
     assert [r.started_engines for r in played] == [4, 4, 4]
     assert all(r.played for r in played)
+
+
+async def test_an_engine_that_cannot_start_forfeits_with_the_reason() -> None:
+    from bughouse_arbiter.config.specs import EngineSpec
+
+    missing = EngineSpec(name="ghost", command=("/nonexistent/ghost-engine",))
+    ghost = Participant(name="ghost", members=(missing, missing), member_names=("ghost",) * 2)
+    [job] = schedule(
+        [plain("random", "random"), ghost], format="gauntlet", games=1, rules=RULES, openings=[]
+    )
+    with trio.fail_after(60):
+        report = await play_job_async(job)
+    assert report.played and report.termination == "left"
+    assert job.sides[report.result.winner] == "random"  # type: ignore[index]
+    [incident] = report.incidents
+    assert incident.kind == "start" and incident.participant == "ghost"
+    assert "failed to start" in incident.text and "No such file" in incident.text
+    check(report)

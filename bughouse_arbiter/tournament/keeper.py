@@ -32,7 +32,7 @@ from ..core.game import PlayedMove
 from ..core.model import SEATS, Outcome, Seat, Termination
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
-from ..players.base import Action, MatchInfo, Player, TableState
+from ..players.base import Action, Gone, MatchInfo, Player, TableState
 from ..players.factory import create_player, create_team_player
 from ..table.arbiter import MatchRecord, Observer, run_match
 from .jobs import Entrant, MatchJob, MatchReport, SeatIncident, node_name
@@ -146,7 +146,7 @@ class EngineKeeper:
                 why = str(exc)
             with trio.CancelScope(shield=True):
                 await player.aclose()
-            players[index] = _FailedPlayer(entrant, f"failed to start: {why}")
+            players[index] = _FailedPlayer(entrant, f"failed to start: {why}", self._send)
             return
         players[index] = player
 
@@ -232,18 +232,20 @@ class EngineKeeper:
 
 
 class _FailedPlayer(Player):
-    """Stands at the seats of an engine that failed to start: it leaves at ``new_game``."""
+    """Stands at the seats of an engine that failed to start: when the game
+    begins it says it left (``Gone``, with the reason), so its team forfeits."""
 
-    def __init__(self, entrant: Entrant, why: str) -> None:
+    def __init__(self, entrant: Entrant, why: str, actions: trio.MemorySendChannel[Action]) -> None:
         self.name = entrant.engine
         self.seats = entrant.seats
         self.why = why
+        self.actions = actions
 
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
         raise EngineFailed(self.why)
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
-        raise EngineFailed(self.why)
+        self.actions.send_nowait(Gone(seat=self.seats[0], reason=self.why))
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         pass
