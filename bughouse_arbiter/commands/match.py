@@ -59,6 +59,8 @@ from ..table.arbiter import (
     PlayerInfo,
     run_match,
 )
+from ..tournament.jobs import Entrant
+from ..tournament.keeper import EngineKeeper
 from ..ui.render import RenderOptions, move_line, render_table
 
 DEFAULT_TC = "60+0"
@@ -230,8 +232,16 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
             matches = trio.CancelScope()
             nursery.start_soon(stop_on_ctrl_c)
             with matches:
+                # Several games: the engines stay alive from one to the next (a
+                # crashed one is restarted). --debug keeps one log per game, so
+                # it starts fresh engines each game.
+                keeper = (
+                    await nursery.start(_serve_keeper)
+                    if plan.games > 1 and not plan.debug
+                    else None
+                )
                 for index in range(plan.games):
-                    summary = await play_one(plan, index, display, writers)
+                    summary = await play_one(plan, index, display, writers, keeper)
                     summaries.append(summary)
                     if summary.write_error is not None:
                         failed = summary.write_error
@@ -256,11 +266,44 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     return 0
 
 
+async def _serve_keeper(*, task_status: trio.TaskStatus[EngineKeeper]) -> None:
+    keeper = EngineKeeper()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(keeper.serve)
+        task_status.started(keeper)
+
+
+def _entrants(
+    seating: Mapping[Seat, EngineSpec], teams: Mapping[Team, EngineSpec]
+) -> list[Entrant]:
+    entrants = [
+        Entrant(seats=team.seats, spec=spec, participant=f"team {team.value}", engine=spec.name)
+        for team, spec in teams.items()
+    ]
+    entrants += [
+        Entrant(
+            seats=(seat,),
+            spec=seating[seat],
+            participant=f"team {seat.team.value}",
+            engine=seating[seat].name,
+        )
+        for seat in SEATS
+        if seat.team not in teams
+    ]
+    return entrants
+
+
 async def play_one(
-    plan: MatchPlan, index: int, display: Display, writers: list[GameWriter]
+    plan: MatchPlan,
+    index: int,
+    display: Display,
+    writers: list[GameWriter],
+    keeper: EngineKeeper | None = None,
 ) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
+    if keeper is not None:
+        return await _play_kept(plan, index, display, writers, keeper, seating, teams)
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
 
     def seeded(spec: EngineSpec, seat: Seat) -> EngineSpec:
@@ -313,6 +356,59 @@ async def play_one(
         names=dict(record.names),
         result=outcome.result,
         reason=outcome.reason,
+        plies=record.game.plies,
+        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+        team_seats=frozenset(seat for team in teams for seat in team.seats),
+        write_error=writer.error,
+    )
+
+
+async def _play_kept(
+    plan: MatchPlan,
+    index: int,
+    display: Display,
+    writers: list[GameWriter],
+    keeper: EngineKeeper,
+    seating: Mapping[Seat, EngineSpec],
+    teams: Mapping[Team, EngineSpec],
+) -> GameSummary:
+    """``play_one`` with the keeper's engines (started for the first game, then kept)."""
+    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
+    writers.append(writer)
+    display.begin(index + 1, plan.games, plan.out)
+
+    def observe(event: MatchEvent) -> None:
+        writer.observe(event)
+        display.observe(event)
+
+    record: MatchRecord | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            live_task: trio.CancelScope | None = None
+            if display.live:
+                live_task = trio.CancelScope()
+                nursery.start_soon(display.refresh, live_task)
+            try:
+                record, _ = await keeper.play(
+                    _entrants(seating, teams),
+                    plan.rules,
+                    game_id=str(index + 1),
+                    observer=observe,
+                    seed=plan.seed,
+                )
+            finally:
+                if live_task is not None:
+                    live_task.cancel()
+    finally:
+        display.end_live()
+    assert record is not None
+    started, ended = record.started, record.ended
+    return GameSummary(
+        number=index + 1,
+        names=dict(record.names),
+        result=record.outcome.result,
+        reason=record.outcome.reason,
         plies=record.game.plies,
         seconds=(ended - started) if started is not None and ended is not None else 0.0,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,

@@ -52,6 +52,7 @@ EXIT_INTERRUPTED = 130
 SPRT_GAMES = 20000
 #: The options that define a tournament (saved for ``--resume``).
 _SAVED = (
+    "order",
     "engine",
     "team",
     "format",
@@ -80,14 +81,14 @@ def register(subparsers: Any) -> None:
     add = parser.add_argument
     add(
         "--engine",
-        action="append",
+        action=_InOrder,
         default=[],
         metavar="NAME=SPEC",
         help="a participant: two instances of SPEC (any spec 'match' takes) (repeatable)",
     )
     add(
         "--team",
-        action="append",
+        action=_InOrder,
         default=[],
         metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC",
         help="a mixed team, or one team-mode engine holding both seats (repeatable)",
@@ -149,7 +150,23 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="CPUs each game reserves on a Ray node (default 2: two engines think at once)",
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, order=[])
+
+
+class _InOrder(argparse.Action):
+    """``append``, also noting ``(option, value)`` in ``order``: participants keep
+    the command line's order across --engine and --team (the first one leads a
+    gauntlet and its SPRT)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest, []), values])
+        namespace.order = [*getattr(namespace, "order", []), [self.dest, values]]
 
 
 # -- reading the options ------------------------------------------------------------------
@@ -202,8 +219,12 @@ def _name_and_spec(text: str, option: str) -> tuple[str, str]:
 
 
 def participants_from(
-    engines: Sequence[str], teams: Sequence[str], known: Mapping[str, Any]
+    engines: Sequence[str],
+    teams: Sequence[str],
+    known: Mapping[str, Any],
+    order: Sequence[Sequence[str]] = (),
 ) -> list[Participant]:
+    """The participants, in ``order`` (``[option, value]`` pairs as given) if known."""
     participants: list[Participant] = []
     by_name: dict[str, Participant] = {}
 
@@ -251,6 +272,10 @@ def participants_from(
         raise ConfigError(
             "a tournament needs at least two participants (--engine NAME=SPEC, --team ...)"
         )
+    given = [tuple(item) for item in order]
+    texts = [("engine", t) for t in engines] + [("team", t) for t in teams]
+    if sorted(given) == sorted(texts):
+        participants = [participants[texts.index(item)] for item in given]  # type: ignore[arg-type]
     for participant in participants:
         for spec in participant.members:
             check_command(spec)
@@ -269,7 +294,7 @@ def rules_from(args: argparse.Namespace) -> HouseRules:
 
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     known = known_engines(args.engines_file)
-    participants = participants_from(args.engine, args.team, known)
+    participants = participants_from(args.engine, args.team, known, getattr(args, "order", ()))
     rules = rules_from(args)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if args.games is not None and args.rounds is not None:
@@ -413,6 +438,9 @@ async def play_tournament(
                 )
             nursery.cancel_scope.cancel()
     progress.end()
+    if tournament.failed is not None:
+        print(f"bughouse tournament: error: {tournament.failed}", file=sys.stderr)
+        return 1
     summary = tournament.summary()
     try:
         journal.write_summary(plan.out, summary)
@@ -439,6 +467,10 @@ def _fmt(value: object, spec: str = "") -> str:
     if isinstance(value, float | int):
         return format(value, spec)
     return str(value)
+
+
+def _bound(value: float | None, unbounded: str) -> str:
+    return unbounded if value is None else f"{value:+.1f}"
 
 
 def report_text(summary: Mapping[str, Any]) -> str:
@@ -479,9 +511,9 @@ def report_text(summary: Mapping[str, Any]) -> str:
     for p in summary["pairings"]:
         penta = " ".join(f"{k}={v}" for k, v in p["pentanomial"].items())
         elo = (
-            f"Elo {p['elo']:+.1f} [{_fmt(p['elo_low'], '+.1f')}, {_fmt(p['elo_high'], '+.1f')}]"
+            f"Elo {p['elo']:+.1f} [{_bound(p['elo_low'], '-inf')}, {_bound(p['elo_high'], '+inf')}]"
             if p["elo"] is not None
-            else "Elo ±inf"
+            else f"Elo {'+' if p['score'] > 0.5 else '-'}inf"
         )
         lines.append(
             f"{p['first']} vs {p['second']}: {p['games']} games, +{p['wins']} -{p['losses']} "

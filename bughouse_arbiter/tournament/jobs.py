@@ -255,7 +255,22 @@ def play_job(job: MatchJob) -> MatchReport:
     Blocking; for a fresh process or a remote worker. Never raises for an
     engine's fault (a forfeit) nor for a harness error (``report.error``).
     """
-    return trio.run(play_job_async, job)
+    try:
+        return trio.run(play_job_async, job)
+    except Exception as exc:  # the harness failed: "not played", the caller may retry
+        return failed_report(job, exc)
+
+
+def failed_report(job: MatchJob, exc: BaseException) -> MatchReport:
+    """The report of a job the harness could not play (``error`` set)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]  # trio wraps what a nursery raised
+    return MatchReport(
+        job_id=job.job_id,
+        result=Result.UNFINISHED,
+        error=f"{type(exc).__name__}: {exc}",
+        node=node_name(),
+    )
 
 
 async def play_job_async(job: MatchJob, keeper: EngineKeeper | None = None) -> MatchReport:
@@ -263,7 +278,9 @@ async def play_job_async(job: MatchJob, keeper: EngineKeeper | None = None) -> M
 
     With ``keeper``, engines it holds from earlier jobs play again (and stay
     alive afterwards); without, they are started for this job and closed.
-    Cancellation propagates (the game is abandoned, nothing is reported).
+    Cancellation propagates (the game is abandoned, nothing is reported), and
+    so does an exception of the harness itself (``failed_report`` makes it a
+    report).
     """
     from .keeper import EngineKeeper, play_on_table
 

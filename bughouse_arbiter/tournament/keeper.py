@@ -30,14 +30,17 @@ from ..config.specs import BUILTIN_ENGINES
 from ..core.board import STARTING_FEN
 from ..core.game import PlayedMove
 from ..core.model import SEATS, Outcome, Seat, Termination
+from ..core.rules import HouseRules
 from ..errors import EngineFailed
-from ..players.base import Action, MatchInfo, Player, TableState
+from ..players.base import Action, Gone, MatchInfo, Player, TableState
 from ..players.factory import create_player, create_team_player
-from ..table.arbiter import run_match
+from ..table.arbiter import MatchRecord, Observer, run_match
 from .jobs import Entrant, MatchJob, MatchReport, SeatIncident, node_name
 
 #: Seconds an engine gets to start (handshake, options).
 START_TIMEOUT = 30.0
+#: Idle engines a keeper holds at most between games (two tables' worth).
+MAX_IDLE = 8
 #: Seconds to close all engines when the keeper stops.
 CLOSE_TIMEOUT = 10.0
 #: Terminations after which the blamed engine is restarted before its next game.
@@ -94,17 +97,21 @@ class EngineKeeper:
 
     # -- seating -------------------------------------------------------------------------
 
-    async def seat(self, job: MatchJob) -> tuple[list[Player], int]:
-        """The players for ``job``'s entrants (kept or new) and how many were started."""
-        players: list[Player] = []
-        started = 0
-        for entrant in job.entrants:
-            player = self._take(entrant)
-            if player is None:
-                player = await self._start(entrant, job)
-                started += 1
-            players.append(player)
-        return players, started
+    async def seat(
+        self, entrants: Sequence[Entrant], *, seed: int | None = None
+    ) -> tuple[list[Player], int]:
+        """Players for ``entrants`` (kept ones reseated, missing ones started at
+        once) and how many were started. An engine that fails to start is
+        stood in for by a player that leaves with the reason when the game begins.
+        ``seed`` (for the built-in engines) is set once per process."""
+        players: list[Player | None] = [self._take(entrant) for entrant in entrants]
+        missing = [i for i, player in enumerate(players) if player is None]
+        async with trio.open_nursery() as starters:
+            for i in missing:
+                starters.start_soon(self._start_into, players, i, entrants[i], seed)
+        ready = [player for player in players if player is not None]
+        assert len(ready) == len(entrants)
+        return ready, len(missing)
 
     def _take(self, entrant: Entrant) -> Player | None:
         for index, (key, player) in enumerate(self._idle):
@@ -114,29 +121,72 @@ class EngineKeeper:
                 return player
         return None
 
-    async def _start(self, entrant: Entrant, job: MatchJob) -> Player:
+    async def _start_into(
+        self, players: list[Player | None], index: int, entrant: Entrant, seed: int | None
+    ) -> None:
         assert self._nursery is not None, "the keeper is not serving"
         spec = entrant.spec
-        if job.seed is not None and spec.name in BUILTIN_ENGINES:
+        if seed is not None and spec.name in BUILTIN_ENGINES:
             # Set once per process: a kept engine keeps its random stream.
-            spec = spec.with_options(Seed=str(job.seed + self.engines_started))
+            spec = spec.with_options(Seed=str(seed + self.engines_started))
         if entrant.team_mode:
-            seats = (entrant.seats[0], entrant.seats[1])
-            player = create_team_player(seats, spec, handshake_timeout=self.start_timeout)
+            player = create_team_player((entrant.seats[0], entrant.seats[1]), spec)
         else:
-            player = create_player(entrant.seats[0], spec, handshake_timeout=self.start_timeout)
+            player = create_player(entrant.seats[0], spec)
         self.engines_started += 1
         try:
-            with trio.fail_after(self.start_timeout + 5):
+            with trio.fail_after(self.start_timeout):
                 await player.start(self._nursery, self._send.clone())
         except (EngineFailed, OSError, trio.TooSlowError) as exc:
-            why = getattr(exc, "strerror", None) or str(exc) or "no answer"
             if isinstance(exc, trio.TooSlowError):
                 why = f"no answer within {self.start_timeout:g} s"
+            elif isinstance(exc, OSError):
+                why = exc.strerror or str(exc)
+            else:
+                why = str(exc)
             with trio.CancelScope(shield=True):
                 await player.aclose()
-            return _FailedPlayer(entrant, f"failed to start: {why}")
-        return player
+            players[index] = _FailedPlayer(entrant, f"failed to start: {why}", self._send)
+            return
+        players[index] = player
+
+    async def play(
+        self,
+        entrants: Sequence[Entrant],
+        rules: HouseRules,
+        *,
+        game_id: str,
+        fen_a: str = STARTING_FEN,
+        fen_b: str = STARTING_FEN,
+        observer: Observer | None = None,
+        seed: int | None = None,
+    ) -> tuple[MatchRecord, int]:
+        """Plays one game with kept (or new) engines; returns its record and how
+        many engines were started for it. Cancellation closes this game's engines."""
+        players, started = await self.seat(entrants, seed=seed)
+        if started == 0:
+            self.games_reusing += 1
+        self.drain()
+        try:
+            record = await run_match(
+                players,
+                rules,
+                game_id=game_id,
+                fen_a=fen_a,
+                fen_b=fen_b,
+                observer=observer,
+                actions=self._receive,
+            )
+        except BaseException:
+            # Abandoned (cancelled) or broken: none of these engines plays again.
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                for player in players:
+                    await player.aclose()
+            raise
+        outcome = record.outcome
+        blamed = outcome.seat if outcome.termination in _RESTART_AFTER else None
+        await self.release(players, entrants, blamed)
+        return record, started
 
     def drain(self) -> None:
         """Drops actions left over from an earlier game."""
@@ -159,6 +209,22 @@ class EngineKeeper:
                     await player.aclose()
             else:
                 self._idle.append((entrant.key, player))
+        # The least recently used beyond MAX_IDLE are closed (a round-robin of
+        # many participants would otherwise keep every engine of every one).
+        while len(self._idle) > MAX_IDLE:
+            _, oldest = self._idle.pop(0)
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                await oldest.aclose()
+
+    def matching(self, entrants: Sequence[Entrant]) -> int:
+        """How many of ``entrants`` an idle engine of this keeper could play."""
+        keys = [key for key, _ in self._idle]
+        count = 0
+        for entrant in entrants:
+            if entrant.key in keys:
+                keys.remove(entrant.key)
+                count += 1
+        return count
 
     @property
     def receive(self) -> trio.MemoryReceiveChannel[Action]:
@@ -166,18 +232,20 @@ class EngineKeeper:
 
 
 class _FailedPlayer(Player):
-    """Stands at the seats of an engine that failed to start: it leaves at ``new_game``."""
+    """Stands at the seats of an engine that failed to start: when the game
+    begins it says it left (``Gone``, with the reason), so its team forfeits."""
 
-    def __init__(self, entrant: Entrant, why: str) -> None:
+    def __init__(self, entrant: Entrant, why: str, actions: trio.MemorySendChannel[Action]) -> None:
         self.name = entrant.engine
         self.seats = entrant.seats
         self.why = why
+        self.actions = actions
 
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
         raise EngineFailed(self.why)
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
-        raise EngineFailed(self.why)
+        self.actions.send_nowait(Gone(seat=self.seats[0], reason=self.why))
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         pass
@@ -201,30 +269,17 @@ class _FailedPlayer(Player):
 async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
     """Plays ``job`` with ``keeper``'s engines and reports it (see ``jobs.py``)."""
     wall = time.monotonic()
-    players, started = await keeper.seat(job)
-    if started == 0:
-        keeper.games_reusing += 1
-    keeper.drain()
     opening = job.opening
     now = datetime.datetime.now(datetime.UTC)
-    try:
-        record = await run_match(
-            players,
-            job.rules,
-            game_id=job.job_id,
-            fen_a=opening.fen_a if opening else STARTING_FEN,
-            fen_b=opening.fen_b if opening else STARTING_FEN,
-            actions=keeper.receive,
-        )
-    except BaseException:
-        # Abandoned (cancelled) or broken: none of these engines plays again.
-        with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
-            for player in players:
-                await player.aclose()
-        raise
+    record, started = await keeper.play(
+        job.entrants,
+        job.rules,
+        game_id=job.job_id,
+        fen_a=opening.fen_a if opening else STARTING_FEN,
+        fen_b=opening.fen_b if opening else STARTING_FEN,
+        seed=job.seed,
+    )
     outcome = record.outcome
-    blamed = outcome.seat if outcome.termination in _RESTART_AFTER else None
-    await keeper.release(players, job.entrants, blamed)
     names = {seat: job.entrant_at(seat).engine for seat in SEATS}
     header = GameHeader(
         players=names,

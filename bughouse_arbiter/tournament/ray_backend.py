@@ -324,6 +324,7 @@ class RayScheduler:
                     alive, avoid = self._eligible(keys)
                     if not alive:
                         await on_report(_error_report(job, self._nowhere_message(job, avoid)))
+                        await trio.lowlevel.checkpoint_if_cancelled()
                         continue
                     options: dict[str, Any] = {"name": f"bughouse-match {job.job_id}"}
                     if avoid:
@@ -347,6 +348,8 @@ class RayScheduler:
                     if report.played and report.started_engines == 0:
                         self.stats.games_reusing += 1
                     await on_report(report)
+                    # A stop decided in on_report takes effect before the next job.
+                    await trio.lowlevel.checkpoint_if_cancelled()
                     if played is not None:
                         self.dispatches.append(
                             Dispatch(

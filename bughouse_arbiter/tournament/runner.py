@@ -32,7 +32,7 @@ from .results import (
     sprt_state,
     standings,
 )
-from .schedule import Participant
+from .schedule import Participant, side_of
 from .scheduler import Scheduler
 from .stats import Sprt
 
@@ -54,6 +54,8 @@ class Progress(Protocol):
 
 @attrs.frozen(kw_only=True)
 class TournamentPlan:
+    """Everything a tournament was asked to do, checked; ``jobs`` is its whole schedule."""
+
     participants: tuple[Participant, ...]
     format: str
     games: int
@@ -66,11 +68,14 @@ class TournamentPlan:
 
 
 class Tournament:
+    """The state of one tournament: its journaled reports and what follows from them."""
+
     def __init__(self, plan: TournamentPlan, progress: Progress) -> None:
         self.plan = plan
         self.progress = progress
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
+        self._results: list[GameResult] = []
         self.journal = journal_module.Journal(plan.out)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
@@ -78,6 +83,12 @@ class Tournament:
         self.dropped: dict[str, str] = {}
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
+        #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
+        self.given_up: dict[str, str] = {}
+        #: Why the tournament had to stop (the journal could not be written), if it did.
+        self.failed: str | None = None
+        #: The scheduler's counts for this session (engines started, games reusing all).
+        self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
 
@@ -86,13 +97,14 @@ class Tournament:
     def resume(self) -> int:
         """Loads the journal; returns how many scheduled games it already holds."""
         loaded = journal_module.load(self.plan.out)
-        for job in self.plan.jobs:
-            report = loaded.get(job.job_id)
-            if report is not None and report.played:
-                self._account(job, report)
-        self.journal.open(
-            [self.reports[j.job_id] for j in self.plan.jobs if j.job_id in self.reports]
-        )
+        kept = [
+            loaded[job.job_id]
+            for job in self.plan.jobs
+            if job.job_id in loaded and loaded[job.job_id].played
+        ]
+        self.journal.open(kept)
+        for report in kept:
+            self._account(self.jobs[report.job_id], report)
         self.queue = deque(j for j in self.plan.jobs if j.job_id not in self.reports)
         return len(self.reports)
 
@@ -102,13 +114,14 @@ class Tournament:
         """Plays the remaining games; ``stop`` is cancelled when the SPRT decides."""
         self.stop = stop
         self.progress.begin(len(self.plan.jobs), len(self.reports))
-        if self._sprt_decided():
-            return
         try:
+            if self._sprt_decided():
+                return
             with stop:
                 await scheduler.run(self._next_job, self._on_report)
         finally:
             self.journal.close()
+            self.engine_stats = attrs.asdict(scheduler.stats)
 
     def _next_job(self) -> MatchJob | None:
         while self.queue:
@@ -128,9 +141,16 @@ class Tournament:
                 )
                 self.queue.appendleft(job)
             else:
+                self.given_up[job.job_id] = report.error or "unfinished"
                 self.progress.message(f"game {job.number} given up: {report.error}")
             return
-        self.journal.append(job, report)
+        try:
+            self.journal.append(job, report)
+        except OSError as exc:
+            # Nothing more can be kept: stop, with the games journaled so far intact.
+            self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
+            self.stop.cancel()
+            return
         dropped = set(self.dropped)
         self._account(job, report)
         self.progress.game(job, report, self.status_text())
@@ -142,7 +162,19 @@ class Tournament:
             self.stop.cancel()
 
     def _account(self, job: MatchJob, report: MatchReport) -> None:
-        self.reports[job.job_id] = report
+        # The game's text is in the journal and games.bpgn; memory keeps the rest.
+        self.reports[job.job_id] = attrs.evolve(report, bpgn="")
+        team = side_of(job.game)
+        self._results.append(
+            GameResult(
+                job_id=job.job_id,
+                pairing=job.pairing,
+                game=job.game,
+                first=job.sides[team],
+                second=job.sides[team.other],
+                points=report.points(team),
+            )
+        )
         failing = {i.participant for i in report.incidents if i.is_failure}
         for name in job.sides.values():
             if name in failing:
@@ -165,21 +197,8 @@ class Tournament:
     # -- results ---------------------------------------------------------------------------
 
     def results(self) -> list[GameResult]:
-        out: list[GameResult] = []
-        for job_id, report in self.reports.items():
-            job = self.jobs[job_id]
-            first_team = next(team for team, name in job.sides.items() if _first(job) == name)
-            out.append(
-                GameResult(
-                    job_id=job_id,
-                    pairing=job.pairing,
-                    game=job.game,
-                    first=_first(job),
-                    second=job.sides[first_team.other],
-                    points=report.points(first_team),
-                )
-            )
-        return out
+        """Every game played so far, from its pairing's first participant's side."""
+        return list(self._results)
 
     def status_text(self) -> str:
         """``Elo +35 ± 20`` of the first pairing, and the LLR with an SPRT."""
@@ -239,9 +258,13 @@ class Tournament:
                 for a, row in crosstable(participants, results).items()
             },
             "crashes": self.crashes,
+            "engines_this_session": self.engine_stats,
             "time_losses": _time_losses(self),
             "incidents": incidents,
             "dropped": self.dropped,
+            "given_up": {
+                str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
+            },
         }
         if engines:
             summary["engine_ratings"] = {
@@ -251,13 +274,6 @@ class Tournament:
         if self.plan.sprt is not None:
             summary["sprt"] = sprt_state(self.plan.sprt, results)
         return summary
-
-
-def _first(job: MatchJob) -> str:
-    """The pairing's first participant (team 1 in game 0 of the pairing)."""
-    from .schedule import side_of
-
-    return job.sides[side_of(job.game)]
 
 
 def _elo_text(elo: float, low: float, high: float) -> str:

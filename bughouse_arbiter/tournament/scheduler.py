@@ -28,7 +28,7 @@ The contract
   restarts that engine for the next job; it never retries a game by itself.
 - A failure of the harness (an exception while setting up or running a job,
   a lost worker or node) is reported as ``MatchReport(error=...,
-  result=Result.UNFINISHED)``: "not played". The tournament decides to
+  result=Result.UNFINISHED)`` (``jobs.failed_report``): "not played". The tournament decides to
   re-queue the job (``next_job`` hands it out again) or to give up.
 - Stopping: the caller cancels the scope ``run`` runs in (Ctrl+C, SIGTERM, a
   decided SPRT). Games in flight are abandoned and not reported; every
@@ -38,8 +38,9 @@ The contract
 - Engine reuse is the backend's business: a job's ``Entrant.key`` tells which
   processes are interchangeable. ``run`` closes every engine before it
   returns.
-- ``stats`` (a ``SchedulerStats``) counts engine starts and restarts after a
-  crash, for the summary and the benchmark.
+- ``stats`` (a ``SchedulerStats``) counts the engine processes started
+  (first starts and restarts) and the games that started none, for the
+  summary and the benchmark; it is complete once ``run`` has returned.
 """
 
 from __future__ import annotations
@@ -47,13 +48,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Protocol
 
 import attrs
 import trio
 
-from ..core.model import Result
-from .jobs import MatchJob, MatchReport, node_name
+from .jobs import MatchJob, MatchReport, failed_report
 from .keeper import EngineKeeper, play_on_table
 
 __all__ = [
@@ -86,6 +87,10 @@ class Scheduler(Protocol):
     stats: SchedulerStats
 
     async def run(self, next_job: NextJob, on_report: OnReport) -> None: ...
+
+
+def _fit(job: MatchJob, keeper: EngineKeeper) -> int:
+    return keeper.matching(job.entrants)
 
 
 def cpu_warning(concurrency: int, cpus: int | None = None) -> str | None:
@@ -127,7 +132,9 @@ class LocalScheduler:
             try:
                 while True:
                     while free and (job := next_job()) is not None:
-                        keeper = free.pop()
+                        # The table whose idle engines fit the job best plays it.
+                        keeper = max(free, key=partial(_fit, job))
+                        free.remove(keeper)
                         in_flight += 1
                         nursery.start_soon(self._play, job, keeper, send, free)
                     if in_flight == 0:
@@ -135,6 +142,8 @@ class LocalScheduler:
                     report = await receive.receive()
                     in_flight -= 1
                     await on_report(report)
+                    # A stop decided in on_report takes effect before the next job.
+                    await trio.lowlevel.checkpoint_if_cancelled()
             finally:
                 with trio.CancelScope(shield=True):
                     for keeper in keepers:
@@ -152,12 +161,7 @@ class LocalScheduler:
         try:
             report = await play_on_table(job, keeper)
         except Exception as exc:  # the harness failed: report, let the tournament re-queue
-            report = MatchReport(
-                job_id=job.job_id,
-                result=Result.UNFINISHED,
-                error=f"{type(exc).__name__}: {exc}",
-                node=node_name(),
-            )
+            report = failed_report(job, exc)
             await keeper.close_all()
         free.append(keeper)
         send.send_nowait(report)

@@ -35,6 +35,9 @@ EMPTY_CATEGORY = 1e-3
 #: Pair scores of the five pentanomial categories (points out of 2, halved).
 PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 _NELO_SCALE = 800.0 / math.log(10.0)
+#: Largest |elo0|, |elo1| of the normalized model (its fixed point starts from the
+#: uniform distribution, which cannot reach a much larger normalized Elo).
+MAX_NELO = 200.0
 
 
 def elo_from_score(score: float) -> float:
@@ -165,6 +168,11 @@ class Sprt:
             raise ValueError("alpha and beta must lie in (0, 1) and add up to less than 1")
         if self.model not in ("normalized", "logistic"):
             raise ValueError(f"unknown SPRT model {self.model!r} (normalized or logistic)")
+        if self.model == "normalized" and max(abs(self.elo0), abs(self.elo1)) > MAX_NELO:
+            raise ValueError(
+                f"normalized Elo bounds beyond ±{MAX_NELO:g} are not supported; "
+                "use model=logistic for such differences"
+            )
 
     @property
     def lower(self) -> float:
@@ -231,6 +239,8 @@ def mle_with_t(
         mu = sum(a * q for a, q in zip(scores, p, strict=True))
         sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p, strict=True)))
         phi = [a - mu_ref - 0.5 * t_star * sigma * (1.0 + ((a - mu) / sigma) ** 2) for a in scores]
+        if not min(phi) < 0.0 < max(phi):
+            break  # no distribution on these scores reaches t_star: keep the nearest so far
         lo, hi = -1.0 / max(phi), -1.0 / min(phi)
 
         def f(theta: float, phi: list[float] = phi) -> float:
