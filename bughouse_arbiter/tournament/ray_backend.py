@@ -471,7 +471,7 @@ def _quiet_cluster_messages() -> None:
     already says, in one line, which game was lost and what it does about it.
     """
     with contextlib.suppress(ImportError, AttributeError):
-        worker = importlib.import_module("ray._private.worker")
+        worker: Any = importlib.import_module("ray._private.worker")
         log = logging.getLogger("bughouse_arbiter.ray")
 
         def to_log(data: Mapping[str, Any], ignore_prefix: bool = False) -> None:
