@@ -173,6 +173,7 @@ class Dispatch:
 
     job_id: str
     attempt: int
+    #: Where it ran: ``host:pid ray-node ID`` (the worker process and its node).
     node: str
     submitted: float
     started: float
@@ -355,7 +356,7 @@ class RayScheduler:
                             Dispatch(
                                 job_id=report.job_id,
                                 attempt=flight.attempt,
-                                node=str(played.node),
+                                node=played.report.node or str(played.node),
                                 submitted=flight.submitted,
                                 started=played.started,
                                 finished=played.finished,
