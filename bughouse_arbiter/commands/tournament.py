@@ -223,8 +223,14 @@ def participants_from(
     teams: Sequence[str],
     known: Mapping[str, Any],
     order: Sequence[Sequence[str]] = (),
+    *,
+    check_commands: bool = True,
 ) -> list[Participant]:
-    """The participants, in ``order`` (``[option, value]`` pairs as given) if known."""
+    """The participants, in ``order`` (``[option, value]`` pairs as given) if known.
+
+    ``check_commands`` checks that each engine's program is here; off when the
+    games run on other machines (``--ray``), which report an engine missing there.
+    """
     participants: list[Participant] = []
     by_name: dict[str, Participant] = {}
 
@@ -278,7 +284,8 @@ def participants_from(
         participants = [participants[texts.index(item)] for item in given]  # type: ignore[arg-type]
     for participant in participants:
         for spec in participant.members:
-            check_command(spec)
+            if check_commands:
+                check_command(spec)
     return participants
 
 
@@ -294,7 +301,13 @@ def rules_from(args: argparse.Namespace) -> HouseRules:
 
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     known = known_engines(args.engines_file)
-    participants = participants_from(args.engine, args.team, known, getattr(args, "order", ()))
+    participants = participants_from(
+        args.engine,
+        args.team,
+        known,
+        getattr(args, "order", ()),
+        check_commands=getattr(args, "ray", None) is None,
+    )
     rules = rules_from(args)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if args.games is not None and args.rounds is not None:
