@@ -19,12 +19,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
+import trio
 from cli_checks import expect_usage_error
 
+from bughouse_arbiter import __version__
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
-from bughouse_arbiter.tournament.ray_backend import RAY_MISSING
+from bughouse_arbiter.config.specs import EngineSpec, builtin_engine, engine_spec
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
+from bughouse_arbiter.tournament.ray_backend import RAY_MISSING, RayScheduler, localize_job
+from bughouse_arbiter.tournament.schedule import Participant, schedule
 
 pytestmark = pytest.mark.ray
 
@@ -252,6 +259,77 @@ def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     assert summary["games_played"] == 4 and summary["crashes"]["picky"] == 0
 
 
+def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
+    cluster: Any, tmp_path: Path
+) -> None:
+    argv = [
+        "tournament", "--engine", "ghost=/nonexistent/engine", "--engine", "b=random",
+        "--games", "2", "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    done = bughouse(*argv, cwd=tmp_path)
+    assert "does not start on any live node of the Ray cluster" in done.stdout
+    assert done.stdout.count("given up") == 2
+    assert "games: 0 of 2 scheduled" in done.stdout
+    assert journal(tmp_path / "t") == []
+    assert "Traceback" not in done.stderr
+
+
+def _engine_on_second_node(timeout: float) -> None:
+    """Waits until an engine runs on the second node (a game is being played there)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid, (_, command) in _marked_processes().items():
+            if "random_mover.py" not in command:
+                continue
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"BUGHOUSE_TEST_NODE=second" in environ:
+                return
+        time.sleep(0.05)
+    raise AssertionError("no game started on the second node")
+
+
+def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) -> None:
+    argv = [
+        "tournament", "--engine", "a=random", "--engine", "b=random",
+        "--games", "4", "--tc", "4+0", "--rule", "max_plies=300",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    second = next(node for node in cluster.list_all_nodes() if node is not cluster.head_node)
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _engine_on_second_node(timeout=120)
+        cluster.remove_node(second, allow_graceful=False)
+        out, err = driver.communicate(timeout=300)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        # The next tests get their second node back.
+        os.environ["BUGHOUSE_TEST_NODE"] = "second"
+        try:
+            cluster.add_node(num_cpus=2, object_store_memory=80 * 1024 * 1024)
+            cluster.wait_for_nodes()
+        finally:
+            del os.environ["BUGHOUSE_TEST_NODE"]
+    assert driver.returncode == 0, err
+    # Ray tells a node's death as NodeDiedError, or as WorkerCrashedError when it
+    # notices the worker's end first: either way the game is played again.
+    lost = [line for line in out.splitlines() if " lost (its " in line]
+    assert len(lost) == 1, out
+    assert "played again (attempt 2 of 3)" in lost[0]
+    ids = [r["job_id"] for r in journal(tmp_path / "t")]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
+    assert "games: 4 of 4 scheduled" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -295,3 +373,54 @@ def test_without_ray_installed_ray_says_what_to_install(
     argv = ["--engine", "a=random", "--engine", "b=random", "--ray", "local", "--out", "t"]
     expect_usage_error("tournament", argv, RAY_MISSING, capsys, tmp_path)
     assert "pip install 'bughouse-arbiter[ray]'" in RAY_MISSING
+
+
+def _jobs(games: int, spec: EngineSpec) -> list[MatchJob]:
+    teams = [
+        Participant(name=name, members=(spec, spec), member_names=(name, name))
+        for name in ("one", "two")
+    ]
+    rules = HouseRules(time=5.0, max_plies=20)
+    return schedule(teams, format="gauntlet", games=games, rules=rules, openings=[], seed=1)
+
+
+def test_built_in_engines_are_found_where_the_worker_keeps_them() -> None:
+    here = builtin_engine("random").with_options(Delay="5")
+    elsewhere = attrs.evolve(here, command=("/opt/python3", "/srv/other/engines/random_mover.py"))
+    (job,) = _jobs(1, elsewhere)[:1]
+    localized = localize_job(job)
+    assert all(entrant.spec == here for entrant in localized.entrants)
+    # Commands that are not the built-in script run as written.
+    mine = EngineSpec(name="random", command=("/opt/my-random", "--fast"))
+    other = attrs.evolve(here, command=(sys.executable, "/srv/engines/searcher.py"))
+    for spec in (mine, other, engine_spec("uci:/usr/games/fairy-stockfish")):
+        (job,) = _jobs(1, spec)[:1]
+        assert localize_job(job) == job
+
+
+async def test_a_node_with_another_version_refuses_the_game_naming_itself(
+    cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bughouse_arbiter.tournament import ray_backend
+
+    monkeypatch.setattr(ray_backend, "__version__", "9.9.9")
+    scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
+    try:
+        jobs = _jobs(2, builtin_engine("random"))
+        reports: list[MatchReport] = []
+
+        async def on_report(report: MatchReport) -> None:
+            reports.append(report)
+
+        with trio.fail_after(120):
+            await scheduler.run(lambda: jobs.pop(0) if jobs else None, on_report)
+    finally:
+        scheduler.shutdown()
+    assert len(reports) == 2
+    for report in reports:
+        assert not report.played
+        assert report.error is not None
+        assert f"runs bughouse-arbiter {__version__}, the driver 9.9.9" in report.error
+        assert "node " in report.error
+    assert scheduler.reported == set()
+    assert scheduler.concurrency == 2
