@@ -280,6 +280,8 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     participants = participants_from(args.engine, args.team, known, getattr(args, "order", ()))
     rules = rules_from(args)
     sprt = parse_sprt(args.sprt) if args.sprt else None
+    if sprt is not None and len(participants) != 2:
+        raise ConfigError(f"--sprt compares two participants; {len(participants)} were given")
     if args.games is not None and args.rounds is not None:
         raise ConfigError("give --games or --rounds, not both")
     if args.rounds is not None:
