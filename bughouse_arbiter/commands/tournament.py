@@ -66,6 +66,10 @@ _SAVED = (
 )
 
 
+#: The parser's defaults of the saved options (an option given with --resume is refused).
+_DEFAULTS: dict[str, object] = {}
+
+
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "tournament",
@@ -134,6 +138,7 @@ def register(subparsers: Any) -> None:
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
     add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
     parser.set_defaults(run=run, order=[])
+    _DEFAULTS.update({key: parser.get_default(key) for key in _SAVED})
 
 
 class _InOrder(argparse.Action):
@@ -320,6 +325,13 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     if args.resume is not None:
         if args.out is not None:
             raise ConfigError("--resume DIR writes to DIR; leave out --out")
+        given = [k for k in _SAVED if k != "order" and getattr(args, k, None) != _DEFAULTS.get(k)]
+        if given:
+            option = "--" + given[0].replace("_", "-")
+            raise ConfigError(
+                f"--resume keeps the tournament's own options; {option} cannot be changed "
+                "(only --concurrency can)"
+            )
         folder = Path(args.resume)
         if not folder.is_dir():
             raise ConfigError(f"--resume {args.resume!r}: no such folder")
