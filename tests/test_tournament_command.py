@@ -237,6 +237,20 @@ def test_a_participant_failing_too_often_is_dropped(
         (["--engine", "a=random", "--engine", "b=random", "--tc", "0"], "base time"),
         (["--engine", "a=random", "--engine", "b=random", "--concurrency", "0"], "at least 1"),
         (["--resume", "nowhere"], "no such folder"),
+        (["--resume", "nowhere", "--games", "8"], "--games cannot be changed"),
+        (
+            [
+                "--engine",
+                "a=random",
+                "--engine",
+                "b=random",
+                "--engine",
+                "c=random",
+                "--sprt",
+                "elo0=0,elo1=5",
+            ],
+            "--sprt compares two participants; 3 were given",
+        ),
     ],
 )
 def test_bad_options_exit_2_with_one_line(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
 import trio
 
 from bughouse_arbiter.bpgn.read import read_games
@@ -214,3 +215,28 @@ async def test_an_engine_that_cannot_start_forfeits_with_the_reason() -> None:
     assert incident.kind == "start" and incident.participant == "ghost"
     assert "failed to start" in incident.text and "No such file" in incident.text
     check(report)
+
+
+@pytest.mark.parametrize("engine", ["fairy-stockfish", "sjeng"])
+async def test_uci_and_xboard_engines_play_again_at_rotated_seats(engine: str) -> None:
+    from test_external_engines import require
+
+    from bughouse_arbiter.config.engines_file import known_engines
+
+    require(engine)
+    spec = known_engines(None)[engine]
+    external = Participant(name=engine, members=(spec, spec), member_names=(engine, engine))
+    played = schedule(
+        [external, plain("random", "random")],
+        format="gauntlet",
+        games=3,
+        rules=HouseRules(time=3.0),
+        openings=[],
+    )
+    with trio.fail_after(180):
+        async with EngineKeeper.open() as keeper:
+            reports = [await play_job_async(job, keeper) for job in played]
+    assert [r.started_engines for r in reports] == [4, 0, 0]
+    for report in reports:
+        assert report.played and report.termination not in ("left", "illegal_move"), report.reason
+        check(report)

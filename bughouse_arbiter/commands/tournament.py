@@ -71,6 +71,10 @@ _SAVED = (
 )
 
 
+#: The parser's defaults of the saved options (an option given with --resume is refused).
+_DEFAULTS: dict[str, object] = {}
+
+
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "tournament",
@@ -151,6 +155,7 @@ def register(subparsers: Any) -> None:
         help="CPUs each game reserves on a Ray node (default 2: two engines think at once)",
     )
     parser.set_defaults(run=run, order=[])
+    _DEFAULTS.update({key: parser.get_default(key) for key in _SAVED})
 
 
 class _InOrder(argparse.Action):
@@ -310,6 +315,8 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     )
     rules = rules_from(args)
     sprt = parse_sprt(args.sprt) if args.sprt else None
+    if sprt is not None and len(participants) != 2:
+        raise ConfigError(f"--sprt compares two participants; {len(participants)} were given")
     if args.games is not None and args.rounds is not None:
         raise ConfigError("give --games or --rounds, not both")
     if args.rounds is not None:
@@ -348,6 +355,13 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     if args.resume is not None:
         if args.out is not None:
             raise ConfigError("--resume DIR writes to DIR; leave out --out")
+        given = [k for k in _SAVED if k != "order" and getattr(args, k, None) != _DEFAULTS.get(k)]
+        if given:
+            option = "--" + given[0].replace("_", "-")
+            raise ConfigError(
+                f"--resume keeps the tournament's own options; {option} cannot be changed "
+                "(only --concurrency can)"
+            )
         folder = Path(args.resume)
         if not folder.is_dir():
             raise ConfigError(f"--resume {args.resume!r}: no such folder")
