@@ -106,6 +106,9 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
     (which names the position and seat, a matter of timing)."""
     summary: dict[str, Any] = json.loads((folder / "summary.json").read_text())
     del summary["written"]
+    # How the backend ran, not what was played: locally engines are kept between
+    # games, a Ray task starts its four.
+    del summary["engines_this_session"]
     summary["incidents"] = sorted(
         (i["game"], i["participant"], i["kind"]) for i in summary["incidents"]
     )
@@ -147,6 +150,8 @@ def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
 
     assert "games: 40 of 40 scheduled" in on_ray.stdout
     assert comparable_summary(tmp_path / "ray") == comparable_summary(tmp_path / "local")
+    engines = json.loads((tmp_path / "ray" / "summary.json").read_text())["engines_this_session"]
+    assert engines == {"engines_started": 160, "games_reusing": 0}
     assert games_by_round(tmp_path / "ray") == games_by_round(tmp_path / "local")
     ray_journal = journal(tmp_path / "ray")
     local_journal = journal(tmp_path / "local")
@@ -257,6 +262,27 @@ def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     assert not any(i["kind"] == "start" for r in reports for i in r["incidents"])
     summary = json.loads((tmp_path / "t" / "summary.json").read_text())
     assert summary["games_played"] == 4 and summary["crashes"]["picky"] == 0
+
+
+def test_a_driver_restarted_resumes_from_its_journal_on_the_cluster(
+    cluster: Any, tmp_path: Path
+) -> None:
+    argv = ["--engine", "a=random", "--engine", "b=random", "--games", "6", "--tc", "2+0",
+            "--rule", "max_plies=40"]  # fmt: skip
+    first = bughouse("tournament", *argv, "--ray", cluster.address, "--out", "t", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    # The driver "dies" after its third game: the journal holds three lines, the
+    # last one torn.
+    lines = (tmp_path / "t" / "results.jsonl").read_text().splitlines(keepends=True)
+    kept = [json.loads(line)["job_id"] for line in lines[:3]]
+    (tmp_path / "t" / "results.jsonl").write_text("".join(lines[:3]) + lines[3][:50])
+    again = bughouse("tournament", "--resume", "t", "--ray", cluster.address, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "resuming: 3 of 6 games already played" in again.stdout
+    ids = [r["job_id"] for r in journal(tmp_path / "t")]
+    assert ids[:3] == kept and sorted(ids) == sorted(set(ids)) and len(ids) == 6
+    assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 6
+    assert json.loads((tmp_path / "t" / "summary.json").read_text())["games_played"] == 6
 
 
 def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
