@@ -507,7 +507,7 @@ def _check_reachable(address: str) -> None:
             f"'auto' or 'local', not {address!r}"
         )
     try:
-        with socket.create_connection((host, int(port_text)), timeout=5.0):
+        with socket.create_connection((host.strip("[]"), int(port_text)), timeout=5.0):
             pass
     except OSError as exc:
         raise ConfigError(
