@@ -197,7 +197,6 @@ class _Flight:
     job: MatchJob
     attempt: int
     submitted: float
-    keys: frozenset[str]
 
 
 class RayScheduler:
@@ -321,8 +320,7 @@ class RayScheduler:
                     ):
                         self._notice(f"job {job.job_id} is already played or in flight: skipped")
                         continue
-                    keys = frozenset(entrant.key for entrant in job.entrants)
-                    alive, avoid = self._eligible(keys)
+                    alive, avoid = self._eligible(entrant.key for entrant in job.entrants)
                     if not alive:
                         await on_report(_error_report(job, self._nowhere_message(job, avoid)))
                         await trio.lowlevel.checkpoint_if_cancelled()
@@ -331,7 +329,7 @@ class RayScheduler:
                     if avoid:
                         options["label_selector"] = {_NODE_ID_LABEL: f"!in({','.join(avoid)})"}
                     ref = self._remote.options(**options).remote(job, __version__)
-                    flights[ref] = _Flight(job, attempt, time.time(), keys)
+                    flights[ref] = _Flight(job, attempt, time.time())
                 if not flights:
                     return
                 ready = await trio.to_thread.run_sync(
