@@ -11,8 +11,9 @@ between games (restarted after a crash, which is counted). The folder
 ``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
 ``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C or SIGTERM
 loses at most the games in flight, and ``--resume DIR`` continues. With
-``--sprt elo0=0,elo1=5`` the run stops once the SPRT (GSPRT, pentanomial) has
-decided between the first two participants.
+``--sprt elo0=0,elo1=5`` (two participants) the run stops once the SPRT
+(GSPRT on the pentanomial counts) has decided. Formats, statistics and files:
+docs/tournament.md.
 """
 
 from __future__ import annotations
@@ -120,13 +121,19 @@ def register(subparsers: Any) -> None:
         metavar="K",
         help=f"plies (both boards) taken from each BPGN game (default {DEFAULT_PLIES})",
     )
-    add("--opening-order", choices=("sequential", "random"), default="sequential")
+    add(
+        "--opening-order",
+        choices=("sequential", "random"),
+        default="sequential",
+        help="the book's order, or shuffled with --seed (default sequential)",
+    )
     add("--seed", metavar="N", help="seed for --opening-order random and the built-in engines")
     add("--concurrency", metavar="K", help="games at once (default 1)")
     add(
         "--sprt",
         metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic]",
-        help="stop when the SPRT of the first participant against the second decides",
+        help="stop when the SPRT of the first participant against the second decides "
+        "(exactly two participants)",
     )
     add(
         "--max-failures",
