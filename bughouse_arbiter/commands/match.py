@@ -5,7 +5,8 @@ engines at 60+0, shows the table live on a terminal (redrawn four times a
 second; one line per move when the output is not a terminal) and writes the
 game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
 folder. ``--games N`` plays N matches with the seats rotated between games
-(partners stay partners) and ends with a summary table. ``--team 1=SPEC``
+(partners stay partners), the engines kept alive from one game to the next
+(restarted after a crash), and ends with a summary table. ``--team 1=SPEC``
 seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
 A-Black + B-White); with ``--games`` it follows its team's seats as they
 rotate. Ctrl+C stops the match, writes it with result ``*`` and exits with
