@@ -379,7 +379,14 @@ def run(args: argparse.Namespace) -> int:
 
 async def play_tournament(plan: TournamentPlan, concurrency: int, progress: LineProgress) -> int:
     tournament = Tournament(plan, progress)
-    done = tournament.resume()
+    try:
+        done = tournament.resume()
+    except OSError as exc:
+        print(
+            f"bughouse tournament: error: cannot prepare {plan.out}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 1
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
     interrupted = False
