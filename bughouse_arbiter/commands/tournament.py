@@ -106,7 +106,11 @@ def register(subparsers: Any) -> None:
         help=f"games per pairing (default 2; with --sprt, up to {SPRT_GAMES})",
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
-    add("--tc", metavar="BASE+INC", help=f"time control in seconds (default {DEFAULT_TC})")
+    add(
+        "--tc",
+        metavar="BASE+INC|none",
+        help=f"time control in seconds, or none for untimed play (default {DEFAULT_TC})",
+    )
     add("--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule")
     add("--engines-file", metavar="FILE", help="a TOML file of named engines")
     add(
@@ -280,10 +284,9 @@ def participants_from(
 def rules_from(args: argparse.Namespace) -> HouseRules:
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
     rule_names = {parse_rule(text)[0] for text in args.rule}
-    if args.tc is not None or not rule_names & {"time", "increment"}:
+    if args.tc is not None or not rule_names & {"time", "increment", "clock"}:
         tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
-        pairs = [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")]
-        rules = apply_rules(rules, pairs, keep_profile=True)
+        rules = apply_rules(rules, tc.rule_pairs(), keep_profile=True)
     return rules
 
 
