@@ -11,10 +11,11 @@ between games (restarted after a crash, which is counted). The folder
 ``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
 ``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C or SIGTERM
 loses at most the games in flight, and ``--resume DIR`` continues. With
-``--sprt elo0=0,elo1=5`` the run stops once the SPRT (GSPRT, pentanomial) has
-decided between the first two participants. ``--ray ADDRESS`` (or ``--ray
-local``) plays the games as Ray tasks on a cluster instead (``pip install
-'bughouse-arbiter[ray]'``; see docs/distributed.md); everything else is the same.
+``--sprt elo0=0,elo1=5`` (two participants) the run stops once the SPRT
+(GSPRT on the pentanomial counts) has decided. Formats, statistics and files:
+docs/tournament.md. ``--ray ADDRESS`` (or ``--ray local``) plays the games as Ray
+tasks on a cluster instead (``pip install 'bughouse-arbiter[ray]'``; see
+docs/distributed.md); everything else is the same.
 """
 
 from __future__ import annotations
@@ -110,7 +111,11 @@ def register(subparsers: Any) -> None:
         help=f"games per pairing (default 2; with --sprt, up to {SPRT_GAMES})",
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
-    add("--tc", metavar="BASE+INC", help=f"time control in seconds (default {DEFAULT_TC})")
+    add(
+        "--tc",
+        metavar="BASE+INC|none",
+        help=f"time control in seconds, or none for untimed play (default {DEFAULT_TC})",
+    )
     add("--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule")
     add("--engines-file", metavar="FILE", help="a TOML file of named engines")
     add(
@@ -125,13 +130,19 @@ def register(subparsers: Any) -> None:
         metavar="K",
         help=f"plies (both boards) taken from each BPGN game (default {DEFAULT_PLIES})",
     )
-    add("--opening-order", choices=("sequential", "random"), default="sequential")
+    add(
+        "--opening-order",
+        choices=("sequential", "random"),
+        default="sequential",
+        help="the book's order, or shuffled with --seed (default sequential)",
+    )
     add("--seed", metavar="N", help="seed for --opening-order random and the built-in engines")
     add("--concurrency", metavar="K", help="games at once (default 1)")
     add(
         "--sprt",
         metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic]",
-        help="stop when the SPRT of the first participant against the second decides",
+        help="stop when the SPRT of the first participant against the second decides "
+        "(exactly two participants)",
     )
     add(
         "--max-failures",
@@ -297,10 +308,9 @@ def participants_from(
 def rules_from(args: argparse.Namespace) -> HouseRules:
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
     rule_names = {parse_rule(text)[0] for text in args.rule}
-    if args.tc is not None or not rule_names & {"time", "increment"}:
+    if args.tc is not None or not rule_names & {"time", "increment", "clock"}:
         tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
-        pairs = [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")]
-        rules = apply_rules(rules, pairs, keep_profile=True)
+        rules = apply_rules(rules, tc.rule_pairs(), keep_profile=True)
     return rules
 
 
@@ -442,7 +452,14 @@ async def play_tournament(
     scheduler: Scheduler | None = None,
 ) -> int:
     tournament = Tournament(plan, progress)
-    done = tournament.resume()
+    try:
+        done = tournament.resume()
+    except OSError as exc:
+        print(
+            f"bughouse tournament: error: cannot prepare {plan.out}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 1
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
     interrupted = False

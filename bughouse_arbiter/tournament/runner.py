@@ -247,7 +247,7 @@ class Tournament:
             "event": self.plan.event,
             "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "format": self.plan.format,
-            "time_control": f"{self.plan.rules.time:g}+{self.plan.rules.increment:g}",
+            "time_control": _time_control(self.plan.rules),
             "games_scheduled": len(self.plan.jobs),
             "games_played": len(self.reports),
             "complete": len(self.reports) == len(self.plan.jobs),
@@ -274,6 +274,12 @@ class Tournament:
         if self.plan.sprt is not None:
             summary["sprt"] = sprt_state(self.plan.sprt, results)
         return summary
+
+
+def _time_control(rules: HouseRules) -> str:
+    if not rules.clock:
+        return "none"
+    return f"{rules.time:g}+{rules.increment:g}"
 
 
 def _elo_text(elo: float, low: float, high: float) -> str:

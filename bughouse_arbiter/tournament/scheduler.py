@@ -96,7 +96,11 @@ def _fit(job: MatchJob, keeper: EngineKeeper) -> int:
 def cpu_warning(concurrency: int, cpus: int | None = None) -> str | None:
     """A warning when ``concurrency`` games need more CPUs than there are (two
     engines think at once in a bughouse game), else None."""
-    cpus = cpus if cpus is not None else (os.cpu_count() or 1)
+    if cpus is None:
+        try:
+            cpus = len(os.sched_getaffinity(0))  # the CPUs this process may use
+        except (AttributeError, OSError):
+            cpus = os.cpu_count() or 1
     if concurrency * 2 > cpus:
         return (
             f"--concurrency {concurrency} runs up to {concurrency * 2} thinking engines "
