@@ -257,7 +257,11 @@ class RayScheduler:
         ray = require_ray()
         if not ray.is_initialized():
             _init(ray, address)
-        return cls(ray, cpus_per_match=cpus_per_match, concurrency=concurrency, notice=notice)
+        try:
+            return cls(ray, cpus_per_match=cpus_per_match, concurrency=concurrency, notice=notice)
+        except ConfigError:
+            ray.shutdown()
+            raise
 
     def shutdown(self) -> None:
         """Disconnects from the cluster (and stops a ``local`` runtime)."""
@@ -483,6 +487,10 @@ def _quiet_cluster_messages() -> None:
 def _init(ray: Any, address: str) -> None:
     """``ray.init`` for ``address``, quiet, with one clear line if the cluster is not there."""
     _quiet_cluster_messages()
+    # "Token authentication is enabled": docs/distributed.md says how to set it up.
+    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(
+        logging.ERROR
+    )
     quiet = {"logging_level": logging.WARNING, "log_to_driver": False, "configure_logging": True}
     if address == _LOCAL:
         ray.init(include_dashboard=False, **quiet)
