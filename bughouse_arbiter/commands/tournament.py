@@ -382,6 +382,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         return trio.run(play_tournament, plan, concurrency, progress)
     finally:
+        # Processes that escaped an engine's session (re-parented to us). Not
+        # after each game: with several tables, an engine being spawned for
+        # another game is not registered as live yet.
         kill_orphans(keep=live_engine_pids())
 
 

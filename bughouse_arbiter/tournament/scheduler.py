@@ -54,8 +54,6 @@ from typing import Protocol
 import attrs
 import trio
 
-from ..players.process import live_engine_pids
-from ..players.reaper import kill_orphans
 from .jobs import MatchJob, MatchReport, failed_report
 from .keeper import EngineKeeper, play_on_table
 
@@ -169,8 +167,5 @@ class LocalScheduler:
         except Exception as exc:  # the harness failed: report, let the tournament re-queue
             report = failed_report(job, exc)
             await keeper.close_all()
-        # Processes that escaped an engine (re-parented to us) go with their
-        # game; the engines themselves, kept or playing, are live and spared.
-        kill_orphans(keep=live_engine_pids())
         free.append(keeper)
         send.send_nowait(report)
