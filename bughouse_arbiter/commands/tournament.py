@@ -9,13 +9,14 @@ the teams swapped, and seats rotate so every side plays each colour on each
 board equally. ``--concurrency K`` games run at once; engines stay alive
 between games (restarted after a crash, which is counted). The folder
 ``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
-``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C or SIGTERM
-loses at most the games in flight, and ``--resume DIR`` continues. With
-``--sprt elo0=0,elo1=5`` (two participants) the run stops once the SPRT
-(GSPRT on the pentanomial counts) has decided. Formats, statistics and files:
-docs/tournament.md. ``--ray ADDRESS`` (or ``--ray local``) plays the games as Ray
-tasks on a cluster instead (``pip install 'bughouse-arbiter[ray]'``; see
-docs/distributed.md); everything else is the same.
+``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C, SIGTERM or
+SIGHUP loses at most the games in flight (exit status 130, 143, 129), and
+``--resume DIR`` continues. With ``--sprt elo0=0,elo1=5`` (two participants)
+the run stops once the SPRT (GSPRT on the pentanomial counts) has decided.
+Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
+``--ray local``) plays the games as Ray tasks on a cluster instead (``pip
+install 'bughouse-arbiter[ray]'``; see docs/distributed.md); everything else
+is the same.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,6 +36,9 @@ from ..config.specs import TimeControl, engine_spec
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import ConfigError
 from ..players.factory import check_command
+from ..players.process import live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
+from ..table.stopping import exit_status, stop_on_signals
 from ..tournament import journal
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, load_book, ordered
@@ -48,7 +51,6 @@ if TYPE_CHECKING:
     from ..tournament.ray_backend import RayScheduler
 
 DEFAULT_TC = "10+0"
-EXIT_INTERRUPTED = 130
 #: Games per pairing when an SPRT decides when to stop.
 SPRT_GAMES = 20000
 #: The options that define a tournament (saved for ``--resume``).
@@ -408,15 +410,20 @@ def run(args: argparse.Namespace) -> int:
                 journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
         except OSError as exc:
             raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
-        scheduler: Scheduler
         if on_ray is not None:
-            scheduler = on_ray
-        else:
-            scheduler = LocalScheduler(concurrency)
-            warning = cpu_warning(concurrency)
-            if warning:
-                print(f"bughouse tournament: warning: {warning}", file=sys.stderr)
-        return trio.run(play_tournament, plan, concurrency, progress, scheduler)
+            # The engines run on the cluster's workers, not under this process.
+            return trio.run(play_tournament, plan, concurrency, progress, on_ray)
+        warning = cpu_warning(concurrency)
+        if warning:
+            print(f"bughouse tournament: warning: {warning}", file=sys.stderr)
+        become_subreaper()
+        try:
+            return trio.run(play_tournament, plan, concurrency, progress)
+        finally:
+            # Processes that escaped an engine's session (re-parented to us). Not
+            # after each game: with several tables, an engine being spawned for
+            # another game is not registered as live yet.
+            kill_orphans(keep=live_engine_pids())
     finally:
         if on_ray is not None:
             on_ray.shutdown()
@@ -462,25 +469,12 @@ async def play_tournament(
         return 1
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
-    interrupted = False
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async with trio.open_nursery() as nursery:
-            everything = trio.CancelScope()
-
-            async def stop_on_signal() -> None:
-                nonlocal interrupted
-                async for _ in signals:
-                    interrupted = True
-                    everything.cancel()
-                    return
-
-            nursery.start_soon(stop_on_signal)
-            with everything:
-                await tournament.run(
-                    scheduler if scheduler is not None else LocalScheduler(concurrency),
-                    trio.CancelScope(),
-                )
-            nursery.cancel_scope.cancel()
+    async with stop_on_signals() as stop:
+        with stop.scope:
+            await tournament.run(
+                scheduler if scheduler is not None else LocalScheduler(concurrency),
+                trio.CancelScope(),
+            )
     progress.end()
     if tournament.failed is not None:
         print(f"bughouse tournament: error: {tournament.failed}", file=sys.stderr)
@@ -492,12 +486,12 @@ async def play_tournament(
         print(f"bughouse tournament: error: cannot write summary: {exc}", file=sys.stderr)
         return 1
     progress.write(report_text(summary))
-    if interrupted:
+    if stop.signal is not None:
         progress.write(
-            f"interrupted: {len(tournament.reports)} of {len(plan.jobs)} games are in "
-            f"{plan.out}; continue with: bughouse tournament --resume {plan.out}\n"
+            f"interrupted ({stop.name}): {len(tournament.reports)} of {len(plan.jobs)} games "
+            f"are in {plan.out}; continue with: bughouse tournament --resume {plan.out}\n"
         )
-        return EXIT_INTERRUPTED
+        return exit_status(stop.signal)
     progress.write(f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json)\n")
     return 0
 

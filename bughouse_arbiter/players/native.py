@@ -72,6 +72,7 @@ from ..protocol import (
     Wait,
     clocks_ms,
 )
+from ..protocol.limits import NAME_LIMIT, TELL_LIMIT, TellQuota, engine_text
 from .base import (
     Action,
     DrawOfferAction,
@@ -92,8 +93,6 @@ IGNORED_LOGGED = 100
 IGNORED_EVERY = 1000
 #: Seconds to wait for the exit status once the output has ended.
 EXIT_WAIT = 0.5
-#: Longest partner message passed on.
-TELL_LIMIT = 500
 #: ms per move in untimed play when the engine's spec names neither movetime nor depth.
 UNTIMED_MOVETIME = 1000
 #: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
@@ -134,7 +133,8 @@ class NativeEnginePlayer(Player):
             raise ValueError("team mode needs the two seats of one team")
         self.seat = self.seats[0]
         self.command = [str(part) for part in command]
-        self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        given = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        self.name = engine_text(given, NAME_LIMIT) or "engine"
         self.options = dict(options or {})
         self.init = tuple(init)
         # Per-move bounds sent with every go in untimed play (no clock to budget from).
@@ -161,6 +161,8 @@ class NativeEnginePlayer(Player):
         self._next_token = 0
         self._last_info: dict[Seat, str] = {}
         self._readyoks = 0
+        #: Partner messages this engine may still send (protocol.md §6.6).
+        self.tells = TellQuota()
         self._changed = trio.Event()
         self._eof = False
         self._playing = False
@@ -234,6 +236,7 @@ class NativeEnginePlayer(Player):
         self._open_by_seat.clear()
         self._answered.clear()
         self._last_info.clear()
+        self.tells.new_game()
         self._last_state = None
         rules = info.rules
         self._untimed = not rules.clock
@@ -282,6 +285,8 @@ class NativeEnginePlayer(Player):
         )
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
+        if played.board is self.seat.board:
+            self.tells.turn_over()
         passed = played.passed.symbol() if played.passed is not None else None
         self._last_state = None
         self._send(
@@ -321,6 +326,8 @@ class NativeEnginePlayer(Player):
         )
 
     async def game_over(self, outcome: Outcome) -> None:
+        if (summary := self.tells.summary()) is not None:
+            self._note(summary)
         self._playing = False
         self._turns.clear()
         self._open_by_seat.clear()
@@ -379,7 +386,7 @@ class NativeEnginePlayer(Player):
             return
         try:
             data = self.session.send(command)
-        except LocalProtocolError as exc:
+        except (LocalProtocolError, ValueError) as exc:
             raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
         self.process.send(data.decode().rstrip("\n"))
 
@@ -449,7 +456,12 @@ class NativeEnginePlayer(Player):
                 offer = DrawOfferAction(seat=self._seat_on(board), arrived_at=self._arrived_at)
                 self._post(offer, chatter=True)
             case Tell(text=text):
-                text = text[:TELL_LIMIT]
+                allowed, note = self.tells.allow()
+                if note is not None:
+                    self._note(note)
+                if not allowed:
+                    self.ignored += 1
+                    return
                 self._post(
                     TellAction(seat=self.seat, text=text, arrived_at=self._arrived_at), chatter=True
                 )

@@ -135,6 +135,7 @@ async def run_match(
     observer: Observer | None = None,
     start_timeout: float = 30.0,
     close_timeout: float = 10.0,
+    stop_reason: Callable[[], str] | None = None,
     actions: trio.MemoryReceiveChannel[Action] | None = None,
 ) -> MatchRecord:
     """Plays one match between ``players`` and returns its record.
@@ -151,6 +152,9 @@ async def run_match(
             ``MatchEvent``; the live display and the record writer use it.
         start_timeout: Seconds all players together get to start.
         close_timeout: Seconds to say game over and close every player.
+        stop_reason: Says why, when the match is cancelled or interrupted
+            (``table.stopping``: "interrupted by SIGTERM: ..."); the reason
+            recorded with the aborted game.
         actions: None (the usual case): ``run_match`` starts the players and
             closes them at the end. Otherwise the players are already
             started, answering into the channel whose receiving end this is;
@@ -195,8 +199,9 @@ async def run_match(
             else:
                 await table.play(receive)
         except BaseException as exc:
-            if isinstance(exc, trio.Cancelled | KeyboardInterrupt):
-                table.game.abort("interrupted: the match was stopped before it ended")
+            if _is_interruption(exc):
+                why = stop_reason() if stop_reason is not None else ""
+                table.game.abort(why or "interrupted: the match was stopped before it ended")
             else:
                 table.game.abort(f"aborted: internal error ({type(exc).__name__})")
             raise
@@ -206,6 +211,15 @@ async def run_match(
             nursery.cancel_scope.cancel()
             send.close()
     return table.record
+
+
+def _is_interruption(exc: BaseException) -> bool:
+    """Cancelled or Ctrl+C, also as a group of them (a cancel that found players
+    starting comes out of their nursery as a ``BaseExceptionGroup``)."""
+    if isinstance(exc, BaseExceptionGroup):
+        _stops, rest = exc.split((trio.Cancelled, KeyboardInterrupt))
+        return rest is None
+    return isinstance(exc, trio.Cancelled | KeyboardInterrupt)
 
 
 def _seat_map(players: Sequence[Player]) -> dict[Seat, Player]:

@@ -20,7 +20,7 @@ import contextlib
 import datetime
 import math
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import trio
 
@@ -160,6 +160,7 @@ class EngineKeeper:
         fen_b: str = STARTING_FEN,
         observer: Observer | None = None,
         seed: int | None = None,
+        stop_reason: Callable[[], str] | None = None,
     ) -> tuple[MatchRecord, int]:
         """Plays one game with kept (or new) engines; returns its record and how
         many engines were started for it. Cancellation closes this game's engines."""
@@ -175,6 +176,7 @@ class EngineKeeper:
                 fen_a=fen_a,
                 fen_b=fen_b,
                 observer=observer,
+                stop_reason=stop_reason,
                 actions=self._receive,
             )
         except BaseException:
