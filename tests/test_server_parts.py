@@ -487,6 +487,7 @@ async def test_connections_beyond_the_limit_are_turned_away() -> None:
         (b"\n\n\n", b"auth refused no auth line\n"),  # blank lines count
         (b"x" * 20000 + b"\n", b"auth refused expected 'auth <seat> <token>'\n"),
         (b"auth WB t extra\n", b"auth refused unknown option\n"),
+        (b"auth WB t ping ping\n", b"auth refused unknown option\n"),
         (b"\xff\xfe\x00\n", b"auth refused expected 'auth <seat> <token>'\n"),
     ],
 )

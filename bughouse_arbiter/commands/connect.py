@@ -161,11 +161,19 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
 
 
 async def bridge_player(
-    host: str, port: int, seat: str, token: str, make_player: Callable[[], Player]
+    host: str,
+    port: int,
+    seat: str,
+    token: str,
+    make_player: Callable[[], Player],
+    human: bool = False,
 ) -> int:
-    """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end."""
+    """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end.
+
+    ``human``: a person plays, so the table treats the seat as a person's.
+    """
     try:
-        link = await open_seat(host, port, seat, token)
+        link = await open_seat(host, port, seat, token, human=human)
     except ConnectRefused as exc:
         _say(f"error: {exc}")
         return EXIT_REFUSED

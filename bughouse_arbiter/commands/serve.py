@@ -313,10 +313,12 @@ async def _play_one(
         display.observe(event)
         table.emit(event)
 
+    humans = [seat for seat, player in remote_players.items() if player.remote.human]
     await run_match(
         players,
         match.rules,
         game_id=str(index + 1),
+        human_seats=humans,
         observer=observe,
         stop_reason=stop_reason,
     )

@@ -2,7 +2,7 @@
 
 Per connection: at most ``Limits.auth_lines`` lines within
 ``Limits.auth_timeout`` seconds, the first non-blank one being
-``auth <seat> <token> [ping]``; the answer is ``auth ok <seat>`` or ``auth
+``auth <seat> <token> [ping] [human]``; the answer is ``auth ok <seat>`` or ``auth
 refused <reason>`` (then the connection is closed). After ``auth ok`` the
 connection carries protocol.md lines both ways, exactly as a pipe
 (``TcpLink``), until either side closes it. With ``ping`` the server also
@@ -26,6 +26,8 @@ from ..protocol import LineBuffer, RawLine
 from .limits import Limits, RateLimiter
 from .seam import AuthRefused, LiveTable
 
+#: What may follow the token on the ``auth`` line.
+AUTH_OPTIONS = frozenset({"ping", "human"})
 #: Junk connections logged one by one before only every thousandth is.
 JUNK_LOGGED = 100
 #: Seconds between keep-alive pings on an idle connection that asked for them.
@@ -45,11 +47,14 @@ class TcpLink:
         buffer: LineBuffer | None = None,
         pending: list[RawLine] | None = None,
         pings: bool = False,
+        human: bool = False,
     ) -> None:
         self.stream = stream
         self.peer = peer
         self.limits = limits
         self.pings = pings
+        #: The client said a person plays (``auth ... human``).
+        self.human = human
         #: The last measured round-trip in seconds (None until a pong came back).
         self.lag: float | None = None
         self._buffer = buffer or LineBuffer(limits.max_line)
@@ -226,11 +231,12 @@ class TcpFrontEnd:
             await _answer(stream, "auth refused no auth line")
             return
         words = auth.text.split()
-        if auth.overlong or len(words) not in (3, 4) or words[0] != "auth":
+        if auth.overlong or not 3 <= len(words) <= 5 or words[0] != "auth":
             self._refused(table, f"{peer}: not an auth line; closed")
             await _answer(stream, "auth refused expected 'auth <seat> <token>'")
             return
-        if len(words) == 4 and words[3] != "ping":
+        options = set(words[3:])
+        if not options <= AUTH_OPTIONS or len(options) < len(words) - 3:
             await _answer(stream, "auth refused unknown option")
             return
         try:
@@ -239,10 +245,16 @@ class TcpFrontEnd:
             await _answer(stream, f"auth refused {exc.reason}")
             return
         link = TcpLink(
-            stream, peer, self.limits, buffer=buffer, pending=lines, pings=len(words) == 4
+            stream,
+            peer,
+            self.limits,
+            buffer=buffer,
+            pending=lines,
+            pings="ping" in options,
+            human="human" in options,
         )
         link.send(f"auth ok {seat.bpgn}")
-        table.log(f"{peer}: took seat {seat.bpgn}")
+        table.log(f"{peer}: took seat {seat.bpgn}{' (a person)' if link.human else ''}")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(link.run_writer)
             nursery.start_soon(link.run_pinger)

@@ -101,6 +101,11 @@ class RemoteSeat:
         return self._ended.is_set() or self._closing or self._engine is not None
 
     @property
+    def human(self) -> bool:
+        """True while the link holding the seat said a person plays."""
+        return getattr(self._link, "human", False) is True
+
+    @property
     def lag(self) -> float | None:
         """The link's last measured round-trip in seconds, if it measures one."""
         value = getattr(self._link, "lag", None)

@@ -36,7 +36,9 @@ The contract of ``LiveTable`` (everything a front end may use):
 
 ``SeatLink`` is what a front end provides per connection: ``peer`` (for logs),
 optionally ``lag`` (the last measured round-trip in seconds, or None; it is
-written with each move of the seat as ``[%lag ms]``),
+written with each move of the seat as ``[%lag ms]``) and ``human`` (True: a
+person plays, so the arbiter refuses their illegal moves instead of scoring
+them and asks them about draws; read when each game starts),
 ``send(line)`` (never blocks; queues; silently drops once the connection is
 broken), ``receive()`` (the next line as a ``RawLine``, capped at the line
 limit, or None once the connection ended) and ``aclose()``. The front end
