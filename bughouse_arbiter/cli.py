@@ -16,7 +16,16 @@ from collections.abc import Sequence
 
 from .errors import UsageError
 
-COMMANDS: tuple[str, ...] = ("position", "replay", "play", "match", "check_engine")
+COMMANDS: tuple[str, ...] = (
+    "position",
+    "replay",
+    "play",
+    "match",
+    "serve",
+    "connect",
+    "tournament",
+    "check_engine",
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -38,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
         if command.description:
             command.description = command.description.replace("``", "")
     return parser
+
+
+#: Commands that take a command line of their own after ``--`` (as ``args.tail``).
+TAKES_TAIL = frozenset({"connect"})
 
 
 #: A value that starts with a minus sign and a digit (``-5+0``, ``-3``).
@@ -73,8 +86,14 @@ def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    words = sys.argv[1:] if argv is None else argv
+    words = list(sys.argv[1:] if argv is None else argv)
+    tail: list[str] | None = None
+    if words and words[0] in TAKES_TAIL and "--" in words:
+        cut = words.index("--")
+        words, tail = words[:cut], words[cut + 1 :]
     args = parser.parse_args(_join_negative_values(parser, words))
+    if args.command in TAKES_TAIL:
+        args.tail = tail or []
     try:
         status: int = args.run(args)
     except UsageError as exc:

@@ -5,7 +5,8 @@ engines at 60+0, shows the table live on a terminal (redrawn four times a
 second; one line per move when the output is not a terminal) and writes the
 game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
 folder. ``--games N`` plays N matches with the seats rotated between games
-(partners stay partners) and ends with a summary table. ``--team 1=SPEC``
+(partners stay partners), the engines kept alive from one game to the next
+(restarted after a crash), and ends with a summary table. ``--team 1=SPEC``
 seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
 A-Black + B-White); with ``--games`` it follows its team's seats as they
 rotate. Ctrl+C (or SIGTERM, SIGHUP) stops the match, writes it with result
@@ -16,8 +17,10 @@ for SIGTERM, 129 for SIGHUP).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import io
+import math
 import os
 import sys
 import textwrap
@@ -29,7 +32,7 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
-from ..config.engines_file import known_engines
+from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import (
     BUILTIN_ENGINES,
     DEFAULT_ENGINE,
@@ -40,12 +43,13 @@ from ..config.specs import (
     rotated_team,
     seat_engines,
     team_engines,
+    with_seat_options,
 )
 from ..core.clock import Clocks
 from ..core.game import BughouseGame
 from ..core.model import SEATS, Result, Seat, Team
 from ..core.rules import HouseRules, apply_rules, parse_rule
-from ..errors import ConfigError
+from ..errors import ConfigError, EngineFailed
 from ..players.base import Player
 from ..players.factory import check_command, create_player, create_team_player
 from ..players.process import ProtocolLog, live_engine_pids
@@ -63,6 +67,8 @@ from ..table.arbiter import (
     run_match,
 )
 from ..table.stopping import exit_status, stop_on_signals
+from ..tournament.jobs import Entrant
+from ..tournament.keeper import EngineKeeper
 from ..ui.render import RenderOptions, move_line, render_table
 
 DEFAULT_TC = "60+0"
@@ -97,6 +103,15 @@ def register(subparsers: Any) -> None:
         "of team 1 (A-white + B-black) or 2 (A-black + B-white) (repeatable)",
     )
     parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="SEAT.NAME=VALUE",
+        help="an engine option for the engine at SEAT in the first game (it keeps it as "
+        "seats rotate): setoption for native and UCI engines, option NAME=VALUE for xboard "
+        "(Hash and Threads as memory/cores where offered); repeatable",
+    )
+    parser.add_argument(
         "--tc",
         metavar="BASE+INC",
         help=f"time control in seconds (default {DEFAULT_TC}); 'none' plays untimed, with "
@@ -112,7 +127,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--engines-file",
         metavar="FILE",
-        help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
+        help=ENGINES_FILE_HELP,
     )
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
     parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
@@ -154,6 +169,7 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     known = known_engines(getattr(args, "engines_file", None))
     teams = team_engines(getattr(args, "team", []), known=known)
     engines = seat_engines(args.engine, known=known, teams=teams)
+    engines, teams = with_seat_options(engines, getattr(args, "option", []), teams=teams)
     for spec in engines.values():
         check_command(spec)
     out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
@@ -198,9 +214,46 @@ def run(args: argparse.Namespace) -> int:
     display = Display(out, live=live, options=RenderOptions(unicode=unicode, color=color))
     become_subreaper()
     try:
+        if plan.teams:
+            trio.run(check_team_engines, plan)
         return trio.run(play_matches, plan, display)
     finally:
         kill_orphans(keep=live_engine_pids())
+
+
+#: Seconds a team engine gets for its handshake when it is checked before the match.
+TEAM_CHECK_TIMEOUT = 10.0
+
+
+async def check_team_engines(plan: MatchPlan) -> None:
+    """Starts each ``--team`` engine once, before anything is played or written.
+
+    Raises:
+        ConfigError: an engine that did not announce ``feature team`` (it
+            cannot hold two seats). Other start failures are left to the match,
+            which scores them as a player that failed to start.
+    """
+    for team, spec in plan.teams.items():
+        player = create_team_player(team.seats, spec, handshake_timeout=TEAM_CHECK_TIMEOUT)
+        send, receive = trio.open_memory_channel[Any](math.inf)
+        refusal: str | None = None
+        # Raised outside the nursery, so it is not wrapped in an exception group.
+        async with trio.open_nursery() as nursery:
+            try:
+                await player.start(nursery, send)
+            except EngineFailed as exc:
+                if "feature team" in str(exc):
+                    refusal = (
+                        f"--team {team.value}={spec.name}: {exc}; give it one seat with --engine"
+                    )
+            else:
+                await player.aclose()
+            finally:
+                send.close()
+                receive.close()
+                nursery.cancel_scope.cancel()
+        if refusal is not None:
+            raise ConfigError(refusal)
 
 
 # -- playing -------------------------------------------------------------------------
@@ -227,17 +280,29 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     failed: str | None = None
     async with stop_on_signals() as stop:
         with stop.scope:
-            for index in range(plan.games):
-                summary = await play_one(plan, index, display, writers, stop_reason=stop.reason)
-                summaries.append(summary)
-                # Engines' escapees (re-parented to us) go with their game.
-                kill_orphans(keep=live_engine_pids())
-                if summary.write_error is not None:
-                    failed = summary.write_error
-                    break
-                if plan.games > 1:
-                    display.progress = score_text(summaries)
-                    display.line(progress_line(summary, summaries, plan.games))
+            async with contextlib.AsyncExitStack() as stack:
+                # Several games: the engines stay alive from one to the next (a
+                # crashed one is restarted). --debug keeps one log per game, so
+                # it starts fresh engines each game.
+                keeper = (
+                    await stack.enter_async_context(EngineKeeper.open())
+                    if plan.games > 1 and not plan.debug
+                    else None
+                )
+                for index in range(plan.games):
+                    summary = await play_one(
+                        plan, index, display, writers, keeper, stop_reason=stop.reason
+                    )
+                    summaries.append(summary)
+                    # Engines' escapees (re-parented to us) go with their game;
+                    # the kept engines are live, so they are spared.
+                    kill_orphans(keep=live_engine_pids())
+                    if summary.write_error is not None:
+                        failed = summary.write_error
+                        break
+                    if plan.games > 1:
+                        display.progress = score_text(summaries)
+                        display.line(progress_line(summary, summaries, plan.games))
     interrupted = stop.signal is not None
     display.close()
     if failed is not None:
@@ -259,16 +324,41 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     return 0
 
 
+def _entrants(
+    seating: Mapping[Seat, EngineSpec], teams: Mapping[Team, EngineSpec]
+) -> list[Entrant]:
+    entrants = [
+        Entrant(seats=team.seats, spec=spec, participant=f"team {team.value}", engine=spec.name)
+        for team, spec in teams.items()
+    ]
+    entrants += [
+        Entrant(
+            seats=(seat,),
+            spec=seating[seat],
+            participant=f"team {seat.team.value}",
+            engine=seating[seat].name,
+        )
+        for seat in SEATS
+        if seat.team not in teams
+    ]
+    return entrants
+
+
 async def play_one(
     plan: MatchPlan,
     index: int,
     display: Display,
     writers: list[GameWriter],
+    keeper: EngineKeeper | None = None,
     *,
     stop_reason: Callable[[], str] | None = None,
 ) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
+    if keeper is not None:
+        return await _play_kept(
+            plan, index, display, writers, keeper, seating, teams, stop_reason=stop_reason
+        )
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
 
     def seeded(spec: EngineSpec, seat: Seat) -> EngineSpec:
@@ -322,6 +412,62 @@ async def play_one(
         names=dict(record.names),
         result=outcome.result,
         reason=outcome.reason,
+        plies=record.game.plies,
+        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+        team_seats=frozenset(seat for team in teams for seat in team.seats),
+        write_error=writer.error,
+    )
+
+
+async def _play_kept(
+    plan: MatchPlan,
+    index: int,
+    display: Display,
+    writers: list[GameWriter],
+    keeper: EngineKeeper,
+    seating: Mapping[Seat, EngineSpec],
+    teams: Mapping[Team, EngineSpec],
+    *,
+    stop_reason: Callable[[], str] | None = None,
+) -> GameSummary:
+    """``play_one`` with the keeper's engines (started for the first game, then kept)."""
+    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
+    writers.append(writer)
+    display.begin(index + 1, plan.games, plan.out)
+
+    def observe(event: MatchEvent) -> None:
+        writer.observe(event)
+        display.observe(event)
+
+    record: MatchRecord | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            live_task: trio.CancelScope | None = None
+            if display.live:
+                live_task = trio.CancelScope()
+                nursery.start_soon(display.refresh, live_task)
+            try:
+                record, _ = await keeper.play(
+                    _entrants(seating, teams),
+                    plan.rules,
+                    game_id=str(index + 1),
+                    observer=observe,
+                    seed=plan.seed,
+                    stop_reason=stop_reason,
+                )
+            finally:
+                if live_task is not None:
+                    live_task.cancel()
+    finally:
+        display.end_live()
+    assert record is not None
+    started, ended = record.started, record.ended
+    return GameSummary(
+        number=index + 1,
+        names=dict(record.names),
+        result=record.outcome.result,
+        reason=record.outcome.reason,
         plies=record.game.plies,
         seconds=(ended - started) if started is not None and ended is not None else 0.0,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,
