@@ -102,7 +102,7 @@ def test_defaults_are_searchers_at_60_0_and_a_dated_file_name() -> None:
     plan = plan_from_args(_args(), today=datetime.datetime(2026, 3, 4, 5, 6, 7))
     assert {spec.name for spec in plan.engines.values()} == {"searcher"}
     assert (plan.rules.time, plan.rules.increment) == (60.0, 0.0)
-    assert plan.out == Path("bughouse-20260304-050607.bpgn")
+    assert plan.out == Path("games/bughouse-20260304-050607.bpgn")
     assert plan.games == 1
 
 
@@ -700,3 +700,14 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
         shown = [frame[side][0] for frame in frames]
         changes = sum(1 for a, b in itertools.pairwise(shown) if a != b)
         assert changes >= len(shown) // 2, shown
+
+
+@needs_engines
+def test_without_out_the_game_goes_under_games(tmp_path: Path) -> None:
+    engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
+    done = bughouse("match", *engines, "--tc", "10", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["games"]  # nothing else in the folder
+    (written,) = (tmp_path / "games").iterdir()
+    assert written.name.startswith("bughouse-") and written.suffix == ".bpgn"
+    assert read_games(written.read_text())[0].result_tag != "*"

@@ -3,8 +3,8 @@
 With no options it plays one match between the project's own searching
 engines at 60+0, shows the table live on a terminal (redrawn four times a
 second; one line per move when the output is not a terminal) and writes the
-game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
-folder. ``--games N`` plays N matches with the seats rotated between games
+game, move by move, to ``games/bughouse-YYYYmmdd-HHMMSS.bpgn`` under the
+current folder. ``--games N`` plays N matches with the seats rotated between games
 (partners stay partners), the engines kept alive from one game to the next
 (restarted after a crash), and ends with a summary table. ``--team 1=SPEC``
 seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
@@ -130,7 +130,11 @@ def register(subparsers: Any) -> None:
         help=ENGINES_FILE_HELP,
     )
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
-    parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="BPGN file to append the games to (default games/bughouse-YYYYmmdd-HHMMSS.bpgn)",
+    )
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
     parser.add_argument(
         "--debug",
@@ -172,14 +176,16 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     engines, teams = with_seat_options(engines, getattr(args, "option", []), teams=teams)
     for spec in engines.values():
         check_command(spec)
-    out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
+    out = Path(args.out) if args.out else default_out(today)
     if out.is_dir():
         raise ConfigError(f"--out {str(out)!r} is a folder, not a file")
     folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(f"--out {str(out)!r}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise ConfigError(f"--out {str(out)!r} cannot be written")
+    # The default folder (games/) is made when the match starts.
+    if args.out or folder.exists():
+        if not folder.is_dir():
+            raise ConfigError(f"--out {str(out)!r}: folder {str(folder)!r} does not exist")
+        if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+            raise ConfigError(f"--out {str(out)!r} cannot be written")
     return MatchPlan(
         engines=engines,
         teams=teams,
@@ -205,8 +211,26 @@ def _positive_int(text: str, option: str) -> int:
     return value
 
 
+#: Where games go without ``--out`` (git-ignored in the project's own tree).
+GAMES_FOLDER = Path("games")
+
+
+def default_out(today: datetime.datetime) -> Path:
+    """``games/bughouse-YYYYmmdd-HHMMSS.bpgn``."""
+    return GAMES_FOLDER / f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn"
+
+
+def make_folder(out: Path) -> None:
+    """Creates ``out``'s folder if it is missing (the default ``games/``)."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot make the folder {str(out.parent)!r}: {exc.strerror}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args, today=datetime.datetime.now())
+    make_folder(plan.out)
     out = sys.stdout
     live = out.isatty() and os.environ.get("TERM", "") != "dumb"
     unicode = not args.ascii and (out.encoding or "").lower().replace("-", "") == "utf8"

@@ -41,7 +41,7 @@ from ..players.reaper import become_subreaper, kill_orphans
 from ..table.arbiter import MatchRecord, run_match
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
-from .match import DebugLogs, GameWriter
+from .match import DebugLogs, GameWriter, default_out, make_folder
 
 DEFAULT_ENGINE = "searcher"
 DEFAULT_TC = "180+0"
@@ -87,7 +87,7 @@ def register(subparsers: Any) -> None:
         "--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
     )
     parser.add_argument(
-        "--out", metavar="FILE", help="BPGN file (default bughouse-YYYYmmdd-HHMMSS.bpgn)"
+        "--out", metavar="FILE", help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn)"
     )
     parser.add_argument("--fen-a", metavar="FEN", help="start board A here ([pocket] allowed)")
     parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
@@ -306,7 +306,11 @@ def _engines(
 
 def _out_path(text: str | None) -> Path:
     if text is None:
-        return Path(dt.datetime.now().strftime("bughouse-%Y%m%d-%H%M%S.bpgn"))
+        out = default_out(dt.datetime.now())
+        if out.parent.exists() and not out.parent.is_dir():
+            raise UsageError(f"{out.parent} is a file: give --out FILE")
+        make_folder(out)
+        return out
     path = Path(text)
     if path.is_dir():
         raise UsageError(f"--out {text}: is a folder, not a file")
