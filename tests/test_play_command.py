@@ -397,3 +397,30 @@ def test_moves_in_check_lists_the_drop_squares(tmp_path: Path) -> None:
         assert "squares)" not in screen
     finally:
         program.kill()
+
+
+@needs_engine
+def test_bell_rings_only_when_asked(tmp_path: Path) -> None:
+    signaller = f"{sys.executable} {ROOT / 'tests' / 'partner_engine.py'} ++n"
+    quiet = Program(tmp_path, partner=signaller)
+    try:
+        quiet.wait_for(your_move)
+        quiet.type("tell hi")
+        quiet.wait_for("your partner asks: ++n")
+        assert "\x07" not in "".join(quiet.raw)
+    finally:
+        quiet.kill()
+
+    # --tc 12: the clock goes under ten seconds about two seconds in.
+    ringing = Program(tmp_path, "--bell", "--tc", "12+0", partner=signaller)
+    try:
+        ringing.wait_for(your_move)
+        assert "".join(ringing.raw).count("\x07") == 1  # your turn
+        ringing.type("tell hi")
+        ringing.wait_for("your partner asks: ++n")
+        assert "".join(ringing.raw).count("\x07") == 2  # the partner's request
+        ringing.wait_for(lambda text: "you 9." in text.split("\n")[22])
+        ringing.pump()
+        assert "".join(ringing.raw).count("\x07") == 3  # under ten seconds, once
+    finally:
+        ringing.kill()

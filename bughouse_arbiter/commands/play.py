@@ -103,6 +103,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--ascii", action="store_true", help="ASCII pieces instead of Unicode")
     parser.add_argument("--no-color", action="store_true", help="no colours")
+    parser.add_argument(
+        "--bell",
+        action="store_true",
+        help="ring the terminal bell on your turn, on a partner message and under ten seconds",
+    )
     parser.set_defaults(run=run)
 
 
@@ -127,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
         terminal_kept = painted and sys.stdin.isatty() and sys.stdout.isatty()
         if terminal_kept:
             with TtyTerminal(style) as terminal:
-                record, stop = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
+                record, stop = _play(
+                    seat, name, engines, rules, out, terminal, fens, args.debug, bell=args.bell
+                )
         else:
             pipe = PipeTerminal(style)
             record, stop = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
@@ -181,7 +188,7 @@ def _run_connected(args: argparse.Namespace) -> int:
             port,
             args.seat,
             args.token,
-            lambda: ConsolePlayer(seat, terminal, name=name),
+            lambda: ConsolePlayer(seat, terminal, name=name, bell=args.bell),
             True,
         )
 
@@ -214,13 +221,15 @@ def _play(
     terminal: Terminal,
     fens: dict[str, str],
     debug: bool,
+    *,
+    bell: bool = False,
 ) -> tuple[MatchRecord | None, Stop]:
     """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
     writer = GameWriter(out, game_number=1, games=1)
     logs = DebugLogs(out, 1) if debug else None
 
     async def main() -> tuple[MatchRecord | None, Stop]:
-        console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True)
+        console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True, bell=bell)
         players: list[Player] = [console]
         for other, spec in engines.items():
             log = logs.for_seat(other) if logs is not None else None

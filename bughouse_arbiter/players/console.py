@@ -55,6 +55,8 @@ from .base import (
 
 #: At most this many frames a second (clocks tick ten times a second at most).
 FRAMES_PER_SECOND = 30
+#: Under this many seconds on the person's running clock the bell rings (once).
+LOW_TIME = 10.0
 #: Seconds a hung-up terminal waits for its SIGHUP before the person counts as gone.
 HANGUP_GRACE = 1.0
 
@@ -208,9 +210,18 @@ class ConsolePlayer(Player):
     """A person at one seat, playing at a terminal."""
 
     def __init__(
-        self, seat: Seat, terminal: Terminal, name: str = "you", *, keep_final_screen: bool = False
+        self,
+        seat: Seat,
+        terminal: Terminal,
+        name: str = "you",
+        *,
+        keep_final_screen: bool = False,
+        bell: bool = False,
     ) -> None:
         self.name = name
+        #: Ring the terminal bell on your turn, a partner request and under ten seconds.
+        self.bell = bell
+        self._low_time_rung = False
         #: Leave the final screen up after a finished game until ``hold_final_screen``.
         self.keep_final_screen = keep_final_screen
         self._held = False
@@ -251,6 +262,8 @@ class ConsolePlayer(Player):
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         outgoing = self.session.your_turn(token, state.fens, state.clocks, trio.current_time())
+        if not outgoing:  # a premove played at once needs no call
+            self._ring()
         if not self.terminal.interactive and not outgoing:
             self._print_boards()
             clock = format_clock(self.session.clock(self.seat, trio.current_time()))
@@ -266,6 +279,7 @@ class ConsolePlayer(Player):
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         self.session.partner_says(text, trio.current_time())
+        self._ring()
         self._touch()
 
     async def draw_offered(self, by: Seat) -> None:
@@ -432,15 +446,30 @@ class ConsolePlayer(Player):
         if not self.terminal.interactive:
             self._print_news()
             return
+        now = trio.current_time()
+        self._ring_if_low(now)
         frame = compose(
             self.session,
-            trio.current_time(),
+            now,
             self.terminal.style,
             self.editor.text,
             (self.painter.columns, self.painter.rows),
         )
         column = len(prompt_text(self.session)) + self.editor.cursor
         self.terminal.write(self.painter.paint(frame, column))
+
+    def _ring(self) -> None:
+        if self.bell and self.terminal.interactive and not self._closed:
+            self.terminal.write("\a")
+
+    def _ring_if_low(self, now: float) -> None:
+        """Rings once when the person's running clock goes under LOW_TIME seconds."""
+        if not self.session.is_running(self.seat):
+            return
+        low = self.session.clock(self.seat, now) < LOW_TIME
+        if low and not self._low_time_rung:
+            self._ring()
+        self._low_time_rung = low
 
     def _queue(self, outgoing: list[Outgoing]) -> None:
         for item in outgoing:
