@@ -652,7 +652,7 @@ def _marked_clocks(screen: str) -> tuple[list[str], list[str]]:
         line = lines[row].ljust(80)
         for side, text in ((left, line[:41]), (right, line[41:])):
             words = text.split()
-            if words and words[0] == "<":
+            if words and words[0] == ">":
                 side.append(words[1] + " " + words[-1])
     return left, right
 

@@ -144,12 +144,12 @@ def test_stepping_shows_boards_pockets_clocks_and_messages(
     # Clocks at that moment: the movers' recorded clocks, and the clocks that
     # run (A-Black since 11.106, B-White since 8.638) counted down.
     a_black, b_white = seat_line("A-Black  fairy").split("B-White")
-    assert a_black.startswith("<") and "2:56.6" in a_black  # 176.667 s, to move
+    assert a_black.startswith(">") and "2:56.6" in a_black  # 176.667 s, to move
     assert "2:55.3" in b_white  # 177.778 - (11.106 - 8.638) = 175.310 s
     assert "2:57.7" in seat_line("A-White  sjeng")
     assert "2:55.5" in seat_line("B-Black  searcher")
-    top, bottom = [line.rstrip() for line in lines if "pocket:" in line]
-    assert top.endswith("pocket: -") and bottom.endswith("pocket: P")  # B-Black's pawn
+    top, bottom = [line.rstrip() for line in lines if "hand:" in line]
+    assert top.endswith("hand: -") and bottom.endswith("hand: p")  # B-Black's pawn
     assert "  last move on board A: 2A. exd5, on board B: 1b. e5" in lines
     assert "  BB to partner (9.1 s): pawn coming {for you}" in lines
 
