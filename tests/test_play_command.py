@@ -106,6 +106,11 @@ class Program:
     def type(self, line: str) -> None:
         self.child.send(line + "\r")
 
+    def leave(self) -> None:
+        """Presses a key at the final screen (keys in its first 0.3 s do not count)."""
+        time.sleep(0.5)
+        self.child.send("q")
+
     def finish(self) -> str:
         while self.pump():
             pass
@@ -203,7 +208,7 @@ def test_quit_asks_and_then_loses(program: Program) -> None:
     program.wait_for("quit? y/n>")
     program.type("y")
     program.wait_for("press any key to leave")
-    program.child.send(" ")
+    program.leave()
     output = program.finish()
     assert "You lose: A-White left: quit at the console (0-1)" in output
     assert program.child.exitstatus == 0
@@ -263,7 +268,7 @@ def test_a_resized_terminal_is_redrawn_whole(program: Program) -> None:
     program.type("resign")
     program.type("y")
     program.wait_for("press any key to leave")
-    program.child.send("q")
+    program.leave()
     program.finish()
     assert program.child.exitstatus == 0
 

@@ -55,6 +55,8 @@ from .base import (
 
 #: At most this many frames a second (clocks tick ten times a second at most).
 FRAMES_PER_SECOND = 30
+#: Keys pressed this soon after the final screen appears do not dismiss it.
+KEY_GRACE = 0.3
 #: Under this many seconds on the person's running clock the bell rings (once).
 LOW_TIME = 10.0
 #: Seconds a hung-up terminal waits for its SIGHUP before the person counts as gone.
@@ -86,6 +88,9 @@ class Terminal(abc.ABC):
 
     def resume(self) -> None:  # noqa: B027 - nothing to do by default
         """The program was continued after Ctrl+Z: set the terminal up again."""
+
+    def discard_typeahead(self) -> None:  # noqa: B027 - nothing to discard by default
+        """Drops keys typed but not read yet."""
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -145,6 +150,10 @@ class TtyTerminal(Terminal):
         if self._saved is not None:
             with contextlib.suppress(termios.error, OSError):  # a terminal that hung up
                 tty.setcbreak(self._in_fd, termios.TCSANOW)
+
+    def discard_typeahead(self) -> None:
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcflush(self._in_fd, termios.TCIFLUSH)
 
     def restore(self) -> None:
         """Puts the terminal back as it was (safe to call twice)."""
@@ -326,12 +335,17 @@ class ConsolePlayer(Player):
             return
         self._held = False
         try:
+            self.session.help_open = False  # the final screen shows the boards
+            self.terminal.discard_typeahead()  # keys typed during the game dismiss nothing
             self.session.note_log(note)
             self.session.note("press any key to leave", "ask")
             size = (self.painter.columns, self.painter.rows)
             frame = compose(self.session, trio.current_time(), self.terminal.style, "", size)
             self.terminal.write(self.painter.paint(frame, len(prompt_text(self.session))))
-            await self.terminal.read()
+            shown = trio.current_time()
+            # A key already on its way when the screen appeared does not count.
+            while await self.terminal.read() and trio.current_time() - shown < KEY_GRACE:
+                pass
         finally:
             with trio.CancelScope(shield=True):
                 self.terminal.write(self.painter.leave())
