@@ -181,6 +181,10 @@ def test_receive_adds_to_the_colours_pocket_and_refuses_a_king() -> None:
         ("7k/8/8/8/8/6n1/6PN/6RK[QRBNP] w - - 0 1", "knight check, full pocket"),
         ("7k/8/8/8/8/5b2/6pP/6NK[QRBNP] w - - 0 1", "pawn check, full pocket"),
         ("7k/8/8/8/8/8/5nPP/r6K[QRBNP] w - - 0 1", "double check, full pocket"),
+        # The checker on the higher square is a slider with empty squares before
+        # the king: only counting the checkers tells this double check from a wait.
+        ("4r2k/8/8/8/8/3n4/3P4/3QKB2[QRBNP] w - - 0 1", "double check, rook and knight"),
+        ("4r2k/8/8/8/1b6/8/5P2/3QKB2[QRBNP] w - - 0 1", "double check, two sliders"),
     ],
 )
 def test_checks_no_drop_could_interpose_are_mate(fen: str, why: str) -> None:

@@ -98,11 +98,26 @@ def test_equal_deadlines_of_one_team() -> None:
     assert clocks.next_deadline() == Flag(deadline=112.0, seats=(AW, BB))
 
 
-def test_rounding_noise_is_still_the_same_instant() -> None:
-    clocks = Clocks.new(10.0).start(AW, 0.1 + 0.2).start(BW, 0.3)
-    flag = clocks.next_deadline()
-    assert flag is not None and flag.seats == (AW, BW)
-    assert clocks.flagged(10.3 - SAME_INSTANT / 2) == (AW, BW)
+def test_deadlines_less_than_a_microsecond_apart_are_the_same_instant() -> None:
+    # Rounding noise: two clocks started 0.4 µs apart flag as one.
+    clocks = Clocks.new(10.0).start(AW, 100.0).start(BW, 100.0 + 4e-7)
+    aw, bw = clocks.deadline(AW), clocks.deadline(BW)
+    assert aw is not None and bw is not None and aw[0] < bw[0]
+    assert clocks.next_deadline() == Flag(deadline=110.0, seats=(AW, BW))
+    # A wake-up a hair early (within the tolerance) already sees both flags.
+    assert clocks.flagged(110.0 - SAME_INSTANT / 2) == (AW, BW)
+    assert clocks.flagged(110.0 - 2 * SAME_INSTANT) == ()
+
+
+def test_flags_half_a_millisecond_apart_are_two_flags() -> None:
+    clocks = Clocks.new(10.0).start(AW, 100.0).start(BW, 100.0005)
+    assert clocks.next_deadline() == Flag(deadline=110.0, seats=(AW,))
+    # Waking between the two deadlines, or after both, flags only the first.
+    assert clocks.flagged(110.0002) == (AW,)
+    assert clocks.flagged(111.0) == (AW,)
+    after = clocks.stop(AW, 110.0)
+    assert after.next_deadline() == Flag(deadline=100.0005 + 10.0, seats=(BW,))
+    assert after.flagged(110.0002) == ()
 
 
 def test_turn_time_limit_comes_before_the_clock() -> None:

@@ -354,6 +354,66 @@ async def test_a_flood_of_partner_messages_is_capped_but_the_move_goes_through(
     assert player.ignored == 3000 - MAX_PENDING
 
 
+TALKER = """
+import sys
+for line in sys.stdin:
+    words = line.split()
+    word = words[0] if words else ""
+    if word == "bug":
+        print("id name Talker")
+        print("feature team")
+        print("bugok", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        print("ptell " + "x" * 499 + "yz")
+        print("bestmove e2e4 turn " + words[4] + " board " + words[6], flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+async def test_partner_messages_are_cut_to_500_characters_both_ways(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(
+        Seat.A_WHITE, [sys.executable, "-c", TALKER], log=ProtocolLog(stream)
+    )
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    tell = await seated.next()
+    assert tell == TellAction(seat=Seat.A_WHITE, text="x" * 499 + "y", arrived_at=tell.arrived_at)
+    assert isinstance(await seated.next(), MoveAction)
+    await player.partner_says(Seat.A_WHITE, "p" * 499 + "qr")
+    with trio.fail_after(GUARD):
+        await player.aclose()
+    lines = stream.getvalue().splitlines()
+    sent = [line.split(" < ", 1)[1] for line in lines if " < ptell" in line]
+    assert sent == ["ptell " + "p" * 499 + "q"]
+    assert player.ignored == 0
+
+
+async def test_a_team_mode_engine_neither_hears_nor_sends_partner_messages(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(
+        (Seat.A_WHITE, Seat.B_BLACK), [sys.executable, "-c", TALKER], log=ProtocolLog(stream)
+    )
+    seated = await seat(nursery, player)
+    await player.partner_says(Seat.A_WHITE, "++n")
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    move = await seated.next()  # its ptell is not passed on
+    assert isinstance(move, MoveAction) and move.token == 1
+    with trio.fail_after(GUARD):
+        await player.aclose()
+    log = stream.getvalue()
+    assert "< ptell" not in log
+    assert "'ptell' is not used in team mode" in log
+    assert player.ignored == 1
+
+
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:
     seated = await seat(
         nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("illegal", "--after", "0"))
