@@ -58,8 +58,11 @@ class Stale:
 
 @attrs.frozen
 class Wait:
+    """Wait on the open turn, or (``stale``) with the token of this seat's previous turn."""
+
     after: float = 0.0
     reason: str = "sit"
+    stale: bool = False
 
 
 @attrs.frozen
@@ -130,6 +133,7 @@ class FakePlayer(Player):
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
         self.heard: list[PlayedMove] = []
+        self.heard_states: list[TableState] = []
         self.told: list[tuple[Seat, str]] = []
         self.offers: list[Seat] = []
         self.refused: list[tuple[Seat, int, str]] = []
@@ -196,7 +200,8 @@ class FakePlayer(Player):
             old = step.token if step.token is not None else previous
             return MoveAction(seat=seat, token=old if old is not None else -1, move=step.text)
         if isinstance(step, Wait):
-            return WaitAction(seat=seat, token=token, reason=step.reason)
+            old = previous if previous is not None else -1
+            return WaitAction(seat=seat, token=old if step.stale else token, reason=step.reason)
         if isinstance(step, Resign):
             return ResignAction(seat=seat)
         if isinstance(step, Offer):
@@ -217,6 +222,7 @@ class FakePlayer(Player):
         if self.slow_moves:
             await trio.sleep(self.slow_moves)
         self.heard.append(played)
+        self.heard_states.append(state)
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         self.told.append((seat, text))

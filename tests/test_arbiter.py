@@ -115,6 +115,18 @@ async def test_increment_is_added_after_each_move(autojump_clock: object) -> Non
     assert record.clocks.banked[Seat.B_WHITE] == 19.0 - 14.0
 
 
+async def test_players_hear_a_move_with_the_clocks_right_after_it_increment_included(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, increment=3.0)
+    players = silent_table(a_white=[Move("e2e4", 4)])
+    await play(players, rules)
+    expected = {Seat.A_WHITE: 9.0, Seat.A_BLACK: 10.0, Seat.B_WHITE: 6.0, Seat.B_BLACK: 10.0}
+    for player in players:
+        [state] = player.heard_states
+        assert (state.version, dict(state.clocks)) == (1, expected)
+
+
 async def test_turn_time_limit_flags_before_the_clock_runs_out(autojump_clock: object) -> None:
     rules = HouseRules(time=60.0, turn_time_limit=5.0)
     players = silent_table(
@@ -240,6 +252,21 @@ async def test_a_stale_token_is_ignored(autojump_clock: object) -> None:
     assert ignored[0].now == 3.0
     assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5", "d2d4"]
     assert record.game.moves[2].at == 4.0
+
+
+async def test_a_stale_wait_is_ignored_while_a_newer_turn_is_open(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(
+        a_white=[Move("e2e4", 1), (Wait(1, "old", stale=True), Wait(1, "new"), Move("d2d4", 1))],
+        a_black=[Move("e7e5", 1)],
+    )
+    record, events = await play(players)
+    [ignored] = of_type(events, ActionIgnored)
+    assert (ignored.seat, ignored.now, ignored.action.token) == (Seat.A_WHITE, 3.0, 1)
+    waits = of_type(events, PlayerWaits)
+    assert [(w.seat, w.reason, w.now) for w in waits] == [(Seat.A_WHITE, "new", 4.0)]
+    assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5", "d2d4"]
 
 
 async def test_illegal_move_loses_by_default(autojump_clock: object) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 from cli_checks import expect_usage_error
-from fakes import Move, RandomFake, Tell, silent_table
+from fakes import Info, Move, RandomFake, Tell, silent_table
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
@@ -142,6 +142,25 @@ async def test_the_file_is_written_as_the_match_goes(
     assert game.result_tag == record.outcome.result.value
     report = replay_game(game)
     assert report.ok, report.verdict
+
+
+async def test_the_last_info_before_a_move_is_written_as_its_eval(
+    autojump_clock: object, tmp_path: Path
+) -> None:
+    path = tmp_path / "eval.bpgn"
+    writer = GameWriter(path, game_number=1, games=1)
+    players = silent_table(
+        a_white=[(Info("depth 5 score cp 10", 0.2), Info("depth 12 score cp 35", 0.3),
+                  Move("e2e4", 0.5))],
+        a_black=[(Info("string no score"), Move("e7e5", 1))],
+        b_white=[(Info("depth 3 score mate -2"), Move("d2d4", 1))],
+    )
+    await run_match(players, HouseRules(time=10.0), observer=writer.observe)
+    text = path.read_text()
+    moves = {line.split(" ", 2)[1]: line for line in text.splitlines() if line[:1].isdigit()}
+    assert "[%eval +0.35,12]" in moves["e4"] and "[%eval" not in moves["e5"]
+    assert "[%eval #-2,3]" in moves["d4"]
+    assert text.count("[%eval") == 2
 
 
 async def test_a_random_match_replays_to_its_result(autojump_clock: object, tmp_path: Path) -> None:
