@@ -318,23 +318,13 @@ def test_cli_plays_random_movers_and_writes_a_replayable_file(tmp_path: Path) ->
 
 @needs_engines
 def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
+    # Four different engines (random movers with their own seeds), so a
+    # rotation can be seen: each process's log names the seed it was run with.
+    mover = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --seed"
+    seeds = {Seat.A_WHITE: 701, Seat.B_BLACK: 702, Seat.A_BLACK: 703, Seat.B_WHITE: 704}
+    engines = [f"--engine={seat.slug}={mover} {seed}" for seat, seed in seeds.items()]
     done = bughouse(
-        "match",
-        "--engine",
-        "WA=random",
-        "--engine",
-        "BB=random",
-        "--engine",
-        "BA=random",
-        "--engine",
-        "WB=random",
-        "--games",
-        "2",
-        "--tc",
-        "10",
-        "--out",
-        "g.bpgn",
-        "--debug",
+        "match", *engines, "--games", "2", "--tc", "10", "--out", "g.bpgn", "--debug",
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
@@ -346,6 +336,17 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     logs = sorted(p.name for p in tmp_path.glob("g.g*.log"))
     assert len(logs) == 8
     assert "bug 1" in (tmp_path / "g.g1.a-white.log").read_text()
+
+    def seed_in(game: int, seat: Seat) -> int:
+        log = (tmp_path / f"g.g{game}.{seat.slug}.log").read_text()
+        started = next(line for line in log.splitlines() if " : started pid " in line)
+        return int(started.split("--seed ", 1)[1].split()[0])
+
+    assert {seat: seed_in(1, seat) for seat in Seat} == seeds
+    # Game 2 swaps colours on both boards; partners stay partners.
+    assert {seat: seed_in(2, seat) for seat in Seat} == {
+        Seat.A_BLACK: 701, Seat.B_WHITE: 702, Seat.A_WHITE: 703, Seat.B_BLACK: 704
+    }
 
 
 def slow_movers() -> list[str]:
