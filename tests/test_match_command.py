@@ -150,8 +150,9 @@ async def test_the_last_info_before_a_move_is_written_as_its_eval(
     path = tmp_path / "eval.bpgn"
     writer = GameWriter(path, game_number=1, games=1)
     players = silent_table(
-        a_white=[(Info("depth 5 score cp 10", 0.2), Info("depth 12 score cp 35", 0.3),
-                  Move("e2e4", 0.5))],
+        a_white=[
+            (Info("depth 5 score cp 10", 0.2), Info("depth 12 score cp 35", 0.3), Move("e2e4", 0.5))
+        ],
         a_black=[(Info("string no score"), Move("e7e5", 1))],
         b_white=[(Info("depth 3 score mate -2"), Move("d2d4", 1))],
     )
@@ -324,7 +325,15 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     seeds = {Seat.A_WHITE: 701, Seat.B_BLACK: 702, Seat.A_BLACK: 703, Seat.B_WHITE: 704}
     engines = [f"--engine={seat.slug}={mover} {seed}" for seat, seed in seeds.items()]
     done = bughouse(
-        "match", *engines, "--games", "2", "--tc", "10", "--out", "g.bpgn", "--debug",
+        "match",
+        *engines,
+        "--games",
+        "2",
+        "--tc",
+        "10",
+        "--out",
+        "g.bpgn",
+        "--debug",
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
@@ -345,7 +354,10 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     assert {seat: seed_in(1, seat) for seat in Seat} == seeds
     # Game 2 swaps colours on both boards; partners stay partners.
     assert {seat: seed_in(2, seat) for seat in Seat} == {
-        Seat.A_BLACK: 701, Seat.B_WHITE: 702, Seat.A_WHITE: 703, Seat.B_BLACK: 704
+        Seat.A_BLACK: 701,
+        Seat.B_WHITE: 702,
+        Seat.A_WHITE: 703,
+        Seat.B_BLACK: 704,
     }
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -54,19 +53,34 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "table": (["table/arbiter.py"], ["test_arbiter.py"]),
     "protocol": (
-        ["protocol/__init__.py", "protocol/grammar.py", "protocol/messages.py",
-         "protocol/session.py"],
+        [
+            "protocol/__init__.py",
+            "protocol/grammar.py",
+            "protocol/messages.py",
+            "protocol/session.py",
+        ],
         ["test_protocol.py"],
     ),
     "bpgn": (
-        ["bpgn/claims.py", "bpgn/file.py", "bpgn/notation.py", "bpgn/positions.py",
-         "bpgn/read.py", "bpgn/replay.py", "bpgn/write.py"],
+        [
+            "bpgn/claims.py",
+            "bpgn/file.py",
+            "bpgn/notation.py",
+            "bpgn/positions.py",
+            "bpgn/read.py",
+            "bpgn/replay.py",
+            "bpgn/write.py",
+        ],
         ["test_bpgn_read.py", "test_bpgn_write.py", "test_bpgn_roundtrip.py", "test_replay.py"],
     ),
     "adapters": (
         ["adapters/common.py", "adapters/uci.py", "adapters/xboard.py"],
-        ["test_adapter_common.py", "test_adapter_uci.py", "test_adapter_xboard.py",
-         "test_adapter_properties.py"],
+        [
+            "test_adapter_common.py",
+            "test_adapter_uci.py",
+            "test_adapter_xboard.py",
+            "test_adapter_properties.py",
+        ],
     ),
 }
 
@@ -86,14 +100,20 @@ class Mutant:
 
     @property
     def mutated_line(self) -> str:
-        added = [line[1:].strip() for line in self.diff.splitlines()
-                 if line.startswith("+") and not line.startswith("+++")]
+        added = [
+            line[1:].strip()
+            for line in self.diff.splitlines()
+            if line.startswith("+") and not line.startswith("+++")
+        ]
         return " / ".join(added) if added else "(line removed)"
 
     @property
     def original_line(self) -> str:
-        removed = [line[1:].strip() for line in self.diff.splitlines()
-                   if line.startswith("-") and not line.startswith("---")]
+        removed = [
+            line[1:].strip()
+            for line in self.diff.splitlines()
+            if line.startswith("-") and not line.startswith("---")
+        ]
         return " / ".join(removed)
 
     @property
@@ -112,13 +132,25 @@ class Equivalent:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("groups", nargs="*", choices=[*GROUPS, []], metavar="GROUP",
-                        help=f"groups to run (default: all): {', '.join(GROUPS)}")
-    parser.add_argument("--report", action="store_true",
-                        help="report the last run in /tmp/mut-<group> without running again")
+    parser.add_argument(
+        "groups",
+        nargs="*",
+        choices=[*GROUPS, []],
+        metavar="GROUP",
+        help=f"groups to run (default: all): {', '.join(GROUPS)}",
+    )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="report the last run in /tmp/mut-<group> without running again",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
-    parser.add_argument("--scratch", type=Path, default=Path("/tmp"),
-                        help="where the mut-<group> copies go (default /tmp)")
+    parser.add_argument(
+        "--scratch",
+        type=Path,
+        default=Path("/tmp"),
+        help="where the mut-<group> copies go (default /tmp)",
+    )
     args = parser.parse_args(argv)
     groups = args.groups or list(GROUPS)
     equivalents = read_equivalents(EQUIVALENT_FILE)
@@ -135,8 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     stale = [e for e in equivalents if not e.used]
     for entry in stale:
         if any(entry.where.startswith(GROUPS[g][0][0].split("/")[0]) for g in groups):
-            print(f"stale equivalence (line {entry.line_number}): {entry.where} | "
-                  f"{entry.mutated_line}")
+            print(
+                f"stale equivalence (line {entry.line_number}): {entry.where} | "
+                f"{entry.mutated_line}"
+            )
     print()
     print(f"{'module':<28} {'mutants':>7} {'killed':>7} {'equiv':>6} {'left':>5} {'kill rate':>9}")
     for module, counts, equivalent in totals:
@@ -152,29 +186,44 @@ def run_group(group: str, scratch: Path, jobs: int) -> None:
         ROOT,
         scratch,
         ignore=shutil.ignore_patterns(
-            ".git", "__pycache__", ".hypothesis", ".pytest_cache", "mutants", "*.egg-info",
-            ".venv", ".mypy_cache", ".ruff_cache",
+            ".git",
+            "__pycache__",
+            ".hypothesis",
+            ".pytest_cache",
+            "mutants",
+            "*.egg-info",
+            ".venv",
+            ".mypy_cache",
+            ".ruff_cache",
         ),
     )
-    config = "\n".join([
-        "",
-        "[tool.mutmut]",
-        'source_paths = ["bughouse_arbiter"]',
-        "only_mutate = " + json.dumps([f"bughouse_arbiter/{m}" for m in modules]),
-        "pytest_add_cli_args_test_selection = " + json.dumps([f"tests/{t}" for t in tests]),
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]',
-        "use_git_change_detection = false",
-        "",
-    ])
+    config = "\n".join(
+        [
+            "",
+            "[tool.mutmut]",
+            'source_paths = ["bughouse_arbiter"]',
+            "only_mutate = " + json.dumps([f"bughouse_arbiter/{m}" for m in modules]),
+            "pytest_add_cli_args_test_selection = " + json.dumps([f"tests/{t}" for t in tests]),
+            'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]',
+            "use_git_change_detection = false",
+            "",
+        ]
+    )
     with (scratch / "pyproject.toml").open("a", encoding="utf-8") as f:
         f.write(config)
-    print(f"{group}: mutating {', '.join(modules)} in {scratch} (log: {scratch}/mutmut.log)",
-          flush=True)
+    print(
+        f"{group}: mutating {', '.join(modules)} in {scratch} (log: {scratch}/mutmut.log)",
+        flush=True,
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     with (scratch / "mutmut.log").open("w", encoding="utf-8") as log:
         subprocess.run(
             ["nice", "-n", "15", str(VENV_BIN / "mutmut"), "run", "--max-children", str(jobs)],
-            cwd=scratch, stdout=log, stderr=subprocess.STDOUT, env=env, check=False,
+            cwd=scratch,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            check=False,
         )
 
 
@@ -196,13 +245,24 @@ def collect(scratch: Path) -> list[Mutant]:
     """Every mutant of the last run in ``scratch``, with a diff for those not killed."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
-        [sys.executable, "-c", _COLLECT], cwd=scratch, env=env, capture_output=True,
-        text=True, check=True,
+        [sys.executable, "-c", _COLLECT],
+        cwd=scratch,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     mutants = []
     for name, (module, code, diff) in json.loads(done.stdout).items():
-        mutants.append(Mutant(name=name, module=module, function=function_of(name),
-                              status=status_of(code), diff=diff))
+        mutants.append(
+            Mutant(
+                name=name,
+                module=module,
+                function=function_of(name),
+                status=status_of(code),
+                diff=diff,
+            )
+        )
     return sorted(mutants, key=lambda m: (m.module, natural(m.name)))
 
 
@@ -245,8 +305,9 @@ def read_equivalents(path: Path) -> list[Equivalent]:
     return entries
 
 
-def report(group: str, mutants: list[Mutant],
-           equivalents: list[Equivalent]) -> list[tuple[str, Counter[str], int]]:
+def report(
+    group: str, mutants: list[Mutant], equivalents: list[Equivalent]
+) -> list[tuple[str, Counter[str], int]]:
     by_key: dict[tuple[str, str], list[Equivalent]] = {}
     for entry in equivalents:
         by_key.setdefault((entry.where, entry.mutated_line), []).append(entry)
