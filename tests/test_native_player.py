@@ -304,9 +304,14 @@ async def test_answers_carry_the_time_their_line_was_read(nursery: trio.Nursery)
 async def test_a_channel_without_room_gets_every_action_in_order(nursery: trio.Nursery) -> None:
     # Nobody takes actions for a while: the reader keeps draining, the actions
     # wait in the player's outbox, in order, stamped when their line was read.
-    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM), buffer=0)
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream))
+    seated = await seat(nursery, player, buffer=0)
     await seated.player.your_turn(Seat.A_WHITE, 1, table())
-    await trio.sleep(0.5)
+    with trio.fail_after(GUARD):  # the answer was read (its actions wait in the outbox)
+        while "WA > bestmove" not in stream.getvalue():
+            await trio.sleep(0.01)
+    await trio.sleep(0.01)
     taken = trio.current_time()
     info_action, move = await seated.next(), await seated.next()
     assert isinstance(info_action, InfoAction)
