@@ -554,6 +554,57 @@ def test_copy_and_root_keep_rules_and_tracked_state() -> None:
     assert mirrored.rules is rules
 
 
+def test_copies_keep_the_passed_piece_king_moves_and_as_much_history_as_asked() -> None:
+    rules = HouseRules(dropped_rook_castles=True, drop_check="no-check")
+    start = "r3k3/8/8/8/8/4p3/8/R3K3[R] w Qq - 0 1"
+    b = BughouseBoard(start, rules=rules)
+    fresh = b.copy()
+    assert "R@e4" not in legal(fresh)  # a copy judges drops by the rule too
+    assert b.kings_moved == 0
+    play(b, "e1e2", "a8b8", "e2e3")  # the king walks, then takes a pawn
+    assert (b.kings_moved, b.last_passed) == (1, chess.Piece(chess.PAWN, chess.BLACK))
+    copied = b.copy()
+    assert (copied.kings_moved, copied.last_passed) == (1, b.last_passed)
+    for _ in range(3):  # the whole history comes along
+        copied.pop()
+    assert (copied.fen(), copied.kings_moved) == (start, 0)
+    # A copy with one move of history roots at the position before that move.
+    before = b.copy()
+    before.pop()
+    root = b.copy(stack=1).root()
+    assert (root.fen(), root.kings_moved) == (before.fen(), 1)
+    bare = b.copy(stack=False)
+    with pytest.raises(IndexError):
+        bare.pop()
+    play(bare, "b8b1")  # history starts again from the copy
+    assert bare.pop() == chess.Move.from_uci("b8b1")
+
+
+@pytest.mark.parametrize(
+    ("fen", "moved", "mirrored"),
+    [
+        ("r3k3/8/8/8/8/8/8/4K3[] w q - 0 1", 1, 2),
+        ("4k3/8/8/8/8/8/8/R3K3[] w Q - 0 1", 2, 1),
+        ("r3k3/8/8/8/8/8/8/R3K3[] w Qq - 0 1", 0, 0),
+        ("4k3/8/8/8/8/8/8/4K3[] w - - 0 1", 3, 3),
+    ],
+)
+def test_a_mirror_swaps_which_kings_moved(fen: str, moved: int, mirrored: int) -> None:
+    b = BughouseBoard(fen)
+    assert (b.kings_moved, b.mirror().kings_moved) == (moved, mirrored)
+
+
+def test_a_mirror_counts_repetitions_from_its_own_position() -> None:
+    b = board("4k1n1/8/8/8/8/8/8/4K1N1[] w - - 0 1", repetition="threefold")
+    play(b, "g1f3", "g8f6", "f3g1", "f6g8")
+    mirrored = b.mirror()  # the same men, Black to move
+    cycle = ("g8f6", "g1f3", "f6g8", "f3g1")
+    play(mirrored, *cycle)
+    assert mirrored.is_repetition(2) and not mirrored.is_repetition(3)
+    play(mirrored, *cycle)
+    assert mirrored.is_repetition(3)
+
+
 def test_pop_restores_the_tracked_state() -> None:
     b = board("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", dropped_pawn_double_step=False)
     play(b, "P@d2")

@@ -6,7 +6,7 @@ import chess
 import pytest
 
 from bughouse_arbiter.core.board import STARTING_FEN, BoardStatus
-from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.game import BoardResult, BughouseGame
 from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import MoveError, NotYourTurnError
@@ -457,6 +457,67 @@ def test_board_end_continue_leave_and_illegal_end_one_board() -> None:
     outcome = g.illegal(Seat.B_BLACK, "e2e4")
     assert outcome is not None and outcome.winner is Team.TWO
     assert outcome.reason.startswith("boards summed 0-2")
+
+
+def test_board_end_continue_records_who_ended_each_board_and_how() -> None:
+    g = game(board_end="continue", max_plies=2)
+    assert g.illegal(Seat.A_WHITE, "Ke9") is None
+    assert g.board_results[A] == BoardResult(
+        board=A,
+        winner=Team.TWO,
+        termination=Termination.ILLEGAL_MOVE,
+        reason="A-White played an illegal move 'Ke9'",
+        seat=Seat.A_WHITE,
+    )
+    g.push(Seat.B_WHITE, "e4")
+    g.push(Seat.B_BLACK, "e5")  # the second ply: board B is drawn
+    assert g.board_results[B].winner is None
+    outcome = g.outcome
+    assert outcome is not None and outcome.winner is Team.TWO
+    assert outcome.reason.startswith(
+        "boards summed 0.5-1.5 (board A: A-White played an illegal move 'Ke9'; board B: draw: "
+    )
+
+
+@pytest.mark.parametrize(
+    ("end", "termination", "reason"),
+    [
+        (lambda g, s: g.resign(s), Termination.RESIGNATION, "B-Black resigned"),
+        (lambda g, s: g.flag([s]), Termination.FLAG, "B-Black lost on time"),
+        (lambda g, s: g.leave(s), Termination.LEFT, "B-Black left"),
+        (
+            lambda g, s: g.illegal(s, "P@a1", ""),
+            Termination.ILLEGAL_MOVE,
+            "B-Black played an illegal move 'P@a1'",
+        ),
+    ],
+)
+def test_board_end_continue_an_end_from_outside_names_its_seat(
+    end: object, termination: Termination, reason: str
+) -> None:
+    g = game(board_end="continue")
+    assert end(g, Seat.B_BLACK) is None  # type: ignore[operator]
+    assert g.board_results[B] == BoardResult(
+        board=B, winner=Team.TWO, termination=termination, reason=reason, seat=Seat.B_BLACK
+    )
+    assert g.is_live(A) and not g.is_over
+
+
+def test_abort_without_a_reason_and_flag_without_seats() -> None:
+    outcome = game().abort()
+    assert outcome is not None
+    assert (outcome.termination, outcome.reason) == (Termination.ABORTED, "aborted")
+    with pytest.raises(ValueError) as caught:
+        game().flag([])
+    assert str(caught.value) == "flag() needs at least one seat"
+
+
+def test_parse_move_reads_on_the_seats_board() -> None:
+    g = game(fen_b="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[N] w KQkq - 0 1")
+    assert g.parse_move(Seat.B_WHITE, "N@e4") == chess.Move.from_uci("N@e4")
+    assert g.parse_move(Seat.A_WHITE, "Nf3") == chess.Move.from_uci("g1f3")
+    with pytest.raises(MoveError):
+        g.parse_move(Seat.A_WHITE, "N@e4")  # nothing in A-White's pocket
 
 
 # -- arrivals from outside the record ----------------------------------------------

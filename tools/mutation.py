@@ -229,13 +229,15 @@ def run_group(group: str, scratch: Path, jobs: int) -> None:
 
 _COLLECT = r"""
 import json, pathlib, sys
+KILLED = {KILLED}
 from mutmut.mutation.diff_apply import get_diff_for_mutant
 out = {}
 for meta in pathlib.Path("mutants").rglob("*.py.meta"):
     source = meta.with_suffix("")
     codes = json.loads(meta.read_text())["exit_code_by_key"]
     for name, code in codes.items():
-        diff = get_diff_for_mutant(name, path=source) if code not in (1, 3) else ""
+        wanted = code is not None and code not in KILLED
+        diff = get_diff_for_mutant(name, path=source.relative_to("mutants")) if wanted else ""
         out[name] = [str(source.relative_to("mutants/bughouse_arbiter")), code, diff]
 json.dump(out, sys.stdout)
 """
@@ -245,7 +247,7 @@ def collect(scratch: Path) -> list[Mutant]:
     """Every mutant of the last run in ``scratch``, with a diff for those not killed."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
-        [sys.executable, "-c", _COLLECT],
+        [sys.executable, "-c", _COLLECT.replace("{KILLED}", repr(KILLED_CODES))],
         cwd=scratch,
         env=env,
         capture_output=True,
@@ -318,7 +320,7 @@ def report(
         counts = Counter(m.status for m in mine)
         equivalent = 0
         for m in mine:
-            if m.status == "killed":
+            if m.status in ("killed", "not checked"):
                 continue
             marks = by_key.get(m.key)
             if marks:
