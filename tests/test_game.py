@@ -237,6 +237,7 @@ def test_simultaneous_flags_of_both_teams_draw() -> None:
     assert outcome.termination is Termination.FLAG
     assert outcome.winner is None and outcome.result is Result.DRAW
     assert outcome.reason == "draw: A-White and B-White ran out of time at the same instant"
+    assert outcome.board is A and outcome.seat is Seat.A_WHITE  # the first in seat order
 
 
 def test_flag_needs_a_seat() -> None:

@@ -16,7 +16,7 @@ Slow (minutes per group on a busy machine) and not part of CI::
 
 Equivalent mutants are listed one per line in ``tools/mutation-equivalent.txt``::
 
-    <module>:<function> | <the mutated line, stripped> | <why no test can tell>
+    <module>:<function> || <the mutated line, stripped> || <why no test can tell>
 
 The key does not use mutmut's mutant numbers, which shift whenever a function
 is edited; a line that no longer matches any survivor is reported as stale.
@@ -300,9 +300,9 @@ def read_equivalents(path: Path) -> list[Equivalent]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        parts = [p.strip() for p in line.split(" | ")]
+        parts = [p.strip() for p in line.split(" || ")]
         if len(parts) != 3 or not parts[2]:
-            raise SystemExit(f"{path}:{number}: expected '<module>:<function> | <line> | <why>'")
+            raise SystemExit(f"{path}:{number}: expected '<module>:<function> || <line> || <why>'")
         entries.append(Equivalent(parts[0], parts[1], parts[2], number))
     return entries
 
@@ -334,14 +334,15 @@ def report(
 
 
 def summary_line(module: str, counts: Counter[str], equivalent: int) -> str:
-    total = sum(counts.values())
+    unchecked = counts["not checked"]
+    checked = sum(counts.values()) - unchecked
     killed = counts["killed"]
-    left = total - killed - equivalent
-    judged = total - equivalent
+    left = checked - killed - equivalent
+    judged = checked - equivalent
     rate = f"{100 * killed / judged:.1f}%" if judged else "-"
-    line = f"{module:<28} {total:>7} {killed:>7} {equivalent:>6} {left:>5} {rate:>9}"
-    if counts["not checked"]:
-        line += f"  ({counts['not checked']} not checked: the run was cut short)"
+    line = f"{module:<28} {checked:>7} {killed:>7} {equivalent:>6} {left:>5} {rate:>9}"
+    if unchecked:
+        line += f"  (+{unchecked} not checked yet: the run was cut short)"
     return line
 
 
