@@ -108,6 +108,7 @@ class FakePlayer(Player):
         stuck_on_moves: ``moved`` never returns (a player that stopped reading).
         slow_moves: ``moved`` takes this many seconds (keeps the arbiter busy).
         broken_on_turn: ``your_turn`` raises ``EngineFailed`` (a closed pipe).
+        broken_on: Other notifications (method names) that raise ``EngineFailed``.
     """
 
     def __init__(
@@ -121,6 +122,7 @@ class FakePlayer(Player):
         stuck_on_moves: bool = False,
         slow_moves: float = 0.0,
         broken_on_turn: bool = False,
+        broken_on: Sequence[str] = (),
     ) -> None:
         self.seats = (seats,) if isinstance(seats, Seat) else tuple(seats)
         self.name = name
@@ -130,6 +132,7 @@ class FakePlayer(Player):
         self.stuck_on_moves = stuck_on_moves
         self.slow_moves = slow_moves
         self.broken_on_turn = broken_on_turn
+        self.broken_on = frozenset(broken_on)
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
         self.heard: list[PlayedMove] = []
@@ -137,6 +140,7 @@ class FakePlayer(Player):
         self.told: list[tuple[Seat, str]] = []
         self.offers: list[Seat] = []
         self.refused: list[tuple[Seat, int, str]] = []
+        self.refusals: list[str] = []
         self.boards_ended: list[BoardResult] = []
         self.info: MatchInfo | None = None
         self.outcome: Outcome | None = None
@@ -227,11 +231,18 @@ class FakePlayer(Player):
     async def partner_says(self, seat: Seat, text: str) -> None:
         self.told.append((seat, text))
 
+    def _maybe_broken(self, method: str) -> None:
+        if method in self.broken_on:
+            raise EngineFailed("pipe closed")
+
     async def draw_offered(self, by: Seat) -> None:
+        self._maybe_broken("draw_offered")
         self.offers.append(by)
 
     async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
+        self._maybe_broken("move_refused")
         self.refused.append((seat, token, move))
+        self.refusals.append(reason)
 
     async def board_ended(self, result: BoardResult) -> None:
         self.boards_ended.append(result)

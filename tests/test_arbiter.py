@@ -24,6 +24,7 @@ from bughouse_arbiter.players.base import Player
 from bughouse_arbiter.table.arbiter import (
     NOTIFY_TIMEOUT,
     ActionIgnored,
+    DrawOffered,
     MatchEnded,
     MatchEvent,
     MatchRecord,
@@ -250,6 +251,7 @@ async def test_a_stale_token_is_ignored(autojump_clock: object) -> None:
     assert len(ignored) == 1
     assert ignored[0].seat is Seat.A_WHITE
     assert ignored[0].now == 3.0
+    assert ignored[0].reason == "turn 1 is not open"
     assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5", "d2d4"]
     assert record.game.moves[2].at == 4.0
 
@@ -265,6 +267,7 @@ async def test_a_stale_wait_is_ignored_while_a_newer_turn_is_open(
     [ignored] = of_type(events, ActionIgnored)
     assert (ignored.seat, ignored.now, ignored.action.token) == (Seat.A_WHITE, 3.0, 1)
     waits = of_type(events, PlayerWaits)
+    assert ignored.reason == "an answer to a turn that is not open"
     assert [(w.seat, w.reason, w.now) for w in waits] == [(Seat.A_WHITE, "new", 4.0)]
     assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5", "d2d4"]
 
@@ -275,7 +278,7 @@ async def test_illegal_move_loses_by_default(autojump_clock: object) -> None:
     assert outcome.termination is Termination.ILLEGAL_MOVE
     assert outcome.seat is Seat.A_WHITE
     assert outcome.winner is Team.TWO
-    assert "e2e5" in outcome.reason
+    assert outcome.reason.startswith("A-White played an illegal move 'e2e5': e2e5: illegal move")
     assert record.ended == 1.0
 
 
@@ -289,6 +292,8 @@ async def test_illegal_move_is_refused_under_reject(autojump_clock: object) -> N
     tokens = [token for _, token, _ in players[0].turns]
     assert len(tokens) == 2 and tokens[0] != tokens[1]
     assert players[0].refused == [(Seat.A_WHITE, tokens[0], "e2e5")]
+    assert [r.reason for r in refused] == players[0].refusals
+    assert refused[0].reason.startswith("e2e5: illegal move in ")
     assert record.used[0] == 2.0
     assert record.game.moves[0].clock == 8.0
 
@@ -381,10 +386,32 @@ async def test_resign_under_board_end_continue_ends_one_board(autojump_clock: ob
 
 async def test_draw_needs_all_four_engines(autojump_clock: object) -> None:
     players = silent_table(a_white=[Offer(1)], a_black=[], b_white=[Offer(2)], b_black=[])
-    record, _ = await play(players)
+    record, events = await play(players)
     assert record.outcome.termination is Termination.FLAG  # only two agreed
     assert players[1].offers == [Seat.A_WHITE, Seat.B_WHITE]
     assert players[0].offers == [Seat.B_WHITE]
+    offers = of_type(events, DrawOffered)
+    assert [(o.seat, o.now) for o in offers] == [(Seat.A_WHITE, 1.0), (Seat.B_WHITE, 2.0)]
+
+
+async def test_a_player_that_cannot_hear_a_draw_offer_has_left(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Offer(1)])
+    players[2] = FakePlayer(Seat.B_WHITE, broken_on=["draw_offered"])
+    record, _ = await play(players)
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.B_WHITE)
+    assert record.outcome.reason == "B-White left: connection lost: pipe closed"
+
+
+async def test_a_player_that_cannot_hear_its_move_refused_has_left(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, illegal_move="reject")
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    script = {Seat.A_BLACK: [Move("e7e4", 1)]}
+    players[1] = FakePlayer(Seat.A_BLACK, script, broken_on=["move_refused"])
+    record, _ = await play(players, rules)
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.A_BLACK)
+    assert record.ended == 2.0
 
 
 async def test_draw_by_agreement_of_all_four(autojump_clock: object) -> None:
