@@ -50,7 +50,7 @@ def test_press_stops_the_clock_adds_increment_and_reports_time_used() -> None:
     clocks = clocks.start(AB, 104.25)
     assert clocks.remaining(AB, 105.25) == 9.0
     assert clocks.remaining(AW, 200.0) == 8.0
-    with pytest.raises(ValueError, match="^A-White's clock is not running$"):
+    with pytest.raises(ValueError, match=r"^A-White's clock is not running$"):
         clocks.press(AW, 106.0)
 
 
