@@ -18,6 +18,7 @@ from fakes import (
     silent_table,
 )
 
+from bughouse_arbiter.core.board import STARTING_FEN
 from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Player
@@ -123,9 +124,12 @@ async def test_players_hear_a_move_with_the_clocks_right_after_it_increment_incl
     players = silent_table(a_white=[Move("e2e4", 4)])
     await play(players, rules)
     expected = {Seat.A_WHITE: 9.0, Seat.A_BLACK: 10.0, Seat.B_WHITE: 6.0, Seat.B_BLACK: 10.0}
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1"
     for player in players:
         [state] = player.heard_states
         assert (state.version, dict(state.clocks)) == (1, expected)
+        assert dict(state.fens) == {BoardId.A: after_e4, BoardId.B: STARTING_FEN}
+        assert after_e4 in repr(state.fens)
 
 
 async def test_turn_time_limit_flags_before_the_clock_runs_out(autojump_clock: object) -> None:

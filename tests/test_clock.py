@@ -22,8 +22,9 @@ def test_new_clocks_are_stopped_and_full() -> None:
     assert clocks.snapshot(5.0) == {seat: 180.0 for seat in Seat}
     assert clocks.next_deadline() is None
     assert clocks.flagged(1e9) == ()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a clock needs a positive base time$"):
         Clocks.new(0)
+    assert clocks.increment == 0.0 and clocks.turn_time_limit is None
 
 
 def test_for_rules_takes_time_increment_and_turn_limit() -> None:
@@ -126,6 +127,13 @@ def test_turn_time_limit_comes_before_the_clock() -> None:
     # With less time left than the limit, the clock's own deadline wins.
     short = Clocks.new(3.0, turn_time_limit=5.0).start(AW, 0.0)
     assert short.next_deadline() == Flag(deadline=3.0, seats=(AW,), turn_limit=False)
+
+
+def test_a_turn_limit_that_ends_with_the_clock_is_a_plain_flag() -> None:
+    # Both deadlines at the same instant: the clock ran out, whatever the limit says.
+    clocks = Clocks.new(5.0, turn_time_limit=5.0).start(AW, 0.0)
+    assert clocks.deadline(AW) == (5.0, False)
+    assert clocks.next_deadline() == Flag(deadline=5.0, seats=(AW,), turn_limit=False)
 
 
 def test_turn_time_limit_restarts_every_turn() -> None:

@@ -184,6 +184,10 @@ def test_from_pairs_reads_a_profile_and_overrides() -> None:
     rules = from_pairs([("profile", "arena"), ("time", "60")])
     assert rules.profile == "arena"
     assert rules.time == 60.0 and not rules.dropped_pawn_double_step
+    # Without a profile pair the options apply to the default rules.
+    plain = from_pairs([("time", "60")])
+    assert plain.time == 60.0
+    assert attrs.evolve(plain, time=HouseRules().time, profile="default") == HouseRules()
 
 
 @given(house_rules())
