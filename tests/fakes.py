@@ -19,7 +19,7 @@ import trio
 
 from bughouse_arbiter.core.board import BughouseBoard
 from bughouse_arbiter.core.game import BoardResult, PlayedMove
-from bughouse_arbiter.core.model import Outcome, Seat
+from bughouse_arbiter.core.model import BoardId, Outcome, Seat
 from bughouse_arbiter.errors import EngineFailed
 from bughouse_arbiter.players.base import (
     Action,
@@ -137,6 +137,7 @@ class FakePlayer(Player):
         self.states: list[TableState] = []
         self.heard: list[PlayedMove] = []
         self.heard_states: list[TableState] = []
+        self.heard_fens: list[dict[BoardId, str]] = []
         self.told: list[tuple[Seat, str]] = []
         self.offers: list[Seat] = []
         self.refused: list[tuple[Seat, int, str]] = []
@@ -227,6 +228,7 @@ class FakePlayer(Player):
             await trio.sleep(self.slow_moves)
         self.heard.append(played)
         self.heard_states.append(state)
+        self.heard_fens.append(dict(state.fens))  # read now, as a player would
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         self.told.append((seat, text))

@@ -195,6 +195,7 @@ async def test_a_move_that_arrived_in_time_counts_though_the_arbiter_was_busy(
     played = [e.played for e in of_type(events, MovePlayed)]
     assert [(p.uci, p.at) for p in played] == [("d2d4", 9.5), ("e2e4", 9.75)]
     assert record.used == [9.5, 9.75]
+    assert record.overheads == [1.0, 1.0]  # telling A-Black took a second each time
     assert played[1].clock == 0.25
     assert record.outcome.termination is Termination.FLAG
     assert record.outcome.seat is not Seat.A_WHITE
@@ -460,6 +461,15 @@ async def test_every_player_hears_every_move_and_turns_carry_state(autojump_cloc
     state = players[0].states[1]
     assert (seat, at, state.version, state.clocks[Seat.A_WHITE]) == (Seat.A_WHITE, 2.0, 2, 9.0)
     assert record.outcome.seat is Seat.B_WHITE  # B-White flags at 10
+
+
+async def test_a_capture_changes_the_fen_told_for_the_other_board_too(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1), Move("e4d5", 1)], a_black=[Move("d7d5", 1)])
+    await play(players)
+    fens_b = [fens[BoardId.B] for fens in players[3].heard_fens]
+    assert fens_b == [STARTING_FEN, STARTING_FEN, STARTING_FEN.replace("[]", "[p]")]
 
 
 async def test_one_player_may_hold_two_seats(autojump_clock: object) -> None:

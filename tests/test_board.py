@@ -45,6 +45,16 @@ def test_lichess_ninth_rank_pocket_is_read_and_written_in_brackets() -> None:
     assert b.fen() == "4k3/8/8/8/8/8/8/4K3[Qn] w - - 0 1"
 
 
+def test_a_chess_fen_without_a_pocket_has_empty_pockets() -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+    assert b.fen() == "4k3/8/8/8/8/8/8/4K3[] w - - 0 1"
+
+
+def test_a_king_in_a_ninth_rank_pocket_is_refused() -> None:
+    with pytest.raises(PositionError, match="a pocket cannot hold a king"):
+        BughouseBoard("4k3/8/8/8/8/8/8/4K3/Kq w - - 0 1")
+
+
 def test_board_part_alone_means_white_to_move_without_rights() -> None:
     assert BughouseBoard("4k3/8/8/8/8/8/8/4K3[P]").fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
 
@@ -58,7 +68,8 @@ def test_a_king_in_a_pocket_is_refused(pocket: str) -> None:
 @pytest.mark.parametrize(
     ("fen", "message"),
     [
-        ("", "empty FEN"),
+        ("", "^empty FEN$"),
+        ("  ", "^empty FEN$"),
         ("4k3/8/8/8/8/8/8/4K3[X] w - - 0 1", "a pocket cannot hold 'X'"),
         ("4k3/8/8/8/8/8/8/4K3[Q w - - 0 1", r"pocket must be written \[..\]"),
         ("4k3/8/8/8/8/8/4K3[] w - - 0 1", "needs 8 ranks"),
