@@ -472,6 +472,17 @@ async def test_a_capture_changes_the_fen_told_for_the_other_board_too(
     assert fens_b == [STARTING_FEN, STARTING_FEN, STARTING_FEN.replace("[]", "[p]")]
 
 
+async def test_times_in_the_record_count_from_the_start_of_the_clocks(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[(Tell("hi", 0.5), Move("e2e4", 1))])
+    players[3].start_delay = 2.0  # the clocks start at 2
+    record, _ = await play(players)
+    assert record.started == 2.0
+    assert [(m.uci, m.at) for m in record.game.moves] == [("e2e4", 1.5)]
+    assert [(m.text, m.at) for m in record.game.messages] == [("hi", 0.5)]
+
+
 async def test_one_player_may_hold_two_seats(autojump_clock: object) -> None:
     team = FakePlayer((Seat.A_WHITE, Seat.B_BLACK), {Seat.A_WHITE: [Move("e2e4", 1)]}, name="team")
     others = [FakePlayer(Seat.A_BLACK), FakePlayer(Seat.B_WHITE)]
