@@ -497,11 +497,13 @@ async def test_no_readyok_fails_new_game(nursery: trio.Nursery) -> None:
 
 # -- faults at a real table -------------------------------------------------------------
 
+# Each fault strikes on A-White's first turn: on a loaded machine a later one
+# could come after another seat's 2 s clock ran out.
 FAULTS = [
-    ("crash", (), Termination.LEFT, "the engine exited with status 3"),
-    ("close-pipe", (), Termination.LEFT, "the engine closed its output"),
+    ("crash", ("--after", "0"), Termination.LEFT, "the engine exited with status 3"),
+    ("close-pipe", ("--after", "0"), Termination.LEFT, "the engine closed its output"),
     ("hang", ("--after", "0"), Termination.FLAG, "A-White lost on time"),
-    ("illegal", (), Termination.ILLEGAL_MOVE, "A-White played an illegal move"),
+    ("illegal", ("--after", "0"), Termination.ILLEGAL_MOVE, "A-White played an illegal move"),
     ("slow-start", ("--delay", "5"), Termination.LEFT, "failed to start: no 'bugok' within 1 s"),
 ]
 
