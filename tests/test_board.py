@@ -494,19 +494,20 @@ def test_internal_push_pop_does_not_count_as_a_repetition() -> None:
         ("  e2e4 ", "e2e4"),
         ("E2E4", "e2e4"),
         ("e2-e4", "e2e4"),
+        ("g1F3", "g1f3"),  # a lower-case first letter: UCI in any case
     ],
 )
 def test_parse_move_reads_uci_and_san(text: str, uci: str) -> None:
     assert BughouseBoard(STARTING_FEN).parse_move(text).uci() == uci
 
 
-@pytest.mark.parametrize("text", ["N@e4", "n@e4", "N@E4", "N@e4+"])
+@pytest.mark.parametrize("text", ["N@e4", "n@e4", "N@E4", "N@e4+", "n@e4+", "n@e4#!?"])
 def test_parse_move_reads_drops_in_any_case(text: str) -> None:
     b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[NP] w - - 0 1")
     assert b.parse_move(text) == chess.Move(chess.E4, chess.E4, drop=chess.KNIGHT)
 
 
-@pytest.mark.parametrize("text", ["@e4", "P@e4", "p@e4"])
+@pytest.mark.parametrize("text", ["@e4", "@E4", "P@e4", "p@e4"])
 def test_parse_move_reads_pawn_drops(text: str) -> None:
     b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[NP] w - - 0 1")
     assert b.parse_move(text).uci() == "P@e4"
@@ -523,8 +524,8 @@ def test_parse_move_reads_castling_and_promotion() -> None:
 @pytest.mark.parametrize(
     ("fen", "text", "message"),
     [
-        (STARTING_FEN, "", "empty move"),
-        (STARTING_FEN, "   ", "empty move"),
+        (STARTING_FEN, "", "^empty move$"),
+        (STARTING_FEN, "   ", "^empty move$"),
         (STARTING_FEN, "e2e5", "illegal move"),
         (STARTING_FEN, "Nf6", "illegal move"),
         (STARTING_FEN, "hello", "not a move"),

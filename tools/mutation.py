@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     for entry in stale:
         if any(entry.where.startswith(GROUPS[g][0][0].split("/")[0]) for g in groups):
             print(
-                f"stale equivalence (line {entry.line_number}): {entry.where} | "
+                f"stale equivalence (line {entry.line_number}): {entry.where} || "
                 f"{entry.mutated_line}"
             )
     print()
