@@ -144,6 +144,9 @@ class FakePlayer(Player):
         self.refusals: list[str] = []
         self.boards_ended: list[BoardResult] = []
         self.info: MatchInfo | None = None
+        self.first_state: TableState | None = None
+        #: The name the player tells once started (as an engine does in its handshake).
+        self.told_name: str | None = None
         self.outcome: Outcome | None = None
         self.closed = 0
         self.last_token: dict[Seat, int] = {}
@@ -156,9 +159,12 @@ class FakePlayer(Player):
             raise EngineFailed(self.start_error)
         self._nursery = nursery
         self._actions = actions
+        if self.told_name is not None:
+            self.name = self.told_name
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.info = info
+        self.first_state = state
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         if self.broken_on_turn:
@@ -231,6 +237,7 @@ class FakePlayer(Player):
         self.heard_fens.append(dict(state.fens))  # read now, as a player would
 
     async def partner_says(self, seat: Seat, text: str) -> None:
+        self._maybe_broken("partner_says")
         self.told.append((seat, text))
 
     def _maybe_broken(self, method: str) -> None:

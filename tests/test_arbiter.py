@@ -33,6 +33,7 @@ from bughouse_arbiter.table.arbiter import (
     MovePlayed,
     MoveRefused,
     PartnerTold,
+    PlayerInfo,
     PlayerWaits,
     run_match,
 )
@@ -445,7 +446,36 @@ async def test_partner_messages_go_to_the_partner_only(autojump_clock: object) -
     assert players[3].told == [(Seat.B_BLACK, "++n")]
     assert all(p.told == [] for p in players[:3])
     assert [(m.seat, m.text, m.at) for m in record.game.messages] == [(Seat.A_WHITE, "++n", 1.0)]
-    assert len(of_type(events, PartnerTold)) == 1
+    [told] = of_type(events, PartnerTold)
+    assert (told.message, told.now) == (record.game.messages[0], 1.0)
+    [info] = of_type(events, PlayerInfo)
+    assert (info.seat, info.text, info.now) == (Seat.A_WHITE, "depth 3", 2.0)
+
+
+async def test_a_partner_that_cannot_hear_a_message_has_left(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Tell("++n", 1)])
+    players[3] = FakePlayer(Seat.B_BLACK, broken_on=["partner_says"])
+    record, _ = await play(players)
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.B_BLACK)
+    assert record.ended == 1.0
+
+
+async def test_every_player_starts_with_the_match_info_and_the_first_state(
+    autojump_clock: object,
+) -> None:
+    fen_a = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[N] w KQkq - 0 1"
+    players = silent_table()
+    players[2].told_name = "Engine 2.0"  # told during its handshake
+    record, _ = await play(players, fen_a=fen_a, game_id="g42")
+    names = {seat: seat.slug.replace("-", "_") for seat in Seat} | {Seat.B_WHITE: "Engine 2.0"}
+    assert record.names == names
+    for player in players:
+        info, state = player.info, player.first_state
+        assert info is not None and state is not None
+        assert (info.game_id, info.names, info.rules) == ("g42", names, TEN)
+        assert info.start_fens == {BoardId.A: fen_a, BoardId.B: STARTING_FEN}
+        assert (state.version, dict(state.fens)) == (0, info.start_fens)
+        assert dict(state.clocks) == dict.fromkeys(Seat, 10.0)
 
 
 # -- the table -------------------------------------------------------------------
