@@ -13,6 +13,7 @@ Slow (minutes per group on a busy machine) and not part of CI::
     python tools/mutation.py                 # every group, rules core first
     python tools/mutation.py rules table     # some groups
     python tools/mutation.py --report rules  # report the last run again, no rerun
+    python tools/mutation.py --recheck rules # new tests: rerun only the last survivors
 
 Equivalent mutants are listed one per line in ``tools/mutation-equivalent.txt``::
 
@@ -144,6 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="report the last run in /tmp/mut-<group> without running again",
     )
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="copy the current tests into /tmp/mut-<group> and rerun only its survivors "
+        "(the code under test must not have changed since the run)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     parser.add_argument(
         "--scratch",
@@ -157,11 +164,13 @@ def main(argv: list[str] | None = None) -> int:
     totals: list[tuple[str, Counter[str], int]] = []
     for group in groups:
         scratch = args.scratch / f"mut-{group}"
-        if not args.report:
-            run_group(group, scratch, args.jobs)
-        elif not (scratch / "mutants").is_dir():
+        if (args.report or args.recheck) and not (scratch / "mutants").is_dir():
             print(f"{group}: no run to report in {scratch}", file=sys.stderr)
             return 2
+        if args.recheck:
+            recheck_group(group, scratch, args.jobs, equivalents)
+        elif not args.report:
+            run_group(group, scratch, args.jobs)
         mutants = collect(scratch)
         totals.extend(report(group, mutants, equivalents))
     stale = [e for e in equivalents if not e.used]
@@ -178,25 +187,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+_IGNORED = shutil.ignore_patterns(
+    ".git",
+    "__pycache__",
+    ".hypothesis",
+    ".pytest_cache",
+    "mutants",
+    "*.egg-info",
+    ".venv",
+    ".mypy_cache",
+    ".ruff_cache",
+)
+
+
 def run_group(group: str, scratch: Path, jobs: int) -> None:
     modules, tests = GROUPS[group]
     if scratch.exists():
         shutil.rmtree(scratch)
-    shutil.copytree(
-        ROOT,
-        scratch,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            "__pycache__",
-            ".hypothesis",
-            ".pytest_cache",
-            "mutants",
-            "*.egg-info",
-            ".venv",
-            ".mypy_cache",
-            ".ruff_cache",
-        ),
-    )
+    shutil.copytree(ROOT, scratch, ignore=_IGNORED)
     config = "\n".join(
         [
             "",
@@ -215,10 +223,27 @@ def run_group(group: str, scratch: Path, jobs: int) -> None:
         f"{group}: mutating {', '.join(modules)} in {scratch} (log: {scratch}/mutmut.log)",
         flush=True,
     )
+    _mutmut(scratch, ["run", "--max-children", str(jobs)])
+
+
+def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equivalent]) -> None:
+    marked = {(e.where, e.mutated_line) for e in equivalents}
+    left = [
+        m.name
+        for m in collect(scratch)
+        if m.status not in ("killed", "not checked") and m.key not in marked
+    ]
+    shutil.rmtree(scratch / "tests")
+    shutil.copytree(ROOT / "tests", scratch / "tests", ignore=_IGNORED)
+    print(f"{group}: rechecking {len(left)} survivors with the current tests", flush=True)
+    _mutmut(scratch, ["run", "--max-children", str(jobs), *left], append=True)
+
+
+def _mutmut(scratch: Path, args: list[str], *, append: bool = False) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    with (scratch / "mutmut.log").open("w", encoding="utf-8") as log:
+    with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
         subprocess.run(
-            ["nice", "-n", "15", str(VENV_BIN / "mutmut"), "run", "--max-children", str(jobs)],
+            ["nice", "-n", "15", str(VENV_BIN / "mutmut"), *args],
             cwd=scratch,
             stdout=log,
             stderr=subprocess.STDOUT,
