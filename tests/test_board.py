@@ -309,6 +309,17 @@ def test_dropped_pawn_double_step_off_forbids_only_dropped_pawns() -> None:
     play(b, "d2d3", "d8e8", "d3d4")  # the single steps are fine
 
 
+def test_dropped_pawn_double_step_off_remembers_every_dropped_pawn() -> None:
+    fen = "4k3/8/8/8/8/8/8/4K3[PP] w - - 0 1"
+    b = board(fen, dropped_pawn_double_step=False)
+    play(b, "P@d2", "e8d8", "P@e2", "d8e8")
+    assert b.dropped_pawns == chess.BB_D2 | chess.BB_E2
+    plain = BughouseBoard(fen)
+    play(plain, "P@d2", "e8d8", "P@e2", "d8e8")
+    # Exactly the two double steps go; every other move stays.
+    assert set(legal(b)) == set(legal(plain)) - {"d2d4", "e2e4"}
+
+
 def test_dropped_pawn_double_step_off_for_black() -> None:
     b = board("k7/8/8/8/8/8/8/4K3[p] b - - 0 1", dropped_pawn_double_step=False)
     play(b, "P@e7", "e1d1")
@@ -354,6 +365,13 @@ def test_dropped_rook_castles_on_when_the_king_never_moved() -> None:
     assert b.fen() == "3k4/8/8/8/8/8/8/R3K2R[] w KQ - 2 2"
     play(b, "e1g1")
     assert b.fen() == "3k4/8/8/8/8/8/8/R4RK1[] b - - 3 2"
+
+
+def test_dropped_rook_castles_only_from_a_corner() -> None:
+    b = board("4k3/8/8/8/8/8/8/4K2R[R] w K - 0 1", dropped_rook_castles=True)
+    play(b, "R@b1", "e8d8")
+    assert [m.uci() for m in b.legal_moves if b.is_castling(m)] == ["e1g1"]
+    assert b.fen() == "3k4/8/8/8/8/8/8/1R2K2R[] w K - 2 2"
 
 
 def test_dropped_rook_castles_for_black_on_the_a_file() -> None:
@@ -426,6 +444,16 @@ def test_drop_check_no_mate_forbids_only_mating_drops() -> None:
     assert "Q@g7" not in got and "Q@h7" not in got  # contact mates
     assert {"Q@a8", "Q@f8", "Q@g8", "Q@a1"} <= got  # checks a drop could block, or escapable
     assert len(got) == len(drops(BughouseBoard(QUEEN_IN_HAND))) - 2
+    assert drops(b) == got  # judging a drop leaves the board as it was
+    assert b.fen() == BughouseBoard(QUEEN_IN_HAND).fen()
+
+
+def test_a_wait_judged_under_a_drop_rule_leaves_the_pocket_as_it_was() -> None:
+    # Whether a drop could block is asked with a full pocket, put back after.
+    b = board("7k/8/8/8/8/8/6PP/r6K[p] w - - 0 1", drop_check="no-check")
+    assert b.status_of_side_to_move() is BoardStatus.MUST_WAIT
+    assert b.fen() == "7k/8/8/8/8/8/6PP/r6K[p] w - - 0 1"
+    assert b.pocket_string(chess.WHITE) == "" and b.pocket_string(chess.BLACK) == "p"
 
 
 def test_drop_check_no_mate_judges_mate_by_the_mate_rule_in_force() -> None:
@@ -454,9 +482,11 @@ def test_repetition_counts_position_and_pockets_only_under_threefold() -> None:
     assert b.is_repetition(2)
     play(b, *shuffle)
     assert b.is_repetition(3)
+    assert b.is_repetition() and not b.is_repetition(4)  # threefold by default
     off = board(fen)
     play(off, *shuffle, *shuffle)
     assert not off.is_repetition(3)
+    assert not off.is_repetition(1)  # not even counted once
 
 
 def test_repetition_starts_counting_at_the_starting_position() -> None:

@@ -384,6 +384,7 @@ def test_board_end_continue_plays_on_and_sums_the_boards() -> None:
     assert g.board_results[A].winner is Team.ONE
     assert g.board_results[A].termination is Termination.CHECKMATE
     assert g.seats_to_move() == [Seat.B_WHITE]
+    assert not g.is_to_move(Seat.A_BLACK)  # its turn on a board that is over
     with pytest.raises(NotYourTurnError, match="board A is over"):
         g.push(Seat.A_BLACK, "h8g8")
     g.push(Seat.B_WHITE, "e4")
