@@ -213,6 +213,8 @@ def run_group(group: str, scratch: Path, jobs: int) -> None:
             "only_mutate = " + json.dumps([f"bughouse_arbiter/{m}" for m in modules]),
             "pytest_add_cli_args_test_selection = " + json.dumps([f"tests/{t}" for t in tests]),
             'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]',
+            # Files some tests read (the protocol's tables, the engines).
+            'also_copy = ["protocol.md", "README.md", "docs", "engines"]',
             "use_git_change_detection = false",
             "",
         ]
