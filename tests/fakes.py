@@ -254,6 +254,7 @@ class FakePlayer(Player):
         self.refusals.append(reason)
 
     async def board_ended(self, result: BoardResult) -> None:
+        self._maybe_broken("board_ended")
         self.boards_ended.append(result)
 
     async def game_over(self, outcome: Outcome) -> None:

@@ -390,6 +390,31 @@ async def test_resign_under_board_end_continue_ends_one_board(autojump_clock: ob
         assert [(r.board.value, r.winner) for r in player.boards_ended] == [("A", Team.TWO)]
 
 
+async def test_a_board_that_ends_stops_both_its_clocks_and_is_told_once(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, board_end="continue")
+    # A-White resigns at 3, while A-Black's clock runs; board B plays on.
+    players = silent_table(
+        a_white=[(Move("e2e4", 1), Resign(2))], b_white=[Move("d2d4", 4)], b_black=[Move("d7d5", 1)]
+    )
+    record, _ = await play(players, rules)
+    assert record.clocks.banked[Seat.A_BLACK] == 8.0  # stopped at 3, not at the end
+    assert record.outcome.reason.endswith("board B: B-White lost on time)")
+    for player in players:
+        assert [r.board for r in player.boards_ended] == [BoardId.A]
+
+
+async def test_a_player_that_cannot_hear_a_board_end_has_left(autojump_clock: object) -> None:
+    rules = HouseRules(time=10.0, board_end="continue")
+    players = silent_table(a_white=[Resign(1)])
+    players[2] = FakePlayer(Seat.B_WHITE, broken_on=["board_ended"])
+    record, _ = await play(players, rules)
+    assert record.game.board_results[BoardId.B].seat is Seat.B_WHITE
+    assert record.game.board_results[BoardId.B].termination is Termination.LEFT
+    assert record.ended == 1.0
+
+
 async def test_draw_needs_all_four_engines(autojump_clock: object) -> None:
     players = silent_table(a_white=[Offer(1)], a_black=[], b_white=[Offer(2)], b_black=[])
     record, events = await play(players)

@@ -177,8 +177,12 @@ def test_receive_adds_to_the_colours_pocket_and_refuses_a_king() -> None:
     b.receive(chess.Piece(chess.QUEEN, chess.BLACK))
     b.receive(chess.Piece(chess.PAWN, chess.WHITE))
     assert b.fen().startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Pq]")
-    with pytest.raises(PositionError, match="king"):
+    with pytest.raises(PositionError, match=r"^a king cannot be passed$"):
         b.receive(chess.Piece(chess.KING, chess.WHITE))
+
+
+def test_without_a_king_to_move_nothing_needs_blocking() -> None:
+    assert not BughouseBoard("r6k/8/8/8/8/8/8/8[Q] w - - 0 1").could_block_by_drop()
 
 
 # -- game end: the side to move's status -----------------------------------------
@@ -654,6 +658,19 @@ def test_pop_restores_the_tracked_state() -> None:
     b.pop()
     assert b.dropped_pawns == chess.BB_EMPTY
     assert b.fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
+    capture = BughouseBoard("4k3/8/8/3p4/4P3/8/8/4K3[] w - - 0 1")
+    play(capture, "e4d5")
+    assert capture.last_passed is not None
+    capture.pop()
+    assert capture.last_passed is None
+
+
+def test_a_move_taken_back_is_not_counted_for_repetition() -> None:
+    b = board("4k3/8/8/8/8/8/8/4K1N1[] w - - 0 1", repetition="threefold")
+    play(b, "g1f3")
+    b.pop()
+    play(b, "g1f3")
+    assert b.is_repetition(1) and not b.is_repetition(2)
 
 
 def test_a_board_keeps_few_enough_attributes_for_cpython_to_share_their_keys() -> None:

@@ -57,6 +57,12 @@ def test_an_illegal_move_raises_and_leaves_the_game_unchanged(move: str | chess.
     assert g.moves == [] and g.fen(A) == STARTING_FEN and not g.is_over
 
 
+def test_an_illegal_move_object_names_itself_and_the_position() -> None:
+    with pytest.raises(MoveError) as caught:
+        game().push(Seat.A_WHITE, chess.Move.from_uci("e2e5"))
+    assert str(caught.value) == f"e2e5: illegal move in {STARTING_FEN}"
+
+
 def test_a_null_move_object_is_illegal() -> None:
     with pytest.raises(MoveError):
         game().push(Seat.A_WHITE, chess.Move.null())
