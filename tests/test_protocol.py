@@ -226,8 +226,57 @@ def test_format_refuses_what_cannot_be_one_line() -> None:
 
 def test_clocks_ms_floors_and_clamps() -> None:
     assert clocks_ms([179.9996, 0.0004, -1.5, 60]) == (179999, 0, 0, 60000)
-    with pytest.raises(ValueError):
+    assert clocks_ms([1, 2, 3, 4]) == (1000, 2000, 3000, 4000)  # in seat order
+    with pytest.raises(ValueError, match=r"^need four clocks$"):
         clocks_ms([1.0, 2.0])
+
+
+_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 3", "missing clock"),
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 x 4", "bad clock 'x'"),
+        ("state v 1 a rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq", "missing FEN field"),
+        ("state x 1", "expected 'v', got 'x'"),
+        ("go v x turn 1 board a", "bad version 'x'"),
+        ("go v 1 turn 1 board c", "bad board 'c'"),
+        ("go v 1 turn 1 board a depth x", "bad depth 'x'"),
+        ("gameover result 2-0 reason checkmate text x", "bad result '2-0'"),
+        ("gameover result 1-0 reason boredom text x", "bad termination 'boredom'"),
+        (
+            "boardover board a result 1-0 reason resignation seat z-white text x",
+            "bad seat 'z-white'",
+        ),
+        ("newgame id g seat a-white time 1 inc x", "bad inc 'x'"),
+        ("player a-white robot x", "bad player kind 'robot'"),
+    ],
+)
+def test_a_malformed_command_says_what_is_wrong(line: str, why: str) -> None:
+    with pytest.raises(ProtocolSyntaxError) as caught:
+        parse_command(line)
+    assert str(caught.value) == why
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("bestmove e2e4 turn x", "bad turn 'x'"),
+        ("bestmove e2e4 turn", "missing value after 'turn'"),
+        ("bestmove e2e4 trun 1", "missing 'turn'"),
+        ("bestmove e2e4 turn 1 board a board b", "'board' given twice"),
+        ("wait turn 1 board q", "bad board 'q'"),
+        ("draw maybe", "expected 'draw offer' or 'draw accept', got 'maybe'"),
+        ("ptell", "empty ptell"),
+        ("foo", "unknown message 'foo'"),
+    ],
+)
+def test_a_malformed_message_says_what_is_wrong(line: str, why: str) -> None:
+    with pytest.raises(ProtocolSyntaxError) as caught:
+        parse_message(line)
+    assert str(caught.value) == why
 
 
 # -- protocol.md is consistent with the code ---------------------------------------
