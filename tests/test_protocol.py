@@ -61,6 +61,7 @@ from bughouse_arbiter.protocol import (
     parse_command,
     parse_message,
 )
+from bughouse_arbiter.protocol.session import QUOTE_LIMIT
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
@@ -555,6 +556,36 @@ def test_handshake() -> None:
     assert _events(session, b"bugok\n") == [
         Ignored("bugok", "'bugok' is not expected in state 'ready'")
     ]
+
+
+def test_lines_split_by_the_transport_and_the_end_of_output() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    session.receive_line(RawLine("bugok", 5))
+    assert session.next_event() == BugOk()
+    assert session.next_event() is NEED_DATA
+    session.receive_eof()
+    session.receive_line(RawLine("readyok", 7))  # after the end: nothing more
+    assert session.next_event() is CLOSED
+    session.close_turn(99)  # a turn that was never open: nothing to forget
+
+
+def test_ignored_lines_are_quoted_up_to_the_limit() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    whole, long = "x" * QUOTE_LIMIT, "y" * (QUOTE_LIMIT + 1)
+    events = _events(session, f"{whole}\n{long}\n".encode())
+    assert [e.line for e in events if isinstance(e, Ignored)] == [
+        whole,
+        "y" * QUOTE_LIMIT + "...",
+    ]
+
+
+def test_a_fen_with_a_double_space_is_refused_on_the_wire() -> None:
+    with pytest.raises(ValueError, match="six fields"):
+        format_command(
+            State(version=0, fen_a=START.replace(" w ", "  w "), fen_b=START, clocks=CLOCKS)
+        )
 
 
 def test_info_and_error_between_games() -> None:
