@@ -229,16 +229,28 @@ def run_group(group: str, scratch: Path, jobs: int) -> None:
 
 
 def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equivalent]) -> None:
+    """Reruns the survivors of ``scratch`` with the current tests, in a copy
+    (``<scratch>-recheck``) so that a run still going in ``scratch`` is left alone;
+    the report then takes the copy's verdicts over the original's."""
     marked = {(e.where, e.mutated_line) for e in equivalents}
     left = [
         m.name
         for m in collect(scratch)
         if m.status not in ("killed", "not checked") and m.key not in marked
     ]
-    shutil.rmtree(scratch / "tests")
-    shutil.copytree(ROOT / "tests", scratch / "tests", ignore=_IGNORED)
-    print(f"{group}: rechecking {len(left)} survivors with the current tests", flush=True)
-    _mutmut(scratch, ["run", "--max-children", str(jobs), *left], append=True)
+    copy = _recheck_dir(scratch)
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(scratch, copy, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+    for tests in (copy / "tests", copy / "mutants" / "tests"):
+        shutil.rmtree(tests)
+        shutil.copytree(ROOT / "tests", tests, ignore=_IGNORED)
+    print(f"{group}: rechecking {len(left)} survivors with the current tests in {copy}", flush=True)
+    _mutmut(copy, ["run", "--max-children", str(jobs), *left])
+
+
+def _recheck_dir(scratch: Path) -> Path:
+    return scratch.with_name(scratch.name + "-recheck")
 
 
 def _mutmut(scratch: Path, args: list[str], *, append: bool = False) -> None:
@@ -271,7 +283,18 @@ json.dump(out, sys.stdout)
 
 
 def collect(scratch: Path) -> list[Mutant]:
-    """Every mutant of the last run in ``scratch``, with a diff for those not killed."""
+    """Every mutant of the last run in ``scratch``, with a diff for those not killed;
+    where a recheck ran, its verdict replaces the first one."""
+    mutants = {m.name: m for m in _collect(scratch)}
+    recheck = _recheck_dir(scratch)
+    if (recheck / "mutants").is_dir():
+        for m in _collect(recheck):
+            if m.status != "not checked" and m.name in mutants:
+                mutants[m.name] = m
+    return sorted(mutants.values(), key=lambda m: (m.module, natural(m.name)))
+
+
+def _collect(scratch: Path) -> list[Mutant]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         [sys.executable, "-c", _COLLECT.replace("{KILLED}", repr(KILLED_CODES))],
