@@ -1,14 +1,19 @@
 """Mutation testing of the judge: how many small deliberate faults do the tests catch?
 
-Runs mutmut (3.x, installed with the dev tools) over one group of modules at a
-time, each in a scratch copy of the working tree (``/tmp/mut-<group>``; the
-worktree itself never holds a mutant), with only the test files that exercise
-that group. Then prints, per module, the mutants killed, the survivors, the
-ones marked equivalent in ``tools/mutation-equivalent.txt`` and the kill rate
-``killed / (mutants - equivalent)``, and lists every survivor not marked
-equivalent as a one-line diff.
+Runs mutmut 3 (``pip install -e '.[mutation]'``) over one group of modules at
+a time, each in a scratch copy of the working tree (``/tmp/mut-<group>``; the
+worktree itself never holds a mutant), niced, with only the test files that
+exercise that group. Then prints, per module, the mutants checked, killed and
+marked equivalent in ``tools/mutation-equivalent.txt``, the survivors left and
+the kill rate ``killed / (checked - equivalent)``, and lists every survivor not
+marked equivalent as a one-line change (original -> mutant). A timeout counts
+as a kill; a mutant no test reaches counts as a survivor.
 
-Slow (minutes per group on a busy machine) and not part of CI::
+``--recheck`` reruns only the survivors with the current tests, in a copy
+(``/tmp/mut-<group>-recheck``) of the scratch folder; the code under test must
+be what the first run mutated. The report takes the recheck's verdicts.
+
+Slow (an hour or more for the rules core on a busy machine) and not part of CI::
 
     python tools/mutation.py                 # every group, rules core first
     python tools/mutation.py rules table     # some groups
