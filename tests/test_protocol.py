@@ -242,6 +242,7 @@ _FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
         (f"state v 1 a {_FEN} b {_FEN} clock 1 2 x 4", "bad clock 'x'"),
         ("state v 1 a rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq", "missing FEN field"),
         ("state x 1", "expected 'v', got 'x'"),
+        ("state", "missing 'v'"),
         ("go v x turn 1 board a", "bad version 'x'"),
         ("go v 1 turn 1 board c", "bad board 'c'"),
         ("go v 1 turn 1 board a depth x", "bad depth 'x'"),
@@ -586,6 +587,69 @@ def test_a_fen_with_a_double_space_is_refused_on_the_wire() -> None:
         format_command(
             State(version=0, fen_a=START.replace(" w ", "  w "), fen_b=START, clocks=CLOCKS)
         )
+
+
+def test_a_session_before_its_game_has_no_seat_and_keeps_feature_values() -> None:
+    session = EngineSession()
+    assert session.seat_on(BoardId.A) is None
+    session.send(Bug())
+    _events(session, b"feature colour x\nfeature team\nbugok\n")
+    assert session.features == {"colour": "x", "team": ""}
+
+
+def test_game_over_closes_every_open_turn_and_a_refusal_may_follow_an_answer() -> None:
+    session = _playing_session(Seat.A_WHITE, Seat.B_BLACK, team=True)
+    session.send(Go(version=0, token=1, board=BoardId.A))
+    assert _events(session, b"bestmove e2e4 turn 1 board a\n")[0] == BestMove(
+        move="e2e4", token=1, board=BoardId.A
+    )
+    session.send(Refused(token=1, move="e2e4", reason="illegal"))  # the turn was answered
+    session.send(Go(version=1, token=2, board=BoardId.A))
+    session.send(Go(version=1, token=3, board=BoardId.B))
+    session.send(GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="agreed"))
+    assert session.open_turns == {}
+    [late] = _events(session, b"bestmove d7d5 turn 3 board b\n")
+    assert isinstance(late, Ignored)
+
+
+@pytest.mark.parametrize(
+    ("seats", "team", "why"),
+    [
+        ((Seat.A_WHITE, Seat.B_BLACK, Seat.A_BLACK), True, "a session holds one seat or two: "),
+        ((Seat.A_WHITE, Seat.A_WHITE), True, "a session holds one seat or two: "),
+        ((Seat.A_WHITE, Seat.B_WHITE), True, "team mode needs the two seats of one team"),
+        ((Seat.A_BLACK, Seat.A_WHITE), True, "team mode needs the two seats of one team"),
+        ((Seat.A_WHITE, Seat.B_BLACK), False, "the engine did not announce 'feature team'"),
+    ],
+)
+def test_a_new_game_needs_one_seat_or_two_of_one_team(
+    seats: tuple[Seat, ...], team: bool, why: str
+) -> None:
+    session = EngineSession()
+    session.send(Bug())
+    _events(session, b"feature team\nbugok\n" if team else b"bugok\n")
+    with pytest.raises(LocalProtocolError) as caught:
+        session.send(NewGame(game_id="g", seats=seats, time_ms=1, inc_ms=0))
+    assert str(caught.value).startswith(why)
+    assert session.state is SessionState.READY
+
+
+def test_a_command_line_may_hold_max_line_bytes_and_no_more() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    longest = "x" * (MAX_LINE - len("ptell "))
+    assert session.send(PartnerTell(longest)) == f"ptell {longest}\n".encode()
+    with pytest.raises(LocalProtocolError) as caught:
+        session.send(PartnerTell(longest + "x"))
+    assert str(caught.value) == f"'ptell' line is longer than {MAX_LINE} bytes"
+
+
+def test_only_spaces_and_tabs_make_a_blank_line() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    assert _events(session, b" \t \n\x0c\nbugok\n") == [
+        Ignored("\x0c", "unknown line"),
+        BugOk(),
+    ]
 
 
 def test_info_and_error_between_games() -> None:
