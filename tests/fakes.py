@@ -135,6 +135,8 @@ class FakePlayer(Player):
         self.broken_on = frozenset(broken_on)
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
+        # Every snapshot told, in order: new game, turns and moves.
+        self.snapshots: list[TableState] = []
         self.heard: list[PlayedMove] = []
         self.heard_states: list[TableState] = []
         self.heard_fens: list[dict[BoardId, str]] = []
@@ -165,12 +167,14 @@ class FakePlayer(Player):
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.info = info
         self.first_state = state
+        self.snapshots.append(state)
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         if self.broken_on_turn:
             raise EngineFailed("pipe closed")
         self.turns.append((seat, token, trio.current_time()))
         self.states.append(state)
+        self.snapshots.append(state)
         previous = self.last_token.get(seat)
         self.last_token[seat] = token
         entry = self.next_entry(seat, state)
@@ -235,6 +239,7 @@ class FakePlayer(Player):
         self.heard.append(played)
         self.heard_states.append(state)
         self.heard_fens.append(dict(state.fens))  # read now, as a player would
+        self.snapshots.append(state)
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         self._maybe_broken("partner_says")

@@ -17,6 +17,10 @@ Contract:
 - A player that dies or closes its output sends ``Gone`` once.
 - ``aclose`` releases everything (quit, grace, SIGTERM, SIGKILL for a
   process) and is safe to call twice.
+- A player that can play several games in a row (an engine kept alive
+  across a tournament) answers ``can_play_again()`` with True after
+  ``game_over``; ``reseat`` then moves it to other seats before the next
+  ``new_game``. Players that cannot do this keep the defaults (False).
 """
 
 from __future__ import annotations
@@ -50,11 +54,17 @@ class TableState:
 
     ``version`` grows by one with every move on either board. ``clocks`` are
     the remaining seconds of all four seats at the moment of the snapshot.
+    ``turn_left`` (only under ``turn_time_limit``) is each seat's time left of
+    its turn's limit (the whole limit for a turn not begun). ``no_double``
+    (only under ``dropped_pawn_double_step=off``) names, per board, the
+    squares of dropped pawns that may not double-step: a FEN cannot say it.
     """
 
     version: int
     fens: Mapping[BoardId, str]
     clocks: Mapping[Seat, float]
+    turn_left: Mapping[Seat, float] = attrs.field(factory=dict)
+    no_double: Mapping[BoardId, tuple[str, ...]] | None = None
 
 
 # -- actions: player -> arbiter ------------------------------------------------
@@ -138,6 +148,10 @@ class Player(abc.ABC):
     name: str
     #: The seats this player holds.
     seats: tuple[Seat, ...]
+    #: True: when a piece reaches one of its seats while that seat waits (it
+    #: answered ``wait``), the arbiter re-opens the turn with a new token and a
+    #: fresh ``your_turn`` (the clock keeps running from the turn's start).
+    refresh_waiting_turn: bool = False
 
     @abc.abstractmethod
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
@@ -177,3 +191,15 @@ class Player(abc.ABC):
     @abc.abstractmethod
     async def aclose(self) -> None:
         """Leaves the table for good; safe to call more than once."""
+
+    def can_play_again(self) -> bool:
+        """True if, after ``game_over``, this player can start another game
+        (its process is alive and between games)."""
+        return False
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        """Moves the player to ``seats`` (as many as it holds) for its next game.
+
+        Only between games, and only for a player that ``can_play_again``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} plays one game only")
