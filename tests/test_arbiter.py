@@ -686,7 +686,18 @@ async def test_cancellation_aborts_and_closes_everyone(autojump_clock: object) -
     assert ended[0].outcome.result is Result.UNFINISHED
     assert ended[0].outcome.termination is Termination.ABORTED
     assert ended[0].now == 5.0
+    assert ended[0].outcome.reason == "interrupted: the match was stopped before it ended"
+    assert ended[0].game.outcome == ended[0].outcome
     assert all(p.closed == 1 and p.outcome == ended[0].outcome for p in players)
+    [started] = of_type(events, MatchStarted)
+    assert (started.now, started.names[Seat.A_WHITE], started.clocks.banked[Seat.A_WHITE]) == (
+        0.0,
+        "a_white",
+        60.0,
+    )
+    assert started.game is ended[0].game
+    [moved] = of_type(events, MovePlayed)
+    assert moved.clocks.banked[Seat.A_WHITE] == 59.0 and not moved.clocks.is_running(Seat.A_WHITE)
 
 
 async def test_a_full_random_match_keeps_exact_clocks(autojump_clock: object) -> None:
