@@ -26,8 +26,8 @@ from typing import Any
 
 import trio
 
-from ..config.engines_file import known_engines
-from ..config.specs import EngineSpec, TimeControl, seat_assignment
+from ..config.engines_file import ENGINES_FILE_HELP, known_engines
+from ..config.specs import EngineSpec, TimeControl, seat_assignment, with_seat_options
 from ..config.specs import engine_spec as read_engine_spec
 from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.model import SEATS, Seat
@@ -41,7 +41,7 @@ from ..players.reaper import become_subreaper, kill_orphans
 from ..table.arbiter import MatchRecord, run_match
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
-from .match import DebugLogs, GameWriter
+from .match import DebugLogs, GameWriter, default_out, make_folder
 
 DEFAULT_ENGINE = "searcher"
 DEFAULT_TC = "180+0"
@@ -55,7 +55,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--seat", default="A-white", help="your seat: A-white, A-black, B-white, B-black (or WA...)"
+        "--seat",
+        default="A-white",
+        help="your seat: A-white, A-black, B-white, B-black (or WA, BA, WB, BB); default A-white",
     )
     parser.add_argument(
         "--engine",
@@ -65,9 +67,16 @@ def register(subparsers: Any) -> None:
         help=f"the engine at another seat (default {DEFAULT_ENGINE}); repeatable",
     )
     parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="SEAT.NAME=VALUE",
+        help="an engine option for the engine at SEAT (for example BA.Hash=64); repeatable",
+    )
+    parser.add_argument(
         "--engines-file",
         metavar="FILE",
-        help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
+        help=ENGINES_FILE_HELP,
     )
     parser.add_argument(
         "--tc",
@@ -78,23 +87,37 @@ def register(subparsers: Any) -> None:
         "--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
     )
     parser.add_argument(
-        "--out", metavar="FILE", help="BPGN file (default bughouse-YYYYmmdd-HHMMSS.bpgn)"
+        "--out", metavar="FILE", help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn)"
     )
     parser.add_argument("--fen-a", metavar="FEN", help="start board A here ([pocket] allowed)")
     parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
     parser.add_argument("--name", help="your name in the game file (default: your login)")
     parser.add_argument(
+        "--connect",
+        metavar="HOST:PORT",
+        help="sit at a remote 'bughouse serve' table instead (with --seat and --token)",
+    )
+    parser.add_argument("--token", help="with --connect: the seat's token, printed by serve")
+    parser.add_argument(
         "--debug", action="store_true", help="write each engine's protocol log beside the file"
     )
     parser.add_argument("--ascii", action="store_true", help="ASCII pieces instead of Unicode")
     parser.add_argument("--no-color", action="store_true", help="no colours")
+    parser.add_argument(
+        "--bell",
+        action="store_true",
+        help="ring the terminal bell on your turn, on a partner message and under ten seconds",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.connect is not None or args.token is not None:
+        return _run_connected(args)
     seat = _seat(args.seat)
     rules = _rules(args.rule, args.tc)
     engines = _engines(seat, args.engine, known_engines(args.engines_file))
+    engines, _ = with_seat_options(engines, args.option)
     fens = {
         "fen_a": _fen(args.fen_a, "--fen-a"),
         "fen_b": _fen(args.fen_b, "--fen-b"),
@@ -106,9 +129,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         # A dumb terminal cannot address the cursor: it gets lines.
         painted = os.environ.get("TERM", "") not in ("", "dumb")
-        if painted and sys.stdin.isatty() and sys.stdout.isatty():
+        terminal_kept = painted and sys.stdin.isatty() and sys.stdout.isatty()
+        if terminal_kept:
             with TtyTerminal(style) as terminal:
-                record, stop = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
+                record, stop = _play(
+                    seat, name, engines, rules, out, terminal, fens, args.debug, bell=args.bell
+                )
         else:
             pipe = PipeTerminal(style)
             record, stop = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
@@ -117,13 +143,61 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         kill_orphans(keep=live_engine_pids())
-    if stop.signal is not None:
+    finished = record is not None and not record.outcome.aborted
+    if stop.signal is not None and not finished:
         _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
         return exit_status(stop.signal)
     assert record is not None
-    _say(describe_outcome(record.outcome, seat))
-    _say(f"Game written to {out.resolve()}")
+    if not terminal_kept:
+        # On a terminal the final screen said all this already.
+        _say(describe_outcome(record.outcome, seat))
+        _say(f"Game written to {out.resolve()}")
     return 0
+
+
+def _run_connected(args: argparse.Namespace) -> int:
+    """``--connect``: the console at a seat of a remote table; the server keeps the record."""
+    from ..server.client import parse_address
+    from .connect import bridge_player, check_credentials
+
+    if args.connect is None or args.token is None:
+        raise UsageError("--connect HOST:PORT and --token TOKEN go together")
+    host, port = parse_address(args.connect)
+    seat = _seat(args.seat)
+    check_credentials(args.seat, args.token)
+    local = {
+        "--engine": args.engine,
+        "--tc": args.tc,
+        "--rule": args.rule,
+        "--out": args.out,
+        "--fen-a": args.fen_a,
+        "--fen-b": args.fen_b,
+        "--engines-file": args.engines_file,
+    }
+    for option, value in local.items():
+        if value:
+            raise UsageError(f"{option} is the server's choice; it cannot go with --connect")
+    name = args.name or _login()
+    style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
+    painted = os.environ.get("TERM", "") not in ("", "dumb")
+
+    def connected(terminal: Terminal) -> int:
+        return trio.run(
+            bridge_player,
+            host,
+            port,
+            args.seat,
+            args.token,
+            lambda: ConsolePlayer(seat, terminal, name=name, bell=args.bell),
+            True,
+        )
+
+    if painted and sys.stdin.isatty() and sys.stdout.isatty():
+        with TtyTerminal(style) as terminal:
+            status = connected(terminal)
+    else:
+        status = connected(PipeTerminal(style))
+    return status
 
 
 def _say(text: str) -> None:
@@ -147,13 +221,16 @@ def _play(
     terminal: Terminal,
     fens: dict[str, str],
     debug: bool,
+    *,
+    bell: bool = False,
 ) -> tuple[MatchRecord | None, Stop]:
     """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
     writer = GameWriter(out, game_number=1, games=1)
     logs = DebugLogs(out, 1) if debug else None
 
     async def main() -> tuple[MatchRecord | None, Stop]:
-        players: list[Player] = [ConsolePlayer(seat, terminal, name=name)]
+        console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True, bell=bell)
+        players: list[Player] = [console]
         for other, spec in engines.items():
             log = logs.for_seat(other) if logs is not None else None
             players.append(create_player(other, spec, log=log))
@@ -169,6 +246,8 @@ def _play(
                     observer=writer.observe,
                     stop_reason=stop.reason,
                 )
+                # A finished game's screen stays until a key is pressed.
+                await console.hold_final_screen(f"Game written to {out.resolve()}")
         return record, stop
 
     try:
@@ -236,7 +315,11 @@ def _engines(
 
 def _out_path(text: str | None) -> Path:
     if text is None:
-        return Path(dt.datetime.now().strftime("bughouse-%Y%m%d-%H%M%S.bpgn"))
+        out = default_out(dt.datetime.now())
+        if out.parent.exists() and not out.parent.is_dir():
+            raise UsageError(f"{out.parent} is a file: give --out FILE")
+        make_folder(out)
+        return out
     path = Path(text)
     if path.is_dir():
         raise UsageError(f"--out {text}: is a folder, not a file")
