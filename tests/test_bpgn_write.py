@@ -66,6 +66,19 @@ def test_updates_give_one_line_per_new_event_in_order() -> None:
     ]
 
 
+def test_a_clock_a_hair_below_zero_is_written_as_zero_never_minus_zero() -> None:
+    # A move judged at its deadline can bank -0.0002 s: "-0.000" reads as a
+    # negative clock and some readers refuse it.
+    game = BughouseGame()
+    recorder = BpgnRecorder(game, HEADER)
+    game.push(Seat.A_WHITE, "e4", at=0.0004, clock=-0.0002)
+    game.push(Seat.B_WHITE, "d4", at=1.0, clock=-0.0)
+    assert recorder.update().splitlines() == [
+        "1A. e4 {0.000} {[%ts 0.000]}",
+        "1B. d4 {0.000} {[%ts 1.000]}",
+    ]
+
+
 def test_final_text_has_result_termination_tags_and_closing_comment() -> None:
     game = BughouseGame()
     recorder = BpgnRecorder(game, HEADER)

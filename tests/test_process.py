@@ -149,7 +149,8 @@ async def test_eof_and_exit_status_are_reported() -> None:
             assert await engine.receive() is None
             assert engine.eof
             assert await engine.wait_exit(GUARD) == 3
-            await trio.sleep(0.1)  # let the stderr reader catch the last line
+            while not engine.stderr_tail:  # the stderr reader catches the last line
+                await trio.sleep(0.01)
             assert engine.exit_description() == (
                 "exited with status 3 (stderr: Traceback: something broke)"
             )
@@ -173,7 +174,7 @@ async def test_flood_is_drained_while_nobody_reads() -> None:
             engine = EngineProcess(code, max_backlog=1000)
             await engine.start(nursery)
             assert await engine.wait() == 0
-            await trio.sleep(0.2)
+            await engine.wait_eof()  # everything read (and what did not fit dropped)
             lines = [line async for line in engine]
             await engine.aclose()
     assert len(lines) == 1000
