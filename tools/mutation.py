@@ -19,6 +19,7 @@ Slow (an hour or more for the rules core on a busy machine) and not part of CI::
     python tools/mutation.py rules table     # some groups
     python tools/mutation.py --report rules  # report the last run again, no rerun
     python tools/mutation.py --recheck rules # new tests: rerun only the last survivors
+    python tools/mutation.py --modules bpgn/write.py -- bpgn  # only part of a group
 
 Equivalent mutants are listed one per line in ``tools/mutation-equivalent.txt``::
 
@@ -156,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         help="copy the current tests into /tmp/mut-<group> and rerun only its survivors "
         "(the code under test must not have changed since the run)",
     )
+    parser.add_argument(
+        "--modules",
+        nargs="+",
+        metavar="MODULE",
+        help="mutate only these modules of the group (e.g. bpgn/write.py), for a shorter run",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     parser.add_argument(
         "--scratch",
@@ -175,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.recheck:
             recheck_group(group, scratch, args.jobs, equivalents)
         elif not args.report:
-            run_group(group, scratch, args.jobs)
+            run_group(group, scratch, args.jobs, args.modules)
         mutants = collect(scratch)
         totals.extend(report(group, mutants, equivalents))
     stale = [e for e in equivalents if not e.used]
@@ -205,8 +212,15 @@ _IGNORED = shutil.ignore_patterns(
 )
 
 
-def run_group(group: str, scratch: Path, jobs: int) -> None:
+def run_group(group: str, scratch: Path, jobs: int, only: list[str] | None = None) -> None:
     modules, tests = GROUPS[group]
+    if only:
+        unknown = [m for m in only if m not in modules]
+        if unknown:
+            raise SystemExit(
+                f"{group}: not in the group: {', '.join(unknown)} (has {', '.join(modules)})"
+            )
+        modules = [m for m in modules if m in only]
     if scratch.exists():
         shutil.rmtree(scratch)
     shutil.copytree(ROOT, scratch, ignore=_IGNORED)
