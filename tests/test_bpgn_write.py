@@ -131,3 +131,77 @@ def test_file_appends_then_finalizes_atomically_after_earlier_games(tmp_path: Pa
     final = path.read_text()
     assert final == '[Event "earlier"]\n\n{x} *\n\n' + recorder.final_text()
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_board_ends_under_continue_are_written_where_each_board_ended() -> None:
+    # Board A (set up at move 12) ends by mate while B plays on; the mate's
+    # [%boardend] goes right after the mating move, not after B's later moves
+    # nor after a later message whose text looks like a board-A move number.
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 12"
+    game = BughouseGame(HouseRules(board_end="continue", max_plies=13), fen_a=fen)
+    recorder = BpgnRecorder(game)
+    moves = [
+        (Seat.A_WHITE, "e4"),
+        (Seat.B_WHITE, "d4"),
+        (Seat.A_BLACK, "e5"),
+        (Seat.B_BLACK, "d5"),
+        (Seat.A_WHITE, "Qh5"),
+        (Seat.A_BLACK, "Nc6"),
+        (Seat.B_WHITE, "Nf3"),
+        (Seat.A_WHITE, "Bc4"),
+        (Seat.A_BLACK, "Nf6"),
+        (Seat.A_WHITE, "Qxf7#"),
+        (Seat.B_BLACK, "Nf6"),
+        (Seat.B_WHITE, "e3"),
+        (Seat.B_BLACK, "e6"),  # the 13th ply: board B is drawn by max_plies
+    ]
+    for i, (seat, move) in enumerate(moves):
+        game.push(seat, move, at=float(i + 1))
+    game.tell(Seat.A_BLACK, "help", at=1.5)
+    game.tell(Seat.B_WHITE, "mate on board A. thanks")  # no time stamp: written last
+    draw = "draw: 13 plies played on the two boards (max_plies=13)"
+    assert recorder.update().splitlines() == [
+        "12A. e4 {[%ts 1.000]}",
+        "{[%tell BA 1.500] help}",
+        "1B. d4 {[%ts 2.000]}",
+        "12a. e5 {[%ts 3.000]}",
+        "1b. d5 {[%ts 4.000]}",
+        "13A. Qh5 {[%ts 5.000]}",
+        "13a. Nc6 {[%ts 6.000]}",
+        "2B. Nf3 {[%ts 7.000]}",
+        "14A. Bc4 {[%ts 8.000]}",
+        "14a. Nf6 {[%ts 9.000]}",
+        "15A. Qxf7# {[%ts 10.000]}",
+        "{[%boardend A 1-0 checkmate BA] A-Black checkmated}",
+        "2b. Nf6 {[%ts 11.000]}",
+        "3B. e3 {[%ts 12.000]}",
+        "3b. e6 {[%ts 13.000]}",
+        "{[%tell WB -] mate on board A. thanks}",
+        f"{{[%boardend B 1/2-1/2 max_plies -] {draw}}}",
+    ]
+    summed = f"boards summed 1.5-0.5 (board A: A-Black checkmated; board B: {draw})"
+    final = recorder.final_text()
+    assert f'[Termination "boards_summed"]\n[TerminationReason "{summed}"]\n\n' in final
+    assert final.endswith(f"{{{summed}}} 1-0\n")
+
+
+def test_engine_numbers_up_to_the_limit_are_kept_beyond_it_dropped() -> None:
+    limit = 10**12
+    kept = EngineInfo(score_cp=-limit, depth=limit)
+    assert (kept.score_cp, kept.depth) == (-limit, limit)
+    assert kept.command() == f"[%eval -{limit // 100}.00,{limit}]"
+    dropped = EngineInfo(score_cp=limit + 1, mate=-limit - 1, depth=7, lag_ms=limit + 1)
+    assert (dropped.score_cp, dropped.mate, dropped.lag_ms) == (None, None, None)
+    assert dropped.command() == "[%eval ?,7]"
+
+
+def test_format_game_writes_the_engine_info_it_is_given() -> None:
+    game = BughouseGame()
+    game.push(Seat.A_WHITE, "e4", at=0.5)
+    game.push(Seat.A_BLACK, "e5", at=1.0)
+    info = {1: EngineInfo(score_cp=20, depth=10), 2: EngineInfo(mate=-3, lag_ms=40)}
+    text = format_game(game, info=info)
+    assert (
+        "1A. e4 {[%ts 0.500] [%eval +0.20,10]}\n1a. e5 {[%ts 1.000] [%eval #-3] [%lag 40]}\n*\n"
+        in (text)
+    )
