@@ -229,3 +229,10 @@ def test_untimed_play_asks_for_a_fixed_time_per_move() -> None:
     table.adapter.your_turn(1, table.fen, zero)  # type: ignore[attr-defined]
     lines, _ = table.adapter.take()
     assert lines == [f"position fen {START}", "go movetime 1000"]
+
+
+def test_quit_during_a_search_stops_it_first() -> None:
+    table = ready()
+    table.your_turn()
+    table.adapter.quit()
+    assert table.adapter.take()[0] == ["stop", "quit"]

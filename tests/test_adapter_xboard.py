@@ -410,3 +410,34 @@ def test_untimed_play_gives_a_notional_clock_of_thirty_seconds() -> None:
     assert "level 0 0:30 0" in lines
     adapter.your_turn(1, table.fen, zero)
     assert adapter.take()[0] == ["time 3000", "otim 3000", "go"]
+
+
+def test_quit_during_a_search_interrupts_it_first_and_game_over_acts_once() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.your_turn()
+    table.adapter.quit()
+    assert table.adapter.take()[0] == ["?", "quit"]
+    table, _ = ready(Seat.A_WHITE)
+    table.your_turn()
+    table.adapter.game_over()
+    assert table.adapter.take()[0] == ["?", "force"]
+    table.adapter.game_over()  # the arbiter may say it twice
+    assert table.adapter.take()[0] == []
+
+
+def test_the_ninth_partner_message_of_a_move_is_dropped_with_one_note() -> None:
+    table, _ = ready(Seat.A_BLACK)
+    _, evs = table.feed(*[f"tellics ptell {i}" for i in range(8)])
+    assert events(evs) == [EngineTell(str(i)) for i in range(8)]
+    assert not [e for e in evs if isinstance(e, EngineNote)]
+    _, evs = table.feed("tellics ptell 8")
+    assert evs == [EngineNote("partner messages dropped (more than 8 this move)")]
+
+
+def test_cores_is_a_synonym_of_threads_and_a_button_has_no_value() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    assert adapter.option_line("Cores", "2") == "cores 2"
+    assert adapter.option_line("Clear Hash", None) == "option Clear Hash"
+    assert adapter.option_line("Skill", "3") == "option Skill=3"
