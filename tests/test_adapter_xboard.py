@@ -441,3 +441,44 @@ def test_cores_is_a_synonym_of_threads_and_a_button_has_no_value() -> None:
     assert adapter.option_line("Cores", "2") == "cores 2"
     assert adapter.option_line("Clear Hash", None) == "option Clear Hash"
     assert adapter.option_line("Skill", "3") == "option Skill=3"
+
+
+SET_UP_BLACK = "r6k/6pp/8/8/8/8/5PPP/6K1[r] b - - 0 1"
+
+
+def set_up_table(hello: list[str]) -> Table:
+    table = Table(XboardAdapter(Seat.A_BLACK, rules=HouseRules(time=60.0)), fen_a=SET_UP_BLACK)
+    for line in hello:
+        table.adapter.receive(line)
+    table.adapter.take()
+    return table
+
+
+def test_a_black_engine_in_a_set_up_game_is_told_white_before_setboard() -> None:
+    table = set_up_table(SJENG_HELLO)
+    table.new_game()
+    lines, evs = table.feed("pong 1", "move N@f7")
+    assert lines[-4:] == [
+        "white",
+        "setboard r6k/6pp/8/8/8/8/5PPP/6K1 b - - 0 1",
+        "holding [] [R]",
+        "ping 2",
+    ]
+    assert evs == [EngineNote("setboard probe: answered N@f7; it still plays bughouse")]
+
+
+def test_a_set_up_game_fails_cleanly_without_setboard_or_when_the_probe_fails() -> None:
+    table = set_up_table([line.replace("setboard=1", "setboard=0") for line in SJENG_HELLO])
+    with pytest.raises(EngineFailed) as failed:
+        table.new_game()
+    assert str(failed.value) == (
+        "this game starts from a set-up position and the engine has no 'feature setboard=1'"
+    )
+    table = set_up_table(SJENG_HELLO)
+    table.new_game()
+    with pytest.raises(EngineFailed) as failed:
+        table.feed("pong 1", "move R@b8")
+    assert str(failed.value) == (
+        "this game starts from a set-up position and the engine leaves bughouse "
+        "after setboard (it did not use a piece announced by holding)"
+    )
