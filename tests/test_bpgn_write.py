@@ -205,3 +205,22 @@ def test_format_game_writes_the_engine_info_it_is_given() -> None:
         "1A. e4 {[%ts 0.500] [%eval +0.20,10]}\n1a. e5 {[%ts 1.000] [%eval #-3] [%lag 40]}\n*\n"
         in (text)
     )
+
+
+def test_a_reason_with_braces_and_a_newline_cannot_break_the_closing_comment() -> None:
+    game = BughouseGame()
+    game.push(Seat.A_WHITE, "e4")
+    game.abort("server {down}\nnow")
+    text = format_game(game)
+    assert '[TerminationReason "server {down} now"]\n' in text
+    assert text.endswith("1A. e4\n{server (down) now} *\n")
+
+
+def test_the_header_of_a_running_file_says_unfinished_even_once_the_game_is_over() -> None:
+    game = BughouseGame()
+    recorder = BpgnRecorder(game)
+    game.resign(Seat.A_WHITE)
+    header = recorder.header_text()
+    assert '[Result "*"]\n' in header
+    assert "Termination" not in header
+    assert '[Result "0-1"]\n' in recorder.final_text()
