@@ -455,16 +455,29 @@ def set_up_table(hello: list[str]) -> Table:
 
 
 def test_a_black_engine_in_a_set_up_game_is_told_white_before_setboard() -> None:
+    # Its turn comes while the probe runs: it searches once the probe has answered.
     table = set_up_table(SJENG_HELLO)
     table.new_game()
+    assert table.your_turn() == ([], [])
     lines, evs = table.feed("pong 1", "move N@f7")
-    assert lines[-4:] == [
+    assert lines == [
+        "force",
+        "new",
+        "variant bughouse",
+        "easy",
+        "level 0 1:00 0",
+        "force",
         "white",
         "setboard r6k/6pp/8/8/8/8/5PPP/6K1 b - - 0 1",
         "holding [] [R]",
         "ping 2",
+        "time 6000",
+        "otim 6000",
+        "go",
     ]
     assert evs == [EngineNote("setboard probe: answered N@f7; it still plays bughouse")]
+    assert table.feed("pong 2") == ([], [])
+    assert table.feed("move Rb8") == (["force"], [EngineMove(1, "a8b8")])
 
 
 def test_a_set_up_game_fails_cleanly_without_setboard_or_when_the_probe_fails() -> None:
