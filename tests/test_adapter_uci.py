@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_adapter_common import Table
+from test_adapter_common import CLOCKS, Table
 
 from bughouse_arbiter.adapters import EngineInfo, EngineMove, EngineNote, EngineWait, UciAdapter
 from bughouse_arbiter.core.model import Seat
@@ -236,3 +236,26 @@ def test_quit_during_a_search_stops_it_first() -> None:
     table.your_turn()
     table.adapter.quit()
     assert table.adapter.take()[0] == ["stop", "quit"]
+
+
+def test_a_position_out_of_step_is_re_read_and_an_unreadable_one_is_noted() -> None:
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1"
+    table = ready(Seat.A_BLACK)
+    table.adapter.your_turn(1, fen, CLOCKS)
+    assert table.adapter.take() == (
+        [f"position fen {fen}", "go wtime 60000 btime 60000 winc 0 binc 0"],
+        [EngineNote("position out of step at our turn, re-reading it")],
+    )
+    table = ready(Seat.A_BLACK)
+    table.adapter.your_turn(1, "garbage", CLOCKS)
+    assert table.adapter.take() == (
+        [],
+        [
+            EngineNote("position out of step at our turn, re-reading it"),
+            EngineNote(
+                "unreadable position from the arbiter: a board needs 8 ranks separated by '/', "
+                "not 1: 'garbage'"
+            ),
+            EngineNote("your_turn for a position where we are not to move"),
+        ],
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_adapter_common import Table
+from test_adapter_common import CLOCKS, Table
 
 from bughouse_arbiter.adapters import (
     EngineMove,
@@ -495,3 +495,22 @@ def test_a_set_up_game_fails_cleanly_without_setboard_or_when_the_probe_fails() 
         "this game starts from a set-up position and the engine leaves bughouse "
         "after setboard (it did not use a piece announced by holding)"
     )
+
+
+def test_a_position_out_of_step_is_set_up_on_the_engine_from_that_position() -> None:
+    table, _ = ready(Seat.A_BLACK)
+    table.feed("pong 1")
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1"
+    table.adapter.your_turn(1, fen, CLOCKS)
+    _, evs = table.adapter.take()
+    assert evs == [
+        EngineNote("position out of step at our turn, re-syncing"),
+        EngineNote("setboard probe: does the engine still play bughouse after setboard?"),
+    ]
+    lines, _ = table.feed("pong 2", "move N@f7")
+    assert lines[6:10] == [
+        "white",
+        "setboard rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "holding [] []",
+        "ping 3",
+    ]
