@@ -87,6 +87,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "test_adapter_uci.py",
             "test_adapter_xboard.py",
             "test_adapter_properties.py",
+            "test_adapter_sunsetter.py",
         ],
     ),
 }
@@ -264,6 +265,18 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
     for tests in (copy / "tests", copy / "mutants" / "tests"):
         shutil.rmtree(tests)
         shutil.copytree(ROOT / "tests", tests, ignore=_IGNORED)
+    # The group may have gained test files since the run (mutmut collects their stats).
+    config = copy / "pyproject.toml"
+    selection = "pytest_add_cli_args_test_selection = "
+    config.write_text(
+        "".join(
+            selection + json.dumps([f"tests/{t}" for t in GROUPS[group][1]]) + "\n"
+            if line.startswith(selection)
+            else line
+            for line in config.read_text(encoding="utf-8").splitlines(keepends=True)
+        ),
+        encoding="utf-8",
+    )
     print(f"{group}: rechecking {len(left)} survivors with the current tests in {copy}", flush=True)
     _mutmut(copy, ["run", "--max-children", str(jobs), *left])
 
