@@ -224,3 +224,29 @@ def test_the_header_of_a_running_file_says_unfinished_even_once_the_game_is_over
     assert '[Result "*"]\n' in header
     assert "Termination" not in header
     assert '[Result "0-1"]\n' in recorder.final_text()
+
+
+def test_header_of_an_untimed_game_with_one_named_player_in_full() -> None:
+    game = BughouseGame(HouseRules(clock=False))
+    header = GameHeader(players={Seat.B_BLACK: "dan"}, time="09:05:00", extra=(("Annotator", "x"),))
+    rules = " ".join(
+        f"{name}={value}" for name, value in [("profile", "default"), *game.rules.to_pairs()]
+    )
+    assert BpgnRecorder(game, header).header_text() == (
+        '[Event "bughouse-arbiter match"]\n'
+        '[Site "?"]\n'
+        '[Date "????.??.??"]\n'
+        '[Round "-"]\n'
+        '[WhiteA "?"]\n'
+        '[BlackA "?"]\n'
+        '[WhiteB "?"]\n'
+        '[BlackB "dan"]\n'
+        '[TimeControl "-"]\n'
+        '[Result "*"]\n'
+        '[Time "09:05:00"]\n'
+        '[Variant "bughouse"]\n'
+        f'[Rules "{rules}"]\n'
+        '[Annotator "x"]\n'
+        "\n"
+    )
+    assert "clock=off" in rules
