@@ -28,6 +28,7 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
+from ..bpgn.file import check_output_path
 from ..config.engines_file import known_engines
 from ..config.specs import (
     BUILTIN_ENGINES,
@@ -109,7 +110,13 @@ def register(subparsers: Any) -> None:
         help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
     )
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
-    parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="BPGN file (default bughouse-YYYYmmdd-HHMMSS.bpgn); an existing file is "
+        "appended to, never replaced; it is locked while the match runs (a second "
+        "writer is refused); only a regular file (or a symlink to one) is accepted",
+    )
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
     parser.add_argument(
         "--debug",
@@ -152,13 +159,7 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     for spec in engines.values():
         check_command(spec)
     out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
-    if out.is_dir():
-        raise ConfigError(f"--out {str(out)!r} is a folder, not a file")
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(f"--out {str(out)!r}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise ConfigError(f"--out {str(out)!r} cannot be written")
+    check_output_path(out)
     return MatchPlan(
         engines=engines,
         teams=teams,
@@ -191,7 +192,9 @@ def run(args: argparse.Namespace) -> int:
     unicode = not args.ascii and (out.encoding or "").lower().replace("-", "") == "utf8"
     color = live and not args.no_color and "NO_COLOR" not in os.environ
     display = Display(out, live=live, options=RenderOptions(unicode=unicode, color=color))
-    return trio.run(play_matches, plan, display)
+    # Opened and locked before any engine starts; held for every game of the run.
+    with BpgnFile.open(plan.out) as games_file:
+        return trio.run(play_matches, plan, display, games_file)
 
 
 # -- playing -------------------------------------------------------------------------
@@ -211,10 +214,20 @@ class GameSummary:
     write_error: str | None = None
 
 
-async def play_matches(plan: MatchPlan, display: Display) -> int:
-    """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C)."""
+async def play_matches(
+    plan: MatchPlan, display: Display, games_file: BpgnFile | None = None
+) -> int:
+    """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C).
+
+    The games go to ``games_file`` (opened from ``plan.out`` when not given).
+    Memory stays flat in ``plan.games``: a finished game is on disk, and only
+    its ``GameSummary`` (a few names and numbers) is kept for the table.
+    """
+    if games_file is None:
+        with BpgnFile.open(plan.out) as opened:
+            return await play_matches(plan, display, opened)
     summaries: list[GameSummary] = []
-    writers: list[GameWriter] = []
+    writers: list[GameWriter] = []  # the current game's writer only
     interrupted = False
     failed: str | None = None
     with trio.open_signal_receiver(signal.SIGINT) as signals:
@@ -231,7 +244,7 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
             nursery.start_soon(stop_on_ctrl_c)
             with matches:
                 for index in range(plan.games):
-                    summary = await play_one(plan, index, display, writers)
+                    summary = await play_one(plan, index, display, writers, games_file)
                     summaries.append(summary)
                     if summary.write_error is not None:
                         failed = summary.write_error
@@ -257,7 +270,11 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
 
 
 async def play_one(
-    plan: MatchPlan, index: int, display: Display, writers: list[GameWriter]
+    plan: MatchPlan,
+    index: int,
+    display: Display,
+    writers: list[GameWriter],
+    games_file: BpgnFile,
 ) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
@@ -276,8 +293,8 @@ async def play_one(
         if seat.team not in teams:
             log = logs.for_seat(seat) if logs else None
             players.append(create_player(seat, seeded(seating[seat], seat), log=log))
-    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
-    writers.append(writer)
+    writer = GameWriter(games_file, game_number=index + 1, games=plan.games)
+    writers[:] = [writer]
     display.begin(index + 1, plan.games, plan.out)
     live_task: trio.CancelScope | None = None
 
@@ -325,10 +342,16 @@ async def play_one(
 
 
 class GameWriter:
-    """Writes one game to the BPGN file as it is played (observer of the arbiter)."""
+    """Writes one game to the BPGN file as it is played (observer of the arbiter).
 
-    def __init__(self, path: Path, *, game_number: int, games: int) -> None:
-        self.file = BpgnFile(path)
+    ``out`` is the match's open ``BpgnFile`` (shared by its games), or a path
+    to open for this one game (closed when the game ends).
+    """
+
+    def __init__(self, out: BpgnFile | Path, *, game_number: int, games: int) -> None:
+        self.path = out.path if isinstance(out, BpgnFile) else out
+        self._file = out if isinstance(out, BpgnFile) else None
+        self._owns_file = not isinstance(out, BpgnFile)
         self.round = str(game_number) if games > 1 else "-"
         self.recorder: BpgnRecorder | None = None
         self.pending_info: dict[Seat, EngineInfo] = {}
@@ -344,7 +367,10 @@ class GameWriter:
         try:
             self._observe(event)
         except OSError as exc:
-            self.error = f"cannot write {self.file.path}: {exc.strerror or exc}"
+            self.error = f"cannot write {self.path}: {exc.strerror or exc}"
+            self._close()
+        except ConfigError as exc:
+            self.error = str(exc)
 
     def _observe(self, event: MatchEvent) -> None:
         if isinstance(event, MatchStarted):
@@ -357,13 +383,25 @@ class GameWriter:
             infos: dict[int, EngineInfo] = {}
             if isinstance(event, MovePlayed) and event.played.seat in self.pending_info:
                 infos[event.played.ply] = self.pending_info.pop(event.played.seat)
-            self.file.append(self.recorder.update(infos))
+            self._out().append(self.recorder.update(infos))
         elif isinstance(event, MatchEnded):
             if self.recorder is None:
                 self._open(event.game, event.names)
             assert self.recorder is not None
-            self.file.finalize(self.recorder.final_text())
+            self._out().end_game(self.recorder.outcome_slot(), self.recorder.closing_text())
             self.final_result = event.outcome.result.value
+            self.recorder = None  # the game is on disk: nothing of it is kept here
+            self._close()
+
+    def _out(self) -> BpgnFile:
+        if self._file is None:
+            self._file = BpgnFile.open(self.path)
+        return self._file
+
+    def _close(self) -> None:
+        if self._owns_file and self._file is not None:
+            self._file.close()
+            self._file = None
 
     def _open(self, game: BughouseGame, names: Mapping[Seat, str]) -> None:
         now = datetime.datetime.now(datetime.UTC)
@@ -374,7 +412,8 @@ class GameWriter:
             round=self.round,
         )
         self.recorder = BpgnRecorder(game, header)
-        self.file.start(self.recorder.header_text())
+        start = self.recorder.streamed_header()
+        self._out().start_game(start.text, slot=start.slot)
 
 
 def parse_info(text: str) -> EngineInfo | None:

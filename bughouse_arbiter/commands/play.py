@@ -22,6 +22,7 @@ from typing import Any
 
 import trio
 
+from ..bpgn.file import BpgnFile, check_output_path
 from ..config.engines_file import known_engines
 from ..config.specs import EngineSpec, TimeControl, seat_assignment
 from ..config.specs import engine_spec as read_engine_spec
@@ -71,7 +72,10 @@ def register(subparsers: Any) -> None:
         "--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
     )
     parser.add_argument(
-        "--out", metavar="FILE", help="BPGN file (default bughouse-YYYYmmdd-HHMMSS.bpgn)"
+        "--out",
+        metavar="FILE",
+        help="BPGN file (default bughouse-YYYYmmdd-HHMMSS.bpgn); an existing file is "
+        "appended to, never replaced, and locked while the game runs",
     )
     parser.add_argument("--fen-a", metavar="FEN", help="start board A here ([pocket] allowed)")
     parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
@@ -96,18 +100,24 @@ def run(args: argparse.Namespace) -> int:
     name = args.name or _login()
     style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
     try:
-        # A dumb terminal cannot address the cursor: it gets lines.
-        painted = os.environ.get("TERM", "") not in ("", "dumb")
-        if painted and sys.stdin.isatty() and sys.stdout.isatty():
-            with TtyTerminal(style) as terminal:
-                record = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
-        else:
-            pipe = PipeTerminal(style)
-            record = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
+        # Opened and locked before the engines start; an existing file is appended to.
+        with BpgnFile.open(out) as games_file:
+            writer = GameWriter(games_file, game_number=1, games=1)
+            # A dumb terminal cannot address the cursor: it gets lines.
+            painted = os.environ.get("TERM", "") not in ("", "dumb")
+            if painted and sys.stdin.isatty() and sys.stdout.isatty():
+                with TtyTerminal(style) as terminal:
+                    record = _play(seat, name, engines, rules, writer, terminal, fens, args.debug)
+            else:
+                pipe = PipeTerminal(style)
+                record = _play(seat, name, engines, rules, writer, pipe, fens, args.debug)
     except KeyboardInterrupt:
         print(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
     print(describe_outcome(record.outcome, seat))
+    if writer.error is not None:
+        print(f"bughouse play: error: {writer.error}", file=sys.stderr)
+        return 1
     print(f"Game written to {out.resolve()}")
     return 0
 
@@ -117,13 +127,12 @@ def _play(
     name: str,
     engines: dict[Seat, EngineSpec],
     rules: HouseRules,
-    out: Path,
+    writer: GameWriter,
     terminal: Terminal,
     fens: dict[str, str],
     debug: bool,
 ) -> MatchRecord:
-    writer = GameWriter(out, game_number=1, games=1)
-    logs = DebugLogs(out, 1) if debug else None
+    logs = DebugLogs(writer.path, 1) if debug else None
 
     async def main() -> MatchRecord:
         players: list[Player] = [ConsolePlayer(seat, terminal, name=name)]
@@ -204,13 +213,7 @@ def _out_path(text: str | None) -> Path:
     if text is None:
         return Path(dt.datetime.now().strftime("bughouse-%Y%m%d-%H%M%S.bpgn"))
     path = Path(text)
-    if path.is_dir():
-        raise UsageError(f"--out {text}: is a folder, not a file")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"--out {text}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"--out {text}: cannot be written")
+    check_output_path(path)
     return path
 
 

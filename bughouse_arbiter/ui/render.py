@@ -278,12 +278,21 @@ def _last_move(game: BughouseGame, board_id: BoardId) -> str:
 
 
 def move_number(game: BughouseGame, played: PlayedMove) -> str:
-    """``7.`` for White's seventh move on its board, ``7...`` for Black's."""
-    fields = game.start_fens[played.board].split()
-    first_full = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
-    black_first = len(fields) > 1 and fields[1] == "b"
-    before = sum(1 for m in game.moves[: played.ply - 1] if m.board is played.board)
-    number = first_full + (before + (1 if black_first else 0)) // 2
+    """``7.`` for White's seventh move on its board, ``7...`` for Black's.
+
+    Counted back from the board's position now, over the moves made after
+    ``played`` only: the newest move costs the same at ply 10 and ply 10,000.
+    """
+    board = game.boards[played.board]
+    later = 0
+    for other in reversed(game.moves):
+        if other.ply <= played.ply:
+            break
+        if other.board is played.board:
+            later += 1
+    # Half-moves from a position numbered 1 with White to move, before ``played``.
+    serial = 2 * (board.fullmove_number - 1) + (0 if board.turn else 1) - 1 - later
+    number = max(1, serial // 2 + 1)
     return f"{number}." if played.seat.color else f"{number}..."
 
 
