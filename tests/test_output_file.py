@@ -3,6 +3,7 @@ the match, never a non-regular file, and readable after a SIGKILL."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from bughouse_arbiter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 MOVER = ROOT / "engines" / "random_mover.py"
+MATCH = [sys.executable, "-m", "bughouse_arbiter", "match"]
 needs_engines = pytest.mark.skipif(not MOVER.is_file(), reason="engines/random_mover.py missing")
 
 
@@ -71,8 +73,7 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
     out = tmp_path / "shared.bpgn"
     out.write_text('[Event "earlier"]\n\n{kept} *\n')
     first = subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", "match", *_slow_engines(5)]
-        + ["--tc", "2+0", "--games", "2", "--out", str(out)],
+        [*MATCH, *_slow_engines(5), "--tc", "2+0", "--games", "2", "--out", str(out)],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -91,7 +92,7 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
             first.kill()
             first.wait()
     games = read_games(out.read_bytes())
-    assert [g.tag("Event") for g in games][0] == "earlier"
+    assert games[0].tag("Event") == "earlier"
     assert len(games) == 3
     assert all(g.finished for g in games[1:])
     check = _bughouse("replay", "--check", str(out), cwd=tmp_path)
@@ -104,8 +105,7 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
 def test_sigkill_mid_game_leaves_a_file_that_replays(tmp_path: Path, wait_for: str) -> None:
     out = tmp_path / "killed.bpgn"
     arbiter = subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", "match", *_slow_engines(20)]
-        + ["--tc", "60+0", "--out", str(out)],
+        [*MATCH, *_slow_engines(20), "--tc", "60+0", "--out", str(out)],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -121,10 +121,8 @@ def test_sigkill_mid_game_leaves_a_file_that_replays(tmp_path: Path, wait_for: s
         os.kill(arbiter.pid, signal.SIGKILL)
         arbiter.wait(timeout=10)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(arbiter.pid, signal.SIGKILL)  # the engines it started
-        except ProcessLookupError:
-            pass
     (game,) = read_games(out.read_bytes())
     assert not game.finished
     assert game.tag("Result") == "*"

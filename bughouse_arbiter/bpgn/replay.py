@@ -29,7 +29,7 @@ import chess
 
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Outcome, Result, Seat, Termination
-from ..core.rules import HouseRules
+from ..core.rules import MAX_SECONDS, HouseRules
 from ..errors import ArbiterError, MoveError
 from .claims import Claim, claim_of, seats_named
 from .positions import parse_san, start_fens
@@ -108,14 +108,27 @@ def rules_of(game: BpgnGame, override: HouseRules | None = None) -> tuple[HouseR
         except ArbiterError as exc:
             notes.append(Note(message=f"[Rules] cannot be read ({exc}); foreign rules used"))
     rules = FOREIGN_RULES
-    control = re.fullmatch(
-        r"\s*(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?\s*", game.tag("TimeControl") or ""
-    )
+    written = game.tag("TimeControl") or ""
+    control = _TIME_CONTROL.fullmatch(written)
     if control and float(control.group(1)) > 0:
-        rules = attrs.evolve(
-            rules, time=float(control.group(1)), increment=float(control.group(2) or 0)
-        )
+        base, increment = float(control.group(1)), float(control.group(2) or 0)
+        if base <= MAX_SECONDS and increment <= MAX_SECONDS:
+            rules = attrs.evolve(rules, time=base, increment=increment)
+        else:
+            notes.append(
+                Note(
+                    message=f"[TimeControl] {_cut(written)} is beyond {MAX_SECONDS:g} "
+                    "seconds: the default time is used"
+                )
+            )
     return rules, notes
+
+
+_TIME_CONTROL = re.compile(r"\s*(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?\s*")
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 class _Replayer:

@@ -61,6 +61,7 @@ from ..table.arbiter import (
     run_match,
 )
 from ..ui.render import RenderOptions, move_line, render_table
+from ..ui.safe_text import printable, printable_lines
 
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
@@ -255,7 +256,7 @@ async def play_matches(
             nursery.cancel_scope.cancel()
     display.close()
     if failed is not None:
-        print(f"bughouse match: error: {failed}", file=sys.stderr)
+        print(f"bughouse match: error: {printable(failed)}", file=sys.stderr)
         return 1
     if interrupted and len(summaries) < plan.games:
         # Ctrl+C can land while a game that has just ended is being closed:
@@ -507,12 +508,13 @@ class Display:
                 names = self.names
                 self.line(move_line(self.game, event.played, names=names, used=event.used))
         elif isinstance(event, PartnerTold):
-            text = f"{event.message.seat} to partner: {event.message.text}"
+            text = f"{event.message.seat} to partner: {printable(event.message.text, 200)}"
             self.message = text
             if not self.live:
                 self.line(f"  {text}")
         elif isinstance(event, MoveRefused):
-            self.message = f"{event.seat}: move {event.text!r} refused ({event.reason})"
+            refused = printable(event.text, 40)
+            self.message = printable(f"{event.seat}: move {refused!r} refused ({event.reason})")
             if not self.live:
                 self.line(f"  {self.message}")
         elif isinstance(event, MatchEnded):
@@ -555,7 +557,8 @@ class Display:
             self.draw(self.ended_at, final=True)
 
     def line(self, text: str) -> None:
-        self.write(text + "\n")
+        """One line of plain text; control characters in it are shown escaped."""
+        self.write(printable_lines(text, limit=2000) + "\n")
 
     def write(self, text: str) -> None:
         """Writes and flushes; once the output is gone (``| head``), writes nothing more.

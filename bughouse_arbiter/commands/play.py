@@ -35,6 +35,7 @@ from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal
 from ..players.factory import check_command, create_player
 from ..table.arbiter import MatchRecord, run_match
 from ..ui.console_session import describe_outcome
+from ..ui.safe_text import printable
 from .match import DebugLogs, GameWriter
 
 DEFAULT_ENGINE = "searcher"
@@ -114,9 +115,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
-    print(describe_outcome(record.outcome, seat))
+    print(printable(describe_outcome(record.outcome, seat), 2000))
     if writer.error is not None:
-        print(f"bughouse play: error: {writer.error}", file=sys.stderr)
+        print(f"bughouse play: error: {printable(writer.error)}", file=sys.stderr)
         return 1
     print(f"Game written to {out.resolve()}")
     return 0

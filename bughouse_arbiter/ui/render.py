@@ -30,6 +30,9 @@ Public API:
     ``move_line(game, played, names=..., used=...)``: one line per move for
         logs and for output that is not a terminal.
     ``move_number(game, played)``: ``7.`` or ``7...``.
+
+Names, the result's reason and the footer come from outside (engines, files):
+they are shown through ``safe_text.printable``, never raw.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import chess
 from ..core.board import BughouseBoard
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
+from .safe_text import printable
 
 COLUMN_WIDTH = 38
 GAP = "   "
@@ -190,9 +194,9 @@ def render_table(
     right = _column(game, partner.board, partner.color, clocks, names, running, options)
     lines = [_pad(a, COLUMN_WIDTH) + GAP + b for a, b in zip(left, right, strict=True)]
     if game.outcome is not None:
-        lines.append(f"Result: {game.outcome}")
+        lines.append(printable(f"Result: {game.outcome}"))
     if footer:
-        lines.append(footer)
+        lines.append(printable(footer))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -210,7 +214,7 @@ def move_line(
     number = move_number(game, played)
     who = str(played.seat)
     if names and names.get(played.seat):
-        who += f" ({names[played.seat]})"
+        who += f" ({printable(names[played.seat], 60)})"
     parts = [f"ply {played.ply:>3}", played.board.value, f"{number} {played.san}".ljust(14), who]
     if played.clock is not None:
         parts.append(f"clock {format_clock(played.clock)}")
@@ -260,7 +264,7 @@ def _player_line(
     is_running = seat in running
     marker = "<" if is_running else " "
     name_room = COLUMN_WIDTH - 2 - len("B-White") - 2 - len(clock) - 2
-    name = names.get(seat, "")
+    name = printable(names.get(seat, ""), 200)
     if len(name) > name_room:
         name = name[: name_room - 1] + "…"
     text = f"{seat}  {name}".ljust(COLUMN_WIDTH - 2 - len(clock)) + clock
