@@ -15,7 +15,6 @@ expressions; the tests fuzz it). Dialect notes are in ``docs/bpgn.md``.
 from __future__ import annotations
 
 import bisect
-import codecs
 import re
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
@@ -272,11 +271,18 @@ CHUNK = 1 << 18
 
 
 def decode(data: bytes) -> str:
-    """Bytes of a BPGN file as text: UTF-8, else Latin-1 (which never fails)."""
+    """Bytes of a BPGN file as text: each line UTF-8, else Latin-1 (which never fails)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        return "\n".join(_decode_line(line) for line in data.split(b"\n"))
+
+
+def _decode_line(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode("latin-1")
 
 
 def read_games(
@@ -303,21 +309,22 @@ def iter_games(
     """The games of ``source`` one at a time, as ``read_games`` reads them.
 
     A stream is read in chunks of ``CHUNK`` bytes: memory follows the
-    longest game, not the file. Bytes are decoded as UTF-8; from the first
-    chunk that is not UTF-8 on, as Latin-1.
+    longest game, not the file. Each line is decoded as UTF-8, or as
+    Latin-1 when it is not UTF-8.
     """
     return _Reader(_chunks(source), strict=strict, file=file).games()
 
 
 def _chunks(source: str | bytes | IO[str] | IO[bytes]) -> Iterator[str]:
+    """The text of ``source`` in pieces; bytes are decoded line by line, so a
+    piece never depends on where a read ended (but for lines over ``MAX_TOKEN``)."""
     if isinstance(source, str):
         yield source
         return
     if isinstance(source, bytes):
         yield decode(source)
         return
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    latin = False
+    held = b""
     while True:
         data = source.read(CHUNK)
         if not data:
@@ -325,18 +332,16 @@ def _chunks(source: str | bytes | IO[str] | IO[bytes]) -> Iterator[str]:
         if isinstance(data, str):
             yield data
             continue
-        if not latin:
-            try:
-                yield decoder.decode(data)
-                continue
-            except UnicodeDecodeError:
-                latin = True
-                data = decoder.getstate()[0] + data
-        yield data.decode("latin-1")
-    if not latin:
-        tail = decoder.getstate()[0]
-        if tail:
-            yield tail.decode("latin-1")
+        held += data
+        cut = held.rfind(b"\n") + 1
+        if not cut and len(held) <= MAX_TOKEN:
+            continue
+        if not cut:
+            cut = len(held)
+        yield decode(held[:cut])
+        held = held[cut:]
+    if held:
+        yield decode(held)
 
 
 class _Reader:
@@ -704,7 +709,7 @@ class _Reader:
 
 
 #: Tokens that may be cut by a chunk's end without changing what is read.
-_SPLITTABLE = frozenset({"ws", "stray"})
+_SPLITTABLE = frozenset({"ws"})
 _NO_COMMANDS: Mapping[str, str] = MappingProxyType({})
 _BOARDS = {"A": BoardId.A, "a": BoardId.A, "B": BoardId.B, "b": BoardId.B}
 _NEWLINE = re.compile("\n")

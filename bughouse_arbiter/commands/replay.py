@@ -9,7 +9,10 @@ move N, ``s`` start, ``e`` end, ``q`` quit, ``h`` help. End of input quits.
 ``bughouse replay --check FILE...`` replays every game with the rules code
 and prints, per game, the moves replayed, the first move that cannot be
 played and where, and the recorded against the re-judged result; then a
-summary line. Exit status 0 when every game passes, 1 when any fails.
+summary line. Exit status 0 when every game passes, 1 when any fails. Files
+are read one game at a time (memory follows the longest game); at most 20
+reading problems and 20 notes are listed per game, and control characters
+from the file are shown escaped (``\x1b``).
 """
 
 from __future__ import annotations
@@ -18,16 +21,16 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
-from ..bpgn.read import BpgnGame, read_games
+from ..bpgn.read import BpgnGame, iter_games
 from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
-from ..errors import BpgnError, UsageError
+from ..errors import UsageError
 from ..ui.render import render_table
+from ..ui.safe_text import printable, printable_lines
 
 _NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 HELP = "Enter/n forward · b back · g N or N go to move N · s start · e end · q quit"
@@ -60,26 +63,33 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     pairs = [parse_rule(text) for text in args.rule]
     if args.check:
-        texts = [(path, _load(path)) for path in args.files]
-        return check(texts, pairs, strict=args.strict, out=sys.stdout)
+        for path in args.files:
+            _open(path).close()  # a missing file is a usage error before any report
+        return check(args.files, pairs, strict=args.strict, out=sys.stdout)
     if len(args.files) != 1:
         raise UsageError("stepping through a game takes one FILE (use --check for several)")
     path = args.files[0]
-    games = read_games(_load(path), file=path)
-    if not games:
+    source: BpgnGame | None = None
+    count = 0
+    with _open(path) as stream:
+        for game in iter_games(stream, file=path):
+            count = game.number
+            if game.number == args.game:
+                source = game
+                break
+    if count == 0:
         raise UsageError(f"{path}: no game found")
-    if not 1 <= args.game <= len(games):
-        raise UsageError(f"--game {args.game}: {path} holds games 1 to {len(games)}")
-    source = games[args.game - 1]
+    if source is None:
+        raise UsageError(f"--game {args.game}: {path} holds games 1 to {count}")
     report = replay_game(source, rules=_rules_for(source, pairs), frames=True)
     if not report.frames:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     return step(report, sys.stdin, sys.stdout)
 
 
-def _load(path: str) -> bytes:
+def _open(path: str) -> BinaryIO:
     try:
-        return Path(path).read_bytes()
+        return open(path, "rb")
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -99,38 +109,46 @@ def _rules_for(source: BpgnGame, pairs: list[tuple[str, str]]) -> HouseRules | N
 
 
 def check(
-    texts: Sequence[tuple[str, bytes]],
+    paths: Sequence[str],
     pairs: list[tuple[str, str]],
     *,
     strict: bool,
     out: TextIO,
 ) -> int:
-    """Re-judges every game of every file; prints a report; 0 if all pass, else 1."""
+    """Re-judges every game of every file, one game in memory at a time;
+    prints a report; 0 if all pass, else 1."""
     games_total = passed = moves = 0
-    for path, data in texts:
+    for path in paths:
+        found = 0
         try:
-            games = read_games(data, file=path)
-        except BpgnError as exc:  # only in strict reading, which check does not use
-            print(f"{path}: {exc}", file=out)
+            with _open(path) as stream:
+                for source in iter_games(stream, file=path):
+                    found += 1
+                    games_total += 1
+                    report = replay_game(source, rules=_rules_for(source, pairs))
+                    moves += report.replayed
+                    ok = report.ok and not (strict and source.problems)
+                    passed += ok
+                    for line in describe(report, path, strict=strict):
+                        print(printable(line, MAX_LINE), file=out)
+        except OSError as exc:
+            print(printable(f"{path}: cannot read it ({exc.strerror or exc})"), file=out)
             games_total += 1
             continue
-        if not games:
-            print(f"{path}: no game found", file=out)
-        for source in games:
-            games_total += 1
-            report = replay_game(source, rules=_rules_for(source, pairs))
-            moves += report.replayed
-            ok = report.ok and not (strict and source.problems)
-            passed += ok
-            for line in describe(report, path, strict=strict):
-                print(line, file=out)
+        if not found:
+            print(printable(f"{path}: no game found"), file=out)
     failed = games_total - passed
     print(
-        f"checked {games_total} game(s) in {len(texts)} file(s): {passed} passed, "
+        f"checked {games_total} game(s) in {len(paths)} file(s): {passed} passed, "
         f"{failed} failed; {moves} moves replayed",
         file=out,
     )
     return 0 if failed == 0 else 1
+
+
+#: The longest line ``--check`` prints, and the notes it lists per game.
+MAX_LINE = 400
+MAX_NOTES = 20
 
 
 def describe(report: ReplayReport, path: str, *, strict: bool = False) -> list[str]:
@@ -153,7 +171,10 @@ def describe(report: ReplayReport, path: str, *, strict: bool = False) -> list[s
         lines.append(f"  first move that cannot be played: {report.illegal.located()}")
     if not report.ok and report.illegal is None:
         lines.append(f"  {report.verdict}")
-    lines.extend(f"  note: {note.located()}" for note in report.notes)
+    notes = report.notes
+    lines.extend(f"  note: {note.located()}" for note in notes[:MAX_NOTES])
+    if len(notes) > MAX_NOTES:
+        lines.append(f"  note: {len(notes) - MAX_NOTES} more note(s) not listed")
     lines.extend(f"  reading: {problem.located()}" for problem in source.problems)
     return lines
 
@@ -178,7 +199,7 @@ def _team_names(source: BpgnGame) -> str:
 def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
     """The console loop: shows a frame, reads a command, until quit or end of input."""
     frames = report.frames
-    print(_title(report), file=out)
+    print(printable_lines(_title(report), MAX_LINE), file=out)
     print(HELP, file=out)
     index = 0
     last = len(frames) - 1
@@ -209,7 +230,8 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
             try:
                 target = int(number)
             except ValueError:
-                print(f"unknown command {line.strip()!r} ({HELP})", file=out)
+                shown = printable(line.strip(), 40)
+                print(f"unknown command {shown!r} ({HELP})", file=out)
                 continue
         if not 0 <= target <= last:
             where = "at the end" if target > last else "at the start"
@@ -222,14 +244,15 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
 
 
 def _shown(report: ReplayReport, index: int) -> str:
-    """Frame ``index``, and at the last one how the game ended or where the replay stopped."""
+    """Frame ``index``, and at the last one how the game ended or where the replay
+    stopped; every line from the file is shown through ``printable``."""
     text = render(report.frames[index], report.game, report.rules)
     if index == len(report.frames) - 1:
         if report.illegal is not None:
             text += f"\nthe replay stops here: next is {report.illegal.located()}"
         elif report.outcome is not None:
             text += f"\nresult: {report.rejudged} ({report.outcome.reason})"
-    return text
+    return printable_lines(text, MAX_LINE)
 
 
 def _title(report: ReplayReport) -> str:
@@ -263,5 +286,6 @@ def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
     lines.append("  last move on board " + ", on board ".join(last))
     for message in frame.messages[-5:]:
         when = f" ({message.at:.1f} s)" if message.at is not None else ""
-        lines.append(f"  {message.seat.bpgn} to partner{when}: {message.text}")
+        text = printable(message.text, 200)
+        lines.append(f"  {message.seat.bpgn} to partner{when}: {text}")
     return "\n".join(lines)
