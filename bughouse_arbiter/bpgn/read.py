@@ -29,7 +29,7 @@ from .notation import unescape, unescape_tag
 _TOKEN = re.compile(
     r"""
     (?P<ws>[ \t\r\n\f\v]+)
-    | (?P<tag>\[[ \t]*(?P<tname>[A-Za-z0-9_]+)[ \t]*"(?P<tval>(?:[^"\\\r\n]|\\.)*)"[ \t]*\])
+    | (?P<tag>\[[ \t]*(?P<tname>[A-Za-z0-9_]+)[ \t]*"(?P<tval>(?:[^"\\\r\n]++|\\.)*+)"[ \t]*\])
     | (?P<badtag>\[[^\r\n]*)
     | (?P<comment>\{[^}]*\})
     | (?P<open>\{)
@@ -39,7 +39,7 @@ _TOKEN = re.compile(
     | (?P<varopen>\()
     | (?P<varclose>\))
     | (?P<word>[^\s{}\[\]();]{1,200})
-    | (?P<stray>(?P<straychar>[})\]])(?P=straychar){1,100000})
+    | (?P<stray>\}{2,100000}|\){2,100000}|\]{2,100000})
     | (?P<other>.)
     """,
     re.VERBOSE | re.DOTALL,
