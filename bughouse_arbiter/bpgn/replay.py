@@ -32,7 +32,7 @@ from ..core.model import BoardId, Outcome, Result, Seat, Termination
 from ..core.rules import MAX_SECONDS, HouseRules
 from ..errors import ArbiterError, MoveError
 from .claims import Claim, claim_of, seats_named
-from .positions import parse_san, start_fens
+from .positions import parse_san, read_move, start_fens
 from .read import BpgnGame, BpgnMessage, BpgnMove
 
 #: Rules for files that do not say theirs (every dialect but ours): mate is
@@ -218,7 +218,7 @@ class _Replayer:
                 )
                 return
             try:
-                parsed = parse_san(self.game.boards[move.board], move.san)
+                parsed, plain = read_move(self.game.boards[move.board], move.san)
             except MoveError as exc:
                 supplied = self.supply_drop(moves, queue, index, move, seat)
                 if supplied is None:
@@ -226,12 +226,14 @@ class _Replayer:
                     return
                 queue = supplied
                 continue
-            self.play(move, parsed)
+            self.play(move, parsed, plain=plain)
         self.apply_board_ends(len(moves))
 
-    def play(self, move: BpgnMove, parsed: chess.Move) -> None:
+    def play(self, move: BpgnMove, parsed: chess.Move, *, plain: bool = False) -> None:
         seat = self.game.to_move(move.board)
-        self.game.push(seat, parsed, at=move.at, clock=move.clock)
+        # A move read as plain SAN keeps its text: it is not checked or written again.
+        san = move.san if plain else None
+        self.game.push(seat, parsed, at=move.at, clock=move.clock, san=san)
         self.replayed += 1
         if move.clock is not None:
             self.clocks[seat] = move.clock

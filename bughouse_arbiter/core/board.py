@@ -353,7 +353,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
 
     def status_of_side_to_move(self) -> BoardStatus:
         """``ok``, ``checkmate``, ``must_wait``, ``stalemate_wait`` or ``stalemate_draw``."""
-        if any(self.generate_legal_moves()):
+        if self._can_drop_without_check() or any(self.generate_legal_moves()):
             return BoardStatus.OK
         if self.is_check():
             if self.rules.wait_for_block and self.could_block_by_drop():
@@ -362,6 +362,23 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         if self.rules.stalemate == "draw":
             return BoardStatus.STALEMATE_DRAW
         return BoardStatus.STALEMATE_WAIT
+
+    def _can_drop_without_check(self) -> bool:
+        """True when a drop is surely legal: the side to move is not in check,
+        no drop rule filters drops, and its pocket holds a piece with an empty
+        square to go to (a pawn: on ranks 2 to 7). Cheap, and true after most
+        moves of a bughouse game, so the full move generation is skipped."""
+        if self._filter_drops:
+            return False
+        pocket = self.pockets[self.turn]
+        if not len(pocket):
+            return False
+        empty = ~self.occupied & chess.BB_ALL
+        if not empty or self.is_check():
+            return False
+        if len(pocket) > pocket.count(chess.PAWN):
+            return True
+        return bool(empty & ~(chess.BB_RANK_1 | chess.BB_RANK_8))
 
     def outcome(self, *, claim_draw: bool = False) -> chess.Outcome | None:
         """Only checkmate ends a single bughouse board; the match judges the rest."""
