@@ -21,7 +21,9 @@ Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections import deque
 from collections.abc import Hashable, Mapping, Sequence
 
 import attrs
@@ -160,71 +162,76 @@ class _Replayer:
             self.count_position(board_id)
 
     def run(self) -> None:
-        moves = list(self.source.moves)
+        moves = self.source.moves
         self.has_lower = {b: any(m.board is b and not m.white for m in moves) for b in BoardId}
         self.colour_from_turn: set[BoardId] = set()
         self.snapshot(None)
-        queue = list(range(len(moves)))
+        game = self.game
+        board_a, board_b = game.boards[BoardId.A], game.boards[BoardId.B]
+        lower_a, lower_b = self.has_lower[BoardId.A], self.has_lower[BoardId.B]
+        ends = len(self.source.board_ends)
+        queue = deque(range(len(moves)))
         while queue:
-            index = queue.pop(0)
+            index = queue.popleft()
             move = moves[index]
-            self.apply_board_ends(index)
-            if self.game.outcome is not None:
+            if self.ends_done < ends:
+                self.apply_board_ends(index)
+            if game.outcome is not None:
                 self.notes.append(
                     Note(
                         move=move,
                         message=f"the rules ended the match before this move "
-                        f"({self.game.outcome.reason}): it and {len(queue)} later move(s) "
+                        f"({game.outcome.reason}): it and {len(queue)} later move(s) "
                         "not played",
                     )
                 )
                 return
-            if not self.game.is_live(move.board):
-                self.illegal = Note(move=move, message=f"board {move.board.value} is over")
+            board_id = move.board
+            if board_id in game.board_results:
+                self.illegal = Note(move=move, message=f"board {board_id.value} is over")
                 return
-            seat = move.seat
-            if (
-                not self.has_lower[move.board]
-                and self.game.to_move(move.board) is not seat
-                and move.number == self.game.boards[move.board].fullmove_number
-            ):
-                # pychess-variants' legacy export writes every board letter in
-                # upper case: the side to move is the only colour it can be.
-                seat = self.game.to_move(move.board)
-                if move.board not in self.colour_from_turn:
-                    self.colour_from_turn.add(move.board)
-                    self.notes.append(
-                        Note(
-                            move=move,
-                            message=f"board {move.board.value}'s letters are all upper case: "
-                            "each move's colour is taken from the side to move",
+            is_a = board_id is BoardId.A
+            board = board_a if is_a else board_b
+            if move.white != board.turn:
+                seat = move.seat
+                if not (lower_a if is_a else lower_b) and move.number == board.fullmove_number:
+                    # pychess-variants' legacy export writes every board letter in
+                    # upper case: the side to move is the only colour it can be.
+                    seat = Seat.of(board_id, board.turn)
+                    if board_id not in self.colour_from_turn:
+                        self.colour_from_turn.add(board_id)
+                        self.notes.append(
+                            Note(
+                                move=move,
+                                message=f"board {board_id.value}'s letters are all upper "
+                                "case: each move's colour is taken from the side to move",
+                            )
                         )
-                    )
-            if self.game.to_move(move.board) is not seat:
-                previous = self.last_on_board.get(move.board)
-                if previous is not None and _same(previous, move):
-                    self.notes.append(
-                        Note(
-                            move=move,
-                            message=f"the same move as line {previous.line}, column "
-                            f"{previous.column}: skipped",
+                else:
+                    previous = self.last_on_board.get(board_id)
+                    if previous is not None and _same(previous, move):
+                        self.notes.append(
+                            Note(
+                                move=move,
+                                message=f"the same move as line {previous.line}, column "
+                                f"{previous.column}: skipped",
+                            )
                         )
+                        continue
+                    self.illegal = Note(
+                        move=move,
+                        message=f"{game.to_move(board_id)} is to move on board "
+                        f"{board_id.value}, not {seat} (a move missing before it?)",
                     )
-                    continue
-                self.illegal = Note(
-                    move=move,
-                    message=f"{self.game.to_move(move.board)} is to move on board "
-                    f"{move.board.value}, not {seat} (a move missing before it?)",
-                )
-                return
+                    return
+            else:
+                seat = move.seat
             try:
-                parsed, plain = read_move(self.game.boards[move.board], move.san)
+                parsed, plain = read_move(board, move.san)
             except MoveError as exc:
-                supplied = self.supply_drop(moves, queue, index, move, seat)
-                if supplied is None:
+                if not self.supply_drop(moves, queue, index, move, seat):
                     self.illegal = Note(move=move, message=str(exc))
                     return
-                queue = supplied
                 continue
             self.play(move, parsed, plain=plain)
         self.apply_board_ends(len(moves))
@@ -261,21 +268,23 @@ class _Replayer:
     def supply_drop(
         self,
         moves: Sequence[BpgnMove],
-        queue: list[int],
+        queue: deque[int],
         index: int,
         move: BpgnMove,
         seat: Seat,
-    ) -> list[int] | None:
-        """A new queue that plays the capture supplying ``move``'s drop first, or None."""
+    ) -> bool:
+        """Puts the capture that supplies ``move``'s drop (among the next few
+        moves of the other board) first in ``queue``, then ``move``; False if
+        there is none."""
         board = self.game.boards[move.board]
         drop = _drop_piece(move.san)
         if drop is None or board.pockets[seat.color].count(drop):
-            return None
-        other = self.game.boards[move.board.other].copy()
+            return False
+        other = self.game.boards[move.board.other].copy(stack=False)
         if not self.game.is_live(move.board.other):
-            return None
+            return False
         earlier: list[int] = []
-        for later in queue[:_LOOKAHEAD]:
+        for later in itertools.islice(queue, _LOOKAHEAD):
             candidate = moves[later]
             if candidate.board is move.board:
                 continue
@@ -283,11 +292,11 @@ class _Replayer:
                 self.has_lower[candidate.board]
                 and Seat.of(candidate.board, other.turn) is not candidate.seat
             ):
-                return None
+                return False
             try:
                 other.push(parse_san(other, candidate.san))
             except MoveError:
-                return None
+                return False
             earlier.append(later)
             passed = other.last_passed
             if passed is not None and passed.color == seat.color and passed.piece_type == drop:
@@ -299,9 +308,11 @@ class _Replayer:
                         f"({supplier.label}, line {supplier.line}): played after it",
                     )
                 )
-                rest = [i for i in queue if i not in earlier]
-                return [*earlier, index, *rest]
-        return None
+                head = [queue.popleft() for _ in range(min(_LOOKAHEAD, len(queue)))]
+                rest = [i for i in head if i not in earlier]
+                queue.extendleft(reversed([*earlier, index, *rest]))
+                return True
+        return False
 
     def apply_board_ends(self, upto: int) -> None:
         ends = self.source.board_ends
