@@ -108,3 +108,40 @@ def test_positions_stay_exact_across_chunks(monkeypatch: pytest.MonkeyPatch) -> 
     (game,) = iter_games(io.BytesIO(text.encode()))
     assert [(m.line, m.column) for m in game.moves] == [(3, 1), (4, 1), (5, 3)]
     assert [(p.line, p.column) for p in game.problems] == [(4, 8)]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_dropping_board_history_in_a_replay_changes_no_verdict(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bughouse_arbiter.bpgn import replay as bpgn_replay
+
+    games = read_games(path.read_bytes())
+    kept = [bpgn_replay.replay_game(g) for g in games]
+    monkeypatch.setattr(bpgn_replay, "_STACK_KEPT", 1)
+    dropped = [bpgn_replay.replay_game(g) for g in games]
+    for a, b in zip(kept, dropped, strict=True):
+        assert (a.ok, a.verdict, a.replayed, a.rejudged) == (
+            b.ok,
+            b.verdict,
+            b.replayed,
+            b.rejudged,
+        )
+        assert [m.move for m in a.played] == [m.move for m in b.played]
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 3))
+def test_random_matches_under_every_profile_replay_the_same_without_history(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_bpgn_roundtrip import _random_match
+
+    from bughouse_arbiter.bpgn import replay as bpgn_replay
+
+    game, _, text, _ = _random_match(seed)
+    (read,) = read_games(text)
+    monkeypatch.setattr(bpgn_replay, "_STACK_KEPT", 1)
+    report = bpgn_replay.replay_game(read)
+    assert report.ok, report.verdict
+    assert [m.move for m in report.played] == [m.move for m in game.moves]
+    assert report.rejudged == game.result.value

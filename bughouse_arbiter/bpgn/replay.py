@@ -41,6 +41,8 @@ from .read import BpgnGame, BpgnMessage, BpgnMove
 #: mate even if a piece could arrive later (FICS), no ply cap.
 FOREIGN_RULES = HouseRules(profile="foreign", wait_for_block=True, max_plies=0)
 
+#: Moves of history a board keeps in a replay before its stack is dropped.
+_STACK_KEPT = 256
 _LOOKAHEAD = 8  # moves of the other board searched for a capture that supplies a drop
 
 
@@ -242,6 +244,12 @@ class _Replayer:
         san = move.san if plain else None
         self.game.push(seat, parsed, at=move.at, clock=move.clock, san=san)
         self.replayed += 1
+        board = self.game.boards[move.board]
+        if len(board.move_stack) >= _STACK_KEPT:
+            # Nothing here takes a move back, and the rules read the position,
+            # not its history (repetitions are counted apart): a long game
+            # need not keep python-chess's per-move board states.
+            board.clear_stack()
         if move.clock is not None:
             self.clocks[seat] = move.clock
         if move.at is not None:
