@@ -33,6 +33,8 @@ _TOKEN = re.compile(
     | (?P<badtag>\[[^\r\n]*)
     | (?P<comment>\{[^}]*\})
     | (?P<open>\{)
+    | (?P<move>(?P<mnum>\d{1,6})(?P<mletter>[ABab])\.(?:\.\.)?[ \t]*
+        (?P<msan>[A-Za-z@][^\s{}\[\]();]{0,199}))
     | (?P<number>(?P<num>\d{1,6})(?P<letter>[ABab])\.(?:\.\.)?)
     | (?P<result>(?:1-0|0-1|1/2-1/2|\*)(?![^\s{}\[\]();]))
     | (?P<linecomment>;[^\r\n]*)
@@ -480,8 +482,11 @@ class _Reader:
             if self.variation_depth:
                 self.in_variation(match)
                 continue
-            if kind == "number":
-                self.on_number(match, start)
+            if kind == "move":  # a number and its move, the usual case, in one token
+                self.on_number(match.group("mnum"), match.group("mletter"), start)
+                self.on_word(match.group("msan"), match.start("msan"))
+            elif kind == "number":
+                self.on_number(match.group("num"), match.group("letter"), start)
             elif kind == "word":
                 self.on_word(match.group(), start)
             elif kind == "comment":
@@ -667,14 +672,13 @@ class _Reader:
             )
         )
 
-    def on_number(self, match: re.Match[str], start: int) -> None:
+    def on_number(self, number: str, letter: str, start: int) -> None:
         game = self.movetext_game(start)
         game.last_comment_is_last_token = False
         if game.pending is not None:
             self.problem(game, game.pending[3:5], "move number without a move")
-        letter = match.group("letter")
         line, column = self.where(start)
-        game.pending = (int(match.group("num")), _BOARDS[letter], letter.isupper(), line, column)
+        game.pending = (int(number), _BOARDS[letter], letter.isupper(), line, column)
 
     def on_word(self, word: str, start: int) -> None:
         if self.game is None and self.ended is not None and word[0] == "$" and _NAG.fullmatch(word):
