@@ -289,10 +289,18 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             yield move
 
     def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
+        # python-chess chains the drops after the other moves but works out
+        # their squares when the chain is made: here only when they are
+        # reached (``any(legal_moves)``, ``parse_san`` rarely get there).
+        if not to_mask:
+            return iter(())
+        return self._legal_drops(to_mask, self._filter_drops and not self._judging_drop)
+
+    def _legal_drops(self, to_mask: chess.Bitboard, filtered: bool) -> Iterator[chess.Move]:
         drops = super().generate_legal_drops(to_mask)
-        if not self._filter_drops or self._judging_drop:
-            return drops
-        return (move for move in drops if self._drop_check_allowed(move))
+        if filtered:
+            drops = (move for move in drops if self._drop_check_allowed(move))
+        yield from drops
 
     def is_legal(self, move: chess.Move) -> bool:
         if move.drop and self._filter_drops and not self._judging_drop:
