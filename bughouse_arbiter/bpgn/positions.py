@@ -6,6 +6,7 @@ reads a move token, SAN first. Pure.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import chess
@@ -29,6 +30,17 @@ def start_fens(game: BpgnGame) -> tuple[str, str]:
 
 
 def _one_fen(text: str) -> str:
+    """One board's FEN in any of the three spellings, as ``BughouseBoard`` writes it
+    (cached when short: the games of one file usually share their start)."""
+    return _cached_fen(text) if len(text) <= 200 else _read_fen(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_fen(text: str) -> str:
+    return _read_fen(text)
+
+
+def _read_fen(text: str) -> str:
     fields = text.split()
     if not fields:
         raise ValueError("empty FEN")
