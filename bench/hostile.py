@@ -76,6 +76,7 @@ def games_case(args: argparse.Namespace, folder: Path) -> None:
             number = int(line.split()[1].split("/")[0].rstrip(":"))
             if number in (early, args.games) or number % 50 == 0:
                 marks[number] = rss_kib(pid)
+                print(f"  (game {number}: RSS {marks[number] / 1024:.1f} MiB)", flush=True)
 
     argv = ["match", *engines, "--tc", args.tc, "--games", str(args.games), "--seed", "1"]
     seconds, cpu, peak, _, last = run(
