@@ -235,28 +235,38 @@ class _Replayer:
                     self.illegal = Note(move=move, message=str(exc))
                     return
                 continue
-            self.play(move, parsed, plain=plain)
+            self.play(move, parsed, plain=plain, seat=seat)
         self.apply_board_ends(len(moves))
 
-    def play(self, move: BpgnMove, parsed: chess.Move, *, plain: bool = False) -> None:
-        seat = self.game.to_move(move.board)
+    def play(
+        self,
+        move: BpgnMove,
+        parsed: chess.Move,
+        *,
+        plain: bool = False,
+        seat: Seat | None = None,
+    ) -> None:
+        board_id = move.board
+        if seat is None:
+            seat = self.game.to_move(board_id)
         # A move read as plain SAN keeps its text: it is not checked or written again.
-        san = move.san if plain else None
-        self.game.push(seat, parsed, at=move.at, clock=move.clock, san=san)
+        self.game.push(seat, parsed, at=move.at, clock=move.clock, san=move.san if plain else None)
         self.replayed += 1
-        board = self.game.boards[move.board]
+        board = self.game.boards[board_id]
         if len(board.move_stack) >= _STACK_KEPT:
             # Nothing here takes a move back, and the rules read the position,
             # not its history (repetitions are counted apart): a long game
             # need not keep python-chess's per-move board states.
             board.clear_stack()
-        if move.clock is not None:
-            self.clocks[seat] = move.clock
-        if move.at is not None:
-            self.moved_at[move.board] = move.at
-        self.last_on_board[move.board] = move
-        self.count_position(move.board)
-        self.snapshot(move)
+        self.last_on_board[board_id] = move
+        if self.track_repetition:
+            self.count_position(board_id)
+        if self.want_frames:
+            if move.clock is not None:
+                self.clocks[seat] = move.clock
+            if move.at is not None:
+                self.moved_at[board_id] = move.at
+            self.snapshot(move)
 
     def count_position(self, board_id: BoardId) -> None:
         if not self.track_repetition:

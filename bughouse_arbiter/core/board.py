@@ -383,8 +383,12 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         at a fraction of the cost of generating them.
         """
         turn = self.turn
-        king = self.king(turn)
-        if king is None or self.attackers_mask(not turn, king):
+        own = self.occupied_co[turn]
+        kings = self.kings & own & ~self.promoted  # as ``king()``, inline
+        if not kings:
+            return False
+        king = chess.msb(kings)
+        if self.attackers_mask(not turn, king):
             return False
         empty = ~self.occupied & chess.BB_ALL
         if not self._filter_drops and empty:
@@ -394,7 +398,6 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                 held > pocket.count(chess.PAWN) or empty & ~(chess.BB_RANK_1 | chess.BB_RANK_8)
             ):
                 return True
-        own = self.occupied_co[turn]
         free = own & ~self.kings & ~self._slider_blockers(king)
         if not free:
             return False
