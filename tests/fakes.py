@@ -129,6 +129,8 @@ class FakePlayer(Player):
         self.broken_on_turn = broken_on_turn
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
+        # Every snapshot told, in order: new game, turns and moves.
+        self.snapshots: list[TableState] = []
         self.heard: list[PlayedMove] = []
         self.told: list[tuple[Seat, str]] = []
         self.offers: list[Seat] = []
@@ -150,12 +152,14 @@ class FakePlayer(Player):
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.info = info
+        self.snapshots.append(state)
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         if self.broken_on_turn:
             raise EngineFailed("pipe closed")
         self.turns.append((seat, token, trio.current_time()))
         self.states.append(state)
+        self.snapshots.append(state)
         previous = self.last_token.get(seat)
         self.last_token[seat] = token
         entry = self.next_entry(seat, state)
@@ -217,6 +221,7 @@ class FakePlayer(Player):
         if self.slow_moves:
             await trio.sleep(self.slow_moves)
         self.heard.append(played)
+        self.snapshots.append(state)
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         self.told.append((seat, text))

@@ -27,6 +27,7 @@ CORE = [
     "protocol/messages",
     "protocol/grammar",
     "protocol/session",
+    "protocol/limits",
     "ui/console_input",
     "ui/console_session",
     "ui/console_screen",

@@ -20,6 +20,7 @@ from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed, MoveError
 from bughouse_arbiter.players.base import (
     Action,
+    DrawOfferAction,
     Gone,
     InfoAction,
     MatchInfo,
@@ -30,6 +31,7 @@ from bughouse_arbiter.players.base import (
 )
 from bughouse_arbiter.players.native import MAX_PENDING, NativeEnginePlayer
 from bughouse_arbiter.players.process import ProtocolLog
+from bughouse_arbiter.protocol.limits import TELLS_PER_TURN
 from bughouse_arbiter.table.arbiter import run_match
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
@@ -142,7 +144,7 @@ async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
         "WA < setoption name Seed value 5",
         "WA < newgame id test_1 seat a-white time 180000 inc 0",
         "WA < player b-black engine b-black",
-        "WA < rules time=180 increment=0 wait_for_block=on",
+        "WA < rules time=180 increment=0 clock=on wait_for_block=on",
         "WA < go v 0 turn 1 board a",
         "WA > bestmove ",
         "WA < ptell ++n",
@@ -151,6 +153,67 @@ async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
         "WA < quit",
     ):
         assert expected in log, expected
+
+
+async def test_one_state_before_the_first_go_and_the_rules_on_the_wire(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream))
+    seated = await seat(nursery, player, game=False)
+    rules = HouseRules(turn_time_limit=5.0, dropped_pawn_double_step=False)
+    start = TableState(
+        version=0,
+        fens={BoardId.A: START, BoardId.B: START},
+        clocks=dict.fromkeys(SEATS, 60.0),
+        turn_left=dict.fromkeys(SEATS, 5.0),
+        no_double={BoardId.A: (), BoardId.B: ()},
+    )
+    await player.new_game(info(rules), start)
+    await player.your_turn(Seat.A_WHITE, 1, start)
+    await seated.next_move()
+    # A later turn whose state differs gets its own state line.
+    later = TableState(
+        version=0,
+        fens=start.fens,
+        clocks={**start.clocks, Seat.A_WHITE: 59.5},
+        turn_left={**start.turn_left, Seat.A_WHITE: 2.25},
+        no_double={BoardId.A: ("e2",), BoardId.B: ()},
+    )
+    await player.your_turn(Seat.A_WHITE, 2, later)
+    await seated.next_move()
+    log = stream.getvalue()
+    states = [line for line in log.splitlines() if "WA < state " in line]
+    assert len(states) == 2, states
+    assert states[0].endswith("clock 60000 60000 60000 60000 nodouble - -")
+    assert states[1].endswith("clock 59500 60000 60000 60000 nodouble e2 -")
+    assert "WA < go v 0 turn 1 board a limit 5000" in log
+    assert "WA < go v 0 turn 2 board a limit 2250" in log
+    assert log.index(states[0]) < log.index("WA < isready") < log.index("turn 1 board a")
+
+
+async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nursery) -> None:
+    for kwargs, expected in (
+        ({}, "movetime 1000"),
+        ({"movetime": 300, "depth": 5}, "movetime 300 depth 5"),
+    ):
+        stream = io.StringIO()
+        player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream), **kwargs)  # type: ignore[arg-type]
+        seated = await seat(nursery, player, game=False)
+        untimed = TableState(
+            version=0,
+            fens={BoardId.A: START, BoardId.B: START},
+            clocks=dict.fromkeys(SEATS, 0.0),
+        )
+        await player.new_game(info(HouseRules(clock=False)), untimed)
+        await player.your_turn(Seat.A_WHITE, 1, untimed)
+        await seated.next_move()
+        log = stream.getvalue()
+        assert "WA < newgame id test_1 seat a-white time 0 inc 0" in log
+        assert "clock 0 0 0 0" in log
+        assert f"WA < go v 0 turn 1 board a {expected}" in log
+        with trio.fail_after(GUARD):
+            await player.aclose()
 
 
 def _never() -> Outcome:
@@ -327,31 +390,52 @@ for line in sys.stdin:
     elif word == "isready":
         print("readyok", flush=True)
     elif word == "go":
-        sys.stdout.write("".join(f"ptell spam {i}\\n" for i in range(3000)))
+        sys.stdout.write("".join(f"LINE\\n" for i in range(3000)))
         print("bestmove e2e4 turn " + line.split()[4], flush=True)
     elif word == "quit":
         break
 """
 
 
-async def test_a_flood_of_partner_messages_is_capped_but_the_move_goes_through(
+def chatty(line: str) -> list[str]:
+    """An engine that writes ``line`` 3000 times (``{i}`` numbered) before its move."""
+    return [sys.executable, "-c", CHATTY.replace("LINE", line)]
+
+
+async def test_a_flood_of_draw_offers_is_capped_but_the_move_goes_through(
     nursery: trio.Nursery,
 ) -> None:
-    player = NativeEnginePlayer(Seat.A_WHITE, [sys.executable, "-c", CHATTY])
+    player = NativeEnginePlayer(Seat.A_WHITE, chatty("draw offer"))
     seated = await seat(nursery, player)
     await player.your_turn(Seat.A_WHITE, 1, table())
-    with trio.fail_after(GUARD):  # nothing is taken until every ptell was read
+    with trio.fail_after(GUARD):  # nothing is taken until every line was read
         while player.ignored < 3000 - MAX_PENDING:
             await trio.sleep(0.01)
+    offers = []
+    while not isinstance(action := await seated.next(), MoveAction):
+        offers.append(action)
+    assert action.token == 1
+    assert len(offers) == MAX_PENDING
+    assert all(isinstance(t, DrawOfferAction) for t in offers)
+    assert player.ignored == 3000 - MAX_PENDING
+
+
+async def test_a_flood_of_partner_messages_is_capped_per_turn_and_logged_once(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, chatty("ptell spam {i}"), log=ProtocolLog(stream))
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
     tells = []
     while not isinstance(action := await seated.next(), MoveAction):
         tells.append(action)
     assert action.token == 1
-    assert all(isinstance(t, TellAction) for t in tells)
     assert [t.text for t in tells if isinstance(t, TellAction)] == [
-        f"spam {i}" for i in range(MAX_PENDING)
+        f"spam {i}" for i in range(TELLS_PER_TURN)
     ]
-    assert player.ignored == 3000 - MAX_PENDING
+    assert player.ignored == 3000 - TELLS_PER_TURN
+    assert stream.getvalue().count("over the cap") == 1
 
 
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:

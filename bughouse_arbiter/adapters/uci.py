@@ -23,10 +23,14 @@ from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
+from ..protocol.limits import MAX_ANNOUNCED, engine_text
 from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, move_text
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
+
+#: ms per move in untimed play (``clock=off``), where no clock gives a budget.
+UNTIMED_MOVETIME = 1000
 
 
 class Search(enum.Enum):
@@ -178,7 +182,8 @@ class UciAdapter(EngineAdapter):
                 self.name = value.strip()
         elif head == "option":
             name, fields = parse_option(rest)
-            if name:
+            name = engine_text(name)
+            if name and (name in self.engine_options or len(self.engine_options) < MAX_ANNOUNCED):
                 self.engine_options[name] = fields
         elif head == "uciok" and not self.handshake_done:
             self._uciok()
@@ -233,7 +238,10 @@ class UciAdapter(EngineAdapter):
         )
         inc = round(self.rules.increment * 1000)
         self.send(f"position fen {self.board.fen()}")
-        self.send(f"go wtime {white} btime {black} winc {inc} binc {inc}")
+        if not self.rules.clock:
+            self.send(f"go movetime {UNTIMED_MOVETIME}")  # untimed play: no clock to budget
+        else:
+            self.send(f"go wtime {white} btime {black} winc {inc} binc {inc}")
         self.search = Search.SEARCHING
         self.waiting = False
         self._last_info = ""

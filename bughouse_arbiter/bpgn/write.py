@@ -63,6 +63,17 @@ class GameHeader:
     extra: tuple[tuple[str, str], ...] = ()
 
 
+#: Largest magnitude an ``EngineInfo`` number may have; beyond it the number
+#: counts as absent (an engine's digits are not trusted).
+INFO_NUMBER_LIMIT = 10**12
+
+
+def _bounded(value: int | None) -> int | None:
+    if value is None or -INFO_NUMBER_LIMIT <= value <= INFO_NUMBER_LIMIT:
+        return value
+    return None
+
+
 @attrs.frozen(kw_only=True)
 class HeaderText:
     """A streamed game's tag section and where its outcome slot is, as
@@ -77,16 +88,18 @@ class EngineInfo:
     """What an engine said about its move: score (centipawns or mate in N, from
     the mover's side) and search depth. Every field is optional."""
 
-    score_cp: int | None = None
-    mate: int | None = None
-    depth: int | None = None
+    score_cp: int | None = attrs.field(default=None, converter=_bounded)
+    mate: int | None = attrs.field(default=None, converter=_bounded)
+    depth: int | None = attrs.field(default=None, converter=_bounded)
 
     def command(self) -> str | None:
         """``[%eval +0.35,12]`` (lichess style: pawns, then depth), or None if empty."""
         if self.mate is not None:
             score = f"#{self.mate}"
         elif self.score_cp is not None:
-            score = f"{self.score_cp / 100:+.2f}"
+            # Integer arithmetic: a huge score must not overflow a float.
+            cp = self.score_cp
+            score = f"{'-' if cp < 0 else '+'}{abs(cp) // 100}.{abs(cp) % 100:02d}"
         elif self.depth is not None:
             score = "?"
         else:
@@ -242,7 +255,8 @@ class BpgnRecorder:
             ("Round", header.round),
         ]
         tags += [(SEAT_TAGS[seat], header.players.get(seat, "?")) for seat in SEAT_TAGS]
-        tags.append(("TimeControl", f"{rules.time:g}+{rules.increment:g}"))
+        timing = f"{rules.time:g}+{rules.increment:g}" if rules.clock else "-"
+        tags.append(("TimeControl", timing))
         if header.time is not None:
             tags.append(("Time", header.time))
         tags.append(("Variant", "bughouse"))

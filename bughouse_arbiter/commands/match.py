@@ -8,8 +8,9 @@ folder. ``--games N`` plays N matches with the seats rotated between games
 (partners stay partners) and ends with a summary table. ``--team 1=SPEC``
 seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
 A-Black + B-White); with ``--games`` it follows its team's seats as they
-rotate. Ctrl+C stops the match, writes it with result ``*`` and exits with
-status 130.
+rotate. Ctrl+C (or SIGTERM, SIGHUP) stops the match, writes it with result
+``*`` and the reason, closes every engine and exits with status 130 (143
+for SIGTERM, 129 for SIGHUP).
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ import argparse
 import datetime
 import io
 import os
-import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -48,7 +48,9 @@ from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import ConfigError
 from ..players.base import Player
 from ..players.factory import check_command, create_player, create_team_player
-from ..players.process import ProtocolLog
+from ..players.process import ProtocolLog, live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
+from ..protocol.limits import DEPTH_LIMIT, MATE_LIMIT, SCORE_CP_LIMIT, bounded_int
 from ..table.arbiter import (
     MatchEnded,
     MatchEvent,
@@ -60,13 +62,13 @@ from ..table.arbiter import (
     PlayerInfo,
     run_match,
 )
+from ..table.stopping import exit_status, stop_on_signals
 from ..ui.render import RenderOptions, move_line, render_table
 from ..ui.safe_text import printable, printable_lines
 
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
 REFRESH_HZ = 4
-EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: Any) -> None:
@@ -96,7 +98,10 @@ def register(subparsers: Any) -> None:
         "of team 1 (A-white + B-black) or 2 (A-black + B-white) (repeatable)",
     )
     parser.add_argument(
-        "--tc", metavar="BASE+INC", help=f"time control in seconds (default {DEFAULT_TC})"
+        "--tc",
+        metavar="BASE+INC",
+        help=f"time control in seconds (default {DEFAULT_TC}); 'none' plays untimed, with "
+        "the stalling rule and a time per move for each engine (engines file: movetime, depth)",
     )
     parser.add_argument(
         "--rule",
@@ -147,11 +152,10 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     """Reads and checks the options; raises ConfigError (or RuleError) on bad input."""
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
     rule_names = {parse_rule(text)[0] for text in args.rule}
-    if args.tc is not None or not rule_names & {"time", "increment"}:
+    if args.tc is not None or not rule_names & {"time", "increment", "clock"}:
         tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
         # The time control keeps the profile's name: it is not a house-rule variant.
-        pairs = [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")]
-        rules = apply_rules(rules, pairs, keep_profile=True)
+        rules = apply_rules(rules, tc.rule_pairs(), keep_profile=True)
     games = _positive_int(args.games, "--games")
     seed = _int(args.seed, "--seed") if args.seed is not None else None
     known = known_engines(getattr(args, "engines_file", None))
@@ -193,9 +197,13 @@ def run(args: argparse.Namespace) -> int:
     unicode = not args.ascii and (out.encoding or "").lower().replace("-", "") == "utf8"
     color = live and not args.no_color and "NO_COLOR" not in os.environ
     display = Display(out, live=live, options=RenderOptions(unicode=unicode, color=color))
-    # Opened and locked before any engine starts; held for every game of the run.
-    with BpgnFile.open(plan.out) as games_file:
-        return trio.run(play_matches, plan, display, games_file)
+    become_subreaper()
+    try:
+        # Opened and locked before any engine starts; held for every game of the run.
+        with BpgnFile.open(plan.out) as games_file:
+            return trio.run(play_matches, plan, display, games_file)
+    finally:
+        kill_orphans(keep=live_engine_pids())
 
 
 # -- playing -------------------------------------------------------------------------
@@ -218,7 +226,7 @@ class GameSummary:
 async def play_matches(
     plan: MatchPlan, display: Display, games_file: BpgnFile | None = None
 ) -> int:
-    """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C).
+    """Plays ``plan.games`` matches; returns the exit status (0, or 128+N on signal N).
 
     The games go to ``games_file`` (opened from ``plan.out`` when not given).
     Memory stays flat in ``plan.games``: a finished game is on disk, and only
@@ -229,31 +237,23 @@ async def play_matches(
             return await play_matches(plan, display, opened)
     summaries: list[GameSummary] = []
     writers: list[GameWriter] = []  # the current game's writer only
-    interrupted = False
     failed: str | None = None
-    with trio.open_signal_receiver(signal.SIGINT) as signals:
-        async with trio.open_nursery() as nursery:
-
-            async def stop_on_ctrl_c() -> None:
-                nonlocal interrupted
-                async for _ in signals:
-                    interrupted = True
-                    matches.cancel()
-                    return
-
-            matches = trio.CancelScope()
-            nursery.start_soon(stop_on_ctrl_c)
-            with matches:
-                for index in range(plan.games):
-                    summary = await play_one(plan, index, display, writers, games_file)
-                    summaries.append(summary)
-                    if summary.write_error is not None:
-                        failed = summary.write_error
-                        break
-                    if plan.games > 1:
-                        display.progress = score_text(summaries)
-                        display.line(progress_line(summary, summaries, plan.games))
-            nursery.cancel_scope.cancel()
+    async with stop_on_signals() as stop:
+        with stop.scope:
+            for index in range(plan.games):
+                summary = await play_one(
+                    plan, index, display, writers, stop_reason=stop.reason, games_file=games_file
+                )
+                summaries.append(summary)
+                # Engines' escapees (re-parented to us) go with their game.
+                kill_orphans(keep=live_engine_pids())
+                if summary.write_error is not None:
+                    failed = summary.write_error
+                    break
+                if plan.games > 1:
+                    display.progress = score_text(summaries)
+                    display.line(progress_line(summary, summaries, plan.games))
+    interrupted = stop.signal is not None
     display.close()
     if failed is not None:
         print(f"bughouse match: error: {printable(failed)}", file=sys.stderr)
@@ -262,8 +262,12 @@ async def play_matches(
         # Ctrl+C can land while a game that has just ended is being closed:
         # say what the file really holds.
         result = writers[-1].final_result if writers else None
-        display.line(f"interrupted: the game so far is in {plan.out} with result {result or '*'}")
-        return EXIT_INTERRUPTED
+        display.line(
+            f"interrupted ({stop.name}): the game so far is in {plan.out}"
+            f" with result {result or '*'}"
+        )
+        assert stop.signal is not None
+        return exit_status(stop.signal)
     if plan.games > 1:
         display.line(summary_table(summaries))
     display.line(f"written to {plan.out}")
@@ -275,7 +279,9 @@ async def play_one(
     index: int,
     display: Display,
     writers: list[GameWriter],
-    games_file: BpgnFile,
+    *,
+    stop_reason: Callable[[], str] | None = None,
+    games_file: BpgnFile | None = None,
 ) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
@@ -294,7 +300,8 @@ async def play_one(
         if seat.team not in teams:
             log = logs.for_seat(seat) if logs else None
             players.append(create_player(seat, seeded(seating[seat], seat), log=log))
-    writer = GameWriter(games_file, game_number=index + 1, games=plan.games)
+    out = games_file if games_file is not None else plan.out
+    writer = GameWriter(out, game_number=index + 1, games=plan.games)
     writers[:] = [writer]
     display.begin(index + 1, plan.games, plan.out)
     live_task: trio.CancelScope | None = None
@@ -315,6 +322,7 @@ async def play_one(
                     plan.rules,
                     game_id=str(index + 1),
                     observer=observe,
+                    stop_reason=stop_reason,
                 )
             finally:
                 if live_task is not None:
@@ -418,19 +426,21 @@ class GameWriter:
 
 
 def parse_info(text: str) -> EngineInfo | None:
-    """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens."""
+    """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens.
+
+    Numbers are read into bounded values (``protocol.limits``): one that is not
+    a plain integer, or is out of range, counts as absent.
+    """
     words = text.split()
     depth = cp = mate = None
     for i, word in enumerate(words[:-1]):
-        try:
-            if word == "depth":
-                depth = int(words[i + 1])
-            elif word == "cp" and i and words[i - 1] == "score":
-                cp = int(words[i + 1])
-            elif word == "mate" and i and words[i - 1] == "score":
-                mate = int(words[i + 1])
-        except ValueError:
-            continue
+        value = words[i + 1]
+        if word == "depth":
+            depth = bounded_int(value, DEPTH_LIMIT)
+        elif word == "cp" and i and words[i - 1] == "score":
+            cp = bounded_int(value, SCORE_CP_LIMIT)
+        elif word == "mate" and i and words[i - 1] == "score":
+            mate = bounded_int(value, MATE_LIMIT)
     if depth is None and cp is None and mate is None:
         return None
     return EngineInfo(score_cp=cp, mate=mate, depth=depth)
@@ -501,7 +511,8 @@ class Display:
             if not self.live:
                 seats = ", ".join(f"{seat} {event.names[seat]}" for seat in SEATS)
                 rules = event.game.rules
-                self.line(f"start: {seats}; time {rules.time:g}+{rules.increment:g}")
+                timing = f"time {rules.time:g}+{rules.increment:g}" if rules.clock else "untimed"
+                self.line(f"start: {seats}; {timing}")
         elif isinstance(event, MovePlayed):
             self.clocks = event.clocks
             if not self.live and self.game is not None:

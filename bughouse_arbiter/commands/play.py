@@ -7,11 +7,15 @@ both pockets, the four clocks, the last move on each board, check and
 typed before your turn is a premove. Partner signals: sit, go, fast, slow,
 x, dead, ++n, -q, +trades ...; tell TEXT. Also: moves [SQUARE], resign,
 draw, flip, help, quit. The game is written as BPGN as it is played.
+Ctrl+C (or SIGTERM, SIGHUP) aborts the game: it is written with result ``*``
+and the reason, every engine is closed, and the exit status is 130 (143 for
+SIGTERM, 129 for SIGHUP).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import getpass
 import os
@@ -33,7 +37,10 @@ from ..errors import ConfigError, PositionError, UsageError
 from ..players.base import Player
 from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal, detect_style
 from ..players.factory import check_command, create_player
+from ..players.process import live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
 from ..table.arbiter import MatchRecord, run_match
+from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
 from ..ui.safe_text import printable
 from .match import DebugLogs, GameWriter
@@ -100,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     out = _out_path(args.out)
     name = args.name or _login()
     style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
+    become_subreaper()
     try:
         # Opened and locked before the engines start; an existing file is appended to.
         with BpgnFile.open(out) as games_file:
@@ -108,19 +116,39 @@ def run(args: argparse.Namespace) -> int:
             painted = os.environ.get("TERM", "") not in ("", "dumb")
             if painted and sys.stdin.isatty() and sys.stdout.isatty():
                 with TtyTerminal(style) as terminal:
-                    record = _play(seat, name, engines, rules, writer, terminal, fens, args.debug)
+                    record, stop = _play(
+                        seat, name, engines, rules, writer, terminal, fens, args.debug
+                    )
             else:
                 pipe = PipeTerminal(style)
-                record = _play(seat, name, engines, rules, writer, pipe, fens, args.debug)
+                record, stop = _play(seat, name, engines, rules, writer, pipe, fens, args.debug)
     except KeyboardInterrupt:
-        print(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
+        _say(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
-    print(printable(describe_outcome(record.outcome, seat), 2000))
+    finally:
+        kill_orphans(keep=live_engine_pids())
+    if stop.signal is not None:
+        _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
+        return exit_status(stop.signal)
+    assert record is not None
+    _say(printable(describe_outcome(record.outcome, seat), 2000))
     if writer.error is not None:
         print(f"bughouse play: error: {printable(writer.error)}", file=sys.stderr)
         return 1
-    print(f"Game written to {out.resolve()}")
+    _say(f"Game written to {out.resolve()}")
     return 0
+
+
+def _say(text: str) -> None:
+    """Prints a closing line; a terminal that hung up (SIGHUP) gets nothing, quietly."""
+    try:
+        print(text, flush=True)
+    except OSError:
+        # Point stdout at /dev/null, so the interpreter's last flush is quiet too.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
 def _play(
@@ -132,22 +160,28 @@ def _play(
     terminal: Terminal,
     fens: dict[str, str],
     debug: bool,
-) -> MatchRecord:
+) -> tuple[MatchRecord | None, Stop]:
+    """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
     logs = DebugLogs(writer.path, 1) if debug else None
 
-    async def main() -> MatchRecord:
+    async def main() -> tuple[MatchRecord | None, Stop]:
         players: list[Player] = [ConsolePlayer(seat, terminal, name=name)]
         for other, spec in engines.items():
             log = logs.for_seat(other) if logs is not None else None
             players.append(create_player(other, spec, log=log))
-        return await run_match(
-            players,
-            rules,
-            fen_a=fens["fen_a"],
-            fen_b=fens["fen_b"],
-            human_seats=(seat,),
-            observer=writer.observe,
-        )
+        record = None
+        async with stop_on_signals() as stop:
+            with stop.scope:
+                record = await run_match(
+                    players,
+                    rules,
+                    fen_a=fens["fen_a"],
+                    fen_b=fens["fen_b"],
+                    human_seats=(seat,),
+                    observer=writer.observe,
+                    stop_reason=stop.reason,
+                )
+        return record, stop
 
     try:
         return trio.run(main)
@@ -185,6 +219,8 @@ def _rules(rule_texts: list[str], tc_text: str | None) -> HouseRules:
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in rule_texts])
     if tc_text is not None:
         tc = TimeControl.parse(tc_text)
+        if tc.base is None:
+            raise ConfigError("--tc none: untimed play is for engine matches (bughouse match)")
         rules = apply_rules(rules, [("time", f"{tc.base:g}"), ("increment", f"{tc.increment:g}")])
     return rules
 

@@ -50,11 +50,17 @@ class TableState:
 
     ``version`` grows by one with every move on either board. ``clocks`` are
     the remaining seconds of all four seats at the moment of the snapshot.
+    ``turn_left`` (only under ``turn_time_limit``) is each seat's time left of
+    its turn's limit (the whole limit for a turn not begun). ``no_double``
+    (only under ``dropped_pawn_double_step=off``) names, per board, the
+    squares of dropped pawns that may not double-step: a FEN cannot say it.
     """
 
     version: int
     fens: Mapping[BoardId, str]
     clocks: Mapping[Seat, float]
+    turn_left: Mapping[Seat, float] = attrs.field(factory=dict)
+    no_double: Mapping[BoardId, tuple[str, ...]] | None = None
 
 
 # -- actions: player -> arbiter ------------------------------------------------
@@ -138,6 +144,10 @@ class Player(abc.ABC):
     name: str
     #: The seats this player holds.
     seats: tuple[Seat, ...]
+    #: True: when a piece reaches one of its seats while that seat waits (it
+    #: answered ``wait``), the arbiter re-opens the turn with a new token and a
+    #: fresh ``your_turn`` (the clock keeps running from the turn's start).
+    refresh_waiting_turn: bool = False
 
     @abc.abstractmethod
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:

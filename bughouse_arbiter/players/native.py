@@ -72,6 +72,7 @@ from ..protocol import (
     Wait,
     clocks_ms,
 )
+from ..protocol.limits import NAME_LIMIT, TELL_LIMIT, TellQuota, engine_text
 from .base import (
     Action,
     DrawOfferAction,
@@ -92,8 +93,8 @@ IGNORED_LOGGED = 100
 IGNORED_EVERY = 1000
 #: Seconds to wait for the exit status once the output has ended.
 EXIT_WAIT = 0.5
-#: Longest partner message passed on.
-TELL_LIMIT = 500
+#: ms per move in untimed play when the engine's spec names neither movetime nor depth.
+UNTIMED_MOVETIME = 1000
 #: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
 MAX_PENDING = 1000
 _GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")
@@ -103,6 +104,8 @@ class NativeEnginePlayer(Player):
     """An engine program speaking protocol.md, seen by the arbiter as any other player."""
 
     protocol = "native"
+    # A waiting engine gets a fresh state + go when a piece reaches it (protocol.md §5.8).
+    refresh_waiting_turn = True
 
     def __init__(
         self,
@@ -114,6 +117,8 @@ class NativeEnginePlayer(Player):
         env: Mapping[str, str] | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
+        movetime: int | None = None,
+        depth: int | None = None,
         handshake_timeout: float = 10.0,
         ready_timeout: float = 10.0,
         quit_grace: float = QUIT_GRACE,
@@ -128,9 +133,14 @@ class NativeEnginePlayer(Player):
             raise ValueError("team mode needs the two seats of one team")
         self.seat = self.seats[0]
         self.command = [str(part) for part in command]
-        self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        given = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        self.name = engine_text(given, NAME_LIMIT) or "engine"
         self.options = dict(options or {})
         self.init = tuple(init)
+        # Per-move bounds sent with every go in untimed play (no clock to budget from).
+        self.movetime = movetime
+        self.depth = depth
+        self._untimed = False
         self.handshake_timeout = handshake_timeout
         self.ready_timeout = ready_timeout
         self.quit_grace = quit_grace
@@ -151,11 +161,15 @@ class NativeEnginePlayer(Player):
         self._next_token = 0
         self._last_info: dict[Seat, str] = {}
         self._readyoks = 0
+        #: Partner messages this engine may still send (protocol.md §6.6).
+        self.tells = TellQuota()
         self._changed = trio.Event()
         self._eof = False
         self._playing = False
         self._closing = False
         self._arrived_at: float | None = None  # when the lines being handled were read
+        # The last state sent, while no event has followed it: a go then needs no new one.
+        self._last_state: State | None = None
         self._actions: trio.MemorySendChannel[Action] | None = None
         self._outbox: deque[Action] = deque()  # waits here only when the channel is full
         self._outbox_kick = trio.Event()
@@ -222,20 +236,23 @@ class NativeEnginePlayer(Player):
         self._open_by_seat.clear()
         self._answered.clear()
         self._last_info.clear()
+        self.tells.new_game()
+        self._last_state = None
         rules = info.rules
+        self._untimed = not rules.clock
         self._send(
             NewGame(
                 game_id=_GAME_ID.sub("_", info.game_id) or "game",
                 seats=self.seats,
-                time_ms=round(rules.time * 1000),
-                inc_ms=round(rules.increment * 1000),
+                time_ms=0 if self._untimed else round(rules.time * 1000),
+                inc_ms=0 if self._untimed else round(rules.increment * 1000),
             )
         )
         for seat in SEATS:
             human = seat in info.human_seats
             self._send(PlayerInfo(seat, "human" if human else "engine", info.names.get(seat, "?")))
         self._send(RulesInfo(tuple(rules.to_pairs())))
-        self._send(_state(state))
+        self._send_state(state)
         self._playing = True
         await self._barrier()
 
@@ -248,11 +265,30 @@ class NativeEnginePlayer(Player):
         wire = self._next_token
         self._turns[wire] = (seat, token)
         self._open_by_seat[seat] = wire
-        self._send(_state(state))
-        self._send(Go(version=state.version, token=wire, board=seat.board))
+        self._send_state(state)
+        left = state.turn_left.get(seat)
+        limit = None if left is None else max(0, int(left * 1000))
+        movetime = depth = None
+        if self._untimed:
+            movetime, depth = self.movetime, self.depth
+            if movetime is None and depth is None:
+                movetime = UNTIMED_MOVETIME
+        self._send(
+            Go(
+                version=state.version,
+                token=wire,
+                board=seat.board,
+                limit=limit,
+                movetime=movetime,
+                depth=depth,
+            )
+        )
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
+        if played.board is self.seat.board:
+            self.tells.turn_over()
         passed = played.passed.symbol() if played.passed is not None else None
+        self._last_state = None
         self._send(
             MoveEvent(
                 version=state.version,
@@ -290,6 +326,8 @@ class NativeEnginePlayer(Player):
         )
 
     async def game_over(self, outcome: Outcome) -> None:
+        if (summary := self.tells.summary()) is not None:
+            self._note(summary)
         self._playing = False
         self._turns.clear()
         self._open_by_seat.clear()
@@ -321,13 +359,20 @@ class NativeEnginePlayer(Player):
 
     # -- lines out ---------------------------------------------------------------------
 
+    def _send_state(self, state: TableState) -> None:
+        """Sends ``state`` unless the engine's last one says exactly the same."""
+        command = _state(state)
+        if command != self._last_state:
+            self._send(command)
+            self._last_state = command
+
     def _send(self, command: Command) -> None:
         """Queues one command; never blocks (the process's writer sends it)."""
         if self._closing or self._eof:
             return
         try:
             data = self.session.send(command)
-        except LocalProtocolError as exc:
+        except (LocalProtocolError, ValueError) as exc:
             raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
         self.process.send(data.decode().rstrip("\n"))
 
@@ -397,7 +442,12 @@ class NativeEnginePlayer(Player):
                 offer = DrawOfferAction(seat=self._seat_on(board), arrived_at=self._arrived_at)
                 self._post(offer, chatter=True)
             case Tell(text=text):
-                text = text[:TELL_LIMIT]
+                allowed, note = self.tells.allow()
+                if note is not None:
+                    self._note(note)
+                if not allowed:
+                    self.ignored += 1
+                    return
                 self._post(
                     TellAction(seat=self.seat, text=text, arrived_at=self._arrived_at), chatter=True
                 )
@@ -477,11 +527,13 @@ class NativeEnginePlayer(Player):
 
 
 def _state(state: TableState) -> State:
+    no_double = state.no_double
     return State(
         version=state.version,
         fen_a=state.fens[BoardId.A],
         fen_b=state.fens[BoardId.B],
         clocks=_clocks(state),
+        no_double=None if no_double is None else (no_double[BoardId.A], no_double[BoardId.B]),
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from ..core.model import BoardId, Result, Seat, Termination
+from .limits import MOVE_LIMIT, NAME_LIMIT, REASON_LIMIT, TELL_LIMIT, TEXT_LIMIT, engine_text
 from .messages import (
     BestMove,
     BoardOver,
@@ -197,6 +198,25 @@ def _clocks(fields: _Fields) -> Clocks:
     return values[0], values[1], values[2], values[3]
 
 
+_SQUARE = re.compile(r"[a-h][1-8]")
+
+
+def _squares_text(squares: tuple[str, ...]) -> str:
+    for square in squares:
+        if not _SQUARE.fullmatch(square):
+            raise ValueError(f"not a square: {square!r}")
+    return ",".join(squares) or "-"
+
+
+def _squares(text: str) -> tuple[str, ...]:
+    if text == "-":
+        return ()
+    squares = tuple(text.split(","))
+    if not all(_SQUARE.fullmatch(square) for square in squares):
+        raise ProtocolSyntaxError(f"bad squares {text!r}")
+    return squares
+
+
 def _check_word(text: str, what: str) -> str:
     if not text or _SPACE.search(text) or "\n" in text or "\r" in text:
         raise ValueError(f"{what} must be one non-empty token, got {text!r}")
@@ -232,7 +252,7 @@ def format_command(command: Command) -> str:
             game = _check_word(game_id, "game id")
             return f"newgame id {game} {seat_part} time {time_ms} inc {inc_ms}"
         case PlayerInfo(seat=seat, kind=kind, name=name):
-            return f"player {seat_text(seat)} {kind} {clean_text(name) or '?'}"
+            return f"player {seat_text(seat)} {kind} {engine_text(name, NAME_LIMIT) or '?'}"
         case RulesInfo(pairs=pairs):
             return " ".join(
                 [
@@ -240,11 +260,14 @@ def format_command(command: Command) -> str:
                     *(f"{_check_word(k, 'rule')}={_check_word(v, 'rule value')}" for k, v in pairs),
                 ]
             )
-        case State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks):
-            return (
+        case State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=nodouble):
+            text = (
                 f"state v {version} a {_check_fen(fen_a)} b {_check_fen(fen_b)} "
                 f"clock {_clock_text(clocks)}"
             )
+            if nodouble is not None:
+                text += " nodouble " + " ".join(_squares_text(squares) for squares in nodouble)
+            return text
         case MoveEvent(version=version, board=board, move=move, passed=passed, clocks=clocks):
             pass_part = "" if passed is None else f" pass {_check_word(passed, 'piece')}"
             return (
@@ -253,30 +276,32 @@ def format_command(command: Command) -> str:
             )
         case Go(version=version, token=token, board=board):
             text = f"go v {version} turn {token} board {board_text(board)}"
-            for key in ("movetime", "depth", "nodes"):
+            for key in ("movetime", "depth", "nodes", "limit"):
                 value = getattr(command, key)
                 if value is not None:
                     text += f" {key} {value}"
             return text
         case Refused(token=token, move=move, reason=reason):
-            move = _check_word(move, "move")
-            return f"illegal turn {token} move {move} reason {clean_text(reason)}".rstrip(" \t")
+            words = engine_text(move, MOVE_LIMIT).split()
+            move = words[0] if words else "-"
+            reason = engine_text(reason, TEXT_LIMIT)
+            return f"illegal turn {token} move {move} reason {reason}".rstrip(" \t")
         case PartnerTell(text=text):
-            return f"ptell {clean_text(text)}"
+            return f"ptell {engine_text(text, TELL_LIMIT)}"
         case DrawOffered(by=by):
             return f"draw offer by {seat_text(by)}"
         case BoardOver(board=board, result=result, reason=reason, seat=seat, text=text):
             seat_part = "" if seat is None else f" seat {seat_text(seat)}"
             return (
                 f"boardover board {board_text(board)} result {result.value} reason {reason.value}"
-                f"{seat_part} text {clean_text(text)}"
+                f"{seat_part} text {engine_text(text, REASON_LIMIT)}"
             ).rstrip(" \t")
         case GameOver(result=result, reason=reason, board=board, seat=seat, text=text):
             board_part = "" if board is None else f" board {board_text(board)}"
             seat_part = "" if seat is None else f" seat {seat_text(seat)}"
             return (
                 f"gameover result {result.value} reason {reason.value}{board_part}{seat_part}"
-                f" text {clean_text(text)}"
+                f" text {engine_text(text, REASON_LIMIT)}"
             ).rstrip(" \t")
         case Quit():
             return "quit"
@@ -350,7 +375,15 @@ def parse_command(line: str) -> Command:
         fields.expect("b")
         fen_b = _fen(fields)
         fields.expect("clock")
-        return State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=_clocks(fields))
+        clocks = _clocks(fields)
+        no_double = None
+        while fields.more():  # later versions may add key value pairs (skipped)
+            key = fields.word("key")
+            if key == "nodouble":
+                no_double = (_squares(fields.word("squares")), _squares(fields.word("squares")))
+            elif fields.more():
+                fields.word("value")
+        return State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=no_double)
     if keyword == "event":
         fields.expect("v")
         version = parse_int(fields.word("version"), "version")
@@ -364,7 +397,7 @@ def parse_command(line: str) -> Command:
             clocks=_clocks(clock_fields),
         )
     if keyword == "go":
-        found = fields.pairs(("v", "turn", "board", "movetime", "depth", "nodes"))
+        found = fields.pairs(("v", "turn", "board", "movetime", "depth", "nodes", "limit"))
         return Go(
             version=parse_int(_one(found, "v"), "version"),
             token=parse_int(_one(found, "turn"), "turn"),
@@ -372,6 +405,7 @@ def parse_command(line: str) -> Command:
             movetime=_maybe_int(found, "movetime"),
             depth=_maybe_int(found, "depth"),
             nodes=_maybe_int(found, "nodes"),
+            limit=_maybe_int(found, "limit"),
         )
     if keyword == "illegal":
         found = fields.pairs(("turn", "move"), text_key="reason")

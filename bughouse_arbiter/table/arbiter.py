@@ -30,11 +30,21 @@ match ends. An illegal move from a person is refused (the clock keeps
 running); from an engine it loses under ``illegal_move=lose`` and is refused
 under ``illegal_move=reject``. A refused move re-opens the turn with a new
 token.
+
+A seat that answered ``wait`` and then gets a piece from its partner's board
+is given a fresh turn (new token, fresh state, its clock still running from
+the turn's start) when its player asks for that (``refresh_waiting_turn``), so
+an engine that reads only ``state`` + ``go`` sees every piece it could drop.
+
+Clocks told to players are monotone per seat (apart from the increment): a
+snapshot counts a seat whose move has already arrived, but is not judged yet,
+only up to that arrival, which is where the move will stop its clock.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import (
     Awaitable,
     Callable,
@@ -46,6 +56,7 @@ from collections.abc import (
 )
 from functools import partial
 
+import chess
 import trio
 
 from ..core.board import STARTING_FEN
@@ -124,6 +135,7 @@ async def run_match(
     observer: Observer | None = None,
     start_timeout: float = 30.0,
     close_timeout: float = 10.0,
+    stop_reason: Callable[[], str] | None = None,
 ) -> MatchRecord:
     """Plays one match between ``players`` and returns its record.
 
@@ -139,6 +151,9 @@ async def run_match(
             ``MatchEvent``; the live display and the record writer use it.
         start_timeout: Seconds all players together get to start.
         close_timeout: Seconds to say game over and close every player.
+        stop_reason: Says why, when the match is cancelled or interrupted
+            (``table.stopping``: "interrupted by SIGTERM: ..."); the reason
+            recorded with the aborted game.
 
     Returns:
         The ``MatchRecord``; its ``game.outcome`` is set.
@@ -174,8 +189,9 @@ async def run_match(
             else:
                 await table.play(receive)
         except BaseException as exc:
-            if isinstance(exc, trio.Cancelled | KeyboardInterrupt):
-                table.game.abort("interrupted: the match was stopped before it ended")
+            if _is_interruption(exc):
+                why = stop_reason() if stop_reason is not None else ""
+                table.game.abort(why or "interrupted: the match was stopped before it ended")
             else:
                 table.game.abort(f"aborted: internal error ({type(exc).__name__})")
             raise
@@ -185,6 +201,15 @@ async def run_match(
             nursery.cancel_scope.cancel()
             send.close()
     return table.record
+
+
+def _is_interruption(exc: BaseException) -> bool:
+    """Cancelled or Ctrl+C, also as a group of them (a cancel that found players
+    starting comes out of their nursery as a ``BaseExceptionGroup``)."""
+    if isinstance(exc, BaseExceptionGroup):
+        _stops, rest = exc.split((trio.Cancelled, KeyboardInterrupt))
+        return rest is None
+    return isinstance(exc, trio.Cancelled | KeyboardInterrupt)
 
 
 def _seat_map(players: Sequence[Player]) -> dict[Seat, Player]:
@@ -252,7 +277,12 @@ class _Table:
         self.observer = observer
         self.clocks = Clocks.for_rules(game.rules)
         self.tokens: dict[Seat, int] = {}
+        # The token each seat last answered ``wait`` to (its turn stays open).
+        self.waiting: dict[Seat, int] = {}
         self.next_token = 1
+        # Actions taken off the channel (to see their arrival) but not judged yet.
+        self.pending: deque[Action] = deque()
+        self.receive: trio.MemoryReceiveChannel[Action] | None = None
         self.draw_offers: set[Seat] = set()
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
@@ -267,6 +297,7 @@ class _Table:
     # -- the loop ----------------------------------------------------------------
 
     async def play(self, receive: trio.MemoryReceiveChannel[Action]) -> None:
+        self.receive = receive
         # Engines may have told their own names during the handshake.
         self.record.names = {seat: player.name for seat, player in self.seats.items()}
         info = MatchInfo(
@@ -291,7 +322,10 @@ class _Table:
         while not self.game.is_over:
             flag = self.clocks.next_deadline()
             deadline = flag.deadline if flag is not None else math.inf
-            action = await _next_action(receive, deadline)
+            if self.pending:
+                action: Action | None = self.pending.popleft()
+            else:
+                action = await _next_action(receive, deadline)
             now = trio.current_time()
             at = now if action is None else self.arrival(action, now)
             if action is not None and at < deadline - SAME_INSTANT:
@@ -319,6 +353,7 @@ class _Table:
             if self.tokens.get(action.seat) != action.token:
                 self.ignore(action, "an answer to a turn that is not open", now)
             else:
+                self.waiting[action.seat] = action.token
                 self.emit(PlayerWaits(seat=action.seat, reason=action.reason, now=now))
         elif isinstance(action, ResignAction):
             self.game.resign(action.seat)
@@ -347,10 +382,9 @@ class _Table:
             return
         clocks, used = self.clocks.press(seat, now)
         self.fens.freeze()  # the snapshots already handed out keep the position before
+        left: float | None = None if clocks.untimed else clocks.banked[seat]
         try:
-            played = self.game.push(
-                seat, action.move, at=self.since_start(now), clock=clocks.banked[seat]
-            )
+            played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
         except NotYourTurnError as exc:  # cannot happen while tokens track turns
             self.ignore(action, str(exc), now)
             return
@@ -367,9 +401,20 @@ class _Table:
         told = [p for p in self.players if p is not mover] + [mover]
         await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in told)
         self.record.overheads.append(trio.current_time() - taken)
+        if played.passed is not None:
+            self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
         await self.after_change(now)
         self.record.used.append(used)
         self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
+
+    def refresh_if_waiting(self, seat: Seat) -> None:
+        """Closes ``seat``'s turn if it is waiting (a piece just reached it) and its
+        player wants a fresh one; ``open_turns`` then re-opens it with a new token."""
+        token = self.tokens.get(seat)
+        if token is None or self.waiting.get(seat) != token:
+            return
+        if self.seats[seat].refresh_waiting_turn:
+            del self.tokens[seat]
 
     async def on_illegal(self, action: MoveAction, why: str, now: float) -> None:
         seat = action.seat
@@ -514,7 +559,57 @@ class _Table:
             self.game.leave(seat, why)
 
     def state(self, now: float) -> TableState:
-        return TableState(version=self.game.plies, fens=self.fens, clocks=self.clocks.snapshot(now))
+        """The table at ``now``; see the module docstring for the clocks."""
+        at = self.move_arrivals(now)
+        clocks = {seat: max(0.0, self.clocks.remaining(seat, at.get(seat, now))) for seat in SEATS}
+        if self.clocks.untimed:
+            clocks = dict.fromkeys(SEATS, 0.0)  # protocol.md §5.15: no clocks to tell
+        turn_left: dict[Seat, float] = {}
+        limit = self.clocks.turn_time_limit
+        if limit is not None:
+            turn_left = {
+                seat: max(0.0, limit - self.clocks.turn_used(seat, at.get(seat, now)))
+                for seat in SEATS
+            }
+        return TableState(
+            version=self.game.plies,
+            fens=self.fens,
+            clocks=clocks,
+            turn_left=turn_left,
+            no_double=self.no_double(),
+        )
+
+    def move_arrivals(self, now: float) -> dict[Seat, float]:
+        """When each seat's move that has arrived but is not judged yet counts as made.
+
+        Takes every action already in the channel into ``pending`` (in order):
+        all of them arrived before ``now``, as players stamp and hand over an
+        action in one step.
+        """
+        receive = self.receive
+        if receive is not None:
+            while True:
+                try:
+                    self.pending.append(receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                    break
+        found: dict[Seat, float] = {}
+        for action in self.pending:
+            if isinstance(action, MoveAction) and self.tokens.get(action.seat) == action.token:
+                found.setdefault(action.seat, self.arrival(action, now))
+        return found
+
+    def no_double(self) -> dict[BoardId, tuple[str, ...]] | None:
+        """Under ``dropped_pawn_double_step=off``: the dropped pawns that may not
+        double-step, per board (square names); None when the rule is on."""
+        if self.game.rules.dropped_pawn_double_step:
+            return None
+        found = {}
+        for board_id in BoardId:
+            board = self.game.board(board_id)
+            squares = chess.scan_forward(board.dropped_pawns & board.pawns)
+            found[board_id] = tuple(chess.square_name(square) for square in squares)
+        return found
 
     def since_start(self, now: float) -> float:
         started = self.record.started
