@@ -72,7 +72,7 @@ def games_case(args: argparse.Namespace, folder: Path) -> None:
     early = min(10, args.games)
 
     def on_line(pid: int, line: str) -> None:
-        if line.startswith("game ") and "/" in line.split()[1]:
+        if line.startswith("game ") and "/" in line.split()[1] and " score " in line:
             number = int(line.split()[1].split("/")[0].rstrip(":"))
             if number in (early, args.games) or number % 50 == 0:
                 marks[number] = rss_kib(pid)
