@@ -1,7 +1,7 @@
 """``replay --check``'s work in moves per second, against python-chess's
 ``chess.pgn.read_game`` on the same games, and the peak memory of both.
 
-    python bench/bpgn.py [--corpus DIR] [--repeat R] [--copies N]
+    python bench/bpgn.py [--corpus DIR] [--repeat R] [--copies N] [--writer-plies N]
 
 Ours: the corpus files (``--copies`` times over, as one stream) read with
 ``iter_games`` and each game re-judged with ``replay_game``: every move read,
@@ -17,6 +17,11 @@ checked legal and played. Both read the same number of moves.
 Runs alternate (ours, theirs, ours...), CPU time (``process_time``), best of
 ``--repeat``; the ratio is our moves/s over python-chess's. Peak memory is
 ``tracemalloc``'s peak for one run of each, after the timed runs.
+
+Then the writer: one game of ``--writer-plies`` plies (knights back and
+forth on both boards) pushed, recorded and appended to a ``BpgnFile`` move
+by move, as ``bughouse match`` does; it prints the CPU time per ply over
+plies 100-600 and over the last 500 (flat: the same).
 """
 
 from __future__ import annotations
@@ -118,11 +123,44 @@ def peak_mib(run: Callable[[], object]) -> float:
     return peak / 2**20
 
 
+def writer_cost(plies: int) -> tuple[float, float]:
+    """(µs per ply over plies 100-600, µs per ply over the last 500 plies)."""
+    import tempfile
+
+    from bughouse_arbiter.bpgn import BpgnFile, BpgnRecorder
+    from bughouse_arbiter.core.game import BughouseGame
+    from bughouse_arbiter.core.model import Seat
+    from bughouse_arbiter.core.rules import HouseRules
+
+    shuffle = {True: ["Nf3", "Ng1"], False: ["Nf6", "Ng8"]}
+    game = BughouseGame(HouseRules(max_plies=0))
+    recorder = BpgnRecorder(game)
+    marks: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as folder, BpgnFile.open(Path(folder) / "w.bpgn") as out:
+        header = recorder.streamed_header()
+        out.start_game(header.text, slot=header.slot)
+        seats = [Seat.A_WHITE, Seat.B_WHITE, Seat.A_BLACK, Seat.B_BLACK]
+        for ply in range(plies):
+            if ply in (100, 600, plies - 500):
+                marks[ply] = time.process_time()
+            seat = seats[ply % 4]
+            turn = ply // 4
+            game.push(seat, shuffle[seat.color][turn % 2], at=ply * 0.01, clock=100.0)
+            out.append(recorder.update())
+        marks[plies] = time.process_time()
+        game.abort("bench")
+        out.end_game(recorder.outcome_slot(), recorder.closing_text())
+    early = (marks[600] - marks[100]) / 500 * 1e6
+    late = (marks[plies] - marks[plies - 500]) / 500 * 1e6
+    return early, late
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--copies", type=int, default=1, help="the corpus this many times over")
+    parser.add_argument("--writer-plies", type=int, default=8000, help="plies of the writer run")
     args = parser.parse_args()
     files = sorted(args.corpus.glob("*.bpgn"))
     if not files:
@@ -148,6 +186,12 @@ def main() -> None:
     )
     ratio = (moves / our_best) / (their_moves / their_best)
     print(f"ratio (ours / python-chess, moves/s): {ratio:.2f}")
+    if args.writer_plies > 1100:
+        early, late = writer_cost(args.writer_plies)
+        print(
+            f"writer (push + record + append a move): {early:.1f} us/ply at plies 100-600, "
+            f"{late:.1f} us/ply at the last 500 of {args.writer_plies}"
+        )
 
 
 if __name__ == "__main__":
