@@ -501,7 +501,7 @@ class Display:
         self.game = None
         self.clocks = None
         which = f"game {number}/{games}" if games > 1 else "match"
-        self.footer = f"{which} · writing {path} · Ctrl+C stops"
+        self.footer = f"{which} · writing {printable(str(path))} · Ctrl+C stops"
         if not self.live:
             self.line(f"{which}: starting engines")
 
