@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from .errors import UsageError
 from .ui.safe_text import printable
 
-COMMANDS: tuple[str, ...] = ("position", "replay", "play", "match", "check_engine")
+COMMANDS: tuple[str, ...] = (
+    "position",
+    "replay",
+    "play",
+    "match",
+    "tournament",
+    "check_engine",
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
