@@ -328,7 +328,15 @@ async def play_one(
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
     if keeper is not None:
         return await _play_kept(
-            plan, index, display, writers, keeper, seating, teams, stop_reason=stop_reason
+            plan,
+            index,
+            display,
+            writers,
+            keeper,
+            seating,
+            teams,
+            stop_reason=stop_reason,
+            games_file=games_file,
         )
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
 
@@ -402,10 +410,12 @@ async def _play_kept(
     teams: Mapping[Team, EngineSpec],
     *,
     stop_reason: Callable[[], str] | None = None,
+    games_file: BpgnFile | None = None,
 ) -> GameSummary:
     """``play_one`` with the keeper's engines (started for the first game, then kept)."""
-    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
-    writers.append(writer)
+    out = games_file if games_file is not None else plan.out
+    writer = GameWriter(out, game_number=index + 1, games=plan.games)
+    writers[:] = [writer]  # the current game's only: memory stays flat in --games
     display.begin(index + 1, plan.games, plan.out)
 
     def observe(event: MatchEvent) -> None:
