@@ -7,6 +7,7 @@ import socket
 import stat
 from pathlib import Path
 
+import attrs
 import pytest
 
 from bughouse_arbiter import BughouseGame, HouseRules, Seat
@@ -34,19 +35,23 @@ def test_header_names_seats_rules_and_unfinished_result() -> None:
     game = BughouseGame(HouseRules(time=120, increment=2))
     text = BpgnRecorder(game, HEADER).header_text()
     lines = text.splitlines()
-    assert lines[:9] == [
+    assert lines[:5] == [
         '[Event "test"]',
         '[Site "?"]',
         '[Date "2026.11.29"]',
         '[Round "-"]',
+        '[TimeControl "120+2"]',
+    ]
+    # The tags that may change by the end close the section (a streamed file
+    # fills them in place).
+    assert lines[-6:] == [
         '[WhiteA "alice"]',
         '[BlackA "bob"]',
         '[WhiteB "carol"]',
         '[BlackB "dan"]',
-        '[TimeControl "120+2"]',
+        '[Result "*"]',
+        "",
     ]
-    # The outcome tags close the section (a streamed file fills them in place).
-    assert lines[-2:] == ['[Result "*"]', ""]
     assert '[WhiteAEngine "sjeng 11.2"]' in lines
     assert any(line.startswith('[Rules "profile=default time=120 increment=2 ') for line in lines)
     assert text.endswith("]\n\n")
@@ -118,14 +123,34 @@ def test_streamed_header_pads_the_outcome_slot_and_it_is_filled_to_the_byte() ->
     data = header.text.encode()
     start, size = header.slot
     assert size == SLOT_BYTES
-    assert data[start : start + size].rstrip(b" ") == b'[Result "*"]'
+    assert data[start : start + size].rstrip(b" ").endswith(b'[BlackB "dan"]\n[Result "*"]')
     assert data[start + size :] == b"\n\n"
     game.illegal(Seat.B_BLACK, "x" * 500, "a very long reason " * 40)
     slot = recorder.outcome_slot()
     assert len(slot.encode()) == SLOT_BYTES
-    assert slot.startswith('[Result "0-1"]\n[Termination "illegal_move"]\n')
+    assert '[BlackB "dan"]\n[Result "0-1"]\n[Termination "illegal_move"]\n' in slot
     assert '"]\n[TerminationReason "B-Black played an illegal move' in slot
     assert slot.rstrip(" ").endswith('…"]')
+
+
+def test_a_player_replaced_mid_game_is_named_in_the_final_tags(tmp_path: Path) -> None:
+    path = tmp_path / "m.bpgn"
+    game = BughouseGame()
+    recorder = BpgnRecorder(game, HEADER)
+    with BpgnFile.open(path) as out:
+        header = recorder.streamed_header()
+        out.start_game(header.text, slot=header.slot)
+        game.push(Seat.A_WHITE, "e4", at=1.0, clock=179.0)
+        out.append(recorder.update())
+        players = {**HEADER.players, Seat.B_WHITE: "carol / searcher " + "x" * 700}
+        recorder.header = attrs.evolve(HEADER, players=players)
+        game.resign(Seat.A_BLACK)
+        out.end_game(recorder.outcome_slot(), recorder.closing_text())
+    (read,) = read_games(path.read_bytes(), strict=True)
+    assert read.tag("WhiteB", "").startswith("carol / searcher xxx")
+    assert read.tag("WhiteB", "").endswith("…")
+    assert read.tag("Termination") == "resignation"
+    assert replay_game(read).ok
 
 
 def _read_one(path: Path) -> BpgnGame:

@@ -11,9 +11,10 @@ returns to a ``BpgnFile`` (``bpgn/file.py``)::
     ...
     out.end_game(recorder.outcome_slot(), recorder.closing_text())
 
-The outcome tags (``Result`` and ``Termination*``) close the tag section in
-a slot of ``SLOT_BYTES`` bytes, padded with spaces at the end of its last
-line, so the file can fill it in place when the game ends. A killed arbiter
+The tags that may change by the game's end (the four players, ``Result``
+and ``Termination*``) close the tag section in a slot of ``SLOT_BYTES``
+bytes, padded with spaces at the end of its last line, so the file can fill
+it in place when the game ends. A killed arbiter
 leaves the header and every move so far: a game without its result token,
 which ``read_games`` reads as unfinished. ``format_game`` writes a finished
 (or unfinished) game in one go, without padding. Per move the work is flat
@@ -34,7 +35,7 @@ from ..core.model import BoardId, Outcome, Result, Seat, Termination
 from .notation import SEAT_TAGS, closing_phrase, escape, escape_tag, seconds
 
 #: Bytes of the outcome slot in a streamed game's tag section (see ``BpgnFile``).
-SLOT_BYTES = 320
+SLOT_BYTES = 640
 
 #: Terminations a board reaches by itself; its end is written after its last move.
 _BOARD_MADE = frozenset(
@@ -91,6 +92,8 @@ class EngineInfo:
     score_cp: int | None = attrs.field(default=None, converter=_bounded)
     mate: int | None = attrs.field(default=None, converter=_bounded)
     depth: int | None = attrs.field(default=None, converter=_bounded)
+    #: The network round-trip measured for the move (a seat played over ``bughouse serve``).
+    lag_ms: int | None = attrs.field(default=None, converter=_bounded)
 
     def command(self) -> str | None:
         """``[%eval +0.35,12]`` (lichess style: pawns, then depth), or None if empty."""
@@ -217,35 +220,39 @@ class BpgnRecorder:
         info = self._infos.get(played.ply)
         if info is not None and (command := info.command()) is not None:
             commands.append(command)
+        if info is not None and info.lag_ms is not None:
+            commands.append(f"[%lag {info.lag_ms}]")
         if commands:
             parts.append("{" + " ".join(commands) + "}")
         return " ".join(parts) + "\n"
 
     def _outcome_tags(self, *, final: bool) -> list[tuple[str, str]]:
+        """The tags that may change by the game's end: who sat where (a seat's
+        engine may be replaced) and how it ended."""
+        players = [(SEAT_TAGS[seat], self.header.players.get(seat, "?")) for seat in SEAT_TAGS]
         outcome = self.game.outcome if final else None
         if outcome is None:
-            return [("Result", Result.UNFINISHED.value)]
-        return [("Result", outcome.result.value), *_outcome_tags(outcome)]
+            return [*players, ("Result", Result.UNFINISHED.value)]
+        return [*players, ("Result", outcome.result.value), *_outcome_tags(outcome)]
 
     def _slot_text(self, *, final: bool) -> str:
-        """The outcome tags padded with spaces to ``SLOT_BYTES`` (no final newline:
-        the slot ends with the last tag's line, whose line end follows it)."""
+        """The final tags padded with spaces to ``SLOT_BYTES`` (no final newline:
+        the slot ends with the last tag's line, whose line end follows it).
+        Too long, the reason and then the names are cut (with ``…``)."""
         tags = self._outcome_tags(final=final)
-        text = _tags_text(tags)[:-2]  # without the blank line
-        room = SLOT_BYTES - len(text.encode("utf-8"))
-        if room < 0 and tags[-1][0] == "TerminationReason":
-            head = _tags_text(tags[:-1])[:-1]
-            budget = SLOT_BYTES - len(head.encode("utf-8")) - len('[TerminationReason ""]') - 3
-            reason = escape_tag(tags[-1][1]).encode("utf-8")[: max(0, budget)]
-            cut = reason.decode("utf-8", errors="ignore").rstrip("\\") + "…"
-            text = head + f'[TerminationReason "{cut}"]'
+        for reason_room, name_room in ((None, None), (120, None), (120, 60), (40, 40)):
+            cut = [
+                (name, _cut(value, reason_room if name == "TerminationReason" else name_room))
+                for name, value in tags
+            ]
+            text = _tags_text(cut)[:-2]  # without the blank line
             room = SLOT_BYTES - len(text.encode("utf-8"))
-        if room < 0:
-            raise ValueError(f"outcome tags do not fit in {SLOT_BYTES} bytes: {text!r}")
-        return text + " " * room
+            if room >= 0:
+                return text + " " * room
+        raise ValueError(f"final tags do not fit in {SLOT_BYTES} bytes: {text!r}")
 
     def _tags(self) -> list[tuple[str, str]]:
-        """Every tag but the outcome's."""
+        """Every tag but the final ones (players and outcome, see ``_outcome_tags``)."""
         game, header = self.game, self.header
         rules = game.rules
         tags = [
@@ -254,7 +261,6 @@ class BpgnRecorder:
             ("Date", header.date),
             ("Round", header.round),
         ]
-        tags += [(SEAT_TAGS[seat], header.players.get(seat, "?")) for seat in SEAT_TAGS]
         timing = f"{rules.time:g}+{rules.increment:g}" if rules.clock else "-"
         tags.append(("TimeControl", timing))
         if header.time is not None:
@@ -274,6 +280,10 @@ class BpgnRecorder:
 
 
 _STANDARD_FEN = STARTING_FEN
+
+
+def _cut(value: str, limit: int | None) -> str:
+    return value if limit is None or len(value) <= limit else value[: limit - 1] + "…"
 
 
 def format_game(
