@@ -2,7 +2,10 @@
 
 Each module in ``COMMANDS`` has ``register(subparsers)``, which adds its
 parser and sets ``run=`` to a function taking the parsed namespace and
-returning an exit status. A ``UsageError`` anywhere becomes one line on
+returning an exit status. Only the module of the command being run is
+imported (the others bring trio, the engines and the BPGN code): the rest
+get a stub parser with their one-line summary, enough for ``bughouse --help``
+and for argparse's "invalid choice" message. A ``UsageError`` anywhere becomes one line on
 stderr and exit status 2; Ctrl+C becomes 130. Never a traceback for bad input.
 """
 
@@ -13,9 +16,17 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from .commands import SUMMARIES
 from .errors import UsageError
 
-COMMANDS: tuple[str, ...] = ("position", "replay", "play", "match", "check_engine")
+#: Command name -> the module under ``commands/`` that implements it.
+COMMANDS: dict[str, str] = {
+    "position": "position",
+    "replay": "replay",
+    "play": "play",
+    "match": "match",
+    "check-engine": "check_engine",
+}
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -23,21 +34,37 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """The ``bughouse`` parser with the full parsers of ``commands`` (stubs for the rest)."""
     parser = argparse.ArgumentParser(
         prog="bughouse",
         description="Bughouse chess arbiter: four players, two boards, four clocks.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        module = importlib.import_module(f".commands.{name}", __package__)
-        module.register(subparsers)
+    for name, module_name in COMMANDS.items():
+        if name in commands:
+            module = importlib.import_module(f".commands.{module_name}", __package__)
+            module.register(subparsers)
+        else:
+            subparsers.add_parser(name, help=SUMMARIES[name], add_help=False)
     return parser
 
 
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: its first word not an option (``bughouse`` has only -h)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = _command_in(words)
+    parser = build_parser(() if command is None else (command,))
+    args = parser.parse_args(words)
+    if args.command != command:  # cannot happen with the -h-only top level; be safe
+        args = build_parser((args.command,)).parse_args(words)
     try:
         status: int = args.run(args)
     except UsageError as exc:

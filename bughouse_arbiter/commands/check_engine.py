@@ -41,6 +41,7 @@ from ..players.base import (
     WaitAction,
 )
 from ..players.factory import check_command, create_player
+from . import SUMMARIES
 
 SEAT = Seat.A_WHITE
 #: Back-rank check with a rook in hand: every legal move is a drop.
@@ -58,7 +59,7 @@ PASS_ROOK = "4k2r/8/8/8/8/8/8/4K2R[] b - - 0 1"
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "check-engine",
-        help="compliance run for one engine (native, UCI or xboard): PASS/FAIL per step",
+        help=SUMMARIES["check-engine"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

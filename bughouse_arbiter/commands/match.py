@@ -60,6 +60,7 @@ from ..table.arbiter import (
     run_match,
 )
 from ..ui.render import RenderOptions, move_line, render_table
+from . import SUMMARIES
 
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
@@ -70,7 +71,7 @@ EXIT_INTERRUPTED = 130
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "match",
-        help="play engines against each other, live, and write BPGN",
+        help=SUMMARIES["match"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -34,6 +34,7 @@ from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal
 from ..players.factory import check_command, create_player
 from ..table.arbiter import MatchRecord, run_match
 from ..ui.console_session import describe_outcome
+from . import SUMMARIES
 from .match import DebugLogs, GameWriter
 
 DEFAULT_ENGINE = "searcher"
@@ -43,7 +44,7 @@ DEFAULT_TC = "180+0"
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "play",
-        help="play one seat yourself; engines take the other three",
+        help=SUMMARIES["play"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -28,6 +28,7 @@ from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import BpgnError, UsageError
 from ..ui.render import render_table
+from . import SUMMARIES
 
 _NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 HELP = "Enter/n forward · b back · g N or N go to move N · s start · e end · q quit"
@@ -36,7 +37,7 @@ HELP = "Enter/n forward · b back · g N or N go to move N · s start · e end �
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "replay",
-        help="step through a BPGN game, or re-judge BPGN files (--check)",
+        help=SUMMARIES["replay"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
