@@ -18,6 +18,10 @@ class BoardId(enum.Enum):
     A = "A"
     B = "B"
 
+    # Members are singletons: hash them by identity, in C. Enum's own hash
+    # (of the member's name, in Python) was ~100 calls a move in the arbiter.
+    __hash__ = object.__hash__
+
     @property
     def other(self) -> BoardId:
         return BoardId.B if self is BoardId.A else BoardId.A
@@ -58,6 +62,8 @@ class Seat(enum.Enum):
     A_BLACK = "A-Black"
     B_WHITE = "B-White"
     B_BLACK = "B-Black"
+
+    __hash__ = object.__hash__  # as for BoardId
 
     @classmethod
     def of(cls, board: BoardId, color: chess.Color) -> Seat:

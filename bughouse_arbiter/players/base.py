@@ -22,7 +22,10 @@ Contract:
 from __future__ import annotations
 
 import abc
+import contextlib
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from typing import Any
 
 import attrs
 import trio
@@ -50,11 +53,17 @@ class TableState:
 
     ``version`` grows by one with every move on either board. ``clocks`` are
     the remaining seconds of all four seats at the moment of the snapshot.
+
+    The arbiter hands the same snapshot to every player it tells of one
+    change; ``shared`` is where players keep what they derive from it (a
+    formatted line, say) so that it is made once, not once per player. Keys
+    are the deriving module's own; it takes no part in comparisons.
     """
 
     version: int
     fens: Mapping[BoardId, str]
     clocks: Mapping[Seat, float]
+    shared: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
 
 # -- actions: player -> arbiter ------------------------------------------------
@@ -169,6 +178,14 @@ class Player(abc.ABC):
 
     async def board_ended(self, result: BoardResult) -> None:  # noqa: B027 - optional hook
         """One board finished and the other plays on (``board_end=continue``)."""
+
+    def batched(self) -> AbstractContextManager[None]:
+        """While the block runs, what the player sends may be held and sent at its end.
+
+        The arbiter tells a move and opens the next turn inside one block, so
+        an engine gets ``event``, ``state`` and ``go`` in one write.
+        """
+        return contextlib.nullcontext()
 
     @abc.abstractmethod
     async def game_over(self, outcome: Outcome) -> None:

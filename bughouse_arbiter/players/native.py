@@ -30,6 +30,8 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from functools import partial
 
 import trio
 
@@ -71,6 +73,7 @@ from ..protocol import (
     Tell,
     Wait,
     clocks_ms,
+    encode_command,
 )
 from .base import (
     Action,
@@ -239,6 +242,9 @@ class NativeEnginePlayer(Player):
         self._playing = True
         await self._barrier()
 
+    def batched(self) -> AbstractContextManager[None]:
+        return self.process.batched()
+
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         old = self._open_by_seat.pop(seat, None)
         if old is not None:  # a new turn replaces one the arbiter took back
@@ -248,20 +254,11 @@ class NativeEnginePlayer(Player):
         wire = self._next_token
         self._turns[wire] = (seat, token)
         self._open_by_seat[seat] = wire
-        self._send(_state(state))
+        self._send_shared(state, _STATE, _state)
         self._send(Go(version=state.version, token=wire, board=seat.board))
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
-        passed = played.passed.symbol() if played.passed is not None else None
-        self._send(
-            MoveEvent(
-                version=state.version,
-                board=played.board,
-                move=played.uci,
-                passed=passed,
-                clocks=_clocks(state),
-            )
-        )
+        self._send_shared(state, _EVENT, partial(_event, played))
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         if len(self.seats) == 1:
@@ -321,15 +318,31 @@ class NativeEnginePlayer(Player):
 
     # -- lines out ---------------------------------------------------------------------
 
-    def _send(self, command: Command) -> None:
-        """Queues one command; never blocks (the process's writer sends it)."""
+    def _send(self, command: Command, data: bytes | None = None) -> None:
+        """Queues one command; never blocks (the process's writer sends it).
+
+        ``data``: the command already encoded (``encode_command``).
+        """
         if self._closing or self._eof:
             return
         try:
-            data = self.session.send(command)
+            data = self.session.send(command, data)
         except LocalProtocolError as exc:
             raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
-        self.process.send(data.decode().rstrip("\n"))
+        self.process.send_data(data)
+
+    def _send_shared(
+        self, state: TableState, key: str, make: Callable[[TableState], Command]
+    ) -> None:
+        """Sends the command ``make(state)``, made and encoded once for all players."""
+        shared: tuple[Command, bytes] | None = state.shared.get(key)
+        if shared is None:
+            command = make(state)
+            try:
+                shared = state.shared[key] = (command, encode_command(command))
+            except LocalProtocolError as exc:
+                raise EngineFailed(f"cannot send {command.KEYWORD!r}: {exc}") from exc
+        self._send(*shared)
 
     # -- lines in ----------------------------------------------------------------------
 
@@ -474,6 +487,21 @@ class NativeEnginePlayer(Player):
     def _note(self, text: str) -> None:
         if self.log is not None:
             self.log(f"{self.label} : {text}")
+
+
+#: Keys of what native players share in ``TableState.shared``.
+_STATE = "native:state"
+_EVENT = "native:event"
+
+
+def _event(played: PlayedMove, state: TableState) -> MoveEvent:
+    return MoveEvent(
+        version=state.version,
+        board=played.board,
+        move=played.uci,
+        passed=played.passed.symbol() if played.passed is not None else None,
+        clocks=_clocks(state),
+    )
 
 
 def _state(state: TableState) -> State:

@@ -15,7 +15,10 @@ Lines out: ``send(line)`` never waits. While nothing is queued it writes the
 line straight into the pipe (one non-blocking ``write``, so a notification
 reaches the engine without a task switch); whatever the pipe does not take
 is queued, and the writer sends the queue in bursts, one ``send_all`` each.
-Lines never interleave and keep their order.
+Lines never interleave and keep their order. Inside ``with batched():`` the
+lines sent are held and go out together in one write when the block ends
+(the arbiter sends a move's ``event`` and the next turn's ``state`` and ``go``
+so: one wake-up of the engine, not three).
 
 Lines in: ``receive()`` hands out the lines in order and ``None`` once the
 output has ended. A player that wants the lines without a task hop passes
@@ -47,7 +50,7 @@ import shlex
 import signal
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import TextIO
 
 import trio
@@ -144,6 +147,8 @@ class EngineProcess:
         self._on_lines: LineSink | None = None
         self._stdin_fd = -1
         self._queued = bytearray()  # bytes the pipe has not taken yet, for the writer
+        self._held = bytearray()  # lines sent inside ``batched()``, not written yet
+        self._batching = 0  # depth of ``batched()`` blocks
         self._writing = False  # the writer is inside send_all
         self._kick = trio.Event()
         self._scopes: list[trio.CancelScope] = []
@@ -181,7 +186,7 @@ class EngineProcess:
         self._stdin_fd = stdin.fileno()
         command = shlex.join(self.argv).replace("\n", "\\n")
         self._note(f"started pid {self._process.pid}: {command}")
-        for task in (self._read, self._read_stderr, self._write):
+        for task in (self._read, self._read_stderr, self._writer):
             scope = trio.CancelScope()
             self._scopes.append(scope)
             nursery.start_soon(self._run_in, scope, task)
@@ -224,11 +229,43 @@ class EngineProcess:
         """
         if "\n" in line or "\r" in line:
             raise ValueError(f"a line to send cannot contain a line break: {line!r}")
+        self.send_data((line + "\n").encode())
+
+    def send_data(self, data: bytes) -> None:
+        """Sends whole lines already encoded, each ending with LF (as ``send``).
+
+        The caller vouches for the line breaks: a protocol session's encoded
+        command, say.
+        """
         if self._closing or self._write_failed or self._process is None:
             return
         if self.log is not None:
-            self.log(f"{self.label} < {line}")
-        data = (line + "\n").encode()
+            for line in data.decode(errors="replace").splitlines():
+                self.log(f"{self.label} < {line}")
+        if self._batching:
+            self._held += data
+            return
+        self._write(data)
+
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        """Holds the lines sent in the block and writes them together at its end."""
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching = max(0, self._batching - 1)  # aclose may have reset it
+            if not self._batching:
+                self._flush_held()
+
+    def _flush_held(self) -> None:
+        if self._held:
+            data = bytes(self._held)
+            self._held.clear()
+            if not (self._closing or self._write_failed):
+                self._write(data)
+
+    def _write(self, data: bytes) -> None:
         if self._queued or self._writing:
             self._queued += data
             self._kick.set()
@@ -339,7 +376,7 @@ class EngineProcess:
             if not chunk:
                 return
 
-    async def _write(self) -> None:
+    async def _writer(self) -> None:
         """Sends what ``send`` queued, a burst at a time; closes stdin at the end."""
         assert self._process is not None and self._process.stdin is not None
         stdin = self._process.stdin
@@ -386,6 +423,8 @@ class EngineProcess:
             with trio.CancelScope(shield=True):
                 await self._closed.wait()
             return
+        self._batching = 0  # nothing is held back any more
+        self._flush_held()
         if quit_line is not None:
             self.send(quit_line)
         self._closing = True

@@ -34,6 +34,7 @@ token.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import (
     Awaitable,
@@ -365,9 +366,14 @@ class _Table:
         # The mover last: it knows its move, the others may be waiting for it.
         mover = self.seats[seat]
         told = [p for p in self.players if p is not mover] + [mover]
-        await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in told)
-        self.record.overheads.append(trio.current_time() - taken)
-        await self.after_change(now)
+        # Each player gets the move and, if its turn is next, the turn in one
+        # write; the next to move on this board is written to first.
+        following = self.seats[seat.opponent]
+        rest = [p for p in told[:-1] if p is not following]
+        with _batched([mover, *rest[::-1], following]):
+            await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in told)
+            self.record.overheads.append(trio.current_time() - taken)
+            await self.after_change(now)
         self.record.used.append(used)
         self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
 
@@ -571,6 +577,15 @@ class _Fens(Mapping[BoardId, str]):
         assert self._frozen, "freeze() before changing the game"
         kept = {board: fen for board, fen in self._known.items() if board not in changed}
         return _Fens(self._game, kept)
+
+
+@contextlib.contextmanager
+def _batched(players: Sequence[Player]) -> Iterator[None]:
+    """Every player's ``batched()`` block; they end, and write, last player first."""
+    with contextlib.ExitStack() as stack:
+        for player in players:
+            stack.enter_context(player.batched())
+        yield
 
 
 async def _next_action(
