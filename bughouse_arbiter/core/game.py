@@ -23,7 +23,9 @@ from .rules import HouseRules
 class PlayedMove:
     """One move in the record.
 
-    ``ply`` counts moves over both boards from 1. ``passed`` is the piece the
+    ``ply`` counts moves over both boards from 1; ``number`` is the move's
+    number on its own board (its full-move counter when the move was made:
+    White's and Black's seventh moves are both 7). ``passed`` is the piece the
     move sent to the partner board (None if it captured nothing, or if that
     board was already over). ``at`` is seconds since the match started and
     ``clock`` the mover's remaining seconds after the move, as the caller
@@ -35,6 +37,7 @@ class PlayedMove:
     seat: Seat
     move: chess.Move
     san: str
+    number: int = 1
     passed: chess.Piece | None = None
     at: float | None = None
     clock: float | None = None
@@ -177,6 +180,7 @@ class BughouseGame:
             move = board.parse_move(move)
         elif not move or not board.is_legal(move):
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
+        number = board.fullmove_number
         san = board.san_and_push(move)
         passed = board.last_passed
         other = seat.board.other
@@ -190,6 +194,7 @@ class BughouseGame:
             seat=seat,
             move=move,
             san=san,
+            number=number,
             passed=passed,
             at=at,
             clock=clock,

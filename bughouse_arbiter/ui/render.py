@@ -279,12 +279,7 @@ def _last_move(game: BughouseGame, board_id: BoardId) -> str:
 
 def move_number(game: BughouseGame, played: PlayedMove) -> str:
     """``7.`` for White's seventh move on its board, ``7...`` for Black's."""
-    fields = game.start_fens[played.board].split()
-    first_full = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
-    black_first = len(fields) > 1 and fields[1] == "b"
-    before = sum(1 for m in game.moves[: played.ply - 1] if m.board is played.board)
-    number = first_full + (before + (1 if black_first else 0)) // 2
-    return f"{number}." if played.seat.color else f"{number}..."
+    return f"{played.number}." if played.seat.color else f"{played.number}..."
 
 
 def _pad(text: str, width: int) -> str:
