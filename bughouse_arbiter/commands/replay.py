@@ -45,6 +45,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--game", type=int, default=1, metavar="N", help="game number (from 1)")
     parser.add_argument("--check", action="store_true", help="re-judge every game and report")
     parser.add_argument(
+        "--html",
+        metavar="OUT",
+        help="write game N as one self-contained HTML page (boards, pockets, clocks, "
+        "messages, move lists; keys: arrows, Home, End) instead of stepping; an existing "
+        "OUT is replaced",
+    )
+    parser.add_argument(
         "--strict", action="store_true", help="with --check: a reading problem fails the game"
     )
     parser.add_argument(
@@ -60,6 +67,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     pairs = [parse_rule(text) for text in args.rule]
+    if args.html is not None and args.check:
+        raise UsageError("--html writes one game's page; it does not go with --check")
     if args.check:
         texts = [(path, _load(path)) for path in args.files]
         return check(texts, pairs, strict=args.strict, out=sys.stdout)
@@ -75,7 +84,28 @@ def run(args: argparse.Namespace) -> int:
     report = replay_game(source, rules=_rules_for(source, pairs), frames=True)
     if not report.frames:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
+    if args.html is not None:
+        return write_html(report, args.html, out=sys.stdout)
     return step(report, sys.stdin, sys.stdout)
+
+
+def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
+    """Writes the game's page to ``target`` (a new or regular file, replaced)."""
+    from ..web.replay_page import replay_page
+
+    path = Path(target)
+    if path.is_dir():
+        raise UsageError(f"--html {target}: is a folder; give a file name such as game.html")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"--html {target}: not a regular file; give a file name such as game.html")
+    page = replay_page(report)
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--html {target}: cannot write it ({exc.strerror})") from None
+    plies = len(report.frames) - 1
+    print(f"{target}: game {report.game.number}, {plies} plies, {len(page) // 1024} KiB", file=out)
+    return 0
 
 
 def _load(path: str) -> bytes:

@@ -1,0 +1,258 @@
+"""One replayed game as a self-contained HTML page (``bughouse replay --html``).
+
+The page needs no network: the boards are python-chess's ``chess.svg``
+drawings, the piece artwork is defined once in the page, and a small script
+steps through the frames the replay produced (both boards, pockets, the four
+clocks rebuilt from the file, the last move and check of each board, partner
+messages, a move list for each board). Keys: → / ← step, Home / End jump.
+
+Each board drawing is stored once and shared by every frame that shows it
+(a ply changes one board), so the page grows with the game, one board
+drawing per ply.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+import chess
+import chess.svg
+
+from ..bpgn.replay import Frame, ReplayReport
+from ..core.board import BughouseBoard
+from ..core.model import BoardId, Seat
+from ..errors import ArbiterError
+
+#: Pocket order on the page, strongest first.
+POCKET_ORDER = "QRBNP"
+#: Which seat sits at the top and bottom of each board: board B is drawn
+#: from Black's side so that partners (A-White, B-Black) both sit at the bottom.
+LAYOUT = {
+    BoardId.A: (Seat.A_BLACK, Seat.A_WHITE, chess.WHITE),
+    BoardId.B: (Seat.B_WHITE, Seat.B_BLACK, chess.BLACK),
+}
+_DESC = re.compile(r"<desc>.*?</desc>", re.S)
+_DEFS = re.compile(r"<defs>(.*?)</defs>", re.S)
+_SIZE = re.compile(r' width="\d+" height="\d+"')
+_PLAIN_SQUARE = re.compile(r'<rect [^>]*class="square (?:light|dark) [a-h][1-8]"[^>]*/>')
+_OPEN = re.compile(r"<svg [^>]*>")
+_XLINK = re.compile(r' xlink:href="[^"]*"')
+
+
+def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
+    """The whole page for ``report`` (made with ``replay_game(..., frames=True)``)."""
+    if not report.frames:
+        raise ValueError("the report holds no frames: replay with frames=True")
+    drawings = _Drawings()
+    builder = _FrameBuilder(drawings)
+    frames = [builder.data(frame, previous) for previous, frame in _pairs(report.frames)]
+    source = report.game
+    data = {
+        "names": {seat.value: source.name_of(seat) or seat.value for seat in Seat},
+        "layout": {
+            board.value: [top.value, bottom.value] for board, (top, bottom, _) in LAYOUT.items()
+        },
+        "boards": drawings.svgs,
+        "frames": frames,
+        "messages": [{"seat": m.seat.value, "text": m.text, "at": m.at} for m in source.messages],
+        "pieces": {letter: _piece_svg(letter) for letter in POCKET_ORDER + POCKET_ORDER.lower()},
+        "ending": _ending(report),
+        "event": source.tag("Event") or "",
+        "date": source.tag("Date") or "",
+    }
+    heading = title or _title(report)
+    return _TEMPLATE.format(
+        title=html.escape(heading),
+        style=_asset("replay.css"),
+        script=_asset("replay.js"),
+        defs=drawings.defs,
+        data=_json_for_script(data),
+    )
+
+
+class _Drawings:
+    """Board drawings by content, each stored once, and the shared piece artwork."""
+
+    def __init__(self) -> None:
+        self.svgs: list[str] = []
+        self._index: dict[tuple[str, str | None, int | None, bool], int] = {}
+        full = chess.svg.board(chess.Board(), check=chess.E1, lastmove=chess.Move.from_uci("e2e4"))
+        found = _DEFS.search(full)
+        squares = []
+        for side, orientation in (("white", chess.WHITE), ("black", chess.BLACK)):
+            empty = chess.svg.board(orientation=orientation, coordinates=False)
+            squares.append(f'<g id="squares-{side}">{"".join(_PLAIN_SQUARE.findall(empty))}</g>')
+        self.defs = (found.group(1) if found else "") + "".join(squares)
+
+    def index(
+        self, board_fen: str, lastmove: chess.Move | None, check: int | None, flipped: bool
+    ) -> int:
+        key = (board_fen, lastmove.uci() if lastmove else None, check, flipped)
+        known = self._index.get(key)
+        if known is not None:
+            return known
+        svg = chess.svg.board(
+            chess.BaseBoard(board_fen),
+            orientation=chess.BLACK if flipped else chess.WHITE,
+            lastmove=lastmove,
+            check=check,
+            coordinates=False,
+        )
+        svg = _SIZE.sub("", _DEFS.sub("", _DESC.sub("", svg), count=1), count=1)
+        # The 64 plain squares are the same in every drawing of one orientation:
+        # drawn once in the page's defs; only highlighted squares stay here.
+        side = "black" if flipped else "white"
+        svg = _XLINK.sub("", _PLAIN_SQUARE.sub("", svg))
+        opening = _OPEN.match(svg)
+        if opening:
+            use = f'<use href="#squares-{side}" />'
+            svg = svg[: opening.end()] + use + svg[opening.end() :]
+        self._index[key] = len(self.svgs)
+        self.svgs.append(svg)
+        return self._index[key]
+
+
+def _pairs(frames: tuple[Frame, ...]) -> list[tuple[Frame | None, Frame]]:
+    return [(frames[i - 1] if i else None, frame) for i, frame in enumerate(frames)]
+
+
+class _FrameBuilder:
+    """Frames as the page's script reads them, in order."""
+
+    def __init__(self, drawings: _Drawings) -> None:
+        self.drawings = drawings
+        # Each board's last move, kept for the frames in which the other board moves.
+        self.last_move: dict[BoardId, chess.Move | None] = {}
+
+    def data(self, frame: Frame, previous: Frame | None) -> dict[str, Any]:
+        move = frame.move
+        if move is not None and previous is not None:
+            self.last_move[move.board] = _parse(previous.fens[move.board], move.san)
+        boards: dict[str, int] = {}
+        checks: list[str] = []
+        for board_id, (_, _, orientation) in LAYOUT.items():
+            fen = frame.fens[board_id]
+            position = _board(fen)
+            check = None
+            if position is not None and position.is_check():
+                check = position.king(position.turn)
+                checks.append(board_id.value)
+            board_fen = position.board_fen(promoted=False) if position else fen.split()[0]
+            boards[board_id.value] = self.drawings.index(
+                board_fen,
+                self.last_move.get(board_id),
+                check,
+                flipped=orientation == chess.BLACK,
+            )
+        return {
+            "a": boards["A"],
+            "b": boards["B"],
+            "pockets": {seat.value: _pocket_counts(frame.pockets[seat]) for seat in Seat},
+            "clocks": {seat.value: frame.clocks[seat] for seat in Seat},
+            "running": sorted(seat.value for seat in frame.running),
+            "check": checks,
+            "at": frame.at,
+            "move": None
+            if move is None
+            else {"label": move.label, "board": move.board.value, "seat": move.seat.value},
+            "said": len(frame.messages),
+        }
+
+
+def _parse(fen: str, san: str) -> chess.Move | None:
+    """``san`` played from ``fen``, for the highlight; None where it cannot be read."""
+    before = _board(fen)
+    if before is None:
+        return None
+    try:
+        return before.parse_san(san)
+    except ValueError:
+        return None
+
+
+def _board(fen: str) -> BughouseBoard | None:
+    try:
+        return BughouseBoard(fen)
+    except (ArbiterError, ValueError):
+        return None
+
+
+def _pocket_counts(pocket: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for char in pocket:
+        if char.upper() in POCKET_ORDER:
+            counts[char] = counts.get(char, 0) + 1
+    return counts
+
+
+def _piece_svg(letter: str) -> str:
+    color = "white" if letter.isupper() else "black"
+    name = chess.piece_name(chess.Piece.from_symbol(letter).piece_type)
+    return f'<svg viewBox="0 0 45 45" class="piece"><use href="#{color}-{name}" /></svg>'
+
+
+def _ending(report: ReplayReport) -> str:
+    if report.illegal is not None:
+        return f"the replay stops here: next is {report.illegal.located()}"
+    if report.outcome is not None:
+        return f"result {report.rejudged}: {report.outcome.reason}"
+    if report.recorded:
+        return f"recorded result {report.recorded}; {report.verdict}"
+    return report.verdict
+
+
+def _title(report: ReplayReport) -> str:
+    source = report.game
+    names: Mapping[Seat, str] = {seat: source.name_of(seat) or "?" for seat in Seat}
+    return (
+        f"{names[Seat.A_WHITE]} & {names[Seat.B_BLACK]} vs "
+        f"{names[Seat.A_BLACK]} & {names[Seat.B_WHITE]} — game {source.number}"
+    )
+
+
+def _json_for_script(data: object) -> str:
+    # '<' only occurs inside JSON strings, where \u003c means the same: no
+    # '</script>' in a name or message can end the script element early.
+    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="bughouse-arbiter">
+<title>{title}</title>
+<style>{style}</style>
+</head>
+<body>
+<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>{defs}</defs></svg>
+<header><h1 id="title">{title}</h1><p id="subtitle"></p></header>
+<main id="table"></main>
+<nav id="controls" aria-label="step through the game">
+<button id="first" title="start (Home)" aria-label="start">|◀</button>
+<button id="prev" title="back (←)" aria-label="back">◀</button>
+<span id="where" aria-live="polite"></span>
+<button id="next" title="forward (→)" aria-label="forward">▶</button>
+<button id="last" title="end (End)" aria-label="end">▶|</button>
+</nav>
+<p id="ending" hidden></p>
+<section id="lists">
+<div class="list"><h2>Board A</h2><ol id="moves-A"></ol></div>
+<div class="list"><h2>Board B</h2><ol id="moves-B"></ol></div>
+<div class="list"><h2>Partner messages</h2><ul id="messages"></ul></div>
+</section>
+<script type="application/json" id="game-data">{data}</script>
+<script>{script}</script>
+</body>
+</html>
+"""
