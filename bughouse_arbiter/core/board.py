@@ -404,7 +404,9 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         except ValueError:
             move = None
         if move is not None and move:
-            if move.drop is None and move.promotion is None and self.piece_at(move.from_square):
+            if self.is_legal(move):
+                return move
+            if move.drop is None and move.promotion is None:
                 piece = self.piece_at(move.from_square)
                 # A pawn reaching the last rank in UCI without a piece letter.
                 if (
@@ -414,8 +416,6 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                     and chess.square_rank(move.to_square) == (7 if self.turn else 0)
                 ):
                     raise MoveError(f"{token}: a promotion needs a piece letter (e.g. {token}q)")
-            if self.is_legal(move):
-                return move
             if move.drop is not None and not self.pockets[self.turn].count(move.drop):
                 name = chess.piece_name(move.drop)
                 raise MoveError(f"{token}: no {name} in the pocket")

@@ -67,6 +67,9 @@ class BoardResult:
     seat: Seat | None = None
 
 
+_OK = BoardStatus.OK
+
+
 class BughouseGame:
     """Two boards, four seats, one outcome.
 
@@ -306,9 +309,18 @@ class BughouseGame:
         return self.outcome
 
     def _judge(self, moved_on: BoardId) -> None:
+        other = moved_on.other
+        if (
+            not self.board_results
+            and self.status(moved_on) is _OK
+            and self.status(other) is _OK
+            and self.rules.repetition != "threefold"
+            and not (self.rules.max_plies and len(self.moves) >= self.rules.max_plies)
+        ):
+            return  # the usual move: both sides to move can move, nothing ends
         # The board just moved on first: its mate decides before anything else,
         # and mate on either board beats the deadlock draw.
-        order = (moved_on, moved_on.other)
+        order = (moved_on, other)
         statuses: dict[BoardId, BoardStatus] = {}
         for board_id in order:
             if not self.is_live(board_id):
