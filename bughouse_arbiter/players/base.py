@@ -25,7 +25,7 @@ import abc
 import contextlib
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 import trio
@@ -147,6 +147,10 @@ class Player(abc.ABC):
     name: str
     #: The seats this player holds.
     seats: tuple[Seat, ...]
+    #: True when ``moved`` and ``your_turn`` return without waiting (they
+    #: only queue what they send): the arbiter then makes those calls
+    #: without a deadline, which costs a cancel scope each time.
+    prompt: ClassVar[bool] = False
 
     @abc.abstractmethod
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:

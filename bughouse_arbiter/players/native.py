@@ -106,6 +106,7 @@ class NativeEnginePlayer(Player):
     """An engine program speaking protocol.md, seen by the arbiter as any other player."""
 
     protocol = "native"
+    prompt = True  # every call only queues lines (``_send``)
 
     def __init__(
         self,

@@ -50,7 +50,9 @@ import shlex
 import signal
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import TextIO
 
 import trio
@@ -149,6 +151,7 @@ class EngineProcess:
         self._queued = bytearray()  # bytes the pipe has not taken yet, for the writer
         self._held = bytearray()  # lines sent inside ``batched()``, not written yet
         self._batching = 0  # depth of ``batched()`` blocks
+        self._batch = _Batch(self)
         self._writing = False  # the writer is inside send_all
         self._kick = trio.Event()
         self._scopes: list[trio.CancelScope] = []
@@ -247,16 +250,9 @@ class EngineProcess:
             return
         self._write(data)
 
-    @contextlib.contextmanager
-    def batched(self) -> Iterator[None]:
+    def batched(self) -> AbstractContextManager[None]:
         """Holds the lines sent in the block and writes them together at its end."""
-        self._batching += 1
-        try:
-            yield
-        finally:
-            self._batching = max(0, self._batching - 1)  # aclose may have reset it
-            if not self._batching:
-                self._flush_held()
+        return self._batch
 
     def _flush_held(self) -> None:
         if self._held:
@@ -495,3 +491,24 @@ async def open_engine_process(
             yield engine
         finally:
             await engine.aclose(quit_line, grace=grace, term_grace=term_grace)
+
+
+class _Batch(AbstractContextManager[None]):
+    """``EngineProcess.batched()``: a plain class, not a generator, as it runs every move."""
+
+    def __init__(self, process: EngineProcess) -> None:
+        self._process = process
+
+    def __enter__(self) -> None:
+        self._process._batching += 1
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        process = self._process
+        process._batching = max(0, process._batching - 1)  # aclose may have reset it
+        if not process._batching:
+            process._flush_held()

@@ -34,7 +34,6 @@ token.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import (
     Awaitable,
@@ -257,6 +256,7 @@ class _Table:
         self.draw_offers: set[Seat] = set()
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
+        self._calling: Seat | None = None  # whose notification is being made
         self.started = False
         self.record = MatchRecord(
             game=game,
@@ -370,8 +370,10 @@ class _Table:
         # write; the next to move on this board is written to first.
         following = self.seats[seat.opponent]
         rest = [p for p in told[:-1] if p is not following]
-        with _batched([mover, *rest[::-1], following]):
-            await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in told)
+        with _Batched([mover, *rest[::-1], following]):
+            await self.notify_each(
+                ((p.seats[0], partial(p.moved, played, state)) for p in told), prompt=True
+            )
             self.record.overheads.append(trio.current_time() - taken)
             await self.after_change(now)
         self.record.used.append(used)
@@ -442,8 +444,11 @@ class _Table:
             self.tokens[seat] = self.next_token
             self.next_token += 1
         await self.notify_each(
-            (seat, partial(self.seats[seat].your_turn, seat, self.tokens[seat], state))
-            for seat in due
+            (
+                (seat, partial(self.seats[seat].your_turn, seat, self.tokens[seat], state))
+                for seat in due
+            ),
+            prompt=True,
         )
         if self.game.is_over:
             return
@@ -494,30 +499,43 @@ class _Table:
         await self.notify_each([(seat, call)])
 
     async def notify_each(
-        self, calls: Iterable[tuple[Seat, Callable[[], Awaitable[None]]]]
+        self,
+        calls: Iterable[tuple[Seat, Callable[[], Awaitable[None]]]],
+        *,
+        prompt: bool = False,
     ) -> None:
         """Makes the notifications in order; a player that cannot take one has left.
 
         One deadline covers the whole batch (a cancel scope costs tens of
-        microseconds, and a move is told to four players).
+        microseconds, and a move is told to four players). ``prompt``: the
+        calls are ``moved`` or ``your_turn``; if every player called is
+        ``Player.prompt`` they cannot block, and no deadline is set.
         """
-        seat: Seat | None = None
+        batch = list(calls)
+        if prompt and all(self.seats[seat].prompt for seat, _ in batch):
+            await self._call_each(batch)
+            return
         try:
             with trio.fail_after(NOTIFY_TIMEOUT):
-                for seat, call in calls:
-                    try:
-                        await call()
-                    except (
-                        EngineFailed,
-                        trio.BrokenResourceError,
-                        trio.ClosedResourceError,
-                    ) as exc:
-                        why = f"connection lost: {exc}" if str(exc) else "connection lost"
-                        self.game.leave(seat, why)
+                await self._call_each(batch)
         except trio.TooSlowError:
+            seat = self._calling
             assert seat is not None
             why = f"stopped reading (a notification took over {NOTIFY_TIMEOUT:g} s)"
             self.game.leave(seat, why)
+
+    async def _call_each(self, calls: list[tuple[Seat, Callable[[], Awaitable[None]]]]) -> None:
+        for seat, call in calls:
+            self._calling = seat
+            try:
+                await call()
+            except (
+                EngineFailed,
+                trio.BrokenResourceError,
+                trio.ClosedResourceError,
+            ) as exc:
+                why = f"connection lost: {exc}" if str(exc) else "connection lost"
+                self.game.leave(seat, why)
 
     def state(self, now: float) -> TableState:
         return TableState(version=self.game.plies, fens=self.fens, clocks=self.clocks.snapshot(now))
@@ -579,13 +597,19 @@ class _Fens(Mapping[BoardId, str]):
         return _Fens(self._game, kept)
 
 
-@contextlib.contextmanager
-def _batched(players: Sequence[Player]) -> Iterator[None]:
+class _Batched:
     """Every player's ``batched()`` block; they end, and write, last player first."""
-    with contextlib.ExitStack() as stack:
-        for player in players:
-            stack.enter_context(player.batched())
-        yield
+
+    def __init__(self, players: Sequence[Player]) -> None:
+        self._blocks = [player.batched() for player in players]
+
+    def __enter__(self) -> None:
+        for block in self._blocks:
+            block.__enter__()
+
+    def __exit__(self, *exc_info: object) -> None:
+        for block in reversed(self._blocks):
+            block.__exit__(None, None, None)
 
 
 async def _next_action(
