@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import chess
+import chess.variant
 import pytest
 from hypothesis import given, settings
 from strategies import bughouse_fens
@@ -603,8 +604,9 @@ def test_promotion_hint_only_for_the_side_to_move() -> None:
         board.parse_move("e2e1")
 
 
-def test_board_fen_is_python_chess_text() -> None:
-    """The fast ``board_fen`` writes what python-chess writes, promoted marks included."""
+def test_board_fen_and_fen_are_python_chess_text() -> None:
+    """The fast ``board_fen`` and ``fen`` write what python-chess writes (promoted
+    marks, pockets, castling rights and en passant squares included)."""
     rng = random.Random(7)
     promotions = 0
     for _ in range(12):
@@ -622,5 +624,6 @@ def test_board_fen_is_python_chess_text() -> None:
                 expected = chess.BaseBoard.board_fen(board, promoted=promoted)
                 assert board.board_fen(promoted=promoted) == expected
             assert board.board_fen() == chess.BaseBoard.board_fen(board, promoted=True)
+            assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
             assert BughouseBoard(board.fen()).fen() == board.fen()
     assert promotions > 5  # the promoted marks were exercised

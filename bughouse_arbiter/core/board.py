@@ -468,6 +468,29 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             board._seen[board._transposition_key()] = 1
         return board
 
+    def fen(
+        self,
+        *,
+        shredder: bool = False,
+        en_passant: chess.EnPassantSpec = "legal",
+        promoted: bool | None = None,
+    ) -> str:
+        """python-chess's crazyhouse FEN; written here directly in the usual case
+        (no castling right, no en passant square), which is most of a game."""
+        if (
+            self.castling_rights
+            or self.ep_square is not None
+            or shredder
+            or en_passant != "legal"
+            or promoted is not None
+        ):
+            return super().fen(shredder=shredder, en_passant=en_passant, promoted=promoted)
+        pockets = self.pocket_string(chess.WHITE) + self.pocket_string(chess.BLACK)
+        turn = "w" if self.turn else "b"
+        return (
+            f"{self.board_fen()}[{pockets}] {turn} - - {self.halfmove_clock} {self.fullmove_number}"
+        )
+
     def board_fen(self, *, promoted: bool | None = None) -> str:
         """The FEN's board part, ``~`` after promoted pieces unless ``promoted=False``.
 
@@ -487,14 +510,21 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                 (chess.KING, self.kings),
             ):
                 symbol = symbols[piece_type]
-                for square in chess.scan_forward(pieces & mask):
-                    cells[square] = symbol
+                squares = pieces & mask
+                while squares:  # lowest square first, inline: no generator per piece type
+                    low = squares & -squares
+                    cells[low.bit_length() - 1] = symbol
+                    squares ^= low
         if promoted is None or promoted:
-            for square in chess.scan_forward(self.promoted & self.occupied):
-                cells[square] += "~"
-        text = "/".join("".join(cells[rank : rank + 8]) for rank in range(56, -1, -8))
+            squares = self.promoted & self.occupied
+            while squares:
+                low = squares & -squares
+                cells[low.bit_length() - 1] += "~"
+                squares ^= low
+        text = "/".join(["".join(cells[rank : rank + 8]) for rank in _RANK_STARTS])
         for run in _EMPTY_RUNS:
-            text = text.replace(run, str(len(run)))
+            if run in text:
+                text = text.replace(run, str(len(run)))
         return text
 
     def pocket_string(self, color: chess.Color) -> str:
@@ -507,6 +537,8 @@ _SYMBOLS = {
     color: {piece_type: chess.Piece(piece_type, color).symbol() for piece_type in chess.PIECE_TYPES}
     for color in chess.COLORS
 }
+#: Where each rank starts, from the eighth down (FEN order).
+_RANK_STARTS = tuple(range(56, -1, -8))
 #: Runs of empty squares in ``board_fen``'s draft ("1" each), longest first.
 _EMPTY_RUNS = tuple("1" * n for n in range(8, 1, -1))
 
