@@ -15,7 +15,7 @@ import chess
 
 from ..errors import MoveError, NotYourTurnError
 from .board import STARTING_FEN, BoardStatus, BughouseBoard
-from .model import BoardId, Outcome, Result, Seat, Team, Termination
+from .model import BOARDS, BoardId, Outcome, Result, Seat, Team, Termination
 from .rules import HouseRules
 
 
@@ -142,7 +142,7 @@ class BughouseGame:
 
     def seats_to_move(self) -> list[Seat]:
         """Seats whose turn it is on a board still in play."""
-        return [self.to_move(b) for b in BoardId if self.is_live(b)]
+        return [self.to_move(b) for b in BOARDS if self.is_live(b)]
 
     def fen(self, board: BoardId) -> str:
         return self.boards[board].fen()
@@ -360,7 +360,7 @@ class BughouseGame:
             )
         if self.outcome is not None:
             return
-        live = [b for b in BoardId if self.is_live(b)]
+        live = [b for b in BOARDS if self.is_live(b)]
         for board_id in live:
             if board_id not in statuses:
                 statuses[board_id] = self.status(board_id)

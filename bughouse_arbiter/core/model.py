@@ -152,6 +152,8 @@ for _seat in Seat:
         _SEAT_ALIASES[_alias] = _seat.value
 
 SEATS: tuple[Seat, ...] = tuple(Seat)
+#: Both boards, A first (iterating the Enum class itself is slower).
+BOARDS: tuple[BoardId, BoardId] = (BoardId.A, BoardId.B)
 
 
 class Termination(enum.Enum):

@@ -434,10 +434,11 @@ class NativeEnginePlayer(Player):
         actions = self._actions
         if actions is None or self._actions_done:
             return
-        try:
-            waiting = len(self._outbox) + actions.statistics().current_buffer_used
-        except trio.ClosedResourceError:
-            return
+        if chatter:  # only chatter is counted against MAX_PENDING (moves always go)
+            try:
+                waiting = len(self._outbox) + actions.statistics().current_buffer_used
+            except trio.ClosedResourceError:
+                return
         if chatter and waiting >= MAX_PENDING:
             self.ignored += 1
             self._dropped += 1

@@ -51,7 +51,7 @@ import trio
 from ..core.board import STARTING_FEN
 from ..core.clock import SAME_INSTANT, Clocks
 from ..core.game import BughouseGame
-from ..core.model import SEATS, BoardId, Outcome, Seat
+from ..core.model import BOARDS, SEATS, BoardId, Outcome, Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed, MoveError, NotYourTurnError
 from ..players.base import (
@@ -360,7 +360,7 @@ class _Table:
             return
         self.clocks = clocks
         del self.tokens[seat]
-        changed = {played.board} if played.passed is None else set(BoardId)
+        changed = (played.board,) if played.passed is None else BOARDS
         self.fens = self.fens.after(changed)
         state = self.state(taken)
         # The mover last: it knows its move, the others may be waiting for it.
@@ -419,7 +419,7 @@ class _Table:
 
     async def after_change(self, now: float) -> None:
         """Closes turns on boards that ended, opens the turns that are due."""
-        for board in BoardId:
+        for board in BOARDS:
             if not self.game.is_live(board):
                 for seat in (Seat.of(board, True), Seat.of(board, False)):
                     self.tokens.pop(seat, None)
@@ -575,7 +575,7 @@ class _Fens(Mapping[BoardId, str]):
         return fen
 
     def __iter__(self) -> Iterator[BoardId]:
-        return iter(BoardId)
+        return iter(BOARDS)
 
     def __len__(self) -> int:
         return len(BoardId)
@@ -586,7 +586,7 @@ class _Fens(Mapping[BoardId, str]):
     def freeze(self) -> None:
         """Makes every FEN now: the game is about to change."""
         if not self._frozen:
-            for board in BoardId:
+            for board in BOARDS:
                 self[board]
             self._frozen = True
 
