@@ -18,6 +18,7 @@ from bughouse_arbiter.core.game import BughouseGame, PlayedMove
 from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed, MoveError
+from bughouse_arbiter.players import native
 from bughouse_arbiter.players.base import (
     Action,
     Gone,
@@ -30,6 +31,7 @@ from bughouse_arbiter.players.base import (
 )
 from bughouse_arbiter.players.native import MAX_PENDING, NativeEnginePlayer
 from bughouse_arbiter.players.process import ProtocolLog
+from bughouse_arbiter.protocol import Command
 from bughouse_arbiter.table.arbiter import run_match
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
@@ -553,3 +555,29 @@ async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) ->
     move = await seated.next_move()
     assert move.token == 1
     assert move.move.startswith("N@")
+
+
+async def test_a_move_is_formatted_once_for_the_four_engines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each ``event`` (and each shared ``state``) is encoded once, whoever hears it."""
+
+    encoded: list[bytes] = []
+    real = native.encode_command
+
+    def counting(command: Command) -> bytes:
+        data = real(command)
+        encoded.append(data)
+        return data
+
+    monkeypatch.setattr(native, "encode_command", counting)
+    logs: dict[Seat, list[str]] = {seat: [] for seat in SEATS}
+    players = [NativeEnginePlayer(s, RANDOM, log=logs[s].append) for s in SEATS]
+    with trio.fail_after(GUARD):
+        record = await run_match(players, HouseRules(time=60, max_plies=10))
+    assert record.game.plies == 10
+    events = [data for data in encoded if data.startswith(b"event ")]
+    assert len(events) == 10  # once a move, not once an engine
+    for seat in SEATS:  # and every engine got every one of them, byte for byte
+        heard = [line.split(" < ", 1)[1] for line in logs[seat] if " < event " in line]
+        assert heard == [data.decode().rstrip("\n") for data in events]
