@@ -44,7 +44,6 @@ from pathlib import Path
 
 import trio
 
-from bughouse_arbiter.table import arbiter
 from bughouse_arbiter.config.specs import builtin_engine
 from bughouse_arbiter.core.game import PlayedMove
 from bughouse_arbiter.core.model import SEATS, Outcome, Seat
@@ -56,6 +55,7 @@ from bughouse_arbiter.players.base import (
     TableState,
 )
 from bughouse_arbiter.players.factory import create_player
+from bughouse_arbiter.table import arbiter
 from bughouse_arbiter.table.arbiter import run_match
 
 _EVENT = re.compile(r" < event v (\d+) ")

@@ -81,7 +81,9 @@ def match_argv(games: int, max_plies: int, tc: float, out: Path) -> list[str]:
     ]
 
 
-def run(kind: str, games: int, max_plies: int, tc: float, env: dict[str, str]) -> dict:
+def run(
+    kind: str, games: int, max_plies: int, tc: float, env: dict[str, str], tree: Path = ROOT
+) -> dict:
     """One run of one harness; the engines' stamps, loaded."""
     with tempfile.TemporaryDirectory(prefix=f"ratio-{kind}-") as folder:
         work = Path(folder)
@@ -93,7 +95,7 @@ def run(kind: str, games: int, max_plies: int, tc: float, env: dict[str, str]) -
             **os.environ,
             **env,
             "INSTANT_LOG_DIR": folder,
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": str(tree),
         }
         with open(work / "stdout", "wb") as out:
             done = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE, env=env, cwd=folder)
@@ -155,7 +157,14 @@ def main() -> None:
         "--long", type=int, default=8000, help="plies of the length run (0: skip it)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        default=ROOT,
+        help="run bughouse match from this checkout (e.g. an older commit's, to compare)",
+    )
     args = parser.parse_args()
+    print(f"bughouse match from {args.tree}")
 
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
@@ -165,7 +174,7 @@ def main() -> None:
         for kind in order:
             env = {"INSTANT_SEED": str(args.seed + number)}
             started = time.perf_counter()
-            figures = run(kind, args.games, args.max_plies, args.tc, env)
+            figures = run(kind, args.games, args.max_plies, args.tc, env, args.tree)
             runs[kind].append(figures)
             print(
                 f"  round {number + 1} {kind:5}: {figures['plies']} plies, "
@@ -206,7 +215,7 @@ def main() -> None:
                     "INSTANT_SEED": str(seed),
                     "INSTANT_CPU_AT": ",".join(str(v) for v in (*early, *late)),
                 }
-                figures = run(kind, 1, args.long, args.tc * 10, env)
+                figures = run(kind, 1, args.long, args.tc * 10, env, args.tree)
                 if f"run_ms_per_ply{keys[1]}" in figures:
                     break
             cpu = [figures.get(f"run_ms_per_ply{k}", float("nan")) for k in keys]

@@ -48,8 +48,11 @@ def commands() -> dict[str, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument(
+        "--tree", type=Path, default=ROOT, help="import bughouse_arbiter from this checkout"
+    )
     args = parser.parse_args()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(args.tree)}
     todo = commands()
     times: dict[str, list[float]] = {name: [] for name in todo}
     for _ in range(args.runs):
