@@ -15,7 +15,8 @@ arbiter's processing is charged to the mover, and a move that arrived before
 its deadline counts even if the arbiter takes it a little later. Per move the
 arbiter tells the four players first (the partner may be waiting for the
 piece), opens the next turns, and only then tells the observer (record,
-display). epoll sleeps in whole milliseconds, rounded up, so to declare a
+display); inside ``Player.batched()`` blocks, so that an engine gets the move
+and its turn in one write, the next mover's write first. epoll sleeps in whole milliseconds, rounded up, so to declare a
 flag on time the arbiter wakes ``FLAG_EARLY`` seconds before a deadline and
 polls (still taking actions) until it passes: at most that long of CPU per
 flag.
