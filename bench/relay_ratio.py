@@ -63,9 +63,14 @@ def relay_argv(games: int, max_plies: int, tc: float) -> list[str]:
     ]
 
 
-def match_argv(games: int, max_plies: int, tc: float, out: Path) -> list[str]:
+def match_argv(
+    games: int, max_plies: int, tc: float, out: Path, without: str | None = None
+) -> list[str]:
     engine = f"{sys.executable} {ENGINE}"
-    argv = [sys.executable, "-m", "bughouse_arbiter", "match"]
+    if without is None:
+        argv = [sys.executable, "-m", "bughouse_arbiter", "match"]
+    else:
+        argv = [sys.executable, str(FLOOR / "bughouse_without.py"), without, "match"]
     for seat in SEATS:
         argv += ["--engine", f"{seat}={engine}"]
     return [
@@ -82,7 +87,13 @@ def match_argv(games: int, max_plies: int, tc: float, out: Path) -> list[str]:
 
 
 def run(
-    kind: str, games: int, max_plies: int, tc: float, env: dict[str, str], tree: Path = ROOT
+    kind: str,
+    games: int,
+    max_plies: int,
+    tc: float,
+    env: dict[str, str],
+    tree: Path = ROOT,
+    without: str | None = None,
 ) -> dict:
     """One run of one harness; the engines' stamps, loaded."""
     with tempfile.TemporaryDirectory(prefix=f"ratio-{kind}-") as folder:
@@ -90,7 +101,7 @@ def run(
         if kind == "relay":
             argv = relay_argv(games, max_plies, tc)
         else:
-            argv = match_argv(games, max_plies, tc, work / "games.bpgn")
+            argv = match_argv(games, max_plies, tc, work / "games.bpgn", without)
         env = {
             **os.environ,
             **env,
@@ -103,7 +114,7 @@ def run(
             sys.exit(f"{kind} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
         figures = stamps.load(folder)
         figures.update(windows(folder))
-        if kind == "match":
+        if kind == "match" and (work / "games.bpgn").exists():
             figures["bpgn_bytes"] = (work / "games.bpgn").stat().st_size
             figures["display_lines"] = (work / "stdout").read_bytes().count(b"\n")
         return figures
@@ -163,8 +174,15 @@ def main() -> None:
         default=ROOT,
         help="run bughouse match from this checkout (e.g. an older commit's, to compare)",
     )
+    parser.add_argument(
+        "--without",
+        choices=("record", "observer"),
+        help="to weigh the observer: match's BPGN writer (record) or writer and display "
+        "(observer) hear nothing (bench/floor/bughouse_without.py)",
+    )
     args = parser.parse_args()
-    print(f"bughouse match from {args.tree}")
+    without = f" without its {args.without}" if args.without else ""
+    print(f"bughouse match{without} from {args.tree}")
 
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
@@ -174,7 +192,7 @@ def main() -> None:
         for kind in order:
             env = {"INSTANT_SEED": str(args.seed + number)}
             started = time.perf_counter()
-            figures = run(kind, args.games, args.max_plies, args.tc, env, args.tree)
+            figures = run(kind, args.games, args.max_plies, args.tc, env, args.tree, args.without)
             runs[kind].append(figures)
             print(
                 f"  round {number + 1} {kind:5}: {figures['plies']} plies, "
@@ -215,7 +233,7 @@ def main() -> None:
                     "INSTANT_SEED": str(seed),
                     "INSTANT_CPU_AT": ",".join(str(v) for v in (*early, *late)),
                 }
-                figures = run(kind, 1, args.long, args.tc * 10, env, args.tree)
+                figures = run(kind, 1, args.long, args.tc * 10, env, args.tree, args.without)
                 if f"run_ms_per_ply{keys[1]}" in figures:
                     break
             cpu = [figures.get(f"run_ms_per_ply{k}", float("nan")) for k in keys]
