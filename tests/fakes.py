@@ -131,6 +131,8 @@ class FakePlayer(Player):
         self.broken_on_turn = broken_on_turn
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
+        # Every snapshot told, in order: new game, turns and moves.
+        self.snapshots: list[TableState] = []
         self.heard: list[PlayedMove] = []
         self.told: list[tuple[Seat, str]] = []
         self.offers: list[Seat] = []
@@ -155,6 +157,7 @@ class FakePlayer(Player):
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.info = info
+        self.snapshots.append(state)
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         if self.broken_on_turn:
@@ -162,6 +165,7 @@ class FakePlayer(Player):
         self.turns.append((seat, token, trio.current_time()))
         self.journal.append(("turn", seat))
         self.states.append(state)
+        self.snapshots.append(state)
         previous = self.last_token.get(seat)
         self.last_token[seat] = token
         entry = self.next_entry(seat, state)
@@ -223,6 +227,7 @@ class FakePlayer(Player):
         if self.slow_moves:
             await trio.sleep(self.slow_moves)
         self.heard.append(played)
+        self.snapshots.append(state)
         self.journal.append(("moved", played.ply))
 
     @contextlib.contextmanager

@@ -30,6 +30,7 @@ def house_rules(draw: st.DrawFn) -> HouseRules:
         profile="custom",
         time=draw(_SECONDS),
         increment=draw(st.one_of(st.just(0.0), _SECONDS)),
+        clock=draw(st.booleans()),
         wait_for_block=draw(st.booleans()),
         stalemate=draw(st.sampled_from(["wait", "draw"])),
         dropped_pawn_double_step=draw(st.booleans()),
@@ -38,6 +39,7 @@ def house_rules(draw: st.DrawFn) -> HouseRules:
         repetition=draw(st.sampled_from(["none", "threefold"])),
         board_end=draw(st.sampled_from(["match", "continue"])),
         turn_time_limit=draw(st.one_of(st.none(), _SECONDS)),
+        stalling=draw(st.integers(min_value=0, max_value=10)),
         max_plies=draw(st.integers(min_value=0, max_value=2000)),
         illegal_move=draw(st.sampled_from(["lose", "reject"])),
     )

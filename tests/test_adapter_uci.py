@@ -206,3 +206,14 @@ def test_a_piece_arriving_while_our_move_is_on_its_way_starts_no_search() -> Non
     # The arbiter refused the move and opened a new turn: search again.
     lines, _ = table.your_turn()
     assert lines[1].startswith("go ")
+
+
+def test_untimed_play_asks_for_a_fixed_time_per_move() -> None:
+    table = ready()
+    untimed = HouseRules(clock=False)
+    zero = dict.fromkeys(Seat, 0.0)
+    table.adapter.new_game(untimed, table.fen, zero)  # type: ignore[attr-defined]
+    table.adapter.take()
+    table.adapter.your_turn(1, table.fen, zero)  # type: ignore[attr-defined]
+    lines, _ = table.adapter.take()
+    assert lines == [f"position fen {START}", "go movetime 1000"]

@@ -115,6 +115,18 @@ async def test_increment_is_added_after_each_move(autojump_clock: object) -> Non
     assert record.clocks.banked[Seat.B_WHITE] == 19.0 - 14.0
 
 
+async def test_turns_tell_the_time_left_of_the_turn_limit(autojump_clock: object) -> None:
+    rules = HouseRules(time=60.0, turn_time_limit=5.0, illegal_move="reject")
+    # A-White's first answer is refused at 2: its new turn has 3 s of the limit left.
+    players = silent_table(a_white=[Move("e2e5", 2), Move("e2e4", 1)])
+    record, _ = await play(players, rules)
+    first, second = players[0].states[:2]
+    assert first.turn_left[Seat.A_WHITE] == 5.0
+    assert second.turn_left[Seat.A_WHITE] == 3.0
+    assert record.game.moves[0].uci == "e2e4"
+    assert players[0].states[0].no_double is None
+
+
 async def test_turn_time_limit_flags_before_the_clock_runs_out(autojump_clock: object) -> None:
     rules = HouseRules(time=60.0, turn_time_limit=5.0)
     players = silent_table(
@@ -128,6 +140,31 @@ async def test_turn_time_limit_flags_before_the_clock_runs_out(autojump_clock: o
     assert record.outcome.seat is Seat.A_BLACK
     assert record.ended == 9.0
     assert record.clocks.banked[Seat.A_BLACK] == 55.0
+
+
+async def test_untimed_play_never_flags_and_stalling_loses_at_the_third_partner_move(
+    autojump_clock: object,
+) -> None:
+    # No clocks: B-Black thinks 500 s (beyond any clock) and nobody flags. A-Black
+    # could move from 0.5 but sits: its partner B-White moves at 1, 502 and 503.5,
+    # and the third of those ends the match, at that instant.
+    rules = HouseRules(clock=False)
+    players = silent_table(
+        a_white=[Move("e2e4", 0.5)],
+        a_black=[Wait(0.25, "sitting")],
+        b_white=[Move("d2d4", 1), Move("g1f3", 1), Move("c2c4", 1)],
+        b_black=[Move("d7d5", 500), Move("g8f6", 0.5)],
+    )
+    record, _ = await play(players, rules)
+    assert record.outcome.termination is Termination.STALLING
+    assert record.outcome.seat is Seat.A_BLACK
+    assert record.outcome.result is Result.TEAM_ONE
+    assert record.ended == 503.5
+    assert [m.at for m in record.game.moves] == [0.5, 1.0, 501.0, 502.0, 502.5, 503.5]
+    assert all(m.clock is None for m in record.game.moves)  # nothing to record
+    assert record.used[2] == 500.0
+    # Players are told no clock at all.
+    assert {c for p in players for s in p.snapshots for c in s.clocks.values()} == {0.0}
 
 
 async def test_a_move_after_the_deadline_is_too_late(autojump_clock: object) -> None:
@@ -239,6 +276,91 @@ async def test_a_move_and_the_next_turn_reach_a_player_in_one_batch(
     # The next mover is written to first, the mover last.
     assert min(ends, key=ends.__getitem__) == "a_black"
     assert max(ends, key=ends.__getitem__) == "a_white"
+
+
+async def test_a_waiting_seat_gets_a_fresh_turn_when_a_piece_reaches_it(
+    autojump_clock: object,
+) -> None:
+    # B-Black waits from 0.6; A-White's exd5 at 3 sends it a pawn: a new turn
+    # (new token, the pawn in the state) while its clock runs on from 0.5.
+    players = silent_table(
+        a_white=[Move("e2e4", 1), Move("e4d5", 1)],
+        a_black=[Move("d7d5", 1)],
+        b_white=[Move("d2d4", 0.5)],
+        b_black=[Wait(0.1), Move("P@e6", 1)],
+    )
+    players[3].refresh_waiting_turn = True
+    record, events = await play(players)
+    b_black = players[3]
+    assert [(seat, at) for seat, _, at in b_black.turns] == [
+        (Seat.B_BLACK, 0.5),
+        (Seat.B_BLACK, 3.0),
+    ]
+    first, second = (token for _, token, _ in b_black.turns)
+    assert second > first
+    assert "[p]" in b_black.states[1].fens[BoardId.B]
+    assert b_black.states[1].clocks[Seat.B_BLACK] == 10.0 - 2.5
+    drop = next(m for m in record.game.moves if m.seat is Seat.B_BLACK)
+    assert (drop.uci, drop.at, drop.clock) == ("P@e6", 4.0, 6.5)
+    assert not of_type(events, ActionIgnored)
+
+
+async def test_only_a_waiting_seat_that_asks_for_it_gets_a_fresh_turn(
+    autojump_clock: object,
+) -> None:
+    # Same table: without ``refresh_waiting_turn`` the open turn just stays open;
+    # a seat that did not wait is never re-asked (its move at 3.5 keeps its token).
+    for refresh, script in ((False, [Wait(0.1)]), (True, [Move("g8f6", 3)])):
+        players = silent_table(
+            a_white=[Move("e2e4", 1), Move("e4d5", 1)],
+            a_black=[Move("d7d5", 1)],
+            b_white=[Move("d2d4", 0.5)],
+            b_black=script,
+        )
+        players[3].refresh_waiting_turn = refresh
+        record, events = await play(players)
+        assert len(players[3].turns) == 1
+        assert not of_type(events, ActionIgnored)
+        played = [m.uci for m in record.game.moves if m.seat is Seat.B_BLACK]
+        assert played == ([] if not refresh else ["g8f6"])
+
+
+async def test_clocks_told_never_go_up_for_a_move_already_arrived(
+    autojump_clock: object,
+) -> None:
+    # Both moves reach the arbiter together at 1.5, stamped 1.0 and 1.2: while it
+    # tells the first, the second seat's clock is shown as of its own move (8.8),
+    # not as of 1.5 (8.5), so its next event (8.8) does not go up.
+    players = silent_table(
+        a_white=[Move("e2e4", 1, late=0.5)],
+        b_white=[Move("d2d4", 1.2, late=0.3)],
+    )
+    record, _ = await play(players)
+    clocks = {m.uci: m.clock for m in record.game.moves[:2]}
+    assert clocks == {"e2e4": 9.0, "d2d4": pytest.approx(8.8)}
+    for player in players:
+        for seat in Seat:
+            shown = [state.clocks[seat] for state in player.snapshots]
+            assert shown == sorted(shown, reverse=True), (player.name, seat, shown)
+    b_white = [s.clocks[Seat.B_WHITE] for s in players[0].snapshots if s.version >= 1]
+    assert b_white[0] == pytest.approx(8.8)
+
+
+async def test_states_name_dropped_pawns_that_may_not_double_step(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, dropped_pawn_double_step=False)
+    players = silent_table(
+        a_white=[Move("e2e4", 1), Move("e4d5", 1)],
+        a_black=[Move("d7d5", 1)],
+        b_white=[Move("d2d4", 0.5), Move("g1f3", 0.5)],
+        b_black=[Move("e7e6", 0.5), Wait(0.1), Move("P@e7", 1)],
+    )
+    players[3].refresh_waiting_turn = True
+    record, _ = await play(players, rules)
+    assert record.game.moves[-1].uci == "P@e7"
+    last = players[0].snapshots[-1]
+    assert last.no_double == {BoardId.A: (), BoardId.B: ("e7",)}
 
 
 async def test_waiting_keeps_the_clock_running(autojump_clock: object) -> None:

@@ -32,6 +32,8 @@ def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, 
     rules = profile.with_rule("max_plies", str(rng.choice([0, 40, 120, 400])))
     if rng.random() < 0.3:
         rules = rules.with_rule("stalemate", "draw").with_rule("time", "60")
+    elif seed % 7 == 3:
+        rules = rules.with_rule("clock", "off")  # untimed: the stalling rule ends games
     fen_a = rng.choice([chess.variant.CrazyhouseBoard.starting_fen, PROMOTING, SET_UP])
     fen_b = rng.choice([chess.variant.CrazyhouseBoard.starting_fen, PROMOTING])
     game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)

@@ -55,6 +55,8 @@ def test_bad_time_controls(text: str, message: str) -> None:
 def test_time_control_prints_as_written() -> None:
     assert str(TimeControl.parse("180+2")) == "180+2"
     assert str(TimeControl.parse("0.5")) == "0.5+0"
+    untimed = TimeControl.parse(" None ")
+    assert (untimed.base, str(untimed), untimed.rule_pairs()) == (None, "none", [("clock", "off")])
 
 
 def test_builtin_engines_run_with_this_python() -> None:

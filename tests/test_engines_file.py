@@ -79,11 +79,19 @@ def test_a_full_entry_with_a_command_string_and_typed_options() -> None:
         ("[engines.x]\ncommand = 'a'\ninit = 'go'", r"engines\.x\.init: must be a list"),
         ("[engines.x]\ncommand = 'a'\ninit = [\"a\\nb\"]", r"engines\.x\.init: a line cannot"),
         ("[engines.x]\ncommand = 'a'\ncwd = 7", r"engines\.x\.cwd: must be a folder"),
+        ("[engines.x]\ncommand = 'a'\nmovetime = 0", r"engines\.x\.movetime: must be a whole"),
+        ("[engines.x]\ncommand = 'a'\ndepth = 'deep'", r"engines\.x\.depth: must be a whole"),
     ],
 )
 def test_bad_entries_name_file_and_key(text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_engines(text, "f.toml")
+
+
+def test_movetime_and_depth_bound_moves_in_untimed_play() -> None:
+    known = parse_engines("[engines.x]\ncommand = 'a'\nmovetime = 250\ndepth = 4\n", "f.toml")
+    assert (known["x"].movetime, known["x"].depth) == (250, 4)
+    assert parse_engines("[engines.y]\ncommand = 'a'\n", "f.toml")["y"].movetime is None
 
 
 def test_missing_and_unreadable_files(tmp_path: Path) -> None:

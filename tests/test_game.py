@@ -474,3 +474,50 @@ def test_replay_plays_pairs_and_stops_at_the_end() -> None:
     g = game(fen_a=QUEEN_MATES)
     g.replay([(Seat.A_WHITE, "Q@g7"), (Seat.B_WHITE, "e4")])
     assert g.is_over and g.plies == 1
+
+
+# -- untimed play: the stalling rule -------------------------------------------
+
+STUCK_BLACK = "K7/8/8/8/8/1Q6/8/k7[] b - - 0 1"  # A-Black: no legal move, not in check
+
+
+def test_stalling_counts_partner_moves_only_while_the_player_could_move() -> None:
+    game = BughouseGame(HouseRules(clock=False), fen_a=STUCK_BLACK)
+    # A-Black has no move: its partner B-White's moves do not count.
+    for white, black in (("e2e4", "d7d5"), ("b1c3", "b8c6"), ("g1f3", "g8f6")):
+        game.push(Seat.B_WHITE, white)
+        game.push(Seat.B_BLACK, black)
+    # B-White takes a black pawn: it reaches A-Black, who can now drop it.
+    game.push(Seat.B_WHITE, "e4d5")
+    assert game.status(BoardId.A) is BoardStatus.OK
+    game.push(Seat.B_BLACK, "f6d5")
+    for white, black in (("f1b5", "a7a6"), ("b5c6", "b7c6")):
+        game.push(Seat.B_WHITE, white)
+        game.push(Seat.B_BLACK, black)
+    assert game.outcome is None  # two partner moves since it could move
+    game.push(Seat.B_WHITE, "e1g1")
+    assert game.outcome is not None
+    assert game.outcome.termination is Termination.STALLING
+    assert game.outcome.seat is Seat.A_BLACK
+    assert game.outcome.winner is Team.ONE
+    assert "partner made 3 moves" in game.outcome.reason
+
+
+def test_moving_resets_the_stalling_count_and_clocks_on_or_stalling_0_turn_it_off() -> None:
+    for rules in (HouseRules(clock=False), HouseRules(), HouseRules(clock=False, stalling=0)):
+        game = BughouseGame(rules)
+        game.push(Seat.A_WHITE, "e2e4")  # A-Black could move from now on
+        game.push(Seat.B_WHITE, "d2d4")
+        game.push(Seat.B_BLACK, "d7d5")
+        game.push(Seat.B_WHITE, "c2c4")
+        game.push(Seat.A_BLACK, "e7e5")  # moved: its count starts again
+        game.push(Seat.A_WHITE, "g1f3")
+        game.push(Seat.B_BLACK, "e7e6")
+        game.push(Seat.B_WHITE, "b1c3")
+        game.push(Seat.B_BLACK, "g8f6")
+        game.push(Seat.B_WHITE, "c1g5")
+        assert game.outcome is None
+        game.push(Seat.B_BLACK, "f8e7")
+        game.push(Seat.B_WHITE, "e2e3")  # the third since A-Black's last chance to move
+        stalled = game.outcome is not None and game.outcome.termination is Termination.STALLING
+        assert stalled is (not rules.clock and rules.stalling == 3)

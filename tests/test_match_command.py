@@ -107,6 +107,11 @@ def test_tc_and_rules_combine() -> None:
     # A time rule without --tc is kept; --tc wins over it.
     assert plan_from_args(_args(rule=["time=30"]), today=today).rules.time == 30.0
     assert plan_from_args(_args(rule=["time=30"], tc="5"), today=today).rules.time == 5.0
+    # --tc none is untimed play; a time control turns the clock back on.
+    untimed = plan_from_args(_args(tc="none", rule=["profile=club"]), today=today).rules
+    assert (untimed.clock, untimed.stalling, untimed.profile) == (False, 3, "club")
+    assert not plan_from_args(_args(rule=["clock=off"]), today=today).rules.clock
+    assert plan_from_args(_args(rule=["clock=off"], tc="5+0"), today=today).rules.clock
 
 
 # -- the record -----------------------------------------------------------------

@@ -107,6 +107,9 @@ def test_an_outcome_names_result_winner_termination_board_seat_and_reason() -> N
         outcome.winner = Team.ONE  # type: ignore[misc]
     aborted = Outcome(termination=Termination.ABORTED, winner=None, reason="stopped", aborted=True)
     assert aborted.result is Result.UNFINISHED
+    # An aborted termination never reads as a draw, even without the flag.
+    unflagged = Outcome(termination=Termination.ABORTED, winner=None, reason="next check")
+    assert unflagged.result is Result.UNFINISHED
 
 
 def test_termination_values_are_the_words_the_json_uses() -> None:

@@ -144,7 +144,7 @@ async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
         "WA < setoption name Seed value 5",
         "WA < newgame id test_1 seat a-white time 180000 inc 0",
         "WA < player b-black engine b-black",
-        "WA < rules time=180 increment=0 wait_for_block=on",
+        "WA < rules time=180 increment=0 clock=on wait_for_block=on",
         "WA < go v 0 turn 1 board a",
         "WA > bestmove ",
         "WA < ptell ++n",
@@ -153,6 +153,67 @@ async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
         "WA < quit",
     ):
         assert expected in log, expected
+
+
+async def test_one_state_before_the_first_go_and_the_rules_on_the_wire(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream))
+    seated = await seat(nursery, player, game=False)
+    rules = HouseRules(turn_time_limit=5.0, dropped_pawn_double_step=False)
+    start = TableState(
+        version=0,
+        fens={BoardId.A: START, BoardId.B: START},
+        clocks=dict.fromkeys(SEATS, 60.0),
+        turn_left=dict.fromkeys(SEATS, 5.0),
+        no_double={BoardId.A: (), BoardId.B: ()},
+    )
+    await player.new_game(info(rules), start)
+    await player.your_turn(Seat.A_WHITE, 1, start)
+    await seated.next_move()
+    # A later turn whose state differs gets its own state line.
+    later = TableState(
+        version=0,
+        fens=start.fens,
+        clocks={**start.clocks, Seat.A_WHITE: 59.5},
+        turn_left={**start.turn_left, Seat.A_WHITE: 2.25},
+        no_double={BoardId.A: ("e2",), BoardId.B: ()},
+    )
+    await player.your_turn(Seat.A_WHITE, 2, later)
+    await seated.next_move()
+    log = stream.getvalue()
+    states = [line for line in log.splitlines() if "WA < state " in line]
+    assert len(states) == 2, states
+    assert states[0].endswith("clock 60000 60000 60000 60000 nodouble - -")
+    assert states[1].endswith("clock 59500 60000 60000 60000 nodouble e2 -")
+    assert "WA < go v 0 turn 1 board a limit 5000" in log
+    assert "WA < go v 0 turn 2 board a limit 2250" in log
+    assert log.index(states[0]) < log.index("WA < isready") < log.index("turn 1 board a")
+
+
+async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nursery) -> None:
+    for kwargs, expected in (
+        ({}, "movetime 1000"),
+        ({"movetime": 300, "depth": 5}, "movetime 300 depth 5"),
+    ):
+        stream = io.StringIO()
+        player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream), **kwargs)  # type: ignore[arg-type]
+        seated = await seat(nursery, player, game=False)
+        untimed = TableState(
+            version=0,
+            fens={BoardId.A: START, BoardId.B: START},
+            clocks=dict.fromkeys(SEATS, 0.0),
+        )
+        await player.new_game(info(HouseRules(clock=False)), untimed)
+        await player.your_turn(Seat.A_WHITE, 1, untimed)
+        await seated.next_move()
+        log = stream.getvalue()
+        assert "WA < newgame id test_1 seat a-white time 0 inc 0" in log
+        assert "clock 0 0 0 0" in log
+        assert f"WA < go v 0 turn 1 board a {expected}" in log
+        with trio.fail_after(GUARD):
+            await player.aclose()
 
 
 def _never() -> Outcome:

@@ -163,6 +163,12 @@ COMMAND_LINES: list[tuple[Command, str]] = [
         f"state v 0 a {START} b {START} clock 180000 180000 180000 180000",
     ),
     (
+        State(
+            version=7, fen_a=START, fen_b=START, clocks=(1, 2, 3, 4), no_double=(("e2", "g7"), ())
+        ),
+        f"state v 7 a {START} b {START} clock 1 2 3 4 nodouble e2,g7 -",
+    ),
+    (
         MoveEvent(version=4, board=BoardId.B, move="e4d5", passed="p", clocks=(1, 2, 3, 4)),
         "event v 4 board b move e4d5 pass p clock 1 2 3 4",
     ),
@@ -175,6 +181,7 @@ COMMAND_LINES: list[tuple[Command, str]] = [
         Go(version=3, token=2, board=BoardId.B, movetime=100, nodes=5),
         "go v 3 turn 2 board b movetime 100 nodes 5",
     ),
+    (Go(version=3, token=2, board=BoardId.A, limit=4250), "go v 3 turn 2 board a limit 4250"),
     (
         Refused(token=2, move="e2e5", reason="not legal"),
         "illegal turn 2 move e2e5 reason not legal",
@@ -223,6 +230,19 @@ def test_format_refuses_what_cannot_be_one_line() -> None:
         format_command(MoveEvent(version=1, board=BoardId.A, move="e2 e4", clocks=CLOCKS))
     with pytest.raises(ValueError, match="one non-empty token"):
         format_message(BestMove(move="", token=1))
+
+
+def test_state_skips_unknown_pairs_and_refuses_bad_squares() -> None:
+    line = f"state v 1 a {START} b {START} clock 1 2 3 4 future 9 nodouble - h2"
+    assert parse_command(line) == State(
+        version=1, fen_a=START, fen_b=START, clocks=(1, 2, 3, 4), no_double=((), ("h2",))
+    )
+    with pytest.raises(ProtocolSyntaxError, match="bad squares"):
+        parse_command(f"state v 1 a {START} b {START} clock 1 2 3 4 nodouble z9 -")
+    with pytest.raises(ValueError, match="not a square"):
+        format_command(
+            State(version=0, fen_a=START, fen_b=START, clocks=CLOCKS, no_double=(("e9",), ()))
+        )
 
 
 def test_clocks_ms_floors_and_clamps() -> None:

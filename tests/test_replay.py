@@ -37,6 +37,29 @@ def test_a_mate_on_board_b_under_both_result_conventions() -> None:
     assert per_board.convention == "per-board"  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(
+    "ending",
+    ['[Termination "Game drawn"]\n', "", '[Termination "Game drawn by mutual agreement"]\n'],
+)
+def test_a_recorded_draw_passes_as_agreed(ending: str) -> None:
+    closing = "{Game drawn} " if not ending else ""
+    text = TAGS + '[Result "1/2-1/2"]\n' + ending + "1A. e4 {179} 1a. e5 {178}\n" + closing
+    report = _one(text + "1/2-1/2\n")
+    assert report.ok, report.verdict  # type: ignore[attr-defined]
+    assert report.outcome.termination is Termination.AGREEMENT  # type: ignore[attr-defined]
+    assert report.verdict == (  # type: ignore[attr-defined]
+        "ok: 1/2-1/2 — draw as recorded (agreement; the rules cannot confirm it)"
+    )
+
+
+def test_a_drawn_claim_does_not_hide_a_mate() -> None:
+    report = _one(
+        TAGS + '[Result "1/2-1/2"]\n[Termination "Game drawn"]\n' + SCHOLAR_ON_B + " 1/2-1/2\n"
+    )
+    assert not report.ok  # type: ignore[attr-defined]
+    assert "re-judged 0-1 (B-Black checkmated)" in report.verdict  # type: ignore[attr-defined]
+
+
 def test_a_wrong_result_fails_and_says_why() -> None:
     report = replay_game(read_games(TAGS + '[Result "1/2-1/2"]\n' + SCHOLAR_ON_B + " 1/2-1/2\n")[0])
     assert not report.ok
@@ -140,10 +163,12 @@ def test_every_corpus_game_replays_and_the_broken_ones_are_named() -> None:
             moves += report.replayed
             if not report.ok:
                 failed[(path.name, game.number)] = report
+            elif path.name == "hivemind_selfplay_engine.bpgn" and game.number == 1:
+                # Engine self-play recorded [Termination "Game drawn"]: a legal end.
+                assert "draw as recorded (agreement" in report.verdict
     assert games == 241
     assert sorted(failed) == [
         ("fics_bughousedb_com_2010-2022.bpgn", 8),
-        ("hivemind_selfplay_engine.bpgn", 1),
         ("sunsetter_bench_crazyhouse.bpgn", 1),
         ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 39),
         ("tinychessserver_tu_darmstadt_2019_sample.bpgn", 61),

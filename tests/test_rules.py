@@ -24,6 +24,7 @@ def test_defaults_are_the_default_column_of_rules_md() -> None:
     assert HouseRules().to_pairs() == [
         ("time", "180"),
         ("increment", "0"),
+        ("clock", "on"),
         ("wait_for_block", "on"),
         ("stalemate", "wait"),
         ("dropped_pawn_double_step", "on"),
@@ -32,6 +33,7 @@ def test_defaults_are_the_default_column_of_rules_md() -> None:
         ("repetition", "none"),
         ("board_end", "match"),
         ("turn_time_limit", "none"),
+        ("stalling", "3"),
         ("max_plies", "800"),
         ("illegal_move", "lose"),
     ]
@@ -53,6 +55,21 @@ def test_profiles_differ_from_the_default_as_their_seeds_say() -> None:
     for name, rules in PROFILES.items():
         assert rules.profile == name
         assert profile(name.upper()) is rules
+
+
+def test_untimed_play_and_stalling_parse_and_old_headers_still_read() -> None:
+    rules = apply_rules(HouseRules(), [parse_rule("clock=off"), parse_rule("stalling=5")])
+    assert (rules.clock, rules.stalling, rules.profile) == (False, 5, "custom")
+    assert from_pairs(to_pairs(rules)) == rules
+    assert apply_rules(HouseRules(), [("stalling", "none")]).stalling == 0
+    with pytest.raises(RuleError, match="stalling takes a whole number"):
+        apply_rules(HouseRules(), [("stalling", "three")])
+    # A header written before clock and stalling existed: a custom profile that
+    # states every other option is still read, with their defaults.
+    old = [(n, v) for n, v in to_pairs(HouseRules(max_plies=100)) if n not in ("clock", "stalling")]
+    assert from_pairs([("profile", "custom"), *old[1:]]) == HouseRules(
+        profile="custom", max_plies=100
+    )
 
 
 def test_unknown_profile_lists_the_known_ones() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 from subprocess import PIPE
@@ -9,6 +10,10 @@ from subprocess import PIPE
 import chess
 import pytest
 import trio
+
+from bughouse_arbiter.core.board import BoardStatus, BughouseBoard
+from bughouse_arbiter.core.model import Seat, Termination
+from bughouse_arbiter.core.rules import HouseRules, apply_rules
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 sys.path.insert(0, str(ENGINES))
@@ -21,7 +26,7 @@ from searcher.evaluation import (  # noqa: E402
 )
 from searcher.partner import PartnerWishes  # noqa: E402
 from searcher.plan import Decision, Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
-from searcher.position import BugBoard, Situation, mates_with  # noqa: E402
+from searcher.position import BugBoard, BugRules, Situation, mates_with  # noqa: E402
 from searcher.protocol import Engine  # noqa: E402
 from searcher.search import Limits, Searcher, search  # noqa: E402
 
@@ -273,6 +278,17 @@ def test_partner_words() -> None:
     assert not wishes.hear("hello there")
     wishes.hear("x")
     assert not wishes.wants and not wishes.nogive
+    # What Sjeng really sends (protocol.md §8): several signals on one line,
+    # ---trades, and sentences that are read whole, not word by word.
+    assert wishes.hear("---n ---b")
+    assert wishes.nogive == {chess.KNIGHT: 3, chess.BISHOP: 3}
+    assert wishes.hear("---trades") and wishes.trades == -1
+    assert wishes.hear("You can trade freely.") and wishes.trades == 0
+    wishes.sit = True
+    assert wishes.hear("I am forcedly mated (dead). Tell me 'go' to start moving into it.")
+    assert wishes.dead and wishes.sit and not wishes.go_now
+    assert not wishes.hear("Ok, I'm moving.") and wishes.sit
+    assert wishes.hear("move e2e4") and wishes.suggested == "e2e4" and not wishes.sit
 
 
 def test_stakes_follow_the_other_board() -> None:
@@ -436,3 +452,181 @@ async def test_stops_sitting_when_the_partner_says_go() -> None:
             assert await pipe.process.wait() == 0
         finally:
             pipe.process.kill()
+
+
+# -- house rules ---------------------------------------------------------------
+
+RULE_SETS = [
+    {"drop_check": "no-check"},
+    {"drop_check": "no-mate"},
+    {"dropped_pawn_double_step": "off"},
+    {"wait_for_block": "off"},
+    {"drop_check": "no-check", "dropped_pawn_double_step": "off", "wait_for_block": "off"},
+]
+_STATUS = {
+    BoardStatus.OK: Situation.PLAYING,
+    BoardStatus.CHECKMATE: Situation.MATED,
+    BoardStatus.MUST_WAIT: Situation.MUST_WAIT,
+    BoardStatus.STALEMATE_WAIT: Situation.STUCK,
+}
+
+
+@pytest.mark.parametrize("pairs", RULE_SETS, ids=lambda p: ",".join(f"{k}={p[k]}" for k in p))
+def test_legal_moves_and_ends_agree_with_the_arbiter_under_house_rules(
+    pairs: dict[str, str],
+) -> None:
+    # Random games with full pockets (drops everywhere, checks by drop, dropped
+    # pawns on the second rank): at every step the searcher's board allows exactly
+    # the arbiter's moves and judges the side to move as the arbiter does.
+    rules = HouseRules().to_pairs()
+    house = apply_rules(HouseRules(), pairs.items())
+    mine_rules = BugRules.from_pairs({**dict(rules), **pairs})
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(8):
+        fen = f"{START.split('[')[0]}[{'PPNBRQ' * 2}{'ppnbrq' * 2}] w KQkq - 0 1"
+        theirs = BughouseBoard(fen, rules=house)
+        mine = BugBoard(fen)
+        mine.rules = mine_rules
+        for _ in range(60):
+            expected = {m.uci() for m in theirs.generate_legal_moves()}
+            assert {m.uci() for m in mine.generate_legal_moves()} == expected, theirs.fen()
+            assert mine.situation() is _STATUS[theirs.status_of_side_to_move()], theirs.fen()
+            checked += 1
+            if not expected:
+                break
+            # Favour pawn drops on the second rank and checking drops, the rules' cases.
+            moves = sorted(expected)
+            special = [m for m in moves if m.startswith("P@") and m[-1] in "27"] + [
+                m for m in moves if "@" in m and theirs.gives_check(chess.Move.from_uci(m))
+            ]
+            choice = rng.choice(special if special and rng.random() < 0.5 else moves)
+            move = chess.Move.from_uci(choice)
+            theirs.push(move)
+            mine.push(move)
+    assert checked > 200
+
+
+def test_no_check_rule_refuses_checking_drops_and_the_search_obeys() -> None:
+    board = BugBoard(SMOTHER.format(pocket="N"))
+    board.rules = BugRules(drop_check="no-check")
+    smother = chess.Move.from_uci("N@f7")
+    assert not board.is_legal(smother)
+    assert smother not in set(board.generate_legal_moves())
+    result = Searcher(board).run(Limits(depth=3))
+    assert result.move is not None and not board.gives_check(result.move)
+
+
+def test_no_mate_rule_refuses_only_the_mating_drop() -> None:
+    board = BugBoard(SMOTHER.format(pocket="N"))
+    board.rules = BugRules(drop_check="no-mate")
+    assert not board.is_legal(chess.Move.from_uci("N@f7"))  # mates
+    assert board.is_legal(chess.Move.from_uci("N@g6"))  # checks, h7xg6 answers it
+
+
+def test_a_dropped_second_rank_pawn_does_not_double_step_when_the_rule_is_off() -> None:
+    board = BugBoard("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1")
+    board.rules = BugRules(double_step=False)
+    board.push(chess.Move.from_uci("P@d2"))
+    board.push(chess.Move.from_uci("e8e7"))
+    assert not board.is_legal(chess.Move.from_uci("d2d4"))
+    assert board.is_legal(chess.Move.from_uci("d2d3"))
+    board.pop()
+    board.pop()
+    assert board.no_double == chess.BB_EMPTY
+
+
+def test_without_arrivals_a_blockable_check_is_mate() -> None:
+    board = BugBoard("R5k1/5ppp/8/8/8/8/5PPP/6K1[] b - - 0 1")
+    assert board.situation() is Situation.MUST_WAIT
+    board.rules = BugRules(arrivals=False)
+    assert board.situation() is Situation.MATED
+    board.rules = BugRules(wait_for_block=False)
+    assert board.situation() is Situation.MATED
+
+
+def test_the_engine_reads_rules_nodouble_limit_and_boardover() -> None:
+    lines: list[str] = []
+    engine = Engine(lines.append)
+    engine.handle("newgame id t seat a-white time 60000 inc 0")
+    engine.handle("rules drop_check=no-check dropped_pawn_double_step=off turn_time_limit=2")
+    fen = "4k3/8/8/8/8/8/3P4/4K3[] w - - 0 1"
+    engine.handle(f"state v 3 a {fen} b {START} clock 60000 60000 60000 60000 nodouble d2 -")
+    board = engine.boards["a"]
+    assert board.rules.drop_check == "no-check"
+    assert not board.is_legal(chess.Move.from_uci("d2d4"))
+    engine.handle("boardover board b result 1-0 reason flag seat b-white text gone")
+    assert not engine.boards["a"].rules.arrivals
+    engine.handle("go v 3 turn 1 board a limit 1500")
+    assert engine.turn is not None and engine.turn.limit_ms == 1500
+    engine._abandon_turn()
+
+
+# Every value of every house rule (the defaults are played everywhere else), in
+# three matches of four searchers played at once; short games (max_plies).
+RULE_MATCHES = [
+    "drop_check=no-check dropped_pawn_double_step=off wait_for_block=off stalemate=draw "
+    "turn_time_limit=3",
+    "drop_check=no-mate dropped_rook_castles=on repetition=threefold board_end=continue "
+    "illegal_move=reject",
+    "profile=arena turn_time_limit=2",
+]
+
+
+async def test_four_searchers_play_every_house_rule_value_cleanly() -> None:
+    from bughouse_arbiter.core.rules import parse_rule
+    from bughouse_arbiter.players.native import NativeEnginePlayer
+    from bughouse_arbiter.table.arbiter import MatchEvent, MoveRefused, run_match
+
+    results: dict[str, tuple[object, list[MatchEvent]]] = {}
+
+    async def one(text: str) -> None:
+        rules = apply_rules(
+            HouseRules(time=20.0, max_plies=40), [parse_rule(word) for word in text.split()]
+        )
+        players = [
+            NativeEnginePlayer(seat, [sys.executable, str(ENGINES / "searcher.py")])
+            for seat in Seat
+        ]
+        events: list[MatchEvent] = []
+        record = await run_match(players, rules, observer=events.append)
+        results[text] = (record, events)
+
+    with trio.fail_after(240):
+        async with trio.open_nursery() as nursery:
+            for text in RULE_MATCHES:
+                nursery.start_soon(one, text)
+    for text, (record, events) in results.items():
+        outcome = record.game.outcome  # type: ignore[attr-defined]
+        assert not [e for e in events if isinstance(e, MoveRefused)], text
+        assert record.game.plies >= 20, text  # type: ignore[attr-defined]
+        lost = [outcome.termination]
+        lost += [r.termination for r in record.game.board_results.values()]  # type: ignore[attr-defined]
+        for termination in lost:
+            assert termination not in (
+                Termination.ILLEGAL_MOVE,
+                Termination.LEFT,
+                Termination.FLAG,
+            ), (text, outcome.reason)
+
+
+def test_untimed_the_engine_stops_sitting_before_its_partner_third_move() -> None:
+    lines: list[str] = []
+    engine = Engine(lines.append)
+    engine.handle("newgame id t seat a-white time 0 inc 0")
+    engine.handle("rules clock=off stalling=3")
+    assert engine.untimed and engine._table().my_ms == 600_000
+    engine.handle(f"state v 0 a {SMOTHER.format(pocket='')} b {START} clock 0 0 0 0")
+    engine.handle("go v 0 turn 1 board a movetime 200")
+    turn = engine.turn
+    assert turn is not None
+    turn.waiting = True  # as if it sat, waiting for a knight
+    engine.searching = False
+    # B-Black (the partner) moves once: still sitting; its second move: move now.
+    engine.handle("event v 1 board b move e2e4 clock 0 0 0 0")  # the partner's opponent
+    engine.handle("event v 2 board b move e7e5 clock 0 0 0 0")
+    assert turn.partner_moves == 1 and turn.movetime == 200
+    engine.handle("event v 3 board b move g1f3 clock 0 0 0 0")
+    engine.handle("event v 4 board b move b8c6 clock 0 0 0 0")
+    assert turn.partner_moves == 2 and turn.movetime == 1 and engine.searching
+    engine._abandon_turn()

@@ -28,6 +28,9 @@ from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, mov
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
 
+#: ms per move in untimed play (``clock=off``), where no clock gives a budget.
+UNTIMED_MOVETIME = 1000
+
 
 class Search(enum.Enum):
     IDLE = "idle"
@@ -233,7 +236,10 @@ class UciAdapter(EngineAdapter):
         )
         inc = round(self.rules.increment * 1000)
         self.send(f"position fen {self.board.fen()}")
-        self.send(f"go wtime {white} btime {black} winc {inc} binc {inc}")
+        if not self.rules.clock:
+            self.send(f"go movetime {UNTIMED_MOVETIME}")  # untimed play: no clock to budget
+        else:
+            self.send(f"go wtime {white} btime {black} winc {inc} binc {inc}")
         self.search = Search.SEARCHING
         self.waiting = False
         self._last_info = ""

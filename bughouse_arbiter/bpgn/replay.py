@@ -2,7 +2,8 @@
 
 ``replay_game(game)`` plays a ``BpgnGame``'s moves in file order on a
 ``BughouseGame``, applies how the file says the game ended when that is
-something the boards cannot show (a resignation, a flag, a disconnection),
+something the boards cannot show (a resignation, a flag, a disconnection, a
+draw by agreement or a plain "Game drawn", which stands as agreed),
 and compares the result the file records with the result the rules give.
 Quirks of real files are handled and reported, never hidden:
 
@@ -137,7 +138,9 @@ class _Replayer:
         self.replayed = 0
         fen_a, fen_b = start_fens(source)
         self.game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)
-        self.clocks: dict[Seat, float | None] = dict.fromkeys(Seat, rules.time)
+        # Untimed play (clock=off) has no clock to show.
+        start = rules.time if rules.clock else None
+        self.clocks: dict[Seat, float | None] = dict.fromkeys(Seat, start)
         self.moved_at: dict[BoardId, float] = {BoardId.A: 0.0, BoardId.B: 0.0}
         self.last_on_board: dict[BoardId, BpgnMove] = {}
         self.ends_done = 0
@@ -408,6 +411,11 @@ def replay_game(
         apply_claim(game, claim)
         outcome = game.outcome
         repeated = replayer.repeated()
+        if outcome is None and claim.draw and claim.termination is None and repeated is None:
+            # "Game drawn" with no reason the boards could show: a draw by
+            # agreement is a legal end, so the recorded draw stands as one.
+            game.agree_draw()
+            outcome = game.outcome
         if outcome is None and claim.draw and repeated is not None:
             # Files without our [Rules] tag do not say whether repetition
             # ended games; a claimed draw stands when the position repeated.
@@ -495,7 +503,9 @@ def _report(
             if convention == "per-board"
             else ""
         )
-        if outcome is not None:
+        if outcome is not None and outcome.termination is Termination.AGREEMENT:
+            verdict += " — draw as recorded (agreement; the rules cannot confirm it)"
+        elif outcome is not None:
             verdict += f" — {outcome.reason}"
     else:
         verdict = "; ".join(problems)

@@ -185,7 +185,8 @@ class BpgnRecorder:
             ("Round", header.round),
         ]
         tags += [(SEAT_TAGS[seat], header.players.get(seat, "?")) for seat in SEAT_TAGS]
-        tags.append(("TimeControl", f"{rules.time:g}+{rules.increment:g}"))
+        timing = f"{rules.time:g}+{rules.increment:g}" if rules.clock else "-"
+        tags.append(("TimeControl", timing))
         tags.append(("Result", result))
         if header.time is not None:
             tags.append(("Time", header.time))

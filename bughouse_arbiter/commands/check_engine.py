@@ -142,7 +142,12 @@ class Checker:
             # Every protocol wants the last game over before the next begins.
             with trio.fail_after(self.timeout):
                 await self.player.game_over(
-                    Outcome(termination=Termination.ABORTED, winner=None, reason="next check")
+                    Outcome(
+                        termination=Termination.ABORTED,
+                        winner=None,
+                        reason="next check",
+                        aborted=True,
+                    )
                 )
         self.started = True
         self.game = BughouseGame(self.rules, fen_a=fen_a, fen_b=fen_b)

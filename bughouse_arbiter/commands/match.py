@@ -95,7 +95,10 @@ def register(subparsers: Any) -> None:
         "of team 1 (A-white + B-black) or 2 (A-black + B-white) (repeatable)",
     )
     parser.add_argument(
-        "--tc", metavar="BASE+INC", help=f"time control in seconds (default {DEFAULT_TC})"
+        "--tc",
+        metavar="BASE+INC",
+        help=f"time control in seconds (default {DEFAULT_TC}); 'none' plays untimed, with "
+        "the stalling rule and a time per move for each engine (engines file: movetime, depth)",
     )
     parser.add_argument(
         "--rule",
@@ -140,11 +143,10 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     """Reads and checks the options; raises ConfigError (or RuleError) on bad input."""
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
     rule_names = {parse_rule(text)[0] for text in args.rule}
-    if args.tc is not None or not rule_names & {"time", "increment"}:
+    if args.tc is not None or not rule_names & {"time", "increment", "clock"}:
         tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
         # The time control keeps the profile's name: it is not a house-rule variant.
-        pairs = [("time", f"{tc.base!r}"), ("increment", f"{tc.increment!r}")]
-        rules = apply_rules(rules, pairs, keep_profile=True)
+        rules = apply_rules(rules, tc.rule_pairs(), keep_profile=True)
     games = _positive_int(args.games, "--games")
     seed = _int(args.seed, "--seed") if args.seed is not None else None
     known = known_engines(getattr(args, "engines_file", None))
@@ -463,7 +465,8 @@ class Display:
             if not self.live:
                 seats = ", ".join(f"{seat} {event.names[seat]}" for seat in SEATS)
                 rules = event.game.rules
-                self.line(f"start: {seats}; time {rules.time:g}+{rules.increment:g}")
+                timing = f"time {rules.time:g}+{rules.increment:g}" if rules.clock else "untimed"
+                self.line(f"start: {seats}; {timing}")
         elif isinstance(event, MovePlayed):
             self.clocks = event.clocks
             if not self.live and self.game is not None:

@@ -176,6 +176,8 @@ def _rules(rule_texts: list[str], tc_text: str | None) -> HouseRules:
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in rule_texts])
     if tc_text is not None:
         tc = TimeControl.parse(tc_text)
+        if tc.base is None:
+            raise ConfigError("--tc none: untimed play is for engine matches (bughouse match)")
         rules = apply_rules(rules, [("time", f"{tc.base:g}"), ("increment", f"{tc.increment:g}")])
     return rules
 

@@ -15,6 +15,7 @@ summary line. Exit status 0 when every game passes, 1 when any fails.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -277,7 +278,8 @@ def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
     White's side, board B beside it from Black's, pockets, the four clocks at
     that moment), the last move of each board and the partner messages so far."""
     table = BughouseGame(rules, fen_a=frame.fens[BoardId.A], fen_b=frame.fens[BoardId.B])
-    clocks = {seat: rules.time if left is None else left for seat, left in frame.clocks.items()}
+    start = rules.time if rules.clock else math.inf  # untimed: shown as --:--
+    clocks = {seat: start if left is None else left for seat, left in frame.clocks.items()}
     names = {seat: source.name_of(seat) or "" for seat in Seat}
     drawn = render_table(table, clocks, names=names, running=frame.running)
     if frame.move is not None:

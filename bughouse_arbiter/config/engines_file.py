@@ -8,6 +8,8 @@ A file names engines in ``[engines.NAME]`` tables::
     cwd = "/tmp/sjeng"                  # optional; "~" is expanded
     options = { Hash = "16" }           # optional; strings, numbers or booleans
     init = ["nopost"]                   # optional lines sent after the handshake
+    movetime = 500                      # optional, untimed play: ms per move (native: go movetime)
+    depth = 6                           # optional, untimed play: search depth per move
 
 Names resolve in this order, later ones winning: the built-in external
 engines (``sjeng``, ``fairy-stockfish``, ``fairy-stockfish-xboard``), the user
@@ -30,7 +32,7 @@ from typing import Any
 from ..errors import ConfigError
 from .specs import PROTOCOLS, EngineSpec, Protocol
 
-KEYS = ("protocol", "command", "cwd", "options", "init")
+KEYS = ("protocol", "command", "cwd", "options", "init", "movetime", "depth")
 
 
 def _program(name: str) -> str:
@@ -131,7 +133,17 @@ def _spec(name: str, entry: Any, where: str) -> EngineSpec:
         cwd=_cwd(entry.get("cwd"), f"{where}.cwd"),
         options=_options(entry.get("options", {}), f"{where}.options"),
         init=_init(entry.get("init", []), f"{where}.init"),
+        movetime=_count(entry.get("movetime"), f"{where}.movetime"),
+        depth=_count(entry.get("depth"), f"{where}.depth"),
     )
+
+
+def _count(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"{where}: must be a whole number above 0, not {value!r}")
+    return value
 
 
 def _protocol(value: str) -> Protocol:

@@ -34,8 +34,17 @@ from ..errors import ConfigError
 Protocol = Literal["native", "uci", "xboard"]
 PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
 
-#: Where the project's own engines live (``engines/`` beside the package).
-ENGINES_DIR = Path(__file__).resolve().parents[2] / "engines"
+
+def _engines_dir() -> Path:
+    """The project's own engines: ``bughouse_arbiter/engines`` in an installed
+    wheel, else ``engines/`` beside the package (a source tree or editable install)."""
+    package = Path(__file__).resolve().parents[1]
+    shipped = package / "engines"
+    return shipped if (shipped / "searcher.py").is_file() else package.parent / "engines"
+
+
+#: Where the project's own engines live (see ``_engines_dir``).
+ENGINES_DIR = _engines_dir()
 
 #: Fault modes of ``engines/faulty.py`` (built-in names ``faulty-<mode>``).
 FAULT_MODES: tuple[str, ...] = (
@@ -62,19 +71,23 @@ DEFAULT_ENGINE = "searcher"
 
 @attrs.frozen
 class TimeControl:
-    """``base`` seconds per player plus ``increment`` seconds per move."""
+    """``base`` seconds per player plus ``increment`` seconds per move;
+    ``base`` None is untimed play (``--tc none``)."""
 
-    base: float
+    base: float | None
     increment: float = 0.0
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
-        """Reads ``BASE+INC`` or ``BASE`` in seconds (``180+2``, ``10``, ``0.5+0.1``).
+        """Reads ``BASE+INC`` or ``BASE`` in seconds (``180+2``, ``10``, ``0.5+0.1``),
+        or ``none`` for untimed play.
 
         Raises:
             ConfigError: not that form, a base that is not positive, a
                 negative increment, or a number that is not finite.
         """
+        if text.strip().lower() in ("none", "untimed"):
+            return cls(None)
         base_text, plus, inc_text = text.strip().partition("+")
         try:
             base = float(base_text)
@@ -82,6 +95,7 @@ class TimeControl:
         except ValueError:
             raise ConfigError(
                 f"time control {text!r} is not BASE+INC in seconds (for example 180+2 or 10+0)"
+                " or none"
             ) from None
         if not all(abs(v) < float("inf") for v in (base, increment)):
             raise ConfigError(f"time control {text!r} must use finite numbers")
@@ -92,7 +106,15 @@ class TimeControl:
         return cls(base, increment)
 
     def __str__(self) -> str:
+        if self.base is None:
+            return "none"
         return f"{self.base:g}+{self.increment:g}"
+
+    def rule_pairs(self) -> list[tuple[str, str]]:
+        """The house rules this time control sets (``clock=off`` when untimed)."""
+        if self.base is None:
+            return [("clock", "off")]
+        return [("clock", "on"), ("time", f"{self.base!r}"), ("increment", f"{self.increment!r}")]
 
 
 @attrs.frozen(kw_only=True)
@@ -103,7 +125,9 @@ class EngineSpec:
     ``command`` is the argv, run without a shell, in ``cwd`` (None: the
     current folder). ``options`` are set before the first game (``setoption``
     in our protocol and UCI); ``init`` lines are sent verbatim after the
-    handshake (for engines that need a private command).
+    handshake (for engines that need a private command). ``movetime`` (ms)
+    and ``depth`` bound each move in untimed play (``--tc none``), where no
+    clock tells the engine how long to think.
     """
 
     name: str
@@ -112,6 +136,8 @@ class EngineSpec:
     cwd: str | None = None
     options: Mapping[str, str] = attrs.field(factory=dict)
     init: tuple[str, ...] = ()
+    movetime: int | None = None
+    depth: int | None = None
 
     def with_options(self, **options: str) -> EngineSpec:
         return attrs.evolve(self, options={**self.options, **options})

@@ -11,11 +11,14 @@ between a move arriving and the next turn being sent is charged to nobody.
 Deadlines: a running seat flags when its remaining time reaches zero or, with
 ``turn_time_limit``, when its turn has lasted that long, whichever comes
 first. ``next_deadline`` gives the earliest deadline and every seat that
-reaches it at that same instant (the simultaneous-flag rule).
+reaches it at that same instant (the simultaneous-flag rule). Untimed play
+(``clock=off``) has clocks with infinite time: they measure what each turn
+used and never flag.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 import attrs
@@ -74,8 +77,16 @@ class Clocks:
 
     @classmethod
     def for_rules(cls, rules: HouseRules) -> Clocks:
-        """Four stopped clocks set to the rules' ``time``, ``increment`` and turn limit."""
+        """Four stopped clocks set to the rules' ``time``, ``increment`` and turn limit
+        (infinite, without increment or limit, in untimed play)."""
+        if not rules.clock:
+            return cls.new(math.inf)
         return cls.new(rules.time, rules.increment, turn_time_limit=rules.turn_time_limit)
+
+    @property
+    def untimed(self) -> bool:
+        """True for untimed play: no clock can ever run out."""
+        return all(math.isinf(time) for time in self.banked.values())
 
     # -- looking -----------------------------------------------------------------
 
@@ -105,6 +116,8 @@ class Clocks:
         if started is None:
             return None
         out_of_time = started + self.banked[seat]
+        if self.turn_time_limit is None and math.isinf(out_of_time):
+            return None  # untimed: this seat never flags
         if self.turn_time_limit is not None:
             limit = started + self.turn_time_limit
             if limit < out_of_time - SAME_INSTANT:

@@ -98,6 +98,9 @@ class BughouseGame:
         self.messages: list[PartnerMessage] = []
         self.board_results: dict[BoardId, BoardResult] = {}
         self.outcome: Outcome | None = None
+        # Untimed play (clock=off): per seat to move that could move, how many
+        # moves its partner has made meanwhile (the stalling rule).
+        self._stalls: dict[Seat, int] = {}
         # The last status judged on each board, with the fingerprint of the
         # position it was judged in: a board nobody moved on and nothing
         # arrived at keeps its status, so each move judges one board, not two.
@@ -184,6 +187,7 @@ class BughouseGame:
         elif not move or not board.is_legal(move):
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
         number = board.fullmove_number
+        watched = self._stall_watch(seat)
         san = board.san_and_push(move)
         passed = board.last_passed
         other = seat.board.other
@@ -204,7 +208,34 @@ class BughouseGame:
         )
         self.moves.append(played)
         self.judge(seat.board)
+        self._stalls.pop(seat, None)
+        if watched is not None:
+            self._count_stall(watched)
         return played
+
+    def _stall_watch(self, mover: Seat) -> Seat | None:
+        """Under the stalling rule: ``mover``'s partner if it is to move and could move."""
+        if self.rules.clock or not self.rules.stalling:
+            return None
+        partner = mover.partner
+        if not self.is_to_move(partner) or self.status(partner.board) is not BoardStatus.OK:
+            return None
+        return partner
+
+    def _count_stall(self, seat: Seat) -> None:
+        """``seat``'s partner moved while ``seat`` could move: the stalling rule."""
+        if not self.is_to_move(seat):
+            return
+        count = self._stalls.get(seat, 0) + 1
+        self._stalls[seat] = count
+        if count >= self.rules.stalling:
+            self._end_board(
+                seat.board,
+                seat.team.other,
+                Termination.STALLING,
+                f"{seat} stalled: its partner made {count} moves while it could move",
+                seat,
+            )
 
     def receive(self, board: BoardId, piece: chess.Piece) -> Outcome | None:
         """Puts ``piece`` into a pocket on ``board`` from outside the record

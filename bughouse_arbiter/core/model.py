@@ -171,6 +171,7 @@ class Termination(enum.Enum):
     AGREEMENT = "agreement"
     BOARDS_SUMMED = "boards_summed"
     ABORTED = "aborted"
+    STALLING = "stalling"
 
 
 class Result(enum.Enum):
@@ -203,7 +204,8 @@ class Outcome:
     ``winner`` is None for a draw or an aborted match. ``board`` and ``seat``
     name where it was decided (``seat`` is the player the termination is
     about: the one mated, flagged, resigning, leaving or moving illegally).
-    ``reason`` is a sentence for people.
+    ``reason`` is a sentence for people. An ``aborted`` match (always the case
+    for ``Termination.ABORTED``) has no result: ``*``.
     """
 
     termination: Termination
@@ -215,7 +217,7 @@ class Outcome:
 
     @property
     def result(self) -> Result:
-        if self.aborted:
+        if self.aborted or self.termination is Termination.ABORTED:
             return Result.UNFINISHED
         return Result.won_by(self.winner)
 

@@ -53,6 +53,10 @@ class TableState:
 
     ``version`` grows by one with every move on either board. ``clocks`` are
     the remaining seconds of all four seats at the moment of the snapshot.
+    ``turn_left`` (only under ``turn_time_limit``) is each seat's time left of
+    its turn's limit (the whole limit for a turn not begun). ``no_double``
+    (only under ``dropped_pawn_double_step=off``) names, per board, the
+    squares of dropped pawns that may not double-step: a FEN cannot say it.
 
     The arbiter hands the same snapshot to every player it tells of one
     change; ``shared`` is where players keep what they derive from it (a
@@ -63,6 +67,8 @@ class TableState:
     version: int
     fens: Mapping[BoardId, str]
     clocks: Mapping[Seat, float]
+    turn_left: Mapping[Seat, float] = attrs.field(factory=dict)
+    no_double: Mapping[BoardId, tuple[str, ...]] | None = None
     shared: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
 
@@ -147,6 +153,10 @@ class Player(abc.ABC):
     name: str
     #: The seats this player holds.
     seats: tuple[Seat, ...]
+    #: True: when a piece reaches one of its seats while that seat waits (it
+    #: answered ``wait``), the arbiter re-opens the turn with a new token and a
+    #: fresh ``your_turn`` (the clock keeps running from the turn's start).
+    refresh_waiting_turn: bool = False
     #: True when ``moved`` and ``your_turn`` return without waiting (they
     #: only queue what they send): the arbiter then makes those calls
     #: without a deadline, which costs a cancel scope each time.

@@ -84,6 +84,8 @@ def create_team_player(
         cwd=spec.cwd,
         options=spec.options,
         init=spec.init,
+        movetime=spec.movetime,
+        depth=spec.depth,
         handshake_timeout=handshake_timeout,
         log=log,
     )

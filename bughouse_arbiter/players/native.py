@@ -32,6 +32,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
+from typing import TypeVar
 
 import trio
 
@@ -90,6 +91,8 @@ from .base import (
 )
 from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
 
+_C = TypeVar("_C", bound=Command)  # a command shared through TableState.shared
+
 #: Ignored lines logged one by one before only every ``IGNORED_EVERY``-th is.
 IGNORED_LOGGED = 100
 IGNORED_EVERY = 1000
@@ -97,6 +100,8 @@ IGNORED_EVERY = 1000
 EXIT_WAIT = 0.5
 #: Longest partner message passed on.
 TELL_LIMIT = 500
+#: ms per move in untimed play when the engine's spec names neither movetime nor depth.
+UNTIMED_MOVETIME = 1000
 #: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
 MAX_PENDING = 1000
 _GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")
@@ -106,6 +111,8 @@ class NativeEnginePlayer(Player):
     """An engine program speaking protocol.md, seen by the arbiter as any other player."""
 
     protocol = "native"
+    # A waiting engine gets a fresh state + go when a piece reaches it (protocol.md §5.8).
+    refresh_waiting_turn = True
     prompt = True  # every call only queues lines (``_send``)
 
     def __init__(
@@ -118,6 +125,8 @@ class NativeEnginePlayer(Player):
         env: Mapping[str, str] | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
+        movetime: int | None = None,
+        depth: int | None = None,
         handshake_timeout: float = 10.0,
         ready_timeout: float = 10.0,
         quit_grace: float = QUIT_GRACE,
@@ -135,6 +144,10 @@ class NativeEnginePlayer(Player):
         self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
         self.options = dict(options or {})
         self.init = tuple(init)
+        # Per-move bounds sent with every go in untimed play (no clock to budget from).
+        self.movetime = movetime
+        self.depth = depth
+        self._untimed = False
         self.handshake_timeout = handshake_timeout
         self.ready_timeout = ready_timeout
         self.quit_grace = quit_grace
@@ -160,6 +173,8 @@ class NativeEnginePlayer(Player):
         self._playing = False
         self._closing = False
         self._arrived_at: float | None = None  # when the lines being handled were read
+        # The last state sent, while no event has followed it: a go then needs no new one.
+        self._last_state: State | None = None
         self._actions: trio.MemorySendChannel[Action] | None = None
         self._outbox: deque[Action] = deque()  # waits here only when the channel is full
         self._outbox_kick = trio.Event()
@@ -226,20 +241,22 @@ class NativeEnginePlayer(Player):
         self._open_by_seat.clear()
         self._answered.clear()
         self._last_info.clear()
+        self._last_state = None
         rules = info.rules
+        self._untimed = not rules.clock
         self._send(
             NewGame(
                 game_id=_GAME_ID.sub("_", info.game_id) or "game",
                 seats=self.seats,
-                time_ms=round(rules.time * 1000),
-                inc_ms=round(rules.increment * 1000),
+                time_ms=0 if self._untimed else round(rules.time * 1000),
+                inc_ms=0 if self._untimed else round(rules.increment * 1000),
             )
         )
         for seat in SEATS:
             human = seat in info.human_seats
             self._send(PlayerInfo(seat, "human" if human else "engine", info.names.get(seat, "?")))
         self._send(RulesInfo(tuple(rules.to_pairs())))
-        self._send(_state(state))
+        self._send_state(state)
         self._playing = True
         await self._barrier()
 
@@ -255,11 +272,28 @@ class NativeEnginePlayer(Player):
         wire = self._next_token
         self._turns[wire] = (seat, token)
         self._open_by_seat[seat] = wire
-        self._send_shared(state, _STATE, _state)
-        self._send(Go(version=state.version, token=wire, board=seat.board))
+        self._send_state(state)
+        left = state.turn_left.get(seat)
+        limit = None if left is None else max(0, int(left * 1000))
+        movetime = depth = None
+        if self._untimed:
+            movetime, depth = self.movetime, self.depth
+            if movetime is None and depth is None:
+                movetime = UNTIMED_MOVETIME
+        self._send(
+            Go(
+                version=state.version,
+                token=wire,
+                board=seat.board,
+                limit=limit,
+                movetime=movetime,
+                depth=depth,
+            )
+        )
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
-        self._send_shared(state, _EVENT, partial(_event, played))
+        self._last_state = None
+        self._send(*self._shared(state, _EVENT, partial(_event, played)))
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         if len(self.seats) == 1:
@@ -319,6 +353,13 @@ class NativeEnginePlayer(Player):
 
     # -- lines out ---------------------------------------------------------------------
 
+    def _send_state(self, state: TableState) -> None:
+        """Sends ``state`` unless the engine's last one says exactly the same."""
+        command, data = self._shared(state, _STATE, _state)
+        if command != self._last_state:
+            self._send(command, data)
+            self._last_state = command
+
     def _send(self, command: Command, data: bytes | None = None) -> None:
         """Queues one command; never blocks (the process's writer sends it).
 
@@ -332,18 +373,17 @@ class NativeEnginePlayer(Player):
             raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
         self.process.send_data(data)
 
-    def _send_shared(
-        self, state: TableState, key: str, make: Callable[[TableState], Command]
-    ) -> None:
-        """Sends the command ``make(state)``, made and encoded once for all players."""
-        shared: tuple[Command, bytes] | None = state.shared.get(key)
+    @staticmethod
+    def _shared(state: TableState, key: str, make: Callable[[TableState], _C]) -> tuple[_C, bytes]:
+        """The command ``make(state)`` and its bytes, made once for all players."""
+        shared: tuple[_C, bytes] | None = state.shared.get(key)
         if shared is None:
             command = make(state)
             try:
                 shared = state.shared[key] = (command, encode_command(command))
             except LocalProtocolError as exc:
                 raise EngineFailed(f"cannot send {command.KEYWORD!r}: {exc}") from exc
-        self._send(*shared)
+        return shared
 
     # -- lines in ----------------------------------------------------------------------
 
@@ -507,11 +547,13 @@ def _event(played: PlayedMove, state: TableState) -> MoveEvent:
 
 
 def _state(state: TableState) -> State:
+    no_double = state.no_double
     return State(
         version=state.version,
         fen_a=state.fens[BoardId.A],
         fen_b=state.fens[BoardId.B],
         clocks=_clocks(state),
+        no_double=None if no_double is None else (no_double[BoardId.A], no_double[BoardId.B]),
     )
 
 

@@ -197,6 +197,25 @@ def _clocks(fields: _Fields) -> Clocks:
     return values[0], values[1], values[2], values[3]
 
 
+_SQUARE = re.compile(r"[a-h][1-8]")
+
+
+def _squares_text(squares: tuple[str, ...]) -> str:
+    for square in squares:
+        if not _SQUARE.fullmatch(square):
+            raise ValueError(f"not a square: {square!r}")
+    return ",".join(squares) or "-"
+
+
+def _squares(text: str) -> tuple[str, ...]:
+    if text == "-":
+        return ()
+    squares = tuple(text.split(","))
+    if not all(_SQUARE.fullmatch(square) for square in squares):
+        raise ProtocolSyntaxError(f"bad squares {text!r}")
+    return squares
+
+
 def _check_word(text: str, what: str) -> str:
     if not text or _SPACE.search(text) or "\n" in text or "\r" in text:
         raise ValueError(f"{what} must be one non-empty token, got {text!r}")
@@ -240,11 +259,14 @@ def format_command(command: Command) -> str:
                     *(f"{_check_word(k, 'rule')}={_check_word(v, 'rule value')}" for k, v in pairs),
                 ]
             )
-        case State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks):
-            return (
+        case State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=nodouble):
+            text = (
                 f"state v {version} a {_check_fen(fen_a)} b {_check_fen(fen_b)} "
                 f"clock {_clock_text(clocks)}"
             )
+            if nodouble is not None:
+                text += " nodouble " + " ".join(_squares_text(squares) for squares in nodouble)
+            return text
         case MoveEvent(version=version, board=board, move=move, passed=passed, clocks=clocks):
             pass_part = "" if passed is None else f" pass {_check_word(passed, 'piece')}"
             return (
@@ -253,7 +275,7 @@ def format_command(command: Command) -> str:
             )
         case Go(version=version, token=token, board=board):
             text = f"go v {version} turn {token} board {board_text(board)}"
-            for key in ("movetime", "depth", "nodes"):
+            for key in ("movetime", "depth", "nodes", "limit"):
                 value = getattr(command, key)
                 if value is not None:
                     text += f" {key} {value}"
@@ -350,7 +372,15 @@ def parse_command(line: str) -> Command:
         fields.expect("b")
         fen_b = _fen(fields)
         fields.expect("clock")
-        return State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=_clocks(fields))
+        clocks = _clocks(fields)
+        no_double = None
+        while fields.more():  # later versions may add key value pairs (skipped)
+            key = fields.word("key")
+            if key == "nodouble":
+                no_double = (_squares(fields.word("squares")), _squares(fields.word("squares")))
+            elif fields.more():
+                fields.word("value")
+        return State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=no_double)
     if keyword == "event":
         fields.expect("v")
         version = parse_int(fields.word("version"), "version")
@@ -364,7 +394,7 @@ def parse_command(line: str) -> Command:
             clocks=_clocks(clock_fields),
         )
     if keyword == "go":
-        found = fields.pairs(("v", "turn", "board", "movetime", "depth", "nodes"))
+        found = fields.pairs(("v", "turn", "board", "movetime", "depth", "nodes", "limit"))
         return Go(
             version=parse_int(_one(found, "v"), "version"),
             token=parse_int(_one(found, "turn"), "turn"),
@@ -372,6 +402,7 @@ def parse_command(line: str) -> Command:
             movetime=_maybe_int(found, "movetime"),
             depth=_maybe_int(found, "depth"),
             nodes=_maybe_int(found, "nodes"),
+            limit=_maybe_int(found, "limit"),
         )
     if keyword == "illegal":
         found = fields.pairs(("turn", "move"), text_key="reason")

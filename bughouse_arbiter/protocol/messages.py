@@ -103,6 +103,9 @@ class State:
     fen_a: str
     fen_b: str
     clocks: Clocks
+    #: ``nodouble``: per board (a, b), the squares of dropped pawns that may not
+    #: double-step; only under ``dropped_pawn_double_step=off``.
+    no_double: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -124,6 +127,8 @@ class Go:
     movetime: int | None = None
     depth: int | None = None
     nodes: int | None = None
+    #: ms left of the turn's time limit (``turn_time_limit``), counted from this ``go``.
+    limit: int | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -16,10 +16,10 @@ its deadline counts even if the arbiter takes it a little later. Per move the
 arbiter tells the four players first (the partner may be waiting for the
 piece), opens the next turns, and only then tells the observer (record,
 display); inside ``Player.batched()`` blocks, so that an engine gets the move
-and its turn in one write, the next mover's write first. epoll sleeps in whole milliseconds, rounded up, so to declare a
-flag on time the arbiter wakes ``FLAG_EARLY`` seconds before a deadline and
-polls (still taking actions) until it passes: at most that long of CPU per
-flag.
+and its turn in one write, the next mover's write first. epoll sleeps in
+whole milliseconds, rounded up, so to declare a flag on time the arbiter
+wakes ``FLAG_EARLY`` seconds before a deadline and polls (still taking
+actions) until it passes: at most that long of CPU per flag.
 
 However the match ends (result, a player's fault, cancellation or
 Ctrl+C), every player hears ``game_over`` and is closed, and the observer sees
@@ -31,11 +31,21 @@ match ends. An illegal move from a person is refused (the clock keeps
 running); from an engine it loses under ``illegal_move=lose`` and is refused
 under ``illegal_move=reject``. A refused move re-opens the turn with a new
 token.
+
+A seat that answered ``wait`` and then gets a piece from its partner's board
+is given a fresh turn (new token, fresh state, its clock still running from
+the turn's start) when its player asks for that (``refresh_waiting_turn``), so
+an engine that reads only ``state`` + ``go`` sees every piece it could drop.
+
+Clocks told to players are monotone per seat (apart from the increment): a
+snapshot counts a seat whose move has already arrived, but is not judged yet,
+only up to that arrival, which is where the move will stop its clock.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import (
     Awaitable,
     Callable,
@@ -47,6 +57,7 @@ from collections.abc import (
 )
 from functools import partial
 
+import chess
 import trio
 
 from ..core.board import STARTING_FEN
@@ -253,7 +264,12 @@ class _Table:
         self.observer = observer
         self.clocks = Clocks.for_rules(game.rules)
         self.tokens: dict[Seat, int] = {}
+        # The token each seat last answered ``wait`` to (its turn stays open).
+        self.waiting: dict[Seat, int] = {}
         self.next_token = 1
+        # Actions taken off the channel (to see their arrival) but not judged yet.
+        self.pending: deque[Action] = deque()
+        self.receive: trio.MemoryReceiveChannel[Action] | None = None
         self.draw_offers: set[Seat] = set()
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
@@ -269,6 +285,7 @@ class _Table:
     # -- the loop ----------------------------------------------------------------
 
     async def play(self, receive: trio.MemoryReceiveChannel[Action]) -> None:
+        self.receive = receive
         # Engines may have told their own names during the handshake.
         self.record.names = {seat: player.name for seat, player in self.seats.items()}
         info = MatchInfo(
@@ -293,7 +310,10 @@ class _Table:
         while not self.game.is_over:
             flag = self.clocks.next_deadline()
             deadline = flag.deadline if flag is not None else math.inf
-            action = await _next_action(receive, deadline)
+            if self.pending:
+                action: Action | None = self.pending.popleft()
+            else:
+                action = await _next_action(receive, deadline)
             now = trio.current_time()
             at = now if action is None else self.arrival(action, now)
             if action is not None and at < deadline - SAME_INSTANT:
@@ -321,6 +341,7 @@ class _Table:
             if self.tokens.get(action.seat) != action.token:
                 self.ignore(action, "an answer to a turn that is not open", now)
             else:
+                self.waiting[action.seat] = action.token
                 self.emit(PlayerWaits(seat=action.seat, reason=action.reason, now=now))
         elif isinstance(action, ResignAction):
             self.game.resign(action.seat)
@@ -349,10 +370,9 @@ class _Table:
             return
         clocks, used = self.clocks.press(seat, now)
         self.fens.freeze()  # the snapshots already handed out keep the position before
+        left: float | None = None if clocks.untimed else clocks.banked[seat]
         try:
-            played = self.game.push(
-                seat, action.move, at=self.since_start(now), clock=clocks.banked[seat]
-            )
+            played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
         except NotYourTurnError as exc:  # cannot happen while tokens track turns
             self.ignore(action, str(exc), now)
             return
@@ -367,8 +387,9 @@ class _Table:
         # The mover last: it knows its move, the others may be waiting for it.
         mover = self.seats[seat]
         told = [p for p in self.players if p is not mover] + [mover]
-        # Each player gets the move and, if its turn is next, the turn in one
-        # write; the next to move on this board is written to first.
+        # Each player gets the move and, if its turn is next (or re-opened:
+        # a piece reached it while it waited), the turn in one write; the next
+        # to move on this board is written to first.
         following = self.seats[seat.opponent]
         rest = [p for p in told[:-1] if p is not following]
         with _Batched([mover, *rest[::-1], following]):
@@ -376,9 +397,20 @@ class _Table:
                 ((p.seats[0], partial(p.moved, played, state)) for p in told), prompt=True
             )
             self.record.overheads.append(trio.current_time() - taken)
+            if played.passed is not None:
+                self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
             await self.after_change(now)
         self.record.used.append(used)
         self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
+
+    def refresh_if_waiting(self, seat: Seat) -> None:
+        """Closes ``seat``'s turn if it is waiting (a piece just reached it) and its
+        player wants a fresh one; ``open_turns`` then re-opens it with a new token."""
+        token = self.tokens.get(seat)
+        if token is None or self.waiting.get(seat) != token:
+            return
+        if self.seats[seat].refresh_waiting_turn:
+            del self.tokens[seat]
 
     async def on_illegal(self, action: MoveAction, why: str, now: float) -> None:
         seat = action.seat
@@ -539,7 +571,57 @@ class _Table:
                 self.game.leave(seat, why)
 
     def state(self, now: float) -> TableState:
-        return TableState(version=self.game.plies, fens=self.fens, clocks=self.clocks.snapshot(now))
+        """The table at ``now``; see the module docstring for the clocks."""
+        at = self.move_arrivals(now)
+        clocks = {seat: max(0.0, self.clocks.remaining(seat, at.get(seat, now))) for seat in SEATS}
+        if self.clocks.untimed:
+            clocks = dict.fromkeys(SEATS, 0.0)  # protocol.md §5.15: no clocks to tell
+        turn_left: dict[Seat, float] = {}
+        limit = self.clocks.turn_time_limit
+        if limit is not None:
+            turn_left = {
+                seat: max(0.0, limit - self.clocks.turn_used(seat, at.get(seat, now)))
+                for seat in SEATS
+            }
+        return TableState(
+            version=self.game.plies,
+            fens=self.fens,
+            clocks=clocks,
+            turn_left=turn_left,
+            no_double=self.no_double(),
+        )
+
+    def move_arrivals(self, now: float) -> dict[Seat, float]:
+        """When each seat's move that has arrived but is not judged yet counts as made.
+
+        Takes every action already in the channel into ``pending`` (in order):
+        all of them arrived before ``now``, as players stamp and hand over an
+        action in one step.
+        """
+        receive = self.receive
+        if receive is not None:
+            while True:
+                try:
+                    self.pending.append(receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                    break
+        found: dict[Seat, float] = {}
+        for action in self.pending:
+            if isinstance(action, MoveAction) and self.tokens.get(action.seat) == action.token:
+                found.setdefault(action.seat, self.arrival(action, now))
+        return found
+
+    def no_double(self) -> dict[BoardId, tuple[str, ...]] | None:
+        """Under ``dropped_pawn_double_step=off``: the dropped pawns that may not
+        double-step, per board (square names); None when the rule is on."""
+        if self.game.rules.dropped_pawn_double_step:
+            return None
+        found = {}
+        for board_id in BoardId:
+            board = self.game.board(board_id)
+            squares = chess.scan_forward(board.dropped_pawns & board.pawns)
+            found[board_id] = tuple(chess.square_name(square) for square in squares)
+        return found
 
     def since_start(self, now: float) -> float:
         started = self.record.started

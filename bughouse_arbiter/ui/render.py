@@ -88,10 +88,12 @@ class RenderOptions:
 def format_clock(seconds: float) -> str:
     """Remaining time for a clock face, rounded down: ``2:59.4``, ``1:02:03``.
 
-    Negative or NaN input shows as ``0:00.0``.
+    Negative or NaN input shows as ``0:00.0``; untimed play (infinite time) as ``--:--``.
     """
     if not seconds > 0:
         return "0:00.0"
+    if math.isinf(seconds):
+        return "--:--"
     if seconds >= 3600:
         whole = int(seconds)
         return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"

@@ -2,8 +2,10 @@
 
 Understood: ``sit``, ``go``/``move``, ``fast``/``slow``, ``dead``, ``x``,
 ``+n``/``++n``/``+++n`` (wants a piece), ``-q``/``--q``/``---q`` (do not let the
-opponents get a piece), ``+trades``/``-trades``, ``move <uci>``, and the
-machine forms ``need <pieces>`` / ``nogive <pieces>``. Everything else is ignored.
+opponents get a piece), ``+trades``/``---trades``, ``move <uci>``, and the
+machine forms ``need <pieces>`` / ``nogive <pieces>``, when the whole message
+is made of them; in a sentence, only a few of Sjeng's phrases. Everything else
+is ignored.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from dataclasses import dataclass, field
 import chess
 
 _REQUEST = re.compile(r"^(\+{1,3}|-{1,3})([pnbrq])$")
+_TRADES = re.compile(r"^(\+{1,3}|-{1,3})trades$")
+_WORDS = {"sit", "sitting", "wait", "go", "fast", "slow", "dead", "x", "="}
 _LETTER_TYPE = {letter: chess.PIECE_SYMBOLS.index(letter) for letter in "pnbrq"}
 
 
@@ -34,9 +38,21 @@ class PartnerWishes:
     go_now: bool = False
 
     def hear(self, text: str) -> bool:
-        """Takes one partner message into account; True if a known word was in it."""
+        """Takes one partner message into account; True if it said something known.
+
+        A message is a list of signals when every word is one (``++n ---q``,
+        ``sit``, ``move e2e4``); anything else is a sentence for people, read
+        only for a few known phrases (Sjeng's ``I am forcedly mated (dead).``),
+        never picked apart for signal words (its ``Tell me 'go' ...`` asks
+        nothing). protocol.md §8.
+        """
         tokens = text.lower().replace(",", " ").split()
-        known = False
+        if tokens and all(_is_signal(token) for token in _words(tokens)):
+            self._signals(tokens)
+            return True
+        return self._sentence(" ".join(tokens))
+
+    def _signals(self, tokens: list[str]) -> None:
         index = 0
         while index < len(tokens):
             token = tokens[index]
@@ -49,41 +65,44 @@ class PartnerWishes:
                     self.wants[piece_type] = level
                 else:
                     self.nogive[piece_type] = level
-                known = True
             elif token in ("sit", "sitting", "wait"):
                 self.sit = True
-                known = True
             elif token in ("go", "move"):
                 self.sit = False
                 self.dead = False
                 self.go_now = True
-                if token == "move" and index < len(tokens) and len(tokens[index]) >= 4:
+                if token == "move" and index < len(tokens):
                     self.suggested = tokens[index]
                     index += 1
-                known = True
             elif token == "fast":
                 self.fast = True
-                known = True
             elif token == "slow":
                 self.fast = False
-                known = True
             elif token == "dead":
                 self.dead = True
-                known = True
-            elif token == "x":
+            elif token in ("x", "="):
                 self.clear()
-                known = True
-            elif token in ("+trades", "-trades"):
+            elif _TRADES.match(token):
                 self.trades = 1 if token[0] == "+" else -1
-                known = True
             elif token in ("need", "nogive") and index < len(tokens):
                 target = self.wants if token == "need" else self.nogive
                 for letter in tokens[index]:
                     if letter in _LETTER_TYPE:
                         target[_LETTER_TYPE[letter]] = 2
                 index += 1
-                known = True
-        return known
+
+    def _sentence(self, text: str) -> bool:
+        if "forcedly mated" in text or "(dead)" in text:
+            self.dead = True
+            return True
+        if "trade freely" in text:
+            self.trades = 0
+            self.nogive.clear()
+            return True
+        if "give him no more pieces" in text:
+            self.trades = -1
+            return True
+        return False
 
     def clear(self) -> None:
         """Forgets every request (the partner said ``x``)."""
@@ -94,6 +113,25 @@ class PartnerWishes:
         self.nogive.clear()
         self.trades = 0
         self.suggested = None
+
+
+def _words(tokens: list[str]) -> list[str]:
+    """The tokens that must be signals: not the argument of ``move``/``need``/``nogive``."""
+    words = []
+    skip = False
+    for token in tokens:
+        if not skip:
+            words.append(token)
+        skip = not skip and token in ("move", "need", "nogive")
+    return words
+
+
+def _is_signal(token: str) -> bool:
+    return (
+        token in _WORDS
+        or token in ("move", "need", "nogive")
+        or bool(_REQUEST.match(token) or _TRADES.match(token))
+    )
 
 
 def request_word(level: int, piece_type: chess.PieceType, *, want: bool) -> str:

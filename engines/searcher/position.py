@@ -7,11 +7,21 @@ board keeps, for the search, a count of what each side has passed so far
 hands to the other board. It also judges the end of a line the way the
 arbiter does: a check that a dropped piece could block is not mate, and a side
 without a legal move waits.
+
+House rules (the ``rules`` line, protocol.md §5.5) that change which moves are
+legal or what ends a line live in ``BugRules``, shared by every copy of a board:
+``drop_check`` (no drop may check, or mate), ``dropped_pawn_double_step=off``
+(the board tracks its dropped second-rank pawns, ``no_double``),
+``wait_for_block`` and whether pieces can still arrive (under
+``board_end=continue`` nothing comes once the other board is over, so a check a
+drop could block is mate).
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import chess
 import chess.variant
@@ -19,6 +29,34 @@ import chess.variant
 PIECE_LETTERS = "pnbrq"
 DROPPABLE = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 _SLIDERS = (chess.BISHOP, chess.ROOK, chess.QUEEN)
+_SECOND_RANK = {chess.WHITE: chess.BB_RANK_2, chess.BLACK: chess.BB_RANK_7}
+
+
+@dataclass
+class BugRules:
+    """The house rules the board's moves and ends follow (protocol.md §5.5)."""
+
+    drop_check: str = "allowed"  # "allowed", "no-check" or "no-mate"
+    double_step: bool = True  # may a pawn dropped on its 2nd rank double-step?
+    wait_for_block: bool = True
+    # False once no piece can arrive any more (board_end=continue, other board over).
+    arrivals: bool = True
+
+    @classmethod
+    def from_pairs(cls, pairs: dict[str, str]) -> BugRules:
+        """Reads the ``name=value`` pairs of a ``rules`` line (unknown names ignored)."""
+        return cls(
+            drop_check=pairs.get("drop_check", "allowed").lower(),
+            double_step=pairs.get("dropped_pawn_double_step", "on").lower() != "off",
+            wait_for_block=pairs.get("wait_for_block", "on").lower() != "off",
+        )
+
+    @property
+    def restricts_drops(self) -> bool:
+        return self.drop_check in ("no-check", "no-mate")
+
+
+DEFAULT_RULES = BugRules()
 
 
 class Situation(enum.Enum):
@@ -42,11 +80,27 @@ class BugBoard(chess.variant.CrazyhouseBoard):
     ) -> None:
         self.passed = [[0] * 7, [0] * 7]
         self._captured: list[tuple[chess.Color, chess.PieceType] | None] = []
+        self.rules = DEFAULT_RULES
+        # Pawns dropped on their own 2nd rank that have not moved (only kept
+        # under dropped_pawn_double_step=off: they may not double-step).
+        self.no_double: chess.Bitboard = chess.BB_EMPTY
+        self._no_double_stack: list[chess.Bitboard] = []
+        self._judging = False
         super().__init__(fen, chess960=chess960)
 
     def push(self, move: chess.Move) -> None:
         self._captured.append(None)
+        if self.rules.double_step:
+            super().push(move)
+            return
+        self._no_double_stack.append(self.no_double)
+        mover = self.turn
         super().push(move)
+        kept = self.no_double & self.pawns
+        kept &= ~chess.BB_SQUARES[move.from_square] & ~chess.BB_SQUARES[move.to_square]
+        if move.drop == chess.PAWN and chess.BB_SQUARES[move.to_square] & _SECOND_RANK[mover]:
+            kept |= chess.BB_SQUARES[move.to_square]
+        self.no_double = kept
 
     def _push_capture(
         self,
@@ -64,18 +118,71 @@ class BugBoard(chess.variant.CrazyhouseBoard):
         captured = self._captured.pop()
         if captured is not None:
             self.passed[captured[0]][captured[1]] -= 1
+        if self._no_double_stack:
+            self.no_double = self._no_double_stack.pop()
         return super().pop()
 
     def clear_stack(self) -> None:
         super().clear_stack()
         self._captured.clear()
+        self._no_double_stack.clear()
         self.passed = [[0] * 7, [0] * 7]
 
     def copy(self, *, stack: bool | int = True) -> BugBoard:  # type: ignore[override]
         board = super().copy(stack=False)
         board.passed = [[0] * 7, [0] * 7]
         board._captured = []
+        board.rules = self.rules
+        board.no_double = self.no_double
+        board._no_double_stack = []
         return board
+
+    # -- house rules on legality -------------------------------------------------
+
+    def generate_pseudo_legal_moves(
+        self, from_mask: chess.Bitboard = chess.BB_ALL, to_mask: chess.Bitboard = chess.BB_ALL
+    ) -> Iterator[chess.Move]:
+        moves = super().generate_pseudo_legal_moves(from_mask, to_mask)
+        if not self.no_double:
+            return moves
+        return self._without_double_steps(moves)
+
+    def _without_double_steps(self, moves: Iterator[chess.Move]) -> Iterator[chess.Move]:
+        for move in moves:
+            if (
+                chess.BB_SQUARES[move.from_square] & self.no_double
+                and abs(move.to_square - move.from_square) == 16
+            ):
+                continue
+            yield move
+
+    def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
+        drops = super().generate_legal_drops(to_mask)
+        if not self.rules.restricts_drops or self._judging:
+            return drops
+        return (move for move in drops if self.drop_allowed(move))
+
+    def is_legal(self, move: chess.Move) -> bool:
+        if move.drop and self.rules.restricts_drops and not self._judging:
+            return super().is_legal(move) and self.drop_allowed(move)
+        return super().is_legal(move)
+
+    def drop_allowed(self, move: chess.Move) -> bool:
+        """False if the ``drop_check`` rule forbids this (otherwise legal) drop."""
+        if self.rules.drop_check == "allowed" or not self.gives_check(move):
+            return True
+        if self.rules.drop_check == "no-check":
+            return False
+        # no-mate: judge the reply as the arbiter does, with the rule off for it.
+        self._judging = True
+        self._captured.append(None)
+        chess.variant.CrazyhouseBoard.push(self, move)
+        try:
+            return not self.is_mate_now()
+        finally:
+            chess.variant.CrazyhouseBoard.pop(self)
+            self._captured.pop()
+            self._judging = False
 
     def key(self) -> tuple[object, ...]:
         """A cheap transposition key: pieces, side to move, rights and pockets."""
@@ -93,6 +200,7 @@ class BugBoard(chess.variant.CrazyhouseBoard):
             self.ep_square,
             tuple(self.pockets[chess.WHITE]._pieces),
             tuple(self.pockets[chess.BLACK]._pieces),
+            self.no_double,
         )
 
     def situation(self) -> Situation:
@@ -105,23 +213,40 @@ class BugBoard(chess.variant.CrazyhouseBoard):
         """The situation when it is already known that no legal move exists."""
         if not self.is_check():
             return Situation.STUCK
-        return Situation.MUST_WAIT if self.drop_could_block() else Situation.MATED
+        return Situation.MUST_WAIT if self.waits_for_block() else Situation.MATED
+
+    def waits_for_block(self) -> bool:
+        """True if a check without legal reply is not mate under the rules in force."""
+        rules = self.rules
+        return rules.wait_for_block and rules.arrivals and self.drop_could_block()
 
     def drop_could_block(self) -> bool:
-        """True if one sliding checker stands at a distance (a drop could block it)."""
+        """True if a dropped piece could block the check: one sliding checker at a
+        distance, and (under a ``drop_check`` rule) a drop between that the rule allows."""
         king = self.king(self.turn)
         if king is None:
             return False
         checkers = self.attackers_mask(not self.turn, king)
         if chess.popcount(checkers) != 1:
             return False
-        return bool(chess.between(king, chess.msb(checkers)))
+        if not chess.between(king, chess.msb(checkers)) & ~self.occupied:
+            return False
+        if not self.rules.restricts_drops:
+            return True
+        pocket = self.pockets[self.turn]
+        saved = pocket.copy()
+        for piece_type in DROPPABLE:
+            pocket.add(piece_type)
+        try:
+            return any(self.generate_legal_drops())
+        finally:
+            self.pockets[self.turn] = saved
 
     def is_mate_now(self) -> bool:
-        """True if the side to move is checkmated under the wait-for-block rule."""
+        """True if the side to move is checkmated under the rules in force."""
         if not self.is_check() or any(self.generate_legal_moves()):
             return False
-        return not self.drop_could_block()
+        return not self.waits_for_block()
 
 
 def mating_move(board: BugBoard, only_drop: chess.PieceType | None = None) -> chess.Move | None:

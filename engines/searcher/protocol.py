@@ -7,6 +7,12 @@ answers ``isready`` at once, keeps both boards current from ``state`` and
 through the inbox; a newer event (a piece arriving on this board) stops it and
 starts a fresh one. Sitting ends on an event, a ``go`` from the partner, or the
 clock floor (a ``queue.get`` timeout, no polling).
+
+House rules come from the ``rules`` line: the boards follow the ones that
+change legality (``BugRules``), ``state`` may name dropped pawns that may not
+double-step (``nodouble``), ``go`` may carry the turn's time ``limit`` (never
+think or sit past it), and a ``boardover`` for the other board means no piece
+will arrive any more (no sitting, and a blockable check is mate).
 """
 
 from __future__ import annotations
@@ -24,12 +30,17 @@ import chess
 
 from .partner import PartnerWishes
 from .plan import SEAT_INDEX, Decision, Table, decide, think_seconds
-from .position import BugBoard, parse_move, piece_of_letter
+from .position import DEFAULT_RULES, BugBoard, BugRules, parse_move, piece_of_letter
 
 NAME = "Searcher 1.0"
 AUTHOR = "The bughouse-arbiter authors"
 # A turn restarts its search at most this often because of arriving pieces.
 _MAX_RESTARTS = 4
+# Untimed play: the clocks the plan pretends every seat has (so it never panics).
+_UNTIMED_MS = 600_000
+# Share of a turn's time limit the engine may think, and may sit, before moving.
+_LIMIT_THINK = 0.3
+_LIMIT_SIT = 0.6
 
 
 @dataclass
@@ -43,6 +54,8 @@ class _Go:
     waiting: bool = False
     wait_sent: bool = False
     sit_until: float | None = None  # monotonic instant to stop sitting
+    limit_ms: int | None = None  # the turn's time limit, counted from ``started``
+    partner_moves: int = 0  # moves the partner made during this turn (untimed play)
 
 
 class Engine:
@@ -68,6 +81,10 @@ class Engine:
         self.standing_tells: set[str] = set()
         self.running = True
         self.seed: int | None = None
+        self.rules = DEFAULT_RULES
+        # Untimed play (newgame time 0): the stalling rule instead of clocks.
+        self.untimed = False
+        self.stalling = 3
 
     # -- main loop ------------------------------------------------------------
 
@@ -145,8 +162,12 @@ class Engine:
         self.board_letter = letter
         self.color = colour == "white"
         self.base_ms = int(fields.get("time", "180000"))
+        self.untimed = self.base_ms == 0
+        if self.untimed:
+            self.base_ms = _UNTIMED_MS
         self.increment_ms = int(fields.get("inc", "0"))
-        self.boards = {"a": BugBoard(), "b": BugBoard()}
+        self.rules = DEFAULT_RULES
+        self.boards = {"a": self._board(), "b": self._board()}
         self.clocks = (self.base_ms,) * 4
         self.clocks_at = time.monotonic()
         self.wishes = PartnerWishes()
@@ -157,11 +178,25 @@ class Engine:
         if len(args) >= 2 and args[0].lower() == self._partner_seat():
             self.partner_reads = args[1] in ("engine", "human")
 
+    def _on_rules(self, args: list[str]) -> None:
+        pairs = dict(arg.partition("=")[::2] for arg in args)
+        self.rules = BugRules.from_pairs(pairs)
+        self.untimed = self.untimed or pairs.get("clock") == "off"
+        stalling = pairs.get("stalling", "3")
+        self.stalling = int(stalling) if stalling.isdigit() else 3
+        for board in self.boards.values():
+            board.rules = self.rules
+
     def _on_state(self, args: list[str]) -> None:
-        # state v <v> a <6 fen tokens> b <6 fen tokens> clock <4 ms>
+        # state v <v> a <6 fen tokens> b <6 fen tokens> clock <4 ms> [nodouble <a> <b>]
         if len(args) < 20 or args[2] != "a" or args[9] != "b" or args[16] != "clock":
             raise ValueError("malformed state")
-        boards = {"a": BugBoard(" ".join(args[3:9])), "b": BugBoard(" ".join(args[10:16]))}
+        boards = {"a": self._board(" ".join(args[3:9])), "b": self._board(" ".join(args[10:16]))}
+        extra = args[21:]
+        if "nodouble" in extra:
+            index = extra.index("nodouble")
+            for letter, squares in zip("ab", extra[index + 1 : index + 3], strict=False):
+                boards[letter].no_double = _squares(squares)
         changed = boards[self.board_letter].key() != self.boards[self.board_letter].key()
         self.boards = boards
         self._set_clocks(args[17:21])
@@ -183,9 +218,13 @@ class Engine:
             self._set_clocks(args[index + 1 : index + 5])
         if letter == self.board_letter or "pass" in fields:
             self._position_changed()
+        if letter != self.board_letter and board.turn == self.color:
+            self._stall_check()  # the partner (the other colour there) just moved
 
     def _on_go(self, args: list[str]) -> None:
         fields = _pairs(args)
+        # A re-opened turn (a piece reached us while we sat) keeps the stalling count.
+        carried = self.turn.partner_moves if self.turn is not None else 0
         self._abandon_turn()
         self.turn = _Go(
             token=int(fields["turn"]),
@@ -193,6 +232,8 @@ class Engine:
             movetime=int(fields["movetime"]) if "movetime" in fields else None,
             depth=int(fields["depth"]) if "depth" in fields else 64,
             nodes=int(fields["nodes"]) if "nodes" in fields else None,
+            limit_ms=int(fields["limit"]) if "limit" in fields else None,
+            partner_moves=carried,
         )
         if "board" in fields and fields["board"].lower() in ("a", "b"):
             self.board_letter = fields["board"].lower()
@@ -224,6 +265,11 @@ class Engine:
         fields = _pairs(args)
         if fields.get("board", "").lower() == self.board_letter:
             self._abandon_turn()
+        elif fields.get("board", "").lower() in ("a", "b"):
+            # board_end=continue: nothing can arrive from there any more.
+            self.rules = BugRules(**{**vars(self.rules), "arrivals": False})
+            for board in self.boards.values():
+                board.rules = self.rules
 
     # -- turns ----------------------------------------------------------------
 
@@ -241,6 +287,19 @@ class Engine:
         elif self.searching and turn.restarts < _MAX_RESTARTS:
             turn.restarts += 1
             self._start_search(may_sit=True)
+
+    def _stall_check(self) -> None:
+        """Untimed play: move at once one partner move before the stalling rule bites."""
+        turn = self.turn
+        if not self.untimed or turn is None or not self.stalling:
+            return
+        turn.partner_moves += 1
+        if turn.partner_moves < self.stalling - 1:
+            return
+        turn.sit_until = None
+        turn.movetime = 1  # whatever the search has at once
+        if turn.waiting or self.searching:
+            self._start_search(may_sit=False)
 
     def _sitting_over(self) -> None:
         turn = self.turn
@@ -262,6 +321,14 @@ class Engine:
         if turn.restarts and turn.movetime is None:
             spent = time.monotonic() - turn.started
             seconds = max(seconds - spent, seconds * 0.3)
+        left = self._turn_left(turn)
+        if left is not None:
+            seconds = max(0.01, min(seconds, left * _LIMIT_THINK))
+            may_sit = may_sit and left > 0.5
+        if not self.rules.arrivals:
+            may_sit = False  # nothing will come: sitting only loses time
+        if self.untimed and self.stalling and turn.partner_moves >= self.stalling - 2:
+            may_sit = False  # the partner's next move would leave no time to move
         wishes = PartnerWishes(**vars(self.wishes))
         wishes.wants = dict(self.wishes.wants)
         wishes.nogive = dict(self.wishes.nogive)
@@ -318,6 +385,9 @@ class Engine:
         my_ms = self._table().my_ms
         if my_ms > decision.sit_floor_ms:
             turn.sit_until = time.monotonic() + (my_ms - decision.sit_floor_ms) / 1000
+            if turn.limit_ms is not None:
+                limit_end = turn.started + turn.limit_ms * _LIMIT_SIT / 1000
+                turn.sit_until = min(turn.sit_until, limit_end)
         else:
             # The clock passed the floor while deciding: move now.
             turn.sit_until = None
@@ -340,11 +410,25 @@ class Engine:
 
     # -- helpers --------------------------------------------------------------
 
+    def _board(self, fen: str | None = BugBoard.starting_fen) -> BugBoard:
+        board = BugBoard(fen)
+        board.rules = self.rules
+        return board
+
+    @staticmethod
+    def _turn_left(turn: _Go) -> float | None:
+        """Seconds left of the turn's time limit (None without one)."""
+        if turn.limit_ms is None:
+            return None
+        return turn.limit_ms / 1000 - (time.monotonic() - turn.started)
+
     def _partner_seat(self) -> str:
         other = "b" if self.board_letter == "a" else "a"
         return f"{other}-{'black' if self.color else 'white'}"
 
     def _set_clocks(self, values: list[str]) -> None:
+        if self.untimed:
+            return  # no clocks: plan as if every seat had the same ample time
         numbers = tuple(int(value) for value in values[:4])
         if len(numbers) == 4:
             self.clocks = (numbers[0], numbers[1], numbers[2], numbers[3])
@@ -352,7 +436,7 @@ class Engine:
 
     def _table(self) -> Table:
         """A snapshot for a decision; the clock of the side to move on each board runs."""
-        elapsed = int((time.monotonic() - self.clocks_at) * 1000)
+        elapsed = 0 if self.untimed else int((time.monotonic() - self.clocks_at) * 1000)
         clocks = list(self.clocks)
         for letter, board in self.boards.items():
             index = SEAT_INDEX[(letter, board.turn)]
@@ -367,6 +451,15 @@ class Engine:
             increment_ms=self.increment_ms,
             base_ms=self.base_ms,
         )
+
+
+def _squares(text: str) -> chess.Bitboard:
+    """``e2,g7`` (or ``-``) as a bitboard; unknown names are skipped."""
+    mask = chess.BB_EMPTY
+    for name in text.split(","):
+        if name in chess.SQUARE_NAMES:
+            mask |= chess.BB_SQUARES[chess.parse_square(name)]
+    return mask
 
 
 def _pairs(args: list[str]) -> dict[str, str]:

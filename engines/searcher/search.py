@@ -434,6 +434,8 @@ def _checking_drops(board: BugBoard) -> list[chess.Move]:
             if chess.BB_SQUARES[square] & contact and not board.is_attacked_by(us, square):
                 continue
             drops.append(chess.Move(square, square, drop=piece_type))
+    if board.rules.restricts_drops:
+        return [move for move in drops if board.drop_allowed(move)]
     return drops
 
 
