@@ -25,6 +25,9 @@ COMMANDS: dict[str, str] = {
     "replay": "replay",
     "play": "play",
     "match": "match",
+    "serve": "serve",
+    "connect": "connect",
+    "tournament": "tournament",
     "check-engine": "check_engine",
 }
 
@@ -58,13 +61,23 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return None
 
 
+#: Commands that take a command line of their own after ``--`` (as ``args.tail``).
+TAKES_TAIL = frozenset({"connect"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    words = sys.argv[1:] if argv is None else list(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    tail: list[str] | None = None
+    if words and words[0] in TAKES_TAIL and "--" in words:
+        cut = words.index("--")
+        words, tail = words[:cut], words[cut + 1 :]
     command = _command_in(words)
     parser = build_parser(() if command is None else (command,))
     args = parser.parse_args(words)
     if args.command != command:  # cannot happen with the -h-only top level; be safe
         args = build_parser((args.command,)).parse_args(words)
+    if args.command in TAKES_TAIL:
+        args.tail = tail or []
     try:
         status: int = args.run(args)
     except UsageError as exc:

@@ -259,6 +259,7 @@ def test_a_chatty_engine_cannot_flood_its_partner() -> None:
     table, _ = ready(Seat.A_BLACK)
     _, evs = table.feed(*["tellics ptell Ok, trading is BAD"] * 20)
     assert len(events(evs)) == 8
+    assert len([e for e in evs if isinstance(e, EngineNote)]) == 1  # the excess, once
     table.push(Seat.A_WHITE, "e2e4")
     _, evs = table.feed("tellics ptell go")
     assert events(evs) == [EngineTell("go")]

@@ -585,7 +585,7 @@ def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
     child.expect("Ctrl\\+C stops")
     child.sendintr()
     child.expect_exact("\x1b[?25h")  # the cursor is shown again
-    child.expect("interrupted: the game so far is in tty.bpgn with result \\*")
+    child.expect("interrupted \\(Ctrl\\+C\\): the game so far is in tty.bpgn with result \\*")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130

@@ -21,6 +21,7 @@ from bughouse_arbiter.errors import EngineFailed, MoveError
 from bughouse_arbiter.players import native
 from bughouse_arbiter.players.base import (
     Action,
+    DrawOfferAction,
     Gone,
     InfoAction,
     MatchInfo,
@@ -32,6 +33,7 @@ from bughouse_arbiter.players.base import (
 from bughouse_arbiter.players.native import MAX_PENDING, NativeEnginePlayer
 from bughouse_arbiter.players.process import ProtocolLog
 from bughouse_arbiter.protocol import Command
+from bughouse_arbiter.protocol.limits import TELLS_PER_TURN
 from bughouse_arbiter.table.arbiter import run_match
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
@@ -390,31 +392,52 @@ for line in sys.stdin:
     elif word == "isready":
         print("readyok", flush=True)
     elif word == "go":
-        sys.stdout.write("".join(f"ptell spam {i}\\n" for i in range(3000)))
+        sys.stdout.write("".join(f"LINE\\n" for i in range(3000)))
         print("bestmove e2e4 turn " + line.split()[4], flush=True)
     elif word == "quit":
         break
 """
 
 
-async def test_a_flood_of_partner_messages_is_capped_but_the_move_goes_through(
+def chatty(line: str) -> list[str]:
+    """An engine that writes ``line`` 3000 times (``{i}`` numbered) before its move."""
+    return [sys.executable, "-c", CHATTY.replace("LINE", line)]
+
+
+async def test_a_flood_of_draw_offers_is_capped_but_the_move_goes_through(
     nursery: trio.Nursery,
 ) -> None:
-    player = NativeEnginePlayer(Seat.A_WHITE, [sys.executable, "-c", CHATTY])
+    player = NativeEnginePlayer(Seat.A_WHITE, chatty("draw offer"))
     seated = await seat(nursery, player)
     await player.your_turn(Seat.A_WHITE, 1, table())
-    with trio.fail_after(GUARD):  # nothing is taken until every ptell was read
+    with trio.fail_after(GUARD):  # nothing is taken until every line was read
         while player.ignored < 3000 - MAX_PENDING:
             await trio.sleep(0.01)
+    offers = []
+    while not isinstance(action := await seated.next(), MoveAction):
+        offers.append(action)
+    assert action.token == 1
+    assert len(offers) == MAX_PENDING
+    assert all(isinstance(t, DrawOfferAction) for t in offers)
+    assert player.ignored == 3000 - MAX_PENDING
+
+
+async def test_a_flood_of_partner_messages_is_capped_per_turn_and_logged_once(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, chatty("ptell spam {i}"), log=ProtocolLog(stream))
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
     tells = []
     while not isinstance(action := await seated.next(), MoveAction):
         tells.append(action)
     assert action.token == 1
-    assert all(isinstance(t, TellAction) for t in tells)
     assert [t.text for t in tells if isinstance(t, TellAction)] == [
-        f"spam {i}" for i in range(MAX_PENDING)
+        f"spam {i}" for i in range(TELLS_PER_TURN)
     ]
-    assert player.ignored == 3000 - MAX_PENDING
+    assert player.ignored == 3000 - TELLS_PER_TURN
+    assert stream.getvalue().count("over the cap") == 1
 
 
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:

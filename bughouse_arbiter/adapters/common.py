@@ -17,6 +17,7 @@ from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import MoveError, PositionError
+from ..protocol.limits import INFO_LIMIT, NAME_LIMIT, TELL_LIMIT, TEXT_LIMIT, engine_text
 
 # -- what an adapter tells the arbiter ------------------------------------------
 
@@ -72,6 +73,8 @@ EngineEvent = (
     EngineMove | EngineWait | EngineResign | EngineDrawOffer | EngineTell | EngineInfo | EngineNote
 )
 
+#: Characters of a note for the debug log (it may quote an engine line).
+NOTE_LIMIT = 1000
 POCKET_ORDER = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 MAX_LINE = 4096
 
@@ -109,8 +112,7 @@ class EngineAdapter:
         #: Engine options to set, and raw lines to send, after the handshake.
         self.options = dict(options or {})
         self.init = list(init)
-        #: The engine's own name, once it has said it.
-        self.name = ""
+        self._name = ""
         self.handshake_done = False
         #: Illegal moves the engine proposed on the open turn.
         self.rejected = 0
@@ -122,6 +124,15 @@ class EngineAdapter:
         self.over = False
         self._lines: list[str] = []
         self._events: list[EngineEvent] = []
+
+    @property
+    def name(self) -> str:
+        """The engine's own name, once it has said it (cleaned and cut, ``limits``)."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = engine_text(value, NAME_LIMIT)
 
     # -- output --------------------------------------------------------------------
 
@@ -135,12 +146,22 @@ class EngineAdapter:
         self._lines.extend(lines)
 
     def emit(self, event: EngineEvent) -> None:
+        """Queues ``event`` for the arbiter, its engine text cleaned and cut (``limits``)."""
         if isinstance(event, EngineMove):
             self.answered = True
+        elif isinstance(event, EngineWait):
+            event = EngineWait(event.token, engine_text(event.reason, TEXT_LIMIT))
+        elif isinstance(event, EngineTell):
+            text = engine_text(event.text, TELL_LIMIT)
+            if not text:
+                return
+            event = EngineTell(text)
+        elif isinstance(event, EngineInfo):
+            event = EngineInfo(engine_text(event.text, INFO_LIMIT))
         self._events.append(event)
 
     def note(self, text: str) -> None:
-        self._events.append(EngineNote(text))
+        self._events.append(EngineNote(engine_text(text, NOTE_LIMIT)))
 
     # -- the mirror board -----------------------------------------------------------
 

@@ -32,6 +32,7 @@ from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
+from ..protocol.limits import MAX_ANNOUNCED
 from .common import (
     EngineAdapter,
     EngineDrawOffer,
@@ -242,7 +243,7 @@ class XboardAdapter(EngineAdapter):
     def _feature(self, text: str) -> None:
         features = parse_features(text)
         for key, value in features.items():
-            if key == "done":
+            if key == "done" or (key not in self.features and len(self.features) >= MAX_ANNOUNCED):
                 continue
             self.features[key] = value
             self.send(f"accepted {key}")
@@ -280,8 +281,8 @@ class XboardAdapter(EngineAdapter):
             self.tells += 1
             if self.tells <= MAX_TELLS_PER_MOVE:
                 self.emit(EngineTell(rest.strip()))
-            else:
-                self.note(f"partner message dropped (more than {MAX_TELLS_PER_MOVE} this move)")
+            elif self.tells == MAX_TELLS_PER_MOVE + 1:  # noted once, not once per line
+                self.note(f"partner messages dropped (more than {MAX_TELLS_PER_MOVE} this move)")
         elif word == "resign":
             self.emit(EngineResign())
 

@@ -55,21 +55,36 @@ class GameHeader:
     extra: tuple[tuple[str, str], ...] = ()
 
 
+#: Largest magnitude an ``EngineInfo`` number may have; beyond it the number
+#: counts as absent (an engine's digits are not trusted).
+INFO_NUMBER_LIMIT = 10**12
+
+
+def _bounded(value: int | None) -> int | None:
+    if value is None or -INFO_NUMBER_LIMIT <= value <= INFO_NUMBER_LIMIT:
+        return value
+    return None
+
+
 @attrs.frozen(kw_only=True)
 class EngineInfo:
     """What an engine said about its move: score (centipawns or mate in N, from
     the mover's side) and search depth. Every field is optional."""
 
-    score_cp: int | None = None
-    mate: int | None = None
-    depth: int | None = None
+    score_cp: int | None = attrs.field(default=None, converter=_bounded)
+    mate: int | None = attrs.field(default=None, converter=_bounded)
+    depth: int | None = attrs.field(default=None, converter=_bounded)
+    #: The network round-trip measured for the move (a seat played over ``bughouse serve``).
+    lag_ms: int | None = attrs.field(default=None, converter=_bounded)
 
     def command(self) -> str | None:
         """``[%eval +0.35,12]`` (lichess style: pawns, then depth), or None if empty."""
         if self.mate is not None:
             score = f"#{self.mate}"
         elif self.score_cp is not None:
-            score = f"{self.score_cp / 100:+.2f}"
+            # Integer arithmetic: a huge score must not overflow a float.
+            cp = self.score_cp
+            score = f"{'-' if cp < 0 else '+'}{abs(cp) // 100}.{abs(cp) % 100:02d}"
         elif self.depth is not None:
             score = "?"
         else:
@@ -169,6 +184,8 @@ class BpgnRecorder:
         info = self._infos.get(played.ply)
         if info is not None and (command := info.command()) is not None:
             commands.append(command)
+        if info is not None and info.lag_ms is not None:
+            commands.append(f"[%lag {info.lag_ms}]")
         if commands:
             parts.append("{" + " ".join(commands) + "}")
         return " ".join(parts) + "\n"

@@ -5,7 +5,8 @@ three seats, step by step: handshake, options, new game, following the game
 state, a drop, a piece arriving while it thinks, waiting when it has no move
 (then moving when a piece comes), a partner message, game over and quit. It
 prints PASS or FAIL per step with the reason, and exits 0 when every step
-passed, 1 otherwise, 2 for a bad SPEC.
+passed, 1 otherwise, 2 for a bad SPEC. Ctrl+C (or SIGTERM, SIGHUP) stops the
+run, closes the engine and exits 130 (143, 129).
 
 SPEC is a name (built-in, from the engines file) or a command line, as in
 ``bughouse match --engine``; ``--protocol`` overrides the spec's protocol.
@@ -41,6 +42,9 @@ from ..players.base import (
     WaitAction,
 )
 from ..players.factory import check_command, create_player
+from ..players.process import live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
+from ..table.stopping import Stop, exit_status, stop_on_signals
 from . import SUMMARIES
 
 SEAT = Seat.A_WHITE
@@ -95,7 +99,14 @@ def run(args: argparse.Namespace) -> int:
     check_command(spec)
     print(f"check-engine: {spec.name} ({spec.protocol}): {' '.join(spec.command)}", flush=True)
     log = (lambda line: print(f"    {line}", file=sys.stderr, flush=True)) if args.debug else None
-    results = trio.run(_check, spec, args.time, args.timeout, log)
+    become_subreaper()
+    try:
+        results, stop = trio.run(_check, spec, args.time, args.timeout, log)
+    finally:
+        kill_orphans(keep=live_engine_pids())
+    if stop.signal is not None:
+        print(f"interrupted ({stop.name}) after {len(results)} steps; the engine was closed")
+        return exit_status(stop.signal)
     passed = sum(1 for r in results if r.ok)
     print(f"{passed} of {len(results)} steps passed")
     return 0 if passed == len(results) else 1
@@ -327,54 +338,65 @@ class Checker:
 
 async def _check(
     spec: EngineSpec, clock: float, timeout: float, log: Callable[[str], None] | None
-) -> list[StepResult]:
+) -> tuple[list[StepResult], Stop]:
+    """Runs the steps; a stop signal (``table.stopping``) ends them and closes the engine."""
     results: list[StepResult] = []
     player = create_player(SEAT, spec, log=log, handshake_timeout=timeout)
-    checker = Checker(player, clock, timeout)
-    async with trio.open_nursery() as nursery:
-        started = trio.current_time()
-        try:
-            await player.start(nursery, checker.send)
-        except (EngineFailed, OSError) as exc:
-            results.append(StepResult("handshake", False, str(exc) or type(exc).__name__))
-        else:
-            took = trio.current_time() - started
-            results.append(StepResult("handshake", True, f"{player.name} in {took:.2f} s"))
-        _print(results[0])
-        steps: list[tuple[str, Callable[[], Awaitable[str]]]] = [
-            ("options", checker.step_options),
-            ("new game", checker.step_new_game),
-            ("state", checker.step_state),
-            ("a drop", checker.step_drop),
-            ("mid-think pocket change", checker.step_mid_think),
-            ("waiting", checker.step_waiting),
-            ("partner message", checker.step_partner),
-            ("game over", checker.step_game_over),
-            ("quit", checker.step_quit),
-        ]
-        gone: str | None = None if results[0].ok else "the handshake failed"
-        for name, step in steps:
-            if gone is not None:
-                result = StepResult(name, False, f"not run: {gone}")
-            else:
-                try:
-                    result = StepResult(name, True, await step())
-                except EngineGone as exc:
-                    gone = str(exc)
-                    result = StepResult(name, False, gone)
-                except StepFailed as exc:
-                    result = StepResult(name, False, str(exc))
-                except trio.TooSlowError:
-                    result = StepResult(name, False, f"the engine did not keep up ({timeout:g} s)")
-                except (EngineFailed, OSError, ValueError) as exc:
-                    gone = f"the engine failed: {exc}"
-                    result = StepResult(name, False, gone)
-            results.append(result)
-            _print(result)
-        if gone is not None:
-            await player.aclose()
+    async with stop_on_signals() as stop, trio.open_nursery() as nursery:
+        with stop.scope:
+            await _steps(player, nursery, clock, timeout, results)
+        if stop.signal is not None:
+            with trio.CancelScope(shield=True):
+                await player.aclose()
         nursery.cancel_scope.cancel()
-    return results
+    return results, stop
+
+
+async def _steps(
+    player: Player, nursery: trio.Nursery, clock: float, timeout: float, results: list[StepResult]
+) -> None:
+    checker = Checker(player, clock, timeout)
+    started = trio.current_time()
+    try:
+        await player.start(nursery, checker.send)
+    except (EngineFailed, OSError) as exc:
+        results.append(StepResult("handshake", False, str(exc) or type(exc).__name__))
+    else:
+        took = trio.current_time() - started
+        results.append(StepResult("handshake", True, f"{player.name} in {took:.2f} s"))
+    _print(results[0])
+    steps: list[tuple[str, Callable[[], Awaitable[str]]]] = [
+        ("options", checker.step_options),
+        ("new game", checker.step_new_game),
+        ("state", checker.step_state),
+        ("a drop", checker.step_drop),
+        ("mid-think pocket change", checker.step_mid_think),
+        ("waiting", checker.step_waiting),
+        ("partner message", checker.step_partner),
+        ("game over", checker.step_game_over),
+        ("quit", checker.step_quit),
+    ]
+    gone: str | None = None if results[0].ok else "the handshake failed"
+    for name, step in steps:
+        if gone is not None:
+            result = StepResult(name, False, f"not run: {gone}")
+        else:
+            try:
+                result = StepResult(name, True, await step())
+            except EngineGone as exc:
+                gone = str(exc)
+                result = StepResult(name, False, gone)
+            except StepFailed as exc:
+                result = StepResult(name, False, str(exc))
+            except trio.TooSlowError:
+                result = StepResult(name, False, f"the engine did not keep up ({timeout:g} s)")
+            except (EngineFailed, OSError, ValueError) as exc:
+                gone = f"the engine failed: {exc}"
+                result = StepResult(name, False, gone)
+        results.append(result)
+        _print(result)
+    if gone is not None:
+        await player.aclose()
 
 
 def _print(result: StepResult) -> None:

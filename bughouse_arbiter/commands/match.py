@@ -5,22 +5,24 @@ engines at 60+0, shows the table live on a terminal (redrawn four times a
 second; one line per move when the output is not a terminal) and writes the
 game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
 folder. ``--games N`` plays N matches with the seats rotated between games
-(partners stay partners) and ends with a summary table. ``--team 1=SPEC``
+(partners stay partners), the engines kept alive from one game to the next
+(restarted after a crash), and ends with a summary table. ``--team 1=SPEC``
 seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
 A-Black + B-White); with ``--games`` it follows its team's seats as they
-rotate. Ctrl+C stops the match, writes it with result ``*`` and exits with
-status 130.
+rotate. Ctrl+C (or SIGTERM, SIGHUP) stops the match, writes it with result
+``*`` and the reason, closes every engine and exits with status 130 (143
+for SIGTERM, 129 for SIGHUP).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import io
 import os
-import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,7 +49,9 @@ from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import ConfigError
 from ..players.base import Player
 from ..players.factory import check_command, create_player, create_team_player
-from ..players.process import ProtocolLog
+from ..players.process import ProtocolLog, live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
+from ..protocol.limits import DEPTH_LIMIT, MATE_LIMIT, SCORE_CP_LIMIT, bounded_int
 from ..table.arbiter import (
     MatchEnded,
     MatchEvent,
@@ -59,13 +63,15 @@ from ..table.arbiter import (
     PlayerInfo,
     run_match,
 )
+from ..table.stopping import exit_status, stop_on_signals
+from ..tournament.jobs import Entrant
+from ..tournament.keeper import EngineKeeper
 from ..ui.render import RenderOptions, move_line, render_table
 from . import SUMMARIES
 
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
 REFRESH_HZ = 4
-EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: Any) -> None:
@@ -194,7 +200,11 @@ def run(args: argparse.Namespace) -> int:
     unicode = not args.ascii and (out.encoding or "").lower().replace("-", "") == "utf8"
     color = live and not args.no_color and "NO_COLOR" not in os.environ
     display = Display(out, live=live, options=RenderOptions(unicode=unicode, color=color))
-    return trio.run(play_matches, plan, display)
+    become_subreaper()
+    try:
+        return trio.run(play_matches, plan, display)
+    finally:
+        kill_orphans(keep=live_engine_pids())
 
 
 # -- playing -------------------------------------------------------------------------
@@ -215,34 +225,36 @@ class GameSummary:
 
 
 async def play_matches(plan: MatchPlan, display: Display) -> int:
-    """Plays ``plan.games`` matches; returns the exit status (0, or 130 on Ctrl+C)."""
+    """Plays ``plan.games`` matches; returns the exit status (0, or 128+N on signal N)."""
     summaries: list[GameSummary] = []
     writers: list[GameWriter] = []
-    interrupted = False
     failed: str | None = None
-    with trio.open_signal_receiver(signal.SIGINT) as signals:
-        async with trio.open_nursery() as nursery:
-
-            async def stop_on_ctrl_c() -> None:
-                nonlocal interrupted
-                async for _ in signals:
-                    interrupted = True
-                    matches.cancel()
-                    return
-
-            matches = trio.CancelScope()
-            nursery.start_soon(stop_on_ctrl_c)
-            with matches:
+    async with stop_on_signals() as stop:
+        with stop.scope:
+            async with contextlib.AsyncExitStack() as stack:
+                # Several games: the engines stay alive from one to the next (a
+                # crashed one is restarted). --debug keeps one log per game, so
+                # it starts fresh engines each game.
+                keeper = (
+                    await stack.enter_async_context(EngineKeeper.open())
+                    if plan.games > 1 and not plan.debug
+                    else None
+                )
                 for index in range(plan.games):
-                    summary = await play_one(plan, index, display, writers)
+                    summary = await play_one(
+                        plan, index, display, writers, keeper, stop_reason=stop.reason
+                    )
                     summaries.append(summary)
+                    # Engines' escapees (re-parented to us) go with their game;
+                    # the kept engines are live, so they are spared.
+                    kill_orphans(keep=live_engine_pids())
                     if summary.write_error is not None:
                         failed = summary.write_error
                         break
                     if plan.games > 1:
                         display.progress = score_text(summaries)
                         display.line(progress_line(summary, summaries, plan.games))
-            nursery.cancel_scope.cancel()
+    interrupted = stop.signal is not None
     display.close()
     if failed is not None:
         print(f"bughouse match: error: {failed}", file=sys.stderr)
@@ -251,19 +263,53 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
         # Ctrl+C can land while a game that has just ended is being closed:
         # say what the file really holds.
         result = writers[-1].final_result if writers else None
-        display.line(f"interrupted: the game so far is in {plan.out} with result {result or '*'}")
-        return EXIT_INTERRUPTED
+        display.line(
+            f"interrupted ({stop.name}): the game so far is in {plan.out}"
+            f" with result {result or '*'}"
+        )
+        assert stop.signal is not None
+        return exit_status(stop.signal)
     if plan.games > 1:
         display.line(summary_table(summaries))
     display.line(f"written to {plan.out}")
     return 0
 
 
+def _entrants(
+    seating: Mapping[Seat, EngineSpec], teams: Mapping[Team, EngineSpec]
+) -> list[Entrant]:
+    entrants = [
+        Entrant(seats=team.seats, spec=spec, participant=f"team {team.value}", engine=spec.name)
+        for team, spec in teams.items()
+    ]
+    entrants += [
+        Entrant(
+            seats=(seat,),
+            spec=seating[seat],
+            participant=f"team {seat.team.value}",
+            engine=seating[seat].name,
+        )
+        for seat in SEATS
+        if seat.team not in teams
+    ]
+    return entrants
+
+
 async def play_one(
-    plan: MatchPlan, index: int, display: Display, writers: list[GameWriter]
+    plan: MatchPlan,
+    index: int,
+    display: Display,
+    writers: list[GameWriter],
+    keeper: EngineKeeper | None = None,
+    *,
+    stop_reason: Callable[[], str] | None = None,
 ) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
+    if keeper is not None:
+        return await _play_kept(
+            plan, index, display, writers, keeper, seating, teams, stop_reason=stop_reason
+        )
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
 
     def seeded(spec: EngineSpec, seat: Seat) -> EngineSpec:
@@ -299,6 +345,7 @@ async def play_one(
                     plan.rules,
                     game_id=str(index + 1),
                     observer=observe,
+                    stop_reason=stop_reason,
                 )
             finally:
                 if live_task is not None:
@@ -315,6 +362,62 @@ async def play_one(
         names=dict(record.names),
         result=outcome.result,
         reason=outcome.reason,
+        plies=record.game.plies,
+        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+        team_seats=frozenset(seat for team in teams for seat in team.seats),
+        write_error=writer.error,
+    )
+
+
+async def _play_kept(
+    plan: MatchPlan,
+    index: int,
+    display: Display,
+    writers: list[GameWriter],
+    keeper: EngineKeeper,
+    seating: Mapping[Seat, EngineSpec],
+    teams: Mapping[Team, EngineSpec],
+    *,
+    stop_reason: Callable[[], str] | None = None,
+) -> GameSummary:
+    """``play_one`` with the keeper's engines (started for the first game, then kept)."""
+    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
+    writers.append(writer)
+    display.begin(index + 1, plan.games, plan.out)
+
+    def observe(event: MatchEvent) -> None:
+        writer.observe(event)
+        display.observe(event)
+
+    record: MatchRecord | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            live_task: trio.CancelScope | None = None
+            if display.live:
+                live_task = trio.CancelScope()
+                nursery.start_soon(display.refresh, live_task)
+            try:
+                record, _ = await keeper.play(
+                    _entrants(seating, teams),
+                    plan.rules,
+                    game_id=str(index + 1),
+                    observer=observe,
+                    seed=plan.seed,
+                    stop_reason=stop_reason,
+                )
+            finally:
+                if live_task is not None:
+                    live_task.cancel()
+    finally:
+        display.end_live()
+    assert record is not None
+    started, ended = record.started, record.ended
+    return GameSummary(
+        number=index + 1,
+        names=dict(record.names),
+        result=record.outcome.result,
+        reason=record.outcome.reason,
         plies=record.game.plies,
         seconds=(ended - started) if started is not None and ended is not None else 0.0,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,
@@ -380,19 +483,21 @@ class GameWriter:
 
 
 def parse_info(text: str) -> EngineInfo | None:
-    """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens."""
+    """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens.
+
+    Numbers are read into bounded values (``protocol.limits``): one that is not
+    a plain integer, or is out of range, counts as absent.
+    """
     words = text.split()
     depth = cp = mate = None
     for i, word in enumerate(words[:-1]):
-        try:
-            if word == "depth":
-                depth = int(words[i + 1])
-            elif word == "cp" and i and words[i - 1] == "score":
-                cp = int(words[i + 1])
-            elif word == "mate" and i and words[i - 1] == "score":
-                mate = int(words[i + 1])
-        except ValueError:
-            continue
+        value = words[i + 1]
+        if word == "depth":
+            depth = bounded_int(value, DEPTH_LIMIT)
+        elif word == "cp" and i and words[i - 1] == "score":
+            cp = bounded_int(value, SCORE_CP_LIMIT)
+        elif word == "mate" and i and words[i - 1] == "score":
+            mate = bounded_int(value, MATE_LIMIT)
     if depth is None and cp is None and mate is None:
         return None
     return EngineInfo(score_cp=cp, mate=mate, depth=depth)

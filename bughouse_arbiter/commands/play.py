@@ -7,11 +7,15 @@ both pockets, the four clocks, the last move on each board, check and
 typed before your turn is a premove. Partner signals: sit, go, fast, slow,
 x, dead, ++n, -q, +trades ...; tell TEXT. Also: moves [SQUARE], resign,
 draw, flip, help, quit. The game is written as BPGN as it is played.
+Ctrl+C (or SIGTERM, SIGHUP) aborts the game: it is written with result ``*``
+and the reason, every engine is closed, and the exit status is 130 (143 for
+SIGTERM, 129 for SIGHUP).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import getpass
 import os
@@ -32,7 +36,10 @@ from ..errors import ConfigError, PositionError, UsageError
 from ..players.base import Player
 from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal, detect_style
 from ..players.factory import check_command, create_player
+from ..players.process import live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
 from ..table.arbiter import MatchRecord, run_match
+from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
 from . import SUMMARIES
 from .match import DebugLogs, GameWriter
@@ -78,6 +85,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
     parser.add_argument("--name", help="your name in the game file (default: your login)")
     parser.add_argument(
+        "--connect",
+        metavar="HOST:PORT",
+        help="sit at a remote 'bughouse serve' table instead (with --seat and --token)",
+    )
+    parser.add_argument("--token", help="with --connect: the seat's token, printed by serve")
+    parser.add_argument(
         "--debug", action="store_true", help="write each engine's protocol log beside the file"
     )
     parser.add_argument("--ascii", action="store_true", help="ASCII pieces instead of Unicode")
@@ -86,6 +99,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.connect is not None or args.token is not None:
+        return _run_connected(args)
     seat = _seat(args.seat)
     rules = _rules(args.rule, args.tc)
     engines = _engines(seat, args.engine, known_engines(args.engines_file))
@@ -96,21 +111,85 @@ def run(args: argparse.Namespace) -> int:
     out = _out_path(args.out)
     name = args.name or _login()
     style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
+    become_subreaper()
     try:
         # A dumb terminal cannot address the cursor: it gets lines.
         painted = os.environ.get("TERM", "") not in ("", "dumb")
         if painted and sys.stdin.isatty() and sys.stdout.isatty():
             with TtyTerminal(style) as terminal:
-                record = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
+                record, stop = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
         else:
             pipe = PipeTerminal(style)
-            record = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
+            record, stop = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
     except KeyboardInterrupt:
-        print(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
+        _say(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
-    print(describe_outcome(record.outcome, seat))
-    print(f"Game written to {out.resolve()}")
+    finally:
+        kill_orphans(keep=live_engine_pids())
+    if stop.signal is not None:
+        _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
+        return exit_status(stop.signal)
+    assert record is not None
+    _say(describe_outcome(record.outcome, seat))
+    _say(f"Game written to {out.resolve()}")
     return 0
+
+
+def _run_connected(args: argparse.Namespace) -> int:
+    """``--connect``: the console at a seat of a remote table; the server keeps the record."""
+    from ..server.client import parse_address
+    from .connect import bridge_player, check_credentials
+
+    if args.connect is None or args.token is None:
+        raise UsageError("--connect HOST:PORT and --token TOKEN go together")
+    host, port = parse_address(args.connect)
+    seat = _seat(args.seat)
+    check_credentials(args.seat, args.token)
+    local = {
+        "--engine": args.engine,
+        "--tc": args.tc,
+        "--rule": args.rule,
+        "--out": args.out,
+        "--fen-a": args.fen_a,
+        "--fen-b": args.fen_b,
+        "--engines-file": args.engines_file,
+    }
+    for option, value in local.items():
+        if value:
+            raise UsageError(f"{option} is the server's choice; it cannot go with --connect")
+    name = args.name or _login()
+    style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
+    painted = os.environ.get("TERM", "") not in ("", "dumb")
+
+    def connected(terminal: Terminal) -> int:
+        return trio.run(
+            bridge_player,
+            host,
+            port,
+            args.seat,
+            args.token,
+            lambda: ConsolePlayer(seat, terminal, name=name),
+            True,
+        )
+
+    if painted and sys.stdin.isatty() and sys.stdout.isatty():
+        with TtyTerminal(style) as terminal:
+            status = connected(terminal)
+    else:
+        status = connected(PipeTerminal(style))
+    return status
+
+
+def _say(text: str) -> None:
+    """Prints a closing line; a terminal that hung up (SIGHUP) gets nothing, quietly."""
+    try:
+        print(text, flush=True)
+    except OSError:
+        # Point stdout at /dev/null, so the interpreter's last flush is quiet too.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
 def _play(
@@ -122,23 +201,29 @@ def _play(
     terminal: Terminal,
     fens: dict[str, str],
     debug: bool,
-) -> MatchRecord:
+) -> tuple[MatchRecord | None, Stop]:
+    """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
     writer = GameWriter(out, game_number=1, games=1)
     logs = DebugLogs(out, 1) if debug else None
 
-    async def main() -> MatchRecord:
+    async def main() -> tuple[MatchRecord | None, Stop]:
         players: list[Player] = [ConsolePlayer(seat, terminal, name=name)]
         for other, spec in engines.items():
             log = logs.for_seat(other) if logs is not None else None
             players.append(create_player(other, spec, log=log))
-        return await run_match(
-            players,
-            rules,
-            fen_a=fens["fen_a"],
-            fen_b=fens["fen_b"],
-            human_seats=(seat,),
-            observer=writer.observe,
-        )
+        record = None
+        async with stop_on_signals() as stop:
+            with stop.scope:
+                record = await run_match(
+                    players,
+                    rules,
+                    fen_a=fens["fen_a"],
+                    fen_b=fens["fen_b"],
+                    human_seats=(seat,),
+                    observer=writer.observe,
+                    stop_reason=stop.reason,
+                )
+        return record, stop
 
     try:
         return trio.run(main)

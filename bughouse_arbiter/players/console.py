@@ -13,6 +13,7 @@ event and reads whole lines.
 from __future__ import annotations
 
 import abc
+import contextlib
 import math
 import os
 import signal
@@ -54,6 +55,8 @@ from .base import (
 
 #: At most this many frames a second (clocks tick ten times a second at most).
 FRAMES_PER_SECOND = 30
+#: Seconds a hung-up terminal waits for its SIGHUP before the person counts as gone.
+HANGUP_GRACE = 1.0
 
 # -- terminals -----------------------------------------------------------------------
 
@@ -118,6 +121,7 @@ class TtyTerminal(Terminal):
         self._saved: list[Any] | None = None
         self._fd: int | None = None
         self._stream: trio.lowlevel.FdStream | None = None
+        self._hung_up = False
 
     def __enter__(self) -> TtyTerminal:
         self._saved = termios.tcgetattr(self._in_fd)
@@ -137,19 +141,26 @@ class TtyTerminal(Terminal):
 
     def resume(self) -> None:
         if self._saved is not None:
-            tty.setcbreak(self._in_fd, termios.TCSANOW)
+            with contextlib.suppress(termios.error, OSError):  # a terminal that hung up
+                tty.setcbreak(self._in_fd, termios.TCSANOW)
 
     def restore(self) -> None:
         """Puts the terminal back as it was (safe to call twice)."""
         if self._saved is not None:
-            termios.tcsetattr(self._in_fd, termios.TCSADRAIN, self._saved)
+            with contextlib.suppress(termios.error, OSError):  # a terminal that hung up
+                termios.tcsetattr(self._in_fd, termios.TCSADRAIN, self._saved)
             self._saved = None
         if self._stream is None and self._fd is not None:
             os.close(self._fd)
         self._fd = None
 
     def write(self, text: str) -> None:
-        _write(self._out, text)
+        if self._hung_up:
+            return
+        try:
+            _write(self._out, text)
+        except OSError:  # the terminal hung up (SIGHUP follows): nobody to show it to
+            self._hung_up = True
 
     async def read(self) -> bytes:
         if self._stream is None:
@@ -327,6 +338,11 @@ class ConsolePlayer(Player):
         while True:
             data = await self.terminal.read()
             if not data:
+                if self.terminal.interactive:
+                    # A terminal in cbreak mode only ends when it hangs up, and
+                    # then SIGHUP is on its way: the command stops the game
+                    # for it. Only if none comes (nohup) has the person left.
+                    await trio.sleep(HANGUP_GRACE)
                 if self.session.outcome is None:
                     self._outbox_send.send_nowait(Gone(seat=self.seat, reason="input closed"))
                 return

@@ -34,6 +34,7 @@ from ..adapters.xboard import XboardAdapter
 from ..core.game import PlayedMove
 from ..core.model import Outcome, Seat
 from ..errors import EngineFailed
+from ..protocol.limits import NAME_LIMIT, TellQuota, engine_text
 from .base import (
     Action,
     DrawOfferAction,
@@ -80,7 +81,9 @@ class ExternalEnginePlayer(Player):
         self.seat = seat
         self.adapter: Adapter = self.adapter_class(seat, options=options, init=init)
         self.engine = EngineProcess(command, cwd=cwd, label=seat.bpgn, log=log)
-        self.name = name or self.engine.label
+        self.name = engine_text(name or self.engine.label, NAME_LIMIT) or self.engine.label
+        #: Partner messages this engine may still send (protocol.md §6.6).
+        self.tells = TellQuota()
         self.handshake_timeout = handshake_timeout
         self.log = log
         # Each event with the trio time its line was read (None: not from a line).
@@ -184,12 +187,19 @@ class ExternalEnginePlayer(Player):
         if isinstance(event, EngineDrawOffer):
             return DrawOfferAction(seat=seat)
         if isinstance(event, EngineTell):
-            return TellAction(seat=seat, text=event.text)
+            allowed, note = self.tells.allow()
+            if note is not None:
+                self._note(note)
+            return TellAction(seat=seat, text=event.text) if allowed else None
         if isinstance(event, EngineInfo):
             return InfoAction(seat=seat, text=event.text)
-        if isinstance(event, EngineNote) and self.log is not None:
-            self.log(f"{self.engine.label} : {event.text}")
+        if isinstance(event, EngineNote):
+            self._note(event.text)
         return None
+
+    def _note(self, text: str) -> None:
+        if self.log is not None:
+            self.log(f"{self.engine.label} : {text}")
 
     def _flush(self, read_at: float | None = None) -> None:
         lines, events = self.adapter.take()
@@ -209,6 +219,7 @@ class ExternalEnginePlayer(Player):
         return state.fens[self.seat.board]
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        self.tells.new_game()
         self.adapter.new_game(info.rules, info.start_fens[self.seat.board], state.clocks)
         if info.start_fens[self.seat.board] != self._fen(state):
             self.adapter.reset_board(self._fen(state))
@@ -222,6 +233,8 @@ class ExternalEnginePlayer(Player):
         self._flush()
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
+        if played.board is self.seat.board:
+            self.tells.turn_over()
         self.adapter.moved(played, self._fen(state), state.clocks)
         self._flush()
 
@@ -230,8 +243,19 @@ class ExternalEnginePlayer(Player):
         self._flush()
 
     async def game_over(self, outcome: Outcome) -> None:
+        if (summary := self.tells.summary()) is not None:
+            self._note(summary)
         self.adapter.game_over()
         self._flush()
+
+    def can_play_again(self) -> bool:
+        return not (self._closing or self._closed or self.engine.eof) and self._failure is None
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        if len(seats) != 1:
+            raise ValueError("a UCI or xboard engine holds one seat")
+        self.seats = (seats[0],)
+        self.seat = self.adapter.seat = seats[0]
 
     # -- closing -------------------------------------------------------------------------
 

@@ -76,6 +76,7 @@ from ..protocol import (
     clocks_ms,
     encode_command,
 )
+from ..protocol.limits import NAME_LIMIT, TELL_LIMIT, TellQuota, engine_text
 from .base import (
     Action,
     DrawOfferAction,
@@ -90,6 +91,7 @@ from .base import (
     WaitAction,
 )
 from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
+from .transport import LineTransport
 
 _C = TypeVar("_C", bound=Command)  # a command shared through TableState.shared
 
@@ -98,8 +100,6 @@ IGNORED_LOGGED = 100
 IGNORED_EVERY = 1000
 #: Seconds to wait for the exit status once the output has ended.
 EXIT_WAIT = 0.5
-#: Longest partner message passed on.
-TELL_LIMIT = 500
 #: ms per move in untimed play when the engine's spec names neither movetime nor depth.
 UNTIMED_MOVETIME = 1000
 #: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
@@ -133,6 +133,7 @@ class NativeEnginePlayer(Player):
         term_grace: float = TERM_GRACE,
         log: Log | None = None,
         max_line: int = MAX_LINE,
+        transport: LineTransport | None = None,
     ) -> None:
         self.seats = (seat,) if isinstance(seat, Seat) else tuple(seat)
         if not 1 <= len(self.seats) <= 2:
@@ -141,7 +142,8 @@ class NativeEnginePlayer(Player):
             raise ValueError("team mode needs the two seats of one team")
         self.seat = self.seats[0]
         self.command = [str(part) for part in command]
-        self.name = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        given = name or (os.path.basename(self.command[0]) if self.command else "engine")
+        self.name = engine_text(given, NAME_LIMIT) or "engine"
         self.options = dict(options or {})
         self.init = tuple(init)
         # Per-move bounds sent with every go in untimed play (no clock to budget from).
@@ -155,7 +157,8 @@ class NativeEnginePlayer(Player):
         self.log = log
         self.label = "+".join(s.bpgn for s in self.seats)
         self.session = EngineSession(max_line=max_line)
-        self.process = EngineProcess(
+        #: Where the lines go: the engine's pipes, unless another transport is given.
+        self.process: LineTransport = transport or EngineProcess(
             self.command, cwd=cwd, env=env, label=self.label, log=log, max_line=max_line
         )
         #: Engine lines ignored during games (unknown, malformed, stale...).
@@ -168,6 +171,8 @@ class NativeEnginePlayer(Player):
         self._next_token = 0
         self._last_info: dict[Seat, str] = {}
         self._readyoks = 0
+        #: Partner messages this engine may still send (protocol.md §6.6).
+        self.tells = TellQuota()
         self._changed = trio.Event()
         self._eof = False
         self._playing = False
@@ -230,8 +235,7 @@ class NativeEnginePlayer(Player):
     async def _until(self, done: Callable[[], bool]) -> None:
         while not done():
             if self._eof:
-                code = await self.process.wait_exit(EXIT_WAIT)
-                raise EngineFailed(f"the engine {_ending(code, self.process)}")
+                raise EngineFailed(f"the engine {await self.process.describe_end(EXIT_WAIT)}")
             await self._changed.wait()
 
     # -- the arbiter's calls -------------------------------------------------------------
@@ -241,6 +245,13 @@ class NativeEnginePlayer(Player):
         self._open_by_seat.clear()
         self._answered.clear()
         self._last_info.clear()
+        self.tells.new_game()
+        self._announce_game(info, state)
+        self._playing = True
+        await self._barrier()
+
+    def _announce_game(self, info: MatchInfo, state: TableState) -> None:
+        """``newgame``, the four ``player`` lines, ``rules`` and the ``state``."""
         self._last_state = None
         rules = info.rules
         self._untimed = not rules.clock
@@ -257,8 +268,6 @@ class NativeEnginePlayer(Player):
             self._send(PlayerInfo(seat, "human" if human else "engine", info.names.get(seat, "?")))
         self._send(RulesInfo(tuple(rules.to_pairs())))
         self._send_state(state)
-        self._playing = True
-        await self._barrier()
 
     def batched(self) -> AbstractContextManager[None]:
         return self.process.batched()
@@ -292,6 +301,8 @@ class NativeEnginePlayer(Player):
         )
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
+        if played.board is self.seat.board:
+            self.tells.turn_over()
         self._last_state = None
         self._send(*self._shared(state, _EVENT, partial(_event, played)))
 
@@ -322,6 +333,8 @@ class NativeEnginePlayer(Player):
         )
 
     async def game_over(self, outcome: Outcome) -> None:
+        if (summary := self.tells.summary()) is not None:
+            self._note(summary)
         self._playing = False
         self._turns.clear()
         self._open_by_seat.clear()
@@ -339,6 +352,20 @@ class NativeEnginePlayer(Player):
 
     async def aclose(self) -> None:
         await self._stop()
+
+    def can_play_again(self) -> bool:
+        return (
+            not (self._eof or self._closing or self._actions_done)
+            and self.session.state is SessionState.READY
+        )
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        if len(seats) != len(self.seats) or (
+            len(seats) == 2 and seats[0].team is not seats[1].team
+        ):
+            raise ValueError(f"cannot move a player holding {self.label} to {seats}")
+        self.seats = tuple(seats)
+        self.seat = self.seats[0]
 
     async def _stop(self) -> None:
         if self._closing:
@@ -369,7 +396,7 @@ class NativeEnginePlayer(Player):
             return
         try:
             data = self.session.send(command, data)
-        except LocalProtocolError as exc:
+        except (LocalProtocolError, ValueError) as exc:
             raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
         self.process.send_data(data)
 
@@ -381,7 +408,7 @@ class NativeEnginePlayer(Player):
             command = make(state)
             try:
                 shared = state.shared[key] = (command, encode_command(command))
-            except LocalProtocolError as exc:
+            except (LocalProtocolError, ValueError) as exc:
                 raise EngineFailed(f"cannot send {command.KEYWORD!r}: {exc}") from exc
         return shared
 
@@ -404,8 +431,7 @@ class NativeEnginePlayer(Player):
         self._wake()
         if self._closing:
             return
-        code = await self.process.wait_exit(EXIT_WAIT)
-        reason = f"the engine {_ending(code, self.process)}"
+        reason = f"the engine {await self.process.describe_end(EXIT_WAIT)}"
         self._note(reason)
         if self._playing:
             self._post(Gone(seat=self.seat, reason=reason))
@@ -451,7 +477,12 @@ class NativeEnginePlayer(Player):
                 offer = DrawOfferAction(seat=self._seat_on(board), arrived_at=self._arrived_at)
                 self._post(offer, chatter=True)
             case Tell(text=text):
-                text = text[:TELL_LIMIT]
+                allowed, note = self.tells.allow()
+                if note is not None:
+                    self._note(note)
+                if not allowed:
+                    self.ignored += 1
+                    return
                 self._post(
                     TellAction(seat=self.seat, text=text, arrived_at=self._arrived_at), chatter=True
                 )
@@ -559,9 +590,3 @@ def _state(state: TableState) -> State:
 
 def _clocks(state: TableState) -> tuple[int, int, int, int]:
     return clocks_ms(state.clocks[seat] for seat in SEATS)
-
-
-def _ending(code: int | None, process: EngineProcess) -> str:
-    if code is None:
-        return "closed its output"
-    return process.exit_description()

@@ -26,11 +26,20 @@ output has ended. A player that wants the lines without a task hop passes
 complete lines and the trio time they were read, and ``receive()`` is not
 used (``wait_eof()`` tells when the output ended).
 
+The engine's exit is watched on the process itself, not only through its
+output: an engine that exits while a child of its own still holds its pipes
+is over all the same. Its output is then read for ``EXIT_DRAIN`` seconds
+more, and ends. As soon as the engine has exited, what is left of its
+process group (helpers it forked) is killed (``reaper.kill_group``).
+
 ``aclose()`` stops the engine for good: the quit line, ``grace`` seconds,
 SIGTERM, ``term_grace`` seconds, SIGKILL, all sent by pid to the engine's
-own process group, and always reaps the child. The optional ``log``
-gets every line in and out (``ProtocolLog`` writes them with timestamps, like
-cutechess's ``--debug``).
+own process group; then whatever is left in its session, and of what
+descended from it when ``aclose`` began (``setsid`` escapees included), is
+killed, whether or not the engine had exited by itself, and the child is
+always reaped.
+The optional ``log`` gets every line in and out (``ProtocolLog`` writes them
+with timestamps, like cutechess's ``--debug``), control characters escaped.
 
 Example::
 
@@ -46,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -59,6 +69,8 @@ import trio
 
 from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
+from ..protocol.limits import TEXT_LIMIT, engine_text
+from .reaper import Proc, family, kill_group, kill_listed, kill_session
 
 Log = Callable[[str], None]
 """Receives one finished log line, e.g. ``"WA < go v 0 turn 1 board a"``."""
@@ -78,7 +90,17 @@ MAX_BACKLOG = 100_000
 LOG_LINE_LIMIT = 1000
 #: How many lines of standard error are kept for the crash report.
 STDERR_TAIL = 5
+#: Seconds the output is still read after the engine exited, for a child of
+#: its own may hold the pipe open (what the engine wrote is read well within).
+EXIT_DRAIN = 0.5
 _READ_SIZE = 65536
+#: The pids of the engines started and not reaped yet (``reaper.kill_orphans`` spares them).
+_LIVE: set[int] = set()
+
+
+def live_engine_pids() -> frozenset[int]:
+    """Engines of this process still running (or not reaped yet)."""
+    return frozenset(_LIVE)
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -160,6 +182,7 @@ class EngineProcess:
         self._write_failed = False
         self._closing = False
         self._closed = trio.Event()
+        self._read_scope = trio.CancelScope()
 
     # -- start ------------------------------------------------------------------------
 
@@ -187,9 +210,10 @@ class EngineProcess:
         stdin = self._process.stdin
         assert isinstance(stdin, trio.lowlevel.FdStream)
         self._stdin_fd = stdin.fileno()
+        _LIVE.add(self._process.pid)
         command = shlex.join(self.argv).replace("\n", "\\n")
         self._note(f"started pid {self._process.pid}: {command}")
-        for task in (self._read, self._read_stderr, self._writer):
+        for task in (self._read, self._read_stderr, self._writer, self._watch_exit):
             scope = trio.CancelScope()
             self._scopes.append(scope)
             nursery.start_soon(self._run_in, scope, task)
@@ -204,6 +228,11 @@ class EngineProcess:
     @property
     def pid(self) -> int | None:
         return None if self._process is None else self._process.pid
+
+    @property
+    def running(self) -> bool:
+        """Started and not known to have exited (never reaps, unlike ``returncode``)."""
+        return self._process is not None and self._process.pid in _LIVE
 
     @property
     def returncode(self) -> int | None:
@@ -240,7 +269,7 @@ class EngineProcess:
         The caller vouches for the line breaks: a protocol session's encoded
         command, say.
         """
-        if self._closing or self._write_failed or self._process is None:
+        if self._closing or self._write_failed or self._stdin_fd < 0:
             return
         if self.log is not None:
             for line in data.decode(errors="replace").splitlines():
@@ -301,6 +330,12 @@ class EngineProcess:
         while (line := await self.receive()) is not None:
             yield line
 
+    async def describe_end(self, timeout: float) -> str:
+        """How the engine ended (waits up to ``timeout`` s for its exit status)."""
+        if await self.wait_exit(timeout) is None:
+            return "closed its output"
+        return self.exit_description()
+
     async def wait(self) -> int:
         """Waits for the process to exit and reaps it; returns its return code."""
         assert self._process is not None
@@ -321,14 +356,15 @@ class EngineProcess:
         stream = self._process.stdout
         buffer = LineBuffer(self.max_line)
         try:
-            while True:
-                try:
-                    chunk = await stream.receive_some(_READ_SIZE)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    chunk = b""
-                if not chunk:
-                    break
-                self._deliver(buffer.feed(chunk))
+            with self._read_scope:
+                while True:
+                    try:
+                        chunk = await stream.receive_some(_READ_SIZE)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        chunk = b""
+                    if not chunk:
+                        break
+                    self._deliver(buffer.feed(chunk))
             self._deliver(buffer.close())
         finally:
             self._eof = True
@@ -354,6 +390,34 @@ class EngineProcess:
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                 self._lines_out.send_nowait(line)
 
+    async def _watch_exit(self) -> None:
+        """Waits on the process itself: once it exited, its process group is killed
+        and its output ends within ``EXIT_DRAIN`` seconds even if a process
+        outside the group still holds the pipe."""
+        process = self._process
+        assert process is not None
+        await process.wait()
+        _LIVE.discard(process.pid)
+        # Its group at once (a child may hold the pipes); the whole session at aclose.
+        if kill_group(process.pid):
+            self._note("killed what was left in its process group")
+        if self._eof:
+            return
+        with trio.move_on_after(EXIT_DRAIN):
+            await self._ended.wait()
+        if not self._eof:
+            self._note("exited, but its output is still open (a child holds it): output ended")
+            self._read_scope.cancel()
+
+    def _kill_leftovers(self, kin: list[Proc] | None) -> None:
+        """Kills what is left of the engine's group and of ``kin`` (its family
+        before it was stopped) or, without it, of its session; the engine has exited."""
+        assert self._process is not None
+        pid = self._process.pid
+        hit = kill_session(pid) if kin is None else kill_group(pid) + kill_listed(kin)
+        if hit:
+            self._note("killed what it left behind")
+
     async def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
         stream = self._process.stderr
@@ -366,7 +430,8 @@ class EngineProcess:
             lines = buffer.feed(chunk) if chunk else buffer.close()
             for line in lines:
                 if line.text.strip():
-                    self.stderr_tail.append(line.text)
+                    # It may end up in a reason, the record and other engines' lines.
+                    self.stderr_tail.append(engine_text(line.text, TEXT_LIMIT))
                     if self.log is not None:
                         self.log(f"{self.label} ! {_for_log(line)}")
             if not chunk:
@@ -394,6 +459,8 @@ class EngineProcess:
                 finally:
                     self._writing = False
         finally:
+            # The number may be given to another file once closed: never write to it again.
+            self._stdin_fd = -1
             with trio.CancelScope(shield=True):
                 await stdin.aclose()
 
@@ -421,11 +488,14 @@ class EngineProcess:
             return
         self._batching = 0  # nothing is held back any more
         self._flush_held()
+        process = self._process
+        # Who descends from it now, also out of its session (``setsid``):
+        # once it is gone they can no longer be told from anybody's.
+        kin = family(process.pid) if process is not None and self.running else None
         if quit_line is not None:
             self.send(quit_line)
         self._closing = True
         self._kick.set()  # the writer sends what is queued, then closes stdin
-        process = self._process
         try:
             if process is None:
                 return
@@ -440,6 +510,10 @@ class EngineProcess:
                     with trio.move_on_after(wait):
                         await process.wait()
                 self._note(describe_exit(process.returncode))
+                if process.returncode is not None:
+                    _LIVE.discard(process.pid)
+                    # Helpers outlive an engine that obeyed quit: not ours to keep.
+                    self._kill_leftovers(kin)
         finally:
             for scope in self._scopes:
                 scope.cancel()
@@ -464,10 +538,18 @@ def _signal_group(process: trio.Process, sig: signal.Signals) -> None:
 
 
 def _for_log(line: RawLine) -> str:
-    text = line.text
-    if line.overlong or len(text) > LOG_LINE_LIMIT:
-        return f"{text[:LOG_LINE_LIMIT]}... ({line.length} bytes)"
+    """The line for the log: cut, and its control characters escaped (``\x1b``)."""
+    text = _CONTROL.sub(_escape, line.text[:LOG_LINE_LIMIT])
+    if line.overlong or len(line.text) > LOG_LINE_LIMIT:
+        return f"{text}... ({line.length} bytes)"
     return text
+
+
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return ascii(match.group())[1:-1]
 
 
 @contextlib.asynccontextmanager

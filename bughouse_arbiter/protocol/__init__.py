@@ -8,7 +8,9 @@ Shaped like h11: frozen values for every line in both directions
 ``send`` refuses a command the arbiter may not send in the current state (a
 bug on our side), and every engine line that is unknown, malformed,
 over-long, out of state or stale comes out as ``Ignored`` with the reason,
-never as an exception.
+never as an exception. ``limits`` bounds everything an engine says (text
+cleaned and cut, numbers in range, partner messages capped); the session and
+the adapters apply it where engine text enters.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from ..core.model import BoardId, Result, Seat, Termination
+from .limits import MOVE_LIMIT, NAME_LIMIT, REASON_LIMIT, TELL_LIMIT, TEXT_LIMIT, engine_text
 from .messages import (
     BestMove,
     BoardOver,
@@ -251,7 +252,7 @@ def format_command(command: Command) -> str:
             game = _check_word(game_id, "game id")
             return f"newgame id {game} {seat_part} time {time_ms} inc {inc_ms}"
         case PlayerInfo(seat=seat, kind=kind, name=name):
-            return f"player {seat_text(seat)} {kind} {clean_text(name) or '?'}"
+            return f"player {seat_text(seat)} {kind} {engine_text(name, NAME_LIMIT) or '?'}"
         case RulesInfo(pairs=pairs):
             return " ".join(
                 [
@@ -281,24 +282,26 @@ def format_command(command: Command) -> str:
                     text += f" {key} {value}"
             return text
         case Refused(token=token, move=move, reason=reason):
-            move = _check_word(move, "move")
-            return f"illegal turn {token} move {move} reason {clean_text(reason)}".rstrip(" \t")
+            words = engine_text(move, MOVE_LIMIT).split()
+            move = words[0] if words else "-"
+            reason = engine_text(reason, TEXT_LIMIT)
+            return f"illegal turn {token} move {move} reason {reason}".rstrip(" \t")
         case PartnerTell(text=text):
-            return f"ptell {clean_text(text)}"
+            return f"ptell {engine_text(text, TELL_LIMIT)}"
         case DrawOffered(by=by):
             return f"draw offer by {seat_text(by)}"
         case BoardOver(board=board, result=result, reason=reason, seat=seat, text=text):
             seat_part = "" if seat is None else f" seat {seat_text(seat)}"
             return (
                 f"boardover board {board_text(board)} result {result.value} reason {reason.value}"
-                f"{seat_part} text {clean_text(text)}"
+                f"{seat_part} text {engine_text(text, REASON_LIMIT)}"
             ).rstrip(" \t")
         case GameOver(result=result, reason=reason, board=board, seat=seat, text=text):
             board_part = "" if board is None else f" board {board_text(board)}"
             seat_part = "" if seat is None else f" seat {seat_text(seat)}"
             return (
                 f"gameover result {result.value} reason {reason.value}{board_part}{seat_part}"
-                f" text {clean_text(text)}"
+                f" text {engine_text(text, REASON_LIMIT)}"
             ).rstrip(" \t")
         case Quit():
             return "quit"

@@ -14,6 +14,15 @@ import attrs
 
 from ..core.model import BoardId, Seat
 from .grammar import format_command, parse_message, split
+from .limits import (
+    INFO_LIMIT,
+    MAX_ANNOUNCED,
+    MOVE_LIMIT,
+    NAME_LIMIT,
+    TELL_LIMIT,
+    TEXT_LIMIT,
+    engine_text,
+)
 from .messages import (
     CLOSED,
     MAX_LINE,
@@ -25,6 +34,7 @@ from .messages import (
     BugOk,
     Command,
     Draw,
+    EngineError,
     Event,
     Feature,
     GameOver,
@@ -168,7 +178,7 @@ QUOTE_LIMIT: Final = 200
 
 
 def _quote(text: str) -> str:
-    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + "..."
+    return engine_text(text, QUOTE_LIMIT)
 
 
 def encode_command(command: Command) -> bytes:
@@ -336,7 +346,7 @@ class EngineSession:
             keyword = split(line, 1)[0]
             known = any(keyword == t.KEYWORD for t in MESSAGE_TYPES)
             reason = f"malformed {keyword!r}: {exc}" if known else "unknown line"
-            return Ignored(_quote(line), reason)
+            return Ignored(_quote(line), engine_text(reason))
         if message.KEYWORD not in MESSAGES_ALLOWED[self.state]:
             return Ignored(
                 _quote(line), f"{message.KEYWORD!r} is not expected in state {self.state.value!r}"
@@ -347,15 +357,19 @@ class EngineSession:
             return Ignored(_quote(line), str(exc))
 
     def _accept(self, message: Message) -> Message:
+        message = _bounded(message)
         match message:
             case BugOk():
                 self.state = SessionState.READY
             case Id(key=key, value=value):
-                self.ids[key] = value
+                if key in self.ids or len(self.ids) < MAX_ANNOUNCED:
+                    self.ids[key] = value
             case OptionSpec(name=name):
-                self.options[name] = message
+                if name in self.options or len(self.options) < MAX_ANNOUNCED:
+                    self.options[name] = message
             case Feature(name=name, value=value):
-                self.features[name] = value
+                if name in self.features or len(self.features) < MAX_ANNOUNCED:
+                    self.features[name] = value
             case BestMove(token=token, board=board):
                 board = self._check_turn(token, board, "bestmove")
                 del self.open_turns[token]
@@ -369,9 +383,11 @@ class EngineSession:
             case Info(board=board):
                 if self.seats and (board is None or self.seat_on(board) is not None):
                     return attrs.evolve(message, board=self._own_board(board))
-            case Tell():
+            case Tell(text=text):
                 if self.team_mode:
                     raise _Stale("'ptell' is not used in team mode")
+                if not text:
+                    raise _Stale("'ptell' with nothing printable")
         return message
 
     def _check_turn(self, token: int, board: BoardId | None, what: str) -> BoardId:
@@ -392,6 +408,41 @@ class EngineSession:
         if self.seat_on(board) is None:
             raise _Stale(f"this engine holds no seat on board {board.value}")
         return board
+
+
+def _bounded(message: Message) -> Message:
+    """The message with every text an engine wrote cleaned and cut (``limits``)."""
+    match message:
+        case Id(key=key, value=value):
+            limit = NAME_LIMIT if key == "name" else TEXT_LIMIT
+            return Id(engine_text(key), engine_text(value, limit))
+        case OptionSpec():
+            return attrs.evolve(
+                message,
+                name=engine_text(message.name),
+                type=engine_text(message.type),
+                default=_maybe_text(message.default),
+                min=_maybe_text(message.min),
+                max=_maybe_text(message.max),
+                vars=tuple(engine_text(v) for v in message.vars[:MAX_ANNOUNCED]),
+            )
+        case Feature(name=name, value=value):
+            return Feature(engine_text(name), engine_text(value))
+        case BestMove(move=move):
+            return attrs.evolve(message, move=engine_text(move, MOVE_LIMIT))
+        case Wait(reason=reason):
+            return attrs.evolve(message, reason=engine_text(reason))
+        case Tell(text=text):
+            return Tell(engine_text(text, TELL_LIMIT))
+        case Info(text=text):
+            return attrs.evolve(message, text=engine_text(text, INFO_LIMIT))
+        case EngineError(text=text):
+            return EngineError(engine_text(text))
+    return message
+
+
+def _maybe_text(text: str | None) -> str | None:
+    return None if text is None else engine_text(text)
 
 
 class _Stale(Exception):
