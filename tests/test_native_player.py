@@ -10,6 +10,7 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import attrs
 import chess
 import pytest
 import trio
@@ -665,3 +666,16 @@ async def test_a_move_is_formatted_once_for_the_four_engines(
     for seat in SEATS:  # and every engine got every one of them, byte for byte
         heard = [line.split(" < ", 1)[1] for line in logs[seat] if " < event " in line]
         assert heard == [data.decode().rstrip("\n") for data in events]
+
+
+def test_a_changed_copy_of_a_table_state_starts_with_nothing_shared() -> None:
+    """A line made for one snapshot is never sent for a copy with other clocks."""
+    state = TableState(
+        version=3,
+        fens={BoardId.A: START, BoardId.B: START},
+        clocks=dict.fromkeys(SEATS, 60.0),
+    )
+    state.shared["native:state"] = "made for 60 s"
+    later = attrs.evolve(state, clocks=dict.fromkeys(SEATS, 50.0))
+    assert later.shared == {}
+    assert attrs.evolve(state) == state  # the shared lines take no part in comparing

@@ -73,7 +73,9 @@ class TableState:
     clocks: Mapping[Seat, float]
     turn_left: Mapping[Seat, float] = attrs.field(factory=dict)
     no_double: Mapping[BoardId, tuple[str, ...]] | None = None
-    shared: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    # Not an init argument: a copy made with attrs.evolve (other clocks, say)
+    # starts with nothing shared.
+    shared: dict[str, Any] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
 
 # -- actions: player -> arbiter ------------------------------------------------
