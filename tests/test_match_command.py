@@ -342,6 +342,38 @@ async def test_line_mode_prints_one_line_per_move(autojump_clock: object) -> Non
     assert lines[4] == "result: 1-0 (A-Black lost on time)"
 
 
+class FlushCounter(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[tuple[float, str]] = []  # (trio time, text so far)
+
+    def flush(self) -> None:
+        self.flushed.append((trio.current_time(), self.getvalue()))
+
+
+async def test_line_mode_flushes_move_lines_a_few_times_a_second(autojump_clock: object) -> None:
+    """No flush a move: the move lines wait at most 1/REFRESH_HZ s for ``keep_flushed``."""
+    out = FlushCounter()
+    display = Display(out, live=False, options=RenderOptions())
+    display.begin(1, 1, Path("x.bpgn"))
+    scope = trio.CancelScope()
+    players = silent_table(
+        a_white=[Move("e2e4", 1.0)], a_black=[Move("e7e5", 0.01)], b_white=[Move("d2d4", 3)]
+    )
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(display.keep_flushed, scope)
+        await run_match(players, HouseRules(time=5.0), observer=display.observe)
+        scope.cancel()
+    moves_flushed = [(t, text.count("\nply ")) for t, text in out.flushed]
+    # e4 (t=1) and e5 (t=1.01) are flushed together, by the 1.25 s tick, not each at once.
+    assert (1.0, 1) not in moves_flushed
+    assert (1.25, 2) in moves_flushed
+    assert (3.0, 3) not in moves_flushed
+    assert (3.25, 3) in moves_flushed
+    assert out.getvalue().rstrip().splitlines()[-1].startswith("result:")
+    assert out.flushed[-1][1] == out.getvalue()  # the result line is flushed at once
+
+
 async def test_live_mode_redraws_the_table(autojump_clock: object) -> None:
     out = io.StringIO()
     display = Display(out, live=True, options=RenderOptions())

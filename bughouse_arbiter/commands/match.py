@@ -72,6 +72,7 @@ from ..tournament.jobs import Entrant
 from ..tournament.keeper import EngineKeeper
 from ..ui.render import RenderOptions, move_line, render_table
 from ..ui.safe_text import printable, printable_lines
+from . import SUMMARIES
 
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
@@ -81,7 +82,7 @@ REFRESH_HZ = 4
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "match",
-        help="play engines against each other, live, and write BPGN",
+        help=SUMMARIES["match"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -436,9 +437,8 @@ async def play_one(
     record: MatchRecord | None = None
     try:
         async with trio.open_nursery() as nursery:
-            if display.live:
-                live_task = trio.CancelScope()
-                nursery.start_soon(display.refresh, live_task)
+            live_task = trio.CancelScope()
+            nursery.start_soon(display.refresh if display.live else display.keep_flushed, live_task)
             try:
                 record = await run_match(
                     players,
@@ -677,6 +677,8 @@ class Display:
         self.broken = False
         #: The running score of a multi-game run, shown under the live table.
         self.progress = ""
+        #: Lines were written but not flushed yet (no terminal: see ``keep_flushed``).
+        self.unflushed = False
 
     def begin(self, number: int, games: int, path: Path) -> None:
         self.game = None
@@ -699,7 +701,8 @@ class Display:
             self.clocks = self._turns_started(event.clocks, event.now)
             if not self.live and self.game is not None:
                 names = self.names
-                self.line(move_line(self.game, event.played, names=names, used=event.used))
+                text = move_line(self.game, event.played, names=names, used=event.used)
+                self.line(text, flush=False)  # ``keep_flushed`` flushes it soon
         elif isinstance(event, PartnerTold):
             text = f"{event.message.seat} to partner: {printable(event.message.text, 200)}"
             self.message = text
@@ -738,6 +741,18 @@ class Display:
                 self.draw(trio.current_time())
                 await trio.sleep(1 / REFRESH_HZ)
 
+    async def keep_flushed(self, scope: trio.CancelScope) -> None:
+        """Without a terminal: flushes the move lines ``REFRESH_HZ`` times a second.
+
+        One flush per move would cost a system call a move; this way a
+        ``| tee`` still sees the game go on.
+        """
+        with scope:
+            while True:
+                await trio.sleep(1 / REFRESH_HZ)
+                if self.unflushed:
+                    self.write("")
+
     def draw(self, now: float, *, final: bool = False) -> None:
         if self.game is None or self.clocks is None:
             text = "starting engines..."
@@ -762,11 +777,11 @@ class Display:
         if self.live:
             self.draw(self.ended_at, final=True)
 
-    def line(self, text: str) -> None:
+    def line(self, text: str, *, flush: bool = True) -> None:
         """One line of plain text; control characters in it are shown escaped."""
-        self.write(printable_lines(text, limit=2000) + "\n")
+        self.write(printable_lines(text, limit=2000) + "\n", flush=flush)
 
-    def write(self, text: str) -> None:
+    def write(self, text: str, *, flush: bool = True) -> None:
         """Writes and flushes; once the output is gone (``| head``), writes nothing more.
 
         The match goes on and its file is still written.
@@ -775,7 +790,9 @@ class Display:
             return
         try:
             self.out.write(text)
-            self.out.flush()
+            self.unflushed = not flush
+            if flush:
+                self.out.flush()
         except (OSError, ValueError):
             self.broken = True
             _silence(self.out)

@@ -43,6 +43,7 @@ from ..table.arbiter import MatchRecord, run_match
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
 from ..ui.safe_text import printable
+from . import SUMMARIES
 from .match import DebugLogs, GameWriter, default_out, make_folder
 
 DEFAULT_ENGINE = "searcher"
@@ -52,7 +53,7 @@ DEFAULT_TC = "180+0"
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "play",
-        help="play one seat yourself; engines take the other three",
+        help=SUMMARIES["play"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -35,6 +35,7 @@ from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import UsageError
 from ..ui.render import render_table
 from ..ui.safe_text import printable, printable_lines
+from . import SUMMARIES
 
 _NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 _MOVE_NUMBER = re.compile(r"(\d{1,6})([ABab])\.?")
@@ -47,7 +48,7 @@ HELP = (
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "replay",
-        help="step through a BPGN game, or re-judge BPGN files (--check)",
+        help=SUMMARIES["replay"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

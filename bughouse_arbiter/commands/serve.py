@@ -71,6 +71,7 @@ from ..server.seam import FrontEnd, LiveTable
 from ..table.arbiter import MatchEnded, MatchEvent, MovePlayed, run_match
 from ..table.stopping import exit_status, stop_on_signals
 from ..ui.render import RenderOptions
+from . import SUMMARIES
 from .match import Display, GameWriter, MatchPlan
 from .match import plan_from_args as match_plan_from_args
 
@@ -82,7 +83,7 @@ REPLACEMENT = "searcher"
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
-        help="run a table that engines and people join over the network",
+        help=SUMMARIES["serve"],
         description=__doc__.split("\n\nThe table seam")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

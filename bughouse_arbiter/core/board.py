@@ -449,7 +449,9 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         except ValueError:
             move = None
         if move is not None and move:
-            if move.drop is None and move.promotion is None and self.piece_at(move.from_square):
+            if self.is_legal(move):
+                return move
+            if move.drop is None and move.promotion is None:
                 piece = self.piece_at(move.from_square)
                 # A pawn reaching the last rank in UCI without a piece letter.
                 if (
@@ -459,8 +461,6 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                     and chess.square_rank(move.to_square) == (7 if self.turn else 0)
                 ):
                     raise MoveError(f"{token}: a promotion needs a piece letter (e.g. {token}q)")
-            if self.is_legal(move):
-                return move
             if move.drop is not None and not self.pockets[self.turn].count(move.drop):
                 name = chess.piece_name(move.drop)
                 raise MoveError(f"{token}: no {name} in the pocket")
@@ -513,10 +513,79 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             board._seen[board._transposition_key()] = 1
         return board
 
+    def fen(
+        self,
+        *,
+        shredder: bool = False,
+        en_passant: chess.EnPassantSpec = "legal",
+        promoted: bool | None = None,
+    ) -> str:
+        """python-chess's crazyhouse FEN; written here directly in the usual case
+        (no castling right, no en passant square), which is most of a game."""
+        if (
+            self.castling_rights
+            or self.ep_square is not None
+            or shredder
+            or en_passant != "legal"
+            or promoted is not None
+        ):
+            return super().fen(shredder=shredder, en_passant=en_passant, promoted=promoted)
+        pockets = self.pocket_string(chess.WHITE) + self.pocket_string(chess.BLACK)
+        turn = "w" if self.turn else "b"
+        return (
+            f"{self.board_fen()}[{pockets}] {turn} - - {self.halfmove_clock} {self.fullmove_number}"
+        )
+
+    def board_fen(self, *, promoted: bool | None = None) -> str:
+        """The FEN's board part, ``~`` after promoted pieces unless ``promoted=False``.
+
+        The same text as python-chess's, built from the bitboards (a third
+        of the time: the arbiter makes a FEN for every turn it opens).
+        """
+        cells = ["1"] * 64
+        for color in chess.COLORS:
+            mask = self.occupied_co[color]
+            symbols = _SYMBOLS[color]
+            for piece_type, pieces in (
+                (chess.PAWN, self.pawns),
+                (chess.KNIGHT, self.knights),
+                (chess.BISHOP, self.bishops),
+                (chess.ROOK, self.rooks),
+                (chess.QUEEN, self.queens),
+                (chess.KING, self.kings),
+            ):
+                symbol = symbols[piece_type]
+                squares = pieces & mask
+                while squares:  # lowest square first, inline: no generator per piece type
+                    low = squares & -squares
+                    cells[low.bit_length() - 1] = symbol
+                    squares ^= low
+        if promoted is None or promoted:
+            squares = self.promoted & self.occupied
+            while squares:
+                low = squares & -squares
+                cells[low.bit_length() - 1] += "~"
+                squares ^= low
+        text = "/".join(["".join(cells[rank : rank + 8]) for rank in _RANK_STARTS])
+        for run in _EMPTY_RUNS:
+            if run in text:
+                text = text.replace(run, str(len(run)))
+        return text
+
     def pocket_string(self, color: chess.Color) -> str:
         """That colour's pocket as FEN letters (upper case for white), Q first."""
         text = str(self.pockets[color])
         return text.upper() if color else text
+
+
+_SYMBOLS = {
+    color: {piece_type: chess.Piece(piece_type, color).symbol() for piece_type in chess.PIECE_TYPES}
+    for color in chess.COLORS
+}
+#: Where each rank starts, from the eighth down (FEN order).
+_RANK_STARTS = tuple(range(56, -1, -8))
+#: Runs of empty squares in ``board_fen``'s draft ("1" each), longest first.
+_EMPTY_RUNS = tuple("1" * n for n in range(8, 1, -1))
 
 
 def _check_rows(rows: list[str], fen: str) -> None:

@@ -288,22 +288,8 @@ def _last_move(game: BughouseGame, board_id: BoardId) -> str:
 
 
 def move_number(game: BughouseGame, played: PlayedMove) -> str:
-    """``7.`` for White's seventh move on its board, ``7...`` for Black's.
-
-    Counted back from the board's position now, over the moves made after
-    ``played`` only: the newest move costs the same at ply 10 and ply 10,000.
-    """
-    board = game.boards[played.board]
-    later = 0
-    for other in reversed(game.moves):
-        if other.ply <= played.ply:
-            break
-        if other.board is played.board:
-            later += 1
-    # Half-moves from a position numbered 1 with White to move, before ``played``.
-    serial = 2 * (board.fullmove_number - 1) + (0 if board.turn else 1) - 1 - later
-    number = max(1, serial // 2 + 1)
-    return f"{number}." if played.seat.color else f"{number}..."
+    """``7.`` for White's seventh move on its board, ``7...`` for Black's."""
+    return f"{played.number}." if played.seat.color else f"{played.number}..."
 
 
 def _pad(text: str, width: int) -> str:
