@@ -15,7 +15,15 @@ from collections.abc import Sequence
 
 from .errors import UsageError
 
-COMMANDS: tuple[str, ...] = ("position", "replay", "play", "match", "check_engine")
+COMMANDS: tuple[str, ...] = (
+    "position",
+    "replay",
+    "play",
+    "match",
+    "serve",
+    "connect",
+    "check_engine",
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -35,9 +43,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands that take a command line of their own after ``--`` (as ``args.tail``).
+TAKES_TAIL = frozenset({"connect"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    tail: list[str] | None = None
+    if words and words[0] in TAKES_TAIL and "--" in words:
+        cut = words.index("--")
+        words, tail = words[:cut], words[cut + 1 :]
+    args = parser.parse_args(words)
+    if args.command in TAKES_TAIL:
+        args.tail = tail or []
     try:
         status: int = args.run(args)
     except UsageError as exc:

@@ -36,6 +36,8 @@ def test_defaults_are_the_default_column_of_rules_md() -> None:
         ("stalling", "3"),
         ("max_plies", "800"),
         ("illegal_move", "lose"),
+        ("reconnect_grace", "30"),
+        ("leaver", "lose"),
     ]
     assert HouseRules().profile == "default"
     assert HouseRules().differences == {}

@@ -74,6 +74,8 @@ class EngineInfo:
     score_cp: int | None = attrs.field(default=None, converter=_bounded)
     mate: int | None = attrs.field(default=None, converter=_bounded)
     depth: int | None = attrs.field(default=None, converter=_bounded)
+    #: The network round-trip measured for the move (a seat played over ``bughouse serve``).
+    lag_ms: int | None = None
 
     def command(self) -> str | None:
         """``[%eval +0.35,12]`` (lichess style: pawns, then depth), or None if empty."""
@@ -182,6 +184,8 @@ class BpgnRecorder:
         info = self._infos.get(played.ply)
         if info is not None and (command := info.command()) is not None:
             commands.append(command)
+        if info is not None and info.lag_ms is not None:
+            commands.append(f"[%lag {info.lag_ms}]")
         if commands:
             parts.append("{" + " ".join(commands) + "}")
         return " ".join(parts) + "\n"

@@ -84,6 +84,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
     parser.add_argument("--name", help="your name in the game file (default: your login)")
     parser.add_argument(
+        "--connect",
+        metavar="HOST:PORT",
+        help="sit at a remote 'bughouse serve' table instead (with --seat and --token)",
+    )
+    parser.add_argument("--token", help="with --connect: the seat's token, printed by serve")
+    parser.add_argument(
         "--debug", action="store_true", help="write each engine's protocol log beside the file"
     )
     parser.add_argument("--ascii", action="store_true", help="ASCII pieces instead of Unicode")
@@ -92,6 +98,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.connect is not None or args.token is not None:
+        return _run_connected(args)
     seat = _seat(args.seat)
     rules = _rules(args.rule, args.tc)
     engines = _engines(seat, args.engine, known_engines(args.engines_file))
@@ -136,6 +144,50 @@ def _say(text: str) -> None:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             os.close(devnull)
+
+
+def _run_connected(args: argparse.Namespace) -> int:
+    """``--connect``: the console at a seat of a remote table; the server keeps the record."""
+    from ..server.client import parse_address
+    from .connect import bridge_player, check_credentials
+
+    if args.connect is None or args.token is None:
+        raise UsageError("--connect HOST:PORT and --token TOKEN go together")
+    host, port = parse_address(args.connect)
+    seat = _seat(args.seat)
+    check_credentials(args.seat, args.token)
+    local = {
+        "--engine": args.engine,
+        "--tc": args.tc,
+        "--rule": args.rule,
+        "--out": args.out,
+        "--fen-a": args.fen_a,
+        "--fen-b": args.fen_b,
+        "--engines-file": args.engines_file,
+    }
+    for option, value in local.items():
+        if value:
+            raise UsageError(f"{option} is the server's choice; it cannot go with --connect")
+    name = args.name or _login()
+    style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
+    painted = os.environ.get("TERM", "") not in ("", "dumb")
+
+    def connected(terminal: Terminal) -> int:
+        return trio.run(
+            bridge_player,
+            host,
+            port,
+            args.seat,
+            args.token,
+            lambda: ConsolePlayer(seat, terminal, name=name),
+        )
+
+    if painted and sys.stdin.isatty() and sys.stdout.isatty():
+        with TtyTerminal(style) as terminal:
+            status = connected(terminal)
+    else:
+        status = connected(PipeTerminal(style))
+    return status
 
 
 def _play(

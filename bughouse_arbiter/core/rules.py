@@ -19,6 +19,7 @@ DropCheckRule = Literal["allowed", "no-check", "no-mate"]
 RepetitionRule = Literal["none", "threefold"]
 BoardEndRule = Literal["match", "continue"]
 IllegalMoveRule = Literal["lose", "reject"]
+LeaverRule = Literal["lose", "computer"]
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -27,6 +28,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "repetition": ("none", "threefold"),
     "board_end": ("match", "continue"),
     "illegal_move": ("lose", "reject"),
+    "leaver": ("lose", "computer"),
 }
 
 
@@ -62,6 +64,10 @@ class HouseRules:
     clocks run (``time``, ``increment`` and ``turn_time_limit`` do not apply)
     and the stalling rule does: a player to move that could move loses once
     its partner has made ``stalling`` moves meanwhile (0: never).
+    ``reconnect_grace`` and ``leaver`` apply to seats played over the
+    network (``bughouse serve``): how long a dropped seat may take to come
+    back, and what happens if it does not (its team loses, or the computer
+    takes the seat).
     """
 
     profile: str = "default"
@@ -79,6 +85,8 @@ class HouseRules:
     stalling: int = attrs.field(default=3, validator=_not_negative)
     max_plies: int = attrs.field(default=800, validator=_not_negative)
     illegal_move: IllegalMoveRule = attrs.field(default="lose", validator=_one_of)
+    reconnect_grace: float = attrs.field(default=30.0, validator=_not_negative)
+    leaver: LeaverRule = attrs.field(default="lose", validator=_one_of)
 
     def with_rule(self, name: str, value: str) -> HouseRules:
         """A copy with one option set from its text form (``on``, ``draw``, ``30``...)."""
@@ -124,7 +132,7 @@ class HouseRules:
 
 RULE_NAMES: tuple[str, ...] = tuple(f.name for f in attrs.fields(HouseRules) if f.name != "profile")
 # Rules added after game files were first written: a file may leave them out.
-_LATER = frozenset({"clock", "stalling"})
+_LATER = frozenset({"clock", "stalling", "reconnect_grace", "leaver"})
 
 _SWITCHES = ("wait_for_block", "dropped_pawn_double_step", "dropped_rook_castles", "clock")
 _ON = {"on", "true", "yes", "1"}
@@ -210,8 +218,8 @@ def _parse_value(name: str, value: str) -> Any:
         if text in _CHOICES[name]:
             return text
         raise RuleError(f"rule {name} takes one of {', '.join(_CHOICES[name])}, not {value!r}")
-    if name in ("time", "increment"):
-        return _parse_seconds(name, text, allow_zero=name == "increment")
+    if name in ("time", "increment", "reconnect_grace"):
+        return _parse_seconds(name, text, allow_zero=name != "time")
     if name == "turn_time_limit":
         if text in ("none", "off", "0"):
             return None

@@ -87,6 +87,7 @@ from .base import (
     WaitAction,
 )
 from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
+from .transport import LineTransport
 
 #: Ignored lines logged one by one before only every ``IGNORED_EVERY``-th is.
 IGNORED_LOGGED = 100
@@ -125,6 +126,7 @@ class NativeEnginePlayer(Player):
         term_grace: float = TERM_GRACE,
         log: Log | None = None,
         max_line: int = MAX_LINE,
+        transport: LineTransport | None = None,
     ) -> None:
         self.seats = (seat,) if isinstance(seat, Seat) else tuple(seat)
         if not 1 <= len(self.seats) <= 2:
@@ -148,7 +150,8 @@ class NativeEnginePlayer(Player):
         self.log = log
         self.label = "+".join(s.bpgn for s in self.seats)
         self.session = EngineSession(max_line=max_line)
-        self.process = EngineProcess(
+        #: Where the lines go: the engine's pipes, unless another transport is given.
+        self.process: LineTransport = transport or EngineProcess(
             self.command, cwd=cwd, env=env, label=self.label, log=log, max_line=max_line
         )
         #: Engine lines ignored during games (unknown, malformed, stale...).
@@ -225,8 +228,7 @@ class NativeEnginePlayer(Player):
     async def _until(self, done: Callable[[], bool]) -> None:
         while not done():
             if self._eof:
-                code = await self.process.wait_exit(EXIT_WAIT)
-                raise EngineFailed(f"the engine {_ending(code, self.process)}")
+                raise EngineFailed(f"the engine {await self.process.describe_end(EXIT_WAIT)}")
             await self._changed.wait()
 
     # -- the arbiter's calls -------------------------------------------------------------
@@ -237,6 +239,12 @@ class NativeEnginePlayer(Player):
         self._answered.clear()
         self._last_info.clear()
         self.tells.new_game()
+        self._announce_game(info, state)
+        self._playing = True
+        await self._barrier()
+
+    def _announce_game(self, info: MatchInfo, state: TableState) -> None:
+        """``newgame``, the four ``player`` lines, ``rules`` and the ``state``."""
         self._last_state = None
         rules = info.rules
         self._untimed = not rules.clock
@@ -253,8 +261,6 @@ class NativeEnginePlayer(Player):
             self._send(PlayerInfo(seat, "human" if human else "engine", info.names.get(seat, "?")))
         self._send(RulesInfo(tuple(rules.to_pairs())))
         self._send_state(state)
-        self._playing = True
-        await self._barrier()
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         old = self._open_by_seat.pop(seat, None)
@@ -395,8 +401,7 @@ class NativeEnginePlayer(Player):
         self._wake()
         if self._closing:
             return
-        code = await self.process.wait_exit(EXIT_WAIT)
-        reason = f"the engine {_ending(code, self.process)}"
+        reason = f"the engine {await self.process.describe_end(EXIT_WAIT)}"
         self._note(reason)
         if self._playing:
             self._post(Gone(seat=self.seat, reason=reason))
@@ -539,9 +544,3 @@ def _state(state: TableState) -> State:
 
 def _clocks(state: TableState) -> tuple[int, int, int, int]:
     return clocks_ms(state.clocks[seat] for seat in SEATS)
-
-
-def _ending(code: int | None, process: EngineProcess) -> str:
-    if code is None:
-        return "closed its output"
-    return process.exit_description()

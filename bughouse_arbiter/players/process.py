@@ -297,6 +297,12 @@ class EngineProcess:
         while (line := await self.receive()) is not None:
             yield line
 
+    async def describe_end(self, timeout: float) -> str:
+        """How the engine ended (waits up to ``timeout`` s for its exit status)."""
+        if await self.wait_exit(timeout) is None:
+            return "closed its output"
+        return self.exit_description()
+
     async def wait(self) -> int:
         """Waits for the process to exit and reaps it; returns its return code."""
         assert self._process is not None

@@ -1,0 +1,202 @@
+"""``bughouse connect HOST:PORT --seat SEAT --token TOKEN -- SPEC``: an engine at a remote table.
+
+Runs the engine named by SPEC (as for ``match --engine``) on this machine and
+bridges it to a seat of ``bughouse serve``. A native engine is joined line
+for line (a pump: the server's lines go to its input, its output goes to the
+server): the protocol runs end to end between the server and the engine, and
+this side only answers the server's ``ping`` (protocol.md §12). A ``uci:``
+or ``xboard:`` engine runs here under its adapter player, driven by the
+server's lines (``server.driver.PlayerDriver``), so the translation happens
+on the engine's side. It exits when the server or the engine ends the
+session: 0 after a normal end, 1 if the connection or engine failed, 2 for a
+refused seat or bad options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import shlex
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import trio
+
+from ..config.engines_file import known_engines
+from ..config.specs import EngineSpec, engine_spec
+from ..core.model import Seat
+from ..errors import EngineFailed, UsageError
+from ..players.base import Player
+from ..players.factory import check_command, create_player
+from ..players.process import EngineProcess
+from ..protocol import RawLine
+from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
+from ..server.driver import PlayerDriver
+
+EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "connect",
+        help="play a local engine at a seat of a remote 'bughouse serve' table",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("address", metavar="HOST:PORT", help="where 'bughouse serve' listens")
+    parser.add_argument("--seat", required=True, help="the seat to take (A-white ... B-black)")
+    parser.add_argument("--token", required=True, help="the seat's token, printed by serve")
+    parser.add_argument("--engines-file", metavar="FILE", help="a TOML file of named engines")
+    parser.add_argument(
+        "spec", nargs="*", metavar="-- SPEC", help="the engine, as for match --engine"
+    )
+    parser.set_defaults(run=run)
+
+
+def check_credentials(seat: str, token: str) -> None:
+    """One word each, printable: what goes on the ``auth`` line."""
+    for what, text in (("--seat", seat), ("--token", token)):
+        if not text or len(text) > 200 or any(c.isspace() or not c.isprintable() for c in text):
+            raise UsageError(f"{what} must be one printable word")
+
+
+def spec_from_args(args: argparse.Namespace) -> EngineSpec:
+    words = list(getattr(args, "tail", None) or args.spec)
+    if not words:
+        raise UsageError("name the engine after '--', e.g. -- searcher")
+    text = words[0] if len(words) == 1 else shlex.join(words)
+    spec = engine_spec(text, known_engines(args.engines_file))
+    check_command(spec)
+    return spec
+
+
+def run(args: argparse.Namespace) -> int:
+    host, port = parse_address(args.address)
+    check_credentials(args.seat, args.token)
+    spec = spec_from_args(args)
+    if spec.protocol == "native":
+        return trio.run(bridge_native, host, port, args.seat, args.token, spec)
+    try:
+        seat = Seat.parse(args.seat)
+    except ValueError as exc:
+        raise UsageError(f"--seat: {exc}") from None
+    return trio.run(
+        bridge_player, host, port, args.seat, args.token, lambda: create_player(seat, spec)
+    )
+
+
+def _say(text: str) -> None:
+    print(f"bughouse connect: {text}", file=sys.stderr, flush=True)
+
+
+async def bridge_native(host: str, port: int, seat: str, token: str, spec: EngineSpec) -> int:
+    """Joins the engine's pipes to the seat until either side ends."""
+    try:
+        link = await open_seat(host, port, seat, token)
+    except ConnectRefused as exc:
+        _say(f"error: {exc}")
+        return EXIT_REFUSED
+    _say(f"connected to {host}:{port} as {seat}; starting {spec.name}")
+    send, receive = trio.open_memory_channel[list[str]](1000)
+    engine = EngineProcess(spec.command, cwd=spec.cwd, label=spec.name)
+
+    def on_lines(lines: list[RawLine], _at: float) -> None:
+        # A server that does not read loses lines rather than growing this queue without bound.
+        with contextlib.suppress(trio.WouldBlock):
+            send.send_nowait([line.text for line in lines])
+
+    status = EXIT_OK
+    async with trio.open_nursery() as nursery:
+        try:
+            await engine.start(nursery, on_lines=on_lines)
+        except EngineFailed as exc:
+            _say(f"error: {exc}")
+            await link.aclose()
+            return EXIT_FAILED
+
+        async def engine_to_server() -> None:
+            nonlocal status
+            async with receive:
+                async for lines in receive:
+                    try:
+                        await link.send_many(lines)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        status = EXIT_FAILED
+                        break
+            nursery.cancel_scope.cancel()
+
+        async def server_to_engine(link: ClientLink) -> None:
+            quit_seen = False
+            while (line := await link.receive()) is not None:
+                engine.send(line.text)
+                quit_seen = quit_seen or line.text.strip() == "quit"
+            if not quit_seen:
+                _say("the server closed the connection")
+            await engine.aclose(None if quit_seen else "quit")
+            nursery.cancel_scope.cancel()
+
+        async def engine_end() -> None:
+            nonlocal status
+            await engine.wait_eof()
+            with trio.move_on_after(1):
+                await engine.wait()
+            if engine.returncode not in (0, None):
+                _say(f"the engine {engine.exit_description()}")
+                status = EXIT_FAILED
+            send.close()
+
+        nursery.start_soon(engine_to_server)
+        nursery.start_soon(server_to_engine, link)
+        nursery.start_soon(engine_end)
+    with trio.CancelScope(shield=True):
+        await engine.aclose(None)
+        await link.aclose()
+    return status
+
+
+async def bridge_player(
+    host: str, port: int, seat: str, token: str, make_player: Callable[[], Player]
+) -> int:
+    """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end."""
+    try:
+        link = await open_seat(host, port, seat, token)
+    except ConnectRefused as exc:
+        _say(f"error: {exc}")
+        return EXIT_REFUSED
+    player = make_player()
+    send, receive = trio.open_memory_channel[list[str]](math.inf)
+    driver = PlayerDriver(player, send.send_nowait)
+    status = EXIT_OK
+    async with trio.open_nursery() as nursery:
+
+        async def to_server() -> None:
+            async for lines in receive:
+                try:
+                    await link.send_many(lines)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    return
+
+        nursery.start_soon(to_server)
+        try:
+            await driver.run(nursery, _lines(link))
+        except EngineFailed as exc:
+            _say(f"error: {exc}")
+            status = EXIT_FAILED
+        finally:
+            with trio.CancelScope(shield=True):
+                await player.aclose()
+                with trio.move_on_after(1):  # the last answers (a resignation) go out
+                    while receive.statistics().current_buffer_used:
+                        await trio.sleep(0.01)
+                await link.aclose()
+            nursery.cancel_scope.cancel()
+    if not driver.quit and status == EXIT_OK:
+        _say("the server closed the connection")
+    return status
+
+
+async def _lines(link: ClientLink) -> AsyncIterator[RawLine]:
+    while (line := await link.receive()) is not None:
+        yield line

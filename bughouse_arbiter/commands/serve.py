@@ -1,0 +1,305 @@
+"""``bughouse serve``: the table as a server; engines and people join over the network.
+
+``bughouse serve --remote B-white --engine A-white=searcher ...`` seats the
+``--remote`` seats for network players and fills the others as ``match``
+does. On start it prints, per remote seat, a one-time secret token and the
+exact command to join with, then plays ``--games`` games and writes them to
+``--out``. It binds to 127.0.0.1 unless ``--host`` says otherwise;
+``--port 0`` picks a free port and prints it.
+
+The table seam (for other front ends, e.g. ``--web``)
+------------------------------------------------------
+
+Everything network-facing reaches the table through one object,
+``bughouse_arbiter.server.seam.LiveTable``, whose full contract is in that
+module's docstring. In short:
+
+- ``table.remote_seats`` and ``table.tokens`` (secret per remote seat),
+  ``table.rules``, ``table.names()``;
+- ``table.observe(callback)``: every arbiter ``MatchEvent`` of every game,
+  synchronously (copy into your own queue before doing I/O); returns an
+  unsubscribe function;
+- ``table.authenticate(seat_text, token) -> Seat`` or ``AuthRefused(reason)``;
+- ``await table.attach(seat, link)``: a ``SeatLink`` (``peer``, ``send(line)``
+  never blocking, ``await receive() -> RawLine | None``, ``aclose()``)
+  carries that seat's protocol.md lines exactly as a pipe would, until the
+  link ends; a dropped seat may re-attach within ``reconnect_grace``;
+- ``table.log(text)``.
+
+A front end is an object with ``async def serve(self, table, *,
+task_status)``; it calls ``task_status.started()`` once it accepts
+connections. ``serve`` builds the list in ``front_ends(args)``: the TCP
+listener always, and adding ``--web`` is one more option in ``register`` and
+one more entry there. The front ends run in a nursery next to the games and
+are cancelled when the last game ends; a front end that raises ends the
+server (a bug), so catch per-connection errors inside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import signal
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import trio
+
+from ..bpgn import EngineInfo
+from ..config.specs import builtin_engine
+from ..core.model import SEATS, Seat
+from ..errors import ConfigError, UsageError
+from ..players.base import Player
+from ..players.factory import create_player
+from ..players.process import EngineProcess
+from ..server.limits import Limits
+from ..server.listener import ServeError, TcpFrontEnd
+from ..server.remote import RemoteEnginePlayer, RemoteSeat
+from ..server.seam import FrontEnd, LiveTable
+from ..table.arbiter import MatchEnded, MatchEvent, MovePlayed, run_match
+from ..ui.render import RenderOptions
+from .match import Display, GameWriter, MatchPlan
+from .match import plan_from_args as match_plan_from_args
+
+DEFAULT_PORT = 7790
+EXIT_INTERRUPTED = 130
+#: The engine that takes a seat under ``leaver=computer``.
+REPLACEMENT = "searcher"
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="run a table that engines and people join over the network",
+        description=__doc__.split("\n\nThe table seam")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", default=str(DEFAULT_PORT), help=f"TCP port (default {DEFAULT_PORT}; 0 = any free)"
+    )
+    parser.add_argument(
+        "--remote",
+        action="append",
+        default=[],
+        metavar="SEAT",
+        help="a seat that waits for a network player (repeatable)",
+    )
+    parser.add_argument(
+        "--engine", action="append", default=[], metavar="SEAT=SPEC", help="as for match"
+    )
+    parser.add_argument("--tc", metavar="BASE+INC", help="time control, as for match")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a house rule, e.g. reconnect_grace=60 or leaver=computer (repeatable)",
+    )
+    parser.add_argument("--engines-file", metavar="FILE", help="a TOML file of named engines")
+    parser.add_argument("--games", default="1", metavar="N", help="games to play (default 1)")
+    parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
+    parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
+    parser.set_defaults(run=run)
+
+
+@attrs.frozen(kw_only=True)
+class ServePlan:
+    match: MatchPlan
+    remote: tuple[Seat, ...]
+    host: str
+    port: int
+
+
+def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> ServePlan:
+    remote: list[Seat] = []
+    for text in args.remote:
+        try:
+            seat = Seat.parse(text)
+        except ValueError as exc:
+            raise UsageError(f"--remote: {exc}") from None
+        if seat in remote:
+            raise UsageError(f"--remote {text}: seat {seat} is named twice")
+        remote.append(seat)
+    if not remote:
+        raise UsageError("name at least one --remote seat (else use 'bughouse match')")
+    for text in args.engine:
+        name = text.partition("=")[0]
+        try:
+            seat = Seat.parse(name)
+        except ValueError:
+            continue  # match's own check says what is wrong
+        if seat in remote:
+            raise UsageError(f"seat {seat} is both --remote and --engine")
+    try:
+        port = int(args.port)
+    except ValueError:
+        raise UsageError(f"--port takes a number, not {args.port!r}") from None
+    if not 0 <= port < 65536:
+        raise UsageError(f"--port {port} is out of range")
+    match_args = argparse.Namespace(
+        rule=args.rule,
+        tc=args.tc,
+        games=args.games,
+        seed=args.seed,
+        engines_file=args.engines_file,
+        team=[],
+        engine=args.engine,
+        out=args.out,
+        debug=False,
+    )
+    plan = match_plan_from_args(match_args, today=today)
+    return ServePlan(
+        match=plan, remote=tuple(s for s in SEATS if s in remote), host=args.host, port=port
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args, today=datetime.datetime.now())
+    out = sys.stdout
+    unicode = (out.encoding or "").lower().replace("-", "") == "utf8"
+    display = Display(out, live=False, options=RenderOptions(unicode=unicode, color=False))
+    return trio.run(serve, plan, display)
+
+
+def log_line(text: str) -> None:
+    print(f"serve: {text}", file=sys.stderr, flush=True)
+
+
+def front_ends(plan: ServePlan) -> list[FrontEnd]:
+    """The ways in: the TCP listener (and, later, ``--web``)."""
+    return [TcpFrontEnd(plan.host, plan.port, Limits())]
+
+
+async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None] = log_line) -> int:
+    """Listens, prints the tokens, plays the games; returns the exit status."""
+    rules = plan.match.rules
+    status = 0
+    with trio.open_signal_receiver(signal.SIGINT) as signals:
+        async with trio.open_nursery() as home:
+            remotes = {
+                seat: RemoteSeat(
+                    seat,
+                    grace=rules.reconnect_grace,
+                    leaver=rules.leaver,
+                    replacement=_replacement,
+                    log=log,
+                )
+                for seat in plan.remote
+            }
+            remote_players = {
+                seat: RemoteEnginePlayer(remote, home) for seat, remote in remotes.items()
+            }
+            names: dict[Seat, str] = {}
+            table = LiveTable(rules, remotes, names=lambda: dict(names), log=log)
+            ends = front_ends(plan)
+            try:
+                for end in ends:
+                    await home.start(end.serve, table)
+            except ServeError as exc:
+                print(f"bughouse serve: error: {exc}", file=sys.stderr)
+                home.cancel_scope.cancel()
+                return 1
+            tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
+            address = f"{plan.host}:{tcp.port}"
+            display.line(f"listening on {address}")
+            for seat in plan.remote:
+                token = table.tokens[seat]
+                display.line(f"seat {seat}: token {token}")
+                display.line(
+                    f"  join: bughouse connect {address} --seat {seat.slug} --token={token} -- SPEC"
+                )
+                display.line(
+                    f"  or:   bughouse play --connect {address} --seat {seat.slug} --token={token}"
+                )
+
+            interrupted = False
+            games = trio.CancelScope()
+
+            async def stop_on_ctrl_c() -> None:
+                nonlocal interrupted
+                async for _ in signals:
+                    interrupted = True
+                    games.cancel()
+                    return
+
+            home.start_soon(stop_on_ctrl_c)
+            with games:
+                for index in range(plan.match.games):
+                    lost = [s for s, r in remotes.items() if r.lost and r.replaced_by is None]
+                    if lost:
+                        display.line(f"stopping: seat {lost[0]} has left for good")
+                        status = 1
+                        break
+                    for seat, remote in remotes.items():
+                        if not remote.connected and remote.replaced_by is None:
+                            display.line(f"waiting for seat {seat}...")
+                            await remote.wait_ready()
+                    await _play_one(plan, index, display, remote_players, table, names)
+            if interrupted:
+                display.line(f"interrupted: the games so far are in {plan.match.out}")
+                status = EXIT_INTERRUPTED
+            with trio.CancelScope(shield=True):
+                for player in remote_players.values():
+                    await player.shutdown()
+            home.cancel_scope.cancel()
+    if status == 0:
+        display.line(f"written to {plan.match.out}")
+    return status
+
+
+def _replacement() -> EngineProcess:
+    spec = builtin_engine(REPLACEMENT)
+    return EngineProcess(spec.command, cwd=spec.cwd, label=REPLACEMENT)
+
+
+async def _play_one(
+    plan: ServePlan,
+    index: int,
+    display: Display,
+    remote_players: Mapping[Seat, RemoteEnginePlayer],
+    table: LiveTable,
+    names: dict[Seat, str],
+) -> None:
+    match = plan.match
+    players: list[Player] = list(remote_players.values())
+    for seat in SEATS:
+        if seat not in remote_players:
+            spec = match.engines[seat]
+            if match.seed is not None and spec.name == "searcher":
+                spec = spec.with_options(Seed=str(match.seed + 4 * index + SEATS.index(seat)))
+            players.append(create_player(seat, spec))
+    writer = GameWriter(match.out, game_number=index + 1, games=match.games)
+    display.begin(index + 1, match.games, match.out)
+
+    def observe(event: MatchEvent) -> None:
+        if isinstance(event, MovePlayed):
+            seat = event.played.seat
+            player = remote_players.get(seat)
+            if player is not None:
+                lag = player.move_lag.pop(seat, None)
+                if lag is not None:
+                    info = writer.pending_info.get(seat, EngineInfo())
+                    writer.pending_info[seat] = attrs.evolve(info, lag_ms=round(lag * 1000))
+        if isinstance(event, MatchEnded) and writer.recorder is not None:
+            header = writer.recorder.header
+            players_now = dict(header.players)
+            for seat, player in remote_players.items():
+                if player.remote.replaced_by is not None:
+                    players_now[seat] = (
+                        f"{players_now.get(seat, player.name)} / {player.remote.replaced_by}"
+                    )
+            writer.recorder.header = attrs.evolve(header, players=players_now)
+        if hasattr(event, "names"):
+            names.update(event.names)
+        writer.observe(event)
+        display.observe(event)
+        table.emit(event)
+
+    await run_match(players, match.rules, game_id=str(index + 1), observer=observe)
+    if writer.error is not None:
+        raise ConfigError(writer.error)

@@ -1,0 +1,17 @@
+"""The table as a server: remote seats joined over the network (``bughouse serve``).
+
+- ``seam``: ``LiveTable``, what a running ``serve`` hands to every front end
+  (the TCP listener here, the web page of ``--web``): the remote seats, their
+  tokens, the arbiter's events, and ``attach`` to seat an authenticated line
+  connection.
+- ``remote``: ``RemoteSeat``, the line transport of a remote seat's
+  ``NativeEnginePlayer`` (the same protocol logic as for a subprocess engine,
+  the pipe replaced by whichever connection holds the seat now), with the
+  reconnect grace and the leaver rule.
+- ``limits``: the bounds every connection lives under (line length, lines per
+  second, open connections, time and lines before authentication).
+- ``listener``: the TCP front end: accepts, authenticates (``auth SEAT TOKEN``),
+  enforces the limits and attaches the connection to its seat.
+- ``client``: the other end, used by ``bughouse connect`` and ``bughouse play
+  --connect``: dial, authenticate, exchange lines.
+"""

@@ -1,0 +1,270 @@
+"""The TCP front end: accept, authenticate, bound, and attach to a seat.
+
+Per connection: at most ``Limits.auth_lines`` lines within
+``Limits.auth_timeout`` seconds, the first non-blank one being
+``auth <seat> <token> [ping]``; the answer is ``auth ok <seat>`` or ``auth
+refused <reason>`` (then the connection is closed). After ``auth ok`` the
+connection carries protocol.md lines both ways, exactly as a pipe
+(``TcpLink``), until either side closes it. With ``ping`` the server also
+sends ``ping <n>`` after each ``go`` and every ``PING_EVERY`` seconds, and
+the client answers ``pong <n>`` at once (its engine never sees either); the
+round-trip is the lag written into the BPGN. Nothing a client sends reaches
+another client: the only way from a connection to the table is its seat's
+protocol session, which parses and filters every line. Every failure of one
+connection is logged and ends only that connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+from functools import partial
+
+import trio
+
+from ..protocol import LineBuffer, RawLine
+from .limits import Limits, RateLimiter
+from .seam import AuthRefused, LiveTable
+
+#: Seconds between keep-alive pings on an idle connection that asked for them.
+PING_EVERY = 5.0
+_READ_SIZE = 65536
+
+
+class TcpLink:
+    """One authenticated TCP connection, as a ``SeatLink`` (see ``seam``)."""
+
+    def __init__(
+        self,
+        stream: trio.SocketStream,
+        peer: str,
+        limits: Limits,
+        *,
+        buffer: LineBuffer | None = None,
+        pending: list[RawLine] | None = None,
+        pings: bool = False,
+    ) -> None:
+        self.stream = stream
+        self.peer = peer
+        self.limits = limits
+        self.pings = pings
+        #: The last measured round-trip in seconds (None until a pong came back).
+        self.lag: float | None = None
+        self._buffer = buffer or LineBuffer(limits.max_line)
+        self._pending = list(pending or [])
+        self._rate = RateLimiter(limits.lines_per_second, limits.burst)
+        self._queued = bytearray()
+        self._kick = trio.Event()
+        self._broken = False
+        self._eof = False
+        self._ping_no = 0
+        self._ping_sent: dict[int, float] = {}
+
+    # -- out ----------------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        if self._broken:
+            return
+        self._queued += (line + "\n").encode()
+        if len(self._queued) > self.limits.max_queued:
+            self._broken = True  # the peer does not read: let it go
+            self._queued.clear()
+        self._kick.set()
+        if self.pings and line.startswith("go "):
+            self.ping()
+
+    def ping(self) -> None:
+        """Sends ``ping <n>``; its ``pong <n>`` sets ``lag``."""
+        if not self.pings or self._broken:
+            return
+        self._ping_no += 1
+        self._ping_sent[self._ping_no] = trio.current_time()
+        while len(self._ping_sent) > 16:
+            self._ping_sent.pop(next(iter(self._ping_sent)))
+        self.send(f"ping {self._ping_no}")
+
+    async def run_writer(self) -> None:
+        """Sends what ``send`` queued (run it next to the reader; returns when broken)."""
+        try:
+            while not self._broken:
+                if not self._queued:
+                    await self._kick.wait()
+                    self._kick = trio.Event()
+                    continue
+                burst = bytes(self._queued)
+                self._queued.clear()
+                await self.stream.send_all(burst)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        finally:
+            self._broken = True
+
+    async def run_pinger(self) -> None:
+        while self.pings and not self._broken:
+            await trio.sleep(PING_EVERY)
+            self.ping()
+
+    # -- in -----------------------------------------------------------------------------
+
+    async def receive(self) -> RawLine | None:
+        while True:
+            line = await self._next_line()
+            if line is None:
+                return None
+            delay = self._rate.delay(trio.current_time())
+            if delay > 0:
+                await trio.sleep(delay)
+                self._rate.delay(trio.current_time())
+            words = line.text.split()
+            if len(words) == 2 and words[0] == "pong":
+                self._pong(words[1])
+                continue
+            return line
+
+    def _pong(self, word: str) -> None:
+        try:
+            sent = self._ping_sent.pop(int(word))
+        except (ValueError, KeyError):
+            return
+        self.lag = trio.current_time() - sent
+
+    async def _next_line(self) -> RawLine | None:
+        while not self._pending:
+            if self._eof or self._broken:
+                return None
+            try:
+                chunk = await self.stream.receive_some(_READ_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                self._pending.extend(self._buffer.close())
+            else:
+                self._pending.extend(self._buffer.feed(chunk))
+        return self._pending.pop(0)
+
+    async def aclose(self) -> None:
+        self._broken = True
+        self._kick.set()
+        with trio.CancelScope(shield=True):
+            await self.stream.aclose()
+
+
+class TcpFrontEnd:
+    """Listens on ``host:port`` (0: any free port; ``port`` holds the real one once started)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, limits: Limits | None = None):
+        self.host = host
+        self.port = port
+        self.limits = limits or Limits()
+        self.open_connections = 0
+        #: Connections turned away because too many were open.
+        self.turned_away = 0
+
+    async def serve(
+        self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        try:
+            listeners = await trio.open_tcp_listeners(self.port, host=self.host)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            if exc.errno == errno.EADDRINUSE:
+                reason = "the port is in use"
+            raise ServeError(f"cannot listen on {self.host}:{self.port}: {reason}") from exc
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started()
+        await trio.serve_listeners(partial(self._handle, table), listeners)
+
+    async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
+        peer = _peer(stream)
+        if self.open_connections >= self.limits.max_connections:
+            self.turned_away += 1
+            if self.turned_away <= 10 or self.turned_away % 1000 == 0:
+                table.log(f"{peer}: too many connections ({self.turned_away} turned away)")
+            with trio.move_on_after(1):
+                with contextlib.suppress(trio.BrokenResourceError, OSError):
+                    await stream.send_all(b"error too many connections\n")
+            await _close(stream)
+            return
+        self.open_connections += 1
+        try:
+            await self._session(table, stream, peer)
+        except Exception as exc:  # one connection's trouble never reaches the others
+            table.log(f"{peer}: connection failed ({type(exc).__name__}: {exc})")
+        finally:
+            self.open_connections -= 1
+            await _close(stream)
+
+    async def _session(self, table: LiveTable, stream: trio.SocketStream, peer: str) -> None:
+        buffer = LineBuffer(self.limits.max_line)
+        lines: list[RawLine] = []
+        auth: RawLine | None = None
+        seen = 0
+        with trio.move_on_after(self.limits.auth_timeout):
+            while auth is None and seen < self.limits.auth_lines:
+                while not lines:
+                    try:
+                        chunk = await stream.receive_some(_READ_SIZE)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        chunk = b""
+                    if not chunk:
+                        return
+                    lines.extend(buffer.feed(chunk))
+                line = lines.pop(0)
+                seen += 1
+                if line.text.strip():
+                    auth = line
+        if auth is None:
+            table.log(f"{peer}: no auth line in time; closed")
+            await _answer(stream, "auth refused no auth line")
+            return
+        words = auth.text.split()
+        if auth.overlong or len(words) not in (3, 4) or words[0] != "auth":
+            table.log(f"{peer}: not an auth line; closed")
+            await _answer(stream, "auth refused expected 'auth <seat> <token>'")
+            return
+        if len(words) == 4 and words[3] != "ping":
+            await _answer(stream, "auth refused unknown option")
+            return
+        try:
+            seat = table.authenticate(words[1], words[2])
+        except AuthRefused as exc:
+            table.log(f"{peer}: auth refused ({exc.reason})")
+            await _answer(stream, f"auth refused {exc.reason}")
+            return
+        link = TcpLink(
+            stream, peer, self.limits, buffer=buffer, pending=lines, pings=len(words) == 4
+        )
+        link.send(f"auth ok {seat.bpgn}")
+        table.log(f"{peer}: took seat {seat.bpgn}")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(link.run_writer)
+            nursery.start_soon(link.run_pinger)
+            try:
+                await table.attach(seat, link)
+            finally:
+                nursery.cancel_scope.cancel()
+        table.log(f"{peer}: left seat {seat.bpgn}")
+
+
+class ServeError(Exception):
+    """The server cannot start (e.g. the port is taken)."""
+
+
+async def _answer(stream: trio.SocketStream, line: str) -> None:
+    with trio.move_on_after(1):
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await stream.send_all((line + "\n").encode())
+
+
+async def _close(stream: trio.SocketStream) -> None:
+    with trio.CancelScope(shield=True), contextlib.suppress(OSError):
+        await stream.aclose()
+
+
+def _peer(stream: trio.SocketStream) -> str:
+    try:
+        host, port = stream.socket.getpeername()[:2]
+    except OSError:
+        return "?"
+    return f"{host}:{port}"

@@ -1,0 +1,197 @@
+"""``bughouse serve`` / ``bughouse connect`` over loopback, with real processes.
+
+Each test runs the server and its clients as subprocesses and judges the
+game file the server wrote. Seats B-White and A-Black are remote; the others
+are local searchers.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+import trio
+from serve_helpers import Server, reap
+
+from bughouse_arbiter.bpgn.read import BpgnGame, read_games
+
+REMOTE = ("--remote", "B-white", "--remote", "A-black")
+GAME_TIMEOUT = 240
+
+
+def the_game(server: Server) -> BpgnGame:
+    games = read_games(server.out.read_text())
+    assert len(games) == 1
+    return games[0]
+
+
+def remote_moves(game: BpgnGame) -> list[dict[str, str]]:
+    """The commands of the moves made by the remote seats (WB, BA)."""
+    return [
+        dict(m.commands)
+        for m in game.moves
+        if (m.board.value, m.white) in {("B", True), ("A", False)}
+    ]
+
+
+async def test_two_remote_engines_and_two_local_ones_play_a_full_game(tmp_path: Path) -> None:
+    server = Server(tmp_path, *REMOTE, "--tc", "8+0")
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            clients = [await server.connect(seat) for seat in ("b-white", "a-black")]
+            assert await server.wait() == 0, server.err
+            for client in clients:
+                with trio.fail_after(30):
+                    assert await client.wait() == 0
+    game = the_game(server)
+    assert game.tags["Result"] in {"1-0", "0-1", "1/2-1/2"}
+    assert game.tags["Termination"] != "left"
+    assert game.tags["WhiteB"] == game.tags["BlackA"] == "Searcher 1.0"
+    lags = [c["lag"] for c in remote_moves(game)]
+    assert lags and all(int(lag) >= 0 for lag in lags)
+    assert "took seat WB" in server.err and "took seat BA" in server.err
+
+
+async def test_a_killed_client_that_comes_back_within_the_grace_plays_on(tmp_path: Path) -> None:
+    server = Server(tmp_path, *REMOTE, "--tc", "20+0", "--rule", "reconnect_grace=30")
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            first = await server.connect("b-white")
+            other = await server.connect("a-black")
+            await server.plies(6)
+            first.kill()
+            await first.wait()
+            await server.wait_for(lambda: "dropped the connection" in server.err)
+            again = await server.connect("b-white")
+            assert await server.wait() == 0, server.err
+            await reap(again)
+            await reap(other)
+    game = the_game(server)
+    assert game.tags["Termination"] != "left", game.tags
+    assert game.tags["Result"] in {"1-0", "0-1", "1/2-1/2"}
+    assert "WB : 127.0.0.1" in server.err and "came back" in server.err
+    assert game.tags["WhiteB"] == "Searcher 1.0"
+
+
+@pytest.mark.parametrize("leaver", ["lose", "computer"])
+async def test_a_client_that_does_not_come_back(tmp_path: Path, leaver: str) -> None:
+    server = Server(
+        tmp_path,
+        *REMOTE,
+        "--tc",
+        "20+0",
+        "--rule",
+        "reconnect_grace=1",
+        "--rule",
+        f"leaver={leaver}",
+    )
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            gone = await server.connect("b-white")
+            other = await server.connect("a-black")
+            await server.plies(6)
+            gone.kill()
+            await gone.wait()
+            await server.wait()
+            await reap(other)
+    game = the_game(server)
+    if leaver == "lose":
+        assert game.tags["Termination"] == "left"
+        assert game.tags["TerminationSeat"] == "WB"
+        assert game.tags["Result"] == "1-0"  # B-White plays for team 2
+    else:
+        assert game.tags["Termination"] != "left"
+        assert game.tags["WhiteB"] == "Searcher 1.0 / searcher"
+        assert game.tags["Result"] in {"1-0", "0-1", "1/2-1/2"}
+
+
+async def test_wrong_and_reused_tokens_are_refused(tmp_path: Path) -> None:
+    server = Server(tmp_path, *REMOTE, "--tc", "20+0")
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            assert (
+                await ask(server.port, "auth b-white not-the-token") == "auth refused wrong token"
+            )
+            assert await ask(server.port, "auth a-white x") == "auth refused not a remote seat"
+            assert await ask(server.port, "auth C-green x") == "auth refused unknown seat"
+            assert await ask(server.port, "hello") == "auth refused expected 'auth <seat> <token>'"
+            token = server.tokens["b-white"]
+            holder = await trio.open_tcp_stream("127.0.0.1", server.port)
+            await holder.send_all(f"auth WB {token}\n".encode())
+            assert (await holder.receive_some(100)).startswith(b"auth ok WB")
+            assert await ask(server.port, f"auth WB {token}") == "auth refused seat taken"
+            connect = await server.connect("a-black")
+            await holder.aclose()
+            server.kill()
+            await reap(connect)
+    assert server.err.count("auth refused") >= 5
+
+
+async def ask(port: int, line: str) -> str:
+    """Sends one line on a fresh connection and returns the server's answer."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(line.encode() + b"\n")
+        data = b""
+        while b"\n" not in data:
+            chunk = await stream.receive_some(1000)
+            if not chunk:
+                break
+            data += chunk
+    return data.decode().strip()
+
+
+async def test_a_flood_of_junk_connections_does_not_disturb_the_game(tmp_path: Path) -> None:
+    server = Server(tmp_path, *REMOTE, "--tc", "10+0")
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            clients = [await server.connect(seat) for seat in ("b-white", "a-black")]
+            await server.plies(2)
+            async with trio.open_nursery() as junk:
+                for index in range(60):
+                    junk.start_soon(flood, server.port, index)
+            assert await server.wait() == 0, server.err
+            for client in clients:
+                await reap(client)
+    game = the_game(server)
+    assert game.tags["Termination"] != "left"
+    assert game.tags["Result"] in {"1-0", "0-1", "1/2-1/2"}
+    assert "no auth line in time" in server.err or "not an auth line" in server.err
+
+
+async def flood(port: int, index: int) -> None:
+    """One junk client: garbage, an endless line, silence, or a half-open socket."""
+    try:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+    except OSError:
+        return
+    async with stream:
+        try:
+            with trio.move_on_after(8):
+                kind = index % 4
+                if kind == 0:
+                    await stream.send_all(b"\xff\xfe garbage \x00\n" * 50)
+                elif kind == 1:
+                    for _ in range(100):  # one line of 1.6 MB, never ended
+                        await stream.send_all(b"a" * 16384)
+                elif kind == 2:
+                    await trio.sleep(8)  # says nothing
+                else:
+                    await stream.send_all(b"auth WB wrong\nbestmove e2e4 turn 1\n" * 20)
+                await stream.receive_some(1000)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+
+
+def test_the_server_listens_only_on_loopback_by_default() -> None:
+    from bughouse_arbiter.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "--remote", "WB"])
+    assert args.host == "127.0.0.1"
+    assert socket.inet_aton(args.host)
