@@ -60,10 +60,13 @@ from ..server.remote import RemoteEnginePlayer, RemoteSeat
 from ..server.seam import FrontEnd, LiveTable
 from ..table.arbiter import MatchEnded, MatchEvent, MovePlayed, run_match
 from ..ui.render import RenderOptions
+from ..web.live_server import WebFrontEnd
 from .match import Display, GameWriter, MatchPlan
 from .match import plan_from_args as match_plan_from_args
 
 DEFAULT_PORT = 7790
+#: The live page's port with a bare ``--web``.
+DEFAULT_WEB_PORT = 7791
 EXIT_INTERRUPTED = 130
 #: The engine that takes a seat under ``leaver=computer``.
 REPLACEMENT = "searcher"
@@ -104,6 +107,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--games", default="1", metavar="N", help="games to play (default 1)")
     parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
+    parser.add_argument(
+        "--web",
+        nargs="?",
+        const=str(DEFAULT_WEB_PORT),
+        metavar="PORT",
+        help=f"also serve the live page on this port (default {DEFAULT_WEB_PORT}; 0 = any free)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -113,6 +123,8 @@ class ServePlan:
     remote: tuple[Seat, ...]
     host: str
     port: int
+    #: The live page's port (``--web``), or None for no page.
+    web_port: int | None = None
 
 
 def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> ServePlan:
@@ -125,8 +137,11 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         if seat in remote:
             raise UsageError(f"--remote {text}: seat {seat} is named twice")
         remote.append(seat)
-    if not remote:
-        raise UsageError("name at least one --remote seat (else use 'bughouse match')")
+    if not remote and args.web is None:
+        raise UsageError(
+            "name at least one --remote seat, or --web to show the table "
+            "(else use 'bughouse match')"
+        )
     for text in args.engine:
         name = text.partition("=")[0]
         try:
@@ -135,12 +150,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
             continue  # match's own check says what is wrong
         if seat in remote:
             raise UsageError(f"seat {seat} is both --remote and --engine")
-    try:
-        port = int(args.port)
-    except ValueError:
-        raise UsageError(f"--port takes a number, not {args.port!r}") from None
-    if not 0 <= port < 65536:
-        raise UsageError(f"--port {port} is out of range")
+    port = _port("--port", args.port)
+    web_port = None if args.web is None else _port("--web", args.web)
     match_args = argparse.Namespace(
         rule=args.rule,
         tc=args.tc,
@@ -154,8 +165,22 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
     )
     plan = match_plan_from_args(match_args, today=today)
     return ServePlan(
-        match=plan, remote=tuple(s for s in SEATS if s in remote), host=args.host, port=port
+        match=plan,
+        remote=tuple(s for s in SEATS if s in remote),
+        host=args.host,
+        port=port,
+        web_port=web_port,
     )
+
+
+def _port(option: str, text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise UsageError(f"{option} takes a port number, not {text!r}") from None
+    if not 0 <= port < 65536:
+        raise UsageError(f"{option} {port} is out of range")
+    return port
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,8 +196,11 @@ def log_line(text: str) -> None:
 
 
 def front_ends(plan: ServePlan) -> list[FrontEnd]:
-    """The ways in: the TCP listener (and, later, ``--web``)."""
-    return [TcpFrontEnd(plan.host, plan.port, Limits())]
+    """The ways in: the TCP listener, and the live page with ``--web``."""
+    ends: list[FrontEnd] = [TcpFrontEnd(plan.host, plan.port, Limits())]
+    if plan.web_port is not None:
+        ends.append(WebFrontEnd(plan.host, plan.web_port))
+    return ends
 
 
 async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None] = log_line) -> int:
@@ -207,6 +235,10 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
             address = f"{plan.host}:{tcp.port}"
             display.line(f"listening on {address}")
+            web = next((e for e in ends if isinstance(e, WebFrontEnd)), None)
+            page = None if web is None else f"http://{_url_host(plan.host)}:{web.port}/"
+            if page is not None:
+                display.line(f"live page: {page}")
             for seat in plan.remote:
                 token = table.tokens[seat]
                 display.line(f"seat {seat}: token {token}")
@@ -216,6 +248,8 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
                 display.line(
                     f"  or:   bughouse play --connect {address} --seat {seat.slug} --token={token}"
                 )
+                if page is not None:
+                    display.line(f"  or:   open {page}#seat={seat.slug}&token={token}")
 
             interrupted = False
             games = trio.CancelScope()
@@ -250,6 +284,10 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
     if status == 0:
         display.line(f"written to {plan.match.out}")
     return status
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 def _replacement() -> EngineProcess:
