@@ -280,6 +280,8 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             with trio.CancelScope(shield=True):
                 for player in remote_players.values():
                     await player.shutdown()
+                if web is not None:
+                    await web.flush()
             home.cancel_scope.cancel()
     if status == 0:
         display.line(f"written to {plan.match.out}")

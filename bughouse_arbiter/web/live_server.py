@@ -74,6 +74,8 @@ MESSAGE_BURST = 40
 MAX_TELL = 120
 #: Seconds a page that closed gets for its seat link to wind down.
 DETACH_TIMEOUT = 5.0
+#: Seconds the last snapshot gets to reach every page once the games are over.
+FLUSH_TIMEOUT = 2.0
 _NAME = re.compile(r"[^\w .\-]")
 
 
@@ -86,6 +88,8 @@ class WebFrontEnd:
         self.view = LiveView()
         self._changed = trio.Event()
         self._open = 0
+        self._sessions: set[PageSession] = set()
+        self._sent = trio.Event()
 
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -145,7 +149,9 @@ class WebFrontEnd:
             await respond(stream, conn, 405, b"GET only\n", "text/plain; charset=utf-8")
             return
         head = method == b"HEAD"
-        if path == "/":
+        if path == "/favicon.ico":
+            await respond(stream, conn, 204, b"", "image/x-icon")
+        elif path == "/":
             body = page_html().encode()
             await respond(stream, conn, 200, body, "text/html; charset=utf-8", head_only=head)
         elif path.startswith("/assets/") and path[len("/assets/") :] in ASSETS:
@@ -153,6 +159,20 @@ class WebFrontEnd:
             await respond(stream, conn, 200, asset(name), ASSETS[name], head_only=head)
         else:
             await respond(stream, conn, 404, b"not found\n", "text/plain; charset=utf-8")
+
+    async def flush(self, timeout: float = FLUSH_TIMEOUT) -> None:
+        """Waits (at most ``timeout`` s) until every open page has the latest snapshot.
+
+        ``serve`` calls it after the last game, before it stops the front ends,
+        so that every watcher sees the result.
+        """
+        with trio.move_on_after(timeout):
+            while any(s.sent < self.view.version for s in self._sessions):
+                await self._sent.wait()
+
+    def _note_sent(self) -> None:
+        self._sent.set()
+        self._sent = trio.Event()
 
     async def wait_changed(self, seen: int) -> None:
         """Returns once the view's version is past ``seen``."""
@@ -172,8 +192,18 @@ class PageSession:
         self.player: WebPlayer | None = None
         self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
         self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
+        #: The view version of the last snapshot sent.
+        self.sent = -1
 
     async def run(self) -> None:
+        self.front._sessions.add(self)
+        try:
+            await self._run()
+        finally:
+            self.front._sessions.discard(self)
+            self.front._note_sent()
+
+    async def _run(self) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._push)
             try:
@@ -197,7 +227,8 @@ class PageSession:
             version = self.front.view.version
             data = self.front.view.snapshot(trio.current_time(), seat=self.seat)
             await self.socket.send(json.dumps(data, separators=(",", ":")))
-            seen = version
+            seen = self.sent = version
+            self.front._note_sent()
             async with trio.open_nursery() as wait:
 
                 async def changed(wait: trio.Nursery = wait, seen: int = seen) -> None:

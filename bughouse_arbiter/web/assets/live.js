@@ -99,18 +99,20 @@ function render(state) {
     fillPocket(b.topPocket, board, topColor, info, you);
     fillPocket(b.bottomPocket, board, orientation, info, you);
     if (!info) {
-      b.cg.set({ orientation, viewOnly: true });
+      b.cg.set({ orientation });
       continue;
     }
     const mine = you && you.board === board;
+    const playing = mine && info.live && state.result === null;
     const config = {
       orientation,
       fen: info.fen,
       turnColor: info.turn,
       lastMove: info.lastMove.length ? info.lastMove : undefined,
       check: info.check ? info.turn : false,
-      viewOnly: !mine || !info.live || state.result !== null,
-      movable: { color: mine ? you.color : undefined, dests: mine && you.toMove ? dests(you.legal) : new Map() },
+      // Never viewOnly: chessground binds its input only while not viewOnly, at (re)draw.
+      movable: { color: playing ? you.color : undefined, dests: playing && you.toMove ? dests(you.legal) : new Map() },
+      premovable: { enabled: Boolean(playing) },
     };
     b.cg.set(config);
     b.wrap.classList.toggle("check", info.check && info.live);
@@ -123,6 +125,8 @@ function render(state) {
     b.title.querySelector(".note").textContent = notes.join(" · ");
     b.wrap.dataset.fen = info.fen;
     b.wrap.dataset.lastMove = info.lastMove.join("");
+    b.wrap.dataset.orientation = orientation;
+    b.wrap.dataset.legal = mine && you.toMove ? you.legal.join(" ") : "";
   }
   const result = $("result");
   if (state.result) {
@@ -146,6 +150,10 @@ function fillSeat(row, seat, state) {
 function fillPocket(row, board, color, info, you) {
   const pocket = info ? info.pockets[color] : {};
   const mine = you && you.board === board && you.color === color && state_live(info);
+  // Rebuilt only when it changes: a button replaced under the pointer loses the click.
+  const key = JSON.stringify([pocket, Boolean(mine), mine ? page.dropRole : null, color]);
+  if (row.dataset.key === key) return;
+  row.dataset.key = key;
   row.classList.toggle("mine", Boolean(mine));
   row.dataset.seat = seatOf(board, color);
   row.innerHTML = "";
@@ -191,6 +199,9 @@ function dests(legal) {
 
 function renderMessages(messages) {
   const list = $("messages");
+  const key = JSON.stringify(messages);
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
   list.innerHTML = "";
   for (const m of messages) {
     const li = document.createElement("li");
@@ -472,4 +483,5 @@ function setUp() {
   requestAnimationFrame(tick);
 }
 
+window.bughouseLive = page; // for debugging in the console
 setUp();
