@@ -75,7 +75,7 @@ class EngineInfo:
     mate: int | None = attrs.field(default=None, converter=_bounded)
     depth: int | None = attrs.field(default=None, converter=_bounded)
     #: The network round-trip measured for the move (a seat played over ``bughouse serve``).
-    lag_ms: int | None = None
+    lag_ms: int | None = attrs.field(default=None, converter=_bounded)
 
     def command(self) -> str | None:
         """``[%eval +0.35,12]`` (lichess style: pawns, then depth), or None if empty."""

@@ -134,18 +134,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say(text: str) -> None:
-    """Prints a closing line; a terminal that hung up (SIGHUP) gets nothing, quietly."""
-    try:
-        print(text, flush=True)
-    except OSError:
-        # Point stdout at /dev/null, so the interpreter's last flush is quiet too.
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-
-
 def _run_connected(args: argparse.Namespace) -> int:
     """``--connect``: the console at a seat of a remote table; the server keeps the record."""
     from ..server.client import parse_address
@@ -188,6 +176,18 @@ def _run_connected(args: argparse.Namespace) -> int:
     else:
         status = connected(PipeTerminal(style))
     return status
+
+
+def _say(text: str) -> None:
+    """Prints a closing line; a terminal that hung up (SIGHUP) gets nothing, quietly."""
+    try:
+        print(text, flush=True)
+    except OSError:
+        # Point stdout at /dev/null, so the interpreter's last flush is quiet too.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
 def _play(

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import signal
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -53,12 +52,14 @@ from ..core.model import SEATS, Seat
 from ..errors import ConfigError, UsageError
 from ..players.base import Player
 from ..players.factory import create_player
-from ..players.process import EngineProcess
+from ..players.process import EngineProcess, live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
 from ..server.limits import Limits
 from ..server.listener import ServeError, TcpFrontEnd
 from ..server.remote import RemoteEnginePlayer, RemoteSeat
 from ..server.seam import FrontEnd, LiveTable
 from ..table.arbiter import MatchEnded, MatchEvent, MovePlayed, run_match
+from ..table.stopping import exit_status, stop_on_signals
 from ..ui.render import RenderOptions
 from ..web.live_server import WebFrontEnd
 from .match import Display, GameWriter, MatchPlan
@@ -67,7 +68,6 @@ from .match import plan_from_args as match_plan_from_args
 DEFAULT_PORT = 7790
 #: The live page's port with a bare ``--web``.
 DEFAULT_WEB_PORT = 7791
-EXIT_INTERRUPTED = 130
 #: The engine that takes a seat under ``leaver=computer``.
 REPLACEMENT = "searcher"
 
@@ -177,7 +177,7 @@ def _port(option: str, text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise UsageError(f"{option} takes a port number, not {text!r}") from None
+        raise UsageError(f"{option} takes a number, not {text!r}") from None
     if not 0 <= port < 65536:
         raise UsageError(f"{option} {port} is out of range")
     return port
@@ -188,7 +188,11 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     unicode = (out.encoding or "").lower().replace("-", "") == "utf8"
     display = Display(out, live=False, options=RenderOptions(unicode=unicode, color=False))
-    return trio.run(serve, plan, display)
+    become_subreaper()
+    try:
+        return trio.run(serve, plan, display)
+    finally:
+        kill_orphans(keep=live_engine_pids())
 
 
 def log_line(text: str) -> None:
@@ -207,82 +211,71 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
     """Listens, prints the tokens, plays the games; returns the exit status."""
     rules = plan.match.rules
     status = 0
-    with trio.open_signal_receiver(signal.SIGINT) as signals:
-        async with trio.open_nursery() as home:
-            remotes = {
-                seat: RemoteSeat(
-                    seat,
-                    grace=rules.reconnect_grace,
-                    leaver=rules.leaver,
-                    replacement=_replacement,
-                    log=log,
-                )
-                for seat in plan.remote
-            }
-            remote_players = {
-                seat: RemoteEnginePlayer(remote, home) for seat, remote in remotes.items()
-            }
-            names: dict[Seat, str] = {}
-            table = LiveTable(rules, remotes, names=lambda: dict(names), log=log)
-            ends = front_ends(plan)
-            try:
-                for end in ends:
-                    await home.start(end.serve, table)
-            except ServeError as exc:
-                print(f"bughouse serve: error: {exc}", file=sys.stderr)
-                home.cancel_scope.cancel()
-                return 1
-            tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
-            address = f"{plan.host}:{tcp.port}"
-            display.line(f"listening on {address}")
-            web = next((e for e in ends if isinstance(e, WebFrontEnd)), None)
-            page = None if web is None else f"http://{_url_host(plan.host)}:{web.port}/"
-            if page is not None:
-                display.line(f"live page: {page}")
-            for seat in plan.remote:
-                token = table.tokens[seat]
-                display.line(f"seat {seat}: token {token}")
-                display.line(
-                    f"  join: bughouse connect {address} --seat {seat.slug} --token={token} -- SPEC"
-                )
-                display.line(
-                    f"  or:   bughouse play --connect {address} --seat {seat.slug} --token={token}"
-                )
-                if page is not None:
-                    display.line(f"  or:   open {page}#seat={seat.slug}&token={token}")
-
-            interrupted = False
-            games = trio.CancelScope()
-
-            async def stop_on_ctrl_c() -> None:
-                nonlocal interrupted
-                async for _ in signals:
-                    interrupted = True
-                    games.cancel()
-                    return
-
-            home.start_soon(stop_on_ctrl_c)
-            with games:
-                for index in range(plan.match.games):
-                    lost = [s for s, r in remotes.items() if r.lost and r.replaced_by is None]
-                    if lost:
-                        display.line(f"stopping: seat {lost[0]} has left for good")
-                        status = 1
-                        break
-                    for seat, remote in remotes.items():
-                        if not remote.connected and remote.replaced_by is None:
-                            display.line(f"waiting for seat {seat}...")
-                            await remote.wait_ready()
-                    await _play_one(plan, index, display, remote_players, table, names)
-            if interrupted:
-                display.line(f"interrupted: the games so far are in {plan.match.out}")
-                status = EXIT_INTERRUPTED
-            with trio.CancelScope(shield=True):
-                for player in remote_players.values():
-                    await player.shutdown()
-                if web is not None:
-                    await web.flush()
+    async with stop_on_signals() as stop, trio.open_nursery() as home:
+        remotes = {
+            seat: RemoteSeat(
+                seat,
+                grace=rules.reconnect_grace,
+                leaver=rules.leaver,
+                replacement=_replacement,
+                log=log,
+            )
+            for seat in plan.remote
+        }
+        remote_players = {
+            seat: RemoteEnginePlayer(remote, home) for seat, remote in remotes.items()
+        }
+        names: dict[Seat, str] = {}
+        table = LiveTable(rules, remotes, names=lambda: dict(names), log=log)
+        ends = front_ends(plan)
+        try:
+            for end in ends:
+                await home.start(end.serve, table)
+        except ServeError as exc:
+            print(f"bughouse serve: error: {exc}", file=sys.stderr)
             home.cancel_scope.cancel()
+            return 1
+        tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
+        address = f"{plan.host}:{tcp.port}"
+        display.line(f"listening on {address}")
+        web = next((e for e in ends if isinstance(e, WebFrontEnd)), None)
+        page = None if web is None else f"http://{_url_host(plan.host)}:{web.port}/"
+        if page is not None:
+            display.line(f"live page: {page}")
+        for seat in plan.remote:
+            token = table.tokens[seat]
+            display.line(f"seat {seat}: token {token}")
+            display.line(
+                f"  join: bughouse connect {address} --seat {seat.slug} --token={token} -- SPEC"
+            )
+            display.line(
+                f"  or:   bughouse play --connect {address} --seat {seat.slug} --token={token}"
+            )
+            if page is not None:
+                display.line(f"  or:   open {page}#seat={seat.slug}&token={token}")
+
+        with stop.scope:
+            for index in range(plan.match.games):
+                lost = [s for s, r in remotes.items() if r.lost and r.replaced_by is None]
+                if lost:
+                    display.line(f"stopping: seat {lost[0]} has left for good")
+                    status = 1
+                    break
+                for seat, remote in remotes.items():
+                    if not remote.connected and remote.replaced_by is None:
+                        display.line(f"waiting for seat {seat}...")
+                        await remote.wait_ready()
+                await _play_one(plan, index, display, remote_players, table, names, stop.reason)
+                kill_orphans(keep=live_engine_pids())
+        if stop.signal is not None:
+            display.line(f"interrupted ({stop.name}): the games so far are in {plan.match.out}")
+            status = exit_status(stop.signal)
+        with trio.CancelScope(shield=True):
+            for player in remote_players.values():
+                await player.shutdown()
+            if web is not None:
+                await web.flush()
+        home.cancel_scope.cancel()
     if status == 0:
         display.line(f"written to {plan.match.out}")
     return status
@@ -304,6 +297,7 @@ async def _play_one(
     remote_players: Mapping[Seat, RemoteEnginePlayer],
     table: LiveTable,
     names: dict[Seat, str],
+    stop_reason: Callable[[], str],
 ) -> None:
     match = plan.match
     players: list[Player] = list(remote_players.values())
@@ -340,6 +334,12 @@ async def _play_one(
         display.observe(event)
         table.emit(event)
 
-    await run_match(players, match.rules, game_id=str(index + 1), observer=observe)
+    await run_match(
+        players,
+        match.rules,
+        game_id=str(index + 1),
+        observer=observe,
+        stop_reason=stop_reason,
+    )
     if writer.error is not None:
         raise ConfigError(writer.error)

@@ -98,6 +98,9 @@ class TcpLink:
             pass
         finally:
             self._broken = True
+            # Closing wakes the reader too: the link ends (a drop, for the seat).
+            with trio.CancelScope(shield=True), contextlib.suppress(OSError):
+                await self.stream.aclose()
 
     async def run_pinger(self) -> None:
         while self.pings and not self._broken:

@@ -9,7 +9,8 @@ exactly as for a subprocess engine. What the network adds:
   ``reconnect_grace`` seconds (its clock keeps running; lines for it are
   dropped). A link that comes back with the seat's token is greeted like a
   new engine (``bug 1`` ... ``bugok``) and then told the whole game again:
-  ``newgame``, ``player`` lines, ``rules``, the latest ``state``, and a fresh
+  ``newgame``, ``player`` lines, ``rules``, the latest ``state`` (the running
+  clocks run down to the moment of the greeting), and a fresh
   ``go`` (new turn number) for a turn still open.
 - **Leavers.** When the grace runs out: ``leaver=lose`` ends the seat (the
   player reports ``Gone`` and its team loses, "left");
@@ -23,9 +24,9 @@ exactly as for a subprocess engine. What the network adds:
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
+import attrs
 import trio
 
 from ..core.game import PlayedMove
@@ -266,6 +267,7 @@ class RemoteEnginePlayer(NativeEnginePlayer):
         self._rejoining = False
         self._info: MatchInfo | None = None
         self._latest: TableState | None = None
+        self._latest_at = 0.0  # trio time of that snapshot
         #: Per seat, the round-trip measured when its last move arrived (seconds).
         self.move_lag: dict[Seat, float | None] = {}
 
@@ -294,16 +296,19 @@ class RemoteEnginePlayer(NativeEnginePlayer):
     # -- remember what a newcomer must be told --------------------------------------------
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
-        self._info, self._latest = info, state
+        with trio.move_on_after(self.handshake_timeout):
+            while self._rejoining:  # a client that came back between games is being greeted
+                await self._changed.wait()
+        self._info, self._latest, self._latest_at = info, state, trio.current_time()
         self.remote.in_game = True
         await super().new_game(info, state)
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
-        self._latest = state
+        self._latest, self._latest_at = state, trio.current_time()
         await super().your_turn(seat, token, state)
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
-        self._latest = state
+        self._latest, self._latest_at = state, trio.current_time()
         await super().moved(played, state)
 
     async def game_over(self, outcome: Outcome) -> None:
@@ -344,15 +349,25 @@ class RemoteEnginePlayer(NativeEnginePlayer):
             for option, value in self.options.items():
                 self._send(SetOption(option, value))
             if self._playing and self._info is not None and self._latest is not None:
-                self._announce_game(self._info, self._latest)
+                now = self._state_now(self._info, self._latest)
+                self._announce_game(self._info, now)
                 reopen = [self._turns.pop(wire) for wire in self._open_by_seat.values()]
                 self._open_by_seat.clear()
                 self._rejoining = False
                 for seat, token in reopen:
-                    await self.your_turn(seat, token, self._latest)
+                    await self.your_turn(seat, token, now)
         finally:
             self._rejoining = False
+            self._wake()
 
-
-def engine_label(command: Sequence[str]) -> str:
-    return os.path.basename(command[0]) if command else "engine"
+    def _state_now(self, info: MatchInfo, state: TableState) -> TableState:
+        """The last snapshot with the running clocks (side to move per board) run down to now."""
+        elapsed = trio.current_time() - self._latest_at
+        if not info.rules.clock or elapsed <= 0:
+            return state
+        clocks = dict(state.clocks)
+        for board, fen in state.fens.items():
+            fields = fen.split()
+            seat = Seat.of(board, len(fields) < 2 or fields[1] == "w")
+            clocks[seat] = max(0.0, clocks[seat] - elapsed)
+        return attrs.evolve(state, clocks=clocks)
