@@ -13,8 +13,6 @@ import re
 import subprocess
 import sys
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,11 +21,12 @@ import pytest
 
 from bughouse_arbiter.bpgn.read import read_games
 from tests.test_web_replay import SHOTS
-from tests.test_web_replay import browser as browser  # noqa: F401 - the shared fixture
+from tests.test_web_replay import browser as browser  # the shared fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'}"
 WAIT_MS = 30_000
+SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
 
 
 class Served:
@@ -76,8 +75,7 @@ def serve(tmp_path: Path) -> Iterator[Any]:
     def start(*args: str) -> Served:
         out = tmp_path / "live.bpgn"
         process = subprocess.Popen(
-            [sys.executable, "-m", "bughouse_arbiter", "serve", "--web", "0", "--port", "0"]
-            + ["--out", str(out), *args],
+            [*SERVE, "--web", "0", "--port", "0", "--out", str(out), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -181,7 +179,9 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     page.mouse.move(*square_center(page, "B", "e4"), steps=5)
     page.mouse.up()
     expect(board).to_have_attribute("data-last-move", re.compile("^(e2e4|..)$"))
-    expect(board).not_to_have_attribute("data-last-move", "e2e4", timeout=WAIT_MS)  # B-Black answered
+    expect(board).not_to_have_attribute(
+        "data-last-move", "e2e4", timeout=WAIT_MS
+    )  # B-Black answered
 
     # An illegal click is refused in the page: nothing is sent, the turn stays open.
     page.mouse.click(*square_center(page, "B", "a2"))
