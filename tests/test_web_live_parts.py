@@ -23,6 +23,7 @@ from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.server.seam import LiveTable
 from bughouse_arbiter.table.match_events import (
+    DrawOffered,
     MatchEnded,
     MatchStarted,
     MovePlayed,
@@ -90,6 +91,8 @@ def test_drops_and_the_result_in_a_snapshot() -> None:
     legal = view.snapshot(0.0, seat=Seat.B_WHITE)["you"]["legal"]
     assert "N@e4" in legal and "N@d2" in legal
     assert view.snapshot(0.0)["boards"]["B"]["pockets"]["white"] == {"N": 1}
+    assert view.apply(DrawOffered(seat=Seat.A_BLACK, now=0.5))
+    assert view.snapshot(0.5)["drawOffer"] == "A-Black"
     outcome = game.resign(Seat.B_WHITE)
     assert outcome is not None
     view.apply(MatchEnded(game=game, names=NAMES, outcome=outcome, clocks=Clocks.new(60), now=1))
@@ -97,6 +100,7 @@ def test_drops_and_the_result_in_a_snapshot() -> None:
     assert data["result"]["result"] == "1-0"
     assert data["result"]["winners"] == ["A-White", "B-Black"]
     assert data["you"]["legal"] == [] and data["running"] == []
+    assert data["drawOffer"] is None
 
 
 def test_an_untimed_table_shows_no_clocks() -> None:

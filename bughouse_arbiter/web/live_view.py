@@ -22,6 +22,7 @@ from ..core.clock import Clocks
 from ..core.game import BughouseGame, PartnerMessage
 from ..core.model import SEATS, BoardId, Outcome, Seat
 from ..table.match_events import (
+    DrawOffered,
     MatchEnded,
     MatchEvent,
     MatchStarted,
@@ -49,6 +50,8 @@ class LiveView:
         self.last: dict[BoardId, tuple[str, str]] = {}
         self.waits: dict[Seat, str] = {}
         self.outcome: Outcome | None = None
+        #: The seat whose draw offer stands (until the next move).
+        self.draw_offer: Seat | None = None
 
     def apply(self, event: MatchEvent) -> bool:
         """Takes one arbiter event; True if the page has something new to show."""
@@ -58,10 +61,14 @@ class LiveView:
                 self.game_id += 1
                 self.names = dict(names)
                 self.messages, self.last, self.waits = [], {}, {}
+                self.draw_offer = None
             case MovePlayed(played=played, clocks=clocks):
                 self.clocks = clocks
                 self.last[played.board] = (played.uci, played.san)
                 self.waits.pop(played.seat, None)
+                self.draw_offer = None
+            case DrawOffered(seat=seat):
+                self.draw_offer = seat
             case PlayerWaits(seat=seat, reason=reason):
                 self.waits[seat] = reason or "waits"
             case PartnerTold(message=message):
@@ -92,6 +99,7 @@ class LiveView:
                 for m in self.messages
             ],
             "result": _result(self.outcome),
+            "drawOffer": self.draw_offer.value if self.draw_offer and not self.outcome else None,
         }
         if game is not None:
             data["boards"] = {b.value: self._board(game, b) for b in BoardId}

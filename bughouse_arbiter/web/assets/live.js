@@ -138,6 +138,9 @@ function render(state) {
   }
   renderMessages(state.messages);
   renderYou(state);
+  $("draw").textContent = state.drawOffer && state.drawOffer !== page.seat ? "accept draw" : "offer draw";
+  const offer = state.drawOffer ? `${state.drawOffer} offers a draw` : "";
+  if ($("offer").textContent !== offer) $("offer").textContent = offer;
 }
 
 function fillSeat(row, seat, state) {
@@ -216,6 +219,13 @@ function renderMessages(messages) {
 function renderYou(state) {
   const you = state.you;
   $("play").hidden = !you;
+  // On a narrow screen the seat's own board comes first.
+  const order = you && you.board === "B" ? "1" : "0";
+  if ($("side-A").style.order !== order) {
+    $("side-A").style.order = order;
+    // chessground keeps each board's position: tell it the boards moved.
+    for (const board of ["A", "B"]) page.boards[board].cg.redrawAll();
+  }
   $("seat-form").hidden = Boolean(you) || state.result !== null;
   if (!you) return;
   const line = $("you");
