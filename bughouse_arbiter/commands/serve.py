@@ -28,10 +28,12 @@ module's docstring. In short:
 
 A front end is an object with ``async def serve(self, table, *,
 task_status)``; it calls ``task_status.started()`` once it accepts
-connections. ``serve`` builds the list in ``front_ends(args)``: the TCP
-listener always, and adding ``--web`` is one more option in ``register`` and
-one more entry there. The front ends run in a nursery next to the games and
-are cancelled when the last game ends; a front end that raises ends the
+connections. ``serve`` builds the list in ``front_ends(plan)``: the TCP
+listener always, and with ``--web`` the live page
+(``bughouse_arbiter.web.live_server.WebFrontEnd``, on its own port), whose
+``flush`` is awaited after the last game so every page gets the result.
+The front ends run in a nursery next to the games and are cancelled when
+the last game ends; a front end that raises ends the
 server (a bug), so catch per-connection errors inside.
 """
 

@@ -11,6 +11,7 @@ messages and ``send`` writes one. Every size is bounded: the request head
 from __future__ import annotations
 
 import contextlib
+from http import HTTPStatus
 
 import h11
 import trio
@@ -70,7 +71,8 @@ async def respond(
     ]
     if content_type.startswith("text/html"):
         headers.append(("content-security-policy", _CSP))
-    data = conn.send(h11.Response(status_code=status, headers=headers)) or b""
+    reason = HTTPStatus(status).phrase.encode()
+    data = conn.send(h11.Response(status_code=status, headers=headers, reason=reason)) or b""
     if not head_only:
         data += conn.send(h11.Data(data=body)) or b""
     data += conn.send(h11.EndOfMessage()) or b""
