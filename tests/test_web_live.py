@@ -159,7 +159,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
         "--remote=B-white",
         f"--engine=A-white={RANDOM} --delay 200",
         f"--engine=A-black={RANDOM} --delay 200",
-        f"--engine=B-black={RANDOM} --delay 20",
+        f"--engine=B-black={RANDOM} --delay 800",
         "--tc",
         "120+0",
     )
@@ -167,6 +167,8 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("dialog", lambda dialog: dialog.accept())
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     page.goto(served.seat_link("b-white"))
     you = page.locator("#you")
     expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
@@ -183,11 +185,20 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     page.mouse.up()
     start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
     expect(board).not_to_have_attribute("data-fen", start, timeout=WAIT_MS)
-
-    # An illegal click is refused in the page: nothing is sent, the turn stays open.
+    # A premove while B-Black thinks (0.8 s): shown at once, played when the turn comes.
     page.mouse.click(*square_center(page, "B", "a2"))
-    page.mouse.click(*square_center(page, "B", "a6"))
+    page.mouse.click(*square_center(page, "B", "a3"))
+    expect(board.locator("square.current-premove")).to_have_count(2)
+    expect(board.locator("square.current-premove")).to_have_count(0, timeout=WAIT_MS)
+
+    # An illegal move is refused in the page: nothing is sent, the turn stays open.
+    expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
+    before = board.get_attribute("data-fen")
+    page.mouse.click(*square_center(page, "B", "e4"))
+    page.mouse.click(*square_center(page, "B", "e6"))
     expect(you).to_have_text("You play B-White: your move")
+    assert board.get_attribute("data-fen") == before
+    assert not [frame for frame in sent if '"move"' in frame and "e4e6" in frame]
 
     # A partner signal.
     page.get_by_role("button", name="need knight").click()
@@ -228,6 +239,8 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     assert game.result_tag == "1-0"
     text = served.out.read_text()
     assert re.search(r"\b1B\. e4\b", text), "the dragged move is B-White's first"
+    assert re.search(r"\b2B\. a3\b", text), "the premove is B-White's second"
+    assert sum('"type":"move"' in frame for frame in sent) >= 3
     assert "need N" in text
     assert "@" + dropped[2:4] in text
     assert errors == []
