@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "match",
     "serve",
     "connect",
+    "tournament",
     "check_engine",
 )
 

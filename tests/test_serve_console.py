@@ -81,6 +81,7 @@ def test_the_console_plays_a_game_over_connect(tmp_path: Path) -> None:
         program.finish()
         assert program.child.exitstatus == 0
         server.expect(pexpect.EOF)
+        assert "took seat WA (a person)" in (server.before or "")
         server.close()
         assert server.exitstatus == 0
     finally:

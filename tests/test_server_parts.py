@@ -300,6 +300,7 @@ async def test_the_driver_plays_a_local_player_from_the_servers_lines() -> None:
         "go v 1 turn 3 board a",
         "this is not a command",
         "ptell ++n",
+        "boardover board b result 0-1 reason checkmate seat b-black text B-Black checkmated",
         "gameover result 1-0 reason resignation board a seat a-black text A-Black resigned",
         "quit",
         "isready",  # never read: the driver stopped at quit
@@ -324,6 +325,16 @@ async def test_the_driver_plays_a_local_player_from_the_servers_lines() -> None:
         ),
         ("your_turn", (Seat.A_BLACK, 3, 60.0)),
         ("partner_says", "++n"),
+        (
+            "board_ended",
+            BoardResult(
+                board=BoardId.B,
+                winner=Seat.A_BLACK.team,
+                termination=Termination.CHECKMATE,
+                reason="B-Black checkmated",
+                seat=Seat.B_BLACK,
+            ),
+        ),
         ("game_over", ("resignation", Seat.A_WHITE.team)),
     ]
     assert driver.quit
@@ -487,6 +498,7 @@ async def test_connections_beyond_the_limit_are_turned_away() -> None:
         (b"\n\n\n", b"auth refused no auth line\n"),  # blank lines count
         (b"x" * 20000 + b"\n", b"auth refused expected 'auth <seat> <token>'\n"),
         (b"auth WB t extra\n", b"auth refused unknown option\n"),
+        (b"auth WB t ping ping\n", b"auth refused unknown option\n"),
         (b"\xff\xfe\x00\n", b"auth refused expected 'auth <seat> <token>'\n"),
     ],
 )

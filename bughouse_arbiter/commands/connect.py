@@ -8,8 +8,10 @@ this side only answers the server's ``ping`` (protocol.md §12). A ``uci:``
 or ``xboard:`` engine runs here under its adapter player, driven by the
 server's lines (``server.driver.PlayerDriver``), so the translation happens
 on the engine's side. It exits when the server or the engine ends the
-session: 0 after a normal end, 1 if the connection or engine failed, 2 for a
-refused seat or bad options.
+session: 0 after the server's ``quit``, 1 if the connection dropped or the
+engine failed, 2 for a refused seat or bad options. It does not reconnect by
+itself: run it again with the same token within the table's
+``reconnect_grace`` and the server tells the new engine the whole game.
 """
 
 from __future__ import annotations
@@ -128,12 +130,14 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
             nursery.cancel_scope.cancel()
 
         async def server_to_engine(link: ClientLink) -> None:
+            nonlocal status
             quit_seen = False
             while (line := await link.receive()) is not None:
                 engine.send(line.text)
                 quit_seen = quit_seen or line.text.strip() == "quit"
             if not quit_seen:
                 _say("the server closed the connection")
+                status = EXIT_FAILED
             await engine.aclose(None if quit_seen else "quit")
             nursery.cancel_scope.cancel()
 
@@ -157,11 +161,19 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
 
 
 async def bridge_player(
-    host: str, port: int, seat: str, token: str, make_player: Callable[[], Player]
+    host: str,
+    port: int,
+    seat: str,
+    token: str,
+    make_player: Callable[[], Player],
+    human: bool = False,
 ) -> int:
-    """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end."""
+    """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end.
+
+    ``human``: a person plays, so the table treats the seat as a person's.
+    """
     try:
-        link = await open_seat(host, port, seat, token)
+        link = await open_seat(host, port, seat, token, human=human)
     except ConnectRefused as exc:
         _say(f"error: {exc}")
         return EXIT_REFUSED
@@ -194,6 +206,7 @@ async def bridge_player(
             nursery.cancel_scope.cancel()
     if not driver.quit and status == EXIT_OK:
         _say("the server closed the connection")
+        status = EXIT_FAILED
     return status
 
 

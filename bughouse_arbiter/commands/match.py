@@ -5,7 +5,8 @@ engines at 60+0, shows the table live on a terminal (redrawn four times a
 second; one line per move when the output is not a terminal) and writes the
 game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
 folder. ``--games N`` plays N matches with the seats rotated between games
-(partners stay partners) and ends with a summary table. ``--team 1=SPEC``
+(partners stay partners), the engines kept alive from one game to the next
+(restarted after a crash), and ends with a summary table. ``--team 1=SPEC``
 seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
 A-Black + B-White); with ``--games`` it follows its team's seats as they
 rotate. Ctrl+C (or SIGTERM, SIGHUP) stops the match, writes it with result
@@ -16,6 +17,7 @@ for SIGTERM, 129 for SIGHUP).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import io
 import os
@@ -62,6 +64,8 @@ from ..table.arbiter import (
     run_match,
 )
 from ..table.stopping import exit_status, stop_on_signals
+from ..tournament.jobs import Entrant
+from ..tournament.keeper import EngineKeeper
 from ..ui.render import RenderOptions, move_line, render_table
 
 DEFAULT_TC = "60+0"
@@ -226,17 +230,29 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     failed: str | None = None
     async with stop_on_signals() as stop:
         with stop.scope:
-            for index in range(plan.games):
-                summary = await play_one(plan, index, display, writers, stop_reason=stop.reason)
-                summaries.append(summary)
-                # Engines' escapees (re-parented to us) go with their game.
-                kill_orphans(keep=live_engine_pids())
-                if summary.write_error is not None:
-                    failed = summary.write_error
-                    break
-                if plan.games > 1:
-                    display.progress = score_text(summaries)
-                    display.line(progress_line(summary, summaries, plan.games))
+            async with contextlib.AsyncExitStack() as stack:
+                # Several games: the engines stay alive from one to the next (a
+                # crashed one is restarted). --debug keeps one log per game, so
+                # it starts fresh engines each game.
+                keeper = (
+                    await stack.enter_async_context(EngineKeeper.open())
+                    if plan.games > 1 and not plan.debug
+                    else None
+                )
+                for index in range(plan.games):
+                    summary = await play_one(
+                        plan, index, display, writers, keeper, stop_reason=stop.reason
+                    )
+                    summaries.append(summary)
+                    # Engines' escapees (re-parented to us) go with their game;
+                    # the kept engines are live, so they are spared.
+                    kill_orphans(keep=live_engine_pids())
+                    if summary.write_error is not None:
+                        failed = summary.write_error
+                        break
+                    if plan.games > 1:
+                        display.progress = score_text(summaries)
+                        display.line(progress_line(summary, summaries, plan.games))
     interrupted = stop.signal is not None
     display.close()
     if failed is not None:
@@ -258,16 +274,41 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     return 0
 
 
+def _entrants(
+    seating: Mapping[Seat, EngineSpec], teams: Mapping[Team, EngineSpec]
+) -> list[Entrant]:
+    entrants = [
+        Entrant(seats=team.seats, spec=spec, participant=f"team {team.value}", engine=spec.name)
+        for team, spec in teams.items()
+    ]
+    entrants += [
+        Entrant(
+            seats=(seat,),
+            spec=seating[seat],
+            participant=f"team {seat.team.value}",
+            engine=seating[seat].name,
+        )
+        for seat in SEATS
+        if seat.team not in teams
+    ]
+    return entrants
+
+
 async def play_one(
     plan: MatchPlan,
     index: int,
     display: Display,
     writers: list[GameWriter],
+    keeper: EngineKeeper | None = None,
     *,
     stop_reason: Callable[[], str] | None = None,
 ) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
+    if keeper is not None:
+        return await _play_kept(
+            plan, index, display, writers, keeper, seating, teams, stop_reason=stop_reason
+        )
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
 
     def seeded(spec: EngineSpec, seat: Seat) -> EngineSpec:
@@ -321,6 +362,62 @@ async def play_one(
         names=dict(record.names),
         result=outcome.result,
         reason=outcome.reason,
+        plies=record.game.plies,
+        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+        team_seats=frozenset(seat for team in teams for seat in team.seats),
+        write_error=writer.error,
+    )
+
+
+async def _play_kept(
+    plan: MatchPlan,
+    index: int,
+    display: Display,
+    writers: list[GameWriter],
+    keeper: EngineKeeper,
+    seating: Mapping[Seat, EngineSpec],
+    teams: Mapping[Team, EngineSpec],
+    *,
+    stop_reason: Callable[[], str] | None = None,
+) -> GameSummary:
+    """``play_one`` with the keeper's engines (started for the first game, then kept)."""
+    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
+    writers.append(writer)
+    display.begin(index + 1, plan.games, plan.out)
+
+    def observe(event: MatchEvent) -> None:
+        writer.observe(event)
+        display.observe(event)
+
+    record: MatchRecord | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            live_task: trio.CancelScope | None = None
+            if display.live:
+                live_task = trio.CancelScope()
+                nursery.start_soon(display.refresh, live_task)
+            try:
+                record, _ = await keeper.play(
+                    _entrants(seating, teams),
+                    plan.rules,
+                    game_id=str(index + 1),
+                    observer=observe,
+                    seed=plan.seed,
+                    stop_reason=stop_reason,
+                )
+            finally:
+                if live_task is not None:
+                    live_task.cancel()
+    finally:
+        display.end_live()
+    assert record is not None
+    started, ended = record.started, record.ended
+    return GameSummary(
+        number=index + 1,
+        names=dict(record.names),
+        result=record.outcome.result,
+        reason=record.outcome.reason,
         plies=record.game.plies,
         seconds=(ended - started) if started is not None and ended is not None else 0.0,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,

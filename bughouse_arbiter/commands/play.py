@@ -168,6 +168,7 @@ def _run_connected(args: argparse.Namespace) -> int:
             args.seat,
             args.token,
             lambda: ConsolePlayer(seat, terminal, name=name),
+            True,
         )
 
     if painted and sys.stdin.isatty() and sys.stdout.isatty():

@@ -5,7 +5,9 @@
 does. On start it prints, per remote seat, a one-time secret token and the
 exact command to join with, then plays ``--games`` games and writes them to
 ``--out``. It binds to 127.0.0.1 unless ``--host`` says otherwise;
-``--port 0`` picks a free port and prints it.
+``--port 0`` picks a free port and prints it. Seats do not rotate between
+games: a remote player keeps its seat (and its connection) for the whole run.
+Ctrl+C, SIGTERM or SIGHUP stop it as they stop ``match``.
 
 The table seam (for other front ends, e.g. ``--web``)
 ------------------------------------------------------
@@ -26,6 +28,13 @@ module's docstring. In short:
   link ends; a dropped seat may re-attach within ``reconnect_grace``;
 - ``table.log(text)``.
 
+A link may also have a ``lag`` attribute (the last measured round-trip in
+seconds, a float, or None): the seat then records it with each move as
+``[%lag ms]`` (the TCP link measures it with ``ping``/``pong``, protocol.md
+§12). A front end that wants to drive a Python ``Player`` from the seat's
+lines (as ``bughouse connect`` does for UCI engines and the console) can use
+``server.driver.PlayerDriver``.
+
 A front end is an object with ``async def serve(self, table, *,
 task_status)``; it calls ``task_status.started()`` once it accepts
 connections. ``serve`` builds the list in ``front_ends(plan)``: the TCP
@@ -41,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import ipaddress
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -240,6 +250,8 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
         tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
         address = f"{plan.host}:{tcp.port}"
         display.line(f"listening on {address}")
+        if not _loopback(plan.host):
+            log(f"{plan.host} is reachable from other machines and nothing is encrypted")
         web = next((e for e in ends if isinstance(e, WebFrontEnd)), None)
         page = None if web is None else f"http://{_url_host(plan.host)}:{web.port}/"
         if page is not None:
@@ -285,6 +297,13 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _replacement() -> EngineProcess:
@@ -336,10 +355,12 @@ async def _play_one(
         display.observe(event)
         table.emit(event)
 
+    humans = [seat for seat, player in remote_players.items() if player.remote.human]
     await run_match(
         players,
         match.rules,
         game_id=str(index + 1),
+        human_seats=humans,
         observer=observe,
         stop_reason=stop_reason,
     )

@@ -17,6 +17,10 @@ Contract:
 - A player that dies or closes its output sends ``Gone`` once.
 - ``aclose`` releases everything (quit, grace, SIGTERM, SIGKILL for a
   process) and is safe to call twice.
+- A player that can play several games in a row (an engine kept alive
+  across a tournament) answers ``can_play_again()`` with True after
+  ``game_over``; ``reseat`` then moves it to other seats before the next
+  ``new_game``. Players that cannot do this keep the defaults (False).
 """
 
 from __future__ import annotations
@@ -187,3 +191,15 @@ class Player(abc.ABC):
     @abc.abstractmethod
     async def aclose(self) -> None:
         """Leaves the table for good; safe to call more than once."""
+
+    def can_play_again(self) -> bool:
+        """True if, after ``game_over``, this player can start another game
+        (its process is alive and between games)."""
+        return False
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        """Moves the player to ``seats`` (as many as it holds) for its next game.
+
+        Only between games, and only for a player that ``can_play_again``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} plays one game only")

@@ -243,6 +243,15 @@ class ExternalEnginePlayer(Player):
         self.adapter.game_over()
         self._flush()
 
+    def can_play_again(self) -> bool:
+        return not (self._closing or self._closed or self.engine.eof) and self._failure is None
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        if len(seats) != 1:
+            raise ValueError("a UCI or xboard engine holds one seat")
+        self.seats = (seats[0],)
+        self.seat = self.adapter.seat = seats[0]
+
     # -- closing -------------------------------------------------------------------------
 
     async def aclose(self) -> None:

@@ -352,6 +352,20 @@ class NativeEnginePlayer(Player):
     async def aclose(self) -> None:
         await self._stop()
 
+    def can_play_again(self) -> bool:
+        return (
+            not (self._eof or self._closing or self._actions_done)
+            and self.session.state is SessionState.READY
+        )
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        if len(seats) != len(self.seats) or (
+            len(seats) == 2 and seats[0].team is not seats[1].team
+        ):
+            raise ValueError(f"cannot move a player holding {self.label} to {seats}")
+        self.seats = tuple(seats)
+        self.seat = self.seats[0]
+
     async def _stop(self) -> None:
         if self._closing:
             await self.process.aclose(None)  # waits for the first call to finish

@@ -13,5 +13,8 @@
 - ``listener``: the TCP front end: accepts, authenticates (``auth SEAT TOKEN``),
   enforces the limits and attaches the connection to its seat.
 - ``client``: the other end, used by ``bughouse connect`` and ``bughouse play
-  --connect``: dial, authenticate, exchange lines.
+  --connect``: dial, authenticate, answer pings, exchange lines.
+- ``driver``: ``PlayerDriver``, the engine side of protocol.md: a local
+  ``Player`` (a UCI/xboard adapter player, the console) driven by the
+  server's lines.
 """

@@ -91,8 +91,10 @@ class ClientLink:
             await self.stream.aclose()
 
 
-async def open_seat(host: str, port: int, seat: str, token: str) -> ClientLink:
-    """Connects and authenticates; raises ``ConnectRefused`` with the reason."""
+async def open_seat(
+    host: str, port: int, seat: str, token: str, *, human: bool = False
+) -> ClientLink:
+    """Connects and authenticates (``human``: a person plays); raises ``ConnectRefused``."""
     try:
         stream = await trio.open_tcp_stream(host, port)
     except OSError as exc:
@@ -102,7 +104,7 @@ async def open_seat(host: str, port: int, seat: str, token: str) -> ClientLink:
     link = ClientLink(stream, buffer, pending)
     try:
         with trio.fail_after(AUTH_TIMEOUT):
-            await link.send(f"auth {seat} {token} ping")
+            await link.send(f"auth {seat} {token} ping{' human' if human else ''}")
             answer = await link._next()
     except trio.TooSlowError:
         await link.aclose()

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 
 import trio
 
-from ..core.game import BughouseGame
+from ..core.game import BoardResult, BughouseGame
 from ..core.model import SEATS, BoardId, Outcome, Seat
 from ..core.rules import HouseRules
 from ..errors import ArbiterError
@@ -38,6 +38,7 @@ from ..players.base import (
 )
 from ..protocol import (
     BestMove,
+    BoardOver,
     Bug,
     BugOk,
     Command,
@@ -159,6 +160,11 @@ class PlayerDriver:
                 await player.partner_says(self.seats[0], text)
             case DrawOffered(by=by):
                 await player.draw_offered(by)
+            case BoardOver(board=board, result=result, reason=reason, seat=seat, text=text):
+                ended = BoardResult(
+                    board=board, winner=result.winner, termination=reason, reason=text, seat=seat
+                )
+                await player.board_ended(ended)
             case GameOver(result=result, reason=reason, board=board, seat=seat, text=text):
                 outcome = Outcome(
                     termination=reason, winner=result.winner, reason=text, board=board, seat=seat

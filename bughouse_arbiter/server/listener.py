@@ -2,7 +2,7 @@
 
 Per connection: at most ``Limits.auth_lines`` lines within
 ``Limits.auth_timeout`` seconds, the first non-blank one being
-``auth <seat> <token> [ping]``; the answer is ``auth ok <seat>`` or ``auth
+``auth <seat> <token> [ping] [human]``; the answer is ``auth ok <seat>`` or ``auth
 refused <reason>`` (then the connection is closed). After ``auth ok`` the
 connection carries protocol.md lines both ways, exactly as a pipe
 (``TcpLink``), until either side closes it. With ``ping`` the server also
@@ -26,6 +26,10 @@ from ..protocol import LineBuffer, RawLine
 from .limits import Limits, RateLimiter
 from .seam import AuthRefused, LiveTable
 
+#: What may follow the token on the ``auth`` line.
+AUTH_OPTIONS = frozenset({"ping", "human"})
+#: Junk connections logged one by one before only every thousandth is.
+JUNK_LOGGED = 100
 #: Seconds between keep-alive pings on an idle connection that asked for them.
 PING_EVERY = 5.0
 _READ_SIZE = 65536
@@ -43,11 +47,14 @@ class TcpLink:
         buffer: LineBuffer | None = None,
         pending: list[RawLine] | None = None,
         pings: bool = False,
+        human: bool = False,
     ) -> None:
         self.stream = stream
         self.peer = peer
         self.limits = limits
         self.pings = pings
+        #: The client said a person plays (``auth ... human``).
+        self.human = human
         #: The last measured round-trip in seconds (None until a pong came back).
         self.lag: float | None = None
         self._buffer = buffer or LineBuffer(limits.max_line)
@@ -163,6 +170,8 @@ class TcpFrontEnd:
         self.open_connections = 0
         #: Connections turned away because too many were open.
         self.turned_away = 0
+        #: Connections closed before a well-formed auth line.
+        self.junk = 0
 
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -218,28 +227,34 @@ class TcpFrontEnd:
                 if line.text.strip():
                     auth = line
         if auth is None:
-            table.log(f"{peer}: no auth line in time; closed")
+            self._refused(table, f"{peer}: no auth line in time; closed")
             await _answer(stream, "auth refused no auth line")
             return
         words = auth.text.split()
-        if auth.overlong or len(words) not in (3, 4) or words[0] != "auth":
-            table.log(f"{peer}: not an auth line; closed")
+        if auth.overlong or not 3 <= len(words) <= 5 or words[0] != "auth":
+            self._refused(table, f"{peer}: not an auth line; closed")
             await _answer(stream, "auth refused expected 'auth <seat> <token>'")
             return
-        if len(words) == 4 and words[3] != "ping":
+        options = set(words[3:])
+        if not options <= AUTH_OPTIONS or len(options) < len(words) - 3:
             await _answer(stream, "auth refused unknown option")
             return
         try:
-            seat = table.authenticate(words[1], words[2])
+            seat = table.authenticate(words[1], words[2], peer=peer)
         except AuthRefused as exc:
-            table.log(f"{peer}: auth refused ({exc.reason})")
             await _answer(stream, f"auth refused {exc.reason}")
             return
         link = TcpLink(
-            stream, peer, self.limits, buffer=buffer, pending=lines, pings=len(words) == 4
+            stream,
+            peer,
+            self.limits,
+            buffer=buffer,
+            pending=lines,
+            pings="ping" in options,
+            human="human" in options,
         )
         link.send(f"auth ok {seat.bpgn}")
-        table.log(f"{peer}: took seat {seat.bpgn}")
+        table.log(f"{peer}: took seat {seat.bpgn}{' (a person)' if link.human else ''}")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(link.run_writer)
             nursery.start_soon(link.run_pinger)
@@ -248,6 +263,12 @@ class TcpFrontEnd:
             finally:
                 nursery.cancel_scope.cancel()
         table.log(f"{peer}: left seat {seat.bpgn}")
+
+    def _refused(self, table: LiveTable, text: str) -> None:
+        """Logs junk connections: the first ones each, then every thousandth (a flood)."""
+        self.junk += 1
+        if self.junk <= JUNK_LOGGED or self.junk % 1000 == 0:
+            table.log(f"{text} ({self.junk} junk connections so far)")
 
 
 class ServeError(Exception):

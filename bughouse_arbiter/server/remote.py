@@ -101,6 +101,11 @@ class RemoteSeat:
         return self._ended.is_set() or self._closing or self._engine is not None
 
     @property
+    def human(self) -> bool:
+        """True while the link holding the seat said a person plays."""
+        return getattr(self._link, "human", False) is True
+
+    @property
     def lag(self) -> float | None:
         """The link's last measured round-trip in seconds, if it measures one."""
         value = getattr(self._link, "lag", None)
@@ -329,7 +334,15 @@ class RemoteEnginePlayer(NativeEnginePlayer):
     # -- a newcomer at the seat -----------------------------------------------------------
 
     def _schedule_rejoin(self) -> None:
-        self._home.start_soon(self._rejoin)
+        self._home.start_soon(self._rejoin_guarded)
+
+    async def _rejoin_guarded(self) -> None:
+        # A newcomer must never bring the server down: a failed greeting is
+        # logged, and the seat stays as empty as it was.
+        try:
+            await self._rejoin()
+        except Exception as exc:
+            self._note(f"greeting the newcomer failed ({type(exc).__name__}: {exc})")
 
     async def _rejoin(self) -> None:
         self._rejoining = True

@@ -19,7 +19,7 @@ The contract of ``LiveTable`` (everything a front end may use):
   ``run_match``'s observer: return quickly, never raise (an exception is
   logged and the callback dropped), read ``event.game`` but never change it;
   to do I/O, copy what you need into your own queue.
-- ``authenticate(seat_text, token)``: the ``Seat`` if the token opens it now,
+- ``authenticate(seat_text, token, peer=...)``: the ``Seat`` if the token opens it now,
   else raises ``AuthRefused`` with a one-line reason (``unknown seat``,
   ``not a remote seat``, ``wrong token``, ``seat taken``, ``token used``).
   Every refusal is logged. Comparison is constant-time.
@@ -35,6 +35,10 @@ The contract of ``LiveTable`` (everything a front end may use):
 - ``log(text)``: one line to the server's log (stderr).
 
 ``SeatLink`` is what a front end provides per connection: ``peer`` (for logs),
+optionally ``lag`` (the last measured round-trip in seconds, or None; it is
+written with each move of the seat as ``[%lag ms]``) and ``human`` (True: a
+person plays, so the arbiter refuses their illegal moves instead of scoring
+them and asks them about draws; read when each game starts),
 ``send(line)`` (never blocks; queues; silently drops once the connection is
 broken), ``receive()`` (the next line as a ``RawLine``, capped at the line
 limit, or None once the connection ended) and ``aclose()``. The front end
@@ -159,8 +163,11 @@ class LiveTable:
 
     # -- seats ---------------------------------------------------------------------------
 
-    def authenticate(self, seat_text: str, token: str) -> Seat:
-        """The seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise."""
+    def authenticate(self, seat_text: str, token: str, *, peer: str = "?") -> Seat:
+        """The seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise.
+
+        ``peer`` names the connection in the log line.
+        """
         seat = seat_from_text(seat_text)
         try:
             if seat is None:
@@ -175,7 +182,7 @@ class LiveTable:
             if holder.connected:
                 raise AuthRefused("seat taken")
         except AuthRefused as exc:
-            self.log(f"auth refused for seat {seat_text[:20]!r}: {exc.reason}")
+            self.log(f"{peer}: auth refused for seat {seat_text[:20]!r}: {exc.reason}")
             raise
         return seat
 

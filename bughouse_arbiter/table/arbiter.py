@@ -136,6 +136,7 @@ async def run_match(
     start_timeout: float = 30.0,
     close_timeout: float = 10.0,
     stop_reason: Callable[[], str] | None = None,
+    actions: trio.MemoryReceiveChannel[Action] | None = None,
 ) -> MatchRecord:
     """Plays one match between ``players`` and returns its record.
 
@@ -154,6 +155,12 @@ async def run_match(
         stop_reason: Says why, when the match is cancelled or interrupted
             (``table.stopping``: "interrupted by SIGTERM: ..."); the reason
             recorded with the aborted game.
+        actions: None (the usual case): ``run_match`` starts the players and
+            closes them at the end. Otherwise the players are already
+            started, answering into the channel whose receiving end this is;
+            they hear ``game_over`` but stay open, to play another game
+            (``Player.can_play_again``). The caller drains the channel
+            between games.
 
     Returns:
         The ``MatchRecord``; its ``game.outcome`` is set.
@@ -179,10 +186,13 @@ async def run_match(
         human_seats=frozenset(human_seats),
         observer=observer,
     )
+    kept = actions is not None
     async with trio.open_nursery() as nursery:
         send, receive = trio.open_memory_channel[Action](math.inf)
+        if actions is not None:
+            receive = actions
         try:
-            failed = await _start_players(players, nursery, send, start_timeout)
+            failed = None if kept else await _start_players(players, nursery, send, start_timeout)
             if failed:
                 seat, why = failed
                 table.game.leave(seat, why)
@@ -197,7 +207,7 @@ async def run_match(
             raise
         finally:
             with trio.CancelScope(shield=True):
-                await table.finish(close_timeout)
+                await table.finish(close_timeout, close=not kept)
             nursery.cancel_scope.cancel()
             send.close()
     return table.record
@@ -490,8 +500,9 @@ class _Table:
 
     # -- the end -------------------------------------------------------------------
 
-    async def finish(self, timeout: float) -> None:
-        """Stops the clocks, says game over to everyone, closes every player."""
+    async def finish(self, timeout: float, *, close: bool = True) -> None:
+        """Stops the clocks, says game over to everyone, closes every player
+        (unless ``close`` is false: they stay open for another game)."""
         now = trio.current_time()
         if self.game.outcome is None:
             self.game.abort("aborted")
@@ -515,16 +526,17 @@ class _Table:
         with trio.move_on_after(timeout):
             async with trio.open_nursery() as closers:
                 for player in self.players:
-                    closers.start_soon(self._close, player, outcome)
+                    closers.start_soon(self._close, player, outcome, close)
 
     @staticmethod
-    async def _close(player: Player, outcome: Outcome) -> None:
+    async def _close(player: Player, outcome: Outcome, close: bool) -> None:
         try:
             with trio.move_on_after(2.0):
                 await player.game_over(outcome)
         except Exception:  # a player that cannot hear game over is closed anyway
             pass
-        await player.aclose()
+        if close:
+            await player.aclose()
 
     # -- helpers -----------------------------------------------------------------
 

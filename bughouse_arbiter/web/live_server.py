@@ -315,6 +315,9 @@ class MemoryLink:
 
     def __init__(self, peer: str) -> None:
         self.peer = peer
+        #: A person plays here (seam): the table refuses their illegal moves
+        #: rather than ending the game, and asks them about draw offers.
+        self.human = True
         self._to_driver_send, self.to_driver = trio.open_memory_channel[RawLine](math.inf)
         self._from_driver, self._from_driver_receive = trio.open_memory_channel[RawLine](math.inf)
 

@@ -1,0 +1,677 @@
+"""``bughouse tournament``: many games between engines, with Elo, SPRT and resume.
+
+Participants are teams: ``--engine NAME=SPEC`` is two instances of one engine
+(X+X), ``--team NAME=SPEC1+SPEC2`` a mixed team (a SPEC may be the NAME of an
+``--engine``), ``--team NAME=team:SPEC`` one team-mode process for both seats.
+``gauntlet`` plays the first participant against each other one,
+``round-robin`` everyone against everyone. Each opening is played twice with
+the teams swapped, and seats rotate so every side plays each colour on each
+board equally. ``--concurrency K`` games run at once; engines stay alive
+between games (restarted after a crash, which is counted). The folder
+``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
+``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C, SIGTERM or
+SIGHUP loses at most the games in flight (exit status 130, 143, 129), and
+``--resume DIR`` continues. With ``--sprt elo0=0,elo1=5`` (two participants)
+the run stops once the SPRT (GSPRT on the pentanomial counts) has decided.
+Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
+``--ray local``) plays the games as Ray tasks on a cluster instead (``pip
+install 'bughouse-arbiter[ray]'``; see docs/distributed.md); everything else
+is the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import trio
+
+from ..config.engines_file import known_engines
+from ..config.specs import TimeControl, engine_spec
+from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..errors import ConfigError
+from ..players.factory import check_command
+from ..players.process import live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
+from ..table.stopping import exit_status, stop_on_signals
+from ..tournament import journal
+from ..tournament.jobs import MatchJob, MatchReport
+from ..tournament.openings import DEFAULT_PLIES, load_book, ordered
+from ..tournament.runner import Tournament, TournamentPlan
+from ..tournament.schedule import Participant, schedule
+from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
+from ..tournament.stats import Sprt
+
+if TYPE_CHECKING:
+    from ..tournament.ray_backend import RayScheduler
+
+DEFAULT_TC = "10+0"
+#: Games per pairing when an SPRT decides when to stop.
+SPRT_GAMES = 20000
+#: The options that define a tournament (saved for ``--resume``).
+_SAVED = (
+    "order",
+    "engine",
+    "team",
+    "format",
+    "games",
+    "rounds",
+    "tc",
+    "rule",
+    "engines_file",
+    "openings",
+    "opening_plies",
+    "opening_order",
+    "seed",
+    "sprt",
+    "max_failures",
+    "event",
+)
+
+
+#: The parser's defaults of the saved options (an option given with --resume is refused).
+_DEFAULTS: dict[str, object] = {}
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "tournament",
+        help="many games between engines: Elo, SPRT, openings, concurrency, resume",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add(
+        "--engine",
+        action=_InOrder,
+        default=[],
+        metavar="NAME=SPEC",
+        help="a participant: two instances of SPEC (any spec 'match' takes) (repeatable)",
+    )
+    add(
+        "--team",
+        action=_InOrder,
+        default=[],
+        metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC",
+        help="a mixed team, or one team-mode engine holding both seats (repeatable)",
+    )
+    add(
+        "--format",
+        choices=("gauntlet", "round-robin"),
+        default="gauntlet",
+        help="gauntlet: the first participant against each other one (default); "
+        "round-robin: everyone against everyone",
+    )
+    add(
+        "--games",
+        metavar="N",
+        help=f"games per pairing (default 2; with --sprt, up to {SPRT_GAMES})",
+    )
+    add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
+    add(
+        "--tc",
+        metavar="BASE+INC|none",
+        help=f"time control in seconds, or none for untimed play (default {DEFAULT_TC})",
+    )
+    add("--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule")
+    add("--engines-file", metavar="FILE", help="a TOML file of named engines")
+    add(
+        "--openings",
+        metavar="FILE",
+        help="BPGN file (its first --opening-plies plies) or FEN pairs 'FEN_A | FEN_B'; "
+        "default: the book built from the project's corpus",
+    )
+    add(
+        "--opening-plies",
+        default=str(DEFAULT_PLIES),
+        metavar="K",
+        help=f"plies (both boards) taken from each BPGN game (default {DEFAULT_PLIES})",
+    )
+    add(
+        "--opening-order",
+        choices=("sequential", "random"),
+        default="sequential",
+        help="the book's order, or shuffled with --seed (default sequential)",
+    )
+    add("--seed", metavar="N", help="seed for --opening-order random and the built-in engines")
+    add("--concurrency", metavar="K", help="games at once (default 1)")
+    add(
+        "--sprt",
+        metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic]",
+        help="stop when the SPRT of the first participant against the second decides "
+        "(exactly two participants)",
+    )
+    add(
+        "--max-failures",
+        default="3",
+        metavar="N",
+        help="drop a participant after N crashes/hangs/failed starts in a row (default 3)",
+    )
+    add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
+    add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
+    add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
+    add(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster: HOST:PORT of its head, 'auto', or 'local' "
+        "(a Ray runtime on this machine); needs pip install 'bughouse-arbiter[ray]'",
+    )
+    add(
+        "--ray-cpus-per-match",
+        default=None,
+        metavar="N",
+        help="CPUs each game reserves on a Ray node (default 2: two engines think at once)",
+    )
+    parser.set_defaults(run=run, order=[])
+    _DEFAULTS.update({key: parser.get_default(key) for key in _SAVED})
+
+
+class _InOrder(argparse.Action):
+    """``append``, also noting ``(option, value)`` in ``order``: participants keep
+    the command line's order across --engine and --team (the first one leads a
+    gauntlet and its SPRT)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest, []), values])
+        namespace.order = [*getattr(namespace, "order", []), [self.dest, values]]
+
+
+# -- reading the options ------------------------------------------------------------------
+
+
+def _int(text: str, option: str, minimum: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{option} takes a whole number, not {text!r}") from None
+    if value < minimum:
+        raise ConfigError(f"{option} must be at least {minimum}, not {value}")
+    return value
+
+
+def parse_sprt(text: str) -> Sprt:
+    values: dict[str, str] = {}
+    for item in text.split(","):
+        key, equals, value = item.partition("=")
+        key = key.strip().lower()
+        if not equals or key not in ("elo0", "elo1", "alpha", "beta", "model"):
+            raise ConfigError(
+                f"--sprt {text!r}: expected elo0=X,elo1=Y[,alpha=A,beta=B,model=M], "
+                f"not {item.strip()!r}"
+            )
+        values[key] = value.strip()
+    try:
+        numbers = {k: float(v) for k, v in values.items() if k != "model"}
+        return Sprt(
+            elo0=numbers.get("elo0", 0.0),
+            elo1=numbers.get("elo1", 5.0),
+            alpha=numbers.get("alpha", 0.05),
+            beta=numbers.get("beta", 0.05),
+            model=values.get("model", "normalized"),
+        )
+    except ValueError as exc:
+        raise ConfigError(f"--sprt {text!r}: {exc}") from None
+
+
+def _name_and_spec(text: str, option: str) -> tuple[str, str]:
+    name, equals, spec = text.partition("=")
+    name = name.strip()
+    if not equals:
+        if option == "--engine":
+            return text.strip(), text.strip()
+        raise ConfigError(f"{option} {text!r} is not NAME=SPEC")
+    if not name or "+" in name or "|" in name:
+        raise ConfigError(f"{option} {text!r}: a name cannot be empty or hold '+' or '|'")
+    return name, spec
+
+
+def participants_from(
+    engines: Sequence[str],
+    teams: Sequence[str],
+    known: Mapping[str, Any],
+    order: Sequence[Sequence[str]] = (),
+    *,
+    check_commands: bool = True,
+) -> list[Participant]:
+    """The participants, in ``order`` (``[option, value]`` pairs as given) if known.
+
+    ``check_commands`` checks that each engine's program is here; off when the
+    games run on other machines (``--ray``), which report an engine missing there.
+    """
+    participants: list[Participant] = []
+    by_name: dict[str, Participant] = {}
+
+    def add(participant: Participant) -> None:
+        if participant.name in by_name:
+            raise ConfigError(f"participant {participant.name!r} is given twice")
+        by_name[participant.name] = participant
+        participants.append(participant)
+
+    for text in engines:
+        name, spec_text = _name_and_spec(text, "--engine")
+        spec = engine_spec(spec_text, known)
+        add(Participant(name=name, members=(spec, spec), member_names=(name, name)))
+    for text in teams:
+        name, spec_text = _name_and_spec(text, "--team")
+        if spec_text.strip().startswith("team:"):
+            spec = engine_spec(spec_text.strip()[len("team:") :], known)
+            if spec.protocol != "native":
+                raise ConfigError(
+                    f"--team {text!r}: only a native engine can hold both seats of a team"
+                )
+            add(
+                Participant(
+                    name=name, members=(spec, spec), member_names=(name, name), team_mode=True
+                )
+            )
+            continue
+        parts = spec_text.split("+")
+        if len(parts) != 2 or not all(p.strip() for p in parts):
+            raise ConfigError(f"--team {text!r}: expected NAME=SPEC1+SPEC2 or NAME=team:SPEC")
+        specs = []
+        names = []
+        for part in parts:
+            part = part.strip()
+            known_participant = by_name.get(part)
+            if known_participant is not None and not known_participant.mixed:
+                specs.append(known_participant.members[0])
+                names.append(known_participant.name)
+            else:
+                spec = engine_spec(part, known)
+                specs.append(spec)
+                names.append(spec.name)
+        add(Participant(name=name, members=(specs[0], specs[1]), member_names=(names[0], names[1])))
+    if len(participants) < 2:
+        raise ConfigError(
+            "a tournament needs at least two participants (--engine NAME=SPEC, --team ...)"
+        )
+    given = [tuple(item) for item in order]
+    texts = [("engine", t) for t in engines] + [("team", t) for t in teams]
+    if sorted(given) == sorted(texts):
+        participants = [participants[texts.index(item)] for item in given]  # type: ignore[arg-type]
+    for participant in participants:
+        for spec in participant.members:
+            if check_commands:
+                check_command(spec)
+    return participants
+
+
+def rules_from(args: argparse.Namespace) -> HouseRules:
+    rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
+    rule_names = {parse_rule(text)[0] for text in args.rule}
+    if args.tc is not None or not rule_names & {"time", "increment", "clock"}:
+        tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
+        rules = apply_rules(rules, tc.rule_pairs(), keep_profile=True)
+    return rules
+
+
+def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
+    known = known_engines(args.engines_file)
+    participants = participants_from(
+        args.engine,
+        args.team,
+        known,
+        getattr(args, "order", ()),
+        check_commands=getattr(args, "ray", None) is None,
+    )
+    rules = rules_from(args)
+    sprt = parse_sprt(args.sprt) if args.sprt else None
+    if sprt is not None and len(participants) != 2:
+        raise ConfigError(f"--sprt compares two participants; {len(participants)} were given")
+    if args.games is not None and args.rounds is not None:
+        raise ConfigError("give --games or --rounds, not both")
+    if args.rounds is not None:
+        games = 2 * _int(args.rounds, "--rounds", 1)
+    elif args.games is not None:
+        games = _int(args.games, "--games", 1)
+    else:
+        games = SPRT_GAMES if sprt else 2
+    seed = _int(args.seed, "--seed", -(2**62)) if args.seed is not None else None
+    plies = _int(args.opening_plies, "--opening-plies", 0)
+    book = ordered(load_book(args.openings, plies), args.opening_order, seed)
+    jobs = schedule(
+        participants,
+        format=args.format,
+        games=games,
+        rules=rules,
+        openings=book,
+        seed=seed,
+        event=args.event,
+    )
+    return TournamentPlan(
+        participants=tuple(participants),
+        format=args.format,
+        games=games,
+        rules=rules,
+        jobs=tuple(jobs),
+        out=out,
+        sprt=sprt,
+        max_failures=_int(args.max_failures, "--max-failures", 1),
+        event=args.event,
+    )
+
+
+def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
+    """The options and folder: a new one for --out, the saved ones for --resume."""
+    if args.resume is not None:
+        if args.out is not None:
+            raise ConfigError("--resume DIR writes to DIR; leave out --out")
+        given = [k for k in _SAVED if k != "order" and getattr(args, k, None) != _DEFAULTS.get(k)]
+        if given:
+            option = "--" + given[0].replace("_", "-")
+            raise ConfigError(
+                f"--resume keeps the tournament's own options; {option} cannot be changed "
+                "(only --concurrency can)"
+            )
+        folder = Path(args.resume)
+        if not folder.is_dir():
+            raise ConfigError(f"--resume {args.resume!r}: no such folder")
+        saved = journal.load_config(folder)
+        merged = argparse.Namespace(**vars(args))
+        for key, value in saved.items():
+            if key in _SAVED:
+                setattr(merged, key, value)
+        return merged, folder
+    folder = Path(args.out or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
+    if (folder / journal.JOURNAL).exists() or (folder / journal.CONFIG).exists():
+        raise ConfigError(
+            f"--out {str(folder)!r} already holds a tournament; continue it with --resume {folder}"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"--out {str(folder)!r} is a file, not a folder")
+    return args, folder
+
+
+def run(args: argparse.Namespace) -> int:
+    _ray_options_without_ray(args)
+    args, folder = _prepare_out(args)
+    plan = plan_from_args(args, folder)
+    concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
+    out = sys.stdout
+    live = out.isatty() and os.environ.get("TERM", "") != "dumb"
+    progress: LineProgress = RichProgress(out) if live else LineProgress(out)
+    # Joined before anything is written: a cluster that is not there costs nothing.
+    on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
+    try:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if args.resume is None:
+                journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
+        except OSError as exc:
+            raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
+        if on_ray is not None:
+            # The engines run on the cluster's workers, not under this process.
+            return trio.run(play_tournament, plan, concurrency, progress, on_ray)
+        warning = cpu_warning(concurrency)
+        if warning:
+            print(f"bughouse tournament: warning: {warning}", file=sys.stderr)
+        become_subreaper()
+        try:
+            return trio.run(play_tournament, plan, concurrency, progress)
+        finally:
+            # Processes that escaped an engine's session (re-parented to us). Not
+            # after each game: with several tables, an engine being spawned for
+            # another game is not registered as live yet.
+            kill_orphans(keep=live_engine_pids())
+    finally:
+        if on_ray is not None:
+            on_ray.shutdown()
+
+
+def _ray_options_without_ray(args: argparse.Namespace) -> None:
+    if args.ray is None and args.ray_cpus_per_match is not None:
+        raise ConfigError("--ray-cpus-per-match goes with --ray ADDRESS")
+
+
+def _ray_scheduler(args: argparse.Namespace, progress: LineProgress) -> RayScheduler:
+    """Joins the Ray cluster of ``--ray`` (ConfigError, one line, if it cannot)."""
+    from ..tournament.ray_backend import DEFAULT_CPUS_PER_MATCH, RayScheduler
+
+    cpus = DEFAULT_CPUS_PER_MATCH
+    if args.ray_cpus_per_match is not None:
+        try:
+            cpus = float(args.ray_cpus_per_match)
+        except ValueError:
+            raise ConfigError(
+                f"--ray-cpus-per-match takes a number of CPUs, not {args.ray_cpus_per_match!r}"
+            ) from None
+    concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else None
+    return RayScheduler.connect(
+        args.ray, cpus_per_match=cpus, concurrency=concurrency, notice=progress.message
+    )
+
+
+async def play_tournament(
+    plan: TournamentPlan,
+    concurrency: int,
+    progress: LineProgress,
+    scheduler: Scheduler | None = None,
+) -> int:
+    tournament = Tournament(plan, progress)
+    try:
+        done = tournament.resume()
+    except OSError as exc:
+        print(
+            f"bughouse tournament: error: cannot prepare {plan.out}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 1
+    if done:
+        progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
+    async with stop_on_signals() as stop:
+        with stop.scope:
+            await tournament.run(
+                scheduler if scheduler is not None else LocalScheduler(concurrency),
+                trio.CancelScope(),
+            )
+    progress.end()
+    if tournament.failed is not None:
+        print(f"bughouse tournament: error: {tournament.failed}", file=sys.stderr)
+        return 1
+    summary = tournament.summary()
+    try:
+        journal.write_summary(plan.out, summary)
+    except OSError as exc:
+        print(f"bughouse tournament: error: cannot write summary: {exc}", file=sys.stderr)
+        return 1
+    progress.write(report_text(summary))
+    if stop.signal is not None:
+        progress.write(
+            f"interrupted ({stop.name}): {len(tournament.reports)} of {len(plan.jobs)} games "
+            f"are in {plan.out}; continue with: bughouse tournament --resume {plan.out}\n"
+        )
+        return exit_status(stop.signal)
+    progress.write(f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json)\n")
+    return 0
+
+
+# -- reports ----------------------------------------------------------------------------
+
+
+def _fmt(value: object, spec: str = "") -> str:
+    if value is None:
+        return "inf" if spec else "-"
+    if isinstance(value, float | int):
+        return format(value, spec)
+    return str(value)
+
+
+def _bound(value: float | None, unbounded: str) -> str:
+    return unbounded if value is None else f"{value:+.1f}"
+
+
+def report_text(summary: Mapping[str, Any]) -> str:
+    """The final standings, crosstable, pairings, SPRT and incidents, as plain text."""
+    lines: list[str] = []
+    rows = summary["standings"]
+    width = max([len(r["name"]) for r in rows] + [4])
+    lines.append(
+        f"{'#':>2}  {'name':<{width}}  {'games':>5}  {'W':>4} {'L':>4} {'D':>4}  "
+        f"{'points':>6}  {'score':>6}  {'Elo':>7} {'±':>6}  {'LOS':>6}"
+    )
+    for rank, r in enumerate(rows, 1):
+        elo = r["elo"]
+        lines.append(
+            f"{rank:>2}  {r['name']:<{width}}  {r['games']:>5}  {r['wins']:>4} {r['losses']:>4} "
+            f"{r['draws']:>4}  {r['points']:>6g}  {r['score']:>6.1%}  "
+            f"{_fmt(elo, '+7.1f') if elo is not None else '-':>7} "
+            f"{_fmt(r['elo_margin'], '6.1f'):>6}  {r['los']:>6.1%}"
+        )
+    names = [r["name"] for r in rows]
+    cross = summary["crosstable"]
+    if len(names) > 2:
+        lines.append("")
+        lines.append(f"{'':<{width}}  " + " ".join(f"{n[:7]:>7}" for n in names))
+        for a in names:
+            cells = []
+            for b in names:
+                cell = cross.get(a, {}).get(b)
+                if a == b:
+                    text = "—"
+                elif cell is None:
+                    text = ""
+                else:
+                    text = f"{cell['points']:g}/{cell['games']}"
+                cells.append(f"{text:>7}")
+            lines.append(f"{a:<{width}}  " + " ".join(cells))
+    lines.append("")
+    for p in summary["pairings"]:
+        penta = " ".join(f"{k}={v}" for k, v in p["pentanomial"].items())
+        elo = (
+            f"Elo {p['elo']:+.1f} [{_bound(p['elo_low'], '-inf')}, {_bound(p['elo_high'], '+inf')}]"
+            if p["elo"] is not None
+            else f"Elo {'+' if p['score'] > 0.5 else '-'}inf"
+        )
+        lines.append(
+            f"{p['first']} vs {p['second']}: {p['games']} games, +{p['wins']} -{p['losses']} "
+            f"={p['draws']}, score {p['score']:.1%}, {elo}, LOS {p['los']:.1%}, "
+            f"draws {p['draw_ratio']:.1%}; pairs {penta}"
+        )
+    if "engine_ratings" in summary:
+        ratings = ", ".join(
+            f"{n} {r['elo']:+.1f} ± {_fmt(r['margin'], '.1f')}"
+            for n, r in summary["engine_ratings"].items()
+        )
+        lines.append(f"per-engine ratings (team = sum of its members): {ratings}")
+    sprt = summary.get("sprt")
+    if sprt:
+        decision = {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)"}.get(
+            sprt["decision"], "undecided"
+        )
+        lines.append(
+            f"SPRT [{sprt['elo0']:g}, {sprt['elo1']:g}] ({sprt['model']}): LLR {sprt['llr']:.2f} "
+            f"({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {sprt['pairs']} pairs: {decision}"
+        )
+    crashes = {k: v for k, v in summary["crashes"].items() if v}
+    if crashes:
+        lines.append("crashes: " + ", ".join(f"{k} {v}" for k, v in crashes.items()))
+    losses = {k: v for k, v in summary["time_losses"].items() if v}
+    if losses:
+        lines.append("time losses: " + ", ".join(f"{k} {v}" for k, v in losses.items()))
+    for name, why in summary["dropped"].items():
+        lines.append(f"dropped: {name}: {why}")
+    lines.append(f"games: {summary['games_played']} of {summary['games_scheduled']} scheduled")
+    return "\n".join(lines) + "\n"
+
+
+# -- progress ----------------------------------------------------------------------------
+
+
+def game_line(job: MatchJob, report: MatchReport) -> str:
+    """``searcher beat random (B-White checkmated, 42 plies)``."""
+    winner = report.result.winner
+    detail = f"({report.reason}, {report.plies} plies)"
+    if winner is None:
+        one, two = (job.sides[team] for team in sorted(job.sides))
+        return f"{one} drew with {two} {detail}"
+    return f"{job.sides[winner]} beat {job.sides[winner.other]} {detail}"
+
+
+class LineProgress:
+    """One line per finished game (output that is not a terminal)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.total = 0
+        self.done = 0
+        self.broken = False
+
+    def begin(self, total: int, done: int) -> None:
+        self.total, self.done = total, done
+
+    def game(self, job: MatchJob, report: MatchReport, status: str) -> None:
+        self.done += 1
+        self.write(
+            f"game {job.number} ({self.done}/{self.total}): {game_line(job, report)} · {status}\n"
+        )
+
+    def message(self, text: str) -> None:
+        self.write(text + "\n")
+
+    def end(self) -> None:
+        pass
+
+    def write(self, text: str) -> None:
+        if self.broken:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError):
+            self.broken = True
+
+
+class RichProgress(LineProgress):
+    """A live ``rich`` progress bar: games done/total, ETA, Elo ± and LLR."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__(out)
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.console = Console(file=out)
+        self.bar = Progress(
+            TextColumn("games"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=self.console,
+            transient=False,
+        )
+        self.task = self.bar.add_task("games", total=1, status="")
+
+    def begin(self, total: int, done: int) -> None:
+        super().begin(total, done)
+        self.bar.update(self.task, total=total, completed=done)
+        self.bar.start()
+
+    def game(self, job: MatchJob, report: MatchReport, status: str) -> None:
+        self.done += 1
+        self.bar.update(self.task, completed=self.done, status=status)
+
+    def message(self, text: str) -> None:
+        self.bar.console.print(text, markup=False, highlight=False)
+
+    def end(self) -> None:
+        self.bar.stop()

@@ -1,0 +1,290 @@
+"""One game to play anywhere (``MatchJob``) and what came of it (``MatchReport``).
+
+Both are frozen attrs values made of strings, numbers, enums and other such
+values, so they pickle and cross process and machine boundaries (a Ray
+worker, a subprocess) unchanged. A job holds everything needed to play its
+game without the tournament: who sits where (engine specs), the house rules
+and time control, the opening, the seed and the BPGN tags. A report holds
+the whole game as BPGN text, the result from team 1's point of view and, per
+seat, what went wrong (a crash, a hang, a failed start).
+
+Playing a job: ``play_job(job)`` is blocking and self-contained (it calls
+``trio.run``, starts the four engines and closes them): use it in a fresh
+process or a remote worker. ``play_job_async(job, keeper)`` plays it in the
+running trio loop; with an ``EngineKeeper`` (``keeper.py``) the engines stay
+alive from one job to the next. Neither raises for anything a player does: a
+player's fault is a result (a forfeit) with a reason. An error of the
+harness itself (an exception while setting the table) becomes a report with
+``error`` set, meaning "not played, try again elsewhere".
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import attrs
+import trio
+
+from ..config.specs import EngineSpec
+from ..core.model import Result, Seat, Team
+from ..core.rules import HouseRules
+from .openings import Opening
+
+if TYPE_CHECKING:
+    from .keeper import EngineKeeper
+
+__all__ = [
+    "Entrant",
+    "MatchJob",
+    "MatchReport",
+    "SeatIncident",
+    "entrant_key",
+    "play_job",
+    "play_job_async",
+]
+
+
+def entrant_key(spec: EngineSpec, team_mode: bool) -> str:
+    """Equal keys mean interchangeable engine processes (same program, options, mode)."""
+    options = ",".join(f"{k}={v}" for k, v in sorted(spec.options.items()))
+    mode = "team" if team_mode else "seat"
+    return f"{mode}|{spec.protocol}|{spec.cwd or ''}|{' '.join(spec.command)}|{options}|" + (
+        "\n".join(spec.init)
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Entrant:
+    """One engine process at the table: one seat, or both seats of a team (team mode)."""
+
+    seats: tuple[Seat, ...]
+    spec: EngineSpec
+    #: The tournament participant (the side) this process plays for.
+    participant: str
+    #: The engine's own name within the participant (for per-engine ratings of mixed teams).
+    engine: str
+
+    @property
+    def team_mode(self) -> bool:
+        return len(self.seats) == 2
+
+    @property
+    def key(self) -> str:
+        return entrant_key(self.spec, self.team_mode)
+
+
+@attrs.frozen(kw_only=True)
+class MatchJob:
+    """Everything needed to play one game of a tournament, anywhere."""
+
+    #: Unique within the tournament and stable across ``--resume`` (``p<pairing>-g<game>``).
+    job_id: str
+    #: 1-based number in the tournament's schedule (the ``[Round]`` tag).
+    number: int
+    #: Index of the pairing (side one against side two) in the schedule.
+    pairing: int
+    #: Index of the game within its pairing; games 2k and 2k+1 are one opening pair.
+    game: int
+    #: The participant holding team 1's seats (A-White + B-Black) and team 2's.
+    sides: Mapping[Team, str]
+    #: Who holds the four seats (each seat exactly once).
+    entrants: tuple[Entrant, ...]
+    #: House rules, time control included.
+    rules: HouseRules
+    opening: Opening | None = None
+    #: Seed for the project's own engines (``Seed`` option), if any.
+    seed: int | None = None
+    event: str = "bughouse-arbiter tournament"
+    #: Extra BPGN tags, written after the standard ones, in order.
+    tags: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def pair(self) -> int:
+        """Index of the opening pair within the pairing."""
+        return self.game // 2
+
+    def participant_at(self, seat: Seat) -> str:
+        return self.sides[seat.team]
+
+    def entrant_at(self, seat: Seat) -> Entrant:
+        for entrant in self.entrants:
+            if seat in entrant.seats:
+                return entrant
+        raise KeyError(seat)
+
+
+@attrs.frozen(kw_only=True)
+class SeatIncident:
+    """Something that went wrong with one engine during a job."""
+
+    seat: Seat
+    participant: str
+    engine: str
+    #: ``crash`` (the process ended or broke the protocol), ``start`` (it failed
+    #: to start), ``hang`` (it stopped answering), ``illegal`` (an illegal move),
+    #: ``time`` (it lost on time).
+    kind: str
+    text: str
+
+    @property
+    def is_failure(self) -> bool:
+        """True for a fault of the engine program (counts towards dropping it)."""
+        return self.kind in ("crash", "start", "hang")
+
+
+@attrs.frozen(kw_only=True)
+class MatchReport:
+    """What came of a ``MatchJob``."""
+
+    job_id: str
+    #: ``1-0``/``0-1``/``1/2-1/2`` from team 1's point of view; ``*`` if not finished.
+    result: Result
+    #: ``Termination`` value (``checkmate``, ``flag``, ``left``...) and the sentence for people.
+    termination: str = ""
+    reason: str = ""
+    #: The whole game as BPGN text (tags, moves, result), ending with a newline.
+    bpgn: str = ""
+    plies: int = 0
+    seconds: float = 0.0
+    incidents: tuple[SeatIncident, ...] = ()
+    #: Seats that lost on time, and the largest arbiter overhead per move (seconds).
+    time_losses: tuple[Seat, ...] = ()
+    overhead_max: float = 0.0
+    #: Engine processes started for this job (0 when all were kept from earlier jobs).
+    started_engines: int = 0
+    #: Where it ran: host name and process id.
+    node: str = ""
+    #: Set when the harness failed (the game was not played): the job may be played again.
+    error: str | None = None
+
+    @property
+    def played(self) -> bool:
+        return self.error is None and self.result is not Result.UNFINISHED
+
+    def points(self, team: Team) -> float:
+        """``team``'s points: 1, 0.5 or 0."""
+        winner = self.result.winner
+        if winner is None:
+            return 0.5
+        return 1.0 if winner is team else 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready dict (the journal's form); ``from_dict`` reads it back."""
+        return {
+            "job_id": self.job_id,
+            "result": self.result.value,
+            "termination": self.termination,
+            "reason": self.reason,
+            "plies": self.plies,
+            "seconds": round(self.seconds, 3),
+            "incidents": [
+                {
+                    "seat": i.seat.bpgn,
+                    "participant": i.participant,
+                    "engine": i.engine,
+                    "kind": i.kind,
+                    "text": i.text,
+                }
+                for i in self.incidents
+            ],
+            "time_losses": [s.bpgn for s in self.time_losses],
+            "overhead_max": round(self.overhead_max, 6),
+            "started_engines": self.started_engines,
+            "node": self.node,
+            "error": self.error,
+            "bpgn": self.bpgn,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> MatchReport:
+        """Reads ``to_dict``'s form; raises ValueError, KeyError or TypeError if it is not."""
+
+        def text(key: str) -> str:
+            value = data.get(key, "")
+            if not isinstance(value, str):
+                raise TypeError(f"{key} is not text")
+            return value
+
+        def number(key: str) -> float:
+            value = data.get(key, 0)
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise TypeError(f"{key} is not a number")
+            return float(value)
+
+        incidents_data = data.get("incidents", [])
+        losses_data = data.get("time_losses", [])
+        if not isinstance(incidents_data, list) or not isinstance(losses_data, list):
+            raise TypeError("incidents and time_losses are lists")
+        error = data.get("error")
+        return cls(
+            job_id=text("job_id"),
+            result=Result(text("result")),
+            termination=text("termination"),
+            reason=text("reason"),
+            bpgn=text("bpgn"),
+            plies=int(number("plies")),
+            seconds=number("seconds"),
+            incidents=tuple(
+                SeatIncident(
+                    seat=Seat.parse(str(i["seat"])),
+                    participant=str(i["participant"]),
+                    engine=str(i["engine"]),
+                    kind=str(i["kind"]),
+                    text=str(i["text"]),
+                )
+                for i in incidents_data
+            ),
+            time_losses=tuple(Seat.parse(str(s)) for s in losses_data),
+            overhead_max=number("overhead_max"),
+            started_engines=int(number("started_engines")),
+            node=text("node"),
+            error=None if error is None else str(error),
+        )
+
+
+def node_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def play_job(job: MatchJob) -> MatchReport:
+    """Plays ``job`` in a new trio loop with engines started for it and closed after.
+
+    Blocking; for a fresh process or a remote worker. Never raises for an
+    engine's fault (a forfeit) nor for a harness error (``report.error``).
+    """
+    try:
+        return trio.run(play_job_async, job)
+    except Exception as exc:  # the harness failed: "not played", the caller may retry
+        return failed_report(job, exc)
+
+
+def failed_report(job: MatchJob, exc: BaseException) -> MatchReport:
+    """The report of a job the harness could not play (``error`` set)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]  # trio wraps what a nursery raised
+    return MatchReport(
+        job_id=job.job_id,
+        result=Result.UNFINISHED,
+        error=f"{type(exc).__name__}: {exc}",
+        node=node_name(),
+    )
+
+
+async def play_job_async(job: MatchJob, keeper: EngineKeeper | None = None) -> MatchReport:
+    """Plays ``job`` in the running trio loop.
+
+    With ``keeper``, engines it holds from earlier jobs play again (and stay
+    alive afterwards); without, they are started for this job and closed.
+    Cancellation propagates (the game is abandoned, nothing is reported), and
+    so does an exception of the harness itself (``failed_report`` makes it a
+    report).
+    """
+    from .keeper import EngineKeeper, play_on_table
+
+    if keeper is not None:
+        return await play_on_table(job, keeper)
+    async with EngineKeeper.open() as own:
+        return await play_on_table(job, own)

@@ -1,0 +1,338 @@
+"""One table's engines, kept alive from one game to the next.
+
+An ``EngineKeeper`` owns the engine processes of one table (one game at a
+time) in its own nursery (``serve``). For each job it seats the engines
+the job names: an idle engine with the same ``Entrant.key`` that can play
+again is moved to its new seats (``Player.reseat``); otherwise a new one is
+started. After the game an engine that crashed, hung, failed to start, lost
+on time or moved illegally is closed, so the next game gets a fresh one; the
+others wait, idle, for the next job. ``play_on_table`` plays one job on a
+keeper and turns the record into a ``MatchReport``.
+
+All the keeper's players answer into one action channel; it is drained
+before each game, so a late answer to the previous game never reaches the
+next one (its turn tokens are gone too).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import math
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+
+import trio
+
+from ..bpgn import GameHeader
+from ..bpgn.write import format_game
+from ..config.specs import BUILTIN_ENGINES
+from ..core.board import STARTING_FEN
+from ..core.game import PlayedMove
+from ..core.model import SEATS, Outcome, Seat, Termination
+from ..core.rules import HouseRules
+from ..errors import EngineFailed
+from ..players.base import Action, Gone, MatchInfo, Player, TableState
+from ..players.factory import create_player, create_team_player
+from ..table.arbiter import MatchRecord, Observer, run_match
+from .jobs import Entrant, MatchJob, MatchReport, SeatIncident, node_name
+
+#: Seconds an engine gets to start (handshake, options).
+START_TIMEOUT = 30.0
+#: Idle engines a keeper holds at most between games (two tables' worth).
+MAX_IDLE = 8
+#: Seconds to close all engines when the keeper stops.
+CLOSE_TIMEOUT = 10.0
+#: Terminations after which the blamed engine is restarted before its next game.
+_RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLEGAL_MOVE})
+
+
+class EngineKeeper:
+    """The live engines of one table. Use ``async with`` or ``nursery.start(keeper.serve)``."""
+
+    def __init__(self, *, start_timeout: float = START_TIMEOUT) -> None:
+        self.start_timeout = start_timeout
+        self._send, self._receive = trio.open_memory_channel[Action](math.inf)
+        self._idle: list[tuple[str, Player]] = []
+        self._nursery: trio.Nursery | None = None
+        self._stopped = trio.Event()
+        self._cm_scope: trio.CancelScope | None = None
+        #: Engine processes started by this keeper, and games played with no new one.
+        self.engines_started = 0
+        self.games_reusing = 0
+
+    # -- lifetime ----------------------------------------------------------------------
+
+    async def serve(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Holds the engines' nursery until cancelled; then closes every engine."""
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                task_status.started()
+                await trio.sleep_forever()
+        finally:
+            self._nursery = None
+            with trio.CancelScope(shield=True):
+                await self.close_all()
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(cls, **kwargs: float) -> AsyncIterator[EngineKeeper]:
+        """A serving keeper for the ``async with`` block; its engines are closed after."""
+        keeper = cls(**kwargs)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(keeper.serve)
+            try:
+                yield keeper
+            finally:
+                nursery.cancel_scope.cancel()
+
+    async def close_all(self) -> None:
+        """Closes every idle engine (quit, grace, SIGTERM, SIGKILL)."""
+        idle, self._idle = self._idle, []
+        with trio.move_on_after(CLOSE_TIMEOUT):
+            async with trio.open_nursery() as closers:
+                for _, player in idle:
+                    closers.start_soon(player.aclose)
+
+    # -- seating -------------------------------------------------------------------------
+
+    async def seat(
+        self, entrants: Sequence[Entrant], *, seed: int | None = None
+    ) -> tuple[list[Player], int]:
+        """Players for ``entrants`` (kept ones reseated, missing ones started at
+        once) and how many were started. An engine that fails to start is
+        stood in for by a player that leaves with the reason when the game begins.
+        ``seed`` (for the built-in engines) is set once per process."""
+        players: list[Player | None] = [self._take(entrant) for entrant in entrants]
+        missing = [i for i, player in enumerate(players) if player is None]
+        async with trio.open_nursery() as starters:
+            for i in missing:
+                starters.start_soon(self._start_into, players, i, entrants[i], seed)
+        ready = [player for player in players if player is not None]
+        assert len(ready) == len(entrants)
+        return ready, len(missing)
+
+    def _take(self, entrant: Entrant) -> Player | None:
+        for index, (key, player) in enumerate(self._idle):
+            if key == entrant.key and player.can_play_again():
+                del self._idle[index]
+                player.reseat(entrant.seats)
+                return player
+        return None
+
+    async def _start_into(
+        self, players: list[Player | None], index: int, entrant: Entrant, seed: int | None
+    ) -> None:
+        assert self._nursery is not None, "the keeper is not serving"
+        spec = entrant.spec
+        if seed is not None and spec.name in BUILTIN_ENGINES:
+            # Set once per process: a kept engine keeps its random stream.
+            spec = spec.with_options(Seed=str(seed + self.engines_started))
+        if entrant.team_mode:
+            player = create_team_player((entrant.seats[0], entrant.seats[1]), spec)
+        else:
+            player = create_player(entrant.seats[0], spec)
+        self.engines_started += 1
+        try:
+            with trio.fail_after(self.start_timeout):
+                await player.start(self._nursery, self._send.clone())
+        except (EngineFailed, OSError, trio.TooSlowError) as exc:
+            if isinstance(exc, trio.TooSlowError):
+                why = f"no answer within {self.start_timeout:g} s"
+            elif isinstance(exc, OSError):
+                why = exc.strerror or str(exc)
+            else:
+                why = str(exc)
+            with trio.CancelScope(shield=True):
+                await player.aclose()
+            players[index] = _FailedPlayer(entrant, f"failed to start: {why}", self._send)
+            return
+        players[index] = player
+
+    async def play(
+        self,
+        entrants: Sequence[Entrant],
+        rules: HouseRules,
+        *,
+        game_id: str,
+        fen_a: str = STARTING_FEN,
+        fen_b: str = STARTING_FEN,
+        observer: Observer | None = None,
+        seed: int | None = None,
+        stop_reason: Callable[[], str] | None = None,
+    ) -> tuple[MatchRecord, int]:
+        """Plays one game with kept (or new) engines; returns its record and how
+        many engines were started for it. Cancellation closes this game's engines."""
+        players, started = await self.seat(entrants, seed=seed)
+        if started == 0:
+            self.games_reusing += 1
+        self.drain()
+        try:
+            record = await run_match(
+                players,
+                rules,
+                game_id=game_id,
+                fen_a=fen_a,
+                fen_b=fen_b,
+                observer=observer,
+                stop_reason=stop_reason,
+                actions=self._receive,
+            )
+        except BaseException:
+            # Abandoned (cancelled) or broken: none of these engines plays again.
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                for player in players:
+                    await player.aclose()
+            raise
+        outcome = record.outcome
+        blamed = outcome.seat if outcome.termination in _RESTART_AFTER else None
+        await self.release(players, entrants, blamed)
+        return record, started
+
+    def drain(self) -> None:
+        """Drops actions left over from an earlier game."""
+        while True:
+            try:
+                self._receive.receive_nowait()
+            except trio.WouldBlock:
+                return
+
+    async def release(
+        self, players: Sequence[Player], entrants: Sequence[Entrant], blamed: Seat | None
+    ) -> None:
+        """Takes ``players`` (holding ``entrants``) back after a game; closes the
+        one at the ``blamed`` seat and any that cannot play again."""
+        for player, entrant in zip(players, entrants, strict=True):
+            if isinstance(player, _FailedPlayer):
+                continue
+            if not player.can_play_again() or (blamed is not None and blamed in player.seats):
+                with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                    await player.aclose()
+            else:
+                self._idle.append((entrant.key, player))
+        # The least recently used beyond MAX_IDLE are closed (a round-robin of
+        # many participants would otherwise keep every engine of every one).
+        while len(self._idle) > MAX_IDLE:
+            _, oldest = self._idle.pop(0)
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                await oldest.aclose()
+
+    def matching(self, entrants: Sequence[Entrant]) -> int:
+        """How many of ``entrants`` an idle engine of this keeper could play."""
+        keys = [key for key, _ in self._idle]
+        count = 0
+        for entrant in entrants:
+            if entrant.key in keys:
+                keys.remove(entrant.key)
+                count += 1
+        return count
+
+    @property
+    def receive(self) -> trio.MemoryReceiveChannel[Action]:
+        return self._receive
+
+
+class _FailedPlayer(Player):
+    """Stands at the seats of an engine that failed to start: when the game
+    begins it says it left (``Gone``, with the reason), so its team forfeits."""
+
+    def __init__(self, entrant: Entrant, why: str, actions: trio.MemorySendChannel[Action]) -> None:
+        self.name = entrant.engine
+        self.seats = entrant.seats
+        self.why = why
+        self.actions = actions
+
+    async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
+        raise EngineFailed(self.why)
+
+    async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        self.actions.send_nowait(Gone(seat=self.seats[0], reason=self.why))
+
+    async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        pass
+
+    async def moved(self, played: PlayedMove, state: TableState) -> None:
+        pass
+
+    async def partner_says(self, seat: Seat, text: str) -> None:
+        pass
+
+    async def game_over(self, outcome: Outcome) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+# -- one job -------------------------------------------------------------------------
+
+
+async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
+    """Plays ``job`` with ``keeper``'s engines and reports it (see ``jobs.py``)."""
+    wall = time.monotonic()
+    opening = job.opening
+    now = datetime.datetime.now(datetime.UTC)
+    record, started = await keeper.play(
+        job.entrants,
+        job.rules,
+        game_id=job.job_id,
+        fen_a=opening.fen_a if opening else STARTING_FEN,
+        fen_b=opening.fen_b if opening else STARTING_FEN,
+        seed=job.seed,
+    )
+    outcome = record.outcome
+    names = {seat: job.entrant_at(seat).engine for seat in SEATS}
+    header = GameHeader(
+        players=names,
+        engines=dict(record.names),
+        event=job.event,
+        date=f"{now:%Y.%m.%d}",
+        time=f"{now:%H:%M:%S}",
+        round=str(job.number),
+        extra=job.tags,
+    )
+    return MatchReport(
+        job_id=job.job_id,
+        result=outcome.result,
+        termination=outcome.termination.value,
+        reason=outcome.reason,
+        bpgn=format_game(record.game, header),
+        plies=record.game.plies,
+        seconds=time.monotonic() - wall,
+        incidents=_incidents(job, outcome),
+        time_losses=(outcome.seat,)
+        if outcome.termination is Termination.FLAG and outcome.seat is not None
+        else (),
+        overhead_max=max(record.overheads, default=0.0),
+        started_engines=started,
+        node=node_name(),
+    )
+
+
+def _incidents(job: MatchJob, outcome: Outcome) -> tuple[SeatIncident, ...]:
+    seat = outcome.seat
+    if seat is None:
+        return ()
+    kinds = {
+        Termination.LEFT: "crash",
+        Termination.FLAG: "time",
+        Termination.ILLEGAL_MOVE: "illegal",
+    }
+    kind = kinds.get(outcome.termination)
+    if kind is None:
+        return ()
+    if kind == "crash" and "failed to start" in outcome.reason:
+        kind = "start"
+    elif kind == "crash" and "stopped reading" in outcome.reason:
+        kind = "hang"
+    entrant = job.entrant_at(seat)
+    return (
+        SeatIncident(
+            seat=seat,
+            participant=job.participant_at(seat),
+            engine=entrant.engine,
+            kind=kind,
+            text=outcome.reason,
+        ),
+    )

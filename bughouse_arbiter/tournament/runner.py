@@ -1,0 +1,317 @@
+"""Runs a tournament: hands jobs to a scheduler, journals reports, stops when done.
+
+``Tournament.run(scheduler)`` plays every scheduled job not already in the
+journal (so ``--resume`` neither replays nor duplicates a game), re-queues a
+job whose report says the harness failed (``MAX_RETRIES`` times), drops a
+participant after ``max_failures`` failures in a row (crash, failed start,
+hang), stops when the SPRT is decided, and writes ``summary.json``. It talks
+to the scheduler only through the ``Scheduler`` protocol, and to the person
+only through a ``Progress``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections import deque
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+import trio
+
+from ..core.rules import HouseRules
+from . import journal as journal_module
+from .jobs import MatchJob, MatchReport
+from .results import (
+    GameResult,
+    by_pairing,
+    crosstable,
+    engine_ratings,
+    pairing_summary,
+    sprt_state,
+    standings,
+)
+from .schedule import Participant, side_of
+from .scheduler import Scheduler
+from .stats import Sprt
+
+#: Times a job is handed out again after the harness failed to play it.
+MAX_RETRIES = 3
+
+
+class Progress(Protocol):
+    """What the person sees while the tournament runs."""
+
+    def begin(self, total: int, done: int) -> None: ...
+
+    def game(self, job: MatchJob, report: MatchReport, status: str) -> None: ...
+
+    def message(self, text: str) -> None: ...
+
+    def end(self) -> None: ...
+
+
+@attrs.frozen(kw_only=True)
+class TournamentPlan:
+    """Everything a tournament was asked to do, checked; ``jobs`` is its whole schedule."""
+
+    participants: tuple[Participant, ...]
+    format: str
+    games: int
+    rules: HouseRules
+    jobs: tuple[MatchJob, ...]
+    out: Path
+    sprt: Sprt | None = None
+    max_failures: int = 3
+    event: str = "bughouse-arbiter tournament"
+
+
+class Tournament:
+    """The state of one tournament: its journaled reports and what follows from them."""
+
+    def __init__(self, plan: TournamentPlan, progress: Progress) -> None:
+        self.plan = plan
+        self.progress = progress
+        self.jobs = {job.job_id: job for job in plan.jobs}
+        self.reports: dict[str, MatchReport] = {}
+        self._results: list[GameResult] = []
+        self.journal = journal_module.Journal(plan.out)
+        self.queue: deque[MatchJob] = deque()
+        self.retries: dict[str, int] = {}
+        self.streaks: dict[str, int] = {p.name: 0 for p in plan.participants}
+        self.dropped: dict[str, str] = {}
+        self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
+        self.decision: str | None = None
+        #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
+        self.given_up: dict[str, str] = {}
+        #: Why the tournament had to stop (the journal could not be written), if it did.
+        self.failed: str | None = None
+        #: The scheduler's counts for this session (engines started, games reusing all).
+        self.engine_stats: dict[str, object] = {}
+        self.interrupted = False
+        self.started = time.monotonic()
+
+    # -- state from the journal ---------------------------------------------------------
+
+    def resume(self) -> int:
+        """Loads the journal; returns how many scheduled games it already holds."""
+        loaded = journal_module.load(self.plan.out)
+        kept = [
+            loaded[job.job_id]
+            for job in self.plan.jobs
+            if job.job_id in loaded and loaded[job.job_id].played
+        ]
+        self.journal.open(kept)
+        for report in kept:
+            self._account(self.jobs[report.job_id], report)
+        self.queue = deque(j for j in self.plan.jobs if j.job_id not in self.reports)
+        return len(self.reports)
+
+    # -- running -------------------------------------------------------------------------
+
+    async def run(self, scheduler: Scheduler, stop: trio.CancelScope) -> None:
+        """Plays the remaining games; ``stop`` is cancelled when the SPRT decides."""
+        self.stop = stop
+        self.progress.begin(len(self.plan.jobs), len(self.reports))
+        try:
+            if self._sprt_decided():
+                return
+            with stop:
+                await scheduler.run(self._next_job, self._on_report)
+        finally:
+            self.journal.close()
+            self.engine_stats = attrs.asdict(scheduler.stats)
+
+    def _next_job(self) -> MatchJob | None:
+        while self.queue:
+            job = self.queue.popleft()
+            if not any(name in self.dropped for name in job.sides.values()):
+                return job
+        return None
+
+    async def _on_report(self, report: MatchReport) -> None:
+        job = self.jobs[report.job_id]
+        if not report.played:
+            tries = self.retries[job.job_id] = self.retries.get(job.job_id, 0) + 1
+            if tries <= MAX_RETRIES:
+                self.progress.message(
+                    f"game {job.number} not played ({report.error or 'unfinished'}); "
+                    f"trying again ({tries}/{MAX_RETRIES})"
+                )
+                self.queue.appendleft(job)
+            else:
+                self.given_up[job.job_id] = report.error or "unfinished"
+                self.progress.message(f"game {job.number} given up: {report.error}")
+            return
+        try:
+            self.journal.append(job, report)
+        except OSError as exc:
+            # Nothing more can be kept: stop, with the games journaled so far intact.
+            self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
+            self.stop.cancel()
+            return
+        dropped = set(self.dropped)
+        self._account(job, report)
+        self.progress.game(job, report, self.status_text())
+        for name in self.dropped.keys() - dropped:
+            self.progress.message(
+                f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
+            )
+        if self._sprt_decided():
+            self.stop.cancel()
+
+    def _account(self, job: MatchJob, report: MatchReport) -> None:
+        # The game's text is in the journal and games.bpgn; memory keeps the rest.
+        self.reports[job.job_id] = attrs.evolve(report, bpgn="")
+        team = side_of(job.game)
+        self._results.append(
+            GameResult(
+                job_id=job.job_id,
+                pairing=job.pairing,
+                game=job.game,
+                first=job.sides[team],
+                second=job.sides[team.other],
+                points=report.points(team),
+            )
+        )
+        failing = {i.participant for i in report.incidents if i.is_failure}
+        for name in job.sides.values():
+            if name in failing:
+                self.crashes[name] = self.crashes.get(name, 0) + 1
+                self.streaks[name] = self.streaks.get(name, 0) + 1
+            else:
+                self.streaks[name] = 0
+            if self.streaks.get(name, 0) >= self.plan.max_failures and name not in self.dropped:
+                why = "; ".join(i.text for i in report.incidents if i.participant == name)
+                self.dropped[name] = f"{self.streaks[name]} failures in a row (last: {why})"
+
+    def _sprt_decided(self) -> bool:
+        if self.plan.sprt is None:
+            return False
+        state = sprt_state(self.plan.sprt, self.results())
+        decision = state["decision"]
+        self.decision = decision if isinstance(decision, str) else None
+        return self.decision is not None
+
+    # -- results ---------------------------------------------------------------------------
+
+    def results(self) -> list[GameResult]:
+        """Every game played so far, from its pairing's first participant's side."""
+        return list(self._results)
+
+    def status_text(self) -> str:
+        """``Elo +35 ± 20`` of the first pairing, and the LLR with an SPRT."""
+        results = [r for r in self.results() if r.pairing == 0]
+        if not results:
+            return ""
+        summary = pairing_summary(results)
+        low, high = summary.elo_interval()
+        text = f"{results[0].first} vs {results[0].second}: {_elo_text(summary.elo, low, high)}"
+        if self.plan.sprt is not None:
+            state = sprt_state(self.plan.sprt, self.results())
+            text += f" · LLR {state['llr']:.2f} ({state['lower']:.2f}, {state['upper']:.2f})"
+        return text
+
+    def summary(self) -> dict[str, object]:
+        results = self.results()
+        participants = self.plan.participants
+        pairings: list[dict[str, object]] = []
+        for (first, second), games in by_pairing(results).items():
+            s = pairing_summary(games)
+            low, high = s.elo_interval()
+            pairings.append(
+                {
+                    "first": first,
+                    "second": second,
+                    "games": s.games,
+                    "wins": s.wins,
+                    "losses": s.losses,
+                    "draws": s.draws,
+                    "score": round(s.score, 4),
+                    "elo": _num(s.elo),
+                    "elo_low": _num(low),
+                    "elo_high": _num(high),
+                    "los": round(s.los, 4),
+                    "draw_ratio": round(s.draw_ratio, 4),
+                    "pentanomial": s.penta.as_dict(),
+                }
+            )
+        engines = engine_ratings(participants, results)
+        incidents = [
+            {"game": self.jobs[job_id].number, **_incident(i)}
+            for job_id, report in self.reports.items()
+            for i in report.incidents
+        ]
+        summary: dict[str, object] = {
+            "event": self.plan.event,
+            "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "format": self.plan.format,
+            "time_control": _time_control(self.plan.rules),
+            "games_scheduled": len(self.plan.jobs),
+            "games_played": len(self.reports),
+            "complete": len(self.reports) == len(self.plan.jobs),
+            "standings": standings(participants, results),
+            "pairings": pairings,
+            "crosstable": {
+                a: {b: {"points": p, "games": g} for b, (p, g) in row.items()}
+                for a, row in crosstable(participants, results).items()
+            },
+            "crashes": self.crashes,
+            "engines_this_session": self.engine_stats,
+            "time_losses": _time_losses(self),
+            "incidents": incidents,
+            "dropped": self.dropped,
+            "given_up": {
+                str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
+            },
+        }
+        if engines:
+            summary["engine_ratings"] = {
+                name: {"elo": round(r.elo, 1), "margin": _num(r.margin)}
+                for name, r in engines.items()
+            }
+        if self.plan.sprt is not None:
+            summary["sprt"] = sprt_state(self.plan.sprt, results)
+        return summary
+
+
+def _time_control(rules: HouseRules) -> str:
+    if not rules.clock:
+        return "none"
+    return f"{rules.time:g}+{rules.increment:g}"
+
+
+def _elo_text(elo: float, low: float, high: float) -> str:
+    if abs(elo) == float("inf"):
+        return f"Elo {'+' if elo > 0 else '-'}inf"
+    margin = (high - low) / 2
+    margin_text = f"{margin:.0f}" if margin < float("inf") else "inf"
+    return f"Elo {elo:+.0f} ± {margin_text}"
+
+
+def _num(value: float) -> float | None:
+    return round(value, 1) if abs(value) < float("inf") else None
+
+
+def _incident(i: object) -> dict[str, object]:
+    from .jobs import SeatIncident
+
+    assert isinstance(i, SeatIncident)
+    return {
+        "seat": i.seat.bpgn,
+        "participant": i.participant,
+        "engine": i.engine,
+        "kind": i.kind,
+        "text": i.text,
+    }
+
+
+def _time_losses(t: Tournament) -> dict[str, int]:
+    losses: dict[str, int] = {p.name: 0 for p in t.plan.participants}
+    for job_id, report in t.reports.items():
+        job = t.jobs[job_id]
+        for seat in report.time_losses:
+            name = job.sides[seat.team]
+            losses[name] = losses.get(name, 0) + 1
+    return losses

@@ -1,0 +1,171 @@
+"""Where games run: the one interface between the tournament and its backends.
+
+The tournament logic (schedule, journal, statistics, SPRT, progress, output)
+talks to a ``Scheduler`` and never knows which backend it is.
+``LocalScheduler`` plays the games in this process with trio (``--concurrency
+K`` tables at once, engines kept alive between games); ``RayScheduler``
+(``ray_backend.py``, when present) plays them on Ray workers.
+
+The contract
+------------
+``await scheduler.run(next_job, on_report)``:
+
+- ``next_job() -> MatchJob | None`` is a plain function the scheduler calls
+  (in its trio task, never concurrently with ``on_report``) whenever it can
+  start a game. It returns the next job, or None when there is nothing to
+  start *now*. ``run`` calls it again after every report, so a job handed
+  back for a retry or freed by a report is picked up; when it returns None
+  and no game is in flight, ``run`` returns.
+- ``on_report(report) -> Awaitable[None]`` is awaited once per job handed out
+  that finished, one call at a time, in completion order, in the caller's
+  trio loop. The caller writes its journal there; the scheduler does not
+  take another job until it returns (so a job is never started after the
+  tournament decided to stop).
+- At most ``scheduler.concurrency`` games are in flight.
+- A game is a game whatever happened at the table: an engine that crashed,
+  hung, failed to start or moved illegally makes a forfeit, reported like
+  any result (``MatchReport.incidents`` says who and why). The backend
+  restarts that engine for the next job; it never retries a game by itself.
+- A failure of the harness (an exception while setting up or running a job,
+  a lost worker or node) is reported as ``MatchReport(error=...,
+  result=Result.UNFINISHED)`` (``jobs.failed_report``): "not played". The tournament decides to
+  re-queue the job (``next_job`` hands it out again) or to give up.
+- Stopping: the caller cancels the scope ``run`` runs in (Ctrl+C, SIGTERM, a
+  decided SPRT). Games in flight are abandoned and not reported; every
+  engine the backend started is closed (or its worker killed) before the
+  cancellation leaves ``run``. Nothing reported before is affected, so the
+  journal loses at most the games in flight.
+- Engine reuse is the backend's business: a job's ``Entrant.key`` tells which
+  processes are interchangeable. ``run`` closes every engine before it
+  returns.
+- ``stats`` (a ``SchedulerStats``) counts the engine processes started
+  (first starts and restarts) and the games that started none, for the
+  summary and the benchmark; it is complete once ``run`` has returned.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Protocol
+
+import attrs
+import trio
+
+from .jobs import MatchJob, MatchReport, failed_report
+from .keeper import EngineKeeper, play_on_table
+
+__all__ = [
+    "LocalScheduler",
+    "NextJob",
+    "OnReport",
+    "Scheduler",
+    "SchedulerStats",
+    "cpu_warning",
+]
+
+NextJob = Callable[[], MatchJob | None]
+OnReport = Callable[[MatchReport], Awaitable[None]]
+
+
+@attrs.define
+class SchedulerStats:
+    """What a backend counts about engine processes."""
+
+    #: Engine processes started (the first start of each, and every restart).
+    engines_started: int = 0
+    #: Games that reused every engine from an earlier game.
+    games_reusing: int = 0
+
+
+class Scheduler(Protocol):
+    """Plays ``MatchJob`` values somewhere; see the module docstring for the contract."""
+
+    concurrency: int
+    stats: SchedulerStats
+
+    async def run(self, next_job: NextJob, on_report: OnReport) -> None: ...
+
+
+def _fit(job: MatchJob, keeper: EngineKeeper) -> int:
+    return keeper.matching(job.entrants)
+
+
+def cpu_warning(concurrency: int, cpus: int | None = None) -> str | None:
+    """A warning when ``concurrency`` games need more CPUs than there are (two
+    engines think at once in a bughouse game), else None."""
+    if cpus is None:
+        try:
+            cpus = len(os.sched_getaffinity(0))  # the CPUs this process may use
+        except (AttributeError, OSError):
+            cpus = os.cpu_count() or 1
+    if concurrency * 2 > cpus:
+        return (
+            f"--concurrency {concurrency} runs up to {concurrency * 2} thinking engines "
+            f"on {cpus} CPU{'s' if cpus != 1 else ''}: engines will share cores, "
+            "which weakens them and can cost games on time"
+        )
+    return None
+
+
+class LocalScheduler:
+    """Plays jobs in this trio loop, ``concurrency`` tables at once.
+
+    Each table is an ``EngineKeeper``: its engines stay alive from one game
+    to the next (new game after ``gameover``), and one that crashed or hung
+    is restarted for the next game.
+    """
+
+    def __init__(self, concurrency: int = 1) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.concurrency = concurrency
+        self.stats = SchedulerStats()
+
+    async def run(self, next_job: NextJob, on_report: OnReport) -> None:
+        send, receive = trio.open_memory_channel[MatchReport](math.inf)
+        free: list[EngineKeeper] = []
+        in_flight = 0
+        async with trio.open_nursery() as nursery:
+            keepers = [EngineKeeper() for _ in range(self.concurrency)]
+            for keeper in keepers:
+                await nursery.start(keeper.serve)
+                free.append(keeper)
+            try:
+                while True:
+                    while free and (job := next_job()) is not None:
+                        # The table whose idle engines fit the job best plays it.
+                        keeper = max(free, key=partial(_fit, job))
+                        free.remove(keeper)
+                        in_flight += 1
+                        nursery.start_soon(self._play, job, keeper, send, free)
+                    if in_flight == 0:
+                        break
+                    report = await receive.receive()
+                    in_flight -= 1
+                    await on_report(report)
+                    # A stop decided in on_report takes effect before the next job.
+                    await trio.lowlevel.checkpoint_if_cancelled()
+            finally:
+                with trio.CancelScope(shield=True):
+                    for keeper in keepers:
+                        self.stats.engines_started += keeper.engines_started
+                        self.stats.games_reusing += keeper.games_reusing
+                nursery.cancel_scope.cancel()
+
+    async def _play(
+        self,
+        job: MatchJob,
+        keeper: EngineKeeper,
+        send: trio.MemorySendChannel[MatchReport],
+        free: list[EngineKeeper],
+    ) -> None:
+        try:
+            report = await play_on_table(job, keeper)
+        except Exception as exc:  # the harness failed: report, let the tournament re-queue
+            report = failed_report(job, exc)
+            await keeper.close_all()
+        free.append(keeper)
+        send.send_nowait(report)

@@ -1,0 +1,242 @@
+"""Playing tournament jobs with real engine processes: engines kept alive between
+games, reseated as seats rotate, restarted after a crash; the local scheduler."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+import trio
+
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.replay import replay_game
+from bughouse_arbiter.config.specs import engine_spec
+from bughouse_arbiter.core.model import Result
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport, play_job, play_job_async
+from bughouse_arbiter.tournament.keeper import EngineKeeper
+from bughouse_arbiter.tournament.schedule import Participant, schedule
+from bughouse_arbiter.tournament.scheduler import LocalScheduler, cpu_warning
+
+RULES = HouseRules(time=5.0, increment=0.0)
+
+
+def plain(name: str, spec: str) -> Participant:
+    s = engine_spec(spec)
+    return Participant(name=name, members=(s, s), member_names=(name, name))
+
+
+def jobs(first: str, second: str, games: int, rules: HouseRules = RULES) -> list[MatchJob]:
+    return schedule(
+        [plain(first, first), plain(second, second)],
+        format="gauntlet",
+        games=games,
+        rules=rules,
+        openings=[],
+        seed=3,
+    )
+
+
+def check(report: MatchReport) -> None:
+    [game] = read_games(report.bpgn)
+    replayed = replay_game(game)
+    assert replayed.ok, replayed.verdict
+    assert game.tag("Round") is not None
+
+
+def test_jobs_and_reports_survive_pickling() -> None:
+    [job] = jobs("random", "searcher", 1)
+    assert pickle.loads(pickle.dumps(job)) == job
+    report = MatchReport(job_id="x", result=Result.DRAW, bpgn='[Event "x"]\n')
+    assert pickle.loads(pickle.dumps(report)) == report
+    assert MatchReport.from_dict(report.to_dict()) == report
+
+
+def test_play_job_blocking_starts_and_closes_its_engines() -> None:
+    [job] = jobs("random", "random", 1)
+    report = play_job(job)
+    assert report.played and report.started_engines == 4 and report.error is None
+    check(report)
+
+
+async def test_a_kept_engine_plays_the_next_game_at_its_rotated_seat() -> None:
+    with trio.fail_after(120):
+        async with EngineKeeper.open() as keeper:
+            reports = [await play_job_async(job, keeper) for job in jobs("random", "random", 3)]
+    assert [r.started_engines for r in reports] == [4, 0, 0]
+    assert keeper.games_reusing == 2
+    for report in reports:
+        assert report.played, report.reason
+        check(report)
+
+
+async def test_a_crashing_engine_forfeits_and_is_restarted() -> None:
+    good = jobs("random", "random", 1)[0]
+    crashing = jobs("random", "faulty-crash", 2)[1]
+    with trio.fail_after(120):
+        async with EngineKeeper.open() as keeper:
+            first = await play_job_async(good, keeper)
+            crashed = await play_job_async(crashing, keeper)
+            again = await play_job_async(crashing, keeper)
+    assert first.started_engines == 4
+    # The two random movers of the side that stays are kept; the crashing ones start anew.
+    assert crashed.started_engines == 2 and again.started_engines >= 1
+    for report in (crashed, again):
+        assert report.termination == "left"
+        assert crashing.sides[report.result.winner] == "random"  # type: ignore[index]
+        [incident] = report.incidents
+        assert incident.kind == "crash" and incident.participant == "faulty-crash"
+        assert "crashing on purpose" in incident.text
+        check(report)
+
+
+async def test_a_harness_failure_is_reported_as_not_played() -> None:
+    [job] = jobs("random", "random", 1)
+    broken = MatchJob(
+        job_id="broken",
+        number=1,
+        pairing=0,
+        game=0,
+        sides=job.sides,
+        entrants=job.entrants[:3],
+        rules=RULES,
+    )
+    reports: list[MatchReport] = []
+
+    async def on_report(report: MatchReport) -> None:
+        reports.append(report)
+
+    blocking = await trio.to_thread.run_sync(play_job, broken)
+    assert not blocking.played and blocking.error and "nobody holds" in blocking.error
+    queue = [broken]
+    with trio.fail_after(60):
+        await LocalScheduler(1).run(lambda: queue.pop() if queue else None, on_report)
+    [report] = reports
+    assert not report.played and report.error and "nobody holds" in report.error
+
+
+async def test_local_scheduler_plays_every_job_with_two_tables() -> None:
+    todo = jobs("random", "random", 4)
+    reports: list[MatchReport] = []
+    in_flight_seen: list[int] = []
+
+    async def on_report(report: MatchReport) -> None:
+        reports.append(report)
+        in_flight_seen.append(len(todo))
+
+    scheduler = LocalScheduler(2)
+    with trio.fail_after(180):
+        await scheduler.run(lambda: todo.pop(0) if todo else None, on_report)
+    assert sorted(r.job_id for r in reports) == [f"p0-g{g}" for g in range(4)]
+    assert all(r.played for r in reports)
+    # Two tables of four engines each, kept for the games after their first.
+    assert scheduler.stats.engines_started == 8
+    assert scheduler.stats.games_reusing == 2
+
+
+async def test_cancelling_the_scheduler_abandons_games_in_flight() -> None:
+    todo = jobs("random", "random", 10)
+    reports: list[MatchReport] = []
+    with trio.fail_after(120):
+        with trio.CancelScope() as scope:
+
+            async def on_report(report: MatchReport) -> None:
+                reports.append(report)
+                scope.cancel()
+
+            await LocalScheduler(2).run(lambda: todo.pop(0) if todo else None, on_report)
+    assert len(reports) == 1
+    assert len(todo) == 8  # nothing more was handed out
+
+
+def test_cpu_warning() -> None:
+    assert cpu_warning(1, cpus=2) is None
+    warning = cpu_warning(2, cpus=2)
+    assert warning is not None and "4 thinking engines on 2 CPUs" in warning
+
+
+async def test_a_hanging_engine_loses_on_time_and_is_restarted() -> None:
+    hanging = jobs("random", "faulty-hang", 2, rules=HouseRules(time=1.0))
+    with trio.fail_after(120):
+        async with EngineKeeper.open() as keeper:
+            first = await play_job_async(hanging[0], keeper)
+            second = await play_job_async(hanging[1], keeper)
+    for report in (first, second):
+        assert report.termination == "flag"
+        [incident] = report.incidents
+        assert incident.kind == "time" and incident.participant == "faulty-hang"
+        assert report.time_losses == (incident.seat,)
+        check(report)
+    # Only the engine that lost on time is started again.
+    assert second.started_engines == 1
+
+
+async def test_a_keeper_closes_the_least_recently_used_engines_beyond_its_limit() -> None:
+    from bughouse_arbiter.tournament.keeper import MAX_IDLE
+
+    short = HouseRules(time=60.0, max_plies=10)
+
+    def variant(n: int) -> Participant:
+        s = engine_spec("random").with_options(Variant=str(n))  # another key each
+        return Participant(name=f"r{n}", members=(s, s), member_names=(f"r{n}", f"r{n}"))
+
+    played = []
+    with trio.fail_after(120):
+        async with EngineKeeper.open() as keeper:
+            for n in range(3):
+                [job] = schedule(
+                    [variant(2 * n), variant(2 * n + 1)],
+                    format="gauntlet",
+                    games=1,
+                    rules=short,
+                    openings=[],
+                )
+                played.append(await play_job_async(job, keeper))
+                assert len(keeper._idle) <= MAX_IDLE
+            # The newest engines were kept: the last job's can play again.
+            assert keeper.matching(job.entrants) == 4
+    assert [r.started_engines for r in played] == [4, 4, 4]
+    assert all(r.played for r in played)
+
+
+async def test_an_engine_that_cannot_start_forfeits_with_the_reason() -> None:
+    from bughouse_arbiter.config.specs import EngineSpec
+
+    missing = EngineSpec(name="ghost", command=("/nonexistent/ghost-engine",))
+    ghost = Participant(name="ghost", members=(missing, missing), member_names=("ghost",) * 2)
+    [job] = schedule(
+        [plain("random", "random"), ghost], format="gauntlet", games=1, rules=RULES, openings=[]
+    )
+    with trio.fail_after(60):
+        report = await play_job_async(job)
+    assert report.played and report.termination == "left"
+    assert job.sides[report.result.winner] == "random"  # type: ignore[index]
+    [incident] = report.incidents
+    assert incident.kind == "start" and incident.participant == "ghost"
+    assert "failed to start" in incident.text and "No such file" in incident.text
+    check(report)
+
+
+@pytest.mark.parametrize("engine", ["fairy-stockfish", "sjeng"])
+async def test_uci_and_xboard_engines_play_again_at_rotated_seats(engine: str) -> None:
+    from test_external_engines import require
+
+    from bughouse_arbiter.config.engines_file import known_engines
+
+    require(engine)
+    spec = known_engines(None)[engine]
+    external = Participant(name=engine, members=(spec, spec), member_names=(engine, engine))
+    played = schedule(
+        [external, plain("random", "random")],
+        format="gauntlet",
+        games=3,
+        rules=HouseRules(time=3.0),
+        openings=[],
+    )
+    with trio.fail_after(180):
+        async with EngineKeeper.open() as keeper:
+            reports = [await play_job_async(job, keeper) for job in played]
+    assert [r.started_engines for r in reports] == [4, 0, 0]
+    for report in reports:
+        assert report.played and report.termination not in ("left", "illegal_move"), report.reason
+        check(report)

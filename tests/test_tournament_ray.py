@@ -1,0 +1,452 @@
+"""``bughouse tournament --ray``: the games on a two-node Ray cluster on this machine.
+
+One cluster (``ray.cluster_utils.Cluster``: a head and a second node, 2 CPUs
+each, so two games at once) serves the whole module; each test runs the
+command as its own driver process joining it, as a user would. The second
+node's processes carry ``BUGHOUSE_TEST_NODE=second`` in their environment,
+which lets a test seat an engine that starts everywhere but there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import trio
+from cli_checks import expect_usage_error
+
+from bughouse_arbiter import __version__
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.replay import replay_game
+from bughouse_arbiter.config.specs import EngineSpec, builtin_engine, engine_spec
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
+from bughouse_arbiter.tournament.ray_backend import RAY_MISSING, RayScheduler, localize_job
+from bughouse_arbiter.tournament.schedule import Participant, schedule
+
+pytestmark = pytest.mark.ray
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Marks every process of this module's cluster (and the engines its workers start).
+MARK = f"BUGHOUSE_RAY_TEST={os.getpid()}"
+#: Deterministic results at any speed: r1 vs r2 is a draw at the 6-ply cap (random
+#: movers never mate that fast); ``faulty-illegal`` moves illegally on its second
+#: turn (by ply 5), so r1 beats bad.
+GAUNTLET = [
+    "--engine", "r1=random",
+    "--engine", "r2=random",
+    "--engine", "bad=faulty-illegal",
+    "--games", "20",
+    "--tc", "2+0",
+    "--rule", "max_plies=6",
+    "--seed", "5",
+]  # fmt: skip
+
+
+def _ray_or_skip() -> Any:
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("BUGHOUSE_REQUIRE_ENGINES") == "1":
+            pytest.fail("ray is not installed (pip install -e '.[ray]')")
+        pytest.skip("ray is not installed")
+    return ray
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    _ray_or_skip()
+    from ray.cluster_utils import Cluster
+
+    key, value = MARK.split("=")
+    os.environ[key] = value
+    store = 80 * 1024 * 1024
+    head = {"num_cpus": 2, "object_store_memory": store, "include_dashboard": False}
+    made = Cluster(initialize_head=True, head_node_args=head)
+    try:
+        os.environ["BUGHOUSE_TEST_NODE"] = "second"
+        made.add_node(num_cpus=2, object_store_memory=store)
+        del os.environ["BUGHOUSE_TEST_NODE"]
+        made.wait_for_nodes()
+        yield made
+    finally:
+        os.environ.pop("BUGHOUSE_TEST_NODE", None)
+        made.shutdown()
+        os.environ.pop(key, None)
+
+
+def bughouse(*argv: str, cwd: Path, timeout: float = 300.0) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def journal(folder: Path) -> list[dict[str, Any]]:
+    """The reports in ``results.jsonl``, in the order they were written."""
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    return [json.loads(line)["report"] for line in lines]
+
+
+def comparable_summary(folder: Path) -> dict[str, Any]:
+    """summary.json without the time it was written and the incidents' free text
+    (which names the position and seat, a matter of timing)."""
+    summary: dict[str, Any] = json.loads((folder / "summary.json").read_text())
+    del summary["written"]
+    # How the backend ran, not what was played: locally engines are kept between
+    # games, a Ray task starts its four.
+    del summary["engines_this_session"]
+    summary["incidents"] = sorted(
+        (i["game"], i["participant"], i["kind"]) for i in summary["incidents"]
+    )
+    return summary
+
+
+#: Tags that depend on when, not on what: the clock, the position of an illegal
+#: move, and which of the two boards got to it first (both seats of the culprit's
+#: team move illegally on their second turn; ``TerminationSeat`` is compared as
+#: the participant sitting there).
+TIMING_TAGS = {"Date", "Time", "TerminationReason", "TerminationBoard", "TerminationSeat"}
+SEAT_TAGS = {"WA": "WhiteA", "BA": "BlackA", "WB": "WhiteB", "BB": "BlackB"}
+
+
+def games_by_round(folder: Path) -> dict[str, dict[str, str]]:
+    games = read_games((folder / "games.bpgn").read_text())
+    for game in games:
+        assert game.finished
+        assert replay_game(game).ok, game.tags
+    tags = {game.tags["Round"]: dict(game.tags) for game in games}
+    assert len(tags) == len(games)  # no game twice
+    comparable = {}
+    for number, game in tags.items():
+        culprit = SEAT_TAGS.get(game.get("TerminationSeat", ""))
+        comparable[number] = {k: v for k, v in game.items() if k not in TIMING_TAGS}
+        comparable[number]["culprit"] = game[culprit] if culprit else "-"
+    return comparable
+
+
+def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
+    cluster: Any, tmp_path: Path
+) -> None:
+    local = bughouse("tournament", *GAUNTLET, "--concurrency", "2", "--out", "local", cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    on_ray = bughouse(
+        "tournament", *GAUNTLET, "--ray", cluster.address, "--out", "ray", cwd=tmp_path
+    )
+    assert on_ray.returncode == 0, on_ray.stderr
+
+    assert "games: 40 of 40 scheduled" in on_ray.stdout
+    assert comparable_summary(tmp_path / "ray") == comparable_summary(tmp_path / "local")
+    engines = json.loads((tmp_path / "ray" / "summary.json").read_text())["engines_this_session"]
+    assert engines == {"engines_started": 160, "games_reusing": 0}
+    assert games_by_round(tmp_path / "ray") == games_by_round(tmp_path / "local")
+    ray_journal = journal(tmp_path / "ray")
+    local_journal = journal(tmp_path / "local")
+    assert len(ray_journal) == 40
+    assert sorted((r["job_id"], r["result"], r["termination"]) for r in ray_journal) == sorted(
+        (r["job_id"], r["result"], r["termination"]) for r in local_journal
+    )
+
+    # The standings printed at the end are the same text.
+    def standings(out: str) -> str:
+        return out.split("\n #")[1].split("\nwritten to")[0]
+
+    assert standings(on_ray.stdout) == standings(local.stdout)
+    # Both nodes played (each report names the Ray node of its worker).
+    nodes = {r["node"].split(" ray-node ")[1] for r in ray_journal}
+    assert nodes == {node.node_id[:8] for node in cluster.list_all_nodes()}
+
+
+def _marked_processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of this module's cluster processes."""
+    found: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            if MARK.encode() not in environ.split(b"\0"):
+                continue
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        found[int(entry.name)] = (parent, command)
+    return found
+
+
+def _worker_playing_a_game(timeout: float) -> int:
+    """The pid of a Ray worker whose engines are playing (it started random movers)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        processes = _marked_processes()
+        for parent, command in processes.values():
+            if "random_mover.py" in command and processes.get(parent, (0, ""))[1].startswith(
+                "ray::"
+            ):
+                return parent
+        time.sleep(0.05)
+    raise AssertionError("no Ray worker started engines")
+
+
+def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
+    cluster: Any, tmp_path: Path
+) -> None:
+    argv = [
+        "tournament", "--engine", "a=random", "--engine", "b=random",
+        "--games", "4", "--tc", "4+0", "--rule", "max_plies=300",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        os.kill(_worker_playing_a_game(timeout=120), signal.SIGKILL)
+        out, err = driver.communicate(timeout=300)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 0, err
+    lost = [line for line in out.splitlines() if "its worker process died" in line]
+    assert len(lost) == 1, out
+    assert "played again (attempt 2 of 3)" in lost[0]
+    lost_job = lost[0].split("game ", 1)[1].split()[0]
+    ids = [r["job_id"] for r in journal(tmp_path / "t")]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
+    assert lost_job in ids
+    assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 4
+    assert "games: 4 of 4 scheduled" in out
+
+
+def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
+    cluster: Any, tmp_path: Path
+) -> None:
+    mover = ROOT / "engines" / "random_mover.py"
+    picky = (
+        f'/bin/sh -c \'[ "$BUGHOUSE_TEST_NODE" = second ] && exit 3; '
+        f"exec {sys.executable} {mover}'"
+    )
+    argv = [
+        "tournament", "--engine", f"picky={picky}", "--engine", "b=random",
+        "--games", "4", "--tc", "2+0", "--rule", "max_plies=40",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    done = bughouse(*argv, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    second = next(
+        node.node_id for node in cluster.list_all_nodes() if node is not cluster.head_node
+    )
+    refusals = [line for line in done.stdout.splitlines() if "did not start" in line]
+    assert refusals, done.stdout
+    assert all(f"node {second[:8]}" in line for line in refusals)
+    assert any("not counted as a game" in line for line in refusals)
+    reports = journal(tmp_path / "t")
+    assert len(reports) == 4 and len({r["job_id"] for r in reports}) == 4
+    assert not any(i["kind"] == "start" for r in reports for i in r["incidents"])
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["games_played"] == 4 and summary["crashes"]["picky"] == 0
+
+
+def test_a_driver_restarted_resumes_from_its_journal_on_the_cluster(
+    cluster: Any, tmp_path: Path
+) -> None:
+    argv = ["--engine", "a=random", "--engine", "b=random", "--games", "6", "--tc", "2+0",
+            "--rule", "max_plies=40"]  # fmt: skip
+    first = bughouse("tournament", *argv, "--ray", cluster.address, "--out", "t", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    # The driver "dies" after its third game: the journal holds three lines, the
+    # last one torn.
+    lines = (tmp_path / "t" / "results.jsonl").read_text().splitlines(keepends=True)
+    kept = [json.loads(line)["job_id"] for line in lines[:3]]
+    (tmp_path / "t" / "results.jsonl").write_text("".join(lines[:3]) + lines[3][:50])
+    again = bughouse("tournament", "--resume", "t", "--ray", cluster.address, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "resuming: 3 of 6 games already played" in again.stdout
+    ids = [r["job_id"] for r in journal(tmp_path / "t")]
+    assert ids[:3] == kept and sorted(ids) == sorted(set(ids)) and len(ids) == 6
+    assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 6
+    assert json.loads((tmp_path / "t" / "summary.json").read_text())["games_played"] == 6
+
+
+def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
+    cluster: Any, tmp_path: Path
+) -> None:
+    argv = [
+        "tournament", "--engine", "ghost=/nonexistent/engine", "--engine", "b=random",
+        "--games", "2", "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    done = bughouse(*argv, cwd=tmp_path)
+    assert "does not start on any live node of the Ray cluster" in done.stdout
+    assert done.stdout.count("given up") == 2
+    assert "games: 0 of 2 scheduled" in done.stdout
+    assert journal(tmp_path / "t") == []
+    assert "Traceback" not in done.stderr
+
+
+def _engine_on_second_node(timeout: float) -> None:
+    """Waits until an engine runs on the second node (a game is being played there)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid, (_, command) in _marked_processes().items():
+            if "random_mover.py" not in command:
+                continue
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"BUGHOUSE_TEST_NODE=second" in environ:
+                return
+        time.sleep(0.05)
+    raise AssertionError("no game started on the second node")
+
+
+def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) -> None:
+    argv = [
+        "tournament", "--engine", "a=random", "--engine", "b=random",
+        "--games", "4", "--tc", "4+0", "--rule", "max_plies=300",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    second = next(node for node in cluster.list_all_nodes() if node is not cluster.head_node)
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _engine_on_second_node(timeout=120)
+        cluster.remove_node(second, allow_graceful=False)
+        out, err = driver.communicate(timeout=300)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        # The next tests get their second node back.
+        os.environ["BUGHOUSE_TEST_NODE"] = "second"
+        try:
+            cluster.add_node(num_cpus=2, object_store_memory=80 * 1024 * 1024)
+            cluster.wait_for_nodes()
+        finally:
+            del os.environ["BUGHOUSE_TEST_NODE"]
+    assert driver.returncode == 0, err
+    # Ray tells a node's death as NodeDiedError, or as WorkerCrashedError when it
+    # notices the worker's end first: either way the game is played again.
+    lost = [line for line in out.splitlines() if " lost (its " in line]
+    assert len(lost) == 1, out
+    assert "played again (attempt 2 of 3)" in lost[0]
+    ids = [r["job_id"] for r in journal(tmp_path / "t")]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
+    assert "games: 4 of 4 scheduled" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--ray", "127.0.0.1:1"], "--ray 127.0.0.1:1: no Ray head answers there"),
+        (["--ray", "no-port-here"], "--ray takes HOST:PORT"),
+        (["--ray", "local", "--ray-cpus-per-match", "0"], "must be above 0"),
+        (["--ray", "local", "--ray-cpus-per-match", "two"], "takes a number of CPUs"),
+        (["--ray-cpus-per-match", "2"], "--ray-cpus-per-match goes with --ray"),
+    ],
+)
+def test_bad_ray_options_exit_2_with_one_line(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _ray_or_skip()
+    monkeypatch.chdir(tmp_path)
+    base = ["--engine", "a=random", "--engine", "b=random", "--out", "t"]
+    expect_usage_error("tournament", [*base, *argv], message, capsys, tmp_path)
+
+
+def test_a_match_larger_than_every_node_is_refused(cluster: Any, tmp_path: Path) -> None:
+    argv = [
+        "tournament", "--engine", "a=random", "--engine", "b=random",
+        "--ray", cluster.address, "--ray-cpus-per-match", "3", "--out", "t",
+    ]  # fmt: skip
+    done = bughouse(*argv, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no node of the Ray cluster has 3 CPUs for a match (the largest has 2)" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "t").exists()
+
+
+def test_without_ray_installed_ray_says_what_to_install(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    argv = ["--engine", "a=random", "--engine", "b=random", "--ray", "local", "--out", "t"]
+    expect_usage_error("tournament", argv, RAY_MISSING, capsys, tmp_path)
+    assert "pip install 'bughouse-arbiter[ray]'" in RAY_MISSING
+
+
+def _jobs(games: int, spec: EngineSpec) -> list[MatchJob]:
+    teams = [
+        Participant(name=name, members=(spec, spec), member_names=(name, name))
+        for name in ("one", "two")
+    ]
+    rules = HouseRules(time=5.0, max_plies=20)
+    return schedule(teams, format="gauntlet", games=games, rules=rules, openings=[], seed=1)
+
+
+def test_built_in_engines_are_found_where_the_worker_keeps_them() -> None:
+    here = builtin_engine("random").with_options(Delay="5")
+    elsewhere = attrs.evolve(here, command=("/opt/python3", "/srv/other/engines/random_mover.py"))
+    (job,) = _jobs(1, elsewhere)[:1]
+    localized = localize_job(job)
+    assert all(entrant.spec == here for entrant in localized.entrants)
+    # Commands that are not the built-in script run as written.
+    mine = EngineSpec(name="random", command=("/opt/my-random", "--fast"))
+    other = attrs.evolve(here, command=(sys.executable, "/srv/engines/searcher.py"))
+    for spec in (mine, other, engine_spec("uci:/usr/games/fairy-stockfish")):
+        (job,) = _jobs(1, spec)[:1]
+        assert localize_job(job) == job
+
+
+async def test_a_node_with_another_version_refuses_the_game_naming_itself(
+    cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bughouse_arbiter.tournament import ray_backend
+
+    monkeypatch.setattr(ray_backend, "__version__", "9.9.9")
+    scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
+    try:
+        jobs = _jobs(2, builtin_engine("random"))
+        reports: list[MatchReport] = []
+
+        async def on_report(report: MatchReport) -> None:
+            reports.append(report)
+
+        with trio.fail_after(120):
+            await scheduler.run(lambda: jobs.pop(0) if jobs else None, on_report)
+    finally:
+        scheduler.shutdown()
+    assert len(reports) == 2
+    for report in reports:
+        assert not report.played
+        assert report.error is not None
+        assert f"runs bughouse-arbiter {__version__}, the driver 9.9.9" in report.error
+        assert "node " in report.error
+    assert scheduler.reported == set()
+    assert scheduler.concurrency == 2
