@@ -199,6 +199,11 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     expect(you).to_have_text("You play B-White: your move")
     assert board.get_attribute("data-fen") == before
     assert not [frame for frame in sent if '"move"' in frame and "e4e6" in frame]
+    # The server still judges: an illegal move forced past the page is refused
+    # (a person's seat), and the turn stays open.
+    page.evaluate("""bughouseLive.socket.send('{"type": "move", "uci": "h2h5"}')""")
+    expect(page.locator("#notice")).to_contain_text("the table refused h2h5", timeout=WAIT_MS)
+    expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
 
     # A partner signal.
     page.get_by_role("button", name="need knight").click()

@@ -225,6 +225,9 @@ class PageSession:
         while not self.socket.closed:
             kick = self._kick
             version = self.front.view.version
+            if self.player is not None and self.player.refused is not None:
+                note, self.player.refused = self.player.refused, None
+                await self._error(note)
             data = self.front.view.snapshot(trio.current_time(), seat=self.seat)
             await self.socket.send(json.dumps(data, separators=(",", ":")))
             seen = self.sent = version
@@ -361,6 +364,8 @@ class WebPlayer(Player):
         self.on_turn = on_turn
         self.token: int | None = None
         self.pending: str | None = None
+        #: The table's last refusal of a move, for the page (once).
+        self.refused: str | None = None
         self.link = MemoryLink(name)
         self.detached = trio.Event()
         self._actions: trio.MemorySendChannel[Action] | None = None
@@ -434,6 +439,7 @@ class WebPlayer(Player):
         pass
 
     async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
+        self.refused = f"the table refused {move[:12]}: {reason[:80]}"
         self.on_turn()
 
     async def board_ended(self, result: BoardResult) -> None:
