@@ -208,6 +208,18 @@ def test_a_piece_arriving_while_our_move_is_on_its_way_starts_no_search() -> Non
     assert lines[1].startswith("go ")
 
 
+def test_an_option_set_between_games_waits_for_readyok() -> None:
+    table = ready()
+    adapter = table.adapter
+    adapter.set_option("Hash", "32")  # type: ignore[attr-defined]
+    assert adapter.take()[0] == ["setoption name Hash value 32", "isready"]
+    assert not adapter.option_done  # type: ignore[attr-defined]
+    table.feed("readyok")
+    assert adapter.option_done  # type: ignore[attr-defined]
+    adapter.set_option("Clear Hash", None)  # type: ignore[attr-defined]
+    assert adapter.take()[0] == ["setoption name Clear Hash", "isready"]
+
+
 def test_untimed_play_asks_for_a_fixed_time_per_move() -> None:
     table = ready()
     untimed = HouseRules(clock=False)

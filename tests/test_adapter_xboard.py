@@ -79,27 +79,66 @@ def test_an_engine_without_bughouse_fails() -> None:
         adapter.receive('feature variants="normal,suicide" done=1')
 
 
-def test_sjeng_new_game_sets_colour_before_holding_and_a_plain_fen() -> None:
+def test_a_game_from_the_start_gets_no_setboard_and_no_holding() -> None:
+    # What a chess server sends: new, variant bughouse; the pockets are empty.
     _, lines = ready(Seat.A_WHITE)
+    assert lines == ["new", "variant bughouse", "easy", "level 0 1:00 0", "force", "ping 1"]
+    _, lines = ready(Seat.B_BLACK)
+    assert lines == ["new", "variant bughouse", "easy", "level 0 1:00 0", "force", "ping 1"]
+
+
+def test_a_set_up_game_is_probed_then_set_up_with_colour_before_holding() -> None:
+    table = Table(
+        XboardAdapter(Seat.A_WHITE, rules=HouseRules(time=60.0)),
+        fen_a="6k1/5ppp/8/8/8/8/6PP/r6K[R] w - - 0 1",
+    )
+    for line in SJENG_HELLO:
+        table.adapter.receive(line)
+    table.adapter.take()
+    lines, _ = table.new_game()
+    assert lines[5:] == [
+        "black",
+        "setboard 6rk/6pp/8/8/8/8/6PP/6K1 w - - 0 1",
+        "holding [N] []",
+        "ping 1",
+        "time 300",
+        "otim 300",
+        "go",
+    ]
+    lines, _ = table.feed("pong 1", "move N@f7")
+    assert table.adapter.setboard_keeps_bughouse is True
+    # Sjeng: colour first, a FEN without pockets, then the pockets.
     assert lines == [
+        "force",
         "new",
         "variant bughouse",
         "easy",
         "level 0 1:00 0",
         "force",
         "black",
-        "holding [] []",
-        f"setboard {START_PLAIN}",
-        "ping 1",
+        "setboard 6k1/5ppp/8/8/8/8/6PP/r6K w - - 0 1",
+        "holding [R] []",
+        "ping 2",
     ]
-    _, lines = ready(Seat.B_BLACK)
-    assert lines[5] == "white"
 
 
 def test_fairy_stockfish_gets_no_colour_command_and_pockets_in_setboard() -> None:
-    _, lines = ready(Seat.A_WHITE, FSF_HELLO)
+    table = Table(
+        XboardAdapter(Seat.A_WHITE, rules=HouseRules(time=60.0)),
+        fen_a="6k1/5ppp/8/8/8/8/6PP/r6K[R] w - - 0 1",
+    )
+    for line in FSF_HELLO:
+        table.adapter.receive(line)
+    table.adapter.take()
+    lines, _ = table.new_game()
     assert "black" not in lines and "white" not in lines
-    assert lines[-2] == "setboard rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
+    lines, _ = table.feed("pong 1", "move N@f7")
+    assert "black" not in lines and "white" not in lines
+    assert lines[-3:] == [
+        "setboard 6k1/5ppp/8/8/8/8/6PP/r6K[R] w - - 0 1",
+        "holding [R] []",
+        "ping 2",
+    ]
 
 
 def test_a_turn_runs_time_otim_go_and_moves_before_the_pong_are_discarded() -> None:
@@ -155,15 +194,14 @@ def test_opponent_drops_are_sent_upper_case_after_the_pocket_was_announced() -> 
 
 
 def test_a_false_mate_claim_becomes_wait_and_an_arrival_resyncs() -> None:
-    # Back-rank check that a dropped piece could block: not mate in bughouse.
-    table = Table(
-        XboardAdapter(Seat.A_WHITE, rules=HouseRules(time=60.0)),
-        fen_a="6k1/5ppp/8/8/8/8/6PP/r6K[] w - - 0 1",
-    )
-    for line in SJENG_HELLO:
-        table.adapter.receive(line)
-    table.new_game()
+    table, _ = ready(Seat.A_WHITE)
     table.feed("pong 1")
+    for mine, reply in (("f2f3", "e7e5"), ("g2g4", "d8h4")):
+        table.your_turn()
+        table.feed(f"move {mine}")
+        table.push(Seat.A_WHITE, mine)
+        table.push(Seat.A_BLACK, reply)
+    # Check that a dropped piece could block: not mate in bughouse.
     table.your_turn()
     lines, evs = table.feed("0-1 {Black Mates}")
     assert [type(e) for e in events(evs)] == [EngineWait]
@@ -176,20 +214,31 @@ def test_a_false_mate_claim_becomes_wait_and_an_arrival_resyncs() -> None:
     assert lines[0] == "holding [N] [P] WN"
     # "?" first: Fairy-Stockfish keeps searching after a claim; Sjeng ignores it.
     assert lines[1] == "?"
-    sync = lines[2:]
-    assert sync[:5] == ["new", "variant bughouse", "easy", "level 0 1:00 0", "force"]
-    assert (
-        sync.index("black")
-        < sync.index("holding [N] [P]")
-        < sync.index("setboard 6k1/5ppp/8/8/8/8/6PP/r6K w - - 0 1")
-    )
-    assert sync[-3:] == ["time 6000", "otim 6000", "go"]
+    # Sjeng moves again only after "new": the moves are replayed, with the
+    # colour command where it is true (Black to move, engine plays White).
+    assert lines[2:] == [
+        "new",
+        "variant bughouse",
+        "easy",
+        "level 0 1:00 0",
+        "force",
+        "f2f3",
+        "black",
+        "e7e5",
+        "g2g4",
+        "d8h4",
+        "holding [N] [P]",
+        "ping 2",
+        "time 6000",
+        "otim 6000",
+        "go",
+    ]
     _, evs = table.feed("move N@c1")
     assert events(evs) == []  # still behind the ping barrier
     _, evs = table.feed("pong 2", "move P@g1")
     assert events(evs) == []  # a pawn it does not have, on the first rank: rejected
-    _, evs = table.feed("pong 3", "move N@b1")
-    assert events(evs) == [EngineMove(1, "N@b1")]
+    _, evs = table.feed("pong 3", "move N@g3")
+    assert events(evs) == [EngineMove(3, "N@g3")]
 
 
 def test_an_illegal_engine_move_resyncs_and_asks_again() -> None:
@@ -265,21 +314,20 @@ def test_a_chatty_engine_cannot_flood_its_partner() -> None:
     assert events(evs) == [EngineTell("go")]
 
 
-def test_sjeng_is_restarted_when_its_own_piece_arrives_mid_think() -> None:
+def test_sjeng_is_not_restarted_when_its_own_piece_arrives_mid_think() -> None:
+    # It reads the pocket right after its move, as on a chess server; a
+    # restart after "new" would make it sit when it believes it is lost.
     table, _ = ready(Seat.A_WHITE)
     table.feed("pong 1")
     table.your_turn()
     table.push(Seat.B_WHITE, "b1c3")
     table.push(Seat.B_BLACK, "d7d5")
-    lines, _ = table.push(Seat.B_WHITE, "c3d5")  # the opponent's pocket: no restart
+    lines, _ = table.push(Seat.B_WHITE, "c3d5")
     assert lines == ["holding [] [P] BP"]
     lines, _ = table.push(Seat.B_BLACK, "d8d5")  # a knight for Sjeng while it thinks
-    assert lines[:3] == ["holding [N] [P] WN", "?", "new"]
-    assert lines[-4:] == ["ping 2", "time 6000", "otim 6000", "go"]
-    _, evs = table.feed("move e2e4")  # the move "?" forced out: discarded
-    assert events(evs) == []
-    _, evs = table.feed("pong 2", "move N@f3")
-    assert events(evs) == [EngineMove(1, "N@f3")]
+    assert lines == ["holding [N] [P] WN"]
+    _, evs = table.feed("move e2e4")
+    assert events(evs) == [EngineMove(1, "e2e4")]
 
 
 def test_fairy_stockfish_hears_the_new_pocket_itself() -> None:
@@ -291,3 +339,74 @@ def test_fairy_stockfish_hears_the_new_pocket_itself() -> None:
     table.push(Seat.B_WHITE, "c3d5")
     lines, _ = table.push(Seat.B_BLACK, "d8d5")
     assert lines == ["holding [N] [P] WN"]
+
+
+def test_pockets_wait_until_a_white_engine_knows_its_colour() -> None:
+    # After "new" it believes it plays Black; Sjeng would pad its own pocket.
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    assert table.push(Seat.B_WHITE, "c3d5")[0] == []
+    assert table.push(Seat.B_BLACK, "d8d5")[0] == []
+    lines, _ = table.your_turn()
+    assert lines == ["time 6000", "otim 6000", "go", "holding [N] [P]"]
+    # A Black engine knows its colour from the start.
+    table, _ = ready(Seat.A_BLACK)
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    assert table.push(Seat.B_WHITE, "c3d5")[0] == ["holding [] [P] BP"]
+
+
+def test_hash_and_threads_use_memory_and_cores_where_offered() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE, options={"Hash": "16", "Threads": "1", "Skill": "3"})
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    lines, _ = adapter.take()
+    assert lines[-3:] == ["memory 16", "cores 1", "option Skill=3"]
+    assert "Hash" in adapter.option_names and "Threads" in adapter.option_names
+    adapter.set_option("Hash", "8")
+    assert adapter.take()[0] == ["memory 8", "ping 1"]
+    assert not adapter.option_done
+    adapter.receive("pong 1")
+    assert adapter.option_done
+    # Sjeng offers neither: the plain option command.
+    sjeng = XboardAdapter(Seat.A_WHITE, options={"Hash": "16"})
+    for line in SJENG_HELLO:
+        sjeng.receive(line)
+    assert sjeng.take()[0][-1] == "option Hash=16"
+
+
+def test_fairy_stockfish_moves_on_after_a_false_claim_without_a_resync() -> None:
+    table, _ = ready(Seat.A_WHITE, FSF_HELLO)
+    table.feed("pong 1")
+    for mine, reply in (("f2f3", "e7e5"), ("g2g4", "d8h4")):
+        table.your_turn()
+        table.feed(f"move {mine}")
+        table.push(Seat.A_WHITE, mine)
+        table.push(Seat.A_BLACK, reply)
+    table.your_turn()
+    _, evs = table.feed("0-1 {Black wins}")
+    assert [type(e) for e in events(evs)] == [EngineWait]
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "c3d5")
+    lines, _ = table.push(Seat.B_BLACK, "d8d5")  # a white knight arrives for A-White
+    assert lines == ["holding [N] [P] WN"]  # it hears it mid-search: no restart
+    _, evs = table.feed("move N@g3")
+    assert events(evs) == [EngineMove(3, "N@g3")]
+    assert table.adapter.resyncs == 0  # type: ignore[attr-defined]
+
+
+def test_untimed_play_gives_a_notional_clock_of_thirty_seconds() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE, rules=HouseRules(clock=False))
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    adapter.take()
+    table = Table(adapter)
+    zero = dict.fromkeys(Seat, 0.0)
+    adapter.new_game(HouseRules(clock=False), table.fen, zero)
+    lines, _ = adapter.take()
+    assert "level 0 0:30 0" in lines
+    adapter.your_turn(1, table.fen, zero)
+    assert adapter.take()[0] == ["time 3000", "otim 3000", "go"]

@@ -60,6 +60,12 @@ ROOT = Path(__file__).resolve().parent.parent
         (["--out", "/nonexistent-folder/x.bpgn"], "does not exist"),
         (["--out", "."], "is a folder"),
         (["--engines-file", "/nonexistent.toml"], "no such engines file"),
+        (["--option", "WA.Hash"], "is not SEAT.NAME=VALUE"),
+        (["--option", "Hash=16"], "is not SEAT.NAME=VALUE"),
+        (["--option", "XA.Hash=16"], "unknown seat 'XA'"),
+        (["--option", "WA.=16"], "the option has no name"),
+        (["--option", "WA.Seed=1", "--option", "a-white.Seed=2"], "already set to '1'"),
+        (["--team", "1=random", "--option", "WA.Seed=1", "--option", "BB.Seed=2"], "already set"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(
@@ -83,6 +89,7 @@ def _args(**overrides: object) -> argparse.Namespace:
         "seed": None,
         "debug": False,
         "engines_file": None,
+        "option": [],
     }
     values.update(overrides)
     return argparse.Namespace(**values)
@@ -94,6 +101,37 @@ def test_defaults_are_searchers_at_60_0_and_a_dated_file_name() -> None:
     assert (plan.rules.time, plan.rules.increment) == (60.0, 0.0)
     assert plan.out == Path("bughouse-20260304-050607.bpgn")
     assert plan.games == 1
+
+
+def test_options_go_to_the_engine_at_their_seat_and_to_team_engines() -> None:
+    today = datetime.datetime(2026, 1, 1)
+    plan = plan_from_args(
+        _args(engine=["BA=random"], option=["BA.Seed=7", "WB.Hash=16", "ba.Mood=calm"]), today=today
+    )
+    assert plan.engines[Seat.A_BLACK].options == {"Seed": "7", "Mood": "calm"}
+    assert plan.engines[Seat.B_WHITE].options == {"Hash": "16"}
+    assert plan.engines[Seat.A_WHITE].options == {}
+    plan = plan_from_args(_args(team=["1=random"], option=["WA.Seed=3", "BB.Seed=3"]), today=today)
+    assert plan.teams[Team.ONE].options == {"Seed": "3"}
+    assert plan.engines[Seat.B_BLACK].options == {"Seed": "3"}
+
+
+def test_an_option_reaches_the_engine(tmp_path: Path) -> None:
+    done = bughouse(
+        "match",
+        "--engine=WA=random",
+        "--option",
+        "WA.Seed=12345",
+        "--tc",
+        "2",
+        "--out",
+        "o.bpgn",
+        "--debug",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    logs = "".join(p.read_text() for p in tmp_path.glob("o.*.log"))
+    assert "setoption name Seed value 12345" in logs
 
 
 def test_tc_and_rules_combine() -> None:

@@ -157,7 +157,7 @@ def test_a_team_engine_plays_rotated_games_against_two_random_movers(tmp_path: P
     assert "bestmove" in team_log
 
 
-def test_an_engine_without_team_mode_loses_with_the_reason(tmp_path: Path) -> None:
+def test_an_engine_without_team_mode_is_refused_before_the_match(tmp_path: Path) -> None:
     solo = tmp_path / "solo.py"
     solo.write_text(
         "import sys\n"
@@ -178,8 +178,8 @@ def test_an_engine_without_team_mode_loses_with_the_reason(tmp_path: Path) -> No
         "s.bpgn",
         cwd=tmp_path,
     )
-    assert done.returncode == 0, done.stderr
-    assert "failed to start: it did not announce 'feature team'" in done.stdout
-    (game,) = read_games((tmp_path / "s.bpgn").read_text())
-    assert game.result_tag == "1-0"
-    assert game.tag("Termination") == "left"
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.count("\n") == 1
+    assert "it did not announce 'feature team', so it cannot hold two seats" in done.stderr
+    assert done.stdout == ""  # nothing played, nothing scored
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["solo.py"]  # no file written

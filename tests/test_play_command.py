@@ -232,6 +232,8 @@ def test_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) ->
         ["play", "--fen-a", "not a fen"],
         ["play", "--engine", "B-black=/no/such/engine"],
         ["play", "--out", "/no/such/folder/game.bpgn"],
+        ["play", "--option", "A-white.Seed=1"],  # your own seat
+        ["play", "--option", "BA.Seed"],
     ):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

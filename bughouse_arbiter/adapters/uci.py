@@ -100,6 +100,17 @@ class UciAdapter(EngineAdapter):
         self.send(*self.init)
         self.send("isready")
 
+    def set_option(self, name: str, value: str | None) -> None:
+        """``setoption name NAME [value VALUE]`` and ``isready``: ``option_done``
+        tells when the ``readyok`` came."""
+        self.ready = False
+        self.send(f"setoption name {name}" + ("" if value is None else f" value {value}"))
+        self.send("isready")
+
+    @property
+    def option_done(self) -> bool:
+        return self.ready
+
     # -- arbiter notifications ------------------------------------------------------
 
     def new_game(self, rules: HouseRules, fen: str, clocks: Mapping[Seat, float]) -> None:

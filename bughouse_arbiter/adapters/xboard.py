@@ -1,23 +1,49 @@
-"""The xboard (CECP v2) adapter: Sjeng, and Fairy-Stockfish in xboard mode.
+"""The xboard (CECP v2) adapter: Sjeng, Sunsetter, Fairy-Stockfish in xboard mode.
 
-The engine sits in ``force`` mode except while it thinks on our turn
-(``time``, ``otim``, ``go``), so it only ever moves when we asked and the
-answer belongs to a known turn token. Traps handled (each seen in real runs of
-Sjeng 11.2 and Fairy-Stockfish 11.1):
+It drives the engine the way a chess server (FICS, through xboard's Zippy
+mode) does, because that is what xboard bughouse engines were written for:
+``new``, ``variant bughouse``, the moves as they happen, ``holding [W] [B]``
+after every change, ``time``/``otim`` for the engine's own colour. Between
+its turns the engine sits in ``force`` mode and only ``go`` makes it think, so
+every move it prints belongs to a known turn token.
 
+Traps handled (each seen in real runs of Sjeng 11.2, Sunsetter 9 and
+Fairy-Stockfish 11.1):
+
+- **No ``setboard`` from the standard start.** Sunsetter's ``setboard``
+  switches it to crazyhouse (it then ignores ``holding``, keeps captures and
+  drops pieces it does not have) and makes it play the side *not* to move.
+  Games from the standard start and every re-sync replay the board's moves in
+  ``force`` mode instead. Only a game set up from another position uses
+  ``setboard`` (the engine must have announced ``setboard=1``), and the first
+  time, a probe checks that the engine still plays bughouse after it: the
+  probe position is set up, a knight is announced by ``holding`` only, and the
+  engine must answer the knight-drop mate (``verify_setboard``).
+- **The engine's idea of its colour.** After ``new`` an engine plays Black;
+  ``go`` makes it play the side to move; the protocol-1 ``white``/``black``
+  commands make it play the side *not* to move. Sunsetter books ``time`` and
+  ``otim`` by that colour, and Sjeng gives the opponent of that colour fake
+  pocket pieces when it reads ``holding``. So the adapter keeps track of the
+  colour the engine believes it plays: a re-sync sends ``black``/``white``
+  at a point of the replay where that command is true (so ``time``/``otim``
+  before ``go`` land on its own colour), and a ``holding`` for an engine that
+  believes the wrong colour waits until its ``go``. The one moment no command
+  is true is a White engine's first move after ``new``, when both clocks are
+  still full.
 - ``holding [W] [B]`` after every move on its board (Sjeng forgets pockets
   otherwise), and ``holding [W] [B] <C><P>`` exactly once per passed piece.
-- The colour command comes before ``holding`` (Sjeng pads the opponent's
-  pocket with fake pieces based on its colour at that moment); ``setboard``
-  gets a FEN without pockets for Sjeng, with pockets for others.
 - ``1-0 {..}`` / ``0-1 {..}`` / ``1/2-1/2 {..}`` while thinking mean the engine
-  will not move: we answer "wait" and re-sync (``new`` ... ``go``) when a
-  piece of its own arrives.
-- Sjeng cannot hear ``holding`` during its own search: when a piece of its
-  own arrives then, it is interrupted (``?``) and re-synced, so the new piece
-  counts for this move (Fairy-Stockfish restarts its search by itself).
-- A re-sync interrupts any search with ``?`` and puts a ``ping`` barrier
-  behind it: moves printed before the ``pong`` are discarded.
+  will not move: we answer "wait" and re-sync when a piece of its own arrives
+  (Sjeng never moves again after a claim until ``new``). Fairy-Stockfish keeps
+  searching after its claim and hears the ``holding``: it is left to move.
+- Sjeng cannot hear ``holding`` during its own search: it reads a pocket
+  change that came mid-think right after its move, as on a chess server
+  (Fairy-Stockfish and Sunsetter read it mid-search). It is not interrupted
+  and restarted for it: a restart after ``new`` makes it sit when it thinks
+  it is lost, until its partner says "go".
+- A re-sync interrupts any search with ``?`` and, for an engine with
+  ``ping=1``, puts a ``ping`` barrier behind it: moves printed before the
+  ``pong`` are discarded.
 - Moves are checked on our own board first; a rejected move leads to a
   re-sync, never to an illegal move at the table.
 - Never ``stop`` (Sjeng reads any line starting ``st`` as ``st N``).
@@ -28,12 +54,16 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 
+import chess
+
+from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..protocol.limits import MAX_ANNOUNCED
 from .common import (
+    POCKET_ORDER,
     EngineAdapter,
     EngineDrawOffer,
     EngineMove,
@@ -53,6 +83,17 @@ MAX_TELLS_PER_MOVE = 8
 #: Consecutive rejected moves in one turn after which we stop asking until
 #: something changes on the board (an engine that is stuck on a bad idea).
 MAX_REJECTED = 3
+#: The set-up probe: White to move, a knight announced by ``holding`` only;
+#: ``N@f7`` mates at once. An engine that still plays bughouse after
+#: ``setboard`` finds it; one that switched to crazyhouse has no knight.
+PROBE_FEN = "6rk/6pp/8/8/8/8/6PP/6K1 w - - 0 1"
+PROBE_MOVE = "N@f7"
+#: Untimed play (``clock=off``): the notional clock, in centiseconds, sent as
+#: both ``time`` and ``otim``, so that an engine budgets about a second a move.
+#: (Not ``st``: Sunsetter answers it "Illegal move".)
+UNTIMED_CLOCK_CS = 3000
+#: The standard start as our board writes it.
+STANDARD_START = BughouseBoard(STARTING_FEN).fen()
 
 
 def parse_features(text: str) -> dict[str, str]:
@@ -82,13 +123,28 @@ class XboardAdapter(EngineAdapter):
     ) -> None:
         super().__init__(seat, rules=rules, options=options, init=init)
         self.features: dict[str, str] = {}
+        #: The ``feature option="..."`` strings the engine offered, in order.
+        self.offered_options: list[str] = []
         self.thinking = False
         self.claimed = False
         self.needs_sync = False
         self.gave_up = False
         self.tells = 0
+        #: Re-syncs done this game (after a refused move, a claim, a lost step).
+        self.resyncs = 0
+        #: Whether the engine still plays bughouse after ``setboard``: None
+        #: until the probe has answered (only games set up from another
+        #: position need it).
+        self.setboard_keeps_bughouse: bool | None = None
+        #: The probe is out and its answer not in yet.
+        self.probing = False
         self._ping = 0
         self._barrier: int | None = None
+        # The colour the engine believes it plays (CECP: Black after "new").
+        self._believes: chess.Color = chess.BLACK
+        # A pocket change the engine has not been told (it believed the wrong colour).
+        self._holding_due = False
+        self._start_fen = STANDARD_START
 
     # -- handshake -----------------------------------------------------------------
 
@@ -106,7 +162,8 @@ class XboardAdapter(EngineAdapter):
         variants = self.features.get("variants")
         if variants is not None and "bughouse" not in variants.split(","):
             raise EngineFailed(f"engine does not play bughouse (variants: {variants})")
-        self.send(*(f"option {key}={value}" for key, value in self.options.items()))
+        for key, value in self.options.items():
+            self.send(self.option_line(key, value))
         self.send(*self.init)
 
     @property
@@ -118,27 +175,78 @@ class XboardAdapter(EngineAdapter):
         return self.features.get("ping") == "1"
 
     @property
+    def has_setboard(self) -> bool:
+        return self.features.get("setboard") == "1"
+
+    @property
     def sends_colours(self) -> bool:
         return self.features.get("colors", "1") != "0"
 
     @property
-    def hears_holding_while_thinking(self) -> bool:
-        # Sjeng reads nothing but "?" during its own bughouse search, so a piece
-        # that arrives then would only be seen after its move.
-        return "sjeng" not in self.name.lower()
+    def moves_on_after_claim(self) -> bool:
+        # Fairy-Stockfish claims a blockable check as mate but keeps searching
+        # and hears "holding"; Sjeng (like an engine that keeps to the letter
+        # of CECP) never moves again after a claim until "new".
+        return "fairy-stockfish" in self.name.lower()
 
     @property
     def pockets_in_setboard(self) -> bool:
         # Sjeng reads every letter of a setboard FEN as a piece.
         return "sjeng" not in self.name.lower()
 
+    @property
+    def set_up(self) -> bool:
+        """This game started from a position other than the standard start."""
+        return self._start_fen != STANDARD_START
+
+    def option_line(self, name: str, value: str | None) -> str:
+        """How option ``name`` is set: ``option NAME=VALUE`` (``option NAME`` for a
+        button); ``Hash`` and ``Threads`` become the protocol's own ``memory N`` and
+        ``cores N`` where the engine announced ``memory=1`` / ``smp=1``."""
+        if value is not None and name.lower() == "hash" and self.features.get("memory") == "1":
+            return f"memory {value}"
+        if (
+            value is not None
+            and name.lower() in ("threads", "cores")
+            and self.features.get("smp") == "1"
+        ):
+            return f"cores {value}"
+        return f"option {name}" if value is None else f"option {name}={value}"
+
+    @property
+    def option_names(self) -> list[str]:
+        """The options the engine offers (``Hash``/``Threads`` through memory/smp)."""
+        names = [text.partition(" -")[0].strip() for text in self.offered_options]
+        if self.features.get("memory") == "1":
+            names.append("Hash")
+        if self.features.get("smp") == "1":
+            names.append("Threads")
+        return names
+
+    def set_option(self, name: str, value: str | None) -> None:
+        """Sets an option between games (see ``option_line``), then a ``ping``
+        barrier if the engine has ``ping``: ``option_done`` tells when it answered."""
+        self.send(self.option_line(name, value))
+        self._barrier_ping()
+
+    @property
+    def option_done(self) -> bool:
+        return self._barrier is None
+
     # -- arbiter notifications ------------------------------------------------------
 
     def new_game(self, rules: HouseRules, fen: str, clocks: Mapping[Seat, float]) -> None:
         self.start_board(rules, fen, clocks)
+        self._start_fen = self.board.fen()
         self.thinking = self.claimed = self.needs_sync = self.gave_up = False
         self.rejected = 0
+        self.resyncs = 0
         self._sync(first=True)
+
+    def reset_board(self, fen: str) -> None:
+        super().reset_board(fen)
+        # The moves that led here are gone: the engine gets this position set up.
+        self._start_fen = self.board.fen()
 
     def your_turn(self, token: int, fen: str, clocks: Mapping[Seat, float]) -> None:
         self.clocks = dict(clocks)
@@ -150,6 +258,8 @@ class XboardAdapter(EngineAdapter):
         if not self.my_turn or self.answered:
             self.note("your_turn for a position where we are not to move")
             return
+        if self.probing:
+            return  # the game is set up once the probe has answered; then we go
         if self.needs_sync:
             self._sync()
             self._go()
@@ -161,6 +271,8 @@ class XboardAdapter(EngineAdapter):
         in_step = self.follow(played, fen, clocks)
         if not in_step:
             self.needs_sync = True
+        if self.probing:
+            return
         if played.board is self.seat.board:
             self.claimed = self.gave_up = False
             self.rejected = 0
@@ -179,13 +291,12 @@ class XboardAdapter(EngineAdapter):
             piece = played.passed
             self._holding(f"{'W' if piece.color else 'B'}{piece.symbol().upper()}")
         gained = played.passed.color == self.seat.color
-        stuck = self.claimed or self.gave_up
-        deaf = self.thinking and not self.hears_holding_while_thinking
+        stuck = self.gave_up or (self.claimed and not self.moves_on_after_claim)
         due = was_my_turn and self.my_turn and not self.answered
-        if due and ((gained and (stuck or deaf)) or self.needs_sync):
-            # The engine said it will not move, or cannot hear the new pocket
-            # until it has moved: a piece of its own arrived, so start it afresh
-            # on the new position (what it says before the pong is discarded).
+        if due and ((gained and stuck) or self.needs_sync):
+            # The engine said it will not move (Sjeng never moves again after
+            # a claim): a piece of its own arrived, so start it afresh on the
+            # new position (what it says before the pong is discarded).
             self.claimed = self.gave_up = False
             self.rejected = 0
             self._sync()
@@ -200,13 +311,13 @@ class XboardAdapter(EngineAdapter):
         if self.over:
             return
         self.over = True
-        if self.thinking:
+        if self.thinking or self.probing:
             self.send("?")
             self.thinking = False
         self.send("force")
 
     def quit(self) -> None:
-        if self.thinking:
+        if self.thinking or self.probing:
             self.send("?")
         self.send("quit")
 
@@ -245,6 +356,8 @@ class XboardAdapter(EngineAdapter):
         for key, value in features.items():
             if key == "done" or (key not in self.features and len(self.features) >= MAX_ANNOUNCED):
                 continue
+            if key == "option" and len(self.offered_options) < MAX_ANNOUNCED:
+                self.offered_options.append(value)
             self.features[key] = value
             self.send(f"accepted {key}")
         if "myname" in features:
@@ -255,6 +368,9 @@ class XboardAdapter(EngineAdapter):
     def _engine_move(self, text: str) -> None:
         if self._barrier is not None:
             self.note(f"discarded {text} (from before a re-sync)")
+            return
+        if self.probing:
+            self.probe_answered(text)
             return
         if not self.thinking or self.token is None:
             self.note(f"unexpected move {text} discarded")
@@ -287,6 +403,9 @@ class XboardAdapter(EngineAdapter):
             self.emit(EngineResign())
 
     def _claim(self, line: str) -> None:
+        if self.probing and self._barrier is None:
+            self.probe_answered(line)
+            return
         if not self.thinking or self.token is None or self._barrier is not None:
             self.note(f"engine claim ignored: {line}")
             return
@@ -297,48 +416,185 @@ class XboardAdapter(EngineAdapter):
 
     def _illegal_reported(self, line: str) -> None:
         self.note(f"engine: {line}")
-        if self._barrier is not None:
+        if self._barrier is not None or self.probing:
             return
         self.needs_sync = True
         if self.thinking and self.my_turn:
             self._sync()
             self._go()
 
+    # -- the set-up probe -------------------------------------------------------------
+
+    def probe_answered(self, answer: str | None) -> None:
+        """The probe's answer (a move, a claim, or None: no answer in time)."""
+        if not self.probing:
+            return
+        self.probing = False
+        self.setboard_keeps_bughouse = answer is not None and answer.strip() == PROBE_MOVE
+        if self.setboard_keeps_bughouse:
+            self.note(f"setboard probe: answered {answer}; it still plays bughouse")
+        else:
+            self.note(f"setboard probe: answered {answer!r}, not {PROBE_MOVE}")
+        # No "?": it has moved already, and Sunsetter would move again.
+        self.send("force")
+        if self.over:
+            return
+        self._sync(first=True)
+        if self.my_turn and self.token is not None and not self.answered:
+            self._go()
+
+    def _start_probe(self) -> None:
+        self.probing = True
+        self.note("setboard probe: does the engine still play bughouse after setboard?")
+        self._reset_engine()
+        # White to move, and the engine plays White: "black" then setboard
+        # (Sjeng pads the opponent's pocket by the colour it plays).
+        if self.sends_colours:
+            self.send("black")
+        self.send(f"setboard {PROBE_FEN}", "holding [N] []")
+        self._barrier_ping()
+        self.send("time 300", "otim 300", "go")
+        self._believes = chess.WHITE
+
     # -- sequences ----------------------------------------------------------------------
 
     def _holding(self, suffix: str = "") -> None:
+        if self._believes != self.seat.color and self.sends_colours and not self.set_up:
+            # Sjeng would give the fake pieces of its pessimism to itself:
+            # the pockets are sent once it knows its colour (at its "go").
+            self._holding_due = True
+            return
         white = pocket_letters(self.board, True)
         black = pocket_letters(self.board, False)
         line = f"holding [{white}] [{black}]"
         self.send(f"{line} {suffix}" if suffix else line)
+        self._holding_due = False
 
     def _level(self) -> str:
+        if not self.rules.clock:
+            return f"level 0 0:{UNTIMED_CLOCK_CS // 100:02d} 0"
         base = max(1, round(self.rules.time))
         return f"level 0 {base // 60}:{base % 60:02d} {round(self.rules.increment)}"
 
-    def _sync(self, *, first: bool = False) -> None:
-        """Sets the engine's game from our board: ``new`` ... ``setboard``, in force mode."""
+    def _reset_engine(self) -> None:
         if self.thinking:
             self.send("?")
             self.thinking = False
-        if not first:
-            self.note("re-syncing the engine")
         self.send("new", "variant bughouse", "easy", self._level(), "force")
+        self._believes = chess.BLACK
+        self._holding_due = False
+
+    def _set_colour(self, to_move: chess.Color) -> None:
+        """The protocol-1 colour command that is true with ``to_move`` to move."""
         if self.sends_colours:
-            # Protocol-1 meaning: "black" = Black to move, engine plays White.
-            self.send("black" if self.seat.color else "white")
-        self._holding()
-        fen = self.board.fen() if self.pockets_in_setboard else plain_fen(self.board)
-        self.send(f"setboard {fen}")
+            # "black" = Black to move, engine plays White; "white" the reverse.
+            self.send("black" if to_move == chess.BLACK else "white")
+        self._believes = not to_move
+
+    def _barrier_ping(self) -> None:
         if self.has_ping:
             self._ping += 1
             self._barrier = self._ping
             self.send(f"ping {self._ping}")
+
+    def _sync(self, *, first: bool = False) -> None:
+        """Sets the engine's game from our board, in force mode.
+
+        ``new``, ``variant bughouse``, then the board's moves replayed (from
+        ``setboard`` only for a game set up from another position), the
+        colour command where it is true, and the pockets.
+        """
+        if self.over:
+            return
+        if self.set_up and self.setboard_keeps_bughouse is None and self.has_setboard:
+            self._start_probe()  # the game is set up once it has answered
+            return
+        if not first:
+            self.resyncs += 1
+            self.note("re-syncing the engine")
+        self._reset_engine()
+        moves = list(self.board.move_stack)
+        start = BughouseBoard(self._start_fen, rules=self.rules)
+        if self.set_up:
+            self._set_up(start)
+        drops = _dropped(start, moves)
+        if any(drops[chess.WHITE]) or any(drops[chess.BLACK]):
+            # Drops in the replay need their pieces announced first.
+            white = _letters(self.board, chess.WHITE, drops)
+            black = _letters(self.board, chess.BLACK, drops)
+            self.send(f"holding [{white}] [{black}]")
+        prefix = "usermove " if self.uses_usermove else ""
+        mine = self.seat.color
+        to_move = start.turn
+        for move in moves:
+            if self._believes != mine and to_move != mine:
+                self._set_colour(to_move)
+            self.send(f"{prefix}{move_text(move)}")
+            to_move = not to_move
+        if self._believes != mine and to_move != mine:
+            self._set_colour(to_move)
+        if moves or self.set_up or any(self.board.pockets[c] for c in chess.COLORS):
+            self._holding()
+        self._barrier_ping()
         self.needs_sync = False
 
+    def _set_up(self, start: BughouseBoard) -> None:
+        if not self.has_setboard:
+            raise EngineFailed(
+                "this game starts from a set-up position and the engine has no 'feature setboard=1'"
+            )
+        if self.setboard_keeps_bughouse is False:
+            raise EngineFailed(
+                "this game starts from a set-up position and the engine leaves bughouse "
+                "after setboard (it did not use a piece announced by holding)"
+            )
+        # Sjeng pads the pockets by the colour it plays when it reads them:
+        # "black" (engine plays White) or "white" first; setboard then sets
+        # the side to move and keeps that colour for Sjeng.
+        if self.sends_colours:
+            self.send("black" if self.seat.color else "white")
+        fen = start.fen() if self.pockets_in_setboard else plain_fen(start)
+        self.send(f"setboard {fen}")
+        # Sunsetter plays the side not to move after setboard.
+        self._believes = not start.turn
+
     def _go(self) -> None:
-        if self.over or not self.my_turn or self.thinking:
+        if self.over or not self.my_turn or self.thinking or self.probing:
             return
-        self.send(f"time {max(1, self.own_ms() // 10)}", f"otim {max(1, self.opponent_ms() // 10)}")
+        # The engine books time/otim by the colour it believes it plays. That
+        # is its own colour here, except at a White engine's first move after
+        # "new" (no colour command is true then), when both clocks are full.
+        own, opponent = max(1, self.own_ms() // 10), max(1, self.opponent_ms() // 10)
+        if not self.rules.clock:
+            own = opponent = UNTIMED_CLOCK_CS
+        self.send(f"time {own}", f"otim {opponent}")
         self.send("go")
+        self._believes = self.seat.color
+        if self._holding_due:
+            # Held back while it believed the wrong colour (Sjeng's fake pieces).
+            self._holding()
         self.thinking = True
+
+
+def _dropped(start: chess.Board, moves: Sequence[chess.Move]) -> dict[chess.Color, list[int]]:
+    """The piece types each colour drops in ``moves`` (played from ``start``)."""
+    drops: dict[chess.Color, list[int]] = {chess.WHITE: [], chess.BLACK: []}
+    mover = start.turn
+    for move in moves:
+        if move.drop is not None:
+            drops[mover].append(move.drop)
+        mover = not mover
+    return drops
+
+
+def _letters(
+    board: chess.variant.CrazyhouseBoard,
+    color: chess.Color,
+    drops: Mapping[chess.Color, Sequence[int]],
+) -> str:
+    """The pocket ``color`` needs before a replay: what it holds now and what it drops."""
+    pocket = board.pockets[color]
+    return "".join(
+        chess.piece_symbol(p).upper() * (pocket.count(p) + drops[color].count(p))
+        for p in POCKET_ORDER
+    )

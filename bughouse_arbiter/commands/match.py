@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import datetime
 import io
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -30,7 +31,7 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
-from ..config.engines_file import known_engines
+from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import (
     BUILTIN_ENGINES,
     DEFAULT_ENGINE,
@@ -41,12 +42,13 @@ from ..config.specs import (
     rotated_team,
     seat_engines,
     team_engines,
+    with_seat_options,
 )
 from ..core.clock import Clocks
 from ..core.game import BughouseGame
 from ..core.model import SEATS, Result, Seat, Team
 from ..core.rules import HouseRules, apply_rules, parse_rule
-from ..errors import ConfigError
+from ..errors import ConfigError, EngineFailed
 from ..players.base import Player
 from ..players.factory import check_command, create_player, create_team_player
 from ..players.process import ProtocolLog, live_engine_pids
@@ -100,6 +102,15 @@ def register(subparsers: Any) -> None:
         "of team 1 (A-white + B-black) or 2 (A-black + B-white) (repeatable)",
     )
     parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="SEAT.NAME=VALUE",
+        help="an engine option for the engine at SEAT in the first game (it keeps it as "
+        "seats rotate): setoption for native and UCI engines, option NAME=VALUE for xboard "
+        "(Hash and Threads as memory/cores where offered); repeatable",
+    )
+    parser.add_argument(
         "--tc",
         metavar="BASE+INC",
         help=f"time control in seconds (default {DEFAULT_TC}); 'none' plays untimed, with "
@@ -115,7 +126,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--engines-file",
         metavar="FILE",
-        help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
+        help=ENGINES_FILE_HELP,
     )
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
     parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
@@ -157,6 +168,7 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     known = known_engines(getattr(args, "engines_file", None))
     teams = team_engines(getattr(args, "team", []), known=known)
     engines = seat_engines(args.engine, known=known, teams=teams)
+    engines, teams = with_seat_options(engines, getattr(args, "option", []), teams=teams)
     for spec in engines.values():
         check_command(spec)
     out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
@@ -201,9 +213,46 @@ def run(args: argparse.Namespace) -> int:
     display = Display(out, live=live, options=RenderOptions(unicode=unicode, color=color))
     become_subreaper()
     try:
+        if plan.teams:
+            trio.run(check_team_engines, plan)
         return trio.run(play_matches, plan, display)
     finally:
         kill_orphans(keep=live_engine_pids())
+
+
+#: Seconds a team engine gets for its handshake when it is checked before the match.
+TEAM_CHECK_TIMEOUT = 10.0
+
+
+async def check_team_engines(plan: MatchPlan) -> None:
+    """Starts each ``--team`` engine once, before anything is played or written.
+
+    Raises:
+        ConfigError: an engine that did not announce ``feature team`` (it
+            cannot hold two seats). Other start failures are left to the match,
+            which scores them as a player that failed to start.
+    """
+    for team, spec in plan.teams.items():
+        player = create_team_player(team.seats, spec, handshake_timeout=TEAM_CHECK_TIMEOUT)
+        send, receive = trio.open_memory_channel[Any](math.inf)
+        refusal: str | None = None
+        # Raised outside the nursery, so it is not wrapped in an exception group.
+        async with trio.open_nursery() as nursery:
+            try:
+                await player.start(nursery, send)
+            except EngineFailed as exc:
+                if "feature team" in str(exc):
+                    refusal = (
+                        f"--team {team.value}={spec.name}: {exc}; give it one seat with --engine"
+                    )
+            else:
+                await player.aclose()
+            finally:
+                send.close()
+                receive.close()
+                nursery.cancel_scope.cancel()
+        if refusal is not None:
+            raise ConfigError(refusal)
 
 
 # -- playing -------------------------------------------------------------------------

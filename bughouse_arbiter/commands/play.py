@@ -26,8 +26,8 @@ from typing import Any
 
 import trio
 
-from ..config.engines_file import known_engines
-from ..config.specs import EngineSpec, TimeControl, seat_assignment
+from ..config.engines_file import ENGINES_FILE_HELP, known_engines
+from ..config.specs import EngineSpec, TimeControl, seat_assignment, with_seat_options
 from ..config.specs import engine_spec as read_engine_spec
 from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.model import SEATS, Seat
@@ -65,9 +65,16 @@ def register(subparsers: Any) -> None:
         help=f"the engine at another seat (default {DEFAULT_ENGINE}); repeatable",
     )
     parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="SEAT.NAME=VALUE",
+        help="an engine option for the engine at SEAT (for example BA.Hash=64); repeatable",
+    )
+    parser.add_argument(
         "--engines-file",
         metavar="FILE",
-        help="a TOML file of named engines ([engines.NAME] tables; see engines.example.toml)",
+        help=ENGINES_FILE_HELP,
     )
     parser.add_argument(
         "--tc",
@@ -103,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     seat = _seat(args.seat)
     rules = _rules(args.rule, args.tc)
     engines = _engines(seat, args.engine, known_engines(args.engines_file))
+    engines, _ = with_seat_options(engines, args.option)
     fens = {
         "fen_a": _fen(args.fen_a, "--fen-a"),
         "fen_b": _fen(args.fen_b, "--fen-b"),

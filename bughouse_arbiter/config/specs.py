@@ -291,3 +291,67 @@ def rotate(engines: Mapping[Seat, EngineSpec], game_index: int) -> dict[Seat, En
 def rotated_team(team: Team, game_index: int) -> Team:
     """The team whose seats the game-0 ``team`` holds in game ``game_index``."""
     return rotated_seat(team.seats[0], game_index).team
+
+
+#: What ``--option`` says, for its help text and error messages.
+OPTION_FORM = "SEAT.NAME=VALUE (for example WA.Hash=64 or B-black.Threads=1)"
+
+
+def seat_option(text: str) -> tuple[Seat, str, str]:
+    """Reads ``SEAT.NAME=VALUE``: an engine option for the engine at SEAT.
+
+    Raises:
+        ConfigError: not that form, an unknown seat, an empty name, or a line break.
+    """
+    target, equals, value = text.partition("=")
+    seat_text, dot, name = target.partition(".")
+    if not equals or not dot:
+        raise ConfigError(f"--option {text!r} is not {OPTION_FORM}")
+    try:
+        seat = Seat.parse(seat_text.strip())
+    except ValueError as exc:
+        raise ConfigError(f"--option {text!r}: {exc}") from None
+    name, value = name.strip(), value.strip()
+    if not name:
+        raise ConfigError(f"--option {text!r}: the option has no name ({OPTION_FORM})")
+    if any(c in name + value for c in "\r\n\0"):
+        raise ConfigError(f"--option {text!r}: a name or value cannot hold a line break")
+    return seat, name, value
+
+
+def with_seat_options(
+    engines: Mapping[Seat, EngineSpec],
+    texts: Sequence[str],
+    *,
+    teams: Mapping[Team, EngineSpec] | None = None,
+) -> tuple[dict[Seat, EngineSpec], dict[Team, EngineSpec]]:
+    """``engines`` (and ``teams``) with the ``SEAT.NAME=VALUE`` options added.
+
+    An option for a seat held by a team engine goes to that engine.
+
+    Raises:
+        ConfigError: a bad option, a seat no engine holds, or one option
+            given two values for the same engine.
+    """
+    seats = dict(engines)
+    team_specs = dict(teams or {})
+    given: dict[tuple[object, str], tuple[str, str]] = {}
+    for text in texts:
+        seat, name, value = seat_option(text)
+        if seat not in seats:
+            raise ConfigError(f"--option {text!r}: no engine sits at {seat}")
+        owner: object = seat.team if seat.team in team_specs else seat
+        previous = given.get((owner, name))
+        if previous is not None and previous[1] != value:
+            raise ConfigError(
+                f"--option {text!r}: {name} is already set to {previous[1]!r} "
+                f"by --option {previous[0]!r}"
+            )
+        given[(owner, name)] = (text, value)
+        if seat.team in team_specs:
+            spec = team_specs[seat.team].with_options(**{name: value})
+            team_specs[seat.team] = spec
+            seats.update(dict.fromkeys(seat.team.seats, spec))
+        else:
+            seats[seat] = seats[seat].with_options(**{name: value})
+    return seats, team_specs

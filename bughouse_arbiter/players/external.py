@@ -54,6 +54,9 @@ Adapter = UciAdapter | XboardAdapter
 #: Seconds an xboard engine gets to say ``feature ... done=1`` before it is
 #: taken for a protocol-1 engine.
 FEATURE_TIMEOUT = 2.0
+#: Seconds an xboard engine gets to answer the set-up probe (a mate in one)
+#: before it is taken for an engine that leaves bughouse after ``setboard``.
+PROBE_TIMEOUT = 5.0
 
 
 class ExternalEnginePlayer(Player):
@@ -211,6 +214,21 @@ class ExternalEnginePlayer(Player):
         self._changed.set()
         self._changed = trio.Event()
 
+    async def set_option(self, name: str, value: str | None, *, timeout: float = 10.0) -> None:
+        """Sets an engine option between games and waits for the engine's
+        acknowledgement (``readyok``, or ``pong`` for an xboard engine with ``ping``).
+
+        Raises:
+            EngineFailed: no acknowledgement within ``timeout`` seconds, or the engine left.
+        """
+        adapter = self.adapter
+        adapter.set_option(name, value)
+        self._flush()
+        with trio.move_on_after(timeout) as scope:
+            await self._until(lambda: adapter.option_done)
+        if scope.cancelled_caught:
+            raise EngineFailed(f"no answer within {timeout:g} s after setting option {name!r}")
+
     # -- the arbiter's calls -------------------------------------------------------------
 
     def _fen(self, state: TableState) -> str:
@@ -222,6 +240,26 @@ class ExternalEnginePlayer(Player):
         if info.start_fens[self.seat.board] != self._fen(state):
             self.adapter.reset_board(self._fen(state))
         self._flush()
+        await self._settle_probe()
+
+    async def _settle_probe(self) -> None:
+        """Waits for the xboard set-up probe's answer (a game from a set-up position).
+
+        Raises:
+            EngineFailed: the engine does not play bughouse after ``setboard``.
+        """
+        adapter = self.adapter
+        if not isinstance(adapter, XboardAdapter) or not adapter.probing:
+            return
+        with trio.move_on_after(PROBE_TIMEOUT):
+            await self._until(lambda: not adapter.probing)
+        if adapter.probing:
+            try:
+                adapter.probe_answered(None)
+            finally:
+                self._flush()
+        if self._failure is not None:
+            raise self._failure
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         self.adapter.your_turn(token, self._fen(state), state.clocks)

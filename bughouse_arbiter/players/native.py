@@ -216,6 +216,15 @@ class NativeEnginePlayer(Player):
         if self.session.name:
             self.name = self.session.name
 
+    async def set_option(self, name: str, value: str | None) -> None:
+        """``setoption`` between games, then an ``isready`` barrier.
+
+        Raises:
+            EngineFailed: no ``readyok`` in time, or the engine left.
+        """
+        self._send(SetOption(name, value))
+        await self._barrier()
+
     async def _barrier(self) -> None:
         """``isready`` and wait for its ``readyok``."""
         wanted = self._readyoks + 1
