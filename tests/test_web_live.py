@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -60,6 +61,12 @@ class Served:
 
     def seat_link(self, seat: str) -> str:
         return self.wait_for(rf"open (http://\S+#seat={seat}&token=\S+)").group(1)
+
+    def interrupt(self) -> None:
+        """Ctrl+C: the serve writes the game so far and exits 130."""
+        self.process.send_signal(signal.SIGINT)
+        _, err = self.process.communicate(timeout=60)
+        assert self.process.returncode == 130, err
 
     def finish(self) -> str:
         """Waits for the server to end; returns its stderr."""
@@ -150,16 +157,17 @@ def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any
 
 
 def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
-    """Moves (drag and click), a drop from the pocket, a partner signal, resigning."""
+    """Moves (drag, click, premove), a drop, a partner signal, refusals, resigning."""
     from playwright.sync_api import expect
 
-    # Board A plays slowly, so that it cannot end the game early; its captures
-    # still feed B-White's pocket soon enough.
+    # Board A's captures feed B-White's pocket; should board A end first (random
+    # movers mate now and then), board B plays on (board_end=continue).
     served = serve(
         "--remote=B-white",
-        f"--engine=A-white={RANDOM} --delay 200",
-        f"--engine=A-black={RANDOM} --delay 200",
+        f"--engine=A-white={RANDOM} --delay 100",
+        f"--engine=A-black={RANDOM} --delay 100",
         f"--engine=B-black={RANDOM} --delay 800",
+        "--rule=board_end=continue",
         "--tc",
         "120+0",
     )
@@ -236,12 +244,13 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     assert no_horizontal_overflow(page)
     page.screenshot(path=str(SHOTS / "seat-390x844.png"), full_page=True)
 
+    # Resigning ends board B (board A may play on); Ctrl+C then ends the serve.
     page.get_by_role("button", name="resign").click()
-    result = page.locator("#result")
-    expect(result).to_contain_text("1-0", timeout=WAIT_MS)
-    served.finish()
-    game = read_games(served.out.read_bytes(), file=str(served.out))[0]
-    assert game.result_tag == "1-0"
+    expect(board).to_have_class(re.compile(r"\bover\b"), timeout=WAIT_MS)
+    expect(you).not_to_contain_text("your move")
+    served.interrupt()
+    expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS)
+    assert "[%boardend B 1-0 resignation WB]" in served.out.read_text()
     text = served.out.read_text()
     assert re.search(r"\b1B\. e4\b", text), "the dragged move is B-White's first"
     assert re.search(r"\b2B\. a3\b", text), "the premove is B-White's second"

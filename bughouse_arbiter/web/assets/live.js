@@ -228,18 +228,23 @@ function renderYou(state) {
   }
   $("seat-form").hidden = Boolean(you) || state.result !== null;
   if (!you) return;
-  const line = $("you");
   const toMove = you.toMove;
-  line.classList.toggle("turn", toMove);
-  line.textContent = state.result
-    ? `You played ${you.seat}.`
-    : `You play ${you.seat}: ${toMove ? "your move" : "waiting"}` +
-      (page.dropRole ? ` (drop ${ROLES[page.dropRole]}: click a square)` : "");
+  renderYouLine(state);
   if (toMove && !page.wasToMove) {
     beep();
     playQueued(state);
   }
   page.wasToMove = toMove;
+}
+
+function renderYouLine(state) {
+  const you = state.you;
+  const line = $("you");
+  line.classList.toggle("turn", you.toMove);
+  line.textContent = state.result
+    ? `You played ${you.seat}.`
+    : `You play ${you.seat}: ${you.toMove ? "your move" : "waiting"}` +
+      (page.dropRole ? ` (drop ${ROLES[page.dropRole]}: click a square)` : "");
 }
 
 // -- input ------------------------------------------------------------------------
@@ -264,6 +269,7 @@ function sendMove(uci) {
   // Until the next snapshot nothing more may be played.
   page.state.you.toMove = false;
   page.state.you.legal = [];
+  renderYouLine(page.state);
   return true;
 }
 
