@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
@@ -41,11 +42,46 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f".commands.{name}", __package__)
         module.register(subparsers)
+    for command in subparsers.choices.values():
+        # The descriptions are the modules' docstrings: show them without RST markup.
+        if command.description:
+            command.description = command.description.replace("``", "")
     return parser
 
 
 #: Commands that take a command line of their own after ``--`` (as ``args.tail``).
 TAKES_TAIL = frozenset({"connect"})
+
+
+#: A value that starts with a minus sign and a digit (``-5+0``, ``-3``).
+_NEGATIVE_VALUE = re.compile(r"-\d")
+
+
+def _join_negative_values(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``--tc -5+0`` as ``--tc=-5+0``: argparse would take ``-5+0`` for an option
+    and say only "expected one argument"; joined, the option's own check explains."""
+    takes_value = {
+        option
+        for action in _all_actions(parser)
+        if action.nargs is None and action.option_strings
+        for option in action.option_strings
+    }
+    out: list[str] = []
+    for word in argv:
+        if out and out[-1] in takes_value and _NEGATIVE_VALUE.match(word):
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
+
+
+def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    actions = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                actions.extend(_all_actions(sub))
+    return actions
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if words and words[0] in TAKES_TAIL and "--" in words:
         cut = words.index("--")
         words, tail = words[:cut], words[cut + 1 :]
-    args = parser.parse_args(words)
+    args = parser.parse_args(_join_negative_values(parser, words))
     if args.command in TAKES_TAIL:
         args.tail = tail or []
     try:

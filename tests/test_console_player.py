@@ -81,7 +81,7 @@ def fake(players: list[Player], seat: Seat) -> FakePlayer:
 async def test_moves_typed_at_the_keyboard_reach_the_table(autojump_clock: object) -> None:
     record, terminal, _ = await play(
         Seat.A_WHITE,
-        [(1.0, b"e4\r"), (3.0, b"N"), (3.5, b"f3\r"), (5.0, b"resign\r")],
+        [(1.0, b"e4\r"), (3.0, b"N"), (3.5, b"f3\r"), (5.0, b"resign\r"), (5.2, b"y\r")],
         a_black=[Move("e5", after=1.0)],
     )
     moves = [(m.seat, m.uci, m.at) for m in record.game.moves]
@@ -118,7 +118,12 @@ async def test_bad_and_illegal_input_is_refused_and_the_clock_runs_on(
 async def test_partner_signal_and_partner_message(autojump_clock: object) -> None:
     record, terminal, others = await play(
         Seat.B_BLACK,
-        [(1.0, b"++n\r"), (2.0, b"tell I can mate with a knight\r"), (4.0, b"resign\r")],
+        [
+            (1.0, b"++n\r"),
+            (2.0, b"tell I can mate with a knight\r"),
+            (4.0, b"resign\r"),
+            (4.2, b"y\r"),
+        ],
         b_white=[Move("e4", after=0.5)],
         a_white=[Tell("sit", after=3.0)],
     )
@@ -134,7 +139,7 @@ async def test_partner_signal_and_partner_message(autojump_clock: object) -> Non
 async def test_premove_is_played_the_instant_the_turn_comes(autojump_clock: object) -> None:
     record, terminal, _ = await play(
         Seat.A_BLACK,
-        [(0.5, b"Nc6\r"), (6.0, b"resign\r")],
+        [(0.5, b"Nc6\r"), (6.0, b"resign\r"), (6.2, b"y\r")],
         a_white=[Move("e4", after=2.0)],
     )
     moves = [(m.seat, m.san, m.at) for m in record.game.moves]
@@ -177,7 +182,7 @@ async def test_clock_redraws_never_touch_the_line_being_typed(autojump_clock: ob
 async def test_without_a_terminal_it_prints_lines(autojump_clock: object) -> None:
     record, terminal, _ = await play(
         Seat.A_BLACK,
-        [(1.0, b"Nc6\n"), (1.5, b"cancel\n"), (3.0, b"e5\n"), (4.0, b"resign\n")],
+        [(1.0, b"Nc6\n"), (1.5, b"cancel\n"), (3.0, b"e5\n"), (4.0, b"resign\n"), (4.2, b"y\n")],
         interactive=False,
         a_white=[Move("e4", after=2.0)],
     )
@@ -198,12 +203,13 @@ async def test_end_of_input_without_a_terminal_leaves(autojump_clock: object) ->
 
 
 async def test_a_small_terminal_is_told_and_keeps_the_input_line(autojump_clock: object) -> None:
-    terminal = ScriptedTerminal([(1.0, b"resign\r")], size=(60, 20))
+    terminal = ScriptedTerminal([(1.0, b"resign\r"), (1.2, b"y\r")], size=(60, 20))
     console = ConsolePlayer(Seat.A_WHITE, terminal)
     others = [p for p in silent_table() if p.seats[0] is not Seat.A_WHITE]
     record = await run_match([console, *others], TEN, human_seats=(Seat.A_WHITE,))
     assert record.outcome.termination is Termination.RESIGNATION
     text = terminal.output.getvalue()
-    assert "the terminal is 60x20: 80x24 shows everything" in text
+    assert "The terminal is 60x20: the boards need 80x24." in text
+    assert "Board A" not in text  # no cut table
     assert "\x1b[21;" not in text  # nothing drawn below the terminal's 20 rows
     assert "\x1b[20;1H\x1b[1ma-white> " in text  # the input line is the last row

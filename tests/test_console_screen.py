@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import chess
 import pytest
 
 from bughouse_arbiter.core.game import BughouseGame
@@ -18,6 +19,7 @@ from bughouse_arbiter.ui.console_screen import (
     Style,
     compose,
     plain,
+    sgr,
     to_ansi,
     width_of,
 )
@@ -162,12 +164,36 @@ def test_painter_rewrites_only_changed_rows_and_parks_the_cursor_in_the_input_li
     assert "\x1b[2J" not in update
 
 
+@pytest.mark.parametrize("size", [(60, 20), (79, 24), (80, 23), (20, 5), (1, 1)])
+def test_a_small_terminal_gets_an_uncut_enlarge_screen(size: tuple[int, int]) -> None:
+    session = session_after(Seat.A_WHITE, [])
+    frame = compose(session, 0.0, Style(unicode=False, color=False), "Nf", size)
+    assert len(frame) == size[1]
+    assert all(width_of(line) <= size[0] for line in frame)
+    text = [plain(line) for line in frame]
+    assert text[-1] == "a-white> Nf"[: size[0]]  # the input line, last
+    if size[1] >= 5 and size[0] >= 20:
+        assert "Enlarge the window" in " ".join(" ".join(text).split())
+
+
+def test_a_taller_terminal_gets_a_taller_message_area() -> None:
+    session = session_after(Seat.A_WHITE, [])
+    for index in range(20):
+        session.note_log(f"message {index}")
+    style = Style(unicode=False, color=False)
+    normal = [plain(line) for line in compose(session, 0.0, style)]
+    tall = [plain(line) for line in compose(session, 0.0, style, "", (100, 32))]
+    assert len(tall) == 32 and tall[0] == normal[0]
+    assert sum("message" in line for line in normal) == 5
+    assert sum("message" in line for line in tall) == 13
+
+
 def test_painter_clips_to_a_small_terminal_and_redraws_after_a_resize() -> None:
     session = session_after(Seat.A_WHITE, [])
     style = Style(unicode=False, color=False)
     painter = ScreenPainter(style)
     painter.resize(60, 20)
-    out = painter.paint(compose(session, 0.0, style), 5)
+    out = painter.paint(compose(session, 0.0, style, "", (60, 20)), 5)
     for chunk in out.split("\x1b[")[1:]:
         text = re.sub(r"^[0-9;?]*[A-Za-z]", "", chunk)
         assert len(text) <= 60
@@ -177,9 +203,54 @@ def test_painter_clips_to_a_small_terminal_and_redraws_after_a_resize() -> None:
     assert "\x1b[2J" in painter.paint(compose(session, 0.0, style), 5)
 
 
-def test_help_fits_the_message_area_whole() -> None:
+def test_help_is_shown_whole_over_the_boards_until_the_next_line() -> None:
     session = session_after(Seat.A_WHITE, [])
     session.on_line("help")
     frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
-    shown = [line.strip() for line in frame[16:21]]
-    assert shown[-4:] == list(HELP_LINES)
+    assert frame[: len(HELP_LINES)] == list(HELP_LINES)
+    assert len(frame) == 24
+    session.on_line("")
+    frame = [plain(line) for line in compose(session, 0.0, Style(unicode=False, color=False))]
+    assert frame[0].startswith(" Board A")
+
+
+def _xterm_rgb(index: int) -> tuple[int, int, int]:
+    assert 16 <= index <= 231
+    levels = (0, 95, 135, 175, 215, 255)
+    index -= 16
+    return levels[index // 36], levels[index // 6 % 6], levels[index % 6]
+
+
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(one: tuple[int, int, int], two: tuple[int, int, int]) -> float:
+    high, low = sorted((_luminance(one), _luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("shade", ["l", "d", "lm", "dm", "lh", "dh"])
+@pytest.mark.parametrize("owner", ["w", "b"])
+def test_pieces_have_at_least_4_5_contrast_on_every_square(shade: str, owner: str) -> None:
+    codes = sgr(f"sq:{shade}:{owner}").split(";")
+    background = int(codes[codes.index("48") + 2])
+    ink = int(codes[codes.index("38") + 2])
+    assert contrast(_xterm_rgb(background), _xterm_rgb(ink)) >= 4.5
+
+
+@pytest.mark.parametrize(
+    "style",
+    [Style(unicode=True, color=True), Style(unicode=True, color=False)],
+)
+def test_the_sides_differ_by_shape_with_or_without_colour(style: Style) -> None:
+    assert style.piece(chess.Piece(chess.KNIGHT, chess.WHITE)) == "♘"
+    assert style.piece(chess.Piece(chess.KNIGHT, chess.BLACK)) == "♞"
+    letters = Style(unicode=False, color=style.color)
+    assert letters.piece(chess.Piece(chess.KNIGHT, chess.WHITE)) == "N"
+    assert letters.piece(chess.Piece(chess.KNIGHT, chess.BLACK)) == "n"

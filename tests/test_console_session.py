@@ -5,6 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
+from bughouse_arbiter.core.board import BughouseBoard
 from bughouse_arbiter.core.game import BoardResult, BughouseGame
 from bughouse_arbiter.core.model import BoardId, Outcome, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
@@ -163,9 +164,15 @@ def test_quit_asks_and_leaves() -> None:
     assert table.session.on_line("yes") == [SendLeave("quit at the console")]
 
 
-def test_resign() -> None:
+def test_resign_asks_first() -> None:
     table = Table()
-    assert table.session.on_line("resign") == [SendResign()]
+    assert table.session.on_line("resign") == []
+    assert table.session.confirming == "resign"
+    assert table.session.feedback.text == "resign? your team loses the game: y/n"
+    assert table.session.on_line("n") == []
+    assert table.session.feedback.text == "resign cancelled"
+    assert table.session.on_line("resign") == []
+    assert table.session.on_line("y") == [SendResign()]
 
 
 def test_moves_from_a_square_marks_the_destinations() -> None:
@@ -247,7 +254,8 @@ def test_result_line_from_the_person_side(winner: Team | None, head: str) -> Non
     )
     line = table.session.result_line()
     assert line.startswith(f"{head}: A-Black checkmated")
-    assert table.session.log[-1].text == line
+    # Said once, on the state line, not again in the message area.
+    assert all(entry.text != line for entry in table.session.log)
     assert table.session.on_line("e4") == []
     assert table.session.feedback.text == "the game is over"
 
@@ -288,3 +296,19 @@ def test_draw_question_names_the_other_people() -> None:
     table.session.other_people = frozenset({Seat.B_BLACK})
     table.session.on_line("draw")
     assert "every person at the table must agree" in table.session.feedback.text
+
+
+def test_moves_lists_few_drop_squares_and_counts_many() -> None:
+    table = Table()
+    session = table.session
+    session.boards[session.seat.board] = BughouseBoard(
+        "rnbqk1nr/pppp1ppp/8/4p3/1b6/3P4/PPP1PPPP/RNBQKBNR[NP] w KQkq - 0 1"
+    )
+    session.on_line("moves")
+    text = session.log[-1].text
+    assert "drops: N@ c3 d2 P@ c3 d2" in text
+    session.boards[session.seat.board] = BughouseBoard(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[N] w KQkq - 0 1"
+    )
+    session.on_line("moves")
+    assert "drops: N@ (32 squares)" in session.log[-1].text

@@ -6,12 +6,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import io
+import itertools
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import attrs
 import pytest
 import trio
 from cli_checks import expect_usage_error
@@ -99,7 +102,7 @@ def test_defaults_are_searchers_at_60_0_and_a_dated_file_name() -> None:
     plan = plan_from_args(_args(), today=datetime.datetime(2026, 3, 4, 5, 6, 7))
     assert {spec.name for spec in plan.engines.values()} == {"searcher"}
     assert (plan.rules.time, plan.rules.increment) == (60.0, 0.0)
-    assert plan.out == Path("bughouse-20260304-050607.bpgn")
+    assert plan.out == Path("games/bughouse-20260304-050607.bpgn")
     assert plan.games == 1
 
 
@@ -262,15 +265,46 @@ def test_summary_counts_points_for_the_sides_as_seated_in_game_one() -> None:
     table = summary_table(games)
     lines = table.splitlines()
     assert lines[0] == "engines: S = S, R = R"
-    assert lines[1].split() == ["game", "WA", "BA", "WB", "BB", "result", "plies", "reason"]
-    assert lines[2].split() == ["1", "S", "R", "R", "S", "1-0", "42", "A-Black", "checkmated"]
-    assert lines[3].split()[:6] == ["2", "R", "S", "S", "R", "1-0"]
+    head = ["game", "WA", "BA", "WB", "BB", "result", "won", "by", "plies", "reason"]
+    assert lines[1].split() == head
+    assert lines[2].split() == [
+        "1",
+        "S",
+        "R",
+        "R",
+        "S",
+        "1-0",
+        "S+S",
+        "42",
+        "A-Black",
+        "checkmated",
+    ]
+    assert lines[3].split()[:7] == ["2", "R", "S", "S", "R", "1-0", "R+R"]  # S as team 2 lost
+    assert lines[4].split()[5:7] == ["1/2-1/2", "draw"]
+    assert lines[5].split()[5:7] == ["*", "-"]
     assert len(lines) == 7
     assert lines[-1].startswith("score: S+S 1.5 - 1.5 R+R")
     assert max(len(line) for line in lines[:-1]) <= 80
     progress = progress_line(games[1], games[:2], 10)
     assert progress.startswith("game 2/10: 1-0 A-Black checkmated (42 plies, 12.5 s)")
     assert progress.endswith("score S+S 1 - 1 R+R")
+
+
+def test_summary_of_identical_engines_says_which_side_won_and_why_in_full() -> None:
+    one = _summary(1, Result.TEAM_TWO, Team.ONE)
+    two = _summary(2, Result.TEAM_TWO, Team.TWO)
+    same = {seat: "searcher" for seat in Seat}
+    long = "B-White lost on time: the flag fell with 0.0 s left while waiting for a piece"
+    games = [
+        attrs.evolve(one, names=same),
+        attrs.evolve(two, names=same, reason=long),
+    ]
+    lines = summary_table(games).splitlines()
+    assert lines[2].split()[5:7] == ["0-1", "side"] and lines[2].split()[7] == "2"
+    assert lines[3].split()[5:8] == ["0-1", "side", "1"]  # side 1 sat as team 2 in game 2
+    assert " ".join(" ".join(lines[3:6]).split()).endswith(long)  # not cut, wrapped
+    assert max(len(line) for line in lines[:-1]) <= 80
+    assert lines[-1].startswith("score: side 1 (searcher+searcher) 1 - 1 side 2")
 
 
 async def test_line_mode_prints_one_line_per_move(autojump_clock: object) -> None:
@@ -366,6 +400,15 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     assert "game 1/2: " in out and "game 2/2: " in out
     assert "score: " in out
     games = read_games((tmp_path / "g.bpgn").read_text())
+    # The summary names, for each game, its result, who won and why.
+    table = out[out.index("engines: R = ") :].splitlines()
+    assert table[1].split()[5:8] == ["result", "won", "by"]
+    rows = [row for row in table[2:] if row[:4].strip().isdigit()]  # not wrapped reasons
+    for row, game in zip(rows, games, strict=True):
+        result = row.split()[5]
+        assert result == game.tags["Result"]
+        assert row.split()[6] in ("side", "draw", "-")
+        assert game.tags["Termination"] != "" and row.rstrip()[-1] != "…"
     assert [g.tag("Round") for g in games] == ["1", "2"]
     logs = sorted(p.name for p in tmp_path.glob("g.g*.log"))
     assert len(logs) == 8
@@ -597,3 +640,74 @@ def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
     assert child.exitstatus == 130
     (game,) = read_games((tmp_path / "tty.bpgn").read_text())
     assert game.result_tag == "*"
+
+
+def _marked_clocks(screen: str) -> tuple[list[str], list[str]]:
+    """The clocks marked running on board A (left) and board B (right) of a
+    live-table screen: the player lines are the table's 2nd and 14th lines."""
+    lines = screen.split("\n")
+    left: list[str] = []
+    right: list[str] = []
+    for row in (1, 13):
+        line = lines[row].ljust(80)
+        for side, text in ((left, line[:41]), (right, line[41:])):
+            words = text.split()
+            if words and words[0] == ">":
+                side.append(words[1] + " " + words[-1])
+    return left, right
+
+
+@needs_engines
+def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
+    """Every frame marks the side to move on both boards, and the marked clocks run."""
+    pexpect = pytest.importorskip("pexpect")
+    from console_vt import VirtualTerminal
+
+    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 700"
+    engines = [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "bughouse_arbiter", "match", *engines, "--tc", "600", "--out", "t.bpgn"],
+        cwd=str(tmp_path),
+        env={**os.environ, "TERM": "xterm", "LANG": "C.UTF-8"},
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=60,
+    )
+    screen = VirtualTerminal()
+    frames: list[tuple[list[str], list[str]]] = []
+    try:
+        child.expect("last: ")
+        screen.feed(child.before + child.after)
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            try:
+                chunk = child.read_nonblocking(65536, timeout=0.3)
+            except pexpect.TIMEOUT:
+                continue
+            screen.feed(chunk)
+            if chunk.endswith("\x1b[J") and "last: " in screen.text and "Result" not in screen.text:
+                frames.append(_marked_clocks(screen.text))
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert len(frames) > 10
+    for left, right in frames:
+        assert len(left) == 1 and len(right) == 1, (left, right)
+    # Over the frames each board's marked clock keeps changing, also between moves.
+    for side in (0, 1):
+        shown = [frame[side][0] for frame in frames]
+        changes = sum(1 for a, b in itertools.pairwise(shown) if a != b)
+        assert changes >= len(shown) // 2, shown
+
+
+@needs_engines
+def test_without_out_the_game_goes_under_games(tmp_path: Path) -> None:
+    engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
+    done = bughouse("match", *engines, "--tc", "10", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["games"]  # nothing else in the folder
+    (written,) = (tmp_path / "games").iterdir()
+    assert written.name.startswith("bughouse-") and written.suffix == ".bpgn"
+    assert read_games(written.read_text())[0].result_tag != "*"

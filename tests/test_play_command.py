@@ -48,11 +48,14 @@ TIMEOUT = 30.0
 class Program:
     """``bughouse play`` in an 80×24 pty, with its screen kept up to date."""
 
-    def __init__(self, tmp_path: Path, *extra: str, then: str = "") -> None:
+    def __init__(
+        self, tmp_path: Path, *extra: str, then: str = "", partner: str | None = None
+    ) -> None:
         self.out = tmp_path / "game.bpgn"
         args = ["-m", "bughouse_arbiter", "play", "--seat", "A-white", "--name", "tester"]
         for seat in ("A-black", "B-white", "B-black"):
-            args += ["--engine", f"{seat}={ENGINE}"]
+            engine = partner if partner is not None and seat == "B-black" else ENGINE
+            args += ["--engine", f"{seat}={engine}"]
         args += ["--tc", "300+0", "--fen-a", FEN_A, "--fen-b", FEN_B]
         args += ["--out", str(self.out), *extra]
         env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
@@ -103,6 +106,11 @@ class Program:
     def type(self, line: str) -> None:
         self.child.send(line + "\r")
 
+    def leave(self) -> None:
+        """Presses a key at the final screen (keys in its first 0.3 s do not count)."""
+        time.sleep(0.5)
+        self.child.send("q")
+
     def finish(self) -> str:
         while self.pump():
             pass
@@ -132,6 +140,9 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
     assert lines[0].startswith(" Board A (you, A-White)")
     assert "Board B (your partner, B-Black)" in lines[0]
     assert "hand: ♘" in lines[12]  # the person's pocket, under their board
+    # With colour on, White is outlined and Black filled (shape, not colour alone).
+    assert lines[9].split()[1:9] == ["♙"] * 8 and lines[4].split()[1:9] == ["♟"] * 8
+    assert "\x1b[48;5;223;38;5;16m" in "".join(program.raw)  # black ink, light squares
     assert lines[23].startswith("a-white>")
     assert all(len(line) <= 80 for line in lines)
 
@@ -152,11 +163,28 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
     program.wait_for("you play e4")
     program.wait_for(lambda text: your_move(text) and "last 2... " in text.split("\n")[14])
 
+    program.type("resign")  # asks first, as draw and quit do
+    program.wait_for("resign? your team loses the game: y/n")
+    program.type("n")
+    program.wait_for("resign cancelled")
     program.type("resign")
-    program.wait_for("You lose: A-White resigned (0-1)")
+    program.wait_for("resign? y/n>")
+    program.type("y")
+    final = program.wait_for("press any key to leave")
+    # The final screen stays: both boards, the result with its reason, the file, once each.
+    assert final.split("\n")[0].startswith(" Board A (you, A-White)")
+    assert "Board B (your partner, B-Black)" in final
+    assert final.count("You lose: A-White resigned (0-1)") == 1
+    assert final.count("Game written to") == 1
+    time.sleep(0.5)
+    program.pump()
+    assert program.child.isalive()  # waits for the key
+    program.child.send("x")
     output = program.finish()
     assert program.child.exitstatus == 0
-    assert f"Game written to {program.out}" in output
+    assert output.count("You lose: A-White resigned") == 1
+    assert output.count("Game written to") == 1
+    assert program.screen.text.count("You lose: A-White resigned (0-1)") == 1
 
     (game,) = read_games(program.out.read_text(), file=str(program.out))
     assert game.tags["WhiteA"] == "tester"
@@ -179,6 +207,8 @@ def test_quit_asks_and_then_loses(program: Program) -> None:
     program.type("quit")
     program.wait_for("quit? y/n>")
     program.type("y")
+    program.wait_for("press any key to leave")
+    program.leave()
     output = program.finish()
     assert "You lose: A-White left: quit at the console (0-1)" in output
     assert program.child.exitstatus == 0
@@ -212,13 +242,33 @@ def test_a_resized_terminal_is_redrawn_whole(program: Program) -> None:
     program.wait_for(your_move)
     program.child.send("Nf")
     program.wait_for(lambda text: text.split("\n")[23] == "a-white> Nf")
-    before = len("".join(program.raw))
+    # Smaller than 80x24: a clear screen saying so, nothing cut, the input kept.
+    program.screen = VirtualTerminal(60, 20)
+    program.child.setwinsize(20, 60)
+    small = program.wait_for("The terminal is 60x20: the boards need 80x24. Enlarge")
+    assert "Board" not in small
+    assert small.split("\n")[19] == "a-white> Nf"
+    # Larger: the table, with a taller message area; the small-screen text is gone.
+    program.screen = VirtualTerminal(100, 30)
     program.child.setwinsize(30, 100)
-    program.wait_for(lambda text: "\x1b[2J" in "".join(program.raw)[before:])
+    large = program.wait_for(lambda text: text.split("\n")[29] == "a-white> Nf")
+    rows = large.split("\n")
+    assert rows[0].startswith(" Board A") and "Your move" in rows[28]
+    assert "Enlarge" not in large and "terminal is" not in large
+    assert "You play A-White" in "\n".join(rows[16:27])  # 11 message rows, not 5
+    # Back to 80x24: the usual screen, nothing left over.
+    program.screen = VirtualTerminal(80, 24)
     program.child.setwinsize(24, 80)
+    normal = program.wait_for(
+        lambda text: text.startswith(" Board A") and text.split("\n")[23] == "a-white> Nf"
+    )
+    assert "Enlarge" not in normal and "terminal is" not in normal
     program.type("3")
     program.wait_for("you play Nf3")
     program.type("resign")
+    program.type("y")
+    program.wait_for("press any key to leave")
+    program.leave()
     program.finish()
     assert program.child.exitstatus == 0
 
@@ -249,7 +299,12 @@ def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
         args += ["--engine", f"{seat}={ENGINE}"]
     args += ["--fen-b", FEN_B, "--tc", "300+0"]
     done = subprocess.run(
-        args, input="sit\nresign\n", capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path
+        args,
+        input="sit\nresign\ny\n",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
@@ -278,6 +333,8 @@ def test_a_dumb_terminal_gets_lines(tmp_path: Path) -> None:
     try:
         child.expect("Your move")
         child.send("resign\r")
+        child.expect("resign\\? your team loses the game: y/n")
+        child.send("y\r")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -285,3 +342,90 @@ def test_a_dumb_terminal_gets_lines(tmp_path: Path) -> None:
     assert "\x1b" not in output
     assert f"Game written to {out}" in output
     assert child.exitstatus == 0
+
+
+@needs_engine
+def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
+    signaller = f"{sys.executable} {ROOT / 'tests' / 'partner_engine.py'} ---q sit x"
+    program = Program(tmp_path, partner=signaller)
+    try:
+        screen = program.wait_for(your_move)
+        # A new player is told once that sit and go exist.
+        assert screen.count("Tell your partner sit (wait for a piece) or go (move now)") == 1
+        program.type("help")
+        screen = program.wait_for("Signals to your partner")
+        for text in (
+            "sit   wait: don't move until a piece comes",
+            "go    move now",
+            "dead  I am lost without help",
+            "x   cancel my request",
+            "+n ++n +++n  I want a knight: good / very good / it mates",
+            "-q --q ---q  don't give a queen: bad / very bad / it mates me",
+        ):
+            assert text in screen
+        assert "Board A" not in screen
+        program.type("")
+        program.wait_for(lambda text: text.startswith(" Board A"))
+
+        program.type("tell how is it")
+        request = "your partner asks: ---q (don't give a queen: it mates me)"
+        program.wait_for(lambda text: request in text.split("\n")[15])
+        for _ in range(6):  # the message area scrolls; the request stays
+            program.type("moves")
+        program.type("flip")
+        program.wait_for("boards flipped")
+        program.type("flip")
+        screen = program.wait_for("boards flipped")
+        assert request in screen.split("\n")[15]
+        assert "---q" not in "\n".join(screen.split("\n")[16:21])
+
+        program.type("tell and now")
+        program.wait_for(
+            lambda text: "asks: sit (wait: don't move until a piece comes)" in text.split("\n")[15]
+        )
+        program.type("tell ok")
+        program.wait_for(lambda text: text.split("\n")[15] == "─" * 80)  # x cancels it
+    finally:
+        program.kill()
+
+
+@needs_engine
+def test_moves_in_check_lists_the_drop_squares(tmp_path: Path) -> None:
+    # White is in check from the bishop on b4 and holds a knight: it can block on c3 or d2.
+    check = "rnbqk1nr/pppp1ppp/8/4p3/1b6/3P4/PPP1PPPP/RNBQKBNR[N] w KQkq - 0 1"
+    program = Program(tmp_path, "--fen-a", check)
+    try:
+        program.wait_for(your_move)
+        program.type("moves")
+        screen = program.wait_for("drops: N@")
+        assert "drops: N@ c3 d2" in " ".join(screen.split())
+        assert "squares)" not in screen
+    finally:
+        program.kill()
+
+
+@needs_engine
+def test_bell_rings_only_when_asked(tmp_path: Path) -> None:
+    signaller = f"{sys.executable} {ROOT / 'tests' / 'partner_engine.py'} ++n"
+    quiet = Program(tmp_path, partner=signaller)
+    try:
+        quiet.wait_for(your_move)
+        quiet.type("tell hi")
+        quiet.wait_for("your partner asks: ++n")
+        assert "\x07" not in "".join(quiet.raw)
+    finally:
+        quiet.kill()
+
+    # --tc 12: the clock goes under ten seconds about two seconds in.
+    ringing = Program(tmp_path, "--bell", "--tc", "12+0", partner=signaller)
+    try:
+        ringing.wait_for(your_move)
+        assert "".join(ringing.raw).count("\x07") == 1  # your turn
+        ringing.type("tell hi")
+        ringing.wait_for("your partner asks: ++n")
+        assert "".join(ringing.raw).count("\x07") == 2  # the partner's request
+        ringing.wait_for(lambda text: "you 9." in text.split("\n")[22])
+        ringing.pump()
+        assert "".join(ringing.raw).count("\x07") == 3  # under ten seconds, once
+    finally:
+        ringing.kill()

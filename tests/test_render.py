@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import chess
 import pytest
 
@@ -64,11 +66,11 @@ def test_board_from_white_and_from_black() -> None:
 def test_pockets_strongest_first_with_counts() -> None:
     game = small_game()
     board = game.board(Seat.B_BLACK.board)
-    assert format_pocket(board, chess.BLACK, RenderOptions()) == "P"
+    assert format_pocket(board, chess.BLACK, RenderOptions()) == "p"  # lower case: Black's
     assert format_pocket(board, chess.WHITE, RenderOptions()) == "-"
     board.receive(chess.Piece(chess.PAWN, chess.BLACK))
     board.receive(chess.Piece(chess.QUEEN, chess.BLACK))
-    assert format_pocket(board, chess.BLACK, RenderOptions()) == "Q P2"
+    assert format_pocket(board, chess.BLACK, RenderOptions()) == "q p2"
     assert format_pocket(board, chess.BLACK, RenderOptions(unicode=True)) == "♛ ♟2"
     assert format_pocket(chess.Board(), chess.WHITE, RenderOptions()) == "-"
 
@@ -80,8 +82,8 @@ def test_the_table_as_a_picture() -> None:
     text = render_table(game, clocks, names=names)
     expected = """\
 Board A                                  Board B
-< A-Black  random               2:58.9     B-White  random               2:56.5
-  pocket: -                                pocket: -
+> A-Black  random               2:58.9     B-White  random               2:56.5
+  hand: -                                  hand: -
   8 r n b q k b n r                        1 R N B K Q B N R
   7 p p p . p p p p                        2 P P P P . P P P
   6 . . . . . . . .                        3 . . . . . . . .
@@ -91,8 +93,8 @@ Board A                                  Board B
   2 P P P P . P P P                        7 p p p p p p p p
   1 R N B Q K B N R                        8 r n b k q b n r
     a b c d e f g h                          h g f e d c b a
-  pocket: -                                pocket: P
-  A-White  random               2:57.5   < B-Black  random               3:00.0
+  hand: -                                  hand: p
+  A-White  random               2:57.5   > B-Black  random               3:00.0
   last: 2. exd5                            last: 1. d4"""
     assert text == expected
 
@@ -101,8 +103,8 @@ def test_the_viewer_sits_bottom_left_with_the_partner_beside() -> None:
     text = render_table(small_game(), {}, options=RenderOptions(viewer=Seat.B_WHITE))
     lines = text.splitlines()
     assert lines[0].split() == ["Board", "B", "Board", "A"]
-    assert lines[1].lstrip("< ").startswith("B-Black")
-    assert lines[13].lstrip("< ").startswith("B-White")
+    assert lines[1].lstrip("> ").startswith("B-Black")
+    assert lines[13].lstrip("> ").startswith("B-White")
     assert "A-Black" in lines[13]  # the partner, bottom right
     assert lines[3].endswith("1 R N B K Q B N R")  # board A from Black's side
 
@@ -128,8 +130,8 @@ def test_colour_marks_squares_and_a_running_low_clock() -> None:
 def test_running_clocks_can_be_given() -> None:
     text = render_table(small_game(), {}, running={Seat.A_WHITE})
     lines = text.splitlines()
-    assert lines[13].startswith("< A-White")
-    assert not lines[1].startswith("<")
+    assert lines[13].startswith("> A-White")
+    assert not lines[1].startswith(">")
 
 
 def test_a_finished_match_shows_its_result_and_the_footer() -> None:
@@ -138,7 +140,7 @@ def test_a_finished_match_shows_its_result_and_the_footer() -> None:
     text = render_table(game, {}, footer="saved to x.bpgn")
     assert text.splitlines()[-2] == "Result: 1-0 (B-White resigned)"
     assert text.splitlines()[-1] == "saved to x.bpgn"
-    assert "<" not in text  # nobody's clock runs
+    assert ">" not in text  # nobody's clock runs
 
 
 def test_move_numbers_and_move_lines() -> None:
@@ -165,3 +167,15 @@ def _strip_ansi(text: str) -> str:
     import re
 
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_colour_keeps_the_sides_apart_by_shape_in_black_ink() -> None:
+    board = render_board(chess.Board(), options=ANSI)
+    white_rank, black_rank = _plain_cells(board[6]), _plain_cells(board[1])
+    assert set(white_rank) == {"♙"} and set(black_rank) == {"♟"}
+    assert "1;97" not in "".join(board)  # no white ink on tan (2:1)
+    assert "\x1b[38;5;16m" in board[0]
+
+
+def _plain_cells(line: str) -> list[str]:
+    return re.sub(r"\x1b\[[0-9;]*m", "", line).split()[1:]

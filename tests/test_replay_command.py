@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -132,9 +133,9 @@ def test_stepping_shows_boards_pockets_clocks_and_messages(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = _step(monkeypatch, capsys, "g 5\n")
-    frame = out.split("[move 0/10] > ", 1)[1].split("[move 5/10]")[0]
+    frame = out.split("[start · ply 0/10] > ", 1)[1].split("[2A. exd5 · ply 5/10]")[0]
     lines = frame.splitlines()
-    assert lines[0] == "after move 5: 2A. exd5 at 11.106 s"
+    assert lines[0] == "after 2A. exd5 (ply 5) at 11.106 s"
 
     def seat_line(text: str) -> str:
         (line,) = [line for line in lines if text in line]
@@ -143,12 +144,12 @@ def test_stepping_shows_boards_pockets_clocks_and_messages(
     # Clocks at that moment: the movers' recorded clocks, and the clocks that
     # run (A-Black since 11.106, B-White since 8.638) counted down.
     a_black, b_white = seat_line("A-Black  fairy").split("B-White")
-    assert a_black.startswith("<") and "2:56.6" in a_black  # 176.667 s, to move
+    assert a_black.startswith(">") and "2:56.6" in a_black  # 176.667 s, to move
     assert "2:55.3" in b_white  # 177.778 - (11.106 - 8.638) = 175.310 s
     assert "2:57.7" in seat_line("A-White  sjeng")
     assert "2:55.5" in seat_line("B-Black  searcher")
-    top, bottom = [line.rstrip() for line in lines if "pocket:" in line]
-    assert top.endswith("pocket: -") and bottom.endswith("pocket: P")  # B-Black's pawn
+    top, bottom = [line.rstrip() for line in lines if "hand:" in line]
+    assert top.endswith("hand: -") and bottom.endswith("hand: p")  # B-Black's pawn
     assert "  last move on board A: 2A. exd5, on board B: 1b. e5" in lines
     assert "  BB to partner (9.1 s): pawn coming {for you}" in lines
 
@@ -156,26 +157,34 @@ def test_stepping_shows_boards_pockets_clocks_and_messages(
 def test_stepping_keys_and_bad_input(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _step(monkeypatch, capsys, "\nn\nb\ne\nn\nwhat\ng x\ns\n-3\n3\nq\nignored\n")
-    prompts = [line.split("]")[0] for line in out.split("[move ")[1:]]
+    keys = "\nn\nb\ne\nn\nwhat\ng x\n99\ns\n-3\n3\n2A\ng 1b.\n7a\nq\nignored\n"
+    out = _step(monkeypatch, capsys, keys)
+    prompts = [line.split("/")[0].split("ply ")[1] for line in out.split("\n[")[1:]]
     assert prompts == [
-        "0/10",
-        "1/10",
-        "2/10",
-        "1/10",
-        "10/10",
-        "10/10",
-        "10/10",
-        "10/10",
-        "0/10",
-        "0/10",
-        "3/10",
+        "0",
+        "1",
+        "2",
+        "1",
+        "10",
+        "10",
+        "10",
+        "10",
+        "10",
+        "0",
+        "0",
+        "3",
+        "5",
+        "4",
+        "4",
     ]
-    assert "no move 11: already at the end (moves 0 to 10)" in out
+    assert "already at the end (plies 0 to 10)" in out
     assert "unknown command 'what'" in out
-    assert "unknown command 'g x'" in out
-    assert "no move -3: already at the start" in out
-    assert "after move 3: 1a. d5" in out
+    assert "unknown command 'x'" in out
+    assert "no move 99: plies go from 0 to 10 (or type a move such as 2A)" in out
+    assert "no move -3: plies go from 0 to 10" in out
+    assert "after 1a. d5 (ply 3)" in out
+    assert "[2A. exd5 · ply 5/10] > " in out  # the move number, not only the ply
+    assert "no move 7a. in this game" in out
 
 
 def test_stepping_ends_cleanly_at_end_of_input(
@@ -183,7 +192,7 @@ def test_stepping_ends_cleanly_at_end_of_input(
 ) -> None:
     out = _step(monkeypatch, capsys, "")
     assert "start position" in out
-    assert out.endswith("[move 0/10] > \n")
+    assert out.endswith("[start · ply 0/10] > \n")
 
 
 def test_stepping_through_a_game_whose_start_cannot_be_read(
@@ -201,4 +210,32 @@ def test_the_last_frame_says_how_the_game_ended(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = _step(monkeypatch, capsys, "e\n")
-    assert out.endswith("result: 0-1 (A-White resigned)\n[move 10/10] > \n")
+    assert out.endswith("result: 0-1 (A-White resigned)\n[3a. P@e2 · ply 10/10] > \n")
+
+
+def test_stepping_in_a_terminal_stays_put_on_a_bad_number(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "bughouse_arbiter", "replay", str(GOLDEN)],
+        env={**os.environ, "TERM": "xterm", "LANG": "C.UTF-8"},
+        dimensions=(24, 80),
+        encoding="utf-8",
+        timeout=30,
+        cwd=str(tmp_path),
+    )
+    try:
+        child.expect_exact("[start · ply 0/10] > ")
+        child.sendline("e")
+        child.expect_exact("[3a. P@e2 · ply 10/10] > ")
+        child.sendline("99")
+        child.expect_exact("no move 99: plies go from 0 to 10")
+        child.expect_exact("[3a. P@e2 · ply 10/10] > ")  # still at the end, no jump
+        child.sendline("2A.")
+        child.expect_exact("after 2A. exd5 (ply 5)")
+        child.expect_exact("[2A. exd5 · ply 5/10] > ")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0

@@ -76,7 +76,9 @@ def test_the_console_plays_a_game_over_connect(tmp_path: Path) -> None:
         program.type("Nf3")
         program.wait_for("you play Nf3")
         program.wait_for(lambda text: your_move(text) and "last 2... " in text.split("\n")[14])
-        program.type("resign")
+        program.type("resign")  # asks first
+        program.wait_for("resign? y/n>")
+        program.type("y")
         program.wait_for("A-White resigned")
         program.finish()
         assert program.child.exitstatus == 0

@@ -3,8 +3,8 @@
 With no options it plays one match between the project's own searching
 engines at 60+0, shows the table live on a terminal (redrawn four times a
 second; one line per move when the output is not a terminal) and writes the
-game, move by move, to ``bughouse-YYYYmmdd-HHMMSS.bpgn`` in the current
-folder. ``--games N`` plays N matches with the seats rotated between games
+game, move by move, to ``games/bughouse-YYYYmmdd-HHMMSS.bpgn`` under the
+current folder. ``--games N`` plays N matches with the seats rotated between games
 (partners stay partners), the engines kept alive from one game to the next
 (restarted after a crash), and ends with a summary table. ``--team 1=SPEC``
 seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
@@ -23,6 +23,7 @@ import io
 import math
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -129,7 +130,11 @@ def register(subparsers: Any) -> None:
         help=ENGINES_FILE_HELP,
     )
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
-    parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="BPGN file to append the games to (default games/bughouse-YYYYmmdd-HHMMSS.bpgn)",
+    )
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
     parser.add_argument(
         "--debug",
@@ -171,14 +176,16 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     engines, teams = with_seat_options(engines, getattr(args, "option", []), teams=teams)
     for spec in engines.values():
         check_command(spec)
-    out = Path(args.out) if args.out else Path(f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn")
+    out = Path(args.out) if args.out else default_out(today)
     if out.is_dir():
         raise ConfigError(f"--out {str(out)!r} is a folder, not a file")
     folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(f"--out {str(out)!r}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise ConfigError(f"--out {str(out)!r} cannot be written")
+    # The default folder (games/) is made when the match starts.
+    if args.out or folder.exists():
+        if not folder.is_dir():
+            raise ConfigError(f"--out {str(out)!r}: folder {str(folder)!r} does not exist")
+        if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+            raise ConfigError(f"--out {str(out)!r} cannot be written")
     return MatchPlan(
         engines=engines,
         teams=teams,
@@ -204,8 +211,26 @@ def _positive_int(text: str, option: str) -> int:
     return value
 
 
+#: Where games go without ``--out`` (git-ignored in the project's own tree).
+GAMES_FOLDER = Path("games")
+
+
+def default_out(today: datetime.datetime) -> Path:
+    """``games/bughouse-YYYYmmdd-HHMMSS.bpgn``."""
+    return GAMES_FOLDER / f"bughouse-{today:%Y%m%d-%H%M%S}.bpgn"
+
+
+def make_folder(out: Path) -> None:
+    """Creates ``out``'s folder if it is missing (the default ``games/``)."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot make the folder {str(out.parent)!r}: {exc.strerror}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args, today=datetime.datetime.now())
+    make_folder(plan.out)
     out = sys.stdout
     live = out.isatty() and os.environ.get("TERM", "") != "dumb"
     unicode = not args.ascii and (out.encoding or "").lower().replace("-", "") == "utf8"
@@ -613,14 +638,15 @@ class Display:
 
     def observe(self, event: MatchEvent) -> None:
         if isinstance(event, MatchStarted):
-            self.game, self.names, self.clocks = event.game, event.names, event.clocks
+            self.game, self.names = event.game, event.names
+            self.clocks = self._turns_started(event.clocks, event.now)
             if not self.live:
                 seats = ", ".join(f"{seat} {event.names[seat]}" for seat in SEATS)
                 rules = event.game.rules
                 timing = f"time {rules.time:g}+{rules.increment:g}" if rules.clock else "untimed"
                 self.line(f"start: {seats}; {timing}")
         elif isinstance(event, MovePlayed):
-            self.clocks = event.clocks
+            self.clocks = self._turns_started(event.clocks, event.now)
             if not self.live and self.game is not None:
                 names = self.names
                 self.line(move_line(self.game, event.played, names=names, used=event.used))
@@ -638,6 +664,19 @@ class Display:
             self.ended_at = event.now
             if not self.live:
                 self.line(f"result: {event.outcome}")
+
+    def _turns_started(self, clocks: Clocks, now: float) -> Clocks:
+        """``clocks`` with the clock of every seat to move running.
+
+        A move's clocks are taken when the mover's clock stops, before the
+        next turns' clocks start; counting those from the move keeps both
+        boards' running clocks (and their markers) moving on screen.
+        """
+        if self.game is None:
+            return clocks
+        return clocks.start_all(
+            (seat for seat in self.game.seats_to_move() if not clocks.is_running(seat)), now
+        )
 
     async def refresh(self, scope: trio.CancelScope) -> None:
         """Redraws the table ``REFRESH_HZ`` times a second until ``scope`` is cancelled."""
@@ -765,16 +804,29 @@ def summary_table(summaries: list[GameSummary]) -> str:
     legend = ", ".join(f"{tag} = {name}" for name, tag in tags.items())
     width = max(2, *(len(tag) for tag in tags.values()))
     seats = "".join(f"{seat.bpgn:<{width + 1}}" for seat in SEATS)
-    rows = [f"engines: {legend}", f"{'game':>4}  {seats} result   plies  reason"]
-    room = 80 - len(rows[1]) + len("reason")
+    side_one, side_two = _sides(summaries[0])
+    named = not side_one.startswith("side 1")
+    labels = (side_one, side_two) if named else ("side 1", "side 2")
+    won = max(6, *(len(label) for label in labels))
+    head = f"{'game':>4}  {seats} result   {'won by':<{won}} plies  "
+    rows = [f"engines: {legend}", head + "reason"]
+    room = max(20, 80 - len(head))
     for s in summaries:
         sat = "".join(f"{tags[_seat_name(s, seat)]:<{width + 1}}" for seat in SEATS)
-        rows.append(
-            f"{s.number:>4}  {sat} {s.result.value:<8} {s.plies:>5}  {_cut(s.reason, room)}"
-        )
+        points = _side_points(s)
+        if s.result is Result.UNFINISHED:
+            winner = "-"
+        elif points[0] == points[1]:
+            winner = "draw"
+        else:
+            winner = labels[0] if points[0] > points[1] else labels[1]
+        start = f"{s.number:>4}  {sat} {s.result.value:<8} {winner:<{won}} {s.plies:>5}  "
+        # The whole reason, wrapped under its column when long.
+        pieces = textwrap.wrap(s.reason, room) or [""]
+        rows.append(start + pieces[0])
+        rows.extend(" " * len(start) + piece for piece in pieces[1:])
     one = sum(_side_points(s)[0] for s in summaries)
     two = sum(_side_points(s)[1] for s in summaries)
-    side_one, side_two = _sides(summaries[0])
     rows.append(
         f"score: {side_one} {one:g} - {two:g} {side_two} "
         "(sides as seated in game 1: A-White+B-Black against A-Black+B-White)"
@@ -794,8 +846,3 @@ def _engine_tags(summaries: list[GameSummary]) -> dict[str, str]:
                 tag = f"{tag}{len(tags) + 1}"
             tags[name] = tag
     return tags
-
-
-def _cut(text: str, width: int) -> str:
-    width = max(width, 4)
-    return text if len(text) <= width else text[: width - 1] + "…"

@@ -41,7 +41,7 @@ from ..players.reaper import become_subreaper, kill_orphans
 from ..table.arbiter import MatchRecord, run_match
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
-from .match import DebugLogs, GameWriter
+from .match import DebugLogs, GameWriter, default_out, make_folder
 
 DEFAULT_ENGINE = "searcher"
 DEFAULT_TC = "180+0"
@@ -55,7 +55,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--seat", default="A-white", help="your seat: A-white, A-black, B-white, B-black (or WA...)"
+        "--seat",
+        default="A-white",
+        help="your seat: A-white, A-black, B-white, B-black (or WA, BA, WB, BB); default A-white",
     )
     parser.add_argument(
         "--engine",
@@ -85,7 +87,7 @@ def register(subparsers: Any) -> None:
         "--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
     )
     parser.add_argument(
-        "--out", metavar="FILE", help="BPGN file (default bughouse-YYYYmmdd-HHMMSS.bpgn)"
+        "--out", metavar="FILE", help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn)"
     )
     parser.add_argument("--fen-a", metavar="FEN", help="start board A here ([pocket] allowed)")
     parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
@@ -101,6 +103,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--ascii", action="store_true", help="ASCII pieces instead of Unicode")
     parser.add_argument("--no-color", action="store_true", help="no colours")
+    parser.add_argument(
+        "--bell",
+        action="store_true",
+        help="ring the terminal bell on your turn, on a partner message and under ten seconds",
+    )
     parser.set_defaults(run=run)
 
 
@@ -122,9 +129,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         # A dumb terminal cannot address the cursor: it gets lines.
         painted = os.environ.get("TERM", "") not in ("", "dumb")
-        if painted and sys.stdin.isatty() and sys.stdout.isatty():
+        terminal_kept = painted and sys.stdin.isatty() and sys.stdout.isatty()
+        if terminal_kept:
             with TtyTerminal(style) as terminal:
-                record, stop = _play(seat, name, engines, rules, out, terminal, fens, args.debug)
+                record, stop = _play(
+                    seat, name, engines, rules, out, terminal, fens, args.debug, bell=args.bell
+                )
         else:
             pipe = PipeTerminal(style)
             record, stop = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
@@ -133,12 +143,15 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         kill_orphans(keep=live_engine_pids())
-    if stop.signal is not None:
+    finished = record is not None and not record.outcome.aborted
+    if stop.signal is not None and not finished:
         _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
         return exit_status(stop.signal)
     assert record is not None
-    _say(describe_outcome(record.outcome, seat))
-    _say(f"Game written to {out.resolve()}")
+    if not terminal_kept:
+        # On a terminal the final screen said all this already.
+        _say(describe_outcome(record.outcome, seat))
+        _say(f"Game written to {out.resolve()}")
     return 0
 
 
@@ -175,7 +188,7 @@ def _run_connected(args: argparse.Namespace) -> int:
             port,
             args.seat,
             args.token,
-            lambda: ConsolePlayer(seat, terminal, name=name),
+            lambda: ConsolePlayer(seat, terminal, name=name, bell=args.bell),
             True,
         )
 
@@ -208,13 +221,16 @@ def _play(
     terminal: Terminal,
     fens: dict[str, str],
     debug: bool,
+    *,
+    bell: bool = False,
 ) -> tuple[MatchRecord | None, Stop]:
     """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
     writer = GameWriter(out, game_number=1, games=1)
     logs = DebugLogs(out, 1) if debug else None
 
     async def main() -> tuple[MatchRecord | None, Stop]:
-        players: list[Player] = [ConsolePlayer(seat, terminal, name=name)]
+        console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True, bell=bell)
+        players: list[Player] = [console]
         for other, spec in engines.items():
             log = logs.for_seat(other) if logs is not None else None
             players.append(create_player(other, spec, log=log))
@@ -230,6 +246,8 @@ def _play(
                     observer=writer.observe,
                     stop_reason=stop.reason,
                 )
+                # A finished game's screen stays until a key is pressed.
+                await console.hold_final_screen(f"Game written to {out.resolve()}")
         return record, stop
 
     try:
@@ -297,7 +315,11 @@ def _engines(
 
 def _out_path(text: str | None) -> Path:
     if text is None:
-        return Path(dt.datetime.now().strftime("bughouse-%Y%m%d-%H%M%S.bpgn"))
+        out = default_out(dt.datetime.now())
+        if out.parent.exists() and not out.parent.is_dir():
+            raise UsageError(f"{out.parent} is a file: give --out FILE")
+        make_folder(out)
+        return out
     path = Path(text)
     if path.is_dir():
         raise UsageError(f"--out {text}: is a folder, not a file")

@@ -1,10 +1,12 @@
 """``bughouse replay``: step through a BPGN game, or re-judge whole files.
 
-``bughouse replay FILE [--game N]`` shows the table as ``ui.render`` draws it
-(both boards, the pockets, all four clocks at that moment) and the partner
+``bughouse replay FILE [--game N]`` shows the table as ``bughouse match`` draws
+it (both boards, the pockets, all four clocks at that moment) and the partner
 messages so far, then reads commands from standard input (a terminal or a
-pipe): Enter or ``n`` forward, ``b`` back, ``g N`` or just ``N`` to go to
-move N, ``s`` start, ``e`` end, ``q`` quit, ``h`` help. End of input quits.
+pipe): Enter or ``n`` forward, ``b`` back, ``12A`` (or ``9b.``, ``g 12A``) to
+go to that move (number, board letter: upper case White, lower case Black),
+``N`` (or ``g N``) to go to ply N, counted over both boards, ``s`` start,
+``e`` end, ``q`` quit, ``h`` help. End of input quits.
 
 ``bughouse replay --check FILE...`` replays every game with the rules code
 and prints, per game, the moves replayed, the first move that cannot be
@@ -31,7 +33,11 @@ from ..errors import BpgnError, UsageError
 from ..ui.render import render_table
 
 _NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
-HELP = "Enter/n forward · b back · g N or N go to move N · s start · e end · q quit"
+_MOVE_NUMBER = re.compile(r"(\d{1,6})([ABab])\.?")
+HELP = (
+    "Enter/n forward · b back · 12A or 9b. go to that move (A/B White, a/b Black) · "
+    "N go to ply N · s start · e end · q quit"
+)
 
 
 def register(subparsers: Any) -> None:
@@ -215,7 +221,7 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
     last = len(frames) - 1
     print(_shown(report, index), file=out)
     while True:
-        print(f"[move {index}/{last}] > ", end="", file=out, flush=True)
+        print(f"[{_where(report, index)}] > ", end="", file=out, flush=True)
         line = stdin.readline()
         if not line:
             print(file=out)
@@ -236,20 +242,52 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
             print(HELP, file=out)
             continue
         else:
-            number = command[1:].strip() if command.startswith("g") else command
-            try:
-                target = int(number)
-            except ValueError:
-                print(f"unknown command {line.strip()!r} ({HELP})", file=out)
+            wanted = line.strip()
+            wanted = wanted[1:].strip() if wanted[:1] in ("g", "G") else wanted
+            found = _target(report, wanted)
+            if isinstance(found, str):
+                print(found, file=out)
                 continue
+            target = found
         if not 0 <= target <= last:
-            where = "at the end" if target > last else "at the start"
-            print(f"no move {target}: already {where} (moves 0 to {last})", file=out)
-            target = max(0, min(last, target))
-            if target == index:
-                continue
+            # Stay where we are: a typo must not lose the place.
+            edge = "the end" if target > last else "the start"
+            if target == index + 1 or target == index - 1:
+                print(f"already at {edge} (plies 0 to {last})", file=out)
+            else:
+                print(
+                    f"no move {target}: plies go from 0 to {last} (or type a move such as 2A)",
+                    file=out,
+                )
+            continue
         index = target
         print(_shown(report, index), file=out)
+
+
+def _target(report: ReplayReport, text: str) -> int | str:
+    """The ply ``text`` names (``12A``, ``9b.``, ``7``), or the message saying why not."""
+    match = _MOVE_NUMBER.fullmatch(text)
+    if match is not None:
+        number, letter = int(match.group(1)), match.group(2)
+        for ply, frame in enumerate(report.frames):
+            move = frame.move
+            if move is None:
+                continue
+            written = move.board.value if move.white else move.board.value.lower()
+            if move.number == number and written == letter:
+                return ply
+        return f"no move {number}{letter}. in this game (the prompt shows where you are)"
+    try:
+        return int(text)
+    except ValueError:
+        return f"unknown command {text!r} ({HELP})"
+
+
+def _where(report: ReplayReport, index: int) -> str:
+    """``2A. exd5 · ply 5/10`` (``start · ply 0/10`` before the first move)."""
+    move = report.frames[index].move
+    at = move.label if move is not None else "start"
+    return f"{at} · ply {index}/{len(report.frames) - 1}"
 
 
 def _shown(report: ReplayReport, index: int) -> str:
@@ -283,7 +321,7 @@ def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
     drawn = render_table(table, clocks, names=names, running=frame.running)
     if frame.move is not None:
         stamp = f" at {frame.at:.3f} s" if frame.at is not None else ""
-        lines = [f"after move {frame.ply}: {frame.move.label}{stamp}"]
+        lines = [f"after {frame.move.label} (ply {frame.ply}){stamp}"]
     else:
         lines = ["start position"]
     # The table is drawn from positions, so it knows no moves: say them here.

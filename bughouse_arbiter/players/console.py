@@ -27,8 +27,8 @@ import trio
 
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import Outcome, Seat
-from ..ui.console_input import LineEditor
-from ..ui.console_screen import HEIGHT, WIDTH, ScreenPainter, Style, compose, plain, prompt_text
+from ..ui.console_input import HELP_LINES, LineEditor
+from ..ui.console_screen import ScreenPainter, Style, compose, plain, prompt_text
 from ..ui.console_session import (
     ConsoleSession,
     LogLine,
@@ -55,6 +55,10 @@ from .base import (
 
 #: At most this many frames a second (clocks tick ten times a second at most).
 FRAMES_PER_SECOND = 30
+#: Keys pressed this soon after the final screen appears do not dismiss it.
+KEY_GRACE = 0.3
+#: Under this many seconds on the person's running clock the bell rings (once).
+LOW_TIME = 10.0
 #: Seconds a hung-up terminal waits for its SIGHUP before the person counts as gone.
 HANGUP_GRACE = 1.0
 
@@ -84,6 +88,9 @@ class Terminal(abc.ABC):
 
     def resume(self) -> None:  # noqa: B027 - nothing to do by default
         """The program was continued after Ctrl+Z: set the terminal up again."""
+
+    def discard_typeahead(self) -> None:  # noqa: B027 - nothing to discard by default
+        """Drops keys typed but not read yet."""
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -143,6 +150,10 @@ class TtyTerminal(Terminal):
         if self._saved is not None:
             with contextlib.suppress(termios.error, OSError):  # a terminal that hung up
                 tty.setcbreak(self._in_fd, termios.TCSANOW)
+
+    def discard_typeahead(self) -> None:
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcflush(self._in_fd, termios.TCIFLUSH)
 
     def restore(self) -> None:
         """Puts the terminal back as it was (safe to call twice)."""
@@ -207,8 +218,22 @@ class PipeTerminal(Terminal):
 class ConsolePlayer(Player):
     """A person at one seat, playing at a terminal."""
 
-    def __init__(self, seat: Seat, terminal: Terminal, name: str = "you") -> None:
+    def __init__(
+        self,
+        seat: Seat,
+        terminal: Terminal,
+        name: str = "you",
+        *,
+        keep_final_screen: bool = False,
+        bell: bool = False,
+    ) -> None:
         self.name = name
+        #: Ring the terminal bell on your turn, a partner request and under ten seconds.
+        self.bell = bell
+        self._low_time_rung = False
+        #: Leave the final screen up after a finished game until ``hold_final_screen``.
+        self.keep_final_screen = keep_final_screen
+        self._held = False
         self.seats = (seat,)
         self.seat = seat
         self.terminal = terminal
@@ -246,6 +271,8 @@ class ConsolePlayer(Player):
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         outgoing = self.session.your_turn(token, state.fens, state.clocks, trio.current_time())
+        if not outgoing:  # a premove played at once needs no call
+            self._ring()
         if not self.terminal.interactive and not outgoing:
             self._print_boards()
             clock = format_clock(self.session.clock(self.seat, trio.current_time()))
@@ -261,6 +288,7 @@ class ConsolePlayer(Player):
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         self.session.partner_says(text, trio.current_time())
+        self._ring()
         self._touch()
 
     async def draw_offered(self, by: Seat) -> None:
@@ -284,12 +312,44 @@ class ConsolePlayer(Player):
         if self._closed:
             return
         self._scope.cancel()
+        outcome = self.session.outcome
         if self.terminal.interactive:
             self._draw()
+            if self.keep_final_screen and outcome is not None and not outcome.aborted:
+                # The command shows the final screen until a key is pressed.
+                self._held = True
+                self._closed = True
+                return
             self.terminal.write(self.painter.leave())
         # After this, nothing draws: the screen belongs to the command again.
         self._closed = True
         await self.terminal.aclose()
+
+    async def hold_final_screen(self, note: str) -> None:
+        """Keeps the final screen (both boards, the result) up with ``note``
+        until a key is pressed; then leaves it as it is, the cursor below.
+
+        Does nothing unless ``aclose`` kept the screen (a finished game on a terminal).
+        """
+        if not self._held:
+            return
+        self._held = False
+        try:
+            self.session.help_open = False  # the final screen shows the boards
+            self.terminal.discard_typeahead()  # keys typed during the game dismiss nothing
+            self.session.note_log(note)
+            self.session.note("press any key to leave", "ask")
+            size = (self.painter.columns, self.painter.rows)
+            frame = compose(self.session, trio.current_time(), self.terminal.style, "", size)
+            self.terminal.write(self.painter.paint(frame, len(prompt_text(self.session))))
+            shown = trio.current_time()
+            # A key already on its way when the screen appeared does not count.
+            while await self.terminal.read() and trio.current_time() - shown < KEY_GRACE:
+                pass
+        finally:
+            with trio.CancelScope(shield=True):
+                self.terminal.write(self.painter.leave())
+                await self.terminal.aclose()
 
     # -- tasks ---------------------------------------------------------------------
 
@@ -391,10 +451,6 @@ class ConsolePlayer(Player):
     def _resize(self) -> None:
         columns, rows = self.terminal.size()
         self.painter.resize(columns, rows)
-        if columns < WIDTH or rows < HEIGHT:
-            self.session.note(
-                f"the terminal is {columns}x{rows}: {WIDTH}x{HEIGHT} shows everything", "error"
-            )
 
     # Ctrl+C waits for the next checkpoint: a frame is never cut in half.
     @trio.lowlevel.enable_ki_protection
@@ -404,9 +460,30 @@ class ConsolePlayer(Player):
         if not self.terminal.interactive:
             self._print_news()
             return
-        frame = compose(self.session, trio.current_time(), self.terminal.style, self.editor.text)
+        now = trio.current_time()
+        self._ring_if_low(now)
+        frame = compose(
+            self.session,
+            now,
+            self.terminal.style,
+            self.editor.text,
+            (self.painter.columns, self.painter.rows),
+        )
         column = len(prompt_text(self.session)) + self.editor.cursor
         self.terminal.write(self.painter.paint(frame, column))
+
+    def _ring(self) -> None:
+        if self.bell and self.terminal.interactive and not self._closed:
+            self.terminal.write("\a")
+
+    def _ring_if_low(self, now: float) -> None:
+        """Rings once when the person's running clock goes under LOW_TIME seconds."""
+        if not self.session.is_running(self.seat):
+            return
+        low = self.session.clock(self.seat, now) < LOW_TIME
+        if low and not self._low_time_rung:
+            self._ring()
+        self._low_time_rung = low
 
     def _queue(self, outgoing: list[Outgoing]) -> None:
         for item in outgoing:
@@ -426,6 +503,10 @@ class ConsolePlayer(Player):
             if entry.style != "result":
                 self.terminal.write(entry.text + "\n")
         self._printed_log = session.logged
+        if session.help_open:
+            session.help_open = False
+            for text in HELP_LINES:
+                self.terminal.write(text + "\n")
         if session.feedback is not self._printed_feedback:
             self._printed_feedback = session.feedback
             if session.feedback.style != "result":

@@ -84,12 +84,52 @@ SIMPLE_COMMANDS: dict[str, str] = {
 SIGNAL_WORDS = frozenset({"sit", "go", "fast", "slow", "x", "dead", "+trades", "-trades", "trades"})
 _PIECE_SIGNAL = re.compile(r"^([+-]{1,3})([pnbrq])$")
 
+#: What each signal word means (docs/rules.md, "Signals").
+SIGNAL_MEANINGS: dict[str, str] = {
+    "sit": "wait: don't move until a piece comes",
+    "go": "move now",
+    "fast": "play faster",
+    "slow": "take your time",
+    "x": "cancel my last request",
+    "dead": "I am lost without help",
+    "+trades": "trades are good for us",
+    "-trades": "avoid trades",
+    "trades": "trades are good for us",
+}
+PIECE_WORDS = {"p": "pawn", "n": "knight", "b": "bishop", "r": "rook", "q": "queen"}
+_WANT = {1: "good", 2: "very good", 3: "it mates"}
+_AVOID = {1: "bad", 2: "very bad", 3: "it mates me"}
+
 HELP_LINES: tuple[str, ...] = (
-    "move: Nf3 N@f7 @e4 exd5 O-O e8=Q or g1f3 e7e8q; typed early = premove (cancel)",
-    "partner: sit go fast slow x dead ++n +++q -q --q +trades -trades; tell TEXT",
-    "moves [SQUARE]: legal moves (from SQUARE, or drops onto it); flip; redraw",
-    "resign; draw (asks first); quit (leaving loses: asks first); Up/Down: history",
+    "Commands (Enter on an empty line closes this help)",
+    "  move: Nf3 N@f7 @e4 P@e4 exd5 O-O e8=Q, or g1f3 e7e8q; typed early = premove",
+    "  cancel: drop the premove     moves [SQUARE]: legal moves (from / drops onto)",
+    "  resign, draw, quit: each asks y/n first   flip, redraw   Up/Down: history",
+    "Signals to your partner (type the word; tell TEXT sends free text)",
+    "  sit   wait: don't move until a piece comes      go    move now",
+    "  fast  play faster           slow  take your time        x   cancel my request",
+    "  dead  I am lost without help        +trades / -trades  trades good / avoid",
+    "  +n ++n +++n  I want a knight: good / very good / it mates (p n b r q)",
+    "  -q --q ---q  don't give a queen: bad / very bad / it mates me",
+    "Your partner's latest request stays on the line above the messages.",
 )
+
+
+def signal_meaning(text: str) -> str | None:
+    """What a signal means (``++n`` -> ``I want a knight: very good``); None for other text."""
+    word = text.strip().lower()
+    if word in SIGNAL_MEANINGS:
+        return SIGNAL_MEANINGS[word]
+    match = _PIECE_SIGNAL.match(word)
+    if match is None:
+        return None
+    signs, piece = match.groups()
+    level = min(len(signs), 3)
+    if signs[0] == "+" and set(signs) == {"+"}:
+        return f"I want a {PIECE_WORDS[piece]}: {_WANT[level]}"
+    if set(signs) == {"-"}:
+        return f"don't give a {PIECE_WORDS[piece]}: {_AVOID[level]}"
+    return None
 
 
 def parse_command(line: str) -> Command:

@@ -10,16 +10,20 @@ the line being typed.
 
 Layout (rows from 0)::
 
-    0      titles of the two boards
+    0      titles of the two boards (0-14: the help page while it is open)
     1-2    top player (name, clock) and pocket
     3-11   eight ranks and the file letters
     12-13  bottom pocket and player
     14     last move and check/wait marks of each board
-    15     rule
-    16-20  message area (partner messages, events, help, legal moves)
+    15     rule, with the partner's current request
+    16-20  message area (partner messages, events, help, legal moves);
+           a taller terminal gives it every extra row
     21     feedback on the last input
     22     state: whose turn, premove, result
     23     the input line
+
+A terminal under 80×24 gets ``too_small`` instead: what to do, the state,
+the input line, nothing cut.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import attrs
 import chess
 
 from ..core.model import BoardId, Seat
+from .console_input import HELP_LINES
 from .console_session import ConsoleSession, LogLine, display_san, format_clock
 
 WIDTH = 80
@@ -56,10 +61,10 @@ class Style:
     colors256: bool = True
 
     def piece(self, piece: chess.Piece) -> str:
+        """White outlined (``♘``), Black filled (``♞``), or letters (``N``/``n``):
+        the sides differ by shape in every mode, never by colour alone."""
         if not self.unicode:
             return piece.symbol()
-        if self.color:
-            return _SOLID[piece.piece_type]
         return (_OUTLINE if piece.color else _SOLID)[piece.piece_type]
 
     def pocket_piece(self, piece_type: chess.PieceType, color: chess.Color) -> str:
@@ -69,21 +74,79 @@ class Style:
         return (_OUTLINE if color else _SOLID)[piece_type]
 
 
-def compose(session: ConsoleSession, now: float, style: Style, prompt: str = "") -> list[Line]:
-    """The whole screen at ``now``: HEIGHT lines, none wider than WIDTH."""
+def compose(
+    session: ConsoleSession,
+    now: float,
+    style: Style,
+    prompt: str = "",
+    size: tuple[int, int] = (WIDTH, HEIGHT),
+) -> list[Line]:
+    """The whole screen at ``now`` for a terminal of ``size`` (columns, rows).
+
+    From 80×24 up: the table, with a message area as tall as the rows allow
+    (at least LOG_ROWS). Smaller: ``too_small`` (nothing is cut).
+    """
+    columns, height = size
+    if columns < WIDTH or height < HEIGHT:
+        return too_small(session, now, style, prompt, size)
+    log_rows = LOG_ROWS + height - HEIGHT
     left, right = session.seat.board, session.seat.board.other
     panels = [_panel(session, left, now, style), _panel(session, right, now, style)]
     rows: list[Line] = []
     for row in range(len(panels[0])):
         line = _pad(panels[0][row], PANEL) + panels[1][row]
         rows.append(_clip(line, WIDTH))
-    rows.append([("─" * WIDTH if style.unicode else "-" * WIDTH, "dim")])
-    rows.extend(_log_rows(session.log))
+    if session.help_open:
+        shown = [[(text, "info")] for text in HELP_LINES[: len(rows)]]
+        rows = [_clip(line, WIDTH) for line in shown] + [[]] * (len(rows) - len(shown))
+    rows.append(_request_line(session, style))
+    rows.extend(_log_rows(session.log, log_rows))
     rows.append(_clip([(" " + session.feedback.text, session.feedback.style)], WIDTH))
     rows.append(_clip(_state_line(session, now, style), WIDTH))
     rows.append(_clip([(prompt_text(session), "prompt"), (prompt, "input")], WIDTH))
-    assert len(rows) == HEIGHT
+    assert len(rows) == height
     return rows
+
+
+def too_small(
+    session: ConsoleSession, now: float, style: Style, prompt: str, size: tuple[int, int]
+) -> list[Line]:
+    """The screen of a terminal under 80×24: what to do, the state, the input line.
+
+    Every line fits ``size``; the game goes on (the clocks run) meanwhile.
+    """
+    columns, height = max(1, size[0]), max(1, size[1])
+    text = (
+        f"The terminal is {size[0]}x{size[1]}: the boards need {WIDTH}x{HEIGHT}. "
+        "Enlarge the window to see them. The game goes on meanwhile; you can still type."
+    )
+    wrap = max(columns - 1, 8)
+    lines: list[Line] = [[(" " + piece, "ask")] for piece in textwrap.wrap(text, wrap)]
+    lines.append([])
+    lines.extend(
+        [(" " + piece, "result" if session.outcome else "turn")]
+        for piece in textwrap.wrap(plain(_state_line(session, now, style)).strip(), wrap)
+    )
+    if session.feedback.text:
+        lines.extend(
+            [(" " + piece, session.feedback.style)]
+            for piece in textwrap.wrap(session.feedback.text, wrap)
+        )
+    room = height - 1
+    body = lines[:room] + [[]] * (room - len(lines[:room]))
+    body.append([(prompt_text(session), "prompt"), (prompt, "input")])
+    return [_clip(line, columns) for line in body]
+
+
+def _request_line(session: ConsoleSession, style: Style) -> Line:
+    """The rule under the boards, carrying the partner's current request."""
+    rule = "─" if style.unicode else "-"
+    request = session.partner_request_text()
+    if not request:
+        return [(rule * WIDTH, "dim")]
+    head = f"{rule * 2} your partner asks: "
+    text = _clip([(head, "dim"), (request + " ", "partner")], WIDTH)
+    return [*text, (rule * (WIDTH - width_of(text)), "dim")]
 
 
 def prompt_text(session: ConsoleSession) -> str:
@@ -212,12 +275,12 @@ def _status_line(session: ConsoleSession, board_id: BoardId) -> Line:
     return line
 
 
-def _log_rows(log: list[LogLine]) -> list[Line]:
+def _log_rows(log: list[LogLine], count: int = LOG_ROWS) -> list[Line]:
     wrapped: list[LogLine] = []
-    for entry in log[-LOG_ROWS:]:
+    for entry in log[-count:]:
         wrapped.extend(LogLine(piece, entry.style) for piece in _wrapped(entry.text))
-    shown = wrapped[-LOG_ROWS:]
-    rows: list[Line] = [[]] * (LOG_ROWS - len(shown))
+    shown = wrapped[-count:]
+    rows: list[Line] = [[]] * (count - len(shown))
     rows.extend([[(" " + entry.text, entry.style)] for entry in shown])
     return rows
 
@@ -295,11 +358,13 @@ _SGR_256 = {
     "input": "",
     "pocket": "1",
 }
-_SQUARES_256 = {"l": "48;5;180", "d": "48;5;137", "lm": "48;5;186", "dm": "48;5;143"}
-_SQUARES_256 |= {"lh": "48;5;114", "dh": "48;5;71"}
-_SQUARES_8 = {"l": "43", "d": "42", "lm": "46", "dm": "46", "lh": "45", "dh": "45"}
-_PIECE_FG_256 = {"w": "1;38;5;231", "b": "38;5;16"}
-_PIECE_FG_8 = {"w": "1;97", "b": "30"}
+# Both sides' pieces are drawn in black ink (they differ by shape) on squares
+# light enough for a contrast of at least 4.5:1 (WCAG) on every square.
+_SQUARES_256 = {"l": "48;5;223", "d": "48;5;180", "lm": "48;5;229", "dm": "48;5;186"}
+_SQUARES_256 |= {"lh": "48;5;158", "dh": "48;5;114"}
+_SQUARES_8 = {"l": "47", "d": "43", "lm": "46", "dm": "46", "lh": "42", "dh": "42"}
+_PIECE_FG_256 = {"w": "38;5;16", "b": "38;5;16"}
+_PIECE_FG_8 = {"w": "30", "b": "30"}
 
 
 def sgr(style: str, colors256: bool = True) -> str:
@@ -370,4 +435,4 @@ class ScreenPainter:
 
     def leave(self) -> str:
         """Output that parks the cursor below the screen, colours reset."""
-        return f"\x1b[0m\x1b[?25h\x1b[{min(self.rows, HEIGHT)};1H\r\n"
+        return f"\x1b[0m\x1b[?25h\x1b[{self.rows};1H\r\n"

@@ -5,7 +5,7 @@ lines, each with ``now`` (seconds on the player's clock), and sends on the
 ``Outgoing`` values it returns. It validates moves on its copy of the boards
 before they leave (an illegal move from the keyboard is refused here, with a
 message, and never reaches the arbiter), keeps one premove, asks before a draw
-or leaving, and ticks the four clocks between snapshots.
+resigning or leaving, and ticks the four clocks between snapshots.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from ..core.model import BoardId, Outcome, Seat
 from ..core.rules import HouseRules
 from ..errors import MoveError
 from .console_input import (
-    HELP_LINES,
     Command,
     EmptyCommand,
     InputError,
@@ -31,6 +30,7 @@ from .console_input import (
     TellCommand,
     looks_like_move,
     parse_command,
+    signal_meaning,
 )
 
 # -- what the session asks the player to send -------------------------------------
@@ -132,6 +132,10 @@ class ConsoleSession:
         self.board_results: dict[BoardId, BoardResult] = {}
         #: Seats held by other people (they must agree to a draw too).
         self.other_people: frozenset[Seat] = frozenset()
+        #: The partner's latest request (signal or told text), until it changes.
+        self.partner_request: str | None = None
+        #: The help page is shown over the boards until the next line is typed.
+        self.help_open = False
 
     # -- looking ------------------------------------------------------------------
 
@@ -224,6 +228,10 @@ class ConsoleSession:
             f"You play {self.seat} (team {self.seat.team.value}) with "
             f"{self.names.get(partner, partner.value)} at {partner}. Type help for commands.",
         )
+        self._log(
+            "Tell your partner sit (wait for a piece) or go (move now) by typing the word; "
+            "help lists every signal.",
+        )
 
     def your_turn(
         self,
@@ -271,6 +279,10 @@ class ConsoleSession:
         """Shows ``text`` in the feedback line (e.g. about the terminal)."""
         self._say(text, style)
 
+    def note_log(self, text: str, style: str = "info") -> None:
+        """Adds ``text`` to the message area."""
+        self._log(text, style)
+
     def move_refused(self, move: str, reason: str) -> None:
         """The arbiter refused the person's move (a new turn follows)."""
         self._say(f"{move} refused: {_without_fen(reason)}", "error")
@@ -286,6 +298,15 @@ class ConsoleSession:
     def partner_says(self, text: str, now: float) -> None:
         partner = self.seat.partner
         self._log(f"{self.names.get(partner, partner.value)} ({partner}): {text}", "partner")
+        # ``x`` cancels the partner's last request.
+        self.partner_request = None if text.strip().lower() == "x" else text
+
+    def partner_request_text(self) -> str:
+        """``++n (I want a knight: very good)``, or the told text; "" without one."""
+        if self.partner_request is None:
+            return ""
+        meaning = signal_meaning(self.partner_request)
+        return f"{self.partner_request} ({meaning})" if meaning else self.partner_request
 
     def draw_offered(self, by: Seat) -> None:
         self._log(f"{by} offers a draw: type draw to agree", "partner")
@@ -296,7 +317,7 @@ class ConsoleSession:
         self.premove = None
         self.confirming = None
         self.hints, self.hint_from = set(), None
-        self._log(self.result_line(), "result")
+        # The state line shows the result (and its reason) from now on.
         self.feedback = LogLine("", "info")
 
     def result_line(self) -> str:
@@ -307,6 +328,10 @@ class ConsoleSession:
 
     def on_line(self, line: str) -> list[Outgoing]:
         """One line the person typed; returns what to send."""
+        if self.help_open:
+            self.help_open = False
+            if not line.strip():
+                return []
         try:
             command = parse_command(line)
         except InputError as exc:
@@ -348,9 +373,8 @@ class ConsoleSession:
             self.full_redraw = True
             return []
         if name == "help":
-            for text in HELP_LINES:
-                self._log(text, "info")
-            self._say("help is in the message area above", "info")
+            self.help_open = True
+            self._say("help is shown over the boards: Enter closes it", "info")
             return []
         if self.outcome is not None:
             self._say("the game is over", "error")
@@ -363,8 +387,9 @@ class ConsoleSession:
                 self.premove = None
             return []
         if name == "resign":
-            self._say("you resign", "you")
-            return [SendResign()]
+            self.confirming = "resign"
+            self._say("resign? your team loses the game: y/n", "ask")
+            return []
         if name == "draw":
             self.confirming = "draw"
             if self.other_people:
@@ -387,6 +412,9 @@ class ConsoleSession:
         if what == "draw":
             self._say("you agree to a draw", "you")
             return [SendDraw()]
+        if what == "resign":
+            self._say("you resign", "you")
+            return [SendResign()]
         self._say("you leave the table", "you")
         return [SendLeave("quit at the console")]
 
@@ -431,14 +459,17 @@ class ConsoleSession:
         if square is None:
             self.hints, self.hint_from = set(), None
             moves = sorted({board.san(m) for m in legal if m.drop is None})
-            drops: dict[str, int] = {}
+            drops: dict[str, list[str]] = {}
             for move in legal:
                 if move.drop is not None:
                     letter = chess.piece_symbol(move.drop).upper()
-                    drops[letter] = drops.get(letter, 0) + 1
+                    drops.setdefault(letter, []).append(chess.square_name(move.to_square))
             text = " ".join(moves) or "no board moves"
             if drops:
-                text += "; drops: " + " ".join(f"{k}@ ({n} squares)" for k, n in drops.items())
+                strongest_first = sorted(drops, key="QRBNP".index)
+                text += "; drops: " + " ".join(
+                    _drop_text(letter, drops[letter]) for letter in strongest_first
+                )
             self._log(f"legal{note}: {text}", "info")
             self._say(f"{len(legal)} legal moves and drops{note}", "info")
             return
@@ -474,6 +505,17 @@ class ConsoleSession:
         self.log.append(LogLine(text, style))
         self.logged += 1
         del self.log[:-LOG_KEEP]
+
+
+#: Up to this many drop squares are listed; more are counted (``moves SQUARE`` shows one).
+DROP_SQUARES_LISTED = 8
+
+
+def _drop_text(letter: str, squares: list[str]) -> str:
+    """``N@ c3 d2`` (the squares, when few: in check, the interpositions) or ``N@ (40 squares)``."""
+    if len(squares) <= DROP_SQUARES_LISTED:
+        return f"{letter}@ " + " ".join(sorted(squares))
+    return f"{letter}@ ({len(squares)} squares)"
 
 
 def describe_outcome(outcome: Outcome, seat: Seat) -> str:

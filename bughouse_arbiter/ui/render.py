@@ -4,22 +4,25 @@ Pure: every function returns a ``str`` (or lines) and reads only its
 arguments, so the live display of ``bughouse match``, the console player and
 the tests all draw the same picture. Everything fits 80 columns.
 
-Layout (``viewer=A-White``, the usual bughouse view)::
+Layout (``viewer=A-White``, the usual bughouse view), in the words and marks
+of the ``play`` screen (``hand:``, ``>`` before the player whose clock runs,
+seat names)::
 
     Board A                                  Board B
-      A-Black  random             2:57.3       B-White  random           2:58.0 <
-      pocket: -                                pocket: P
+      A-Black  random             2:57.3   > B-White  random           2:58.0
+      hand: -                                  hand: P
       8 r n b q k b n r                        1 R N B K Q B N R
       ...                                      ...
       1 R N B Q K B N R                        8 r n b k q b n r
         a b c d e f g h                          h g f e d c b a
-      pocket: -                                pocket: -
-    < A-White  searcher           2:59.1       B-Black  searcher         2:59.9
+      hand: -                                  hand: -
+    > A-White  searcher           2:59.1       B-Black  searcher         2:59.9
       last: 3. Nf3                             last: 2... d5
 
 The viewer's board is on the left with the viewer at the bottom; the partner
 board is on the right with the partner at the bottom, so partners sit side by
-side. ``<`` (or a coloured marker) shows whose clock runs.
+side. ``>`` (and, in colour, a green clock) points at the player whose clock
+runs; it stands at the start of that player's own column.
 
 Public API:
     ``RenderOptions``: unicode pieces or ASCII, ANSI colour, the viewer's seat.
@@ -62,10 +65,11 @@ _UNICODE = {
     "p": "♟",
 }
 _RESET = "\x1b[0m"
-_LIGHT = "\x1b[48;5;180m"
-_DARK = "\x1b[48;5;137m"
-_WHITE_PIECE = "\x1b[1;97m"
-_BLACK_PIECE = "\x1b[1;30m"
+# Both sides in black ink, told apart by shape (outlined White, filled Black,
+# or upper/lower case letters); squares light enough for >= 4.5:1 contrast.
+_LIGHT = "\x1b[48;5;223m"
+_DARK = "\x1b[48;5;180m"
+_PIECE_INK = "\x1b[38;5;16m"
 _RUNNING = "\x1b[1;32m"
 _LOW_TIME = "\x1b[1;31m"
 
@@ -110,7 +114,8 @@ def piece_text(piece: chess.Piece | None, options: RenderOptions) -> str:
 
 
 def format_pocket(board: chess.Board, color: chess.Color, options: RenderOptions) -> str:
-    """``color``'s pocket as ``Q R2 P3`` (strongest first), ``-`` when empty."""
+    """``color``'s pocket as ``Q R2 P3`` (``q r2 p3`` for Black; strongest first),
+    ``-`` when empty."""
     pocket = getattr(board, "pockets", None)
     if pocket is None:
         return "-"
@@ -118,9 +123,8 @@ def format_pocket(board: chess.Board, color: chess.Color, options: RenderOptions
     for piece_type in (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN):
         count = pocket[color].count(piece_type)
         if count:
+            # Outlined/filled glyphs or upper/lower case letters: the colour shows.
             glyph = piece_text(chess.Piece(piece_type, color), options)
-            if not options.unicode:
-                glyph = glyph.upper()
             parts.append(glyph + (str(count) if count > 1 else ""))
     return " ".join(parts) if parts else "-"
 
@@ -149,7 +153,7 @@ def render_board(
                 background = _LIGHT if (file + rank) % 2 else _DARK
                 ink = ""
                 if piece is not None:
-                    ink = _WHITE_PIECE if piece.color else _BLACK_PIECE
+                    ink = _PIECE_INK
                 cells.append(f"{background}{ink} {text}{_RESET}")
             else:
                 cells.append(f" {text}")
@@ -241,10 +245,10 @@ def _column(
     state = "" if game.is_live(board_id) else "  (over)"
     lines = [f"Board {board_id.value}{state}"]
     lines.append(_player_line(top_seat, clocks, names, running, options))
-    lines.append("  pocket: " + format_pocket(board, top_seat.color, options))
+    lines.append("  hand: " + format_pocket(board, top_seat.color, options))
     for row in render_board(board, white_at_bottom=bottom == chess.WHITE, options=options):
         lines.append("  " + row)
-    lines.append("  pocket: " + format_pocket(board, bottom_seat.color, options))
+    lines.append("  hand: " + format_pocket(board, bottom_seat.color, options))
     lines.append(_player_line(bottom_seat, clocks, names, running, options))
     lines.append("  last: " + _last_move(game, board_id))
     return lines
@@ -260,7 +264,7 @@ def _player_line(
     seconds = clocks.get(seat, 0.0)
     clock = format_clock(seconds)
     is_running = seat in running
-    marker = "<" if is_running else " "
+    marker = ">" if is_running else " "
     name_room = COLUMN_WIDTH - 2 - len("B-White") - 2 - len(clock) - 2
     name = names.get(seat, "")
     if len(name) > name_room:
