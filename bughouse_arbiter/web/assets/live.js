@@ -499,5 +499,5 @@ function setUp() {
   requestAnimationFrame(tick);
 }
 
-window.bughouseLive = page; // for debugging in the console
+window.bughouseLive = page; // for the browser console and the tests
 setUp();
