@@ -32,6 +32,7 @@ from .console_input import (
     parse_command,
     signal_meaning,
 )
+from .safe_text import printable
 
 # -- what the session asks the player to send -------------------------------------
 
@@ -219,7 +220,7 @@ class ConsoleSession:
         """A match begins."""
         self.other_people = human_seats - {self.seat}
         self.game_id = game_id
-        self.names = dict(names)
+        self.names = {seat: printable(name, 60) for seat, name in names.items()}
         self.rules = rules
         self._snapshot(fens, clocks, now)
         self.started = True
@@ -499,10 +500,10 @@ class ConsoleSession:
         self.clock_time = now
 
     def _say(self, text: str, style: str) -> None:
-        self.feedback = LogLine(text, style)
+        self.feedback = LogLine(printable(text), style)
 
     def _log(self, text: str, style: str = "info") -> None:
-        self.log.append(LogLine(text, style))
+        self.log.append(LogLine(printable(text), style))
         self.logged += 1
         del self.log[:-LOG_KEEP]
 

@@ -33,6 +33,9 @@ Public API:
     ``move_line(game, played, names=..., used=...)``: one line per move for
         logs and for output that is not a terminal.
     ``move_number(game, played)``: ``7.`` or ``7...``.
+
+Names, the result's reason and the footer come from outside (engines, files):
+they are shown through ``safe_text.printable``, never raw.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import chess
 from ..core.board import BughouseBoard
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
+from .safe_text import printable
 
 COLUMN_WIDTH = 38
 GAP = "   "
@@ -196,9 +200,9 @@ def render_table(
     right = _column(game, partner.board, partner.color, clocks, names, running, options)
     lines = [_pad(a, COLUMN_WIDTH) + GAP + b for a, b in zip(left, right, strict=True)]
     if game.outcome is not None:
-        lines.append(f"Result: {game.outcome}")
+        lines.append(printable(f"Result: {game.outcome}"))
     if footer:
-        lines.append(footer)
+        lines.append(printable(footer))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -216,7 +220,7 @@ def move_line(
     number = move_number(game, played)
     who = str(played.seat)
     if names and names.get(played.seat):
-        who += f" ({names[played.seat]})"
+        who += f" ({printable(names[played.seat], 60)})"
     parts = [f"ply {played.ply:>3}", played.board.value, f"{number} {played.san}".ljust(14), who]
     if played.clock is not None:
         parts.append(f"clock {format_clock(played.clock)}")
@@ -266,7 +270,7 @@ def _player_line(
     is_running = seat in running
     marker = ">" if is_running else " "
     name_room = COLUMN_WIDTH - 2 - len("B-White") - 2 - len(clock) - 2
-    name = names.get(seat, "")
+    name = printable(names.get(seat, ""), 200)
     if len(name) > name_room:
         name = name[: name_room - 1] + "…"
     text = f"{seat}  {name}".ljust(COLUMN_WIDTH - 2 - len(clock)) + clock
@@ -284,12 +288,21 @@ def _last_move(game: BughouseGame, board_id: BoardId) -> str:
 
 
 def move_number(game: BughouseGame, played: PlayedMove) -> str:
-    """``7.`` for White's seventh move on its board, ``7...`` for Black's."""
-    fields = game.start_fens[played.board].split()
-    first_full = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
-    black_first = len(fields) > 1 and fields[1] == "b"
-    before = sum(1 for m in game.moves[: played.ply - 1] if m.board is played.board)
-    number = first_full + (before + (1 if black_first else 0)) // 2
+    """``7.`` for White's seventh move on its board, ``7...`` for Black's.
+
+    Counted back from the board's position now, over the moves made after
+    ``played`` only: the newest move costs the same at ply 10 and ply 10,000.
+    """
+    board = game.boards[played.board]
+    later = 0
+    for other in reversed(game.moves):
+        if other.ply <= played.ply:
+            break
+        if other.board is played.board:
+            later += 1
+    # Half-moves from a position numbered 1 with White to move, before ``played``.
+    serial = 2 * (board.fullmove_number - 1) + (0 if board.turn else 1) - 1 - later
+    number = max(1, serial // 2 + 1)
     return f"{number}." if played.seat.color else f"{number}..."
 
 
