@@ -23,7 +23,6 @@ Messages from the page: ``sit``, ``move`` (``uci``), ``tell`` (``text``),
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import math
 import re
@@ -50,7 +49,7 @@ from ..players.base import (
 from ..protocol import RawLine
 from ..server.driver import PlayerDriver
 from ..server.limits import RateLimiter
-from ..server.listener import ServeError
+from ..server.listener import open_listeners
 from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
 from .http import HttpError, WebSocket, read_request, respond, wants_websocket
@@ -94,13 +93,7 @@ class WebFrontEnd:
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        try:
-            listeners = await trio.open_tcp_listeners(self.port, host=self.host)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            if exc.errno == errno.EADDRINUSE:
-                reason = "the port is in use"
-            raise ServeError(f"cannot listen on {self.host}:{self.port}: {reason}") from exc
+        listeners = await open_listeners(self.host, self.port)
         self.port = listeners[0].socket.getsockname()[1]
         unsubscribe = table.observe(self._on_event)
         try:
