@@ -32,7 +32,6 @@ from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import BpgnError, UsageError
 from ..ui.render import render_table
 
-_NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 _MOVE_NUMBER = re.compile(r"(\d{1,6})([ABab])\.?")
 HELP = (
     "Enter/n forward · b back · 12A or 9b. go to that move (A/B White, a/b Black) · "
@@ -318,19 +317,15 @@ def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
     start = rules.time if rules.clock else math.inf  # untimed: shown as --:--
     clocks = {seat: start if left is None else left for seat, left in frame.clocks.items()}
     names = {seat: source.name_of(seat) or "" for seat in Seat}
-    drawn = render_table(table, clocks, names=names, running=frame.running)
+    last = {board: move.label for board, move in frame.last.items()}
+    drawn = render_table(table, clocks, names=names, running=frame.running, last=last)
     if frame.move is not None:
         stamp = f" at {frame.at:.3f} s" if frame.at is not None else ""
         lines = [f"after {frame.move.label} (ply {frame.ply}){stamp}"]
     else:
         lines = ["start position"]
-    # The table is drawn from positions, so it knows no moves: say them here.
-    lines += [line for line in drawn.splitlines() if not _NO_LAST_MOVE.fullmatch(line)]
-    last = [
-        f"{board.value}: {frame.last[board].label if board in frame.last else '-'}"
-        for board in BoardId
-    ]
-    lines.append("  last move on board " + ", on board ".join(last))
+    # Before the first move the boards' status row is blank: leave it out.
+    lines += [line for line in drawn.splitlines() if line]
     for message in frame.messages[-5:]:
         when = f" ({message.at:.1f} s)" if message.at is not None else ""
         lines.append(f"  {message.seat.bpgn} to partner{when}: {message.text}")
