@@ -152,10 +152,24 @@ def test_stepping_shows_boards_pockets_clocks_and_messages(
     assert seat_line("A-White sjeng")[:40].rstrip().endswith(" 2:57")
     assert seat_line("B-Black searcher").endswith(" 2:55")
     top, bottom = [line.rstrip() for line in lines if "hand:" in line]
-    assert top.endswith("hand: -") and bottom.endswith("hand: p")  # B-Black's pawn
+    assert top.endswith("hand: -") and bottom.endswith("hand: ♟")  # B-Black's pawn
     # Each board's last move under it, numbered as in the file.
     assert lines[15].split() == ["last", "2A.", "exd5", "last", "1b.", "e5"]
     assert "  BB to partner (9.1 s): pawn coming {for you}" in lines
+
+
+def test_ascii_draws_letters_and_a_pipe_gets_no_colour(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("g 5\n"))
+    assert main(["replay", str(GOLDEN), "--ascii"]) == 0
+    out = capsys.readouterr().out
+    frame = out.split("[start · ply 0/10] > ", 1)[1].split("[2A. exd5 · ply 5/10]")[0]
+    lines = frame.splitlines()
+    assert lines[4] == " 8  r  n  b  q  k  b  n  r               1  R  N  B  K  Q  B  N  R"
+    assert lines[13].endswith("hand: p")
+    assert "\x1b" not in out
+    assert not any(glyph in out for glyph in "♙♟♘♞")
 
 
 def test_stepping_keys_and_bad_input(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -26,11 +27,11 @@ from typing import Any, TextIO
 
 from ..bpgn.read import BpgnGame, read_games
 from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
-from ..core.game import BughouseGame
+from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import BpgnError, UsageError
-from ..ui.render import render_table
+from ..ui.render import RenderOptions, render_table
 
 _MOVE_NUMBER = re.compile(r"(\d{1,6})([ABab])\.?")
 HELP = (
@@ -59,6 +60,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="with --check: a reading problem fails the game"
     )
+    parser.add_argument("--ascii", action="store_true", help="letters instead of chess glyphs")
+    parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
     parser.add_argument(
         "--rule",
         action="append",
@@ -91,7 +94,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     if args.html is not None:
         return write_html(report, args.html, out=sys.stdout)
-    return step(report, sys.stdin, sys.stdout)
+    return step(report, sys.stdin, sys.stdout, options=_options(args, sys.stdout))
+
+
+def _options(args: argparse.Namespace, out: TextIO) -> RenderOptions:
+    """Glyphs on a UTF-8 output and colour on a terminal, as ``match`` and ``play``
+    draw them, unless ``--ascii`` / ``--no-color`` / ``NO_COLOR``."""
+    unicode = (
+        not args.ascii and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8"
+    )
+    color = out.isatty() and not args.no_color and "NO_COLOR" not in os.environ
+    return RenderOptions(unicode=unicode, color=color)
 
 
 def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
@@ -211,14 +224,16 @@ def _team_names(source: BpgnGame) -> str:
 # -- stepping --------------------------------------------------------------------------
 
 
-def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
+def step(
+    report: ReplayReport, stdin: TextIO, out: TextIO, *, options: RenderOptions | None = None
+) -> int:
     """The console loop: shows a frame, reads a command, until quit or end of input."""
     frames = report.frames
     print(_title(report), file=out)
     print(HELP, file=out)
     index = 0
     last = len(frames) - 1
-    print(_shown(report, index), file=out)
+    print(_shown(report, index, options), file=out)
     while True:
         print(f"[{_where(report, index)}] > ", end="", file=out, flush=True)
         line = stdin.readline()
@@ -260,7 +275,7 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
                 )
             continue
         index = target
-        print(_shown(report, index), file=out)
+        print(_shown(report, index, options), file=out)
 
 
 def _target(report: ReplayReport, text: str) -> int | str:
@@ -289,9 +304,9 @@ def _where(report: ReplayReport, index: int) -> str:
     return f"{at} · ply {index}/{len(report.frames) - 1}"
 
 
-def _shown(report: ReplayReport, index: int) -> str:
+def _shown(report: ReplayReport, index: int, options: RenderOptions | None = None) -> str:
     """Frame ``index``, and at the last one how the game ended or where the replay stopped."""
-    text = render(report.frames[index], report.game, report.rules)
+    text = render(report.frames[index], report.game, report.rules, options, report.played[:index])
     if index == len(report.frames) - 1:
         if report.illegal is not None:
             text += f"\nthe replay stops here: next is {report.illegal.located()}"
@@ -309,16 +324,26 @@ def _title(report: ReplayReport) -> str:
     )
 
 
-def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
+def render(
+    frame: Frame,
+    source: BpgnGame,
+    rules: HouseRules,
+    options: RenderOptions | None = None,
+    played: Sequence[PlayedMove] = (),
+) -> str:
     """The table at ``frame`` as ``render.render_table`` draws it (board A from
     White's side, board B beside it from Black's, pockets, the four clocks at
-    that moment), the last move of each board and the partner messages so far."""
+    that moment), the last move of each board and the partner messages so far.
+    ``played`` (the moves up to ``frame``) marks each board's last move's squares."""
     table = BughouseGame(rules, fen_a=frame.fens[BoardId.A], fen_b=frame.fens[BoardId.B])
     start = rules.time if rules.clock else math.inf  # untimed: shown as --:--
     clocks = {seat: start if left is None else left for seat, left in frame.clocks.items()}
     names = {seat: source.name_of(seat) or "" for seat in Seat}
     last = {board: move.label for board, move in frame.last.items()}
-    drawn = render_table(table, clocks, names=names, running=frame.running, last=last)
+    marks = {move.board: move.move for move in played}
+    drawn = render_table(
+        table, clocks, names=names, running=frame.running, options=options, last=last, marks=marks
+    )
     if frame.move is not None:
         stamp = f" at {frame.at:.3f} s" if frame.at is not None else ""
         lines = [f"after {frame.move.label} (ply {frame.ply}){stamp}"]

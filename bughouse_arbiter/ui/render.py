@@ -85,6 +85,7 @@ def render_table(
     options: RenderOptions | None = None,
     footer: str | None = None,
     last: Mapping[BoardId, str] | None = None,
+    marks: Mapping[BoardId, chess.Move] | None = None,
 ) -> str:
     """The whole table (both boards, pockets, names, clocks, last moves).
 
@@ -98,6 +99,8 @@ def render_table(
         footer: An extra last line (a result, a prompt, a message).
         last: Each board's last move as text (``2A. exd5``), for a table
             drawn from positions; by default taken from ``game.moves``.
+        marks: Each board's last move whose squares are marked, for a table
+            drawn from positions; by default taken from ``game.moves``.
 
     Returns:
         Lines joined with ``\\n``, without a trailing newline; no line is wider
@@ -107,7 +110,7 @@ def render_table(
     running = set(game.seats_to_move()) if running is None else set(running)
     style = options.style
     panels = [
-        _panel(game, seat.board, seat.color, clocks, names or {}, running, style, last)
+        _panel(game, seat.board, seat.color, clocks, names or {}, running, style, last, marks)
         for seat in (options.viewer, options.viewer.partner)
     ]
     drawn = side_by_side(*panels)
@@ -166,6 +169,7 @@ def _panel(
     running: Collection[Seat],
     style: Style,
     last: Mapping[BoardId, str] | None,
+    marks: Mapping[BoardId, chess.Move] | None,
 ) -> list[Line]:
     played = _last_played(game, board_id)
     status: Line = []
@@ -178,7 +182,9 @@ def _panel(
         clocks=clocks,
         running=running,
         names=names,
-        last=last_move_squares(played.move if played is not None else None),
+        last=last_move_squares(
+            marks.get(board_id) if marks is not None else played.move if played else None
+        ),
         status=status,
     )
     return board_panel(board_id, game.board(board_id), bottom, view, style)

@@ -31,6 +31,7 @@ from collections.abc import Collection, Mapping
 
 import attrs
 import chess
+import chess.variant
 
 from ..core.model import BoardId, Seat
 
