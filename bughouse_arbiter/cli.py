@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from .errors import UsageError
+from .ui.safe_text import printable
 
 COMMANDS: tuple[str, ...] = (
     "position",
@@ -97,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.run(args)
     except UsageError as exc:
-        print(f"bughouse {args.command}: error: {exc}", file=sys.stderr)
+        print(f"bughouse {args.command}: error: {printable(str(exc), 2000)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -19,7 +19,7 @@ import trio
 
 from bughouse_arbiter.core.board import BughouseBoard
 from bughouse_arbiter.core.game import BoardResult, PlayedMove
-from bughouse_arbiter.core.model import Outcome, Seat
+from bughouse_arbiter.core.model import BoardId, Outcome, Seat
 from bughouse_arbiter.errors import EngineFailed
 from bughouse_arbiter.players.base import (
     Action,
@@ -58,8 +58,11 @@ class Stale:
 
 @attrs.frozen
 class Wait:
+    """Wait on the open turn, or (``stale``) with the token of this seat's previous turn."""
+
     after: float = 0.0
     reason: str = "sit"
+    stale: bool = False
 
 
 @attrs.frozen
@@ -105,6 +108,7 @@ class FakePlayer(Player):
         stuck_on_moves: ``moved`` never returns (a player that stopped reading).
         slow_moves: ``moved`` takes this many seconds (keeps the arbiter busy).
         broken_on_turn: ``your_turn`` raises ``EngineFailed`` (a closed pipe).
+        broken_on: Other notifications (method names) that raise ``EngineFailed``.
     """
 
     def __init__(
@@ -118,6 +122,7 @@ class FakePlayer(Player):
         stuck_on_moves: bool = False,
         slow_moves: float = 0.0,
         broken_on_turn: bool = False,
+        broken_on: Sequence[str] = (),
     ) -> None:
         self.seats = (seats,) if isinstance(seats, Seat) else tuple(seats)
         self.name = name
@@ -127,16 +132,23 @@ class FakePlayer(Player):
         self.stuck_on_moves = stuck_on_moves
         self.slow_moves = slow_moves
         self.broken_on_turn = broken_on_turn
+        self.broken_on = frozenset(broken_on)
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
         # Every snapshot told, in order: new game, turns and moves.
         self.snapshots: list[TableState] = []
         self.heard: list[PlayedMove] = []
+        self.heard_states: list[TableState] = []
+        self.heard_fens: list[dict[BoardId, str]] = []
         self.told: list[tuple[Seat, str]] = []
         self.offers: list[Seat] = []
         self.refused: list[tuple[Seat, int, str]] = []
+        self.refusals: list[str] = []
         self.boards_ended: list[BoardResult] = []
         self.info: MatchInfo | None = None
+        self.first_state: TableState | None = None
+        #: The name the player tells once started (as an engine does in its handshake).
+        self.told_name: str | None = None
         self.outcome: Outcome | None = None
         self.closed = 0
         self.last_token: dict[Seat, int] = {}
@@ -149,9 +161,12 @@ class FakePlayer(Player):
             raise EngineFailed(self.start_error)
         self._nursery = nursery
         self._actions = actions
+        if self.told_name is not None:
+            self.name = self.told_name
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.info = info
+        self.first_state = state
         self.snapshots.append(state)
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
@@ -200,7 +215,8 @@ class FakePlayer(Player):
             old = step.token if step.token is not None else previous
             return MoveAction(seat=seat, token=old if old is not None else -1, move=step.text)
         if isinstance(step, Wait):
-            return WaitAction(seat=seat, token=token, reason=step.reason)
+            old = previous if previous is not None else -1
+            return WaitAction(seat=seat, token=old if step.stale else token, reason=step.reason)
         if isinstance(step, Resign):
             return ResignAction(seat=seat)
         if isinstance(step, Offer):
@@ -221,18 +237,29 @@ class FakePlayer(Player):
         if self.slow_moves:
             await trio.sleep(self.slow_moves)
         self.heard.append(played)
+        self.heard_states.append(state)
+        self.heard_fens.append(dict(state.fens))  # read now, as a player would
         self.snapshots.append(state)
 
     async def partner_says(self, seat: Seat, text: str) -> None:
+        self._maybe_broken("partner_says")
         self.told.append((seat, text))
 
+    def _maybe_broken(self, method: str) -> None:
+        if method in self.broken_on:
+            raise EngineFailed("pipe closed")
+
     async def draw_offered(self, by: Seat) -> None:
+        self._maybe_broken("draw_offered")
         self.offers.append(by)
 
     async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
+        self._maybe_broken("move_refused")
         self.refused.append((seat, token, move))
+        self.refusals.append(reason)
 
     async def board_ended(self, result: BoardResult) -> None:
+        self._maybe_broken("board_ended")
         self.boards_ended.append(result)
 
     async def game_over(self, outcome: Outcome) -> None:

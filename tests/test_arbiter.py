@@ -18,12 +18,14 @@ from fakes import (
     silent_table,
 )
 
+from bughouse_arbiter.core.board import STARTING_FEN
 from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Player
 from bughouse_arbiter.table.arbiter import (
     NOTIFY_TIMEOUT,
     ActionIgnored,
+    DrawOffered,
     MatchEnded,
     MatchEvent,
     MatchRecord,
@@ -31,6 +33,7 @@ from bughouse_arbiter.table.arbiter import (
     MovePlayed,
     MoveRefused,
     PartnerTold,
+    PlayerInfo,
     PlayerWaits,
     run_match,
 )
@@ -113,6 +116,21 @@ async def test_increment_is_added_after_each_move(autojump_clock: object) -> Non
     assert record.outcome.seat is Seat.A_WHITE
     assert record.ended == 14.0
     assert record.clocks.banked[Seat.B_WHITE] == 19.0 - 14.0
+
+
+async def test_players_hear_a_move_with_the_clocks_right_after_it_increment_included(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, increment=3.0)
+    players = silent_table(a_white=[Move("e2e4", 4)])
+    await play(players, rules)
+    expected = {Seat.A_WHITE: 9.0, Seat.A_BLACK: 10.0, Seat.B_WHITE: 6.0, Seat.B_BLACK: 10.0}
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1"
+    for player in players:
+        [state] = player.heard_states
+        assert (state.version, dict(state.clocks)) == (1, expected)
+        assert dict(state.fens) == {BoardId.A: after_e4, BoardId.B: STARTING_FEN}
+        assert after_e4 in repr(state.fens)
 
 
 async def test_turns_tell_the_time_left_of_the_turn_limit(autojump_clock: object) -> None:
@@ -215,6 +233,7 @@ async def test_a_move_that_arrived_in_time_counts_though_the_arbiter_was_busy(
     played = [e.played for e in of_type(events, MovePlayed)]
     assert [(p.uci, p.at) for p in played] == [("d2d4", 9.5), ("e2e4", 9.75)]
     assert record.used == [9.5, 9.75]
+    assert record.overheads == [1.0, 1.0]  # telling A-Black took a second each time
     assert played[1].clock == 0.25
     assert record.outcome.termination is Termination.FLAG
     assert record.outcome.seat is not Seat.A_WHITE
@@ -360,8 +379,25 @@ async def test_a_stale_token_is_ignored(autojump_clock: object) -> None:
     assert len(ignored) == 1
     assert ignored[0].seat is Seat.A_WHITE
     assert ignored[0].now == 3.0
+    assert ignored[0].reason == "turn 1 is not open"
     assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5", "d2d4"]
     assert record.game.moves[2].at == 4.0
+
+
+async def test_a_stale_wait_is_ignored_while_a_newer_turn_is_open(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(
+        a_white=[Move("e2e4", 1), (Wait(1, "old", stale=True), Wait(1, "new"), Move("d2d4", 1))],
+        a_black=[Move("e7e5", 1)],
+    )
+    record, events = await play(players)
+    [ignored] = of_type(events, ActionIgnored)
+    assert (ignored.seat, ignored.now, ignored.action.token) == (Seat.A_WHITE, 3.0, 1)
+    waits = of_type(events, PlayerWaits)
+    assert ignored.reason == "an answer to a turn that is not open"
+    assert [(w.seat, w.reason, w.now) for w in waits] == [(Seat.A_WHITE, "new", 4.0)]
+    assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5", "d2d4"]
 
 
 async def test_illegal_move_loses_by_default(autojump_clock: object) -> None:
@@ -370,7 +406,7 @@ async def test_illegal_move_loses_by_default(autojump_clock: object) -> None:
     assert outcome.termination is Termination.ILLEGAL_MOVE
     assert outcome.seat is Seat.A_WHITE
     assert outcome.winner is Team.TWO
-    assert "e2e5" in outcome.reason
+    assert outcome.reason.startswith("A-White played an illegal move 'e2e5': e2e5: illegal move")
     assert record.ended == 1.0
 
 
@@ -384,6 +420,8 @@ async def test_illegal_move_is_refused_under_reject(autojump_clock: object) -> N
     tokens = [token for _, token, _ in players[0].turns]
     assert len(tokens) == 2 and tokens[0] != tokens[1]
     assert players[0].refused == [(Seat.A_WHITE, tokens[0], "e2e5")]
+    assert [r.reason for r in refused] == players[0].refusals
+    assert refused[0].reason.startswith("e2e5: illegal move in ")
     assert record.used[0] == 2.0
     assert record.game.moves[0].clock == 8.0
 
@@ -474,12 +512,59 @@ async def test_resign_under_board_end_continue_ends_one_board(autojump_clock: ob
         assert [(r.board.value, r.winner) for r in player.boards_ended] == [("A", Team.TWO)]
 
 
+async def test_a_board_that_ends_stops_both_its_clocks_and_is_told_once(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, board_end="continue")
+    # A-White resigns at 3, while A-Black's clock runs; board B plays on.
+    players = silent_table(
+        a_white=[(Move("e2e4", 1), Resign(2))], b_white=[Move("d2d4", 4)], b_black=[Move("d7d5", 1)]
+    )
+    record, _ = await play(players, rules)
+    assert record.clocks.banked[Seat.A_BLACK] == 8.0  # stopped at 3, not at the end
+    assert record.outcome.reason.endswith("board B: B-White lost on time)")
+    for player in players:
+        assert [r.board for r in player.boards_ended] == [BoardId.A]
+
+
+async def test_a_player_that_cannot_hear_a_board_end_has_left(autojump_clock: object) -> None:
+    rules = HouseRules(time=10.0, board_end="continue")
+    players = silent_table(a_white=[Resign(1)])
+    players[2] = FakePlayer(Seat.B_WHITE, broken_on=["board_ended"])
+    record, _ = await play(players, rules)
+    assert record.game.board_results[BoardId.B].seat is Seat.B_WHITE
+    assert record.game.board_results[BoardId.B].termination is Termination.LEFT
+    assert record.ended == 1.0
+
+
 async def test_draw_needs_all_four_engines(autojump_clock: object) -> None:
     players = silent_table(a_white=[Offer(1)], a_black=[], b_white=[Offer(2)], b_black=[])
-    record, _ = await play(players)
+    record, events = await play(players)
     assert record.outcome.termination is Termination.FLAG  # only two agreed
     assert players[1].offers == [Seat.A_WHITE, Seat.B_WHITE]
     assert players[0].offers == [Seat.B_WHITE]
+    offers = of_type(events, DrawOffered)
+    assert [(o.seat, o.now) for o in offers] == [(Seat.A_WHITE, 1.0), (Seat.B_WHITE, 2.0)]
+
+
+async def test_a_player_that_cannot_hear_a_draw_offer_has_left(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Offer(1)])
+    players[2] = FakePlayer(Seat.B_WHITE, broken_on=["draw_offered"])
+    record, _ = await play(players)
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.B_WHITE)
+    assert record.outcome.reason == "B-White left: connection lost: pipe closed"
+
+
+async def test_a_player_that_cannot_hear_its_move_refused_has_left(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, illegal_move="reject")
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    script = {Seat.A_BLACK: [Move("e7e4", 1)]}
+    players[1] = FakePlayer(Seat.A_BLACK, script, broken_on=["move_refused"])
+    record, _ = await play(players, rules)
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.A_BLACK)
+    assert record.ended == 2.0
 
 
 async def test_draw_by_agreement_of_all_four(autojump_clock: object) -> None:
@@ -508,7 +593,36 @@ async def test_partner_messages_go_to_the_partner_only(autojump_clock: object) -
     assert players[3].told == [(Seat.B_BLACK, "++n")]
     assert all(p.told == [] for p in players[:3])
     assert [(m.seat, m.text, m.at) for m in record.game.messages] == [(Seat.A_WHITE, "++n", 1.0)]
-    assert len(of_type(events, PartnerTold)) == 1
+    [told] = of_type(events, PartnerTold)
+    assert (told.message, told.now) == (record.game.messages[0], 1.0)
+    [info] = of_type(events, PlayerInfo)
+    assert (info.seat, info.text, info.now) == (Seat.A_WHITE, "depth 3", 2.0)
+
+
+async def test_a_partner_that_cannot_hear_a_message_has_left(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Tell("++n", 1)])
+    players[3] = FakePlayer(Seat.B_BLACK, broken_on=["partner_says"])
+    record, _ = await play(players)
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.B_BLACK)
+    assert record.ended == 1.0
+
+
+async def test_every_player_starts_with_the_match_info_and_the_first_state(
+    autojump_clock: object,
+) -> None:
+    fen_a = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[N] w KQkq - 0 1"
+    players = silent_table()
+    players[2].told_name = "Engine 2.0"  # told during its handshake
+    record, _ = await play(players, fen_a=fen_a, game_id="g42")
+    names = {seat: seat.slug.replace("-", "_") for seat in Seat} | {Seat.B_WHITE: "Engine 2.0"}
+    assert record.names == names
+    for player in players:
+        info, state = player.info, player.first_state
+        assert info is not None and state is not None
+        assert (info.game_id, info.names, info.rules) == ("g42", names, TEN)
+        assert info.start_fens == {BoardId.A: fen_a, BoardId.B: STARTING_FEN}
+        assert (state.version, dict(state.fens)) == (0, info.start_fens)
+        assert dict(state.clocks) == dict.fromkeys(Seat, 10.0)
 
 
 # -- the table -------------------------------------------------------------------
@@ -524,6 +638,26 @@ async def test_every_player_hears_every_move_and_turns_carry_state(autojump_cloc
     state = players[0].states[1]
     assert (seat, at, state.version, state.clocks[Seat.A_WHITE]) == (Seat.A_WHITE, 2.0, 2, 9.0)
     assert record.outcome.seat is Seat.B_WHITE  # B-White flags at 10
+
+
+async def test_a_capture_changes_the_fen_told_for_the_other_board_too(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1), Move("e4d5", 1)], a_black=[Move("d7d5", 1)])
+    await play(players)
+    fens_b = [fens[BoardId.B] for fens in players[3].heard_fens]
+    assert fens_b == [STARTING_FEN, STARTING_FEN, STARTING_FEN.replace("[]", "[p]")]
+
+
+async def test_times_in_the_record_count_from_the_start_of_the_clocks(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[(Tell("hi", 0.5), Move("e2e4", 1))])
+    players[3].start_delay = 2.0  # the clocks start at 2
+    record, _ = await play(players)
+    assert record.started == 2.0
+    assert [(m.uci, m.at) for m in record.game.moves] == [("e2e4", 1.5)]
+    assert [(m.text, m.at) for m in record.game.messages] == [("hi", 0.5)]
 
 
 async def test_one_player_may_hold_two_seats(autojump_clock: object) -> None:
@@ -552,7 +686,18 @@ async def test_cancellation_aborts_and_closes_everyone(autojump_clock: object) -
     assert ended[0].outcome.result is Result.UNFINISHED
     assert ended[0].outcome.termination is Termination.ABORTED
     assert ended[0].now == 5.0
+    assert ended[0].outcome.reason == "interrupted: the match was stopped before it ended"
+    assert ended[0].game.outcome == ended[0].outcome
     assert all(p.closed == 1 and p.outcome == ended[0].outcome for p in players)
+    [started] = of_type(events, MatchStarted)
+    assert (started.now, started.names[Seat.A_WHITE], started.clocks.banked[Seat.A_WHITE]) == (
+        0.0,
+        "a_white",
+        60.0,
+    )
+    assert started.game is ended[0].game
+    [moved] = of_type(events, MovePlayed)
+    assert moved.clocks.banked[Seat.A_WHITE] == 59.0 and not moved.clocks.is_running(Seat.A_WHITE)
 
 
 async def test_a_full_random_match_keeps_exact_clocks(autojump_clock: object) -> None:

@@ -45,6 +45,16 @@ def test_lichess_ninth_rank_pocket_is_read_and_written_in_brackets() -> None:
     assert b.fen() == "4k3/8/8/8/8/8/8/4K3[Qn] w - - 0 1"
 
 
+def test_a_chess_fen_without_a_pocket_has_empty_pockets() -> None:
+    b = BughouseBoard("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+    assert b.fen() == "4k3/8/8/8/8/8/8/4K3[] w - - 0 1"
+
+
+def test_a_king_in_a_ninth_rank_pocket_is_refused() -> None:
+    with pytest.raises(PositionError, match="a pocket cannot hold a king"):
+        BughouseBoard("4k3/8/8/8/8/8/8/4K3/Kq w - - 0 1")
+
+
 def test_board_part_alone_means_white_to_move_without_rights() -> None:
     assert BughouseBoard("4k3/8/8/8/8/8/8/4K3[P]").fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
 
@@ -58,7 +68,8 @@ def test_a_king_in_a_pocket_is_refused(pocket: str) -> None:
 @pytest.mark.parametrize(
     ("fen", "message"),
     [
-        ("", "empty FEN"),
+        ("", "^empty FEN$"),
+        ("  ", "^empty FEN$"),
         ("4k3/8/8/8/8/8/8/4K3[X] w - - 0 1", "a pocket cannot hold 'X'"),
         ("4k3/8/8/8/8/8/8/4K3[Q w - - 0 1", r"pocket must be written \[..\]"),
         ("4k3/8/8/8/8/8/4K3[] w - - 0 1", "needs 8 ranks"),
@@ -166,8 +177,12 @@ def test_receive_adds_to_the_colours_pocket_and_refuses_a_king() -> None:
     b.receive(chess.Piece(chess.QUEEN, chess.BLACK))
     b.receive(chess.Piece(chess.PAWN, chess.WHITE))
     assert b.fen().startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Pq]")
-    with pytest.raises(PositionError, match="king"):
+    with pytest.raises(PositionError, match=r"^a king cannot be passed$"):
         b.receive(chess.Piece(chess.KING, chess.WHITE))
+
+
+def test_without_a_king_to_move_nothing_needs_blocking() -> None:
+    assert not BughouseBoard("r6k/8/8/8/8/8/8/8[Q] w - - 0 1").could_block_by_drop()
 
 
 # -- game end: the side to move's status -----------------------------------------
@@ -181,6 +196,10 @@ def test_receive_adds_to_the_colours_pocket_and_refuses_a_king() -> None:
         ("7k/8/8/8/8/6n1/6PN/6RK[QRBNP] w - - 0 1", "knight check, full pocket"),
         ("7k/8/8/8/8/5b2/6pP/6NK[QRBNP] w - - 0 1", "pawn check, full pocket"),
         ("7k/8/8/8/8/8/5nPP/r6K[QRBNP] w - - 0 1", "double check, full pocket"),
+        # The checker on the higher square is a slider with empty squares before
+        # the king: only counting the checkers tells this double check from a wait.
+        ("4r2k/8/8/8/8/3n4/3P4/3QKB2[QRBNP] w - - 0 1", "double check, rook and knight"),
+        ("4r2k/8/8/8/1b6/8/5P2/3QKB2[QRBNP] w - - 0 1", "double check, two sliders"),
     ],
 )
 def test_checks_no_drop_could_interpose_are_mate(fen: str, why: str) -> None:
@@ -294,6 +313,17 @@ def test_dropped_pawn_double_step_off_forbids_only_dropped_pawns() -> None:
     play(b, "d2d3", "d8e8", "d3d4")  # the single steps are fine
 
 
+def test_dropped_pawn_double_step_off_remembers_every_dropped_pawn() -> None:
+    fen = "4k3/8/8/8/8/8/8/4K3[PP] w - - 0 1"
+    b = board(fen, dropped_pawn_double_step=False)
+    play(b, "P@d2", "e8d8", "P@e2", "d8e8")
+    assert b.dropped_pawns == chess.BB_D2 | chess.BB_E2
+    plain = BughouseBoard(fen)
+    play(plain, "P@d2", "e8d8", "P@e2", "d8e8")
+    # Exactly the two double steps go; every other move stays.
+    assert set(legal(b)) == set(legal(plain)) - {"d2d4", "e2e4"}
+
+
 def test_dropped_pawn_double_step_off_for_black() -> None:
     b = board("k7/8/8/8/8/8/8/4K3[p] b - - 0 1", dropped_pawn_double_step=False)
     play(b, "P@e7", "e1d1")
@@ -339,6 +369,13 @@ def test_dropped_rook_castles_on_when_the_king_never_moved() -> None:
     assert b.fen() == "3k4/8/8/8/8/8/8/R3K2R[] w KQ - 2 2"
     play(b, "e1g1")
     assert b.fen() == "3k4/8/8/8/8/8/8/R4RK1[] b - - 3 2"
+
+
+def test_dropped_rook_castles_only_from_a_corner() -> None:
+    b = board("4k3/8/8/8/8/8/8/4K2R[R] w K - 0 1", dropped_rook_castles=True)
+    play(b, "R@b1", "e8d8")
+    assert [m.uci() for m in b.legal_moves if b.is_castling(m)] == ["e1g1"]
+    assert b.fen() == "3k4/8/8/8/8/8/8/1R2K2R[] w K - 2 2"
 
 
 def test_dropped_rook_castles_for_black_on_the_a_file() -> None:
@@ -411,6 +448,16 @@ def test_drop_check_no_mate_forbids_only_mating_drops() -> None:
     assert "Q@g7" not in got and "Q@h7" not in got  # contact mates
     assert {"Q@a8", "Q@f8", "Q@g8", "Q@a1"} <= got  # checks a drop could block, or escapable
     assert len(got) == len(drops(BughouseBoard(QUEEN_IN_HAND))) - 2
+    assert drops(b) == got  # judging a drop leaves the board as it was
+    assert b.fen() == BughouseBoard(QUEEN_IN_HAND).fen()
+
+
+def test_a_wait_judged_under_a_drop_rule_leaves_the_pocket_as_it_was() -> None:
+    # Whether a drop could block is asked with a full pocket, put back after.
+    b = board("7k/8/8/8/8/8/6PP/r6K[p] w - - 0 1", drop_check="no-check")
+    assert b.status_of_side_to_move() is BoardStatus.MUST_WAIT
+    assert b.fen() == "7k/8/8/8/8/8/6PP/r6K[p] w - - 0 1"
+    assert b.pocket_string(chess.WHITE) == "" and b.pocket_string(chess.BLACK) == "p"
 
 
 def test_drop_check_no_mate_judges_mate_by_the_mate_rule_in_force() -> None:
@@ -439,9 +486,11 @@ def test_repetition_counts_position_and_pockets_only_under_threefold() -> None:
     assert b.is_repetition(2)
     play(b, *shuffle)
     assert b.is_repetition(3)
+    assert b.is_repetition() and not b.is_repetition(4)  # threefold by default
     off = board(fen)
     play(off, *shuffle, *shuffle)
     assert not off.is_repetition(3)
+    assert not off.is_repetition(1)  # not even counted once
 
 
 def test_repetition_starts_counting_at_the_starting_position() -> None:
@@ -479,19 +528,20 @@ def test_internal_push_pop_does_not_count_as_a_repetition() -> None:
         ("  e2e4 ", "e2e4"),
         ("E2E4", "e2e4"),
         ("e2-e4", "e2e4"),
+        ("g1F3", "g1f3"),  # a lower-case first letter: UCI in any case
     ],
 )
 def test_parse_move_reads_uci_and_san(text: str, uci: str) -> None:
     assert BughouseBoard(STARTING_FEN).parse_move(text).uci() == uci
 
 
-@pytest.mark.parametrize("text", ["N@e4", "n@e4", "N@E4", "N@e4+"])
+@pytest.mark.parametrize("text", ["N@e4", "n@e4", "N@E4", "N@e4+", "n@e4+", "n@e4#!?"])
 def test_parse_move_reads_drops_in_any_case(text: str) -> None:
     b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[NP] w - - 0 1")
     assert b.parse_move(text) == chess.Move(chess.E4, chess.E4, drop=chess.KNIGHT)
 
 
-@pytest.mark.parametrize("text", ["@e4", "P@e4", "p@e4"])
+@pytest.mark.parametrize("text", ["@e4", "@E4", "P@e4", "p@e4"])
 def test_parse_move_reads_pawn_drops(text: str) -> None:
     b = BughouseBoard("4k3/8/8/8/8/8/8/4K3[NP] w - - 0 1")
     assert b.parse_move(text).uci() == "P@e4"
@@ -508,8 +558,8 @@ def test_parse_move_reads_castling_and_promotion() -> None:
 @pytest.mark.parametrize(
     ("fen", "text", "message"),
     [
-        (STARTING_FEN, "", "empty move"),
-        (STARTING_FEN, "   ", "empty move"),
+        (STARTING_FEN, "", "^empty move$"),
+        (STARTING_FEN, "   ", "^empty move$"),
         (STARTING_FEN, "e2e5", "illegal move"),
         (STARTING_FEN, "Nf6", "illegal move"),
         (STARTING_FEN, "hello", "not a move"),
@@ -550,6 +600,57 @@ def test_copy_and_root_keep_rules_and_tracked_state() -> None:
     assert mirrored.rules is rules
 
 
+def test_copies_keep_the_passed_piece_king_moves_and_as_much_history_as_asked() -> None:
+    rules = HouseRules(dropped_rook_castles=True, drop_check="no-check")
+    start = "r3k3/8/8/8/8/4p3/8/R3K3[R] w Qq - 0 1"
+    b = BughouseBoard(start, rules=rules)
+    fresh = b.copy()
+    assert "R@e4" not in legal(fresh)  # a copy judges drops by the rule too
+    assert b.kings_moved == 0
+    play(b, "e1e2", "a8b8", "e2e3")  # the king walks, then takes a pawn
+    assert (b.kings_moved, b.last_passed) == (1, chess.Piece(chess.PAWN, chess.BLACK))
+    copied = b.copy()
+    assert (copied.kings_moved, copied.last_passed) == (1, b.last_passed)
+    for _ in range(3):  # the whole history comes along
+        copied.pop()
+    assert (copied.fen(), copied.kings_moved) == (start, 0)
+    # A copy with one move of history roots at the position before that move.
+    before = b.copy()
+    before.pop()
+    root = b.copy(stack=1).root()
+    assert (root.fen(), root.kings_moved) == (before.fen(), 1)
+    bare = b.copy(stack=False)
+    with pytest.raises(IndexError):
+        bare.pop()
+    play(bare, "b8b1")  # history starts again from the copy
+    assert bare.pop() == chess.Move.from_uci("b8b1")
+
+
+@pytest.mark.parametrize(
+    ("fen", "moved", "mirrored"),
+    [
+        ("r3k3/8/8/8/8/8/8/4K3[] w q - 0 1", 1, 2),
+        ("4k3/8/8/8/8/8/8/R3K3[] w Q - 0 1", 2, 1),
+        ("r3k3/8/8/8/8/8/8/R3K3[] w Qq - 0 1", 0, 0),
+        ("4k3/8/8/8/8/8/8/4K3[] w - - 0 1", 3, 3),
+    ],
+)
+def test_a_mirror_swaps_which_kings_moved(fen: str, moved: int, mirrored: int) -> None:
+    b = BughouseBoard(fen)
+    assert (b.kings_moved, b.mirror().kings_moved) == (moved, mirrored)
+
+
+def test_a_mirror_counts_repetitions_from_its_own_position() -> None:
+    b = board("4k1n1/8/8/8/8/8/8/4K1N1[] w - - 0 1", repetition="threefold")
+    play(b, "g1f3", "g8f6", "f3g1", "f6g8")
+    mirrored = b.mirror()  # the same men, Black to move
+    cycle = ("g8f6", "g1f3", "f6g8", "f3g1")
+    play(mirrored, *cycle)
+    assert mirrored.is_repetition(2) and not mirrored.is_repetition(3)
+    play(mirrored, *cycle)
+    assert mirrored.is_repetition(3)
+
+
 def test_pop_restores_the_tracked_state() -> None:
     b = board("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", dropped_pawn_double_step=False)
     play(b, "P@d2")
@@ -557,6 +658,19 @@ def test_pop_restores_the_tracked_state() -> None:
     b.pop()
     assert b.dropped_pawns == chess.BB_EMPTY
     assert b.fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
+    capture = BughouseBoard("4k3/8/8/3p4/4P3/8/8/4K3[] w - - 0 1")
+    play(capture, "e4d5")
+    assert capture.last_passed is not None
+    capture.pop()
+    assert capture.last_passed is None
+
+
+def test_a_move_taken_back_is_not_counted_for_repetition() -> None:
+    b = board("4k3/8/8/8/8/8/8/4K1N1[] w - - 0 1", repetition="threefold")
+    play(b, "g1f3")
+    b.pop()
+    play(b, "g1f3")
+    assert b.is_repetition(1) and not b.is_repetition(2)
 
 
 def test_a_board_keeps_few_enough_attributes_for_cpython_to_share_their_keys() -> None:

@@ -98,11 +98,28 @@ def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, 
         chunks.append(recorder.update(infos))
         text = recorder.final_text()
         running = "".join(chunks)
-        assert text.startswith(text.split("\n\n", 1)[0])
-        assert running.split("\n\n", 1)[1] in text
+        _assert_running_text_is_the_final_one_so_far(running, text, game)
     else:
         text = format_game(game, header, info=infos)
     return game, infos, text, incremental
+
+
+def _assert_running_text_is_the_final_one_so_far(
+    running: str, final: str, game: BughouseGame
+) -> None:
+    """The file as written during play is the final file but for the result:
+    the same tags with ``[Result "*"]`` and no outcome tags, the same movetext,
+    and no closing line."""
+    running_head, running_moves = running.split("\n\n", 1)
+    final_head, final_moves = final.split("\n\n", 1)
+    running_tags = running_head.splitlines()
+    assert '[Result "*"]' in running_tags
+    result = f'[Result "{game.result.value}"]'
+    expected = [result if tag.startswith("[Result ") else tag for tag in running_tags]
+    assert final_head.splitlines()[: len(expected)] == expected
+    assert final_moves.startswith(running_moves)
+    closing = final_moves[len(running_moves) :]
+    assert closing.count("\n") == 1 and closing.endswith(f"{game.result.value}\n"), closing
 
 
 @pytest.mark.parametrize("seed", range(SEEDS))

@@ -22,8 +22,9 @@ def test_new_clocks_are_stopped_and_full() -> None:
     assert clocks.snapshot(5.0) == {seat: 180.0 for seat in Seat}
     assert clocks.next_deadline() is None
     assert clocks.flagged(1e9) == ()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a clock needs a positive base time$"):
         Clocks.new(0)
+    assert clocks.increment == 0.0 and clocks.turn_time_limit is None
 
 
 def test_for_rules_takes_time_increment_and_turn_limit() -> None:
@@ -50,7 +51,7 @@ def test_press_stops_the_clock_adds_increment_and_reports_time_used() -> None:
     clocks = clocks.start(AB, 104.25)
     assert clocks.remaining(AB, 105.25) == 9.0
     assert clocks.remaining(AW, 200.0) == 8.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^A-White's clock is not running$"):
         clocks.press(AW, 106.0)
 
 
@@ -98,11 +99,26 @@ def test_equal_deadlines_of_one_team() -> None:
     assert clocks.next_deadline() == Flag(deadline=112.0, seats=(AW, BB))
 
 
-def test_rounding_noise_is_still_the_same_instant() -> None:
-    clocks = Clocks.new(10.0).start(AW, 0.1 + 0.2).start(BW, 0.3)
-    flag = clocks.next_deadline()
-    assert flag is not None and flag.seats == (AW, BW)
-    assert clocks.flagged(10.3 - SAME_INSTANT / 2) == (AW, BW)
+def test_deadlines_less_than_a_microsecond_apart_are_the_same_instant() -> None:
+    # Rounding noise: two clocks started 0.4 µs apart flag as one.
+    clocks = Clocks.new(10.0).start(AW, 100.0).start(BW, 100.0 + 4e-7)
+    aw, bw = clocks.deadline(AW), clocks.deadline(BW)
+    assert aw is not None and bw is not None and aw[0] < bw[0]
+    assert clocks.next_deadline() == Flag(deadline=110.0, seats=(AW, BW))
+    # A wake-up a hair early (within the tolerance) already sees both flags.
+    assert clocks.flagged(110.0 - SAME_INSTANT / 2) == (AW, BW)
+    assert clocks.flagged(110.0 - 2 * SAME_INSTANT) == ()
+
+
+def test_flags_half_a_millisecond_apart_are_two_flags() -> None:
+    clocks = Clocks.new(10.0).start(AW, 100.0).start(BW, 100.0005)
+    assert clocks.next_deadline() == Flag(deadline=110.0, seats=(AW,))
+    # Waking between the two deadlines, or after both, flags only the first.
+    assert clocks.flagged(110.0002) == (AW,)
+    assert clocks.flagged(111.0) == (AW,)
+    after = clocks.stop(AW, 110.0)
+    assert after.next_deadline() == Flag(deadline=100.0005 + 10.0, seats=(BW,))
+    assert after.flagged(110.0002) == ()
 
 
 def test_turn_time_limit_comes_before_the_clock() -> None:
@@ -111,6 +127,13 @@ def test_turn_time_limit_comes_before_the_clock() -> None:
     # With less time left than the limit, the clock's own deadline wins.
     short = Clocks.new(3.0, turn_time_limit=5.0).start(AW, 0.0)
     assert short.next_deadline() == Flag(deadline=3.0, seats=(AW,), turn_limit=False)
+
+
+def test_a_turn_limit_that_ends_with_the_clock_is_a_plain_flag() -> None:
+    # Both deadlines at the same instant: the clock ran out, whatever the limit says.
+    clocks = Clocks.new(5.0, turn_time_limit=5.0).start(AW, 0.0)
+    assert clocks.deadline(AW) == (5.0, False)
+    assert clocks.next_deadline() == Flag(deadline=5.0, seats=(AW,), turn_limit=False)
 
 
 def test_turn_time_limit_restarts_every_turn() -> None:

@@ -6,7 +6,7 @@ import chess
 import pytest
 
 from bughouse_arbiter.core.board import STARTING_FEN, BoardStatus
-from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.game import BoardResult, BughouseGame
 from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import MoveError, NotYourTurnError
@@ -55,6 +55,12 @@ def test_an_illegal_move_raises_and_leaves_the_game_unchanged(move: str | chess.
     with pytest.raises(MoveError):
         g.push(Seat.A_WHITE, move)
     assert g.moves == [] and g.fen(A) == STARTING_FEN and not g.is_over
+
+
+def test_an_illegal_move_object_names_itself_and_the_position() -> None:
+    with pytest.raises(MoveError) as caught:
+        game().push(Seat.A_WHITE, chess.Move.from_uci("e2e5"))
+    assert str(caught.value) == f"e2e5: illegal move in {STARTING_FEN}"
 
 
 def test_a_null_move_object_is_illegal() -> None:
@@ -237,6 +243,7 @@ def test_simultaneous_flags_of_both_teams_draw() -> None:
     assert outcome.termination is Termination.FLAG
     assert outcome.winner is None and outcome.result is Result.DRAW
     assert outcome.reason == "draw: A-White and B-White ran out of time at the same instant"
+    assert outcome.board is A and outcome.seat is Seat.A_WHITE  # the first in seat order
 
 
 def test_flag_needs_a_seat() -> None:
@@ -383,6 +390,7 @@ def test_board_end_continue_plays_on_and_sums_the_boards() -> None:
     assert g.board_results[A].winner is Team.ONE
     assert g.board_results[A].termination is Termination.CHECKMATE
     assert g.seats_to_move() == [Seat.B_WHITE]
+    assert not g.is_to_move(Seat.A_BLACK)  # its turn on a board that is over
     with pytest.raises(NotYourTurnError, match="board A is over"):
         g.push(Seat.A_BLACK, "h8g8")
     g.push(Seat.B_WHITE, "e4")
@@ -457,6 +465,67 @@ def test_board_end_continue_leave_and_illegal_end_one_board() -> None:
     outcome = g.illegal(Seat.B_BLACK, "e2e4")
     assert outcome is not None and outcome.winner is Team.TWO
     assert outcome.reason.startswith("boards summed 0-2")
+
+
+def test_board_end_continue_records_who_ended_each_board_and_how() -> None:
+    g = game(board_end="continue", max_plies=2)
+    assert g.illegal(Seat.A_WHITE, "Ke9") is None
+    assert g.board_results[A] == BoardResult(
+        board=A,
+        winner=Team.TWO,
+        termination=Termination.ILLEGAL_MOVE,
+        reason="A-White played an illegal move 'Ke9'",
+        seat=Seat.A_WHITE,
+    )
+    g.push(Seat.B_WHITE, "e4")
+    g.push(Seat.B_BLACK, "e5")  # the second ply: board B is drawn
+    assert g.board_results[B].winner is None
+    outcome = g.outcome
+    assert outcome is not None and outcome.winner is Team.TWO
+    assert outcome.reason.startswith(
+        "boards summed 0.5-1.5 (board A: A-White played an illegal move 'Ke9'; board B: draw: "
+    )
+
+
+@pytest.mark.parametrize(
+    ("end", "termination", "reason"),
+    [
+        (lambda g, s: g.resign(s), Termination.RESIGNATION, "B-Black resigned"),
+        (lambda g, s: g.flag([s]), Termination.FLAG, "B-Black lost on time"),
+        (lambda g, s: g.leave(s), Termination.LEFT, "B-Black left"),
+        (
+            lambda g, s: g.illegal(s, "P@a1", ""),
+            Termination.ILLEGAL_MOVE,
+            "B-Black played an illegal move 'P@a1'",
+        ),
+    ],
+)
+def test_board_end_continue_an_end_from_outside_names_its_seat(
+    end: object, termination: Termination, reason: str
+) -> None:
+    g = game(board_end="continue")
+    assert end(g, Seat.B_BLACK) is None  # type: ignore[operator]
+    assert g.board_results[B] == BoardResult(
+        board=B, winner=Team.TWO, termination=termination, reason=reason, seat=Seat.B_BLACK
+    )
+    assert g.is_live(A) and not g.is_over
+
+
+def test_abort_without_a_reason_and_flag_without_seats() -> None:
+    outcome = game().abort()
+    assert outcome is not None
+    assert (outcome.termination, outcome.reason) == (Termination.ABORTED, "aborted")
+    with pytest.raises(ValueError) as caught:
+        game().flag([])
+    assert str(caught.value) == "flag() needs at least one seat"
+
+
+def test_parse_move_reads_on_the_seats_board() -> None:
+    g = game(fen_b="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[N] w KQkq - 0 1")
+    assert g.parse_move(Seat.B_WHITE, "N@e4") == chess.Move.from_uci("N@e4")
+    assert g.parse_move(Seat.A_WHITE, "Nf3") == chess.Move.from_uci("g1f3")
+    with pytest.raises(MoveError):
+        g.parse_move(Seat.A_WHITE, "N@e4")  # nothing in A-White's pocket
 
 
 # -- arrivals from outside the record ----------------------------------------------

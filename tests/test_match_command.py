@@ -18,8 +18,9 @@ import attrs
 import pytest
 import trio
 from cli_checks import expect_usage_error
-from fakes import Move, RandomFake, Tell, silent_table
+from fakes import Info, Move, RandomFake, Tell, silent_table
 
+from bughouse_arbiter.bpgn import BpgnFile
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.commands.match import (
@@ -188,6 +189,26 @@ async def test_the_file_is_written_as_the_match_goes(
     assert game.result_tag == record.outcome.result.value
     report = replay_game(game)
     assert report.ok, report.verdict
+
+
+async def test_the_last_info_before_a_move_is_written_as_its_eval(
+    autojump_clock: object, tmp_path: Path
+) -> None:
+    path = tmp_path / "eval.bpgn"
+    writer = GameWriter(path, game_number=1, games=1)
+    players = silent_table(
+        a_white=[
+            (Info("depth 5 score cp 10", 0.2), Info("depth 12 score cp 35", 0.3), Move("e2e4", 0.5))
+        ],
+        a_black=[(Info("string no score"), Move("e7e5", 1))],
+        b_white=[(Info("depth 3 score mate -2"), Move("d2d4", 1))],
+    )
+    await run_match(players, HouseRules(time=10.0), observer=writer.observe)
+    text = path.read_text()
+    moves = {line.split(" ", 2)[1]: line for line in text.splitlines() if line[:1].isdigit()}
+    assert "[%eval +0.35,12]" in moves["e4"] and "[%eval" not in moves["e5"]
+    assert "[%eval #-2,3]" in moves["d4"]
+    assert text.count("[%eval") == 2
 
 
 async def test_a_random_match_replays_to_its_result(autojump_clock: object, tmp_path: Path) -> None:
@@ -376,16 +397,14 @@ def test_cli_plays_random_movers_and_writes_a_replayable_file(tmp_path: Path) ->
 
 @needs_engines
 def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
+    # Four different engines (random movers with their own seeds), so a
+    # rotation can be seen: each process's log names the seed it was run with.
+    mover = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --seed"
+    seeds = {Seat.A_WHITE: 701, Seat.B_BLACK: 702, Seat.A_BLACK: 703, Seat.B_WHITE: 704}
+    engines = [f"--engine={seat.slug}={mover} {seed}" for seat, seed in seeds.items()]
     done = bughouse(
         "match",
-        "--engine",
-        "WA=random",
-        "--engine",
-        "BB=random",
-        "--engine",
-        "BA=random",
-        "--engine",
-        "WB=random",
+        *engines,
         "--games",
         "2",
         "--tc",
@@ -413,6 +432,20 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     logs = sorted(p.name for p in tmp_path.glob("g.g*.log"))
     assert len(logs) == 8
     assert "bug 1" in (tmp_path / "g.g1.a-white.log").read_text()
+
+    def seed_in(game: int, seat: Seat) -> int:
+        log = (tmp_path / f"g.g{game}.{seat.slug}.log").read_text()
+        started = next(line for line in log.splitlines() if " : started pid " in line)
+        return int(started.split("--seed ", 1)[1].split()[0])
+
+    assert {seat: seed_in(1, seat) for seat in Seat} == seeds
+    # Game 2 swaps colours on both boards; partners stay partners.
+    assert {seat: seed_in(2, seat) for seat in Seat} == {
+        Seat.A_BLACK: 701,
+        Seat.B_WHITE: 702,
+        Seat.A_WHITE: 703,
+        Seat.B_BLACK: 704,
+    }
 
 
 def slow_movers() -> list[str]:
@@ -556,13 +589,18 @@ def test_a_closed_output_stops_the_display_not_the_match() -> None:
 async def test_a_file_that_cannot_be_written_is_reported(
     autojump_clock: object, tmp_path: Path
 ) -> None:
-    if not Path("/dev/full").exists():
-        pytest.skip("no /dev/full")
-    writer = GameWriter(Path("/dev/full"), game_number=1, games=1)
+    games_file = BpgnFile.open(tmp_path / "lost.bpgn")
+    # The descriptor now reads a pipe: every write fails with EBADF.
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, games_file.fd)
+    os.close(read_end)
+    os.close(write_end)
+    writer = GameWriter(games_file, game_number=1, games=1)
     players = silent_table(a_white=[Move("e2e4", 1)])
     record = await run_match(players, HouseRules(time=5.0), observer=writer.observe)
+    games_file.close()
     assert record.outcome.termination is Termination.FLAG  # the match itself went on
-    assert writer.error is not None and "No space left on device" in writer.error
+    assert writer.error is not None and "Bad file descriptor" in writer.error
 
 
 @needs_engines

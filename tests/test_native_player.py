@@ -367,9 +367,14 @@ async def test_answers_carry_the_time_their_line_was_read(nursery: trio.Nursery)
 async def test_a_channel_without_room_gets_every_action_in_order(nursery: trio.Nursery) -> None:
     # Nobody takes actions for a while: the reader keeps draining, the actions
     # wait in the player's outbox, in order, stamped when their line was read.
-    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM), buffer=0)
+    stream = io.StringIO()
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream))
+    seated = await seat(nursery, player, buffer=0)
     await seated.player.your_turn(Seat.A_WHITE, 1, table())
-    await trio.sleep(0.5)
+    with trio.fail_after(GUARD):  # the answer was read (its actions wait in the outbox)
+        while "WA > bestmove" not in stream.getvalue():
+            await trio.sleep(0.01)
+    await trio.sleep(0.01)
     taken = trio.current_time()
     info_action, move = await seated.next(), await seated.next()
     assert isinstance(info_action, InfoAction)
@@ -436,6 +441,67 @@ async def test_a_flood_of_partner_messages_is_capped_per_turn_and_logged_once(
     ]
     assert player.ignored == 3000 - TELLS_PER_TURN
     assert stream.getvalue().count("over the cap") == 1
+
+
+TALKER = """
+import sys
+for line in sys.stdin:
+    words = line.split()
+    word = words[0] if words else ""
+    if word == "bug":
+        print("id name Talker")
+        print("feature team")
+        print("bugok", flush=True)
+    elif word == "isready":
+        print("readyok", flush=True)
+    elif word == "go":
+        print("ptell " + "x" * 499 + "yz")
+        print("bestmove e2e4 turn " + words[4] + " board " + words[6], flush=True)
+    elif word == "quit":
+        break
+"""
+
+
+async def test_partner_messages_are_cut_to_500_characters_both_ways(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(
+        Seat.A_WHITE, [sys.executable, "-c", TALKER], log=ProtocolLog(stream)
+    )
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    tell = await seated.next()
+    # Cut to 500 characters, the cut marked.
+    assert tell == TellAction(seat=Seat.A_WHITE, text="x" * 497 + "...", arrived_at=tell.arrived_at)
+    assert isinstance(await seated.next(), MoveAction)
+    await player.partner_says(Seat.A_WHITE, "p" * 499 + "qr")
+    with trio.fail_after(GUARD):
+        await player.aclose()
+    lines = stream.getvalue().splitlines()
+    sent = [line.split(" < ", 1)[1] for line in lines if " < ptell" in line]
+    assert sent == ["ptell " + "p" * 499 + "q"]
+    assert player.ignored == 0
+
+
+async def test_a_team_mode_engine_neither_hears_nor_sends_partner_messages(
+    nursery: trio.Nursery,
+) -> None:
+    stream = io.StringIO()
+    player = NativeEnginePlayer(
+        (Seat.A_WHITE, Seat.B_BLACK), [sys.executable, "-c", TALKER], log=ProtocolLog(stream)
+    )
+    seated = await seat(nursery, player)
+    await player.partner_says(Seat.A_WHITE, "++n")
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    move = await seated.next()  # its ptell is not passed on
+    assert isinstance(move, MoveAction) and move.token == 1
+    with trio.fail_after(GUARD):
+        await player.aclose()
+    log = stream.getvalue()
+    assert "< ptell" not in log
+    assert "'ptell' is not used in team mode" in log
+    assert player.ignored == 1
 
 
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:
@@ -516,11 +582,13 @@ async def test_no_readyok_fails_new_game(nursery: trio.Nursery) -> None:
 
 # -- faults at a real table -------------------------------------------------------------
 
+# Each fault strikes on A-White's first turn: on a loaded machine a later one
+# could come after another seat's 2 s clock ran out.
 FAULTS = [
-    ("crash", (), Termination.LEFT, "the engine exited with status 3"),
-    ("close-pipe", (), Termination.LEFT, "the engine closed its output"),
+    ("crash", ("--after", "0"), Termination.LEFT, "the engine exited with status 3"),
+    ("close-pipe", ("--after", "0"), Termination.LEFT, "the engine closed its output"),
     ("hang", ("--after", "0"), Termination.FLAG, "A-White lost on time"),
-    ("illegal", (), Termination.ILLEGAL_MOVE, "A-White played an illegal move"),
+    ("illegal", ("--after", "0"), Termination.ILLEGAL_MOVE, "A-White played an illegal move"),
     ("slow-start", ("--delay", "5"), Termination.LEFT, "failed to start: no 'bugok' within 1 s"),
 ]
 

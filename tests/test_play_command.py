@@ -129,6 +129,15 @@ def program(tmp_path: Path) -> Program:
     prog.kill()
 
 
+def recorded(out: Path, san: str) -> bool:
+    """True once the game file being written holds the move ``san``."""
+    try:
+        text = out.read_text()
+    except FileNotFoundError:
+        return False
+    return any(line.split(" ")[1:2] == [san] for line in text.splitlines() if line[:1].isdigit())
+
+
 def your_move(text: str) -> bool:
     return " Your move" in text.split("\n")[22]
 
@@ -222,7 +231,9 @@ def test_ctrl_c_restores_the_terminal_and_writes_the_game(tmp_path: Path) -> Non
     try:
         program.wait_for(your_move)
         program.type("N@f3")
-        program.wait_for("you play N@f3")
+        # The echo comes when the move is queued; interrupt only once the
+        # arbiter has played it and the file holds it.
+        program.wait_for(lambda _: recorded(program.out, "N@f3"))
         program.child.sendintr()
         output = program.finish()
     finally:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 import trio
@@ -147,7 +149,8 @@ async def test_eof_and_exit_status_are_reported() -> None:
             assert await engine.receive() is None
             assert engine.eof
             assert await engine.wait_exit(GUARD) == 3
-            await trio.sleep(0.1)  # let the stderr reader catch the last line
+            while not engine.stderr_tail:  # the stderr reader catches the last line
+                await trio.sleep(0.01)
             assert engine.exit_description() == (
                 "exited with status 3 (stderr: Traceback: something broke)"
             )
@@ -171,7 +174,7 @@ async def test_flood_is_drained_while_nobody_reads() -> None:
             engine = EngineProcess(code, max_backlog=1000)
             await engine.start(nursery)
             assert await engine.wait() == 0
-            await trio.sleep(0.2)
+            await engine.wait_eof()  # everything read (and what did not fit dropped)
             lines = [line async for line in engine]
             await engine.aclose()
     assert len(lines) == 1000
@@ -245,14 +248,24 @@ async def test_engine_runs_in_its_own_session_and_its_helpers_die_with_it() -> N
             session_id, helper = (int(x) for x in first.text.split())
             assert session_id == engine.pid != os.getsid(0)
             await engine.aclose(grace=0.2, term_grace=0.2)
-        # the helper (reparented, reaped by init) got the group's SIGKILL
+        # the helper got the group's SIGKILL (reparented, it may linger as a zombie
+        # of this process when an earlier test made pytest a child subreaper)
         with trio.fail_after(5):
-            while True:
-                try:
-                    os.kill(helper, 0)
-                except ProcessLookupError:
-                    break
+            while _running(helper):
                 await trio.sleep(0.05)
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie (a zombie child is reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    if stat.rsplit(")", 1)[1].split()[0] != "Z":
+        return True
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+    return False
 
 
 async def test_protocol_log_has_timestamps_and_directions() -> None:

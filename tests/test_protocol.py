@@ -61,6 +61,7 @@ from bughouse_arbiter.protocol import (
     parse_command,
     parse_message,
 )
+from bughouse_arbiter.protocol.session import QUOTE_LIMIT
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
@@ -246,8 +247,58 @@ def test_state_skips_unknown_pairs_and_refuses_bad_squares() -> None:
 
 def test_clocks_ms_floors_and_clamps() -> None:
     assert clocks_ms([179.9996, 0.0004, -1.5, 60]) == (179999, 0, 0, 60000)
-    with pytest.raises(ValueError):
+    assert clocks_ms([1, 2, 3, 4]) == (1000, 2000, 3000, 4000)  # in seat order
+    with pytest.raises(ValueError, match=r"^need four clocks$"):
         clocks_ms([1.0, 2.0])
+
+
+_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 3", "missing clock"),
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 x 4", "bad clock 'x'"),
+        ("state v 1 a rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq", "missing FEN field"),
+        ("state x 1", "expected 'v', got 'x'"),
+        ("state", "missing 'v'"),
+        ("go v x turn 1 board a", "bad version 'x'"),
+        ("go v 1 turn 1 board c", "bad board 'c'"),
+        ("go v 1 turn 1 board a depth x", "bad depth 'x'"),
+        ("gameover result 2-0 reason checkmate text x", "bad result '2-0'"),
+        ("gameover result 1-0 reason boredom text x", "bad termination 'boredom'"),
+        (
+            "boardover board a result 1-0 reason resignation seat z-white text x",
+            "bad seat 'z-white'",
+        ),
+        ("newgame id g seat a-white time 1 inc x", "bad inc 'x'"),
+        ("player a-white robot x", "bad player kind 'robot'"),
+    ],
+)
+def test_a_malformed_command_says_what_is_wrong(line: str, why: str) -> None:
+    with pytest.raises(ProtocolSyntaxError) as caught:
+        parse_command(line)
+    assert str(caught.value) == why
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("bestmove e2e4 turn x", "bad turn 'x'"),
+        ("bestmove e2e4 turn", "missing value after 'turn'"),
+        ("bestmove e2e4 trun 1", "missing 'turn'"),
+        ("bestmove e2e4 turn 1 board a board b", "'board' given twice"),
+        ("wait turn 1 board q", "bad board 'q'"),
+        ("draw maybe", "expected 'draw offer' or 'draw accept', got 'maybe'"),
+        ("ptell", "empty ptell"),
+        ("foo", "unknown message 'foo'"),
+    ],
+)
+def test_a_malformed_message_says_what_is_wrong(line: str, why: str) -> None:
+    with pytest.raises(ProtocolSyntaxError) as caught:
+        parse_message(line)
+    assert str(caught.value) == why
 
 
 # -- protocol.md is consistent with the code ---------------------------------------
@@ -529,6 +580,102 @@ def test_handshake() -> None:
     assert session.supports_team
     assert _events(session, b"bugok\n") == [
         Ignored("bugok", "'bugok' is not expected in state 'ready'")
+    ]
+
+
+def test_lines_split_by_the_transport_and_the_end_of_output() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    session.receive_line(RawLine("bugok", 5))
+    assert session.next_event() == BugOk()
+    assert session.next_event() is NEED_DATA
+    session.receive_eof()
+    session.receive_line(RawLine("readyok", 7))  # after the end: nothing more
+    assert session.next_event() is CLOSED
+    session.close_turn(99)  # a turn that was never open: nothing to forget
+
+
+def test_ignored_lines_are_quoted_up_to_the_limit() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    whole, long = "x" * QUOTE_LIMIT, "y" * (QUOTE_LIMIT + 1)
+    events = _events(session, f"{whole}\n{long}\n".encode())
+    assert [e.line for e in events if isinstance(e, Ignored)] == [
+        whole,
+        "y" * (QUOTE_LIMIT - 3) + "...",
+    ]
+
+
+def test_a_fen_with_a_double_space_is_refused_on_the_wire() -> None:
+    with pytest.raises(ValueError, match="six fields"):
+        format_command(
+            State(version=0, fen_a=START.replace(" w ", "  w "), fen_b=START, clocks=CLOCKS)
+        )
+
+
+def test_a_session_before_its_game_has_no_seat_and_keeps_feature_values() -> None:
+    session = EngineSession()
+    assert session.seat_on(BoardId.A) is None
+    session.send(Bug())
+    _events(session, b"feature colour x\nfeature team\nbugok\n")
+    assert session.features == {"colour": "x", "team": ""}
+
+
+def test_game_over_closes_every_open_turn_and_a_refusal_may_follow_an_answer() -> None:
+    session = _playing_session(Seat.A_WHITE, Seat.B_BLACK, team=True)
+    session.send(Go(version=0, token=1, board=BoardId.A))
+    assert _events(session, b"bestmove e2e4 turn 1 board a\n")[0] == BestMove(
+        move="e2e4", token=1, board=BoardId.A
+    )
+    session.send(Refused(token=1, move="e2e4", reason="illegal"))  # the turn was answered
+    session.send(Go(version=1, token=2, board=BoardId.A))
+    session.send(Go(version=1, token=3, board=BoardId.B))
+    session.send(GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="agreed"))
+    assert session.open_turns == {}
+    [late] = _events(session, b"bestmove d7d5 turn 3 board b\n")
+    assert isinstance(late, Ignored)
+
+
+@pytest.mark.parametrize(
+    ("seats", "team", "why"),
+    [
+        ((Seat.A_WHITE, Seat.B_BLACK, Seat.A_BLACK), True, "a session holds one seat or two: "),
+        ((Seat.A_WHITE, Seat.A_WHITE), True, "a session holds one seat or two: "),
+        ((Seat.A_WHITE, Seat.B_WHITE), True, "team mode needs the two seats of one team"),
+        ((Seat.A_BLACK, Seat.A_WHITE), True, "team mode needs the two seats of one team"),
+        ((Seat.A_WHITE, Seat.B_BLACK), False, "the engine did not announce 'feature team'"),
+    ],
+)
+def test_a_new_game_needs_one_seat_or_two_of_one_team(
+    seats: tuple[Seat, ...], team: bool, why: str
+) -> None:
+    session = EngineSession()
+    session.send(Bug())
+    _events(session, b"feature team\nbugok\n" if team else b"bugok\n")
+    with pytest.raises(LocalProtocolError) as caught:
+        session.send(NewGame(game_id="g", seats=seats, time_ms=1, inc_ms=0))
+    assert str(caught.value).startswith(why)
+    assert session.state is SessionState.READY
+
+
+def test_a_command_line_may_hold_max_line_bytes_and_no_more() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    _events(session, b"bugok\n")
+    longest = "x" * (MAX_LINE - len("setoption name S value "))
+    assert session.send(SetOption("S", longest)) == f"setoption name S value {longest}\n".encode()
+    with pytest.raises(LocalProtocolError) as caught:
+        session.send(SetOption("S", longest + "x"))
+    assert str(caught.value) == f"'setoption' line is longer than {MAX_LINE} bytes"
+
+
+def test_only_spaces_and_tabs_make_a_blank_line() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    # A form feed is not blank: it is reported (and quoted without the control).
+    assert _events(session, b" \t \n\x0c\nbugok\n") == [
+        Ignored("", "unknown line"),
+        BugOk(),
     ]
 
 

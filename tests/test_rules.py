@@ -118,8 +118,10 @@ def test_parse_rule_refuses_what_is_not_name_value(text: str) -> None:
         ("turn_time_limit", "10", "turn_time_limit", 10.0),
         ("turn_time_limit", "none", "turn_time_limit", None),
         ("turn_time_limit", "off", "turn_time_limit", None),
+        ("turn_time_limit", "0", "turn_time_limit", None),
         ("max_plies", "1200", "max_plies", 1200),
         ("max_plies", "none", "max_plies", 0),
+        ("max_plies", "OFF", "max_plies", 0),
         ("illegal_move", "reject", "illegal_move", "reject"),
     ],
 )
@@ -147,7 +149,7 @@ def test_every_rule_takes_its_values(name: str, value: str, field: str, expected
         ("time=inf", "finite"),
         ("increment=-1", "increment must be >= 0"),
         ("turn_time_limit=-1", "turn_time_limit must be > 0"),
-        ("max_plies=-1", "max_plies cannot be negative"),
+        ("max_plies=-1", "^rule max_plies cannot be negative$"),
         ("max_plies=12.5", "max_plies takes a whole number"),
         ("profile=blitz", "unknown rules profile"),
     ],
@@ -203,6 +205,10 @@ def test_from_pairs_reads_a_profile_and_overrides() -> None:
     rules = from_pairs([("profile", "arena"), ("time", "60")])
     assert rules.profile == "arena"
     assert rules.time == 60.0 and not rules.dropped_pawn_double_step
+    # Without a profile pair the options apply to the default rules.
+    plain = from_pairs([("time", "60")])
+    assert plain.time == 60.0
+    assert attrs.evolve(plain, time=HouseRules().time, profile="default") == HouseRules()
 
 
 @given(house_rules())

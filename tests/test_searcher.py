@@ -127,7 +127,11 @@ def test_does_not_hang_the_queen() -> None:
     queen = board.pieces(chess.QUEEN, chess.WHITE)
     assert queen, "the queen was given away"
     square = next(iter(queen))
-    assert not board.attackers(chess.BLACK, square) or board.attackers(chess.WHITE, square)
+    attackers = board.attackers(chess.BLACK, square)
+    # A pawn, minor or rook takes a queen at a profit, defended or not.
+    cheaper = [a for a in attackers if board.piece_type_at(a) not in (chess.QUEEN, chess.KING)]
+    assert not cheaper, f"the queen stands en prise on {chess.square_name(square)}"
+    assert not attackers or board.attackers(chess.WHITE, square)
 
 
 def test_takes_a_free_queen() -> None:

@@ -289,10 +289,18 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             yield move
 
     def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
+        # python-chess chains the drops after the other moves but works out
+        # their squares when the chain is made: here only when they are
+        # reached (``any(legal_moves)``, ``parse_san`` rarely get there).
+        if not to_mask:
+            return iter(())
+        return self._legal_drops(to_mask, self._filter_drops and not self._judging_drop)
+
+    def _legal_drops(self, to_mask: chess.Bitboard, filtered: bool) -> Iterator[chess.Move]:
         drops = super().generate_legal_drops(to_mask)
-        if not self._filter_drops or self._judging_drop:
-            return drops
-        return (move for move in drops if self._drop_check_allowed(move))
+        if filtered:
+            drops = (move for move in drops if self._drop_check_allowed(move))
+        yield from drops
 
     def is_legal(self, move: chess.Move) -> bool:
         if move.drop and self._filter_drops and not self._judging_drop:
@@ -353,7 +361,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
 
     def status_of_side_to_move(self) -> BoardStatus:
         """``ok``, ``checkmate``, ``must_wait``, ``stalemate_wait`` or ``stalemate_draw``."""
-        if any(self.generate_legal_moves()):
+        if self._surely_can_move() or any(self.generate_legal_moves()):
             return BoardStatus.OK
         if self.is_check():
             if self.rules.wait_for_block and self.could_block_by_drop():
@@ -362,6 +370,43 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         if self.rules.stalemate == "draw":
             return BoardStatus.STALEMATE_DRAW
         return BoardStatus.STALEMATE_WAIT
+
+    def _surely_can_move(self) -> bool:
+        """A cheap sufficient test for "the side to move has a legal move".
+
+        True when it is not in check and either holds a piece it can drop
+        (no drop rule filtering drops; a pawn needs an empty square on ranks
+        2 to 7), or has a piece other than its king, not pinned, with a
+        knight's or slider's move to a square it does not occupy, or a pawn
+        step to an empty square: all legal when not in check. False means
+        "not known": the caller generates the moves. True after most moves,
+        at a fraction of the cost of generating them.
+        """
+        turn = self.turn
+        own = self.occupied_co[turn]
+        kings = self.kings & own & ~self.promoted  # as ``king()``, inline
+        if not kings:
+            return False
+        king = chess.msb(kings)
+        if self.attackers_mask(not turn, king):
+            return False
+        empty = ~self.occupied & chess.BB_ALL
+        if not self._filter_drops and empty:
+            pocket = self.pockets[turn]
+            held = len(pocket)
+            if held and (
+                held > pocket.count(chess.PAWN) or empty & ~(chess.BB_RANK_1 | chess.BB_RANK_8)
+            ):
+                return True
+        free = own & ~self.kings & ~self._slider_blockers(king)
+        if not free:
+            return False
+        pawns = self.pawns & free
+        if (pawns << 8 if turn else pawns >> 8) & empty:
+            return True
+        target = ~own & chess.BB_ALL
+        pieces = (self.knights | self.bishops | self.rooks | self.queens) & free
+        return any(self.attacks_mask(square) & target for square in chess.scan_forward(pieces))
 
     def outcome(self, *, claim_draw: bool = False) -> chess.Outcome | None:
         """Only checkmate ends a single bughouse board; the match judges the rest."""

@@ -161,6 +161,7 @@ class BughouseGame:
         *,
         at: float | None = None,
         clock: float | None = None,
+        san: str | None = None,
     ) -> PlayedMove:
         """Plays ``move`` for ``seat``, passes any capture, and re-judges the match.
 
@@ -168,6 +169,11 @@ class BughouseGame:
         its board is over) and MoveError when the move is illegal; the game is
         unchanged then. What an illegal move costs is the caller's decision
         (``illegal_move`` house rule, see ``illegal``).
+
+        ``san``: the move as the caller read it, when ``move`` is what the
+        board's own parser (``parse_san``, ``parse_move``) just returned for
+        this position (a BPGN replay): it is then recorded as is, and neither
+        checked nor written again.
         """
         if self.outcome is not None:
             raise NotYourTurnError(f"the match is over ({self.outcome.reason})")
@@ -178,10 +184,13 @@ class BughouseGame:
             raise NotYourTurnError(f"{seat} is not to move on board {seat.board.value}")
         if isinstance(move, str):
             move = board.parse_move(move)
-        elif not move or not board.is_legal(move):
+        elif san is None and (not move or not board.is_legal(move)):
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
         watched = self._stall_watch(seat)
-        san = board.san_and_push(move)
+        if san is None:
+            san = board.san_and_push(move)
+        else:
+            board.push(move)
         passed = board.last_passed
         other = seat.board.other
         if passed is not None and other not in self.board_results:

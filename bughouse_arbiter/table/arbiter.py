@@ -473,12 +473,17 @@ class _Table:
                     self.clocks = self.clocks.stop(seat, now)
         if self.game.is_over:
             return
-        for board, result in self.game.board_results.items():
+        ended = len(self.game.board_results)
+        for board, result in list(self.game.board_results.items()):
             if board not in self.boards_told:
                 # board_end=continue: the other board plays on.
                 self.boards_told.add(board)
                 for player in self.players:
                     await self.notify(player.seats[0], partial(player.board_ended, result))
+        if len(self.game.board_results) != ended:
+            # A player that could not be told has left, ending its board too.
+            await self.after_change(now)
+            return
         await self.open_turns()
 
     async def open_turns(self) -> None:

@@ -32,6 +32,7 @@ from .console_input import (
     parse_command,
     signal_meaning,
 )
+from .safe_text import printable
 from .table_view import TENTHS_BELOW as TENTHS_BELOW
 from .table_view import display_san as display_san
 from .table_view import format_clock as format_clock
@@ -209,7 +210,7 @@ class ConsoleSession:
         """A match begins."""
         self.other_people = human_seats - {self.seat}
         self.game_id = game_id
-        self.names = dict(names)
+        self.names = {seat: printable(name, 60) for seat, name in names.items()}
         self.rules = rules
         self._snapshot(fens, clocks, now)
         self.started = True
@@ -489,10 +490,10 @@ class ConsoleSession:
         self.clock_time = now
 
     def _say(self, text: str, style: str) -> None:
-        self.feedback = LogLine(text, style)
+        self.feedback = LogLine(printable(text), style)
 
     def _log(self, text: str, style: str = "info") -> None:
-        self.log.append(LogLine(text, style))
+        self.log.append(LogLine(printable(text), style))
         self.logged += 1
         del self.log[:-LOG_KEEP]
 

@@ -30,6 +30,9 @@ Public API:
     ``move_line(game, played, names=..., used=...)``: one line per move for
         logs and for output that is not a terminal (clocks to the tenth).
     ``move_number(game, played)``: ``7.`` or ``7...``.
+
+Names, the result's reason and the footer come from outside (engines, files):
+they are shown through ``safe_text.printable``, never raw.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import chess
 
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
+from .safe_text import printable
 from .table_view import (
     Line,
     PanelView,
@@ -116,9 +120,9 @@ def render_table(
     drawn = side_by_side(*panels)
     lines = [to_ansi(line, style).rstrip() if style.color else plain(line) for line in drawn]
     if game.outcome is not None:
-        lines.append(f"Result: {game.outcome}")
+        lines.append(printable(f"Result: {game.outcome}"))
     if footer:
-        lines.append(footer)
+        lines.append(printable(footer))
     return "\n".join(lines)
 
 
@@ -136,7 +140,7 @@ def move_line(
     number = move_number(game, played)
     who = str(played.seat)
     if names and names.get(played.seat):
-        who += f" ({names[played.seat]})"
+        who += f" ({printable(names[played.seat], 60)})"
     parts = [f"ply {played.ply:>3}", played.board.value, f"{number} {played.san}".ljust(14), who]
     if played.clock is not None:
         parts.append(f"clock {_log_clock(played.clock)}")
@@ -148,12 +152,21 @@ def move_line(
 
 
 def move_number(game: BughouseGame, played: PlayedMove) -> str:
-    """``7.`` for White's seventh move on its board, ``7...`` for Black's."""
-    fields = game.start_fens[played.board].split()
-    first_full = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
-    black_first = len(fields) > 1 and fields[1] == "b"
-    before = sum(1 for m in game.moves[: played.ply - 1] if m.board is played.board)
-    number = first_full + (before + (1 if black_first else 0)) // 2
+    """``7.`` for White's seventh move on its board, ``7...`` for Black's.
+
+    Counted back from the board's position now, over the moves made after
+    ``played`` only: the newest move costs the same at ply 10 and ply 10,000.
+    """
+    board = game.boards[played.board]
+    later = 0
+    for other in reversed(game.moves):
+        if other.ply <= played.ply:
+            break
+        if other.board is played.board:
+            later += 1
+    # Half-moves from a position numbered 1 with White to move, before ``played``.
+    serial = 2 * (board.fullmove_number - 1) + (0 if board.turn else 1) - 1 - later
+    number = max(1, serial // 2 + 1)
     return f"{number}." if played.seat.color else f"{number}..."
 
 

@@ -34,6 +34,7 @@ import chess
 import chess.variant
 
 from ..core.model import BoardId, Seat
+from .safe_text import printable
 
 WIDTH = 80
 PANEL = 40
@@ -115,6 +116,7 @@ def player_line(
 ) -> Line:
     """`` > A-Black random           2:58``: the marker, seat, name and clock."""
     marker = "> " if running else "  "
+    name = printable(name, 200)  # names come from engines and files
     if len(name) > 18:
         name = name[:17] + ("…" if style.unicode else "~")
     label = f"{seat.value:<8}{name:<18}"
