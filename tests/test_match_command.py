@@ -389,7 +389,7 @@ async def test_live_mode_redraws_the_table(autojump_clock: object) -> None:
     frames = out.getvalue().split("\x1b[H")
     # Four redraws a second for the three seconds of the match, at least.
     assert len(frames) >= 12
-    assert "last: 1. e4" in frames[-1]
+    assert "last 1. e4" in frames[-1]
     assert "Result: 1-0 (B-White lost on time)" in frames[-1]
     assert out.getvalue().endswith("\x1b[?25h")
 
@@ -700,7 +700,7 @@ def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
         timeout=60,
     )
     child.expect("Board A")
-    child.expect("last: ")
+    child.expect("last \\d")
     child.expect("Ctrl\\+C stops")
     child.sendintr()
     child.expect_exact("\x1b[?25h")  # the cursor is shown again
@@ -720,7 +720,7 @@ def _marked_clocks(screen: str) -> tuple[list[str], list[str]]:
     right: list[str] = []
     for row in (1, 13):
         line = lines[row].ljust(80)
-        for side, text in ((left, line[:41]), (right, line[41:])):
+        for side, text in ((left, line[:40]), (right, line[40:])):
             words = text.split()
             if words and words[0] == ">":
                 side.append(words[1] + " " + words[-1])
@@ -747,7 +747,7 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
     screen = VirtualTerminal()
     frames: list[tuple[list[str], list[str]]] = []
     try:
-        child.expect("last: ")
+        child.expect("last \\d")
         screen.feed(child.before + child.after)
         deadline = time.monotonic() + 6
         while time.monotonic() < deadline:
@@ -756,7 +756,7 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
             except pexpect.TIMEOUT:
                 continue
             screen.feed(chunk)
-            if chunk.endswith("\x1b[J") and "last: " in screen.text and "Result" not in screen.text:
+            if chunk.endswith("\x1b[J") and "last " in screen.text and "Result" not in screen.text:
                 frames.append(_marked_clocks(screen.text))
         child.sendintr()
         child.expect(pexpect.EOF)
@@ -765,11 +765,23 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
     assert len(frames) > 10
     for left, right in frames:
         assert len(left) == 1 and len(right) == 1, (left, right)
-    # Over the frames each board's marked clock keeps changing, also between moves.
+    # Each board's marked clock runs between moves (whole seconds from 20 s up,
+    # as on the play screen): while one seat stays marked its clock never goes
+    # up, and it ticks down within a turn at least once over the frames.
     for side in (0, 1):
-        shown = [frame[side][0] for frame in frames]
-        changes = sum(1 for a, b in itertools.pairwise(shown) if a != b)
-        assert changes >= len(shown) // 2, shown
+        shown = [frame[side][0].split() for frame in frames]
+        ticks = 0
+        for (seat, before), (seat_after, after) in itertools.pairwise(shown):
+            if seat == seat_after and before != after:
+                assert _clock_seconds(after) < _clock_seconds(before), shown
+                ticks += 1
+        assert ticks >= 1, shown
+
+
+def _clock_seconds(text: str) -> float:
+    """``9:58`` -> 598.0, ``19.9`` -> 19.9 (the table's clock face)."""
+    minutes, _, seconds = text.rpartition(":")
+    return int(minutes or 0) * 60 + float(seconds)
 
 
 @needs_engines

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -29,15 +30,14 @@ from typing import Any, BinaryIO, TextIO
 
 from ..bpgn.read import BpgnGame, iter_games
 from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
-from ..core.game import BughouseGame
+from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import UsageError
-from ..ui.render import render_table
+from ..ui.render import RenderOptions, render_table
 from ..ui.safe_text import printable, printable_lines
 from . import SUMMARIES
 
-_NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 _MOVE_NUMBER = re.compile(r"(\d{1,6})([ABab])\.?")
 HELP = (
     "Enter/n forward · b back · 12A or 9b. go to that move (A/B White, a/b Black) · "
@@ -65,6 +65,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="with --check: a reading problem fails the game"
     )
+    parser.add_argument("--ascii", action="store_true", help="letters instead of chess glyphs")
+    parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
     parser.add_argument(
         "--rule",
         action="append",
@@ -104,7 +106,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     if args.html is not None:
         return write_html(report, args.html, out=sys.stdout)
-    return step(report, sys.stdin, sys.stdout)
+    return step(report, sys.stdin, sys.stdout, options=_options(args, sys.stdout))
+
+
+def _options(args: argparse.Namespace, out: TextIO) -> RenderOptions:
+    """Glyphs on a UTF-8 output and colour on a terminal, as ``match`` and ``play``
+    draw them, unless ``--ascii`` / ``--no-color`` / ``NO_COLOR``."""
+    unicode = (
+        not args.ascii and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8"
+    )
+    color = out.isatty() and not args.no_color and "NO_COLOR" not in os.environ
+    return RenderOptions(unicode=unicode, color=color)
 
 
 def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
@@ -235,14 +247,16 @@ def _team_names(source: BpgnGame) -> str:
 # -- stepping --------------------------------------------------------------------------
 
 
-def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
+def step(
+    report: ReplayReport, stdin: TextIO, out: TextIO, *, options: RenderOptions | None = None
+) -> int:
     """The console loop: shows a frame, reads a command, until quit or end of input."""
     frames = report.frames
     print(printable_lines(_title(report), MAX_LINE), file=out)
     print(HELP, file=out)
     index = 0
     last = len(frames) - 1
-    print(_shown(report, index), file=out)
+    print(_shown(report, index, options), file=out)
     while True:
         print(f"[{_where(report, index)}] > ", end="", file=out, flush=True)
         line = stdin.readline()
@@ -284,7 +298,7 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
                 )
             continue
         index = target
-        print(_shown(report, index), file=out)
+        print(_shown(report, index, options), file=out)
 
 
 def _target(report: ReplayReport, text: str) -> int | str:
@@ -313,16 +327,19 @@ def _where(report: ReplayReport, index: int) -> str:
     return f"{at} · ply {index}/{len(report.frames) - 1}"
 
 
-def _shown(report: ReplayReport, index: int) -> str:
+def _shown(report: ReplayReport, index: int, options: RenderOptions | None = None) -> str:
     """Frame ``index``, and at the last one how the game ended or where the replay
     stopped; every line from the file is shown through ``printable``."""
-    text = render(report.frames[index], report.game, report.rules)
+    # The table is our own text (colour escapes included); ``render`` passes
+    # what it shows from the file through ``printable``.
+    text = render(report.frames[index], report.game, report.rules, options, report.played[:index])
+    end = ""
     if index == len(report.frames) - 1:
         if report.illegal is not None:
-            text += f"\nthe replay stops here: next is {report.illegal.located()}"
+            end = f"the replay stops here: next is {report.illegal.located()}"
         elif report.outcome is not None:
-            text += f"\nresult: {report.rejudged} ({report.outcome.reason})"
-    return printable_lines(text, MAX_LINE)
+            end = f"result: {report.rejudged} ({report.outcome.reason})"
+    return text + "\n" + printable_lines(end, MAX_LINE) if end else text
 
 
 def _title(report: ReplayReport) -> str:
@@ -334,27 +351,33 @@ def _title(report: ReplayReport) -> str:
     )
 
 
-def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
+def render(
+    frame: Frame,
+    source: BpgnGame,
+    rules: HouseRules,
+    options: RenderOptions | None = None,
+    played: Sequence[PlayedMove] = (),
+) -> str:
     """The table at ``frame`` as ``render.render_table`` draws it (board A from
     White's side, board B beside it from Black's, pockets, the four clocks at
-    that moment), the last move of each board and the partner messages so far."""
+    that moment), the last move of each board and the partner messages so far.
+    ``played`` (the moves up to ``frame``) marks each board's last move's squares."""
     table = BughouseGame(rules, fen_a=frame.fens[BoardId.A], fen_b=frame.fens[BoardId.B])
     start = rules.time if rules.clock else math.inf  # untimed: shown as --:--
     clocks = {seat: start if left is None else left for seat, left in frame.clocks.items()}
     names = {seat: source.name_of(seat) or "" for seat in Seat}
-    drawn = render_table(table, clocks, names=names, running=frame.running)
+    last = {board: printable(move.label, 40) for board, move in frame.last.items()}
+    marks = {move.board: move.move for move in played}
+    drawn = render_table(
+        table, clocks, names=names, running=frame.running, options=options, last=last, marks=marks
+    )
     if frame.move is not None:
         stamp = f" at {frame.at:.3f} s" if frame.at is not None else ""
-        lines = [f"after {frame.move.label} (ply {frame.ply}){stamp}"]
+        lines = [printable(f"after {frame.move.label} (ply {frame.ply}){stamp}", MAX_LINE)]
     else:
         lines = ["start position"]
-    # The table is drawn from positions, so it knows no moves: say them here.
-    lines += [line for line in drawn.splitlines() if not _NO_LAST_MOVE.fullmatch(line)]
-    last = [
-        f"{board.value}: {frame.last[board].label if board in frame.last else '-'}"
-        for board in BoardId
-    ]
-    lines.append("  last move on board " + ", on board ".join(last))
+    # Before the first move the boards' status row is blank: leave it out.
+    lines += [line for line in drawn.splitlines() if line]
     for message in frame.messages[-5:]:
         when = f" ({message.at:.1f} s)" if message.at is not None else ""
         text = printable(message.text, 200)
