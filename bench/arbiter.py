@@ -22,6 +22,11 @@ the arbiter itself, from taking the move off its channel to having told every
 player), flag latency median and p99, the peak resident memory of this
 process (the arbiter; engines are separate processes) and the load average,
 since other processes on the machine move every figure. Nothing is asserted.
+
+These are the arbiter's own stamps, on trio's clock: they stop when the last
+``event`` is handed to a pipe, before the next turn's ``state`` and ``go`` are
+written, and leave out the pipes and the observer (record, display). What an
+engine sees, against the minimal relay, is ``bench/relay_ratio.py``.
 """
 
 from __future__ import annotations
@@ -39,7 +44,6 @@ from pathlib import Path
 
 import trio
 
-from bughouse_arbiter import arbiter
 from bughouse_arbiter.config.specs import builtin_engine
 from bughouse_arbiter.core.game import PlayedMove
 from bughouse_arbiter.core.model import SEATS, Outcome, Seat
@@ -51,6 +55,7 @@ from bughouse_arbiter.players.base import (
     TableState,
 )
 from bughouse_arbiter.players.factory import create_player
+from bughouse_arbiter.table import arbiter
 from bughouse_arbiter.table.arbiter import run_match
 
 _EVENT = re.compile(r" < event v (\d+) ")

@@ -1,23 +1,37 @@
-"""Reading plus replaying BPGN, in games and moves per second, beside
-python-chess's own PGN reader on comparable crazyhouse games.
+"""``replay --check``'s work in moves per second, against python-chess's
+``chess.pgn.read_game`` on the same games, and the peak memory of both.
 
-    python bench/bpgn.py [--corpus DIR] [--repeat R] [--seed S]
+    python bench/bpgn.py [--corpus DIR] [--repeat R] [--copies N] [--writer-plies N]
 
-Ours: ``read_games`` on every file of the corpus, then ``replay_game`` on
-every game (each move parsed from SAN, played and the match re-judged).
-python-chess: ``chess.pgn.read_game`` on seeded random crazyhouse games with
-the same number of games and moves, written with clock comments, so its
-reader also parses SAN and plays each move. Each figure is the best of
-``--repeat`` runs; the ratio is our moves per second over python-chess's.
+Ours: the corpus files (``--copies`` times over, as one stream) read with
+``iter_games`` and each game re-judged with ``replay_game``: every move read,
+parsed from SAN, checked legal, played, both boards judged, the result
+compared, one game in memory at a time (as ``bughouse replay --check``).
+
+python-chess: the same games, each board written as one crazyhouse PGN game
+(same start position, the same moves in python-chess's SAN with clock
+comments; pockets start full, since a bughouse board's pieces come from its
+partner board), read with ``read_game``: every move read, parsed from SAN,
+checked legal and played. Both read the same number of moves.
+
+Runs alternate (ours, theirs, ours...), CPU time (``process_time``), best of
+``--repeat``; the ratio is our moves/s over python-chess's. Peak memory is
+``tracemalloc``'s peak for one run of each, after the timed runs.
+
+Then the writer: one game of ``--writer-plies`` plies (knights back and
+forth on both boards) pushed, recorded and appended to a ``BpgnFile`` move
+by move, as ``bughouse match`` does; it prints the CPU time per ply over
+plies 100-600 and over the last 500 (flat: the same).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import random
 import sys
 import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -26,82 +40,158 @@ import chess.variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.read import iter_games
 from bughouse_arbiter.bpgn.replay import replay_game
+from bughouse_arbiter.core.model import BoardId
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
+#: Each pocket of a converted board starts with this many of every piece.
+FULL = 40
 
 
-def ours(texts: list[bytes]) -> tuple[int, int, float, float]:
-    """(games, moves replayed, seconds reading, seconds reading + replaying)."""
-    start = time.perf_counter()
-    games = [game for text in texts for game in read_games(text)]
-    read_done = time.perf_counter()
-    moves = sum(replay_game(game).replayed for game in games)
-    return len(games), moves, read_done - start, time.perf_counter() - start
+def ours(data: bytes) -> tuple[int, int]:
+    """(games, moves replayed) for ``replay --check``'s loop over ``data``."""
+    games = moves = 0
+    for game in iter_games(io.BytesIO(data)):
+        games += 1
+        moves += replay_game(game).replayed
+    return games, moves
 
 
-def crazyhouse_pgn(games: int, moves: int, seed: int) -> str:
-    """Random crazyhouse games as PGN, ``moves`` half-moves in all."""
-    rng = random.Random(seed)
-    per_game = max(1, moves // games)
+def as_crazyhouse(data: bytes) -> str:
+    """Every replayed board of ``data`` as a crazyhouse PGN game."""
     out = []
-    for number in range(games):
-        board = chess.variant.CrazyhouseBoard()
-        game = chess.pgn.Game()
-        game.headers["Event"] = f"bench {number}"
-        game.headers["Variant"] = "Crazyhouse"
-        node: chess.pgn.GameNode = game
-        clock = 180.0
-        while len(board.move_stack) < per_game and not board.is_game_over():
-            move = rng.choice(list(board.legal_moves))
-            node = node.add_variation(move)
-            clock -= rng.uniform(0, 1)
-            node.comment = f"{clock:.3f}"
-            board.push(move)
-        game.headers["Result"] = board.result() if board.is_game_over() else "*"
-        out.append(str(game))
+    for source in iter_games(io.BytesIO(data)):
+        report = replay_game(source)
+        if not report.played:
+            continue
+        for board_id in BoardId:
+            moves = [p for p in report.played if p.board is board_id]
+            if not moves:
+                continue
+            fen = _full_pockets(_start_fen(source, board_id))
+            board = chess.variant.CrazyhouseBoard(fen)
+            game = chess.pgn.Game()
+            game.headers["Variant"] = "Crazyhouse"
+            game.headers["FEN"] = fen
+            game.headers["SetUp"] = "1"
+            node: chess.pgn.GameNode = game
+            for played in moves:
+                node = node.add_variation(played.move)
+                if played.clock is not None:
+                    node.comment = f"{played.clock:.3f}"
+                board.push(played.move)
+            out.append(str(game))
     return "\n\n".join(out) + "\n"
 
 
-def python_chess(pgn: str) -> tuple[int, int, float]:
-    start = time.perf_counter()
+def _start_fen(source: object, board_id: BoardId) -> str:
+    from bughouse_arbiter.bpgn.positions import start_fens
+
+    fens = start_fens(source)  # type: ignore[arg-type]
+    return fens[0] if board_id is BoardId.A else fens[1]
+
+
+def _full_pockets(fen: str) -> str:
+    placement, rest = fen.split(" ", 1)
+    board = placement.split("[", 1)[0]
+    return f"{board}[{'QRBNP' * FULL}{'qrbnp' * FULL}] {rest}"
+
+
+def python_chess(pgn: str) -> tuple[int, int]:
     stream = io.StringIO(pgn)
     games = moves = 0
     while (game := chess.pgn.read_game(stream)) is not None:
         games += 1
+        if game.errors:
+            raise SystemExit(f"python-chess could not read a converted game: {game.errors[0]}")
         moves += sum(1 for _ in game.mainline_moves())
-    return games, moves, time.perf_counter() - start
+    return games, moves
+
+
+def timed(run: Callable[[], tuple[int, int]]) -> tuple[float, tuple[int, int]]:
+    start = time.process_time()
+    result = run()
+    return time.process_time() - start, result
+
+
+def peak_mib(run: Callable[[], object]) -> float:
+    tracemalloc.start()
+    run()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def writer_cost(plies: int) -> tuple[float, float]:
+    """(µs per ply over plies 100-600, µs per ply over the last 500 plies)."""
+    import tempfile
+
+    from bughouse_arbiter.bpgn import BpgnFile, BpgnRecorder
+    from bughouse_arbiter.core.game import BughouseGame
+    from bughouse_arbiter.core.model import Seat
+    from bughouse_arbiter.core.rules import HouseRules
+
+    shuffle = {True: ["Nf3", "Ng1"], False: ["Nf6", "Ng8"]}
+    game = BughouseGame(HouseRules(max_plies=0))
+    recorder = BpgnRecorder(game)
+    marks: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as folder, BpgnFile.open(Path(folder) / "w.bpgn") as out:
+        header = recorder.streamed_header()
+        out.start_game(header.text, slot=header.slot)
+        seats = [Seat.A_WHITE, Seat.B_WHITE, Seat.A_BLACK, Seat.B_BLACK]
+        for ply in range(plies):
+            if ply in (100, 600, plies - 500):
+                marks[ply] = time.process_time()
+            seat = seats[ply % 4]
+            turn = ply // 4
+            game.push(seat, shuffle[seat.color][turn % 2], at=ply * 0.01, clock=100.0)
+            out.append(recorder.update())
+        marks[plies] = time.process_time()
+        game.abort("bench")
+        out.end_game(recorder.outcome_slot(), recorder.closing_text())
+    early = (marks[600] - marks[100]) / 500 * 1e6
+    late = (marks[plies] - marks[plies - 500]) / 500 * 1e6
+    return early, late
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--copies", type=int, default=1, help="the corpus this many times over")
+    parser.add_argument("--writer-plies", type=int, default=8000, help="plies of the writer run")
     args = parser.parse_args()
     files = sorted(args.corpus.glob("*.bpgn"))
     if not files:
         sys.exit(f"no .bpgn files in {args.corpus}")
-    texts = [path.read_bytes() for path in files]
-    runs = [ours(texts) for _ in range(args.repeat)]
-    games, moves = runs[0][0], runs[0][1]
-    read_s = min(r[2] for r in runs)
-    total_s = min(r[3] for r in runs)
-    pgn = crazyhouse_pgn(games, moves, args.seed)
-    theirs = [python_chess(pgn) for _ in range(args.repeat)]
-    their_games, their_moves = theirs[0][0], theirs[0][1]
-    their_s = min(t[2] for t in theirs)
-    print(f"corpus: {len(files)} files, {games} games, {moves} moves replayed")
-    print(f"ours, read only:        {games / read_s:9.1f} games/s {moves / read_s:10.0f} moves/s")
-    print(f"ours, read + replay:    {games / total_s:9.1f} games/s {moves / total_s:10.0f} moves/s")
+    data = b"\n\n".join(path.read_bytes() for path in files) * args.copies
+    pgn = as_crazyhouse(data)
+    our_best = their_best = float("inf")
+    for _ in range(args.repeat):
+        seconds, (games, moves) = timed(lambda: ours(data))
+        our_best = min(our_best, seconds)
+        seconds, (their_games, their_moves) = timed(lambda: python_chess(pgn))
+        their_best = min(their_best, seconds)
+    our_peak = peak_mib(lambda: ours(data))
+    their_peak = peak_mib(lambda: python_chess(pgn))
+    print(f"corpus: {len(files)} files x {args.copies}, {len(data) / 1e6:.1f} MB")
     print(
-        f"python-chess read_game: {their_games / their_s:9.1f} games/s "
-        f"{their_moves / their_s:10.0f} moves/s  ({their_games} crazyhouse games, "
-        f"{their_moves} moves)"
+        f"ours (iter_games + replay_game): {games} games, {moves} moves replayed, "
+        f"{moves / our_best:8.0f} moves/s, peak {our_peak:.1f} MiB"
     )
-    ratio = (moves / total_s) / (their_moves / their_s)
-    print(f"ratio (ours read + replay / python-chess, moves/s): {ratio:.2f}")
+    print(
+        f"python-chess read_game:          {their_games} boards, {their_moves} moves, "
+        f"{their_moves / their_best:8.0f} moves/s, peak {their_peak:.1f} MiB"
+    )
+    ratio = (moves / our_best) / (their_moves / their_best)
+    print(f"ratio (ours / python-chess, moves/s): {ratio:.2f}")
+    if args.writer_plies > 1100:
+        early, late = writer_cost(args.writer_plies)
+        print(
+            f"writer (push + record + append a move): {early:.1f} us/ply at plies 100-600, "
+            f"{late:.1f} us/ply at the last 500 of {args.writer_plies}"
+        )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
 
 Each module in ``COMMANDS`` has ``register(subparsers)``, which adds its
 parser and sets ``run=`` to a function taking the parsed namespace and
-returning an exit status. A ``UsageError`` anywhere becomes one line on
+returning an exit status. Only the module of the command being run is
+imported (the others bring trio, the engines and the BPGN code): the rest
+get a stub parser with their one-line summary, enough for ``bughouse --help``
+and for argparse's "invalid choice" message. A ``UsageError`` anywhere becomes one line on
 stderr and exit status 2; Ctrl+C becomes 130. Never a traceback for bad input.
 """
 
@@ -14,18 +17,21 @@ import re
 import sys
 from collections.abc import Sequence
 
+from .commands import SUMMARIES
 from .errors import UsageError
+from .ui.safe_text import printable
 
-COMMANDS: tuple[str, ...] = (
-    "position",
-    "replay",
-    "play",
-    "match",
-    "serve",
-    "connect",
-    "tournament",
-    "check_engine",
-)
+#: Command name -> the module under ``commands/`` that implements it.
+COMMANDS: dict[str, str] = {
+    "position": "position",
+    "replay": "replay",
+    "play": "play",
+    "match": "match",
+    "serve": "serve",
+    "connect": "connect",
+    "tournament": "tournament",
+    "check-engine": "check_engine",
+}
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -33,20 +39,32 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """The ``bughouse`` parser with the full parsers of ``commands`` (stubs for the rest)."""
     parser = argparse.ArgumentParser(
         prog="bughouse",
         description="Bughouse chess arbiter: four players, two boards, four clocks.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        module = importlib.import_module(f".commands.{name}", __package__)
-        module.register(subparsers)
+    for name, module_name in COMMANDS.items():
+        if name in commands:
+            module = importlib.import_module(f".commands.{module_name}", __package__)
+            module.register(subparsers)
+        else:
+            subparsers.add_parser(name, help=SUMMARIES[name], add_help=False)
     for command in subparsers.choices.values():
         # The descriptions are the modules' docstrings: show them without RST markup.
         if command.description:
             command.description = command.description.replace("``", "")
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv``: its first word not an option (``bughouse`` has only -h)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 #: Commands that take a command line of their own after ``--`` (as ``args.tail``).
@@ -85,19 +103,22 @@ def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     tail: list[str] | None = None
     if words and words[0] in TAKES_TAIL and "--" in words:
         cut = words.index("--")
         words, tail = words[:cut], words[cut + 1 :]
+    command = _command_in(words)
+    parser = build_parser(() if command is None else (command,))
     args = parser.parse_args(_join_negative_values(parser, words))
+    if args.command != command:  # cannot happen with the -h-only top level; be safe
+        args = build_parser((args.command,)).parse_args(words)
     if args.command in TAKES_TAIL:
         args.tail = tail or []
     try:
         status: int = args.run(args)
     except UsageError as exc:
-        print(f"bughouse {args.command}: error: {exc}", file=sys.stderr)
+        print(f"bughouse {args.command}: error: {printable(str(exc), 2000)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

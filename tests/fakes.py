@@ -11,8 +11,10 @@ the player stays silent. Everything the arbiter says is recorded.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import attrs
 import trio
@@ -152,6 +154,9 @@ class FakePlayer(Player):
         self.outcome: Outcome | None = None
         self.closed = 0
         self.last_token: dict[Seat, int] = {}
+        #: ("begin",) / ("end", n) around each ``batched()`` block (n counts the
+        #: ends of every fake player's blocks), ("moved", ply), ("turn", seat).
+        self.journal: list[tuple[object, ...]] = []
         self._nursery: trio.Nursery | None = None
         self._actions: trio.MemorySendChannel[Action] | None = None
 
@@ -173,6 +178,7 @@ class FakePlayer(Player):
         if self.broken_on_turn:
             raise EngineFailed("pipe closed")
         self.turns.append((seat, token, trio.current_time()))
+        self.journal.append(("turn", seat))
         self.states.append(state)
         self.snapshots.append(state)
         previous = self.last_token.get(seat)
@@ -240,6 +246,15 @@ class FakePlayer(Player):
         self.heard_states.append(state)
         self.heard_fens.append(dict(state.fens))  # read now, as a player would
         self.snapshots.append(state)
+        self.journal.append(("moved", played.ply))
+
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        self.journal.append(("begin",))
+        try:
+            yield
+        finally:
+            self.journal.append(("end", next(_BATCH_ENDS)))
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         self._maybe_broken("partner_says")
@@ -283,6 +298,9 @@ class RandomFake(FakePlayer):
         if not moves:
             return Wait(self.think, "no move")
         return Move(self.random.choice(moves), self.think)
+
+
+_BATCH_ENDS = itertools.count()
 
 
 def silent_table(**scripts: Sequence[Entry]) -> list[FakePlayer]:

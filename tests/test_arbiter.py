@@ -272,6 +272,31 @@ async def test_players_hear_a_move_and_get_their_turn_before_the_observer(
     assert seen == [(1, [1, 1, 1, 1], [1, 1, 1, 0]), (2, [2, 2, 2, 2], [2, 1, 1, 0])]
 
 
+async def test_a_move_and_the_next_turn_reach_a_player_in_one_batch(
+    autojump_clock: object,
+) -> None:
+    """Each player hears the move inside its ``batched()`` block, and the next
+    mover gets its turn in the same block; its block ends (is written) first."""
+    players = silent_table(a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 1)])
+    a_white, a_black, b_white, b_black = players
+    await run_match(players, TEN)
+    first = a_black.journal.index(("moved", 1))
+    assert a_black.journal[first - 1] == ("begin",)
+    assert a_black.journal[first + 1] == ("turn", Seat.A_BLACK)
+    assert a_black.journal[first + 2][0] == "end"
+    for player in (a_white, b_white, b_black):
+        at = player.journal.index(("moved", 1))
+        assert player.journal[at - 1] == ("begin",)
+        assert player.journal[at + 1][0] == "end"
+    ends = {
+        p.name: next(e[1] for e in p.journal[p.journal.index(("moved", 1)) :] if e[0] == "end")
+        for p in players
+    }
+    # The next mover is written to first, the mover last.
+    assert min(ends, key=ends.__getitem__) == "a_black"
+    assert max(ends, key=ends.__getitem__) == "a_white"
+
+
 async def test_a_waiting_seat_gets_a_fresh_turn_when_a_piece_reaches_it(
     autojump_clock: object,
 ) -> None:

@@ -5,7 +5,10 @@ Every position here is concrete; the comments say why it is what the test needs.
 
 from __future__ import annotations
 
+import random
+
 import chess
+import chess.variant
 import pytest
 from hypothesis import given, settings
 from strategies import bughouse_fens
@@ -713,3 +716,28 @@ def test_promotion_hint_only_for_the_side_to_move() -> None:
         board.parse_move("e7e8")
     with pytest.raises(MoveError, match="illegal move"):
         board.parse_move("e2e1")
+
+
+def test_board_fen_and_fen_are_python_chess_text() -> None:
+    """The fast ``board_fen`` and ``fen`` write what python-chess writes (promoted
+    marks, pockets, castling rights and en passant squares included)."""
+    rng = random.Random(7)
+    promotions = 0
+    for _ in range(12):
+        board = BughouseBoard()
+        for _ in range(100):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            move = rng.choice([m for m in moves if m.promotion] or moves)
+            promotions += move.promotion is not None
+            board.push(move)
+            if rng.random() < 0.3:
+                board.receive(chess.Piece(rng.choice(chess.PIECE_TYPES[:5]), rng.random() < 0.5))
+            for promoted in (True, False):
+                expected = chess.BaseBoard.board_fen(board, promoted=promoted)
+                assert board.board_fen(promoted=promoted) == expected
+            assert board.board_fen() == chess.BaseBoard.board_fen(board, promoted=True)
+            assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
+            assert BughouseBoard(board.fen()).fen() == board.fen()
+    assert promotions > 5  # the promoted marks were exercised

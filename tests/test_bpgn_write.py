@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import stat
 from pathlib import Path
+
+import attrs
+import pytest
 
 from bughouse_arbiter import BughouseGame, HouseRules, Seat
 from bughouse_arbiter.bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader, format_game
+from bughouse_arbiter.bpgn.file import OutputFileError, check_output_path
+from bughouse_arbiter.bpgn.read import BpgnGame, read_games
+from bughouse_arbiter.bpgn.replay import replay_game
+from bughouse_arbiter.bpgn.write import SLOT_BYTES
 
 HEADER = GameHeader(
     players={
@@ -25,17 +35,22 @@ def test_header_names_seats_rules_and_unfinished_result() -> None:
     game = BughouseGame(HouseRules(time=120, increment=2))
     text = BpgnRecorder(game, HEADER).header_text()
     lines = text.splitlines()
-    assert lines[:10] == [
+    assert lines[:5] == [
         '[Event "test"]',
         '[Site "?"]',
         '[Date "2026.11.29"]',
         '[Round "-"]',
+        '[TimeControl "120+2"]',
+    ]
+    # The tags that may change by the end close the section (a streamed file
+    # fills them in place).
+    assert lines[-6:] == [
         '[WhiteA "alice"]',
         '[BlackA "bob"]',
         '[WhiteB "carol"]',
         '[BlackB "dan"]',
-        '[TimeControl "120+2"]',
         '[Result "*"]',
+        "",
     ]
     assert '[WhiteAEngine "sjeng 11.2"]' in lines
     assert any(line.startswith('[Rules "profile=default time=120 increment=2 ') for line in lines)
@@ -114,22 +129,79 @@ def test_move_numbers_follow_a_set_up_position() -> None:
     assert "7a. e5\n8A. Nf3\n*\n" in text
 
 
-def test_file_appends_then_finalizes_atomically_after_earlier_games(tmp_path: Path) -> None:
-    path = tmp_path / "match.bpgn"
-    path.write_text('[Event "earlier"]\n\n{x} *\n')
+def test_streamed_header_pads_the_outcome_slot_and_it_is_filled_to_the_byte() -> None:
     game = BughouseGame()
     recorder = BpgnRecorder(game, HEADER)
-    out = BpgnFile(path)
-    out.start(recorder.header_text())
+    header = recorder.streamed_header()
+    data = header.text.encode()
+    start, size = header.slot
+    assert size == SLOT_BYTES
+    assert data[start : start + size].rstrip(b" ").endswith(b'[BlackB "dan"]\n[Result "*"]')
+    assert data[start + size :] == b"\n\n"
+    game.illegal(Seat.B_BLACK, "x" * 500, "a very long reason " * 40)
+    slot = recorder.outcome_slot()
+    assert len(slot.encode()) == SLOT_BYTES
+    assert '[BlackB "dan"]\n[Result "0-1"]\n[Termination "illegal_move"]\n' in slot
+    assert '"]\n[TerminationReason "B-Black played an illegal move' in slot
+    assert slot.rstrip(" ").endswith('…"]')
+
+
+def test_a_player_replaced_mid_game_is_named_in_the_final_tags(tmp_path: Path) -> None:
+    path = tmp_path / "m.bpgn"
+    game = BughouseGame()
+    recorder = BpgnRecorder(game, HEADER)
+    with BpgnFile.open(path) as out:
+        header = recorder.streamed_header()
+        out.start_game(header.text, slot=header.slot)
+        game.push(Seat.A_WHITE, "e4", at=1.0, clock=179.0)
+        out.append(recorder.update())
+        players = {**HEADER.players, Seat.B_WHITE: "carol / searcher " + "x" * 700}
+        recorder.header = attrs.evolve(HEADER, players=players)
+        game.resign(Seat.A_BLACK)
+        out.end_game(recorder.outcome_slot(), recorder.closing_text())
+    (read,) = read_games(path.read_bytes(), strict=True)
+    assert read.tag("WhiteB", "").startswith("carol / searcher xxx")
+    assert read.tag("WhiteB", "").endswith("…")
+    assert read.tag("Termination") == "resignation"
+    assert replay_game(read).ok
+
+
+def _read_one(path: Path) -> BpgnGame:
+    (game,) = [g for g in read_games(path.read_bytes()) if g.tag("Event") == "test"]
+    return game
+
+
+def _stream(out: BpgnFile, *, resign: bool = True) -> BpgnRecorder:
+    game = BughouseGame()
+    recorder = BpgnRecorder(game, HEADER)
+    header = recorder.streamed_header()
+    out.start_game(header.text, slot=header.slot)
     game.push(Seat.A_WHITE, "e4", at=1.0, clock=179.0)
     out.append(recorder.update())
-    running = path.read_text()
-    assert running.startswith('[Event "earlier"]\n\n{x} *\n\n[Event "test"]')
-    assert running.endswith("1A. e4 {179.000} {[%ts 1.000]}\n")
-    game.resign(Seat.A_BLACK)
-    out.finalize(recorder.final_text())
+    if resign:
+        game.resign(Seat.A_BLACK)
+        out.end_game(recorder.outcome_slot(), recorder.closing_text())
+    return recorder
+
+
+def test_file_appends_after_earlier_games_and_fills_the_outcome_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "match.bpgn"
+    path.write_text('[Event "earlier"]\n\n{x} *')  # no line end at the end
+    with BpgnFile.open(path) as out:
+        recorder = _stream(out, resign=False)
+        running = path.read_text()
+        assert running.startswith('[Event "earlier"]\n\n{x} *\n\n[Event "test"]')
+        assert running.endswith("1A. e4 {179.000} {[%ts 1.000]}\n")
+        game = recorder.game
+        game.resign(Seat.A_BLACK)
+        out.end_game(recorder.outcome_slot(), recorder.closing_text())
     final = path.read_text()
-    assert final == '[Event "earlier"]\n\n{x} *\n\n' + recorder.final_text()
+    assert final.startswith(running[: running.index('[Result "*"]')])
+    assert final.endswith("1A. e4 {179.000} {[%ts 1.000]}\n{BA resigns} 1-0\n\n")
+    game_read = _read_one(path)
+    assert game_read.finished and game_read.tag("Result") == "1-0"
+    assert game_read.tag("Termination") == "resignation"
+    assert replay_game(game_read).ok
     assert list(tmp_path.iterdir()) == [path]
 
 
@@ -237,16 +309,74 @@ def test_header_of_an_untimed_game_with_one_named_player_in_full() -> None:
         '[Site "?"]\n'
         '[Date "????.??.??"]\n'
         '[Round "-"]\n'
-        '[WhiteA "?"]\n'
-        '[BlackA "?"]\n'
-        '[WhiteB "?"]\n'
-        '[BlackB "dan"]\n'
         '[TimeControl "-"]\n'
-        '[Result "*"]\n'
         '[Time "09:05:00"]\n'
         '[Variant "bughouse"]\n'
         f'[Rules "{rules}"]\n'
         '[Annotator "x"]\n'
+        '[WhiteA "?"]\n'
+        '[BlackA "?"]\n'
+        '[WhiteB "?"]\n'
+        '[BlackB "dan"]\n'
+        '[Result "*"]\n'
         "\n"
     )
     assert "clock=off" in rules
+
+
+def test_file_keeps_symlinks_hard_links_mode_and_inode(tmp_path: Path) -> None:
+    target = tmp_path / "real.bpgn"
+    target.write_text("")
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.bpgn"
+    link.symlink_to(target)
+    hard = tmp_path / "hard.bpgn"
+    os.link(target, hard)
+    inode = target.stat().st_ino
+    with BpgnFile.open(link) as out:
+        _stream(out)
+        _stream(out)
+    assert link.is_symlink()
+    assert target.stat().st_ino == inode
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert hard.read_bytes() == target.read_bytes()
+    assert [g.result_token for g in read_games(target.read_bytes())] == ["1-0", "1-0"]
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "m.bpgn"
+    with BpgnFile.open(path) as first:
+        with pytest.raises(OutputFileError, match="another process is writing this file"):
+            BpgnFile.open(path)
+        _stream(first)
+    with BpgnFile.open(path) as again:  # released on close
+        _stream(again)
+    assert len(read_games(path.read_bytes())) == 2
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device", "socket"])
+def test_files_that_are_not_regular_are_refused_in_one_line(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "odd"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "device":
+        path = Path("/dev/null")
+    else:
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+    with pytest.raises(OutputFileError) as refused:
+        BpgnFile.open(path)
+    assert "\n" not in str(refused.value)
+    with pytest.raises(OutputFileError):
+        check_output_path(path)
+    if kind == "device":
+        assert stat.S_ISCHR(os.stat(path).st_mode)  # untouched
+
+
+def test_a_fifo_made_between_the_check_and_the_open_does_not_hang(tmp_path: Path) -> None:
+    path = tmp_path / "late"
+    os.mkfifo(path)
+    with pytest.raises(OutputFileError, match="FIFO"):
+        BpgnFile.open(path)

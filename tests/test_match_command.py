@@ -20,6 +20,7 @@ import trio
 from cli_checks import expect_usage_error
 from fakes import Info, Move, RandomFake, Tell, silent_table
 
+from bughouse_arbiter.bpgn import BpgnFile
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.commands.match import (
@@ -341,6 +342,38 @@ async def test_line_mode_prints_one_line_per_move(autojump_clock: object) -> Non
     assert lines[4] == "result: 1-0 (A-Black lost on time)"
 
 
+class FlushCounter(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[tuple[float, str]] = []  # (trio time, text so far)
+
+    def flush(self) -> None:
+        self.flushed.append((trio.current_time(), self.getvalue()))
+
+
+async def test_line_mode_flushes_move_lines_a_few_times_a_second(autojump_clock: object) -> None:
+    """No flush a move: the move lines wait at most 1/REFRESH_HZ s for ``keep_flushed``."""
+    out = FlushCounter()
+    display = Display(out, live=False, options=RenderOptions())
+    display.begin(1, 1, Path("x.bpgn"))
+    scope = trio.CancelScope()
+    players = silent_table(
+        a_white=[Move("e2e4", 1.0)], a_black=[Move("e7e5", 0.01)], b_white=[Move("d2d4", 3)]
+    )
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(display.keep_flushed, scope)
+        await run_match(players, HouseRules(time=5.0), observer=display.observe)
+        scope.cancel()
+    moves_flushed = [(t, text.count("\nply ")) for t, text in out.flushed]
+    # e4 (t=1) and e5 (t=1.01) are flushed together, by the 1.25 s tick, not each at once.
+    assert (1.0, 1) not in moves_flushed
+    assert (1.25, 2) in moves_flushed
+    assert (3.0, 3) not in moves_flushed
+    assert (3.25, 3) in moves_flushed
+    assert out.getvalue().rstrip().splitlines()[-1].startswith("result:")
+    assert out.flushed[-1][1] == out.getvalue()  # the result line is flushed at once
+
+
 async def test_live_mode_redraws_the_table(autojump_clock: object) -> None:
     out = io.StringIO()
     display = Display(out, live=True, options=RenderOptions())
@@ -356,7 +389,7 @@ async def test_live_mode_redraws_the_table(autojump_clock: object) -> None:
     frames = out.getvalue().split("\x1b[H")
     # Four redraws a second for the three seconds of the match, at least.
     assert len(frames) >= 12
-    assert "last: 1. e4" in frames[-1]
+    assert "last 1. e4" in frames[-1]
     assert "Result: 1-0 (B-White lost on time)" in frames[-1]
     assert out.getvalue().endswith("\x1b[?25h")
 
@@ -588,13 +621,18 @@ def test_a_closed_output_stops_the_display_not_the_match() -> None:
 async def test_a_file_that_cannot_be_written_is_reported(
     autojump_clock: object, tmp_path: Path
 ) -> None:
-    if not Path("/dev/full").exists():
-        pytest.skip("no /dev/full")
-    writer = GameWriter(Path("/dev/full"), game_number=1, games=1)
+    games_file = BpgnFile.open(tmp_path / "lost.bpgn")
+    # The descriptor now reads a pipe: every write fails with EBADF.
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, games_file.fd)
+    os.close(read_end)
+    os.close(write_end)
+    writer = GameWriter(games_file, game_number=1, games=1)
     players = silent_table(a_white=[Move("e2e4", 1)])
     record = await run_match(players, HouseRules(time=5.0), observer=writer.observe)
+    games_file.close()
     assert record.outcome.termination is Termination.FLAG  # the match itself went on
-    assert writer.error is not None and "No space left on device" in writer.error
+    assert writer.error is not None and "Bad file descriptor" in writer.error
 
 
 @needs_engines
@@ -662,7 +700,7 @@ def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
         timeout=60,
     )
     child.expect("Board A")
-    child.expect("last: ")
+    child.expect("last \\d")
     child.expect("Ctrl\\+C stops")
     child.sendintr()
     child.expect_exact("\x1b[?25h")  # the cursor is shown again
@@ -682,7 +720,7 @@ def _marked_clocks(screen: str) -> tuple[list[str], list[str]]:
     right: list[str] = []
     for row in (1, 13):
         line = lines[row].ljust(80)
-        for side, text in ((left, line[:41]), (right, line[41:])):
+        for side, text in ((left, line[:40]), (right, line[40:])):
             words = text.split()
             if words and words[0] == ">":
                 side.append(words[1] + " " + words[-1])
@@ -709,7 +747,7 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
     screen = VirtualTerminal()
     frames: list[tuple[list[str], list[str]]] = []
     try:
-        child.expect("last: ")
+        child.expect("last \\d")
         screen.feed(child.before + child.after)
         deadline = time.monotonic() + 6
         while time.monotonic() < deadline:
@@ -718,7 +756,7 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
             except pexpect.TIMEOUT:
                 continue
             screen.feed(chunk)
-            if chunk.endswith("\x1b[J") and "last: " in screen.text and "Result" not in screen.text:
+            if chunk.endswith("\x1b[J") and "last " in screen.text and "Result" not in screen.text:
                 frames.append(_marked_clocks(screen.text))
         child.sendintr()
         child.expect(pexpect.EOF)
@@ -727,11 +765,23 @@ def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
     assert len(frames) > 10
     for left, right in frames:
         assert len(left) == 1 and len(right) == 1, (left, right)
-    # Over the frames each board's marked clock keeps changing, also between moves.
+    # Each board's marked clock runs between moves (whole seconds from 20 s up,
+    # as on the play screen): while one seat stays marked its clock never goes
+    # up, and it ticks down within a turn at least once over the frames.
     for side in (0, 1):
-        shown = [frame[side][0] for frame in frames]
-        changes = sum(1 for a, b in itertools.pairwise(shown) if a != b)
-        assert changes >= len(shown) // 2, shown
+        shown = [frame[side][0].split() for frame in frames]
+        ticks = 0
+        for (seat, before), (seat_after, after) in itertools.pairwise(shown):
+            if seat == seat_after and before != after:
+                assert _clock_seconds(after) < _clock_seconds(before), shown
+                ticks += 1
+        assert ticks >= 1, shown
+
+
+def _clock_seconds(text: str) -> float:
+    """``9:58`` -> 598.0, ``19.9`` -> 19.9 (the table's clock face)."""
+    minutes, _, seconds = text.rpartition(":")
+    return int(minutes or 0) * 60 + float(seconds)
 
 
 @needs_engines

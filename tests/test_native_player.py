@@ -10,6 +10,7 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import attrs
 import chess
 import pytest
 import trio
@@ -18,6 +19,7 @@ from bughouse_arbiter.core.game import BughouseGame, PlayedMove
 from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed, MoveError
+from bughouse_arbiter.players import native
 from bughouse_arbiter.players.base import (
     Action,
     DrawOfferAction,
@@ -31,6 +33,7 @@ from bughouse_arbiter.players.base import (
 )
 from bughouse_arbiter.players.native import MAX_PENDING, NativeEnginePlayer
 from bughouse_arbiter.players.process import ProtocolLog
+from bughouse_arbiter.protocol import Command
 from bughouse_arbiter.protocol.limits import TELLS_PER_TURN
 from bughouse_arbiter.table.arbiter import run_match
 
@@ -705,3 +708,42 @@ async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) ->
     move = await seated.next_move()
     assert move.token == 1
     assert move.move.startswith("N@")
+
+
+async def test_a_move_is_formatted_once_for_the_four_engines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each ``event`` (and each shared ``state``) is encoded once, whoever hears it."""
+
+    encoded: list[bytes] = []
+    real = native.encode_command
+
+    def counting(command: Command) -> bytes:
+        data = real(command)
+        encoded.append(data)
+        return data
+
+    monkeypatch.setattr(native, "encode_command", counting)
+    logs: dict[Seat, list[str]] = {seat: [] for seat in SEATS}
+    players = [NativeEnginePlayer(s, RANDOM, log=logs[s].append) for s in SEATS]
+    with trio.fail_after(GUARD):
+        record = await run_match(players, HouseRules(time=60, max_plies=10))
+    assert record.game.plies == 10
+    events = [data for data in encoded if data.startswith(b"event ")]
+    assert len(events) == 10  # once a move, not once an engine
+    for seat in SEATS:  # and every engine got every one of them, byte for byte
+        heard = [line.split(" < ", 1)[1] for line in logs[seat] if " < event " in line]
+        assert heard == [data.decode().rstrip("\n") for data in events]
+
+
+def test_a_changed_copy_of_a_table_state_starts_with_nothing_shared() -> None:
+    """A line made for one snapshot is never sent for a copy with other clocks."""
+    state = TableState(
+        version=3,
+        fens={BoardId.A: START, BoardId.B: START},
+        clocks=dict.fromkeys(SEATS, 60.0),
+    )
+    state.shared["native:state"] = "made for 60 s"
+    later = attrs.evolve(state, clocks=dict.fromkeys(SEATS, 50.0))
+    assert later.shared == {}
+    assert attrs.evolve(state) == state  # the shared lines take no part in comparing

@@ -72,6 +72,44 @@ async def test_send_and_receive_lines_in_order() -> None:
         assert_reaped(pid)
 
 
+async def test_lines_sent_in_a_batch_go_out_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    writes: list[bytes] = []
+    real_write = os.write
+
+    def counting_write(fd: int, data: bytes) -> int:
+        if fd == engine._stdin_fd:
+            writes.append(bytes(data))
+        return real_write(fd, data)
+
+    with trio.fail_after(GUARD):
+        async with open_engine_process(ECHO) as engine:
+            monkeypatch.setattr("bughouse_arbiter.players.process.os.write", counting_write)
+            with engine.batched():
+                engine.send("one")
+                engine.send_data(b"two\nthree\n")
+                with engine.batched():  # nested: written when the outer block ends
+                    engine.send("four")
+                assert writes == []
+            assert writes == [b"one\ntwo\nthree\nfour\n"]
+            engine.send("five")  # outside a batch: written at once
+            assert writes[1:] == [b"five\n"]
+            got = [(await engine.receive()) for _ in range(5)]
+            assert [line.text for line in got if line] == [
+                f"echo {word}" for word in ("one", "two", "three", "four", "five")
+            ]
+
+
+async def test_lines_held_in_a_batch_go_out_before_the_quit_line() -> None:
+    with trio.fail_after(GUARD):
+        async with open_engine_process(ECHO) as engine:
+            with engine.batched():
+                engine.send("last words")
+                await engine.aclose()  # the quit line follows what was held
+            line = await engine.receive()
+            assert line is not None and line.text == "echo last words"
+        assert engine.returncode == 0
+
+
 SLOW_ECHO = python(
     """
     import sys, time

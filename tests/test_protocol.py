@@ -61,6 +61,7 @@ from bughouse_arbiter.protocol import (
     parse_command,
     parse_message,
 )
+from bughouse_arbiter.protocol.grammar import _parse_message_walk
 from bughouse_arbiter.protocol.session import QUOTE_LIMIT
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
@@ -827,3 +828,24 @@ def test_quit_then_everything_is_ignored() -> None:
     assert isinstance(event, Ignored)
     with pytest.raises(LocalProtocolError):
         session.send(IsReady())
+
+
+@given(
+    st.lists(
+        st.sampled_from(["bestmove", "e2e4", "N@f7", "turn", "board", "b", "7", "0", "x", "²", ""])
+        | st.text(alphabet=" \t0123456789abturnbestmove", max_size=8),
+        max_size=6,
+    ),
+    st.sampled_from([" ", "\t", "  "]),
+)
+def test_the_short_path_for_bestmove_reads_as_the_general_walk(
+    words: list[str], separator: str
+) -> None:
+    line = separator.join(["bestmove", *words])
+    try:
+        expected = _parse_message_walk(line)
+    except ProtocolSyntaxError:
+        with pytest.raises(ProtocolSyntaxError):
+            parse_message(line)
+        return
+    assert parse_message(line) == expected

@@ -142,16 +142,34 @@ def test_stepping_shows_boards_pockets_clocks_and_messages(
         return line
 
     # Clocks at that moment: the movers' recorded clocks, and the clocks that
-    # run (A-Black since 11.106, B-White since 8.638) counted down.
-    a_black, b_white = seat_line("A-Black  fairy").split("B-White")
-    assert a_black.startswith(">") and "2:56.6" in a_black  # 176.667 s, to move
-    assert "2:55.3" in b_white  # 177.778 - (11.106 - 8.638) = 175.310 s
-    assert "2:57.7" in seat_line("A-White  sjeng")
-    assert "2:55.5" in seat_line("B-Black  searcher")
+    # run (A-Black since 11.106, B-White since 8.638) counted down; drawn as
+    # the play screen draws them (whole seconds from 20 s up).
+    line = seat_line("A-Black fairy")
+    a_black, b_white = line[:40].rstrip(), line[40:]  # one 40-column panel per board
+    assert a_black.startswith(" > A-Black") and a_black.endswith(" 2:56")  # 176.667 s
+    assert b_white.startswith(" > B-White") and b_white.endswith(" 2:55")
+    # B-White: 177.778 - (11.106 - 8.638) = 175.310 s
+    assert seat_line("A-White sjeng")[:40].rstrip().endswith(" 2:57")
+    assert seat_line("B-Black searcher").endswith(" 2:55")
     top, bottom = [line.rstrip() for line in lines if "hand:" in line]
-    assert top.endswith("hand: -") and bottom.endswith("hand: p")  # B-Black's pawn
-    assert "  last move on board A: 2A. exd5, on board B: 1b. e5" in lines
+    assert top.endswith("hand: -") and bottom.endswith("hand: ♟")  # B-Black's pawn
+    # Each board's last move under it, numbered as in the file.
+    assert lines[15].split() == ["last", "2A.", "exd5", "last", "1b.", "e5"]
     assert "  BB to partner (9.1 s): pawn coming {for you}" in lines
+
+
+def test_ascii_draws_letters_and_a_pipe_gets_no_colour(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("g 5\n"))
+    assert main(["replay", str(GOLDEN), "--ascii"]) == 0
+    out = capsys.readouterr().out
+    frame = out.split("[start · ply 0/10] > ", 1)[1].split("[2A. exd5 · ply 5/10]")[0]
+    lines = frame.splitlines()
+    assert lines[4] == " 8  r  n  b  q  k  b  n  r               1  R  N  B  K  Q  B  N  R"
+    assert lines[13].endswith("hand: p")
+    assert "\x1b" not in out
+    assert not any(glyph in out for glyph in "♙♟♘♞")
 
 
 def test_stepping_keys_and_bad_input(

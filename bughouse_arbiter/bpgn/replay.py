@@ -22,7 +22,9 @@ Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections import deque
 from collections.abc import Hashable, Mapping, Sequence
 
 import attrs
@@ -30,16 +32,18 @@ import chess
 
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Outcome, Result, Seat, Termination
-from ..core.rules import HouseRules
+from ..core.rules import MAX_SECONDS, HouseRules
 from ..errors import ArbiterError, MoveError
 from .claims import Claim, claim_of, seats_named
-from .positions import parse_san, start_fens
+from .positions import parse_san, read_move, start_fens
 from .read import BpgnGame, BpgnMessage, BpgnMove
 
 #: Rules for files that do not say theirs (every dialect but ours): mate is
 #: mate even if a piece could arrive later (FICS), no ply cap.
 FOREIGN_RULES = HouseRules(profile="foreign", wait_for_block=True, max_plies=0)
 
+#: Moves of history a board keeps in a replay before its stack is dropped.
+_STACK_KEPT = 256
 _LOOKAHEAD = 8  # moves of the other board searched for a capture that supplies a drop
 
 
@@ -109,14 +113,27 @@ def rules_of(game: BpgnGame, override: HouseRules | None = None) -> tuple[HouseR
         except ArbiterError as exc:
             notes.append(Note(message=f"[Rules] cannot be read ({exc}); foreign rules used"))
     rules = FOREIGN_RULES
-    control = re.fullmatch(
-        r"\s*(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?\s*", game.tag("TimeControl") or ""
-    )
+    written = game.tag("TimeControl") or ""
+    control = _TIME_CONTROL.fullmatch(written)
     if control and float(control.group(1)) > 0:
-        rules = attrs.evolve(
-            rules, time=float(control.group(1)), increment=float(control.group(2) or 0)
-        )
+        base, increment = float(control.group(1)), float(control.group(2) or 0)
+        if base <= MAX_SECONDS and increment <= MAX_SECONDS:
+            rules = attrs.evolve(rules, time=base, increment=increment)
+        else:
+            notes.append(
+                Note(
+                    message=f"[TimeControl] {_cut(written)} is beyond {MAX_SECONDS:g} "
+                    "seconds: the default time is used"
+                )
+            )
     return rules, notes
+
+
+_TIME_CONTROL = re.compile(r"\s*(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?\s*")
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 class _Replayer:
@@ -150,86 +167,109 @@ class _Replayer:
             self.count_position(board_id)
 
     def run(self) -> None:
-        moves = list(self.source.moves)
+        moves = self.source.moves
         self.has_lower = {b: any(m.board is b and not m.white for m in moves) for b in BoardId}
         self.colour_from_turn: set[BoardId] = set()
         self.snapshot(None)
-        queue = list(range(len(moves)))
+        game = self.game
+        board_a, board_b = game.boards[BoardId.A], game.boards[BoardId.B]
+        lower_a, lower_b = self.has_lower[BoardId.A], self.has_lower[BoardId.B]
+        ends = len(self.source.board_ends)
+        queue = deque(range(len(moves)))
         while queue:
-            index = queue.pop(0)
+            index = queue.popleft()
             move = moves[index]
-            self.apply_board_ends(index)
-            if self.game.outcome is not None:
+            if self.ends_done < ends:
+                self.apply_board_ends(index)
+            if game.outcome is not None:
                 self.notes.append(
                     Note(
                         move=move,
                         message=f"the rules ended the match before this move "
-                        f"({self.game.outcome.reason}): it and {len(queue)} later move(s) "
+                        f"({game.outcome.reason}): it and {len(queue)} later move(s) "
                         "not played",
                     )
                 )
                 return
-            if not self.game.is_live(move.board):
-                self.illegal = Note(move=move, message=f"board {move.board.value} is over")
+            board_id = move.board
+            if board_id in game.board_results:
+                self.illegal = Note(move=move, message=f"board {board_id.value} is over")
                 return
-            seat = move.seat
-            if (
-                not self.has_lower[move.board]
-                and self.game.to_move(move.board) is not seat
-                and move.number == self.game.boards[move.board].fullmove_number
-            ):
-                # pychess-variants' legacy export writes every board letter in
-                # upper case: the side to move is the only colour it can be.
-                seat = self.game.to_move(move.board)
-                if move.board not in self.colour_from_turn:
-                    self.colour_from_turn.add(move.board)
-                    self.notes.append(
-                        Note(
-                            move=move,
-                            message=f"board {move.board.value}'s letters are all upper case: "
-                            "each move's colour is taken from the side to move",
+            is_a = board_id is BoardId.A
+            board = board_a if is_a else board_b
+            if move.white != board.turn:
+                seat = move.seat
+                if not (lower_a if is_a else lower_b) and move.number == board.fullmove_number:
+                    # pychess-variants' legacy export writes every board letter in
+                    # upper case: the side to move is the only colour it can be.
+                    seat = Seat.of(board_id, board.turn)
+                    if board_id not in self.colour_from_turn:
+                        self.colour_from_turn.add(board_id)
+                        self.notes.append(
+                            Note(
+                                move=move,
+                                message=f"board {board_id.value}'s letters are all upper "
+                                "case: each move's colour is taken from the side to move",
+                            )
                         )
-                    )
-            if self.game.to_move(move.board) is not seat:
-                previous = self.last_on_board.get(move.board)
-                if previous is not None and _same(previous, move):
-                    self.notes.append(
-                        Note(
-                            move=move,
-                            message=f"the same move as line {previous.line}, column "
-                            f"{previous.column}: skipped",
+                else:
+                    previous = self.last_on_board.get(board_id)
+                    if previous is not None and _same(previous, move):
+                        self.notes.append(
+                            Note(
+                                move=move,
+                                message=f"the same move as line {previous.line}, column "
+                                f"{previous.column}: skipped",
+                            )
                         )
+                        continue
+                    self.illegal = Note(
+                        move=move,
+                        message=f"{game.to_move(board_id)} is to move on board "
+                        f"{board_id.value}, not {seat} (a move missing before it?)",
                     )
-                    continue
-                self.illegal = Note(
-                    move=move,
-                    message=f"{self.game.to_move(move.board)} is to move on board "
-                    f"{move.board.value}, not {seat} (a move missing before it?)",
-                )
-                return
+                    return
+            else:
+                seat = move.seat
             try:
-                parsed = parse_san(self.game.boards[move.board], move.san)
+                parsed, plain = read_move(board, move.san)
             except MoveError as exc:
-                supplied = self.supply_drop(moves, queue, index, move, seat)
-                if supplied is None:
+                if not self.supply_drop(moves, queue, index, move, seat):
                     self.illegal = Note(move=move, message=str(exc))
                     return
-                queue = supplied
                 continue
-            self.play(move, parsed)
+            self.play(move, parsed, plain=plain, seat=seat)
         self.apply_board_ends(len(moves))
 
-    def play(self, move: BpgnMove, parsed: chess.Move) -> None:
-        seat = self.game.to_move(move.board)
-        self.game.push(seat, parsed, at=move.at, clock=move.clock)
+    def play(
+        self,
+        move: BpgnMove,
+        parsed: chess.Move,
+        *,
+        plain: bool = False,
+        seat: Seat | None = None,
+    ) -> None:
+        board_id = move.board
+        if seat is None:
+            seat = self.game.to_move(board_id)
+        # A move read as plain SAN keeps its text: it is not checked or written again.
+        self.game.push(seat, parsed, at=move.at, clock=move.clock, san=move.san if plain else None)
         self.replayed += 1
-        if move.clock is not None:
-            self.clocks[seat] = move.clock
-        if move.at is not None:
-            self.moved_at[move.board] = move.at
-        self.last_on_board[move.board] = move
-        self.count_position(move.board)
-        self.snapshot(move)
+        board = self.game.boards[board_id]
+        if len(board.move_stack) >= _STACK_KEPT:
+            # Nothing here takes a move back, and the rules read the position,
+            # not its history (repetitions are counted apart): a long game
+            # need not keep python-chess's per-move board states.
+            board.clear_stack()
+        self.last_on_board[board_id] = move
+        if self.track_repetition:
+            self.count_position(board_id)
+        if self.want_frames:
+            if move.clock is not None:
+                self.clocks[seat] = move.clock
+            if move.at is not None:
+                self.moved_at[board_id] = move.at
+            self.snapshot(move)
 
     def count_position(self, board_id: BoardId) -> None:
         if not self.track_repetition:
@@ -249,21 +289,23 @@ class _Replayer:
     def supply_drop(
         self,
         moves: Sequence[BpgnMove],
-        queue: list[int],
+        queue: deque[int],
         index: int,
         move: BpgnMove,
         seat: Seat,
-    ) -> list[int] | None:
-        """A new queue that plays the capture supplying ``move``'s drop first, or None."""
+    ) -> bool:
+        """Puts the capture that supplies ``move``'s drop (among the next few
+        moves of the other board) first in ``queue``, then ``move``; False if
+        there is none."""
         board = self.game.boards[move.board]
         drop = _drop_piece(move.san)
         if drop is None or board.pockets[seat.color].count(drop):
-            return None
-        other = self.game.boards[move.board.other].copy()
+            return False
+        other = self.game.boards[move.board.other].copy(stack=False)
         if not self.game.is_live(move.board.other):
-            return None
+            return False
         earlier: list[int] = []
-        for later in queue[:_LOOKAHEAD]:
+        for later in itertools.islice(queue, _LOOKAHEAD):
             candidate = moves[later]
             if candidate.board is move.board:
                 continue
@@ -271,11 +313,11 @@ class _Replayer:
                 self.has_lower[candidate.board]
                 and Seat.of(candidate.board, other.turn) is not candidate.seat
             ):
-                return None
+                return False
             try:
                 other.push(parse_san(other, candidate.san))
             except MoveError:
-                return None
+                return False
             earlier.append(later)
             passed = other.last_passed
             if passed is not None and passed.color == seat.color and passed.piece_type == drop:
@@ -287,9 +329,11 @@ class _Replayer:
                         f"({supplier.label}, line {supplier.line}): played after it",
                     )
                 )
-                rest = [i for i in queue if i not in earlier]
-                return [*earlier, index, *rest]
-        return None
+                head = [queue.popleft() for _ in range(min(_LOOKAHEAD, len(queue)))]
+                rest = [i for i in head if i not in earlier]
+                queue.extendleft(reversed([*earlier, index, *rest]))
+                return True
+        return False
 
     def apply_board_ends(self, upto: int) -> None:
         ends = self.source.board_ends

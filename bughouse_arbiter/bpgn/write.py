@@ -4,17 +4,23 @@ The arbiter builds one ``BpgnRecorder`` per game and hands the text it
 returns to a ``BpgnFile`` (``bpgn/file.py``)::
 
     recorder = BpgnRecorder(game, GameHeader(players={Seat.A_WHITE: "sjeng", ...}))
-    out = BpgnFile(path)
-    out.start(recorder.header_text())          # tags, with [Result "*"]
+    header = recorder.streamed_header()        # tags, the outcome slot says [Result "*"]
+    out.start_game(header.text, slot=header.slot)
     ...                                        # after every move, message or board end:
     out.append(recorder.update(info={played.ply: EngineInfo(score_cp=35, depth=12)}))
     ...
-    out.finalize(recorder.final_text())        # whole game again, with the result
+    out.end_game(recorder.outcome_slot(), recorder.closing_text())
 
-A killed arbiter leaves the header and every move so far: a game without
-its result token, which ``read_games`` reads as unfinished. ``format_game``
-writes a finished (or unfinished) game in one go. The format and its
-extensions are described in ``docs/bpgn.md``. Pure: no clock, no I/O.
+The tags that may change by the game's end (the four players, ``Result``
+and ``Termination*``) close the tag section in a slot of ``SLOT_BYTES``
+bytes, padded with spaces at the end of its last line, so the file can fill
+it in place when the game ends. A killed arbiter
+leaves the header and every move so far: a game without its result token,
+which ``read_games`` reads as unfinished. ``format_game`` writes a finished
+(or unfinished) game in one go, without padding. Per move the work is flat
+in the game's length (move numbers are counted as moves are written). The
+format and its extensions are described in ``docs/bpgn.md``. Pure: no clock,
+no I/O.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ from ..core.board import STARTING_FEN
 from ..core.game import BoardResult, BughouseGame, PartnerMessage, PlayedMove
 from ..core.model import BoardId, Outcome, Result, Seat, Termination
 from .notation import SEAT_TAGS, closing_phrase, escape, escape_tag, seconds
+
+#: Bytes of the outcome slot in a streamed game's tag section (see ``BpgnFile``).
+SLOT_BYTES = 640
 
 #: Terminations a board reaches by itself; its end is written after its last move.
 _BOARD_MADE = frozenset(
@@ -64,6 +73,15 @@ def _bounded(value: int | None) -> int | None:
     if value is None or -INFO_NUMBER_LIMIT <= value <= INFO_NUMBER_LIMIT:
         return value
     return None
+
+
+@attrs.frozen(kw_only=True)
+class HeaderText:
+    """A streamed game's tag section and where its outcome slot is, as
+    (byte offset, size) in ``text`` encoded as UTF-8."""
+
+    text: str
+    slot: tuple[int, int]
 
 
 @attrs.frozen(kw_only=True)
@@ -113,12 +131,33 @@ class BpgnRecorder:
         self._messages_seen = 0
         self._ends_seen: set[BoardId] = set()
         self._infos: dict[int, EngineInfo] = {}
+        #: Moves written so far on each board (for the move numbers).
+        self._written: dict[BoardId, int] = dict.fromkeys(BoardId, 0)
+        self._starts = {b: _start_counters(game.start_fens[b]) for b in BoardId}
 
-    # -- the three texts -------------------------------------------------------
+    # -- the texts -------------------------------------------------------------
 
     def header_text(self) -> str:
-        """The tag section with ``[Result "*"]``, then a blank line."""
-        return _tags_text(self._tags(final=False))
+        """The tag section with ``[Result "*"]`` (unpadded), then a blank line."""
+        return _tags_text(self._tags() + self._outcome_tags(final=False))
+
+    def streamed_header(self) -> HeaderText:
+        """The tag section for a streamed file: the outcome slot, padded to
+        ``SLOT_BYTES``, closes it; then a blank line."""
+        before = _tags_text(self._tags()).encode("utf-8")
+        slot = self._slot_text(final=False)
+        return HeaderText(
+            text=before.decode("utf-8") + slot + "\n\n", slot=(len(before), SLOT_BYTES)
+        )
+
+    def outcome_slot(self) -> str:
+        """The outcome tags of the game as it stands, exactly ``SLOT_BYTES`` long
+        (a reason too long for it is cut; the closing comment has it whole)."""
+        return self._slot_text(final=True)
+
+    def closing_text(self) -> str:
+        """The rest of the movetext, the closing comment and the result token."""
+        return self.update() + _closing_line(self.game.outcome)
 
     def update(self, info: Mapping[int, EngineInfo] | None = None) -> str:
         """Movetext for the events since the last call ("" if none).
@@ -137,6 +176,7 @@ class BpgnRecorder:
         order = 0
         for played in new_moves:
             order += 1
+            self._written[played.board] += 1
             events.append((_when(played.at), order, self._move_line(played)))
         for message in new_messages:
             order += 1
@@ -160,19 +200,15 @@ class BpgnRecorder:
     def final_text(self) -> str:
         """The whole game: final tags, every event, the closing comment and result."""
         self.update()
-        outcome = self.game.outcome
-        return (
-            _tags_text(self._tags(final=True))
-            + "".join(self._lines)
-            + _closing_line(outcome)
-            + "\n"
-        )
+        tags = self._tags() + self._outcome_tags(final=True)
+        closing = _closing_line(self.game.outcome)
+        return _tags_text(tags) + "".join(self._lines) + closing + "\n"
 
     # -- pieces --------------------------------------------------------------------
 
     def _move_line(self, played: PlayedMove) -> str:
-        start = _start_counters(self.game.start_fens[played.board])
-        earlier = sum(1 for m in self.game.moves[: played.ply - 1] if m.board is played.board)
+        start = self._starts[played.board]
+        earlier = self._written[played.board] - 1  # counted before this line is made
         number = start[0] + (earlier + (0 if start[1] else 1)) // 2
         letter = played.board.value if played.seat.color else played.board.value.lower()
         parts = [f"{number}{letter}. {bpgn_san(played.san)}"]
@@ -190,21 +226,43 @@ class BpgnRecorder:
             parts.append("{" + " ".join(commands) + "}")
         return " ".join(parts) + "\n"
 
-    def _tags(self, *, final: bool) -> list[tuple[str, str]]:
+    def _outcome_tags(self, *, final: bool) -> list[tuple[str, str]]:
+        """The tags that may change by the game's end: who sat where (a seat's
+        engine may be replaced) and how it ended."""
+        players = [(SEAT_TAGS[seat], self.header.players.get(seat, "?")) for seat in SEAT_TAGS]
+        outcome = self.game.outcome if final else None
+        if outcome is None:
+            return [*players, ("Result", Result.UNFINISHED.value)]
+        return [*players, ("Result", outcome.result.value), *_outcome_tags(outcome)]
+
+    def _slot_text(self, *, final: bool) -> str:
+        """The final tags padded with spaces to ``SLOT_BYTES`` (no final newline:
+        the slot ends with the last tag's line, whose line end follows it).
+        Too long, the reason and then the names are cut (with ``…``)."""
+        tags = self._outcome_tags(final=final)
+        for reason_room, name_room in ((None, None), (120, None), (120, 60), (40, 40)):
+            cut = [
+                (name, _cut(value, reason_room if name == "TerminationReason" else name_room))
+                for name, value in tags
+            ]
+            text = _tags_text(cut)[:-2]  # without the blank line
+            room = SLOT_BYTES - len(text.encode("utf-8"))
+            if room >= 0:
+                return text + " " * room
+        raise ValueError(f"final tags do not fit in {SLOT_BYTES} bytes: {text!r}")
+
+    def _tags(self) -> list[tuple[str, str]]:
+        """Every tag but the final ones (players and outcome, see ``_outcome_tags``)."""
         game, header = self.game, self.header
         rules = game.rules
-        outcome = game.outcome if final else None
-        result = outcome.result.value if outcome is not None else Result.UNFINISHED.value
         tags = [
             ("Event", header.event),
             ("Site", header.site),
             ("Date", header.date),
             ("Round", header.round),
         ]
-        tags += [(SEAT_TAGS[seat], header.players.get(seat, "?")) for seat in SEAT_TAGS]
         timing = f"{rules.time:g}+{rules.increment:g}" if rules.clock else "-"
         tags.append(("TimeControl", timing))
-        tags.append(("Result", result))
         if header.time is not None:
             tags.append(("Time", header.time))
         tags.append(("Variant", "bughouse"))
@@ -217,13 +275,15 @@ class BpgnRecorder:
         for seat, tag in SEAT_TAGS.items():
             if seat in header.engines:
                 tags.append((f"{tag}Engine", header.engines[seat]))
-        if outcome is not None:
-            tags += _outcome_tags(outcome)
         tags += list(header.extra)
         return tags
 
 
 _STANDARD_FEN = STARTING_FEN
+
+
+def _cut(value: str, limit: int | None) -> str:
+    return value if limit is None or len(value) <= limit else value[: limit - 1] + "…"
 
 
 def format_game(

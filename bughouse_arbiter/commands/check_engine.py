@@ -54,6 +54,7 @@ from ..players.factory import check_command, create_player
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import Stop, exit_status, stop_on_signals
+from . import SUMMARIES
 
 SEAT = Seat.A_WHITE
 #: Back-rank check with a rook in hand: every legal move is a drop.
@@ -71,7 +72,7 @@ PASS_ROOK = "4k2r/8/8/8/8/8/8/4K2R[] b - - 0 1"
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "check-engine",
-        help="compliance run for one engine (native, UCI or xboard): PASS/FAIL per step",
+        help=SUMMARIES["check-engine"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -36,6 +36,7 @@ from ..players.process import EngineProcess
 from ..protocol import RawLine
 from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
 from ..server.driver import PlayerDriver
+from . import SUMMARIES
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 
@@ -43,7 +44,7 @@ EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "connect",
-        help="play a local engine at a seat of a remote 'bughouse serve' table",
+        help=SUMMARIES["connect"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -32,6 +32,7 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
+from ..bpgn.file import check_output_path
 from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import (
     BUILTIN_ENGINES,
@@ -70,6 +71,8 @@ from ..table.stopping import exit_status, stop_on_signals
 from ..tournament.jobs import Entrant
 from ..tournament.keeper import EngineKeeper
 from ..ui.render import RenderOptions, move_line, render_table
+from ..ui.safe_text import printable, printable_lines
+from . import SUMMARIES
 
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
@@ -79,7 +82,7 @@ REFRESH_HZ = 4
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "match",
-        help="play engines against each other, live, and write BPGN",
+        help=SUMMARIES["match"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -133,7 +136,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         metavar="FILE",
-        help="BPGN file to append the games to (default games/bughouse-YYYYmmdd-HHMMSS.bpgn)",
+        help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn); an existing file is "
+        "appended to, never replaced; it is locked while the match runs (a second "
+        "writer is refused); only a regular file (or a symlink to one) is accepted",
     )
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
     parser.add_argument(
@@ -177,15 +182,9 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     for spec in engines.values():
         check_command(spec)
     out = Path(args.out) if args.out else default_out(today)
-    if out.is_dir():
-        raise ConfigError(f"--out {str(out)!r} is a folder, not a file")
-    folder = out.parent if str(out.parent) else Path(".")
     # The default folder (games/) is made when the match starts.
-    if args.out or folder.exists():
-        if not folder.is_dir():
-            raise ConfigError(f"--out {str(out)!r}: folder {str(folder)!r} does not exist")
-        if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-            raise ConfigError(f"--out {str(out)!r} cannot be written")
+    if args.out or out.parent.exists():
+        check_output_path(out)
     return MatchPlan(
         engines=engines,
         teams=teams,
@@ -240,7 +239,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if plan.teams:
             trio.run(check_team_engines, plan)
-        return trio.run(play_matches, plan, display)
+        # Opened and locked before the match's engines start; held for every game.
+        with BpgnFile.open(plan.out) as games_file:
+            return trio.run(play_matches, plan, display, games_file)
     finally:
         kill_orphans(keep=live_engine_pids())
 
@@ -297,10 +298,20 @@ class GameSummary:
     write_error: str | None = None
 
 
-async def play_matches(plan: MatchPlan, display: Display) -> int:
-    """Plays ``plan.games`` matches; returns the exit status (0, or 128+N on signal N)."""
+async def play_matches(
+    plan: MatchPlan, display: Display, games_file: BpgnFile | None = None
+) -> int:
+    """Plays ``plan.games`` matches; returns the exit status (0, or 128+N on signal N).
+
+    The games go to ``games_file`` (opened from ``plan.out`` when not given).
+    Memory stays flat in ``plan.games``: a finished game is on disk, and only
+    its ``GameSummary`` (a few names and numbers) is kept for the table.
+    """
+    if games_file is None:
+        with BpgnFile.open(plan.out) as opened:
+            return await play_matches(plan, display, opened)
     summaries: list[GameSummary] = []
-    writers: list[GameWriter] = []
+    writers: list[GameWriter] = []  # the current game's writer only
     failed: str | None = None
     async with stop_on_signals() as stop:
         with stop.scope:
@@ -315,7 +326,13 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
                 )
                 for index in range(plan.games):
                     summary = await play_one(
-                        plan, index, display, writers, keeper, stop_reason=stop.reason
+                        plan,
+                        index,
+                        display,
+                        writers,
+                        keeper,
+                        stop_reason=stop.reason,
+                        games_file=games_file,
                     )
                     summaries.append(summary)
                     # Engines' escapees (re-parented to us) go with their game;
@@ -330,7 +347,7 @@ async def play_matches(plan: MatchPlan, display: Display) -> int:
     interrupted = stop.signal is not None
     display.close()
     if failed is not None:
-        print(f"bughouse match: error: {failed}", file=sys.stderr)
+        print(f"bughouse match: error: {printable(failed)}", file=sys.stderr)
         return 1
     if interrupted and len(summaries) < plan.games:
         # Ctrl+C can land while a game that has just ended is being closed:
@@ -376,12 +393,21 @@ async def play_one(
     keeper: EngineKeeper | None = None,
     *,
     stop_reason: Callable[[], str] | None = None,
+    games_file: BpgnFile | None = None,
 ) -> GameSummary:
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
     if keeper is not None:
         return await _play_kept(
-            plan, index, display, writers, keeper, seating, teams, stop_reason=stop_reason
+            plan,
+            index,
+            display,
+            writers,
+            keeper,
+            seating,
+            teams,
+            stop_reason=stop_reason,
+            games_file=games_file,
         )
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
 
@@ -398,8 +424,9 @@ async def play_one(
         if seat.team not in teams:
             log = logs.for_seat(seat) if logs else None
             players.append(create_player(seat, seeded(seating[seat], seat), log=log))
-    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
-    writers.append(writer)
+    out = games_file if games_file is not None else plan.out
+    writer = GameWriter(out, game_number=index + 1, games=plan.games)
+    writers[:] = [writer]
     display.begin(index + 1, plan.games, plan.out)
     live_task: trio.CancelScope | None = None
 
@@ -410,9 +437,8 @@ async def play_one(
     record: MatchRecord | None = None
     try:
         async with trio.open_nursery() as nursery:
-            if display.live:
-                live_task = trio.CancelScope()
-                nursery.start_soon(display.refresh, live_task)
+            live_task = trio.CancelScope()
+            nursery.start_soon(display.refresh if display.live else display.keep_flushed, live_task)
             try:
                 record = await run_match(
                     players,
@@ -454,10 +480,12 @@ async def _play_kept(
     teams: Mapping[Team, EngineSpec],
     *,
     stop_reason: Callable[[], str] | None = None,
+    games_file: BpgnFile | None = None,
 ) -> GameSummary:
     """``play_one`` with the keeper's engines (started for the first game, then kept)."""
-    writer = GameWriter(plan.out, game_number=index + 1, games=plan.games)
-    writers.append(writer)
+    out = games_file if games_file is not None else plan.out
+    writer = GameWriter(out, game_number=index + 1, games=plan.games)
+    writers[:] = [writer]  # the current game's only: memory stays flat in --games
     display.begin(index + 1, plan.games, plan.out)
 
     def observe(event: MatchEvent) -> None:
@@ -504,10 +532,16 @@ async def _play_kept(
 
 
 class GameWriter:
-    """Writes one game to the BPGN file as it is played (observer of the arbiter)."""
+    """Writes one game to the BPGN file as it is played (observer of the arbiter).
 
-    def __init__(self, path: Path, *, game_number: int, games: int) -> None:
-        self.file = BpgnFile(path)
+    ``out`` is the match's open ``BpgnFile`` (shared by its games), or a path
+    to open for this one game (closed when the game ends).
+    """
+
+    def __init__(self, out: BpgnFile | Path, *, game_number: int, games: int) -> None:
+        self.path = out.path if isinstance(out, BpgnFile) else out
+        self._file = out if isinstance(out, BpgnFile) else None
+        self._owns_file = not isinstance(out, BpgnFile)
         self.round = str(game_number) if games > 1 else "-"
         self.recorder: BpgnRecorder | None = None
         self.pending_info: dict[Seat, EngineInfo] = {}
@@ -523,7 +557,10 @@ class GameWriter:
         try:
             self._observe(event)
         except OSError as exc:
-            self.error = f"cannot write {self.file.path}: {exc.strerror or exc}"
+            self.error = f"cannot write {self.path}: {exc.strerror or exc}"
+            self._close()
+        except ConfigError as exc:
+            self.error = str(exc)
 
     def _observe(self, event: MatchEvent) -> None:
         if isinstance(event, MatchStarted):
@@ -536,13 +573,25 @@ class GameWriter:
             infos: dict[int, EngineInfo] = {}
             if isinstance(event, MovePlayed) and event.played.seat in self.pending_info:
                 infos[event.played.ply] = self.pending_info.pop(event.played.seat)
-            self.file.append(self.recorder.update(infos))
+            self._out().append(self.recorder.update(infos))
         elif isinstance(event, MatchEnded):
             if self.recorder is None:
                 self._open(event.game, event.names)
             assert self.recorder is not None
-            self.file.finalize(self.recorder.final_text())
+            self._out().end_game(self.recorder.outcome_slot(), self.recorder.closing_text())
             self.final_result = event.outcome.result.value
+            self.recorder = None  # the game is on disk: nothing of it is kept here
+            self._close()
+
+    def _out(self) -> BpgnFile:
+        if self._file is None:
+            self._file = BpgnFile.open(self.path)
+        return self._file
+
+    def _close(self) -> None:
+        if self._owns_file and self._file is not None:
+            self._file.close()
+            self._file = None
 
     def _open(self, game: BughouseGame, names: Mapping[Seat, str]) -> None:
         now = datetime.datetime.now(datetime.UTC)
@@ -553,7 +602,8 @@ class GameWriter:
             round=self.round,
         )
         self.recorder = BpgnRecorder(game, header)
-        self.file.start(self.recorder.header_text())
+        start = self.recorder.streamed_header()
+        self._out().start_game(start.text, slot=start.slot)
 
 
 def parse_info(text: str) -> EngineInfo | None:
@@ -627,12 +677,14 @@ class Display:
         self.broken = False
         #: The running score of a multi-game run, shown under the live table.
         self.progress = ""
+        #: Lines were written but not flushed yet (no terminal: see ``keep_flushed``).
+        self.unflushed = False
 
     def begin(self, number: int, games: int, path: Path) -> None:
         self.game = None
         self.clocks = None
         which = f"game {number}/{games}" if games > 1 else "match"
-        self.footer = f"{which} · writing {path} · Ctrl+C stops"
+        self.footer = f"{which} · writing {printable(str(path))} · Ctrl+C stops"
         if not self.live:
             self.line(f"{which}: starting engines")
 
@@ -649,14 +701,16 @@ class Display:
             self.clocks = self._turns_started(event.clocks, event.now)
             if not self.live and self.game is not None:
                 names = self.names
-                self.line(move_line(self.game, event.played, names=names, used=event.used))
+                text = move_line(self.game, event.played, names=names, used=event.used)
+                self.line(text, flush=False)  # ``keep_flushed`` flushes it soon
         elif isinstance(event, PartnerTold):
-            text = f"{event.message.seat} to partner: {event.message.text}"
+            text = f"{event.message.seat} to partner: {printable(event.message.text, 200)}"
             self.message = text
             if not self.live:
                 self.line(f"  {text}")
         elif isinstance(event, MoveRefused):
-            self.message = f"{event.seat}: move {event.text!r} refused ({event.reason})"
+            refused = printable(event.text, 40)
+            self.message = printable(f"{event.seat}: move {refused!r} refused ({event.reason})")
             if not self.live:
                 self.line(f"  {self.message}")
         elif isinstance(event, MatchEnded):
@@ -687,6 +741,18 @@ class Display:
                 self.draw(trio.current_time())
                 await trio.sleep(1 / REFRESH_HZ)
 
+    async def keep_flushed(self, scope: trio.CancelScope) -> None:
+        """Without a terminal: flushes the move lines ``REFRESH_HZ`` times a second.
+
+        One flush per move would cost a system call a move; this way a
+        ``| tee`` still sees the game go on.
+        """
+        with scope:
+            while True:
+                await trio.sleep(1 / REFRESH_HZ)
+                if self.unflushed:
+                    self.write("")
+
     def draw(self, now: float, *, final: bool = False) -> None:
         if self.game is None or self.clocks is None:
             text = "starting engines..."
@@ -711,10 +777,11 @@ class Display:
         if self.live:
             self.draw(self.ended_at, final=True)
 
-    def line(self, text: str) -> None:
-        self.write(text + "\n")
+    def line(self, text: str, *, flush: bool = True) -> None:
+        """One line of plain text; control characters in it are shown escaped."""
+        self.write(printable_lines(text, limit=2000) + "\n", flush=flush)
 
-    def write(self, text: str) -> None:
+    def write(self, text: str, *, flush: bool = True) -> None:
         """Writes and flushes; once the output is gone (``| head``), writes nothing more.
 
         The match goes on and its file is still written.
@@ -723,7 +790,9 @@ class Display:
             return
         try:
             self.out.write(text)
-            self.out.flush()
+            self.unflushed = not flush
+            if flush:
+                self.out.flush()
         except (OSError, ValueError):
             self.broken = True
             _silence(self.out)

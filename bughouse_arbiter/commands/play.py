@@ -26,6 +26,7 @@ from typing import Any
 
 import trio
 
+from ..bpgn.file import BpgnFile, check_output_path
 from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import EngineSpec, TimeControl, seat_assignment, with_seat_options
 from ..config.specs import engine_spec as read_engine_spec
@@ -41,6 +42,8 @@ from ..players.reaper import become_subreaper, kill_orphans
 from ..table.arbiter import MatchRecord, run_match
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
+from ..ui.safe_text import printable
+from . import SUMMARIES
 from .match import DebugLogs, GameWriter, default_out, make_folder
 
 DEFAULT_ENGINE = "searcher"
@@ -50,7 +53,7 @@ DEFAULT_TC = "180+0"
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "play",
-        help="play one seat yourself; engines take the other three",
+        help=SUMMARIES["play"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -87,7 +90,10 @@ def register(subparsers: Any) -> None:
         "--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
     )
     parser.add_argument(
-        "--out", metavar="FILE", help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn)"
+        "--out",
+        metavar="FILE",
+        help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn); an existing file is "
+        "appended to, never replaced, and locked while the game runs",
     )
     parser.add_argument("--fen-a", metavar="FEN", help="start board A here ([pocket] allowed)")
     parser.add_argument("--fen-b", metavar="FEN", help="start board B here")
@@ -127,17 +133,28 @@ def run(args: argparse.Namespace) -> int:
     style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
     become_subreaper()
     try:
-        # A dumb terminal cannot address the cursor: it gets lines.
-        painted = os.environ.get("TERM", "") not in ("", "dumb")
-        terminal_kept = painted and sys.stdin.isatty() and sys.stdout.isatty()
-        if terminal_kept:
-            with TtyTerminal(style) as terminal:
-                record, stop = _play(
-                    seat, name, engines, rules, out, terminal, fens, args.debug, bell=args.bell
-                )
-        else:
-            pipe = PipeTerminal(style)
-            record, stop = _play(seat, name, engines, rules, out, pipe, fens, args.debug)
+        # Opened and locked before the engines start; an existing file is appended to.
+        with BpgnFile.open(out) as games_file:
+            writer = GameWriter(games_file, game_number=1, games=1)
+            # A dumb terminal cannot address the cursor: it gets lines.
+            painted = os.environ.get("TERM", "") not in ("", "dumb")
+            terminal_kept = painted and sys.stdin.isatty() and sys.stdout.isatty()
+            if terminal_kept:
+                with TtyTerminal(style) as terminal:
+                    record, stop = _play(
+                        seat,
+                        name,
+                        engines,
+                        rules,
+                        writer,
+                        terminal,
+                        fens,
+                        args.debug,
+                        bell=args.bell,
+                    )
+            else:
+                pipe = PipeTerminal(style)
+                record, stop = _play(seat, name, engines, rules, writer, pipe, fens, args.debug)
     except KeyboardInterrupt:
         _say(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
@@ -148,9 +165,12 @@ def run(args: argparse.Namespace) -> int:
         _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
         return exit_status(stop.signal)
     assert record is not None
+    if writer.error is not None:
+        print(f"bughouse play: error: {printable(writer.error)}", file=sys.stderr)
+        return 1
     if not terminal_kept:
         # On a terminal the final screen said all this already.
-        _say(describe_outcome(record.outcome, seat))
+        _say(printable(describe_outcome(record.outcome, seat), 2000))
         _say(f"Game written to {out.resolve()}")
     return 0
 
@@ -217,7 +237,7 @@ def _play(
     name: str,
     engines: dict[Seat, EngineSpec],
     rules: HouseRules,
-    out: Path,
+    writer: GameWriter,
     terminal: Terminal,
     fens: dict[str, str],
     debug: bool,
@@ -225,8 +245,7 @@ def _play(
     bell: bool = False,
 ) -> tuple[MatchRecord | None, Stop]:
     """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
-    writer = GameWriter(out, game_number=1, games=1)
-    logs = DebugLogs(out, 1) if debug else None
+    logs = DebugLogs(writer.path, 1) if debug else None
 
     async def main() -> tuple[MatchRecord | None, Stop]:
         console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True, bell=bell)
@@ -247,7 +266,7 @@ def _play(
                     stop_reason=stop.reason,
                 )
                 # A finished game's screen stays until a key is pressed.
-                await console.hold_final_screen(f"Game written to {out.resolve()}")
+                await console.hold_final_screen(f"Game written to {writer.path.resolve()}")
         return record, stop
 
     try:
@@ -321,13 +340,7 @@ def _out_path(text: str | None) -> Path:
         make_folder(out)
         return out
     path = Path(text)
-    if path.is_dir():
-        raise UsageError(f"--out {text}: is a folder, not a file")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"--out {text}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"--out {text}: cannot be written")
+    check_output_path(path)
     return path
 
 

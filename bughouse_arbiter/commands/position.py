@@ -19,12 +19,13 @@ from ..core.game import BughouseGame
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import MoveError, PositionError, UsageError
+from . import SUMMARIES
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "position",
-        help="judge a bughouse position: status and legal moves",
+        help=SUMMARIES["position"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

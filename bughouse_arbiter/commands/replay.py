@@ -11,28 +11,33 @@ go to that move (number, board letter: upper case White, lower case Black),
 ``bughouse replay --check FILE...`` replays every game with the rules code
 and prints, per game, the moves replayed, the first move that cannot be
 played and where, and the recorded against the re-judged result; then a
-summary line. Exit status 0 when every game passes, 1 when any fails.
+summary line. Exit status 0 when every game passes, 1 when any fails. Files
+are read one game at a time (memory follows the longest game); at most 20
+reading problems and 20 notes are listed per game, and control characters
+from the file are shown escaped (``\x1b``).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
-from ..bpgn.read import BpgnGame, read_games
+from ..bpgn.read import BpgnGame, iter_games
 from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
-from ..core.game import BughouseGame
+from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
-from ..errors import BpgnError, UsageError
-from ..ui.render import render_table
+from ..errors import UsageError
+from ..ui.render import RenderOptions, render_table
+from ..ui.safe_text import printable, printable_lines
+from . import SUMMARIES
 
-_NO_LAST_MOVE = re.compile(r"\s*last: -\s+last: -\s*")
 _MOVE_NUMBER = re.compile(r"(\d{1,6})([ABab])\.?")
 HELP = (
     "Enter/n forward · b back · 12A or 9b. go to that move (A/B White, a/b Black) · "
@@ -43,7 +48,7 @@ HELP = (
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "replay",
-        help="step through a BPGN game, or re-judge BPGN files (--check)",
+        help=SUMMARIES["replay"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -60,6 +65,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="with --check: a reading problem fails the game"
     )
+    parser.add_argument("--ascii", action="store_true", help="letters instead of chess glyphs")
+    parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
     parser.add_argument(
         "--rule",
         action="append",
@@ -76,23 +83,40 @@ def run(args: argparse.Namespace) -> int:
     if args.html is not None and args.check:
         raise UsageError("--html writes one game's page; it does not go with --check")
     if args.check:
-        texts = [(path, _load(path)) for path in args.files]
-        return check(texts, pairs, strict=args.strict, out=sys.stdout)
+        for path in args.files:
+            _open(path).close()  # a missing file is a usage error before any report
+        return check(args.files, pairs, strict=args.strict, out=sys.stdout)
     if len(args.files) != 1:
         raise UsageError("stepping through a game takes one FILE (use --check for several)")
     path = args.files[0]
-    games = read_games(_load(path), file=path)
-    if not games:
+    source: BpgnGame | None = None
+    count = 0
+    with _open(path) as stream:
+        for game in iter_games(stream, file=path):
+            count = game.number
+            if game.number == args.game:
+                source = game
+                break
+    if count == 0:
         raise UsageError(f"{path}: no game found")
-    if not 1 <= args.game <= len(games):
-        raise UsageError(f"--game {args.game}: {path} holds games 1 to {len(games)}")
-    source = games[args.game - 1]
+    if source is None:
+        raise UsageError(f"--game {args.game}: {path} holds games 1 to {count}")
     report = replay_game(source, rules=_rules_for(source, pairs), frames=True)
     if not report.frames:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     if args.html is not None:
         return write_html(report, args.html, out=sys.stdout)
-    return step(report, sys.stdin, sys.stdout)
+    return step(report, sys.stdin, sys.stdout, options=_options(args, sys.stdout))
+
+
+def _options(args: argparse.Namespace, out: TextIO) -> RenderOptions:
+    """Glyphs on a UTF-8 output and colour on a terminal, as ``match`` and ``play``
+    draw them, unless ``--ascii`` / ``--no-color`` / ``NO_COLOR``."""
+    unicode = (
+        not args.ascii and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8"
+    )
+    color = out.isatty() and not args.no_color and "NO_COLOR" not in os.environ
+    return RenderOptions(unicode=unicode, color=color)
 
 
 def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
@@ -114,9 +138,9 @@ def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
     return 0
 
 
-def _load(path: str) -> bytes:
+def _open(path: str) -> BinaryIO:
     try:
-        return Path(path).read_bytes()
+        return open(path, "rb")
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -136,38 +160,46 @@ def _rules_for(source: BpgnGame, pairs: list[tuple[str, str]]) -> HouseRules | N
 
 
 def check(
-    texts: Sequence[tuple[str, bytes]],
+    paths: Sequence[str],
     pairs: list[tuple[str, str]],
     *,
     strict: bool,
     out: TextIO,
 ) -> int:
-    """Re-judges every game of every file; prints a report; 0 if all pass, else 1."""
+    """Re-judges every game of every file, one game in memory at a time;
+    prints a report; 0 if all pass, else 1."""
     games_total = passed = moves = 0
-    for path, data in texts:
+    for path in paths:
+        found = 0
         try:
-            games = read_games(data, file=path)
-        except BpgnError as exc:  # only in strict reading, which check does not use
-            print(f"{path}: {exc}", file=out)
+            with _open(path) as stream:
+                for source in iter_games(stream, file=path):
+                    found += 1
+                    games_total += 1
+                    report = replay_game(source, rules=_rules_for(source, pairs))
+                    moves += report.replayed
+                    ok = report.ok and not (strict and source.problems)
+                    passed += ok
+                    for line in describe(report, path, strict=strict):
+                        print(printable(line, MAX_LINE), file=out)
+        except OSError as exc:
+            print(printable(f"{path}: cannot read it ({exc.strerror or exc})"), file=out)
             games_total += 1
             continue
-        if not games:
-            print(f"{path}: no game found", file=out)
-        for source in games:
-            games_total += 1
-            report = replay_game(source, rules=_rules_for(source, pairs))
-            moves += report.replayed
-            ok = report.ok and not (strict and source.problems)
-            passed += ok
-            for line in describe(report, path, strict=strict):
-                print(line, file=out)
+        if not found:
+            print(printable(f"{path}: no game found"), file=out)
     failed = games_total - passed
     print(
-        f"checked {games_total} game(s) in {len(texts)} file(s): {passed} passed, "
+        f"checked {games_total} game(s) in {len(paths)} file(s): {passed} passed, "
         f"{failed} failed; {moves} moves replayed",
         file=out,
     )
     return 0 if failed == 0 else 1
+
+
+#: The longest line ``--check`` prints, and the notes it lists per game.
+MAX_LINE = 400
+MAX_NOTES = 20
 
 
 def describe(report: ReplayReport, path: str, *, strict: bool = False) -> list[str]:
@@ -190,7 +222,10 @@ def describe(report: ReplayReport, path: str, *, strict: bool = False) -> list[s
         lines.append(f"  first move that cannot be played: {report.illegal.located()}")
     if not report.ok and report.illegal is None:
         lines.append(f"  {report.verdict}")
-    lines.extend(f"  note: {note.located()}" for note in report.notes)
+    notes = report.notes
+    lines.extend(f"  note: {note.located()}" for note in notes[:MAX_NOTES])
+    if len(notes) > MAX_NOTES:
+        lines.append(f"  note: {len(notes) - MAX_NOTES} more note(s) not listed")
     lines.extend(f"  reading: {problem.located()}" for problem in source.problems)
     return lines
 
@@ -212,14 +247,16 @@ def _team_names(source: BpgnGame) -> str:
 # -- stepping --------------------------------------------------------------------------
 
 
-def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
+def step(
+    report: ReplayReport, stdin: TextIO, out: TextIO, *, options: RenderOptions | None = None
+) -> int:
     """The console loop: shows a frame, reads a command, until quit or end of input."""
     frames = report.frames
-    print(_title(report), file=out)
+    print(printable_lines(_title(report), MAX_LINE), file=out)
     print(HELP, file=out)
     index = 0
     last = len(frames) - 1
-    print(_shown(report, index), file=out)
+    print(_shown(report, index, options), file=out)
     while True:
         print(f"[{_where(report, index)}] > ", end="", file=out, flush=True)
         line = stdin.readline()
@@ -261,7 +298,7 @@ def step(report: ReplayReport, stdin: TextIO, out: TextIO) -> int:
                 )
             continue
         index = target
-        print(_shown(report, index), file=out)
+        print(_shown(report, index, options), file=out)
 
 
 def _target(report: ReplayReport, text: str) -> int | str:
@@ -280,7 +317,7 @@ def _target(report: ReplayReport, text: str) -> int | str:
     try:
         return int(text)
     except ValueError:
-        return f"unknown command {text!r} ({HELP})"
+        return f"unknown command {printable(text, 40)!r} ({HELP})"
 
 
 def _where(report: ReplayReport, index: int) -> str:
@@ -290,15 +327,19 @@ def _where(report: ReplayReport, index: int) -> str:
     return f"{at} · ply {index}/{len(report.frames) - 1}"
 
 
-def _shown(report: ReplayReport, index: int) -> str:
-    """Frame ``index``, and at the last one how the game ended or where the replay stopped."""
-    text = render(report.frames[index], report.game, report.rules)
+def _shown(report: ReplayReport, index: int, options: RenderOptions | None = None) -> str:
+    """Frame ``index``, and at the last one how the game ended or where the replay
+    stopped; every line from the file is shown through ``printable``."""
+    # The table is our own text (colour escapes included); ``render`` passes
+    # what it shows from the file through ``printable``.
+    text = render(report.frames[index], report.game, report.rules, options, report.played[:index])
+    end = ""
     if index == len(report.frames) - 1:
         if report.illegal is not None:
-            text += f"\nthe replay stops here: next is {report.illegal.located()}"
+            end = f"the replay stops here: next is {report.illegal.located()}"
         elif report.outcome is not None:
-            text += f"\nresult: {report.rejudged} ({report.outcome.reason})"
-    return text
+            end = f"result: {report.rejudged} ({report.outcome.reason})"
+    return text + "\n" + printable_lines(end, MAX_LINE) if end else text
 
 
 def _title(report: ReplayReport) -> str:
@@ -310,28 +351,35 @@ def _title(report: ReplayReport) -> str:
     )
 
 
-def render(frame: Frame, source: BpgnGame, rules: HouseRules) -> str:
+def render(
+    frame: Frame,
+    source: BpgnGame,
+    rules: HouseRules,
+    options: RenderOptions | None = None,
+    played: Sequence[PlayedMove] = (),
+) -> str:
     """The table at ``frame`` as ``render.render_table`` draws it (board A from
     White's side, board B beside it from Black's, pockets, the four clocks at
-    that moment), the last move of each board and the partner messages so far."""
+    that moment), the last move of each board and the partner messages so far.
+    ``played`` (the moves up to ``frame``) marks each board's last move's squares."""
     table = BughouseGame(rules, fen_a=frame.fens[BoardId.A], fen_b=frame.fens[BoardId.B])
     start = rules.time if rules.clock else math.inf  # untimed: shown as --:--
     clocks = {seat: start if left is None else left for seat, left in frame.clocks.items()}
     names = {seat: source.name_of(seat) or "" for seat in Seat}
-    drawn = render_table(table, clocks, names=names, running=frame.running)
+    last = {board: printable(move.label, 40) for board, move in frame.last.items()}
+    marks = {move.board: move.move for move in played}
+    drawn = render_table(
+        table, clocks, names=names, running=frame.running, options=options, last=last, marks=marks
+    )
     if frame.move is not None:
         stamp = f" at {frame.at:.3f} s" if frame.at is not None else ""
-        lines = [f"after {frame.move.label} (ply {frame.ply}){stamp}"]
+        lines = [printable(f"after {frame.move.label} (ply {frame.ply}){stamp}", MAX_LINE)]
     else:
         lines = ["start position"]
-    # The table is drawn from positions, so it knows no moves: say them here.
-    lines += [line for line in drawn.splitlines() if not _NO_LAST_MOVE.fullmatch(line)]
-    last = [
-        f"{board.value}: {frame.last[board].label if board in frame.last else '-'}"
-        for board in BoardId
-    ]
-    lines.append("  last move on board " + ", on board ".join(last))
+    # Before the first move the boards' status row is blank: leave it out.
+    lines += [line for line in drawn.splitlines() if line]
     for message in frame.messages[-5:]:
         when = f" ({message.at:.1f} s)" if message.at is not None else ""
-        lines.append(f"  {message.seat.bpgn} to partner{when}: {message.text}")
+        text = printable(message.text, 200)
+        lines.append(f"  {message.seat.bpgn} to partner{when}: {text}")
     return "\n".join(lines)

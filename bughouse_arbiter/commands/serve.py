@@ -38,9 +38,11 @@ lines (as ``bughouse connect`` does for UCI engines and the console) can use
 A front end is an object with ``async def serve(self, table, *,
 task_status)``; it calls ``task_status.started()`` once it accepts
 connections. ``serve`` builds the list in ``front_ends(plan)``: the TCP
-listener always, and adding ``--web`` is one more option in ``register`` and
-one more entry there. The front ends run in a nursery next to the games and
-are cancelled when the last game ends; a front end that raises ends the
+listener always, and with ``--web`` the live page
+(``bughouse_arbiter.web.live_server.WebFrontEnd``, on its own port), whose
+``flush`` is awaited after the last game so every page gets the result.
+The front ends run in a nursery next to the games and are cancelled when
+the last game ends; a front end that raises ends the
 server (a bug), so catch per-connection errors inside.
 """
 
@@ -71,10 +73,14 @@ from ..server.seam import FrontEnd, LiveTable
 from ..table.arbiter import MatchEnded, MatchEvent, MovePlayed, run_match
 from ..table.stopping import exit_status, stop_on_signals
 from ..ui.render import RenderOptions
+from ..web.live_server import WebFrontEnd
+from . import SUMMARIES
 from .match import Display, GameWriter, MatchPlan
 from .match import plan_from_args as match_plan_from_args
 
 DEFAULT_PORT = 7790
+#: The live page's port with a bare ``--web``.
+DEFAULT_WEB_PORT = 7791
 #: The engine that takes a seat under ``leaver=computer``.
 REPLACEMENT = "searcher"
 
@@ -82,7 +88,7 @@ REPLACEMENT = "searcher"
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
-        help="run a table that engines and people join over the network",
+        help=SUMMARIES["serve"],
         description=__doc__.split("\n\nThe table seam")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -114,6 +120,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--games", default="1", metavar="N", help="games to play (default 1)")
     parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
+    parser.add_argument(
+        "--web",
+        nargs="?",
+        const=str(DEFAULT_WEB_PORT),
+        metavar="PORT",
+        help=f"also serve the live page on this port (default {DEFAULT_WEB_PORT}; 0 = any free)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -123,6 +136,8 @@ class ServePlan:
     remote: tuple[Seat, ...]
     host: str
     port: int
+    #: The live page's port (``--web``), or None for no page.
+    web_port: int | None = None
 
 
 def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> ServePlan:
@@ -135,8 +150,11 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         if seat in remote:
             raise UsageError(f"--remote {text}: seat {seat} is named twice")
         remote.append(seat)
-    if not remote:
-        raise UsageError("name at least one --remote seat (else use 'bughouse match')")
+    if not remote and args.web is None:
+        raise UsageError(
+            "name at least one --remote seat, or --web to show the table "
+            "(else use 'bughouse match')"
+        )
     for text in args.engine:
         name = text.partition("=")[0]
         try:
@@ -145,12 +163,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
             continue  # match's own check says what is wrong
         if seat in remote:
             raise UsageError(f"seat {seat} is both --remote and --engine")
-    try:
-        port = int(args.port)
-    except ValueError:
-        raise UsageError(f"--port takes a number, not {args.port!r}") from None
-    if not 0 <= port < 65536:
-        raise UsageError(f"--port {port} is out of range")
+    port = _port("--port", args.port)
+    web_port = None if args.web is None else _port("--web", args.web)
     match_args = argparse.Namespace(
         rule=args.rule,
         tc=args.tc,
@@ -164,8 +178,22 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
     )
     plan = match_plan_from_args(match_args, today=today)
     return ServePlan(
-        match=plan, remote=tuple(s for s in SEATS if s in remote), host=args.host, port=port
+        match=plan,
+        remote=tuple(s for s in SEATS if s in remote),
+        host=args.host,
+        port=port,
+        web_port=web_port,
     )
+
+
+def _port(option: str, text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise UsageError(f"{option} takes a number, not {text!r}") from None
+    if not 0 <= port < 65536:
+        raise UsageError(f"{option} {port} is out of range")
+    return port
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,8 +213,11 @@ def log_line(text: str) -> None:
 
 
 def front_ends(plan: ServePlan) -> list[FrontEnd]:
-    """The ways in: the TCP listener (and, later, ``--web``)."""
-    return [TcpFrontEnd(plan.host, plan.port, Limits())]
+    """The ways in: the TCP listener, and the live page with ``--web``."""
+    ends: list[FrontEnd] = [TcpFrontEnd(plan.host, plan.port, Limits())]
+    if plan.web_port is not None:
+        ends.append(WebFrontEnd(plan.host, plan.web_port))
+    return ends
 
 
 async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None] = log_line) -> int:
@@ -222,6 +253,10 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
         display.line(f"listening on {address}")
         if not _loopback(plan.host):
             log(f"{plan.host} is reachable from other machines and nothing is encrypted")
+        web = next((e for e in ends if isinstance(e, WebFrontEnd)), None)
+        page = None if web is None else f"http://{_url_host(plan.host)}:{web.port}/"
+        if page is not None:
+            display.line(f"live page: {page}")
         for seat in plan.remote:
             token = table.tokens[seat]
             display.line(f"seat {seat}: token {token}")
@@ -231,6 +266,8 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             display.line(
                 f"  or:   bughouse play --connect {address} --seat {seat.slug} --token={token}"
             )
+            if page is not None:
+                display.line(f"  or:   open {page}#seat={seat.slug}&token={token}")
 
         with stop.scope:
             for index in range(plan.match.games):
@@ -251,10 +288,16 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
         with trio.CancelScope(shield=True):
             for player in remote_players.values():
                 await player.shutdown()
+            if web is not None:
+                await web.flush()
         home.cancel_scope.cancel()
     if status == 0:
         display.line(f"written to {plan.match.out}")
     return status
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 def _loopback(host: str) -> bool:

@@ -46,6 +46,7 @@ from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
 from ..tournament.stats import Sprt
+from . import SUMMARIES
 
 if TYPE_CHECKING:
     from ..tournament.ray_backend import RayScheduler
@@ -81,7 +82,7 @@ _DEFAULTS: dict[str, object] = {}
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "tournament",
-        help="many games between engines: Elo, SPRT, openings, concurrency, resume",
+        help=SUMMARIES["tournament"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -29,6 +29,7 @@ from typing import Literal
 import attrs
 
 from ..core.model import SEATS, Seat, Team
+from ..core.rules import MAX_SECONDS
 from ..errors import ConfigError
 
 Protocol = Literal["native", "uci", "xboard"]
@@ -69,6 +70,11 @@ BUILTIN_ENGINES: Mapping[str, tuple[str, ...]] = {
 DEFAULT_ENGINE = "searcher"
 
 
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for an error line, cut when long."""
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
 @attrs.frozen
 class TimeControl:
     """``base`` seconds per player plus ``increment`` seconds per move;
@@ -84,7 +90,8 @@ class TimeControl:
 
         Raises:
             ConfigError: not that form, a base that is not positive, a
-                negative increment, or a number that is not finite.
+                negative increment, or a number that is not finite or
+                above ``MAX_SECONDS`` (a week).
         """
         if text.strip().lower() in ("none", "untimed"):
             return cls(None)
@@ -94,15 +101,20 @@ class TimeControl:
             increment = float(inc_text) if plus else 0.0
         except ValueError:
             raise ConfigError(
-                f"time control {text!r} is not BASE+INC in seconds (for example 180+2 or 10+0)"
-                " or none"
+                f"time control {_shown(text)} is not BASE+INC in seconds "
+                "(for example 180+2 or 10+0) or none"
             ) from None
         if not all(abs(v) < float("inf") for v in (base, increment)):
-            raise ConfigError(f"time control {text!r} must use finite numbers")
+            raise ConfigError(f"time control {_shown(text)} must use finite numbers")
         if not base > 0:
-            raise ConfigError(f"time control {text!r}: the base time must be above 0 seconds")
+            raise ConfigError(f"time control {_shown(text)}: the base time must be above 0 seconds")
         if not increment >= 0:
-            raise ConfigError(f"time control {text!r}: the increment cannot be negative")
+            raise ConfigError(f"time control {_shown(text)}: the increment cannot be negative")
+        if base > MAX_SECONDS or increment > MAX_SECONDS:
+            raise ConfigError(
+                f"time control {_shown(text)}: at most {MAX_SECONDS:g} seconds (a week) "
+                "for the base and for the increment"
+            )
         return cls(base, increment)
 
     def __str__(self) -> str:

@@ -289,10 +289,18 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             yield move
 
     def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
+        # python-chess chains the drops after the other moves but works out
+        # their squares when the chain is made: here only when they are
+        # reached (``any(legal_moves)``, ``parse_san`` rarely get there).
+        if not to_mask:
+            return iter(())
+        return self._legal_drops(to_mask, self._filter_drops and not self._judging_drop)
+
+    def _legal_drops(self, to_mask: chess.Bitboard, filtered: bool) -> Iterator[chess.Move]:
         drops = super().generate_legal_drops(to_mask)
-        if not self._filter_drops or self._judging_drop:
-            return drops
-        return (move for move in drops if self._drop_check_allowed(move))
+        if filtered:
+            drops = (move for move in drops if self._drop_check_allowed(move))
+        yield from drops
 
     def is_legal(self, move: chess.Move) -> bool:
         if move.drop and self._filter_drops and not self._judging_drop:
@@ -353,7 +361,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
 
     def status_of_side_to_move(self) -> BoardStatus:
         """``ok``, ``checkmate``, ``must_wait``, ``stalemate_wait`` or ``stalemate_draw``."""
-        if any(self.generate_legal_moves()):
+        if self._surely_can_move() or any(self.generate_legal_moves()):
             return BoardStatus.OK
         if self.is_check():
             if self.rules.wait_for_block and self.could_block_by_drop():
@@ -362,6 +370,43 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         if self.rules.stalemate == "draw":
             return BoardStatus.STALEMATE_DRAW
         return BoardStatus.STALEMATE_WAIT
+
+    def _surely_can_move(self) -> bool:
+        """A cheap sufficient test for "the side to move has a legal move".
+
+        True when it is not in check and either holds a piece it can drop
+        (no drop rule filtering drops; a pawn needs an empty square on ranks
+        2 to 7), or has a piece other than its king, not pinned, with a
+        knight's or slider's move to a square it does not occupy, or a pawn
+        step to an empty square: all legal when not in check. False means
+        "not known": the caller generates the moves. True after most moves,
+        at a fraction of the cost of generating them.
+        """
+        turn = self.turn
+        own = self.occupied_co[turn]
+        kings = self.kings & own & ~self.promoted  # as ``king()``, inline
+        if not kings:
+            return False
+        king = chess.msb(kings)
+        if self.attackers_mask(not turn, king):
+            return False
+        empty = ~self.occupied & chess.BB_ALL
+        if not self._filter_drops and empty:
+            pocket = self.pockets[turn]
+            held = len(pocket)
+            if held and (
+                held > pocket.count(chess.PAWN) or empty & ~(chess.BB_RANK_1 | chess.BB_RANK_8)
+            ):
+                return True
+        free = own & ~self.kings & ~self._slider_blockers(king)
+        if not free:
+            return False
+        pawns = self.pawns & free
+        if (pawns << 8 if turn else pawns >> 8) & empty:
+            return True
+        target = ~own & chess.BB_ALL
+        pieces = (self.knights | self.bishops | self.rooks | self.queens) & free
+        return any(self.attacks_mask(square) & target for square in chess.scan_forward(pieces))
 
     def outcome(self, *, claim_draw: bool = False) -> chess.Outcome | None:
         """Only checkmate ends a single bughouse board; the match judges the rest."""
@@ -404,7 +449,9 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         except ValueError:
             move = None
         if move is not None and move:
-            if move.drop is None and move.promotion is None and self.piece_at(move.from_square):
+            if self.is_legal(move):
+                return move
+            if move.drop is None and move.promotion is None:
                 piece = self.piece_at(move.from_square)
                 # A pawn reaching the last rank in UCI without a piece letter.
                 if (
@@ -414,8 +461,6 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                     and chess.square_rank(move.to_square) == (7 if self.turn else 0)
                 ):
                     raise MoveError(f"{token}: a promotion needs a piece letter (e.g. {token}q)")
-            if self.is_legal(move):
-                return move
             if move.drop is not None and not self.pockets[self.turn].count(move.drop):
                 name = chess.piece_name(move.drop)
                 raise MoveError(f"{token}: no {name} in the pocket")
@@ -468,10 +513,79 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             board._seen[board._transposition_key()] = 1
         return board
 
+    def fen(
+        self,
+        *,
+        shredder: bool = False,
+        en_passant: chess.EnPassantSpec = "legal",
+        promoted: bool | None = None,
+    ) -> str:
+        """python-chess's crazyhouse FEN; written here directly in the usual case
+        (no castling right, no en passant square), which is most of a game."""
+        if (
+            self.castling_rights
+            or self.ep_square is not None
+            or shredder
+            or en_passant != "legal"
+            or promoted is not None
+        ):
+            return super().fen(shredder=shredder, en_passant=en_passant, promoted=promoted)
+        pockets = self.pocket_string(chess.WHITE) + self.pocket_string(chess.BLACK)
+        turn = "w" if self.turn else "b"
+        return (
+            f"{self.board_fen()}[{pockets}] {turn} - - {self.halfmove_clock} {self.fullmove_number}"
+        )
+
+    def board_fen(self, *, promoted: bool | None = None) -> str:
+        """The FEN's board part, ``~`` after promoted pieces unless ``promoted=False``.
+
+        The same text as python-chess's, built from the bitboards (a third
+        of the time: the arbiter makes a FEN for every turn it opens).
+        """
+        cells = ["1"] * 64
+        for color in chess.COLORS:
+            mask = self.occupied_co[color]
+            symbols = _SYMBOLS[color]
+            for piece_type, pieces in (
+                (chess.PAWN, self.pawns),
+                (chess.KNIGHT, self.knights),
+                (chess.BISHOP, self.bishops),
+                (chess.ROOK, self.rooks),
+                (chess.QUEEN, self.queens),
+                (chess.KING, self.kings),
+            ):
+                symbol = symbols[piece_type]
+                squares = pieces & mask
+                while squares:  # lowest square first, inline: no generator per piece type
+                    low = squares & -squares
+                    cells[low.bit_length() - 1] = symbol
+                    squares ^= low
+        if promoted is None or promoted:
+            squares = self.promoted & self.occupied
+            while squares:
+                low = squares & -squares
+                cells[low.bit_length() - 1] += "~"
+                squares ^= low
+        text = "/".join(["".join(cells[rank : rank + 8]) for rank in _RANK_STARTS])
+        for run in _EMPTY_RUNS:
+            if run in text:
+                text = text.replace(run, str(len(run)))
+        return text
+
     def pocket_string(self, color: chess.Color) -> str:
         """That colour's pocket as FEN letters (upper case for white), Q first."""
         text = str(self.pockets[color])
         return text.upper() if color else text
+
+
+_SYMBOLS = {
+    color: {piece_type: chess.Piece(piece_type, color).symbol() for piece_type in chess.PIECE_TYPES}
+    for color in chess.COLORS
+}
+#: Where each rank starts, from the eighth down (FEN order).
+_RANK_STARTS = tuple(range(56, -1, -8))
+#: Runs of empty squares in ``board_fen``'s draft ("1" each), longest first.
+_EMPTY_RUNS = tuple("1" * n for n in range(8, 1, -1))
 
 
 def _check_rows(rows: list[str], fen: str) -> None:

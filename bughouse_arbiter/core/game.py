@@ -15,7 +15,7 @@ import chess
 
 from ..errors import MoveError, NotYourTurnError
 from .board import STARTING_FEN, BoardStatus, BughouseBoard
-from .model import BoardId, Outcome, Result, Seat, Team, Termination
+from .model import BOARDS, BoardId, Outcome, Result, Seat, Team, Termination
 from .rules import HouseRules
 
 
@@ -23,7 +23,9 @@ from .rules import HouseRules
 class PlayedMove:
     """One move in the record.
 
-    ``ply`` counts moves over both boards from 1. ``passed`` is the piece the
+    ``ply`` counts moves over both boards from 1; ``number`` is the move's
+    number on its own board (its full-move counter when the move was made:
+    White's and Black's seventh moves are both 7). ``passed`` is the piece the
     move sent to the partner board (None if it captured nothing, or if that
     board was already over). ``at`` is seconds since the match started and
     ``clock`` the mover's remaining seconds after the move, as the caller
@@ -35,6 +37,7 @@ class PlayedMove:
     seat: Seat
     move: chess.Move
     san: str
+    number: int = 1
     passed: chess.Piece | None = None
     at: float | None = None
     clock: float | None = None
@@ -62,6 +65,9 @@ class BoardResult:
     termination: Termination
     reason: str
     seat: Seat | None = None
+
+
+_OK = BoardStatus.OK
 
 
 class BughouseGame:
@@ -139,7 +145,7 @@ class BughouseGame:
 
     def seats_to_move(self) -> list[Seat]:
         """Seats whose turn it is on a board still in play."""
-        return [self.to_move(b) for b in BoardId if self.is_live(b)]
+        return [self.to_move(b) for b in BOARDS if self.is_live(b)]
 
     def fen(self, board: BoardId) -> str:
         return self.boards[board].fen()
@@ -161,6 +167,7 @@ class BughouseGame:
         *,
         at: float | None = None,
         clock: float | None = None,
+        san: str | None = None,
     ) -> PlayedMove:
         """Plays ``move`` for ``seat``, passes any capture, and re-judges the match.
 
@@ -168,6 +175,11 @@ class BughouseGame:
         its board is over) and MoveError when the move is illegal; the game is
         unchanged then. What an illegal move costs is the caller's decision
         (``illegal_move`` house rule, see ``illegal``).
+
+        ``san``: the move as the caller read it, when ``move`` is what the
+        board's own parser (``parse_san``, ``parse_move``) just returned for
+        this position (a BPGN replay): it is then recorded as is, and neither
+        checked nor written again.
         """
         if self.outcome is not None:
             raise NotYourTurnError(f"the match is over ({self.outcome.reason})")
@@ -178,10 +190,14 @@ class BughouseGame:
             raise NotYourTurnError(f"{seat} is not to move on board {seat.board.value}")
         if isinstance(move, str):
             move = board.parse_move(move)
-        elif not move or not board.is_legal(move):
+        elif san is None and (not move or not board.is_legal(move)):
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
+        number = board.fullmove_number
         watched = self._stall_watch(seat)
-        san = board.san_and_push(move)
+        if san is None:
+            san = board.san_and_push(move)
+        else:
+            board.push(move)
         passed = board.last_passed
         other = seat.board.other
         if passed is not None and other not in self.board_results:
@@ -194,6 +210,7 @@ class BughouseGame:
             seat=seat,
             move=move,
             san=san,
+            number=number,
             passed=passed,
             at=at,
             clock=clock,
@@ -332,9 +349,18 @@ class BughouseGame:
         return self.outcome
 
     def _judge(self, moved_on: BoardId) -> None:
+        other = moved_on.other
+        if (
+            not self.board_results
+            and self.status(moved_on) is _OK
+            and self.status(other) is _OK
+            and self.rules.repetition != "threefold"
+            and not (self.rules.max_plies and len(self.moves) >= self.rules.max_plies)
+        ):
+            return  # the usual move: both sides to move can move, nothing ends
         # The board just moved on first: its mate decides before anything else,
         # and mate on either board beats the deadlock draw.
-        order = (moved_on, moved_on.other)
+        order = (moved_on, other)
         statuses: dict[BoardId, BoardStatus] = {}
         for board_id in order:
             if not self.is_live(board_id):
@@ -374,7 +400,7 @@ class BughouseGame:
             )
         if self.outcome is not None:
             return
-        live = [b for b in BoardId if self.is_live(b)]
+        live = [b for b in BOARDS if self.is_live(b)]
         for board_id in live:
             if board_id not in statuses:
                 statuses[board_id] = self.status(board_id)

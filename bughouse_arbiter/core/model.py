@@ -18,9 +18,13 @@ class BoardId(enum.Enum):
     A = "A"
     B = "B"
 
+    # Members are singletons: hash them by identity, in C. Enum's own hash
+    # (of the member's name, in Python) was ~100 calls a move in the arbiter.
+    __hash__ = object.__hash__
+
     @property
     def other(self) -> BoardId:
-        return BoardId.B if self is BoardId.A else BoardId.A
+        return _OTHER_BOARD[self]
 
     @classmethod
     def parse(cls, text: str) -> BoardId:
@@ -59,12 +63,12 @@ class Seat(enum.Enum):
     B_WHITE = "B-White"
     B_BLACK = "B-Black"
 
+    __hash__ = object.__hash__  # as for BoardId
+
     @classmethod
     def of(cls, board: BoardId, color: chess.Color) -> Seat:
         """The seat that plays ``color`` on ``board``."""
-        if board is BoardId.A:
-            return cls.A_WHITE if color else cls.A_BLACK
-        return cls.B_WHITE if color else cls.B_BLACK
+        return _SEAT_OF[board, bool(color)]
 
     @classmethod
     def parse(cls, text: str) -> Seat:
@@ -78,25 +82,28 @@ class Seat(enum.Enum):
                 "or WA, BA, WB, BB)"
             ) from None
 
+    # Looked up in tables made once below: reading an Enum member off its
+    # class (``Seat.A_WHITE``) is slow, and these are asked a dozen times a move.
+
     @property
     def board(self) -> BoardId:
-        return BoardId.A if self in (Seat.A_WHITE, Seat.A_BLACK) else BoardId.B
+        return _SEAT_FACTS[self][0]
 
     @property
     def color(self) -> chess.Color:
-        return self in (Seat.A_WHITE, Seat.B_WHITE)
+        return _SEAT_FACTS[self][1]
 
     @property
     def team(self) -> Team:
-        return Team.ONE if self in (Seat.A_WHITE, Seat.B_BLACK) else Team.TWO
+        return _SEAT_FACTS[self][2]
 
     @property
     def partner(self) -> Seat:
-        return Seat.of(self.board.other, not self.color)
+        return _SEAT_FACTS[self][3]
 
     @property
     def opponent(self) -> Seat:
-        return Seat.of(self.board, not self.color)
+        return _SEAT_FACTS[self][4]
 
     @property
     def bpgn(self) -> str:
@@ -112,6 +119,26 @@ class Seat(enum.Enum):
         return self.value
 
 
+_OTHER_BOARD = {BoardId.A: BoardId.B, BoardId.B: BoardId.A}
+_SEAT_OF = {
+    (BoardId.A, True): Seat.A_WHITE,
+    (BoardId.A, False): Seat.A_BLACK,
+    (BoardId.B, True): Seat.B_WHITE,
+    (BoardId.B, False): Seat.B_BLACK,
+}
+_BOARD_COLOR = {seat: board_color for board_color, seat in _SEAT_OF.items()}
+#: Per seat: board, colour, team, partner, opponent.
+_SEAT_FACTS: dict[Seat, tuple[BoardId, bool, Team, Seat, Seat]] = {
+    seat: (
+        board,
+        color,
+        Team.ONE if seat in (Seat.A_WHITE, Seat.B_BLACK) else Team.TWO,
+        _SEAT_OF[_OTHER_BOARD[board], not color],
+        _SEAT_OF[board, not color],
+    )
+    for seat, (board, color) in _BOARD_COLOR.items()
+}
+
 for _seat in Seat:
     _colour = "white" if _seat.color else "black"
     _b = _seat.board.value.lower()
@@ -125,6 +152,8 @@ for _seat in Seat:
         _SEAT_ALIASES[_alias] = _seat.value
 
 SEATS: tuple[Seat, ...] = tuple(Seat)
+#: Both boards, A first (iterating the Enum class itself is slower).
+BOARDS: tuple[BoardId, BoardId] = (BoardId.A, BoardId.B)
 
 
 class Termination(enum.Enum):

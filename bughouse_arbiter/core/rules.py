@@ -134,6 +134,10 @@ RULE_NAMES: tuple[str, ...] = tuple(f.name for f in attrs.fields(HouseRules) if 
 # Rules added after game files were first written: a file may leave them out.
 _LATER = frozenset({"clock", "stalling", "reconnect_grace", "leaver"})
 
+#: The longest time or increment a rule takes, in seconds (a week): beyond
+#: it, clocks and deadlines would lose their precision or overflow.
+MAX_SECONDS = 7 * 24 * 3600.0
+
 _SWITCHES = ("wait_for_block", "dropped_pawn_double_step", "dropped_rook_castles", "clock")
 _ON = {"on", "true", "yes", "1"}
 _OFF = {"off", "false", "no", "0"}
@@ -247,6 +251,8 @@ def _parse_seconds(name: str, text: str, *, allow_zero: bool) -> float:
         raise RuleError(f"rule {name} takes a finite number of seconds")
     if seconds < 0 or (seconds == 0 and not allow_zero):
         raise RuleError(f"rule {name} must be {'>= 0' if allow_zero else '> 0'} seconds")
+    if seconds > MAX_SECONDS:
+        raise RuleError(f"rule {name} takes at most {MAX_SECONDS:g} seconds (a week)")
     return seconds
 
 

@@ -26,7 +26,10 @@ Contract:
 from __future__ import annotations
 
 import abc
+import contextlib
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar
 
 import attrs
 import trio
@@ -58,6 +61,11 @@ class TableState:
     its turn's limit (the whole limit for a turn not begun). ``no_double``
     (only under ``dropped_pawn_double_step=off``) names, per board, the
     squares of dropped pawns that may not double-step: a FEN cannot say it.
+
+    The arbiter hands the same snapshot to every player it tells of one
+    change; ``shared`` is where players keep what they derive from it (a
+    formatted line, say) so that it is made once, not once per player. Keys
+    are the deriving module's own; it takes no part in comparisons.
     """
 
     version: int
@@ -65,6 +73,9 @@ class TableState:
     clocks: Mapping[Seat, float]
     turn_left: Mapping[Seat, float] = attrs.field(factory=dict)
     no_double: Mapping[BoardId, tuple[str, ...]] | None = None
+    # Not an init argument: a copy made with attrs.evolve (other clocks, say)
+    # starts with nothing shared.
+    shared: dict[str, Any] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
 
 # -- actions: player -> arbiter ------------------------------------------------
@@ -152,6 +163,10 @@ class Player(abc.ABC):
     #: answered ``wait``), the arbiter re-opens the turn with a new token and a
     #: fresh ``your_turn`` (the clock keeps running from the turn's start).
     refresh_waiting_turn: bool = False
+    #: True when ``moved`` and ``your_turn`` return without waiting (they
+    #: only queue what they send): the arbiter then makes those calls
+    #: without a deadline, which costs a cancel scope each time.
+    prompt: ClassVar[bool] = False
 
     @abc.abstractmethod
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
@@ -183,6 +198,14 @@ class Player(abc.ABC):
 
     async def board_ended(self, result: BoardResult) -> None:  # noqa: B027 - optional hook
         """One board finished and the other plays on (``board_end=continue``)."""
+
+    def batched(self) -> AbstractContextManager[None]:
+        """While the block runs, what the player sends may be held and sent at its end.
+
+        The arbiter tells a move and opens the next turn inside one block, so
+        an engine gets ``event``, ``state`` and ``go`` in one write.
+        """
+        return contextlib.nullcontext()
 
     @abc.abstractmethod
     async def game_over(self, outcome: Outcome) -> None:

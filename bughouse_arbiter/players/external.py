@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import ClassVar
 
 import attrs
@@ -63,6 +64,7 @@ class ExternalEnginePlayer(Player):
     """An engine speaking UCI or xboard, seen by the arbiter as any other player."""
 
     protocol: ClassVar[str] = "external"
+    prompt = True  # every call only feeds the adapter and queues its lines
     #: The sans-IO adapter class that speaks this engine's protocol.
     adapter_class: ClassVar[type[UciAdapter] | type[XboardAdapter]]
 
@@ -260,6 +262,9 @@ class ExternalEnginePlayer(Player):
                 self._flush()
         if self._failure is not None:
             raise self._failure
+
+    def batched(self) -> AbstractContextManager[None]:
+        return self.engine.batched()
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         self.adapter.your_turn(token, self._fen(state), state.clocks)

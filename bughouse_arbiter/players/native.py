@@ -30,6 +30,9 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from functools import partial
+from typing import TypeVar
 
 import trio
 
@@ -71,6 +74,7 @@ from ..protocol import (
     Tell,
     Wait,
     clocks_ms,
+    encode_command,
 )
 from ..protocol.limits import NAME_LIMIT, TELL_LIMIT, TellQuota, engine_text
 from .base import (
@@ -88,6 +92,8 @@ from .base import (
 )
 from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
 from .transport import LineTransport
+
+_C = TypeVar("_C", bound=Command)  # a command shared through TableState.shared
 
 #: Ignored lines logged one by one before only every ``IGNORED_EVERY``-th is.
 IGNORED_LOGGED = 100
@@ -107,6 +113,7 @@ class NativeEnginePlayer(Player):
     protocol = "native"
     # A waiting engine gets a fresh state + go when a piece reaches it (protocol.md §5.8).
     refresh_waiting_turn = True
+    prompt = True  # every call only queues lines (``_send``)
 
     def __init__(
         self,
@@ -271,6 +278,9 @@ class NativeEnginePlayer(Player):
         self._send(RulesInfo(tuple(rules.to_pairs())))
         self._send_state(state)
 
+    def batched(self) -> AbstractContextManager[None]:
+        return self.process.batched()
+
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         old = self._open_by_seat.pop(seat, None)
         if old is not None:  # a new turn replaces one the arbiter took back
@@ -302,17 +312,8 @@ class NativeEnginePlayer(Player):
     async def moved(self, played: PlayedMove, state: TableState) -> None:
         if played.board is self.seat.board:
             self.tells.turn_over()
-        passed = played.passed.symbol() if played.passed is not None else None
         self._last_state = None
-        self._send(
-            MoveEvent(
-                version=state.version,
-                board=played.board,
-                move=played.uci,
-                passed=passed,
-                clocks=_clocks(state),
-            )
-        )
+        self._send(*self._shared(state, _EVENT, partial(_event, played)))
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         if len(self.seats) == 1:
@@ -390,20 +391,35 @@ class NativeEnginePlayer(Player):
 
     def _send_state(self, state: TableState) -> None:
         """Sends ``state`` unless the engine's last one says exactly the same."""
-        command = _state(state)
+        command, data = self._shared(state, _STATE, _state)
         if command != self._last_state:
-            self._send(command)
+            self._send(command, data)
             self._last_state = command
 
-    def _send(self, command: Command) -> None:
-        """Queues one command; never blocks (the process's writer sends it)."""
+    def _send(self, command: Command, data: bytes | None = None) -> None:
+        """Queues one command; never blocks (the process's writer sends it).
+
+        ``data``: the command already encoded (``encode_command``).
+        """
         if self._closing or self._eof:
             return
         try:
-            data = self.session.send(command)
+            data = self.session.send(command, data)
         except (LocalProtocolError, ValueError) as exc:
             raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
-        self.process.send(data.decode().rstrip("\n"))
+        self.process.send_data(data)
+
+    @staticmethod
+    def _shared(state: TableState, key: str, make: Callable[[TableState], _C]) -> tuple[_C, bytes]:
+        """The command ``make(state)`` and its bytes, made once for all players."""
+        shared: tuple[_C, bytes] | None = state.shared.get(key)
+        if shared is None:
+            command = make(state)
+            try:
+                shared = state.shared[key] = (command, encode_command(command))
+            except (LocalProtocolError, ValueError) as exc:
+                raise EngineFailed(f"cannot send {command.KEYWORD!r}: {exc}") from exc
+        return shared
 
     # -- lines in ----------------------------------------------------------------------
 
@@ -498,10 +514,11 @@ class NativeEnginePlayer(Player):
         actions = self._actions
         if actions is None or self._actions_done:
             return
-        try:
-            waiting = len(self._outbox) + actions.statistics().current_buffer_used
-        except trio.ClosedResourceError:
-            return
+        if chatter:  # only chatter is counted against MAX_PENDING (moves always go)
+            try:
+                waiting = len(self._outbox) + actions.statistics().current_buffer_used
+            except trio.ClosedResourceError:
+                return
         if chatter and waiting >= MAX_PENDING:
             self.ignored += 1
             self._dropped += 1
@@ -552,6 +569,21 @@ class NativeEnginePlayer(Player):
     def _note(self, text: str) -> None:
         if self.log is not None:
             self.log(f"{self.label} : {text}")
+
+
+#: Keys of what native players share in ``TableState.shared``.
+_STATE = "native:state"
+_EVENT = "native:event"
+
+
+def _event(played: PlayedMove, state: TableState) -> MoveEvent:
+    return MoveEvent(
+        version=state.version,
+        board=played.board,
+        move=played.uci,
+        passed=played.passed.symbol() if played.passed is not None else None,
+        clocks=_clocks(state),
+    )
 
 
 def _state(state: TableState) -> State:

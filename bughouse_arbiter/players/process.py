@@ -15,7 +15,10 @@ Lines out: ``send(line)`` never waits. While nothing is queued it writes the
 line straight into the pipe (one non-blocking ``write``, so a notification
 reaches the engine without a task switch); whatever the pipe does not take
 is queued, and the writer sends the queue in bursts, one ``send_all`` each.
-Lines never interleave and keep their order.
+Lines never interleave and keep their order. Inside ``with batched():`` the
+lines sent are held and go out together in one write when the block ends
+(the arbiter sends a move's ``event`` and the next turn's ``state`` and ``go``
+so: one wake-up of the engine, not three).
 
 Lines in: ``receive()`` hands out the lines in order and ``None`` once the
 output has ended. A player that wants the lines without a task hop passes
@@ -58,6 +61,8 @@ import signal
 import subprocess
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import TextIO
 
 import trio
@@ -166,6 +171,9 @@ class EngineProcess:
         self._on_lines: LineSink | None = None
         self._stdin_fd = -1
         self._queued = bytearray()  # bytes the pipe has not taken yet, for the writer
+        self._held = bytearray()  # lines sent inside ``batched()``, not written yet
+        self._batching = 0  # depth of ``batched()`` blocks
+        self._batch = _Batch(self)
         self._writing = False  # the writer is inside send_all
         self._kick = trio.Event()
         self._scopes: list[trio.CancelScope] = []
@@ -205,7 +213,7 @@ class EngineProcess:
         _LIVE.add(self._process.pid)
         command = shlex.join(self.argv).replace("\n", "\\n")
         self._note(f"started pid {self._process.pid}: {command}")
-        for task in (self._read, self._read_stderr, self._write, self._watch_exit):
+        for task in (self._read, self._read_stderr, self._writer, self._watch_exit):
             scope = trio.CancelScope()
             self._scopes.append(scope)
             nursery.start_soon(self._run_in, scope, task)
@@ -253,11 +261,36 @@ class EngineProcess:
         """
         if "\n" in line or "\r" in line:
             raise ValueError(f"a line to send cannot contain a line break: {line!r}")
+        self.send_data((line + "\n").encode())
+
+    def send_data(self, data: bytes) -> None:
+        """Sends whole lines already encoded, each ending with LF (as ``send``).
+
+        The caller vouches for the line breaks: a protocol session's encoded
+        command, say.
+        """
         if self._closing or self._write_failed or self._stdin_fd < 0:
             return
         if self.log is not None:
-            self.log(f"{self.label} < {line}")
-        data = (line + "\n").encode()
+            for line in data.decode(errors="replace").splitlines():
+                self.log(f"{self.label} < {line}")
+        if self._batching:
+            self._held += data
+            return
+        self._write(data)
+
+    def batched(self) -> AbstractContextManager[None]:
+        """Holds the lines sent in the block and writes them together at its end."""
+        return self._batch
+
+    def _flush_held(self) -> None:
+        if self._held:
+            data = bytes(self._held)
+            self._held.clear()
+            if not (self._closing or self._write_failed):
+                self._write(data)
+
+    def _write(self, data: bytes) -> None:
         if self._queued or self._writing:
             self._queued += data
             self._kick.set()
@@ -404,7 +437,7 @@ class EngineProcess:
             if not chunk:
                 return
 
-    async def _write(self) -> None:
+    async def _writer(self) -> None:
         """Sends what ``send`` queued, a burst at a time; closes stdin at the end."""
         assert self._process is not None and self._process.stdin is not None
         stdin = self._process.stdin
@@ -453,6 +486,8 @@ class EngineProcess:
             with trio.CancelScope(shield=True):
                 await self._closed.wait()
             return
+        self._batching = 0  # nothing is held back any more
+        self._flush_held()
         process = self._process
         # Who descends from it now, also out of its session (``setsid``):
         # once it is gone they can no longer be told from anybody's.
@@ -538,3 +573,24 @@ async def open_engine_process(
             yield engine
         finally:
             await engine.aclose(quit_line, grace=grace, term_grace=term_grace)
+
+
+class _Batch(AbstractContextManager[None]):
+    """``EngineProcess.batched()``: a plain class, not a generator, as it runs every move."""
+
+    def __init__(self, process: EngineProcess) -> None:
+        self._process = process
+
+    def __enter__(self) -> None:
+        self._process._batching += 1
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        process = self._process
+        process._batching = max(0, process._batching - 1)  # aclose may have reset it
+        if not process._batching:
+            process._flush_held()

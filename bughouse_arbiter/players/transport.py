@@ -5,11 +5,14 @@
 (``server/remote.py``) for a seat played over the network. The player never
 learns which: lines go out with ``send``, come in through the ``on_lines``
 callback given to ``start``, and ``wait_eof`` / ``describe_end`` say when and
-why the other side is gone for good.
+why the other side is gone for good. ``send_data`` takes lines already
+encoded and ``batched()`` lets a transport send a block's lines together
+(``EngineProcess``: one write).
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 import trio
@@ -30,6 +33,12 @@ class LineTransport(Protocol):
 
     def send(self, line: str) -> None:
         """Sends one line (no line break); never blocks; dropped once the other side is gone."""
+
+    def send_data(self, data: bytes) -> None:
+        """Sends whole lines already encoded, each ending with LF; as ``send`` otherwise."""
+
+    def batched(self) -> AbstractContextManager[None]:
+        """A block whose lines may be held and sent together when it ends."""
 
     async def wait_eof(self) -> None:
         """Returns once the other side is gone for good (no more lines will come)."""

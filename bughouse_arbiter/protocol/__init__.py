@@ -71,7 +71,14 @@ from .messages import (
     Tell,
     Wait,
 )
-from .session import COMMANDS_ALLOWED, MESSAGES_ALLOWED, EngineSession, LineBuffer, RawLine
+from .session import (
+    COMMANDS_ALLOWED,
+    MESSAGES_ALLOWED,
+    EngineSession,
+    LineBuffer,
+    RawLine,
+    encode_command,
+)
 
 __all__ = [
     "CLOSED",
@@ -124,6 +131,7 @@ __all__ = [
     "board_text",
     "clean_text",
     "clocks_ms",
+    "encode_command",
     "format_command",
     "format_message",
     "parse_board",

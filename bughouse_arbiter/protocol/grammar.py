@@ -518,6 +518,16 @@ def _parse_option(line: str) -> OptionSpec:
 
 def parse_message(line: str) -> Message:
     """Reads one engine line; raises ``ProtocolSyntaxError`` for anything else."""
+    if line.startswith("bestmove ") and "\t" not in line:
+        # The line of every move, in its usual form: read without the general walk.
+        words = line.split(" ")
+        if len(words) == 4 and words[1] and words[2] == "turn" and _TOKEN.match(words[3]):
+            return BestMove(move=words[1], token=int(words[3]), board=None)
+    return _parse_message_walk(line)
+
+
+def _parse_message_walk(line: str) -> Message:
+    """``parse_message`` for any line, token by token."""
     fields = _Fields(line)
     keyword = fields.word("message")
     if keyword == "id":

@@ -181,6 +181,14 @@ def _quote(text: str) -> str:
     return engine_text(text, QUOTE_LIMIT)
 
 
+def encode_command(command: Command) -> bytes:
+    """``command``'s line, LF included, as bytes; raises ``LocalProtocolError`` if too long."""
+    data = (format_command(command) + "\n").encode()
+    if len(data) - 1 > MAX_LINE:
+        raise LocalProtocolError(f"{command.KEYWORD!r} line is longer than {MAX_LINE} bytes")
+    return data
+
+
 class EngineSession:
     """One engine process, as the arbiter sees it (protocol.md §3).
 
@@ -229,14 +237,17 @@ class EngineSession:
 
     # -- arbiter -> engine ------------------------------------------------------------
 
-    def send(self, command: Command) -> bytes:
-        """The bytes to write for ``command``; raises ``LocalProtocolError`` if not allowed now."""
+    def send(self, command: Command, data: bytes | None = None) -> bytes:
+        """The bytes to write for ``command``; raises ``LocalProtocolError`` if not allowed now.
+
+        ``data`` is ``encode_command(command)`` when the caller has it already
+        (one event told to four engines is formatted once).
+        """
         keyword = command.KEYWORD
         if keyword not in COMMANDS_ALLOWED[self.state]:
             raise LocalProtocolError(f"cannot send {keyword!r} in state {self.state.value!r}")
-        data = (format_command(command) + "\n").encode()
-        if len(data) - 1 > MAX_LINE:
-            raise LocalProtocolError(f"{keyword!r} line is longer than {MAX_LINE} bytes")
+        if data is None:
+            data = encode_command(command)
         self._after_send(command)
         return data
 

@@ -13,9 +13,9 @@ import trio
 
 from ..errors import UsageError
 from ..protocol import MAX_LINE, LineBuffer, RawLine
+from .streams import read_lines
 
 AUTH_TIMEOUT = 10.0
-_READ_SIZE = 65536
 
 
 class ConnectRefused(Exception):
@@ -75,15 +75,8 @@ class ClientLink:
         while not self._pending:
             if self._eof:
                 return None
-            try:
-                chunk = await self.stream.receive_some(_READ_SIZE)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                chunk = b""
-            if not chunk:
-                self._eof = True
-                self._pending.extend(self._buffer.close())
-            else:
-                self._pending.extend(self._buffer.feed(chunk))
+            lines, self._eof = await read_lines(self.stream, self._buffer)
+            self._pending.extend(lines)
         return self._pending.pop(0)
 
     async def aclose(self) -> None:

@@ -25,6 +25,7 @@ import trio
 from ..protocol import LineBuffer, RawLine
 from .limits import Limits, RateLimiter
 from .seam import AuthRefused, LiveTable
+from .streams import READ_SIZE, read_lines
 
 #: What may follow the token on the ``auth`` line.
 AUTH_OPTIONS = frozenset({"ping", "human"})
@@ -32,7 +33,6 @@ AUTH_OPTIONS = frozenset({"ping", "human"})
 JUNK_LOGGED = 100
 #: Seconds between keep-alive pings on an idle connection that asked for them.
 PING_EVERY = 5.0
-_READ_SIZE = 65536
 
 
 class TcpLink:
@@ -142,15 +142,8 @@ class TcpLink:
         while not self._pending:
             if self._eof or self._broken:
                 return None
-            try:
-                chunk = await self.stream.receive_some(_READ_SIZE)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                chunk = b""
-            if not chunk:
-                self._eof = True
-                self._pending.extend(self._buffer.close())
-            else:
-                self._pending.extend(self._buffer.feed(chunk))
+            lines, self._eof = await read_lines(self.stream, self._buffer)
+            self._pending.extend(lines)
         return self._pending.pop(0)
 
     async def aclose(self) -> None:
@@ -176,13 +169,7 @@ class TcpFrontEnd:
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        try:
-            listeners = await trio.open_tcp_listeners(self.port, host=self.host)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            if exc.errno == errno.EADDRINUSE:
-                reason = "the port is in use"
-            raise ServeError(f"cannot listen on {self.host}:{self.port}: {reason}") from exc
+        listeners = await open_listeners(self.host, self.port)
         self.port = listeners[0].socket.getsockname()[1]
         task_status.started()
         await trio.serve_listeners(partial(self._handle, table), listeners)
@@ -216,7 +203,7 @@ class TcpFrontEnd:
             while auth is None and seen < self.limits.auth_lines:
                 while not lines:
                     try:
-                        chunk = await stream.receive_some(_READ_SIZE)
+                        chunk = await stream.receive_some(READ_SIZE)
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         chunk = b""
                     if not chunk:
@@ -269,6 +256,17 @@ class TcpFrontEnd:
         self.junk += 1
         if self.junk <= JUNK_LOGGED or self.junk % 1000 == 0:
             table.log(f"{text} ({self.junk} junk connections so far)")
+
+
+async def open_listeners(host: str, port: int) -> list[trio.SocketListener]:
+    """TCP listeners on ``host:port`` (port 0: a free one), or one clear ``ServeError``."""
+    try:
+        return await trio.open_tcp_listeners(port, host=host)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            reason = "the port is in use"
+        raise ServeError(f"cannot listen on {host}:{port}: {reason}") from exc
 
 
 class ServeError(Exception):

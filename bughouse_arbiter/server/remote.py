@@ -24,7 +24,9 @@ exactly as for a subprocess engine. What the network adds:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import attrs
 import trio
@@ -127,6 +129,13 @@ class RemoteSeat:
             self._engine.send(line)
         elif self._link is not None:
             self._link.send(line)
+
+    def send_data(self, data: bytes) -> None:
+        for line in data.decode(errors="replace").splitlines():
+            self.send(line)
+
+    def batched(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()  # each line goes out as it is sent
 
     async def wait_eof(self) -> None:
         await self._ended.wait()
@@ -320,10 +329,10 @@ class RemoteEnginePlayer(NativeEnginePlayer):
         await super().game_over(outcome)
         self.remote.in_game = False
 
-    def _send(self, command: Command) -> None:
+    def _send(self, command: Command, data: bytes | None = None) -> None:
         if self._rejoining and command.KEYWORD not in COMMANDS_ALLOWED[self.session.state]:
             return  # the newcomer is still being greeted; it will get the whole state
-        super()._send(command)
+        super()._send(command, data)
 
     def _handle(self, event: Event) -> None:
         if isinstance(event, BestMove) and event.token in self._turns:

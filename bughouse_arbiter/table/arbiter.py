@@ -15,10 +15,11 @@ arbiter's processing is charged to the mover, and a move that arrived before
 its deadline counts even if the arbiter takes it a little later. Per move the
 arbiter tells the four players first (the partner may be waiting for the
 piece), opens the next turns, and only then tells the observer (record,
-display). epoll sleeps in whole milliseconds, rounded up, so to declare a
-flag on time the arbiter wakes ``FLAG_EARLY`` seconds before a deadline and
-polls (still taking actions) until it passes: at most that long of CPU per
-flag.
+display); inside ``Player.batched()`` blocks, so that an engine gets the move
+and its turn in one write, the next mover's write first. epoll sleeps in
+whole milliseconds, rounded up, so to declare a flag on time the arbiter
+wakes ``FLAG_EARLY`` seconds before a deadline and polls (still taking
+actions) until it passes: at most that long of CPU per flag.
 
 However the match ends (result, a player's fault, cancellation or
 Ctrl+C), every player hears ``game_over`` and is closed, and the observer sees
@@ -62,7 +63,7 @@ import trio
 from ..core.board import STARTING_FEN
 from ..core.clock import SAME_INSTANT, Clocks
 from ..core.game import BughouseGame
-from ..core.model import SEATS, BoardId, Outcome, Seat
+from ..core.model import BOARDS, SEATS, BoardId, Outcome, Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed, MoveError, NotYourTurnError
 from ..players.base import (
@@ -296,6 +297,7 @@ class _Table:
         self.draw_offers: set[Seat] = set()
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
+        self._calling: Seat | None = None  # whose notification is being made
         self.started = False
         self.record = MatchRecord(
             game=game,
@@ -403,17 +405,25 @@ class _Table:
             return
         self.clocks = clocks
         del self.tokens[seat]
-        changed = {played.board} if played.passed is None else set(BoardId)
+        changed = (played.board,) if played.passed is None else BOARDS
         self.fens = self.fens.after(changed)
         state = self.state(taken)
         # The mover last: it knows its move, the others may be waiting for it.
         mover = self.seats[seat]
         told = [p for p in self.players if p is not mover] + [mover]
-        await self.notify_each((p.seats[0], partial(p.moved, played, state)) for p in told)
-        self.record.overheads.append(trio.current_time() - taken)
-        if played.passed is not None:
-            self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
-        await self.after_change(now)
+        # Each player gets the move and, if its turn is next (or re-opened:
+        # a piece reached it while it waited), the turn in one write; the next
+        # to move on this board is written to first.
+        following = self.seats[seat.opponent]
+        rest = [p for p in told[:-1] if p is not following]
+        with _Batched([mover, *rest[::-1], following]):
+            await self.notify_each(
+                ((p.seats[0], partial(p.moved, played, state)) for p in told), prompt=True
+            )
+            self.record.overheads.append(trio.current_time() - taken)
+            if played.passed is not None:
+                self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
+            await self.after_change(now)
         self.record.used.append(used)
         self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
 
@@ -466,7 +476,7 @@ class _Table:
 
     async def after_change(self, now: float) -> None:
         """Closes turns on boards that ended, opens the turns that are due."""
-        for board in BoardId:
+        for board in BOARDS:
             if not self.game.is_live(board):
                 for seat in (Seat.of(board, True), Seat.of(board, False)):
                     self.tokens.pop(seat, None)
@@ -496,8 +506,11 @@ class _Table:
             self.tokens[seat] = self.next_token
             self.next_token += 1
         await self.notify_each(
-            (seat, partial(self.seats[seat].your_turn, seat, self.tokens[seat], state))
-            for seat in due
+            (
+                (seat, partial(self.seats[seat].your_turn, seat, self.tokens[seat], state))
+                for seat in due
+            ),
+            prompt=True,
         )
         if self.game.is_over:
             return
@@ -550,30 +563,43 @@ class _Table:
         await self.notify_each([(seat, call)])
 
     async def notify_each(
-        self, calls: Iterable[tuple[Seat, Callable[[], Awaitable[None]]]]
+        self,
+        calls: Iterable[tuple[Seat, Callable[[], Awaitable[None]]]],
+        *,
+        prompt: bool = False,
     ) -> None:
         """Makes the notifications in order; a player that cannot take one has left.
 
         One deadline covers the whole batch (a cancel scope costs tens of
-        microseconds, and a move is told to four players).
+        microseconds, and a move is told to four players). ``prompt``: the
+        calls are ``moved`` or ``your_turn``; if every player called is
+        ``Player.prompt`` they cannot block, and no deadline is set.
         """
-        seat: Seat | None = None
+        batch = list(calls)
+        if prompt and all(self.seats[seat].prompt for seat, _ in batch):
+            await self._call_each(batch)
+            return
         try:
             with trio.fail_after(NOTIFY_TIMEOUT):
-                for seat, call in calls:
-                    try:
-                        await call()
-                    except (
-                        EngineFailed,
-                        trio.BrokenResourceError,
-                        trio.ClosedResourceError,
-                    ) as exc:
-                        why = f"connection lost: {exc}" if str(exc) else "connection lost"
-                        self.game.leave(seat, why)
+                await self._call_each(batch)
         except trio.TooSlowError:
+            seat = self._calling
             assert seat is not None
             why = f"stopped reading (a notification took over {NOTIFY_TIMEOUT:g} s)"
             self.game.leave(seat, why)
+
+    async def _call_each(self, calls: list[tuple[Seat, Callable[[], Awaitable[None]]]]) -> None:
+        for seat, call in calls:
+            self._calling = seat
+            try:
+                await call()
+            except (
+                EngineFailed,
+                trio.BrokenResourceError,
+                trio.ClosedResourceError,
+            ) as exc:
+                why = f"connection lost: {exc}" if str(exc) else "connection lost"
+                self.game.leave(seat, why)
 
     def state(self, now: float) -> TableState:
         """The table at ``now``; see the module docstring for the clocks."""
@@ -663,7 +689,7 @@ class _Fens(Mapping[BoardId, str]):
         return fen
 
     def __iter__(self) -> Iterator[BoardId]:
-        return iter(BoardId)
+        return iter(BOARDS)
 
     def __len__(self) -> int:
         return len(BoardId)
@@ -674,7 +700,7 @@ class _Fens(Mapping[BoardId, str]):
     def freeze(self) -> None:
         """Makes every FEN now: the game is about to change."""
         if not self._frozen:
-            for board in BoardId:
+            for board in BOARDS:
                 self[board]
             self._frozen = True
 
@@ -683,6 +709,21 @@ class _Fens(Mapping[BoardId, str]):
         assert self._frozen, "freeze() before changing the game"
         kept = {board: fen for board, fen in self._known.items() if board not in changed}
         return _Fens(self._game, kept)
+
+
+class _Batched:
+    """Every player's ``batched()`` block; they end, and write, last player first."""
+
+    def __init__(self, players: Sequence[Player]) -> None:
+        self._blocks = [player.batched() for player in players]
+
+    def __enter__(self) -> None:
+        for block in self._blocks:
+            block.__enter__()
+
+    def __exit__(self, *exc_info: object) -> None:
+        for block in reversed(self._blocks):
+            block.__exit__(None, None, None)
 
 
 async def _next_action(

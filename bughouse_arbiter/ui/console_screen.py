@@ -31,47 +31,46 @@ from __future__ import annotations
 import functools
 import textwrap
 
-import attrs
-import chess
-
 from ..core.model import BoardId, Seat
 from .console_input import HELP_LINES
-from .console_session import ConsoleSession, LogLine, display_san, format_clock
+from .console_session import ConsoleSession, LogLine, display_san
+from .table_view import (
+    PANEL,
+    WIDTH,
+    Line,
+    PanelView,
+    Style,
+    board_panel,
+    clip,
+    format_clock,
+    last_move_squares,
+    plain,
+    sgr,
+    side_by_side,
+    to_ansi,
+    width_of,
+)
 
-WIDTH = 80
+__all__ = [
+    "HEIGHT",
+    "INPUT_ROW",
+    "LOG_ROWS",
+    "PANEL",
+    "WIDTH",
+    "ScreenPainter",
+    "Style",
+    "compose",
+    "plain",
+    "prompt_text",
+    "sgr",
+    "to_ansi",
+    "too_small",
+    "width_of",
+]
+
 HEIGHT = 24
-PANEL = 40
 LOG_ROWS = 5
 INPUT_ROW = HEIGHT - 1
-
-Segment = tuple[str, str]
-Line = list[Segment]
-
-_ASCII_PIECES = {t: chess.piece_symbol(t) for t in chess.PIECE_TYPES}
-_SOLID = {1: "♟", 2: "♞", 3: "♝", 4: "♜", 5: "♛", 6: "♚"}
-_OUTLINE = {1: "♙", 2: "♘", 3: "♗", 4: "♖", 5: "♕", 6: "♔"}
-
-
-@attrs.frozen(kw_only=True)
-class Style:
-    """How the terminal can draw: Unicode pieces or ASCII, colour or none."""
-
-    unicode: bool = True
-    color: bool = True
-    colors256: bool = True
-
-    def piece(self, piece: chess.Piece) -> str:
-        """White outlined (``♘``), Black filled (``♞``), or letters (``N``/``n``):
-        the sides differ by shape in every mode, never by colour alone."""
-        if not self.unicode:
-            return piece.symbol()
-        return (_OUTLINE if piece.color else _SOLID)[piece.piece_type]
-
-    def pocket_piece(self, piece_type: chess.PieceType, color: chess.Color) -> str:
-        if not self.unicode:
-            letter = _ASCII_PIECES[piece_type]
-            return letter.upper() if color else letter
-        return (_OUTLINE if color else _SOLID)[piece_type]
 
 
 def compose(
@@ -92,18 +91,15 @@ def compose(
     log_rows = LOG_ROWS + height - HEIGHT
     left, right = session.seat.board, session.seat.board.other
     panels = [_panel(session, left, now, style), _panel(session, right, now, style)]
-    rows: list[Line] = []
-    for row in range(len(panels[0])):
-        line = _pad(panels[0][row], PANEL) + panels[1][row]
-        rows.append(_clip(line, WIDTH))
+    rows = side_by_side(*panels)
     if session.help_open:
         shown = [[(text, "info")] for text in HELP_LINES[: len(rows)]]
-        rows = [_clip(line, WIDTH) for line in shown] + [[]] * (len(rows) - len(shown))
+        rows = [clip(line, WIDTH) for line in shown] + [[]] * (len(rows) - len(shown))
     rows.append(_request_line(session, style))
     rows.extend(_log_rows(session.log, log_rows))
-    rows.append(_clip([(" " + session.feedback.text, session.feedback.style)], WIDTH))
-    rows.append(_clip(_state_line(session, now, style), WIDTH))
-    rows.append(_clip([(prompt_text(session), "prompt"), (prompt, "input")], WIDTH))
+    rows.append(clip([(" " + session.feedback.text, session.feedback.style)], WIDTH))
+    rows.append(clip(_state_line(session, now, style), WIDTH))
+    rows.append(clip([(prompt_text(session), "prompt"), (prompt, "input")], WIDTH))
     assert len(rows) == height
     return rows
 
@@ -135,7 +131,7 @@ def too_small(
     room = height - 1
     body = lines[:room] + [[]] * (room - len(lines[:room]))
     body.append([(prompt_text(session), "prompt"), (prompt, "input")])
-    return [_clip(line, columns) for line in body]
+    return [clip(line, columns) for line in body]
 
 
 def _request_line(session: ConsoleSession, style: Style) -> Line:
@@ -145,7 +141,7 @@ def _request_line(session: ConsoleSession, style: Style) -> Line:
     if not request:
         return [(rule * WIDTH, "dim")]
     head = f"{rule * 2} your partner asks: "
-    text = _clip([(head, "dim"), (request + " ", "partner")], WIDTH)
+    text = clip([(head, "dim"), (request + " ", "partner")], WIDTH)
     return [*text, (rule * (WIDTH - width_of(text)), "dim")]
 
 
@@ -158,112 +154,28 @@ def prompt_text(session: ConsoleSession) -> str:
 
 
 def _panel(session: ConsoleSession, board_id: BoardId, now: float, style: Style) -> list[Line]:
-    board = session.boards[board_id]
-    bottom = session.bottom_color(board_id)
+    """One board as the shared table view draws it, with the person's marks."""
     mine = board_id is session.seat.board
     who = f"you, {session.seat}" if mine else f"your partner, {session.seat.partner}"
-    title = f"Board {board_id.value} ({who})"
-    lines: list[Line] = [[(" " + title, "title")]]
-    top_seat = Seat.of(board_id, not bottom)
-    bottom_seat = Seat.of(board_id, bottom)
-    lines.append(_player_line(session, top_seat, now))
-    lines.append(_pocket_line(board, not bottom, style))
-    lines.extend(_board_rows(session, board_id, bottom, style))
-    lines.append(_pocket_line(board, bottom, style))
-    lines.append(_player_line(session, bottom_seat, now))
-    lines.append(_status_line(session, board_id))
-    return lines
-
-
-def _player_line(session: ConsoleSession, seat: Seat, now: float) -> Line:
-    running = session.is_running(seat)
-    left = session.clock(seat, now)
-    marker = "> " if running else "  "
-    name = "you" if seat is session.seat else session.names.get(seat, "")
-    label = f"{seat.value:<8}{name[:18]:<18}"
-    clock = format_clock(left).rjust(7)
-    clock_style = "clock-low" if running and left < 20 else ("clock-run" if running else "clock")
-    me = "you" if seat is session.seat else "name"
-    return [(" " + marker, "turn"), (label, me), (" ", ""), (clock, clock_style)]
-
-
-def _pocket_line(board: chess.variant.CrazyhouseBoard, color: chess.Color, style: Style) -> Line:
-    pocket = board.pockets[color]
-    parts = []
-    for piece_type in (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN):
-        count = pocket.count(piece_type)
-        if count:
-            glyph = style.pocket_piece(piece_type, color)
-            parts.append(glyph + (str(count) if count > 1 else ""))
-    text = " ".join(parts) if parts else "-"
-    return [("   hand: ", "dim"), (text, "pocket")]
-
-
-def _board_rows(
-    session: ConsoleSession, board_id: BoardId, bottom: chess.Color, style: Style
-) -> list[Line]:
     played = session.last_moves.get(board_id)
-    last: frozenset[chess.Square] = frozenset()
-    if played is not None:
-        last = frozenset({played.move.to_square})
-        if played.move.drop is None:
-            last |= {played.move.from_square}
-    mine = board_id is session.seat.board
-    hints = frozenset(session.hints) if mine else frozenset()
-    origin = session.hint_from if mine else None
-    placement = session.fens[board_id].split(" ", 1)[0].split("[", 1)[0]
-    return list(_drawn_board(placement, bottom, last, hints, origin, style))
-
-
-@functools.lru_cache(maxsize=64)
-def _drawn_board(
-    placement: str,
-    bottom: chess.Color,
-    last: frozenset[chess.Square],
-    hints: frozenset[chess.Square],
-    origin: chess.Square | None,
-    style: Style,
-) -> tuple[Line, ...]:
-    """The board's rows; cached, since a board only changes when a move is made."""
-    board = chess.BaseBoard(placement.replace("~", ""))
-    ranks = range(7, -1, -1) if bottom == chess.WHITE else range(8)
-    files = list(range(8)) if bottom == chess.WHITE else list(range(7, -1, -1))
-    rows: list[Line] = []
-    for rank in ranks:
-        line: Line = [(f" {rank + 1} ", "dim")]
-        for file in files:
-            square = chess.square(file, rank)
-            hinted = square in hints or square == origin
-            line.append(_cell(board, square, square in last, hinted, style))
-        rows.append(line)
-    letters = "".join(f" {chess.FILE_NAMES[f]} " for f in files)
-    rows.append([("   " + letters, "dim")])
-    return tuple(rows)
-
-
-def _cell(
-    board: chess.BaseBoard, square: chess.Square, last: bool, hint: bool, style: Style
-) -> Segment:
-    piece = board.piece_at(square)
-    if style.color:
-        shade = "l" if (chess.square_file(square) + chess.square_rank(square)) % 2 else "d"
-        mark = "h" if hint else ("m" if last else "")
-        glyph = style.piece(piece) if piece else ("·" if hint and style.unicode else " ")
-        if hint and not piece and not style.unicode:
-            glyph = "*"
-        owner = "w" if piece and piece.color else "b"
-        return (f" {glyph} ", f"sq:{shade}{mark}:{owner}")
-    glyph = style.piece(piece) if piece else "."
-    if hint:
-        return (f"({glyph})" if piece else " * ", "")
-    if last:
-        return (f"[{glyph}]", "")
-    return (f" {glyph} ", "")
+    view = PanelView(
+        title=f"Board {board_id.value} ({who})",
+        clocks={seat: session.clock(seat, now) for seat in Seat},
+        running={seat for seat in Seat if session.is_running(seat)},
+        names=session.names,
+        you=session.seat,
+        last=last_move_squares(played.move if played is not None else None),
+        hints=frozenset(session.hints) if mine else frozenset(),
+        origin=session.hint_from if mine else None,
+        status=_status_line(session, board_id),
+    )
+    board = session.boards[board_id]
+    return board_panel(board_id, board, session.bottom_color(board_id), view, style)
 
 
 def _status_line(session: ConsoleSession, board_id: BoardId) -> Line:
     played = session.last_moves.get(board_id)
-    line: Line = [(" ", "")]
+    line: Line = []
     if played is not None:
         board = session.boards[board_id]
         number = board.fullmove_number if played.seat.color else board.fullmove_number - 1
@@ -311,83 +223,6 @@ def _state_line(session: ConsoleSession, now: float, style: Style) -> Line:
     return parts
 
 
-# -- lines to text ------------------------------------------------------------------
-
-
-def width_of(line: Line) -> int:
-    return sum(len(text) for text, _ in line)
-
-
-def plain(line: Line) -> str:
-    """The line's text without styles."""
-    return "".join(text for text, _ in line).rstrip()
-
-
-def _pad(line: Line, width: int) -> Line:
-    line = _clip(line, width)
-    return [*line, (" " * (width - width_of(line)), "")]
-
-
-def _clip(line: Line, width: int) -> Line:
-    out: Line = []
-    room = width
-    for text, style in line:
-        if room <= 0:
-            break
-        out.append((text[:room], style))
-        room -= len(text[:room])
-    return out
-
-
-_SGR_256 = {
-    "title": "1",
-    "dim": "2",
-    "turn": "1;33",
-    "you": "32",
-    "name": "",
-    "clock": "",
-    "clock-run": "1;7",
-    "clock-low": "1;37;41",
-    "check": "1;31",
-    "partner": "1;36",
-    "error": "1;31",
-    "ask": "1;33",
-    "result": "1",
-    "info": "",
-    "prompt": "1",
-    "input": "",
-    "pocket": "1",
-}
-# Both sides' pieces are drawn in black ink (they differ by shape) on squares
-# light enough for a contrast of at least 4.5:1 (WCAG) on every square.
-_SQUARES_256 = {"l": "48;5;223", "d": "48;5;180", "lm": "48;5;229", "dm": "48;5;186"}
-_SQUARES_256 |= {"lh": "48;5;158", "dh": "48;5;114"}
-_SQUARES_8 = {"l": "47", "d": "43", "lm": "46", "dm": "46", "lh": "42", "dh": "42"}
-_PIECE_FG_256 = {"w": "38;5;16", "b": "38;5;16"}
-_PIECE_FG_8 = {"w": "30", "b": "30"}
-
-
-def sgr(style: str, colors256: bool = True) -> str:
-    """The SGR parameters for a style name ("" for none)."""
-    if style.startswith("sq:"):
-        _, shade, owner = style.split(":")
-        squares = _SQUARES_256 if colors256 else _SQUARES_8
-        fg = _PIECE_FG_256 if colors256 else _PIECE_FG_8
-        return f"{squares[shade]};{fg[owner]}"
-    return _SGR_256.get(style, "")
-
-
-def to_ansi(line: Line, style: Style) -> str:
-    """The line with colour escapes (none without colour)."""
-    if not style.color:
-        return "".join(text for text, _ in line)
-    out = []
-    for text, name in line:
-        code = sgr(name, style.colors256) if name else ""
-        out.append(f"\x1b[{code}m{text}\x1b[0m" if code else text)
-    return "".join(out)
-
-
 class ScreenPainter:
     """Turns frames into terminal output, rewriting only the rows that changed.
 
@@ -424,7 +259,7 @@ class ScreenPainter:
             self._shown = [None] * self.rows
         visible = frame[-self.rows :] if len(frame) > self.rows else frame
         for row, line in enumerate(visible):
-            text = to_ansi(_clip(line, self.columns), self.style)
+            text = to_ansi(clip(line, self.columns), self.style)
             if self._shown[row] == text:
                 continue
             self._shown[row] = text

@@ -32,6 +32,10 @@ from .console_input import (
     parse_command,
     signal_meaning,
 )
+from .safe_text import printable
+from .table_view import TENTHS_BELOW as TENTHS_BELOW
+from .table_view import display_san as display_san
+from .table_view import format_clock as format_clock
 
 # -- what the session asks the player to send -------------------------------------
 
@@ -84,20 +88,7 @@ PIECE_NAMES = {
     chess.QUEEN: "queen",
 }
 LOG_KEEP = 50
-#: Below this many seconds a clock shows tenths and ticks ten times a second.
-TENTHS_BELOW = 20.0
 TICK_MARGIN = 0.001
-
-
-def format_clock(seconds: float) -> str:
-    """``3:00``, ``0:42``, ``19.9`` below 20 s, ``0.0`` at the flag."""
-    seconds = max(0.0, seconds)
-    if seconds < TENTHS_BELOW:
-        # Truncate, so the display never shows more time than is left.
-        tenths = int(seconds * 10 + 1e-9)
-        return f"{tenths // 10}.{tenths % 10}"
-    whole = int(seconds + 1e-9)
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 class ConsoleSession:
@@ -219,7 +210,7 @@ class ConsoleSession:
         """A match begins."""
         self.other_people = human_seats - {self.seat}
         self.game_id = game_id
-        self.names = dict(names)
+        self.names = {seat: printable(name, 60) for seat, name in names.items()}
         self.rules = rules
         self._snapshot(fens, clocks, now)
         self.started = True
@@ -499,10 +490,10 @@ class ConsoleSession:
         self.clock_time = now
 
     def _say(self, text: str, style: str) -> None:
-        self.feedback = LogLine(text, style)
+        self.feedback = LogLine(printable(text), style)
 
     def _log(self, text: str, style: str = "info") -> None:
-        self.log.append(LogLine(text, style))
+        self.log.append(LogLine(printable(text), style))
         self.logged += 1
         del self.log[:-LOG_KEEP]
 
@@ -533,11 +524,6 @@ def describe_outcome(outcome: Outcome, seat: Seat) -> str:
     if reason.lower().startswith("draw: "):
         reason = reason[len("draw: ") :]
     return f"{head}: {reason} ({outcome.result.value})"
-
-
-def display_san(san: str) -> str:
-    """SAN as people write it: a pawn drop as ``P@e4`` rather than ``@e4``."""
-    return "P" + san if san.startswith("@") else san
 
 
 def _short(exc: MoveError, board: BughouseBoard) -> str:

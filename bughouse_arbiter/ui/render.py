@@ -1,38 +1,38 @@
-"""The table as text: both boards side by side, pockets, four clocks.
+"""The table as text for ``bughouse match`` (live) and ``bughouse replay``.
 
-Pure: every function returns a ``str`` (or lines) and reads only its
-arguments, so the live display of ``bughouse match``, the console player and
-the tests all draw the same picture. Everything fits 80 columns.
+Pure: every function returns a ``str`` and reads only its arguments. The
+boards, pockets, clocks and seat labels are drawn by ``table_view``, the same
+code that draws the ``play`` screen, so the three commands show one table.
+Everything fits 80 columns.
 
-Layout (``viewer=A-White``, the usual bughouse view), in the words and marks
-of the ``play`` screen (``hand:``, ``>`` before the player whose clock runs,
-seat names)::
+Layout (``viewer=A-White``, the usual bughouse view)::
 
-    Board A                                  Board B
-      A-Black  random             2:57.3   > B-White  random           2:58.0
-      hand: -                                  hand: P
-      8 r n b q k b n r                        1 R N B K Q B N R
-      ...                                      ...
-      1 R N B Q K B N R                        8 r n b k q b n r
-        a b c d e f g h                          h g f e d c b a
-      hand: -                                  hand: -
-    > A-White  searcher           2:59.1       B-Black  searcher         2:59.9
-      last: 3. Nf3                             last: 2... d5
+     Board A                                 Board B
+     > A-Black random                2:58      B-White random                2:56
+       hand: -                                 hand: -
+     8  r  n  b  q  k  b  n  r              1  R  N  B  K  Q  B  N  R
+     ...                                     ...
+     1  R  N  B  Q  K  B  N  R              8  r  n  b  k  q  b  n  r
+        a  b  c  d  e  f  g  h                 h  g  f  e  d  c  b  a
+       hand: -                                 hand: p
+       A-White random                2:57    > B-Black random                3:00
+     last 2. exd5                            last 1. d4
 
 The viewer's board is on the left with the viewer at the bottom; the partner
 board is on the right with the partner at the bottom, so partners sit side by
-side. ``>`` (and, in colour, a green clock) points at the player whose clock
-runs; it stands at the start of that player's own column.
+side. ``>`` (and, in colour, a highlighted clock) marks the player whose clock
+runs; the last move's squares are bracketed (``[P]``) or, in colour, shaded.
 
 Public API:
     ``RenderOptions``: unicode pieces or ASCII, ANSI colour, the viewer's seat.
     ``render_table(game, clocks, ...)``: the whole table as one string.
-    ``render_board(board, white_at_bottom=..., options=...)``: one board's lines.
-    ``format_clock(seconds)``: ``2:59.4``, ``0:07.2``, ``1:02:03``.
-    ``format_pocket(board, color, options)``: ``Q R2 P3`` (or glyphs).
+    ``format_clock(seconds)``: the table's clock face, ``2:59`` / ``19.9``.
     ``move_line(game, played, names=..., used=...)``: one line per move for
-        logs and for output that is not a terminal.
+        logs and for output that is not a terminal (clocks to the tenth).
     ``move_number(game, played)``: ``7.`` or ``7...``.
+
+Names, the result's reason and the footer come from outside (engines, files):
+they are shown through ``safe_text.printable``, never raw.
 """
 
 from __future__ import annotations
@@ -43,35 +43,21 @@ from collections.abc import Collection, Mapping
 import attrs
 import chess
 
-from ..core.board import BughouseBoard
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
-
-COLUMN_WIDTH = 38
-GAP = "   "
-
-_UNICODE = {
-    "K": "♔",
-    "Q": "♕",
-    "R": "♖",
-    "B": "♗",
-    "N": "♘",
-    "P": "♙",
-    "k": "♚",
-    "q": "♛",
-    "r": "♜",
-    "b": "♝",
-    "n": "♞",
-    "p": "♟",
-}
-_RESET = "\x1b[0m"
-# Both sides in black ink, told apart by shape (outlined White, filled Black,
-# or upper/lower case letters); squares light enough for >= 4.5:1 contrast.
-_LIGHT = "\x1b[48;5;223m"
-_DARK = "\x1b[48;5;180m"
-_PIECE_INK = "\x1b[38;5;16m"
-_RUNNING = "\x1b[1;32m"
-_LOW_TIME = "\x1b[1;31m"
+from .safe_text import printable
+from .table_view import (
+    Line,
+    PanelView,
+    Style,
+    board_panel,
+    display_san,
+    last_move_squares,
+    plain,
+    side_by_side,
+    to_ansi,
+)
+from .table_view import format_clock as format_clock
 
 
 @attrs.frozen(kw_only=True)
@@ -79,87 +65,19 @@ class RenderOptions:
     """How to draw.
 
     ``unicode``: chess glyphs (``♞``) instead of letters (``n``).
-    ``color``: ANSI colours (square backgrounds, the running clock in green,
-    under ten seconds in red). ``viewer``: whose view: that seat's board on the
-    left seen from its side, the partner board on the right.
+    ``color``: ANSI colours (square backgrounds, the running clock
+    highlighted, under twenty seconds in red). ``viewer``: whose view: that
+    seat's board on the left seen from its side, the partner board on the right.
     """
 
     unicode: bool = False
     color: bool = False
     viewer: Seat = Seat.A_WHITE
 
-
-def format_clock(seconds: float) -> str:
-    """Remaining time for a clock face, rounded down: ``2:59.4``, ``1:02:03``.
-
-    Negative or NaN input shows as ``0:00.0``; untimed play (infinite time) as ``--:--``.
-    """
-    if not seconds > 0:
-        return "0:00.0"
-    if math.isinf(seconds):
-        return "--:--"
-    if seconds >= 3600:
-        whole = int(seconds)
-        return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
-    tenths = math.floor(seconds * 10 + 1e-9)
-    return f"{tenths // 600}:{tenths % 600 // 10:02d}.{tenths % 10}"
-
-
-def piece_text(piece: chess.Piece | None, options: RenderOptions) -> str:
-    """One square's character: a glyph or letter, or ``·``/``.`` when empty."""
-    if piece is None:
-        return "·" if options.unicode else "."
-    symbol = piece.symbol()
-    return _UNICODE[symbol] if options.unicode else symbol
-
-
-def format_pocket(board: chess.Board, color: chess.Color, options: RenderOptions) -> str:
-    """``color``'s pocket as ``Q R2 P3`` (``q r2 p3`` for Black; strongest first),
-    ``-`` when empty."""
-    pocket = getattr(board, "pockets", None)
-    if pocket is None:
-        return "-"
-    parts = []
-    for piece_type in (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN):
-        count = pocket[color].count(piece_type)
-        if count:
-            # Outlined/filled glyphs or upper/lower case letters: the colour shows.
-            glyph = piece_text(chess.Piece(piece_type, color), options)
-            parts.append(glyph + (str(count) if count > 1 else ""))
-    return " ".join(parts) if parts else "-"
-
-
-def render_board(
-    board: chess.Board,
-    *,
-    white_at_bottom: bool = True,
-    options: RenderOptions | None = None,
-) -> list[str]:
-    """Eight rank lines and a file line, e.g. ``8 r n b q k b n r``.
-
-    Each line is 18 visible characters wide (ANSI codes excluded).
-    """
-    options = options if options is not None else RenderOptions()
-    ranks = range(7, -1, -1) if white_at_bottom else range(8)
-    files = range(8) if white_at_bottom else range(7, -1, -1)
-    lines = []
-    for rank in ranks:
-        cells = []
-        for file in files:
-            square = chess.square(file, rank)
-            piece = board.piece_at(square)
-            text = piece_text(piece, options)
-            if options.color:
-                background = _LIGHT if (file + rank) % 2 else _DARK
-                ink = ""
-                if piece is not None:
-                    ink = _PIECE_INK
-                cells.append(f"{background}{ink} {text}{_RESET}")
-            else:
-                cells.append(f" {text}")
-        lines.append(f"{rank + 1}" + "".join(cells))
-    lines.append(" " + "".join(f" {chess.FILE_NAMES[f]}" for f in files))
-    return lines
+    @property
+    def style(self) -> Style:
+        """The shared table view's drawing style for these options."""
+        return Style(unicode=self.unicode, color=self.color)
 
 
 def render_table(
@@ -170,6 +88,8 @@ def render_table(
     running: Collection[Seat] | None = None,
     options: RenderOptions | None = None,
     footer: str | None = None,
+    last: Mapping[BoardId, str] | None = None,
+    marks: Mapping[BoardId, chess.Move] | None = None,
 ) -> str:
     """The whole table (both boards, pockets, names, clocks, last moves).
 
@@ -181,25 +101,29 @@ def render_table(
             boards still in play.
         options: Glyphs, colour, viewer.
         footer: An extra last line (a result, a prompt, a message).
+        last: Each board's last move as text (``2A. exd5``), for a table
+            drawn from positions; by default taken from ``game.moves``.
+        marks: Each board's last move whose squares are marked, for a table
+            drawn from positions; by default taken from ``game.moves``.
 
     Returns:
         Lines joined with ``\\n``, without a trailing newline; no line is wider
         than 80 visible characters.
     """
     options = options if options is not None else RenderOptions()
-    names = names or {}
-    if running is None:
-        running = set(game.seats_to_move())
-    viewer = options.viewer
-    left = _column(game, viewer.board, viewer.color, clocks, names, running, options)
-    partner = viewer.partner
-    right = _column(game, partner.board, partner.color, clocks, names, running, options)
-    lines = [_pad(a, COLUMN_WIDTH) + GAP + b for a, b in zip(left, right, strict=True)]
+    running = set(game.seats_to_move()) if running is None else set(running)
+    style = options.style
+    panels = [
+        _panel(game, seat.board, seat.color, clocks, names or {}, running, style, last, marks)
+        for seat in (options.viewer, options.viewer.partner)
+    ]
+    drawn = side_by_side(*panels)
+    lines = [to_ansi(line, style).rstrip() if style.color else plain(line) for line in drawn]
     if game.outcome is not None:
-        lines.append(f"Result: {game.outcome}")
+        lines.append(printable(f"Result: {game.outcome}"))
     if footer:
-        lines.append(footer)
-    return "\n".join(line.rstrip() for line in lines)
+        lines.append(printable(footer))
+    return "\n".join(lines)
 
 
 def move_line(
@@ -216,10 +140,10 @@ def move_line(
     number = move_number(game, played)
     who = str(played.seat)
     if names and names.get(played.seat):
-        who += f" ({names[played.seat]})"
+        who += f" ({printable(names[played.seat], 60)})"
     parts = [f"ply {played.ply:>3}", played.board.value, f"{number} {played.san}".ljust(14), who]
     if played.clock is not None:
-        parts.append(f"clock {format_clock(played.clock)}")
+        parts.append(f"clock {_log_clock(played.clock)}")
     if used is not None:
         parts.append(f"used {used:.2f}s")
     if played.passed is not None:
@@ -227,87 +151,59 @@ def move_line(
     return "  ".join(parts)
 
 
+def move_number(game: BughouseGame, played: PlayedMove) -> str:
+    """``7.`` for White's seventh move on its board, ``7...`` for Black's."""
+    return f"{played.number}." if played.seat.color else f"{played.number}..."
+
+
 # -- pieces ------------------------------------------------------------------------
 
 
-def _column(
+def _panel(
     game: BughouseGame,
     board_id: BoardId,
     bottom: chess.Color,
     clocks: Mapping[Seat, float],
     names: Mapping[Seat, str],
     running: Collection[Seat],
-    options: RenderOptions,
-) -> list[str]:
-    board: BughouseBoard = game.board(board_id)
-    top_seat = Seat.of(board_id, not bottom)
-    bottom_seat = Seat.of(board_id, bottom)
-    state = "" if game.is_live(board_id) else "  (over)"
-    lines = [f"Board {board_id.value}{state}"]
-    lines.append(_player_line(top_seat, clocks, names, running, options))
-    lines.append("  hand: " + format_pocket(board, top_seat.color, options))
-    for row in render_board(board, white_at_bottom=bottom == chess.WHITE, options=options):
-        lines.append("  " + row)
-    lines.append("  hand: " + format_pocket(board, bottom_seat.color, options))
-    lines.append(_player_line(bottom_seat, clocks, names, running, options))
-    lines.append("  last: " + _last_move(game, board_id))
-    return lines
+    style: Style,
+    last: Mapping[BoardId, str] | None,
+    marks: Mapping[BoardId, chess.Move] | None,
+) -> list[Line]:
+    played = _last_played(game, board_id)
+    status: Line = []
+    if last is not None:
+        status = [(f"last {last[board_id]}", "dim")] if board_id in last else []
+    elif played is not None:
+        status = [(f"last {move_number(game, played)} {display_san(played.san)}", "dim")]
+    view = PanelView(
+        title=f"Board {board_id.value}" + ("" if game.is_live(board_id) else " (over)"),
+        clocks=clocks,
+        running=running,
+        names=names,
+        last=last_move_squares(
+            marks.get(board_id) if marks is not None else played.move if played else None
+        ),
+        status=status,
+    )
+    return board_panel(board_id, game.board(board_id), bottom, view, style)
 
 
-def _player_line(
-    seat: Seat,
-    clocks: Mapping[Seat, float],
-    names: Mapping[Seat, str],
-    running: Collection[Seat],
-    options: RenderOptions,
-) -> str:
-    seconds = clocks.get(seat, 0.0)
-    clock = format_clock(seconds)
-    is_running = seat in running
-    marker = ">" if is_running else " "
-    name_room = COLUMN_WIDTH - 2 - len("B-White") - 2 - len(clock) - 2
-    name = names.get(seat, "")
-    if len(name) > name_room:
-        name = name[: name_room - 1] + "…"
-    text = f"{seat}  {name}".ljust(COLUMN_WIDTH - 2 - len(clock)) + clock
-    if options.color and is_running:
-        ink = _LOW_TIME if seconds < 10 else _RUNNING
-        return f"{marker} " + text[: -len(clock)] + f"{ink}{clock}{_RESET}"
-    return f"{marker} {text}"
-
-
-def _last_move(game: BughouseGame, board_id: BoardId) -> str:
+def _last_played(game: BughouseGame, board_id: BoardId) -> PlayedMove | None:
     for played in reversed(game.moves):
         if played.board is board_id:
-            return f"{move_number(game, played)} {played.san}"
-    return "-"
+            return played
+    return None
 
 
-def move_number(game: BughouseGame, played: PlayedMove) -> str:
-    """``7.`` for White's seventh move on its board, ``7...`` for Black's."""
-    fields = game.start_fens[played.board].split()
-    first_full = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
-    black_first = len(fields) > 1 and fields[1] == "b"
-    before = sum(1 for m in game.moves[: played.ply - 1] if m.board is played.board)
-    number = first_full + (before + (1 if black_first else 0)) // 2
-    return f"{number}." if played.seat.color else f"{number}..."
-
-
-def _pad(text: str, width: int) -> str:
-    visible = _visible_len(text)
-    return text + " " * max(0, width - visible)
-
-
-def _visible_len(text: str) -> int:
-    length = 0
-    in_escape = False
-    for char in text:
-        if in_escape:
-            if char == "m":
-                in_escape = False
-            continue
-        if char == "\x1b":
-            in_escape = True
-            continue
-        length += 1
-    return length
+def _log_clock(seconds: float) -> str:
+    """A clock to the tenth for move logs: ``2:59.4``, ``0:07.2``, ``1:02:03``."""
+    if not seconds > 0:
+        return "0:00.0"
+    if math.isinf(seconds):
+        return "--:--"
+    if seconds >= 3600:
+        whole = int(seconds)
+        return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+    tenths = math.floor(seconds * 10 + 1e-9)
+    return f"{tenths // 600}:{tenths % 600 // 10:02d}.{tenths % 10}"

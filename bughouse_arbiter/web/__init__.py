@@ -1,6 +1,14 @@
 """The table in a browser: pages built from the rules code's own values.
 
-``replay_page`` turns a replayed BPGN game into one self-contained HTML file
-(boards drawn by python-chess's ``chess.svg``, no network needed to open it).
-Pure: functions take values and return text; the commands write the files.
+- ``replay_page``: a replayed BPGN game as one self-contained HTML file
+  (boards drawn by python-chess's ``chess.svg``, no network needed to open
+  it). Pure: functions take values and return text; the commands write files.
+- ``live_view``: the running table as the live page sees it (arbiter events
+  in, JSON snapshots out, with a seat's legal moves). Pure.
+- ``http``: just enough HTTP (``h11``) and WebSocket (``wsproto``) for the
+  live page, trio at the edge.
+- ``live_server``: ``WebFrontEnd``, the live page of ``bughouse serve --web``,
+  a front end on the server's table seam; a page's seat is a remote seat.
+- ``assets/``: the pages' scripts and styles, and chessground (vendored, see
+  its README).
 """

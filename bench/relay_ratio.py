@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""``bughouse match`` against the minimal relay, as the engines see them.
+
+    python bench/relay_ratio.py [--rounds 3] [--games 2] [--max-plies 800] [--long 8000]
+
+Both harnesses seat the same four instant engines (``bench/floor/instant_engine.py``,
+native protocol) and are run as subprocesses of this script, in alternating
+runs. ``bughouse match`` runs its real command-line path: the observer on, a
+BPGN file written, the display in its one-line-per-move form (the output is a
+file, not a terminal). The minimal relay (``bench/floor/minimal_relay.py``) is
+the floor for a Python harness: one legality check per move and nothing else.
+
+Every figure comes from stamps the engines take themselves
+(``bench/floor/stamps.py``): the hop from a mover writing ``bestmove`` to the
+next player on that board reading ``go`` (pipes and scheduling included),
+plies per second of play, and the harness's own CPU (its main thread's on-CPU
+time from /proc, read by an engine at the first ``go`` and at ``gameover``).
+
+Then ``--long`` plies of one game per harness with the engines shuffling their
+knights (no captures, so the game runs to the ply cap): the harness's CPU per
+ply and the hop around ply ~100 and around the end, to see whether the cost of
+a ply grows with the length of the game.
+
+It prints the medians over the rounds and the three ratios with their goals
+(plies/s >= 0.8x the relay, CPU per ply <= 1.3x, hop <= 1.3x). Nothing is
+asserted; the machine's load moves every figure, hence the alternation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+FLOOR = HERE / "floor"
+ENGINE = FLOOR / "instant_engine.py"
+SEATS = ("A-white", "A-black", "B-white", "B-black")
+
+sys.path.insert(0, str(FLOOR))
+import stamps  # noqa: E402
+
+
+def relay_argv(games: int, max_plies: int, tc: float) -> list[str]:
+    return [
+        sys.executable,
+        str(FLOOR / "minimal_relay.py"),
+        "--games",
+        str(games),
+        "--max-plies",
+        str(max_plies),
+        "--tc",
+        f"{tc:g}",
+        "--quiet",
+    ]
+
+
+def match_argv(
+    games: int, max_plies: int, tc: float, out: Path, without: str | None = None
+) -> list[str]:
+    engine = f"{sys.executable} {ENGINE}"
+    if without is None:
+        argv = [sys.executable, "-m", "bughouse_arbiter", "match"]
+    else:
+        argv = [sys.executable, str(FLOOR / "bughouse_without.py"), without, "match"]
+    for seat in SEATS:
+        argv += ["--engine", f"{seat}={engine}"]
+    return [
+        *argv,
+        "--tc",
+        f"{tc:g}+0",
+        "--rule",
+        f"max_plies={max_plies}",
+        "--games",
+        str(games),
+        "--out",
+        str(out),
+    ]
+
+
+def run(
+    kind: str,
+    games: int,
+    max_plies: int,
+    tc: float,
+    env: dict[str, str],
+    tree: Path = ROOT,
+    without: str | None = None,
+) -> dict:
+    """One run of one harness; the engines' stamps, loaded."""
+    with tempfile.TemporaryDirectory(prefix=f"ratio-{kind}-") as folder:
+        work = Path(folder)
+        if kind == "relay":
+            argv = relay_argv(games, max_plies, tc)
+        else:
+            argv = match_argv(games, max_plies, tc, work / "games.bpgn", without)
+        env = {
+            **os.environ,
+            **env,
+            "INSTANT_LOG_DIR": folder,
+            "PYTHONPATH": str(tree),
+        }
+        with open(work / "stdout", "wb") as out:
+            done = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE, env=env, cwd=folder)
+        if done.returncode != 0:
+            sys.exit(f"{kind} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+        figures = stamps.load(folder)
+        figures.update(windows(folder))
+        if kind == "match" and (work / "games.bpgn").exists():
+            figures["bpgn_bytes"] = (work / "games.bpgn").stat().st_size
+            figures["display_lines"] = (work / "stdout").read_bytes().count(b"\n")
+        return figures
+
+
+def windows(folder: str) -> dict[str, float]:
+    """Harness CPU per ply and hop median between the INSTANT_CPU_AT checkpoints."""
+    marks: dict[int, tuple[float, float]] = {}
+    bms: list[tuple[float, str, int]] = []
+    gos: dict[str, list[tuple[float, int]]] = {"a": [], "b": []}
+    for path in glob.glob(os.path.join(folder, "eng-*.json")):
+        with open(path) as fh:
+            data = json.load(fh)
+        for v, _t, cpu, run_s in data.get("cpu_marks", []):
+            marks.setdefault(v, (cpu, run_s))
+        for kind, board, v, t in data["stamps"]:
+            if kind == "bm":
+                bms.append((t, board, v))
+            else:
+                gos[board].append((t, v))
+    for board in gos:
+        gos[board].sort()
+    result: dict[str, float] = {}
+    points = sorted(marks)
+    for low, high in zip(points[::2], points[1::2], strict=False):
+        run_ms = (marks[high][1] - marks[low][1]) / (high - low) * 1e3
+        hops = []
+        for t, board, v in bms:
+            if low <= v < high:
+                later = [gt for gt, gv in gos[board] if gv > v and gt >= t]
+                if later:
+                    hops.append(min(later) - t)
+        result[f"run_ms_per_ply@{low}-{high}"] = run_ms
+        if hops:
+            result[f"hop_ms@{low}-{high}"] = statistics.median(hops) * 1e3
+    return result
+
+
+def median_of(runs: list[dict], key: str) -> float:
+    values = [r[key] for r in runs if key in r]
+    return statistics.median(values) if values else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="alternating pairs of runs")
+    parser.add_argument("--games", type=int, default=2, help="games per run")
+    parser.add_argument("--max-plies", type=int, default=800)
+    parser.add_argument("--tc", type=float, default=600.0, help="seconds a player")
+    parser.add_argument(
+        "--long", type=int, default=8000, help="plies of the length run (0: skip it)"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        default=ROOT,
+        help="run bughouse match from this checkout (e.g. an older commit's, to compare)",
+    )
+    parser.add_argument(
+        "--without",
+        choices=("record", "observer"),
+        help="to weigh the observer: match's BPGN writer (record) or writer and display "
+        "(observer) hear nothing (bench/floor/bughouse_without.py)",
+    )
+    args = parser.parse_args()
+    without = f" without its {args.without}" if args.without else ""
+    print(f"bughouse match{without} from {args.tree}")
+
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    runs: dict[str, list[dict]] = {"match": [], "relay": []}
+    for number in range(args.rounds):
+        order = ("match", "relay") if number % 2 == 0 else ("relay", "match")
+        for kind in order:
+            env = {"INSTANT_SEED": str(args.seed + number)}
+            started = time.perf_counter()
+            figures = run(kind, args.games, args.max_plies, args.tc, env, args.tree, args.without)
+            runs[kind].append(figures)
+            print(
+                f"  round {number + 1} {kind:5}: {figures['plies']} plies, "
+                f"{figures['plies_per_s']:.0f} plies/s, "
+                f"CPU {figures['harness_play_run_ms_per_ply']:.3f} ms/ply, "
+                f"hop {figures['hop_median_ms']:.3f} ms "
+                f"({time.perf_counter() - started:.1f} s)",
+                flush=True,
+            )
+
+    rows = (
+        ("plies/s in play", "plies_per_s", ">= 0.8x", lambda r: r >= 0.8),
+        ("harness CPU per ply (ms)", "harness_play_run_ms_per_ply", "<= 1.3x", lambda r: r <= 1.3),
+        ("bestmove -> go hop, median (ms)", "hop_median_ms", "<= 1.3x", lambda r: r <= 1.3),
+        ("bestmove -> go hop, p90 (ms)", "hop_p90_ms", "", None),
+        ("harness context switches per ply", "harness_play_vcsw_per_ply", "", None),
+        ("engine wake-ups per ply", "engine_wakeups_per_ply", "", None),
+    )
+    print()
+    print(f"{'figure':34} {'match':>9} {'relay':>9} {'ratio':>7}  goal")
+    for title, key, goal, ok in rows:
+        match, relay = median_of(runs["match"], key), median_of(runs["relay"], key)
+        ratio = match / relay if relay else float("nan")
+        verdict = "" if ok is None else ("  met" if ok(ratio) else "  NOT met")
+        print(f"{title:34} {match:9.3f} {relay:9.3f} {ratio:7.2f}  {goal}{verdict}")
+
+    if args.long:
+        early = (50, 150)
+        late = (args.long - 200, args.long - 100)
+        print()
+        print(f"one game of {args.long} plies, knights shuffling")
+        keys = [f"@{early[0]}-{early[1]}", f"@{late[0]}-{late[1]}"]
+        for kind in ("match", "relay"):
+            # A knight's check can still end a game early: then another seed.
+            for seed in range(args.seed, args.seed + 5):
+                env = {
+                    "INSTANT_MODE": "shuffle",
+                    "INSTANT_SEED": str(seed),
+                    "INSTANT_CPU_AT": ",".join(str(v) for v in (*early, *late)),
+                }
+                figures = run(kind, 1, args.long, args.tc * 10, env, args.tree, args.without)
+                if f"run_ms_per_ply{keys[1]}" in figures:
+                    break
+            cpu = [figures.get(f"run_ms_per_ply{k}", float("nan")) for k in keys]
+            hop = [figures.get(f"hop_ms{k}", float("nan")) for k in keys]
+            print(
+                f"  {kind:5}: {figures['plies']} plies; CPU per ply {cpu[0]:.3f} ms at ply "
+                f"{early[0]}-{early[1]}, {cpu[1]:.3f} ms at ply {late[0]}-{late[1]} "
+                f"(x{cpu[1] / cpu[0]:.2f}); hop {hop[0]:.3f} -> {hop[1]:.3f} ms "
+                f"(x{hop[1] / hop[0]:.2f})",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,503 @@
+// The live page of `bughouse serve --web`: watches the table over a WebSocket
+// and, with a seat's token, plays that seat. It knows no chess: the server sends
+// the seat's legal moves with every snapshot and judges whatever is sent.
+import { Chessground } from "/assets/chessground.min.js";
+
+const ROLES = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen" };
+const POCKET_ORDER = "QRBNP";
+const SIGNAL_PIECES = "NBRQP";
+const $ = (id) => document.getElementById(id);
+
+const page = {
+  socket: null,
+  state: null,
+  receivedAt: 0,
+  seat: null,          // "B-White" once seated
+  sitRequest: null,    // the last sit message, re-sent after a reconnect
+  dropRole: null,      // a pocket piece picked for a drop ("N")
+  predrop: null,       // {role, key} while not to move
+  wasToMove: false,
+  boards: {},          // "A" -> {cg, wrap, el}
+  closedForGood: false,
+};
+
+// -- layout ------------------------------------------------------------------
+
+function orientationOf(board) {
+  // Partners face each other: A from White's side and B from Black's side,
+  // both flipped when the seat taken belongs to the other team.
+  const teamTwo = page.seat === "A-Black" || page.seat === "B-White";
+  const base = board === "A" ? "white" : "black";
+  return teamTwo ? (base === "white" ? "black" : "white") : base;
+}
+
+function seatOf(board, color) {
+  return `${board}-${color === "white" ? "White" : "Black"}`;
+}
+
+function buildSide(board) {
+  const el = $(`side-${board}`);
+  el.innerHTML = "";
+  const title = document.createElement("h2");
+  title.innerHTML = `<span>Board ${board}</span><span class="note"></span>`;
+  const top = seatRow();
+  const topPocket = pocketRow();
+  const wrap = document.createElement("div");
+  wrap.className = "board-wrap";
+  const cgEl = document.createElement("div");
+  wrap.append(cgEl);
+  const bottomPocket = pocketRow();
+  const bottom = seatRow();
+  el.append(title, top, topPocket, wrap, bottomPocket, bottom);
+  const cg = Chessground(cgEl, {
+    orientation: orientationOf(board),
+    viewOnly: false,
+    coordinates: true,
+    movable: { free: false, color: undefined, showDests: true,
+      events: { after: (orig, dest) => onBoardMove(board, orig, dest) } },
+    premovable: { enabled: true, showDests: true, castle: true,
+      events: { set: () => {}, unset: () => {} } },
+    draggable: { enabled: true, showGhost: true },
+    animation: { enabled: true, duration: 150 },
+    highlight: { lastMove: true, check: true },
+    events: { select: (key) => onSquare(board, key) },
+    drawable: { enabled: true },
+  });
+  page.boards[board] = { el, cg, wrap, title, top, bottom, topPocket, bottomPocket };
+}
+
+function seatRow() {
+  const row = document.createElement("div");
+  row.className = "seat";
+  row.innerHTML = '<span class="name"></span><span class="clock">–</span>';
+  return row;
+}
+
+function pocketRow() {
+  const row = document.createElement("div");
+  row.className = "pocket cg-wrap";
+  return row;
+}
+
+function pieceEl(color, letter) {
+  const piece = document.createElement("piece");
+  piece.className = `${color} ${ROLES[letter]}`;
+  return piece;
+}
+
+// -- snapshots ------------------------------------------------------------------
+
+function render(state) {
+  const you = state.you;
+  for (const board of ["A", "B"]) {
+    const b = page.boards[board];
+    const info = state.boards[board];
+    const orientation = orientationOf(board);
+    const topColor = orientation === "white" ? "black" : "white";
+    fillSeat(b.top, seatOf(board, topColor), state);
+    fillSeat(b.bottom, seatOf(board, orientation), state);
+    fillPocket(b.topPocket, board, topColor, info, you);
+    fillPocket(b.bottomPocket, board, orientation, info, you);
+    if (!info) {
+      b.cg.set({ orientation });
+      continue;
+    }
+    const mine = you && you.board === board;
+    const playing = mine && info.live && state.result === null;
+    const config = {
+      orientation,
+      fen: info.fen,
+      turnColor: info.turn,
+      lastMove: info.lastMove.length ? info.lastMove : undefined,
+      check: info.check ? info.turn : false,
+      // Never viewOnly: chessground binds its input only while not viewOnly, at (re)draw.
+      movable: { color: playing ? you.color : undefined, dests: playing && you.toMove ? dests(you.legal) : new Map() },
+      premovable: { enabled: Boolean(playing) },
+    };
+    b.cg.set(config);
+    b.wrap.classList.toggle("check", info.check && info.live);
+    b.wrap.classList.toggle("over", !info.live);
+    const notes = [];
+    if (info.lastSan) notes.push(`last: ${info.lastSan}`);
+    if (info.check && info.live) notes.push("check");
+    if (info.waiting) notes.push(`${info.toMove} waits for a piece`);
+    if (!info.live && state.result === null) notes.push("board over");
+    b.title.querySelector(".note").textContent = notes.join(" · ");
+    b.wrap.dataset.fen = info.fen;
+    b.wrap.dataset.lastMove = info.lastMove.join("");
+    b.wrap.dataset.orientation = orientation;
+    b.wrap.dataset.legal = mine && you.toMove ? you.legal.join(" ") : "";
+  }
+  const result = $("result");
+  if (state.result) {
+    result.hidden = false;
+    result.textContent = `Result: ${state.result.result} (${state.result.reason})`;
+    result.dataset.result = state.result.result;
+  } else {
+    result.hidden = true;
+  }
+  renderMessages(state.messages);
+  renderYou(state);
+  $("draw").textContent = state.drawOffer && state.drawOffer !== page.seat ? "accept draw" : "offer draw";
+  const offer = state.drawOffer ? `${state.drawOffer} offers a draw` : "";
+  if ($("offer").textContent !== offer) $("offer").textContent = offer;
+}
+
+function fillSeat(row, seat, state) {
+  row.dataset.seat = seat;
+  row.querySelector(".name").textContent = `${seat}: ${state.names[seat] || seat}`;
+  row.classList.toggle("running", state.running.includes(seat));
+  row.classList.toggle("me", seat === page.seat);
+}
+
+function fillPocket(row, board, color, info, you) {
+  const pocket = info ? info.pockets[color] : {};
+  const mine = you && you.board === board && you.color === color && state_live(info);
+  // Rebuilt only when it changes: a button replaced under the pointer loses the click.
+  const key = JSON.stringify([pocket, Boolean(mine), mine ? page.dropRole : null, color]);
+  if (row.dataset.key === key) return;
+  row.dataset.key = key;
+  row.classList.toggle("mine", Boolean(mine));
+  row.dataset.seat = seatOf(board, color);
+  row.innerHTML = "";
+  for (const letter of POCKET_ORDER) {
+    const count = pocket[letter];
+    if (!count) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "piece-btn";
+    button.dataset.piece = letter;
+    button.title = `${count} × ${ROLES[letter]}`;
+    button.setAttribute("aria-label", `${ROLES[letter]} ×${count}`);
+    button.append(pieceEl(color, letter));
+    const badge = document.createElement("span");
+    badge.className = "count";
+    badge.textContent = count;
+    button.append(badge);
+    if (mine) {
+      if (page.dropRole === letter) button.classList.add("selected");
+      button.addEventListener("click", () => pickDrop(letter));
+      button.addEventListener("pointerdown", (e) => dragDrop(board, color, letter, e));
+    } else {
+      button.disabled = true;
+    }
+    row.append(button);
+  }
+}
+
+function state_live(info) {
+  return info && info.live && page.state && page.state.result === null;
+}
+
+function dests(legal) {
+  const map = new Map();
+  for (const uci of legal) {
+    if (uci.includes("@")) continue;
+    const from = uci.slice(0, 2), to = uci.slice(2, 4);
+    if (!map.has(from)) map.set(from, []);
+    if (!map.get(from).includes(to)) map.get(from).push(to);
+  }
+  return map;
+}
+
+function renderMessages(messages) {
+  const list = $("messages");
+  const key = JSON.stringify(messages);
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.innerHTML = "";
+  for (const m of messages) {
+    const li = document.createElement("li");
+    const who = document.createElement("b");
+    who.textContent = `${m.seat} → ${m.to}: `;
+    li.append(who, document.createTextNode(m.text));
+    list.append(li);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderYou(state) {
+  const you = state.you;
+  $("play").hidden = !you;
+  // On a narrow screen the seat's own board comes first.
+  const order = you && you.board === "B" ? "1" : "0";
+  if ($("side-A").style.order !== order) {
+    $("side-A").style.order = order;
+    // chessground keeps each board's position: tell it the boards moved.
+    for (const board of ["A", "B"]) page.boards[board].cg.redrawAll();
+  }
+  $("seat-form").hidden = Boolean(you) || state.result !== null;
+  if (!you) return;
+  const toMove = you.toMove;
+  renderYouLine(state);
+  if (toMove && !page.wasToMove) {
+    beep();
+    playQueued(state);
+  }
+  page.wasToMove = toMove;
+}
+
+function renderYouLine(state) {
+  const you = state.you;
+  const line = $("you");
+  line.classList.toggle("turn", you.toMove);
+  line.textContent = state.result
+    ? `You played ${you.seat}.`
+    : `You play ${you.seat}: ${you.toMove ? "your move" : "waiting"}` +
+      (page.dropRole ? ` (drop ${ROLES[page.dropRole]}: click a square)` : "");
+}
+
+// -- input ------------------------------------------------------------------------
+
+function legalNow() {
+  const you = page.state && page.state.you;
+  return you && you.toMove ? you.legal : [];
+}
+
+function send(message) {
+  if (page.socket && page.socket.readyState === WebSocket.OPEN) {
+    page.socket.send(JSON.stringify(message));
+  }
+}
+
+function sendMove(uci) {
+  if (!legalNow().includes(uci)) {
+    flash(`${uci} is not legal now`);
+    return false;
+  }
+  send({ type: "move", uci });
+  // Until the next snapshot nothing more may be played.
+  page.state.you.toMove = false;
+  page.state.you.legal = [];
+  renderYouLine(page.state);
+  return true;
+}
+
+function onBoardMove(board, orig, dest) {
+  const legal = legalNow();
+  const promotions = legal.filter((u) => u.length === 5 && u.startsWith(orig + dest));
+  if (promotions.length) {
+    choosePromotion(board, promotions);
+  } else if (!sendMove(orig + dest)) {
+    render(page.state);
+  }
+}
+
+function choosePromotion(board, options) {
+  const dialog = $("promotion");
+  dialog.innerHTML = "";
+  dialog.className = "cg-wrap";
+  const color = page.state.you.color;
+  for (const uci of options.sort((a, b) => "qrbn".indexOf(a[4]) - "qrbn".indexOf(b[4]))) {
+    const letter = uci[4].toUpperCase();
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.promote = uci[4];
+    button.setAttribute("aria-label", ROLES[letter]);
+    button.append(pieceEl(color, letter));
+    button.addEventListener("click", () => {
+      dialog.hidden = true;
+      sendMove(uci);
+    });
+    dialog.append(button);
+  }
+  dialog.hidden = false;
+  dialog.onclick = (e) => {
+    if (e.target === dialog) { dialog.hidden = true; render(page.state); }
+  };
+}
+
+function pickDrop(letter) {
+  page.dropRole = page.dropRole === letter ? null : letter;
+  page.predrop = null;
+  render(page.state);
+}
+
+function dragDrop(board, color, letter, event) {
+  if (event.pointerType === "mouse" && event.button !== 0) return;
+  const cg = page.boards[board].cg;
+  cg.state.movable.events.afterNewPiece = (role, key) => {
+    const uci = `${letter}@${key}`;
+    page.dropRole = null;
+    if (!sendMove(uci)) render(page.state);
+  };
+  if (legalNow().some((u) => u.startsWith(`${letter}@`))) {
+    cg.dragNewPiece({ role: ROLES[letter], color }, event);
+  }
+}
+
+function onSquare(board, key) {
+  const you = page.state && page.state.you;
+  if (!you || you.board !== board || !page.dropRole) return;
+  const letter = page.dropRole;
+  const uci = `${letter}@${key}`;
+  if (you.toMove) {
+    if (legalNow().includes(uci)) {
+      page.dropRole = null;
+      sendMove(uci);
+    } else {
+      flash(`cannot drop ${ROLES[letter]} on ${key}`);
+    }
+  } else {
+    page.predrop = { uci, key };
+    page.dropRole = null;
+    page.boards[board].cg.setAutoShapes([{ orig: key, brush: "paleGreen" }]);
+    flash(`predrop ${uci} queued`);
+  }
+  render(page.state);
+}
+
+function playQueued(state) {
+  const board = page.boards[state.you.board];
+  if (page.predrop) {
+    const { uci } = page.predrop;
+    page.predrop = null;
+    board.cg.setAutoShapes([]);
+    if (state.you.legal.includes(uci)) { sendMove(uci); return; }
+  }
+  board.cg.playPremove(); // calls onBoardMove if the premove is legal now
+}
+
+function flash(text) {
+  $("notice").textContent = text;
+  clearTimeout(flash.timer);
+  flash.timer = setTimeout(() => { $("notice").textContent = ""; }, 4000);
+}
+
+function beep() {
+  if (!$("sound").checked) return;
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 880;
+    gain.gain.value = 0.08;
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.12);
+  } catch (_) { /* no audio here */ }
+}
+
+// -- clocks ----------------------------------------------------------------------
+
+function formatClock(ms) {
+  ms = Math.max(0, ms);
+  const total = ms / 1000;
+  const minutes = Math.floor(total / 60);
+  const seconds = total - minutes * 60;
+  if (total < 10) return `${minutes}:${seconds.toFixed(1).padStart(4, "0")}`;
+  return `${minutes}:${String(Math.floor(seconds)).padStart(2, "0")}`;
+}
+
+function tick() {
+  const state = page.state;
+  if (state) {
+    const elapsed = performance.now() - page.receivedAt;
+    for (const row of document.querySelectorAll(".seat[data-seat]")) {
+      const seat = row.dataset.seat;
+      const clock = row.querySelector(".clock");
+      if (state.untimed || !(seat in state.clocks)) { clock.textContent = "–"; continue; }
+      const running = state.running.includes(seat);
+      const ms = state.clocks[seat] - (running ? elapsed : 0);
+      clock.textContent = formatClock(ms);
+      clock.classList.toggle("low", ms < 10000);
+    }
+  }
+  requestAnimationFrame(tick);
+}
+
+// -- connection ---------------------------------------------------------------------
+
+function showConnection() {
+  const s = page.state;
+  let text = page.socket && page.socket.readyState === WebSocket.OPEN ? "connected" : "reconnecting…";
+  if (page.closedForGood) text = "the server has closed";
+  if (s && s.started) text += ` · game ${s.game}`;
+  if (s && !s.started) text += " · waiting for the game to start";
+  $("status").textContent = text;
+}
+
+function connect() {
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+  const socket = new WebSocket(url);
+  page.socket = socket;
+  socket.onopen = () => {
+    if (page.sitRequest) socket.send(JSON.stringify(page.sitRequest));
+    showConnection();
+  };
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "state") {
+      page.state = message;
+      page.receivedAt = performance.now();
+      if (message.you) page.seat = message.you.seat;
+      render(message);
+      showConnection();
+    } else if (message.type === "seated") {
+      page.seat = message.seat;
+      for (const board of ["A", "B"]) page.boards[board].cg.set({ orientation: orientationOf(board) });
+    } else if (message.type === "error") {
+      flash(message.text);
+      if (message.text.startsWith("cannot sit")) page.sitRequest = null;
+    }
+  };
+  socket.onclose = () => {
+    if (page.state && page.state.result) {
+      page.closedForGood = true;
+      showConnection();
+      return;
+    }
+    showConnection();
+    setTimeout(connect, 1000);
+  };
+}
+
+function sit(seat, token, name) {
+  page.sitRequest = { type: "sit", seat, token, name };
+  send(page.sitRequest);
+}
+
+function setUp() {
+  buildSide("A");
+  buildSide("B");
+  for (const [rowId, prefix] of [["need", "need"], ["nogive", "don't give"]]) {
+    const row = $(rowId);
+    for (const letter of SIGNAL_PIECES) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = letter;
+      button.dataset.tell = `${prefix} ${letter}`;
+      button.setAttribute("aria-label", `${prefix} ${ROLES[letter]}`);
+      row.append(button);
+    }
+  }
+  for (const button of document.querySelectorAll("#play [data-tell]")) {
+    button.addEventListener("click", () => send({ type: "tell", text: button.dataset.tell }));
+  }
+  $("resign").addEventListener("click", () => {
+    if (confirm("Resign the game?")) send({ type: "resign" });
+  });
+  $("draw").addEventListener("click", () => send({ type: "draw" }));
+  const sound = $("sound");
+  sound.checked = localStorage.getItem("bughouse-sound") === "on";
+  sound.addEventListener("change", () => localStorage.setItem("bughouse-sound", sound.checked ? "on" : "off"));
+  $("sit").addEventListener("submit", (event) => {
+    event.preventDefault();
+    sit($("sit-seat").value, $("sit-token").value.trim(), $("sit-name").value.trim());
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") { page.dropRole = null; page.predrop = null; if (page.state) render(page.state); }
+  });
+  // #seat=b-white&token=SECRET (the server prints this link): sit at once.
+  const hash = new URLSearchParams(location.hash.slice(1));
+  if (hash.get("seat") && hash.get("token")) {
+    const seat = hash.get("seat");
+    const canonical = ["A-White", "A-Black", "B-White", "B-Black"].find((s) => s.toLowerCase() === seat.toLowerCase());
+    page.sitRequest = { type: "sit", seat: canonical || seat, token: hash.get("token"), name: hash.get("name") || "" };
+  }
+  connect();
+  requestAnimationFrame(tick);
+}
+
+window.bughouseLive = page; // for the browser console and the tests
+setUp();

@@ -1,0 +1,462 @@
+"""``bughouse serve --web``: the live page, a front end on the table seam.
+
+``WebFrontEnd`` listens on its own port (``--web PORT``, next to the TCP
+listener's) and serves ``/`` (the page), ``/assets/...`` (its script, styles
+and the vendored chessground board) and ``/ws`` (one WebSocket per open
+page). Every page gets a JSON snapshot of the table (``LiveView``) whenever
+it changes; nobody needs a token to watch.
+
+A page takes a remote seat by sending ``{"type": "sit", "seat": ...,
+"token": ...}``. The seat is then a remote seat like any other: the front
+end attaches an in-memory ``SeatLink`` to it (``LiveTable.attach``) and
+plays the seat's protocol.md side with ``PlayerDriver`` and a ``WebPlayer``
+whose moves, partner messages, resignation and draw offers come from the
+page. The WebSocket's life is the link's: a page that closes or reloads
+drops the link, and may sit again within ``reconnect_grace``. Snapshots sent
+to a seated page carry the seat's legal moves (``LiveView.snapshot``).
+
+Messages from the page: ``sit``, ``move`` (``uci``), ``tell`` (``text``),
+``resign``, ``draw``. To the page: ``state`` (snapshots), ``seated``,
+``error`` (``text``: one line), ``refused`` (a move the table refused).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import re
+from collections.abc import AsyncIterator
+from functools import partial
+from importlib import resources
+from typing import Any
+
+import h11
+import trio
+
+from ..core.game import BoardResult, PlayedMove
+from ..core.model import Outcome, Seat
+from ..players.base import (
+    Action,
+    DrawOfferAction,
+    MatchInfo,
+    MoveAction,
+    Player,
+    ResignAction,
+    TableState,
+    TellAction,
+)
+from ..protocol import RawLine
+from ..server.driver import PlayerDriver
+from ..server.limits import RateLimiter
+from ..server.listener import open_listeners
+from ..server.seam import AuthRefused, LiveTable
+from ..table.match_events import MatchEvent
+from .http import HttpError, WebSocket, read_request, respond, wants_websocket
+from .live_view import LiveView
+
+#: The files the page may load, by URL name, with their content types.
+ASSETS = {
+    "live.js": "text/javascript; charset=utf-8",
+    "live.css": "text/css; charset=utf-8",
+    "chessground.min.js": "text/javascript; charset=utf-8",
+    "chessground.base.css": "text/css; charset=utf-8",
+    "chessground.brown.css": "text/css; charset=utf-8",
+    "chessground.cburnett.css": "text/css; charset=utf-8",
+}
+#: Open connections at once (pages, plus requests for their files).
+MAX_CONNECTIONS = 64
+#: Messages per second a page may send (after a burst).
+MESSAGE_RATE = 20.0
+MESSAGE_BURST = 40
+#: Partner messages are one line of at most this many characters.
+MAX_TELL = 120
+#: Seconds a page that closed gets for its seat link to wind down.
+DETACH_TIMEOUT = 5.0
+#: Seconds the last snapshot gets to reach every page once the games are over.
+FLUSH_TIMEOUT = 2.0
+_NAME = re.compile(r"[^\w .\-]")
+
+
+class WebFrontEnd:
+    """The live page's HTTP + WebSocket server (a ``seam.FrontEnd``)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self.port = port
+        self.view = LiveView()
+        self._changed = trio.Event()
+        self._open = 0
+        self._sessions: set[PageSession] = set()
+        self._sent = trio.Event()
+
+    async def serve(
+        self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        listeners = await open_listeners(self.host, self.port)
+        self.port = listeners[0].socket.getsockname()[1]
+        unsubscribe = table.observe(self._on_event)
+        try:
+            task_status.started()
+            await trio.serve_listeners(partial(self._handle, table), listeners)
+        finally:
+            unsubscribe()
+
+    def _on_event(self, event: MatchEvent) -> None:
+        if self.view.apply(event):
+            self._changed.set()
+            self._changed = trio.Event()
+
+    async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
+        if self._open >= MAX_CONNECTIONS:
+            await stream.aclose()
+            return
+        self._open += 1
+        try:
+            async with stream:
+                conn, request = await read_request(stream)
+                await self._route(table, stream, conn, request)
+        except HttpError:
+            pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        finally:
+            self._open -= 1
+
+    async def _route(
+        self,
+        table: LiveTable,
+        stream: trio.SocketStream,
+        conn: h11.Connection,
+        request: h11.Request,
+    ) -> None:
+        path = request.target.decode("ascii", "replace").split("?", 1)[0]
+        method = request.method
+        if path == "/ws" and wants_websocket(request):
+            socket = WebSocket(stream, conn, request)
+            await socket.accept()
+            peer = _peer(stream)
+            await PageSession(self, table, socket, peer).run()
+            return
+        if method not in (b"GET", b"HEAD"):
+            await respond(stream, conn, 405, b"GET only\n", "text/plain; charset=utf-8")
+            return
+        head = method == b"HEAD"
+        if path == "/favicon.ico":
+            await respond(stream, conn, 204, b"", "image/x-icon")
+        elif path == "/":
+            body = page_html().encode()
+            await respond(stream, conn, 200, body, "text/html; charset=utf-8", head_only=head)
+        elif path.startswith("/assets/") and path[len("/assets/") :] in ASSETS:
+            name = path[len("/assets/") :]
+            await respond(stream, conn, 200, asset(name), ASSETS[name], head_only=head)
+        else:
+            await respond(stream, conn, 404, b"not found\n", "text/plain; charset=utf-8")
+
+    async def flush(self, timeout: float = FLUSH_TIMEOUT) -> None:
+        """Waits (at most ``timeout`` s) until every open page has the latest snapshot.
+
+        ``serve`` calls it after the last game, before it stops the front ends,
+        so that every watcher sees the result.
+        """
+        with trio.move_on_after(timeout):
+            while any(s.sent < self.view.version for s in self._sessions):
+                await self._sent.wait()
+
+    def _note_sent(self) -> None:
+        self._sent.set()
+        self._sent = trio.Event()
+
+    async def wait_changed(self, seen: int) -> None:
+        """Returns once the view's version is past ``seen``."""
+        while self.view.version <= seen:
+            await self._changed.wait()
+
+
+class PageSession:
+    """One open page: snapshots out; ``sit`` and a seat's actions in."""
+
+    def __init__(self, front: WebFrontEnd, table: LiveTable, socket: WebSocket, peer: str):
+        self.front = front
+        self.table = table
+        self.socket = socket
+        self.peer = peer
+        self.seat: Seat | None = None
+        self.player: WebPlayer | None = None
+        self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
+        self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
+        #: The view version of the last snapshot sent.
+        self.sent = -1
+
+    async def run(self) -> None:
+        self.front._sessions.add(self)
+        try:
+            await self._run()
+        finally:
+            self.front._sessions.discard(self)
+            self.front._note_sent()
+
+    async def _run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._push)
+            try:
+                while (text := await self.socket.receive()) is not None:
+                    delay = self._limiter.delay(trio.current_time())
+                    if delay:
+                        await trio.sleep(delay)
+                    await self._on_message(nursery, text)
+            finally:
+                if self.player is not None:
+                    self.player.link.close()
+                    with trio.move_on_after(DETACH_TIMEOUT):
+                        await self.player.detached.wait()
+                nursery.cancel_scope.cancel()
+        await self.socket.close()
+
+    async def _push(self) -> None:
+        seen = -1
+        while not self.socket.closed:
+            kick = self._kick
+            version = self.front.view.version
+            if self.player is not None and self.player.refused is not None:
+                note, self.player.refused = self.player.refused, None
+                await self._error(note)
+            data = self.front.view.snapshot(trio.current_time(), seat=self.seat)
+            await self.socket.send(json.dumps(data, separators=(",", ":")))
+            seen = self.sent = version
+            self.front._note_sent()
+            async with trio.open_nursery() as wait:
+
+                async def changed(wait: trio.Nursery = wait, seen: int = seen) -> None:
+                    await self.front.wait_changed(seen)
+                    wait.cancel_scope.cancel()
+
+                async def kicked(wait: trio.Nursery = wait, kick: trio.Event = kick) -> None:
+                    await kick.wait()
+                    wait.cancel_scope.cancel()
+
+                wait.start_soon(changed)
+                wait.start_soon(kicked)
+
+    def kick(self) -> None:
+        self._kick.set()
+        self._kick = trio.Event()
+
+    async def _error(self, text: str) -> None:
+        await self.socket.send(json.dumps({"type": "error", "text": text}))
+
+    async def _on_message(self, nursery: trio.Nursery, text: str) -> None:
+        try:
+            message = json.loads(text)
+        except ValueError:
+            await self._error("not JSON")
+            return
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            await self._error("a message is an object with a 'type'")
+            return
+        kind = message["type"]
+        if kind == "sit":
+            await self._sit(nursery, message)
+            return
+        player = self.player
+        if player is None:
+            await self._error(f"take a seat first ({kind!r} needs one)")
+            return
+        if kind == "move":
+            uci = message.get("uci")
+            if not isinstance(uci, str) or not 4 <= len(uci) <= 5:
+                await self._error("a move is UCI text such as e2e4, e7e8q or N@f3")
+                return
+            problem = player.play(uci)
+            if problem:
+                await self._error(problem)
+        elif kind == "tell":
+            said = message.get("text")
+            if not isinstance(said, str) or not said.strip():
+                await self._error("a tell needs some text")
+                return
+            player.say(" ".join(said.split())[:MAX_TELL])
+        elif kind == "resign":
+            player.act(ResignAction(seat=player.seat, arrived_at=trio.current_time()))
+        elif kind == "draw":
+            player.act(DrawOfferAction(seat=player.seat, arrived_at=trio.current_time()))
+        else:
+            await self._error(f"unknown message type {kind[:20]!r}")
+
+    async def _sit(self, nursery: trio.Nursery, message: dict[str, Any]) -> None:
+        if self.player is not None:
+            await self._error(f"already seated at {self.player.seat}")
+            return
+        seat_text, token = message.get("seat"), message.get("token")
+        if not isinstance(seat_text, str) or not isinstance(token, str):
+            await self._error("sit needs a seat and a token")
+            return
+        try:
+            seat = self.table.authenticate(seat_text[:20], token[:100])
+        except AuthRefused as exc:
+            await self._error(f"cannot sit at {seat_text[:20]}: {exc.reason}")
+            return
+        name = message.get("name")
+        clean = _NAME.sub("", name)[:30].strip() if isinstance(name, str) else ""
+        player = WebPlayer(seat, clean or f"web {seat.value}", on_turn=self.kick)
+        self.player, self.seat = player, seat
+        await nursery.start(player.run, self.table, f"web {self.peer}")
+        self.table.log(f"web {self.peer}: took seat {seat.bpgn}")
+        await self.socket.send(json.dumps({"type": "seated", "seat": seat.value}))
+        self.kick()
+
+
+class MemoryLink:
+    """A ``SeatLink`` inside the server: lines to and from a ``PlayerDriver``."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        #: A person plays here (seam): the table refuses their illegal moves
+        #: rather than ending the game, and asks them about draw offers.
+        self.human = True
+        self._to_driver_send, self.to_driver = trio.open_memory_channel[RawLine](math.inf)
+        self._from_driver, self._from_driver_receive = trio.open_memory_channel[RawLine](math.inf)
+
+    # -- the table's side (SeatLink) ------------------------------------------------
+
+    def send(self, line: str) -> None:
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            self._to_driver_send.send_nowait(RawLine(line, len(line.encode())))
+
+    async def receive(self) -> RawLine | None:
+        try:
+            return await self._from_driver_receive.receive()
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            return None
+
+    async def aclose(self) -> None:
+        self.close()
+
+    # -- the driver's side -------------------------------------------------------------
+
+    def answer(self, lines: list[str]) -> None:
+        for line in lines:
+            try:
+                self._from_driver.send_nowait(RawLine(line, len(line.encode())))
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                return
+
+    def close(self) -> None:
+        """Ends the link: the table sees the peer leave."""
+        self._from_driver.close()
+        self._to_driver_send.close()
+
+
+class WebPlayer(Player):
+    """The person at a page's seat, as the ``PlayerDriver`` of that seat sees them."""
+
+    def __init__(self, seat: Seat, name: str, *, on_turn: Any) -> None:
+        self.seat = seat
+        self.seats = (seat,)
+        self.name = name
+        self.on_turn = on_turn
+        self.token: int | None = None
+        self.pending: str | None = None
+        #: The table's last refusal of a move, for the page (once).
+        self.refused: str | None = None
+        self.link = MemoryLink(name)
+        self.detached = trio.Event()
+        self._actions: trio.MemorySendChannel[Action] | None = None
+
+    async def run(
+        self,
+        table: LiveTable,
+        peer: str,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Attaches the link to the seat and drives it until the link is over."""
+        self.link.peer = peer
+        driver = PlayerDriver(self, self.link.answer, log=table.log)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(driver.run, nursery, self._lines())
+                task_status.started()
+                await table.attach(self.seat, self.link)
+                nursery.cancel_scope.cancel()
+        finally:
+            self.detached.set()
+
+    async def _lines(self) -> AsyncIterator[RawLine]:
+        async for line in self.link.to_driver:
+            yield line
+
+    # -- from the page -------------------------------------------------------------------
+
+    def play(self, uci: str) -> str | None:
+        """Sends the move for the open turn, or keeps it for the next one.
+
+        The page learns of a turn from the arbiter's event, which can reach it
+        before this seat's ``go`` has gone through the driver: the move waits
+        for it (and the table judges it then).
+        """
+        if self.token is None:
+            self.pending = uci
+            return None
+        self.act(MoveAction(seat=self.seat, token=self.token, move=uci))
+        self.token = None
+        return None
+
+    def say(self, text: str) -> None:
+        self.act(TellAction(seat=self.seat, text=text))
+
+    def act(self, action: Action) -> None:
+        if self._actions is not None:
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                self._actions.send_nowait(action)
+
+    # -- Player: the driver's calls --------------------------------------------------------
+
+    async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
+        self._actions = actions
+
+    async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        self.token = self.pending = None
+
+    async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        self.token = token
+        if self.pending is not None:
+            move, self.pending = self.pending, None
+            self.play(move)
+        self.on_turn()
+
+    async def moved(self, played: PlayedMove, state: TableState) -> None:
+        pass
+
+    async def partner_says(self, seat: Seat, text: str) -> None:
+        pass
+
+    async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
+        self.refused = f"the table refused {move[:12]}: {reason[:80]}"
+        self.on_turn()
+
+    async def board_ended(self, result: BoardResult) -> None:
+        self.token = None
+
+    async def game_over(self, outcome: Outcome) -> None:
+        self.token = None
+        self.on_turn()
+
+    async def aclose(self) -> None:
+        self.link.close()
+
+
+def asset(name: str) -> bytes:
+    return resources.files("bughouse_arbiter.web").joinpath("assets", name).read_bytes()
+
+
+def page_html() -> str:
+    return resources.files("bughouse_arbiter.web").joinpath("assets", "live.html").read_text()
+
+
+def _peer(stream: trio.SocketStream) -> str:
+    try:
+        host, port = stream.socket.getpeername()[:2]
+    except OSError:
+        return "?"
+    return f"{host}:{port}"

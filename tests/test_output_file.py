@@ -1,0 +1,133 @@
+"""The BPGN output file from the command line: appended in place, locked for
+the match, never a non-regular file, and readable after a SIGKILL."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bughouse_arbiter.bpgn import BpgnFile
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+MOVER = ROOT / "engines" / "random_mover.py"
+MATCH = [sys.executable, "-m", "bughouse_arbiter", "match"]
+needs_engines = pytest.mark.skipif(not MOVER.is_file(), reason="engines/random_mover.py missing")
+
+
+def _slow_engines(delay_ms: int = 20) -> list[str]:
+    spec = f"{sys.executable} {MOVER} --delay {delay_ms}"
+    return [f"--engine={seat}={spec}" for seat in ("WA", "BA", "WB", "BB")]
+
+
+def _bughouse(*argv: str, cwd: Path, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("command", ["match", "play"])
+def test_a_locked_file_is_refused_in_one_line_and_left_alone(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "busy.bpgn"
+    path.write_text('[Event "kept"]\n\n*\n')
+    with BpgnFile.open(path):
+        assert main([command, "--out", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bughouse {command}: error: ")
+    assert "another process is writing this file" in err
+    assert err.count("\n") == 1
+    assert path.read_text() == '[Event "kept"]\n\n*\n'
+
+
+@pytest.mark.parametrize("command", ["match", "play"])
+def test_a_fifo_is_refused_at_once(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert main([command, "--out", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert "is a FIFO, not a regular file" in err
+    assert err.count("\n") == 1
+
+
+@needs_engines
+def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "shared.bpgn"
+    out.write_text('[Event "earlier"]\n\n{kept} *\n')
+    first = subprocess.Popen(
+        [*MATCH, *_slow_engines(5), "--tc", "2+0", "--games", "2", "--out", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "1A." not in out.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        second = _bughouse("match", "--tc", "2+0", "--out", str(out), cwd=tmp_path)
+        assert second.returncode == 2
+        assert "another process is writing this file" in second.stderr
+        assert first.wait(timeout=120) == 0, first.stderr.read() if first.stderr else ""
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    games = read_games(out.read_bytes())
+    assert games[0].tag("Event") == "earlier"
+    assert len(games) == 3
+    assert all(g.finished for g in games[1:])
+    check = _bughouse("replay", "--check", str(out), cwd=tmp_path)
+    assert check.returncode == 0, check.stdout
+    assert "checked 3 game(s) in 1 file(s): 3 passed, 0 failed" in check.stdout
+
+
+@needs_engines
+@pytest.mark.parametrize("wait_for", ["header", "moves"])
+def test_sigkill_mid_game_leaves_a_file_that_replays(tmp_path: Path, wait_for: str) -> None:
+    out = tmp_path / "killed.bpgn"
+    arbiter = subprocess.Popen(
+        [*MATCH, *_slow_engines(20), "--tc", "60+0", "--out", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        marker = "[Result" if wait_for == "header" else "6a."
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if out.exists() and marker in out.read_text():
+                break
+            time.sleep(0.01)
+        os.kill(arbiter.pid, signal.SIGKILL)
+        arbiter.wait(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(arbiter.pid, signal.SIGKILL)  # the engines it started
+    (game,) = read_games(out.read_bytes())
+    assert not game.finished
+    assert game.tag("Result") == "*"
+    check = _bughouse("replay", "--check", str(out), cwd=tmp_path)
+    assert check.returncode == 0, check.stdout
+    assert ": ok: " in check.stdout
+    if wait_for == "moves":
+        assert len(game.moves) >= 11

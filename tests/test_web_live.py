@@ -1,0 +1,264 @@
+"""``bughouse serve --web``: the live page, driven in a real browser.
+
+Each test starts a real ``bughouse serve --web 0 --port 0`` with real
+random-mover engines and drives the page in Debian's chromium through
+Playwright (as ``test_web_replay`` does; skipped when either is missing
+unless BUGHOUSE_REQUIRE_BROWSER=1). Screenshots go to ``tests/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bughouse_arbiter.bpgn.read import read_games
+from tests.test_web_replay import SHOTS
+from tests.test_web_replay import browser as browser  # the shared fixture
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'}"
+WAIT_MS = 30_000
+SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
+
+
+class Served:
+    """A running ``bughouse serve``: its page address and seat tokens."""
+
+    def __init__(self, process: subprocess.Popen[str], out: Path) -> None:
+        self.process = process
+        self.out = out
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.page = self.wait_for(r"live page: (\S+)").group(1)
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
+        for line in self.seen:
+            if found := re.search(pattern, line):
+                return found
+        while True:
+            line = self.lines.get(timeout=timeout)
+            if line is None:
+                raise AssertionError(f"serve ended before {pattern!r}: {self.seen}")
+            self.seen.append(line)
+            if found := re.search(pattern, line):
+                return found
+
+    def seat_link(self, seat: str) -> str:
+        return self.wait_for(rf"open (http://\S+#seat={seat}&token=\S+)").group(1)
+
+    def interrupt(self) -> None:
+        """Ctrl+C: the serve writes the game so far and exits 130 (0 if it had ended)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        _, err = self.process.communicate(timeout=60)
+        assert self.process.returncode in (0, 130), err
+
+    def finish(self) -> str:
+        """Waits for the server to end; returns its stderr."""
+        _, err = self.process.communicate(timeout=60)
+        assert self.process.returncode == 0, err
+        return err
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Any]:
+    started: list[Served] = []
+
+    def start(*args: str) -> Served:
+        out = tmp_path / "live.bpgn"
+        process = subprocess.Popen(
+            [*SERVE, "--web", "0", "--port", "0", "--out", str(out), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+        )
+        served = Served(process, out)
+        started.append(served)
+        return served
+
+    yield start
+    for served in started:
+        if served.process.poll() is None:
+            served.process.kill()
+            served.process.communicate()
+
+
+def no_horizontal_overflow(page: Any) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+def square_center(page: Any, board: str, square: str) -> tuple[float, float]:
+    """Where ``square`` of ``board`` is on the screen, from the board's orientation."""
+    wrap = page.locator(f"#side-{board} .board-wrap")
+    box = wrap.bounding_box()
+    white = wrap.get_attribute("data-orientation") == "white"
+    file, rank = "abcdefgh".index(square[0]), int(square[1]) - 1
+    column = file if white else 7 - file
+    row = 7 - rank if white else rank
+    size = box["width"] / 8
+    return box["x"] + (column + 0.5) * size, box["y"] + (row + 0.5) * size
+
+
+def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any) -> None:
+    from playwright.sync_api import expect
+
+    engine = f"{RANDOM} --delay 40"
+    served = serve(
+        *[f"--engine={seat}={engine}" for seat in ("A-white", "A-black", "B-white", "B-black")],
+        "--tc",
+        "4+0",
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(served.page)
+    expect(page.locator("#status")).to_contain_text("game 1", timeout=WAIT_MS)
+    # Live: a clock runs and moves arrive on both boards.
+    expect(page.locator(".seat.running").first).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#side-A .board-wrap")).not_to_have_attribute("data-last-move", "")
+    expect(page.locator("#side-B .board-wrap")).not_to_have_attribute("data-last-move", "")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "live-1280x800.png"))
+    # Board B is drawn from Black's side, so partners (A-White, B-Black) sit at the bottom.
+    assert page.locator("#side-A .board-wrap").get_attribute("data-orientation") == "white"
+    assert page.locator("#side-B .board-wrap").get_attribute("data-orientation") == "black"
+    assert page.locator("#side-B .seat").last.get_attribute("data-seat") == "B-Black"
+    assert "RandomMover" in page.inner_text("#side-A .seat >> nth=0")
+    assert no_horizontal_overflow(page)
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert no_horizontal_overflow(page)
+    result = page.locator("#result")
+    expect(result).to_be_visible(timeout=WAIT_MS)
+    served.finish()
+    game = read_games(served.out.read_bytes(), file=str(served.out))[0]
+    expect(result).to_have_attribute("data-result", str(game.result_tag))
+    assert game.result_tag in ("1-0", "0-1", "1/2-1/2")
+    expect(result).to_contain_text(str(game.result_tag))
+    expect(page.locator("#status")).to_contain_text("the server has closed", timeout=WAIT_MS)
+    assert no_horizontal_overflow(page)
+    page.screenshot(path=str(SHOTS / "live-ended-390x844.png"), full_page=True)
+    assert errors == []
+
+
+def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
+    """Moves (drag, click, premove), a drop, a partner signal, refusals, resigning."""
+    from playwright.sync_api import expect
+
+    # Board A's captures feed B-White's pocket; should board A end first (random
+    # movers mate now and then), board B plays on (board_end=continue).
+    served = serve(
+        "--remote=B-white",
+        f"--engine=A-white={RANDOM} --delay 100",
+        f"--engine=A-black={RANDOM} --delay 100",
+        f"--engine=B-black={RANDOM} --delay 1500",
+        "--rule=board_end=continue",
+        "--tc",
+        "120+0",
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("dialog", lambda dialog: dialog.accept())
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    page.goto(served.seat_link("b-white"))
+    you = page.locator("#you")
+    expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
+    board = page.locator("#side-B .board-wrap")
+    # The seat's own board is drawn from its side; the partner's from the partner's.
+    assert board.get_attribute("data-orientation") == "white"
+    assert page.locator("#side-A .board-wrap").get_attribute("data-orientation") == "black"
+    assert "e2e4" in str(board.get_attribute("data-legal")).split()
+
+    # A move by dragging.
+    page.mouse.move(*square_center(page, "B", "e2"))
+    page.mouse.down()
+    page.mouse.move(*square_center(page, "B", "e4"), steps=5)
+    page.mouse.up()
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+    expect(board).not_to_have_attribute("data-fen", start, timeout=WAIT_MS)
+    # A premove while B-Black thinks (1.5 s): shown at once, played when the turn comes.
+    page.mouse.click(*square_center(page, "B", "a2"))
+    page.mouse.click(*square_center(page, "B", "a3"))
+    expect(board.locator("square.current-premove")).to_have_count(2)
+    expect(board.locator("square.current-premove")).to_have_count(0, timeout=WAIT_MS)
+
+    # An illegal move is refused in the page: nothing is sent, the turn stays open.
+    expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
+    before = board.get_attribute("data-fen")
+    page.mouse.click(*square_center(page, "B", "e4"))
+    page.mouse.click(*square_center(page, "B", "e6"))
+    expect(you).to_have_text("You play B-White: your move")
+    assert board.get_attribute("data-fen") == before
+    assert not [frame for frame in sent if '"move"' in frame and "e4e6" in frame]
+    # The server still judges: an illegal move forced past the page is refused
+    # (a person's seat), and the turn stays open.
+    page.evaluate("""bughouseLive.socket.send('{"type": "move", "uci": "h2h5"}')""")
+    expect(page.locator("#notice")).to_contain_text("the table refused h2h5", timeout=WAIT_MS)
+    expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
+
+    # A partner signal.
+    page.get_by_role("button", name="need knight").click()
+    expect(page.locator("#messages")).to_contain_text("B-White → A-Black: need N")
+
+    # Moves by clicking until the partner has passed a piece, then a drop.
+    pocket = page.locator("#side-B .pocket.mine")
+    dropped = None
+    for _ in range(60):
+        expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
+        legal = str(board.get_attribute("data-legal")).split()
+        drops = [m for m in legal if "@" in m]
+        if drops:
+            dropped = drops[0]
+            before = board.get_attribute("data-fen")
+            pocket.locator(f".piece-btn[data-piece='{dropped[0]}']").click()
+            page.mouse.click(*square_center(page, "B", dropped[2:4]))
+            expect(board).not_to_have_attribute("data-fen", str(before), timeout=WAIT_MS)
+            break
+        move = next((m for m in legal if len(m) == 4), legal[0])
+        before = board.get_attribute("data-fen")
+        page.mouse.click(*square_center(page, "B", move[:2]))
+        page.mouse.click(*square_center(page, "B", move[2:4]))
+        if len(move) == 5:
+            page.locator(f"#promotion [data-promote='{move[4]}']").click()
+        expect(board).not_to_have_attribute("data-fen", str(before), timeout=WAIT_MS)
+    assert dropped is not None, "no piece reached the pocket"
+    page.screenshot(path=str(SHOTS / "seat-1280x800.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert no_horizontal_overflow(page)
+    page.screenshot(path=str(SHOTS / "seat-390x844.png"), full_page=True)
+
+    # Resigning ends board B (board A may play on); Ctrl+C then ends the serve.
+    page.get_by_role("button", name="resign").click()
+    expect(board).to_have_class(re.compile(r"\bover\b"), timeout=WAIT_MS)
+    expect(you).not_to_contain_text("your move")
+    served.interrupt()
+    expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS)
+    text = served.out.read_text()
+    # Board B ended by the resignation; if board A had ended first, that ended the game.
+    assert "[%boardend B 1-0 resignation WB]" in text or (
+        '[Termination "resignation"]' in text and '[TerminationSeat "WB"]' in text
+    )
+    assert re.search(r"\b1B\. e4\b", text), "the dragged move is B-White's first"
+    assert re.search(r"\b2B\. a3\b", text), "the premove is B-White's second"
+    assert sum('"type":"move"' in frame for frame in sent) >= 3
+    assert "need N" in text
+    assert "@" + dropped[2:4] in text
+    assert errors == []
