@@ -514,3 +514,44 @@ def test_a_position_out_of_step_is_set_up_on_the_engine_from_that_position() -> 
         "holding [] []",
         "ping 3",
     ]
+
+
+def test_an_engine_claim_is_a_wait_only_while_it_thinks_past_the_barrier() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    assert table.your_turn()[0] == ["time 6000", "otim 6000", "go"]
+    ignored = EngineNote("engine claim ignored: 1-0 {White mates}")
+    assert table.feed("1-0 {White mates}") == ([], [ignored])  # before "pong 1"
+    table.feed("pong 1")
+    assert table.feed("1-0 {White mates}") == (
+        [],
+        [EngineWait(1, "engine claims 1-0 {White mates}; only the arbiter judges")],
+    )
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert table.feed("move e2e4") == (["force"], [EngineMove(1, "e2e4")])
+    assert table.feed("1-0 {White mates}") == ([], [ignored])  # no longer thinking
+
+
+def test_an_illegal_move_report_resyncs_at_once_while_thinking_else_at_the_next_turn() -> None:
+    report = EngineNote("engine: Illegal move: e2e5")
+    resync = ["new", "variant bughouse", "easy", "level 0 1:00 0", "force", "ping 2"]
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert table.feed("Illegal move: e2e5") == (
+        ["?", *resync, "time 6000", "otim 6000", "go"],
+        [report, EngineNote("re-syncing the engine")],
+    )
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    assert table.feed("Illegal move: e2e5") == ([], [report])
+    assert table.your_turn() == (
+        [*resync, "time 6000", "otim 6000", "go"],
+        [EngineNote("re-syncing the engine")],
+    )
+    # Behind a ping barrier the report is about lines already replaced: no resync.
+    table, _ = ready(Seat.A_WHITE)
+    assert table.feed("Illegal move: e2e5") == ([], [report])
+    table.feed("pong 1")
+    assert table.your_turn() == (["time 6000", "otim 6000", "go"], [])
