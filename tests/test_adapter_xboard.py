@@ -71,6 +71,7 @@ def test_a_protocol_one_engine_is_accepted_after_the_timeout() -> None:
     adapter = XboardAdapter(Seat.A_WHITE)
     adapter.handshake_timeout()
     assert adapter.handshake_done
+    assert adapter.take() == ([], [EngineNote("no 'feature done=1': assuming a protocol 1 engine")])
 
 
 def test_an_engine_without_bughouse_fails() -> None:
