@@ -295,6 +295,8 @@ def test_the_header_of_a_running_file_says_unfinished_even_once_the_game_is_over
     header = recorder.header_text()
     assert '[Result "*"]\n' in header
     assert "Termination" not in header
+    streamed = recorder.streamed_header().text
+    assert '[Result "*"]' in streamed and "Termination" not in streamed
     assert '[Result "0-1"]\n' in recorder.final_text()
 
 
@@ -380,3 +382,41 @@ def test_a_fifo_made_between_the_check_and_the_open_does_not_hang(tmp_path: Path
     os.mkfifo(path)
     with pytest.raises(OutputFileError, match="FIFO"):
         BpgnFile.open(path)
+
+
+def _final_slot(reason: str, name: str = "p") -> str:
+    game = BughouseGame()
+    recorder = BpgnRecorder(game, GameHeader(players=dict.fromkeys(Seat, name)))
+    game.abort(reason)
+    return recorder.outcome_slot()
+
+
+def _slot_tags(slot: str) -> list[str]:
+    assert len(slot.encode("utf-8")) == SLOT_BYTES
+    return slot.rstrip(" ").split("\n")
+
+
+def test_the_outcome_slot_cuts_the_reason_then_the_names_only_as_far_as_needed() -> None:
+    # Unpadded, these tags take 111 bytes with an empty reason: 529 bytes of
+    # reason fill the slot exactly and are kept whole; one more is cut to 120.
+    fits = "r" * (SLOT_BYTES - 111)
+    assert _slot_tags(_final_slot(fits))[-1] == f'[TerminationReason "{fits}"]'
+    assert _final_slot(fits).endswith('"]')  # no padding left
+    cut = _slot_tags(_final_slot(fits + "r"))
+    assert cut[0] == '[WhiteA "p"]'
+    assert cut[-1] == f'[TerminationReason "{"r" * 119}…"]'
+    # Long names are cut to 60 once the reason is at 120 ...
+    tags = _slot_tags(_final_slot("r" * 300, name="n" * 200))
+    assert tags[:4] == [
+        f'[{tag} "{"n" * 59}…"]' for tag in ("WhiteA", "BlackA", "WhiteB", "BlackB")
+    ]
+    assert tags[-1] == f'[TerminationReason "{"r" * 119}…"]'
+    # ... and both to 40 when two-byte letters still overflow.
+    tags = _slot_tags(_final_slot("é" * 300, name="é" * 200))
+    assert tags[0] == f'[WhiteA "{"é" * 39}…"]'
+    assert tags[-1] == f'[TerminationReason "{"é" * 39}…"]'
+
+
+def test_outcome_tags_that_cannot_fit_even_cut_are_refused_with_the_reason() -> None:
+    with pytest.raises(ValueError, match=f"^final tags do not fit in {SLOT_BYTES} bytes: "):
+        _final_slot("r", name="\U0001d11e" * 200)  # four bytes a letter: 4 x 160 bytes of names
