@@ -253,9 +253,11 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
     (``<scratch>-recheck``) so that a run still going in ``scratch`` is left alone;
     the report then takes the copy's verdicts over the original's."""
     marked = {(e.where, e.mutated_line) for e in equivalents}
+    # Every survivor of the run, not only those an earlier recheck left: the
+    # copy is made afresh from the run, so an earlier recheck's kills would be lost.
     left = [
         m.name
-        for m in collect(scratch)
+        for m in _collect(scratch)
         if m.status not in ("killed", "not checked") and m.key not in marked
     ]
     copy = _recheck_dir(scratch)
