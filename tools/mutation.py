@@ -267,7 +267,10 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
     for tests in (copy / "tests", copy / "mutants" / "tests"):
         shutil.rmtree(tests)
         shutil.copytree(ROOT / "tests", tests, ignore=_IGNORED)
-    # The group may have gained test files since the run (mutmut collects their stats).
+    # mutmut maps tests to the functions they reach only for tests it has not
+    # seen: an edited test must be mapped again, so the map is made afresh.
+    (copy / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+    # The group may have gained test files since the run.
     config = copy / "pyproject.toml"
     selection = "pytest_add_cli_args_test_selection = "
     config.write_text(
