@@ -420,3 +420,37 @@ def test_the_outcome_slot_cuts_the_reason_then_the_names_only_as_far_as_needed()
 def test_outcome_tags_that_cannot_fit_even_cut_are_refused_with_the_reason() -> None:
     with pytest.raises(ValueError, match=f"^final tags do not fit in {SLOT_BYTES} bytes: "):
         _final_slot("r", name="\U0001d11e" * 200)  # four bytes a letter: 4 x 160 bytes of names
+
+
+def test_a_reason_of_exactly_120_is_kept_whole_when_only_the_names_must_be_cut() -> None:
+    tags = _slot_tags(_final_slot("r" * 120, name="n" * 104))
+    assert tags[0] == f'[WhiteA "{"n" * 59}…"]'
+    assert tags[-1] == f'[TerminationReason "{"r" * 120}"]'
+
+
+def test_events_at_the_same_instant_keep_the_order_they_happened_in() -> None:
+    game = BughouseGame()
+    recorder = BpgnRecorder(game)
+    game.push(Seat.B_WHITE, "d4", at=1.0)
+    game.push(Seat.A_WHITE, "e4", at=1.0)
+    game.tell(Seat.B_BLACK, "zz", at=1.0)
+    game.tell(Seat.A_BLACK, "aa", at=1.0)
+    assert recorder.update().splitlines() == [
+        "1B. d4 {[%ts 1.000]}",
+        "1A. e4 {[%ts 1.000]}",
+        "{[%tell BB 1.000] zz}",
+        "{[%tell BA 1.000] aa}",
+    ]
+
+
+def test_each_board_end_is_written_once_in_the_update_that_saw_it() -> None:
+    game = BughouseGame(HouseRules(board_end="continue"))
+    recorder = BpgnRecorder(game)
+    game.resign(Seat.A_WHITE)
+    first = "{[%boardend A 0-1 resignation WA] A-White resigned}\n"
+    assert recorder.update() == first
+    game.push(Seat.B_WHITE, "d4", at=1.0)
+    assert recorder.update() == "1B. d4 {[%ts 1.000]}\n"
+    game.resign(Seat.B_BLACK)
+    assert recorder.update() == "{[%boardend B 0-1 resignation BB] B-Black resigned}\n"
+    assert recorder.final_text().count("[%boardend A ") == 1
