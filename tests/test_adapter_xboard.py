@@ -556,3 +556,12 @@ def test_an_illegal_move_report_resyncs_at_once_while_thinking_else_at_the_next_
     assert table.feed("Illegal move: e2e5") == ([], [report])
     table.feed("pong 1")
     assert table.your_turn() == (["time 6000", "otim 6000", "go"], [])
+
+
+def test_a_claim_in_answer_to_the_setboard_probe_fails_it() -> None:
+    table = set_up_table(SJENG_HELLO)
+    table.new_game()
+    with pytest.raises(EngineFailed, match="leaves bughouse after setboard"):
+        table.feed("pong 1", "1-0 {White mates}")
+    _, evs = table.adapter.take()
+    assert evs == [EngineNote("setboard probe: answered '1-0 {White mates}', not N@f7")]
