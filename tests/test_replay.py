@@ -290,3 +290,26 @@ def test_a_missing_black_move_is_not_mistaken_for_upper_case_letters() -> None:
         "2A. d4 (line 7, column 8): A-Black is to move on board A, not A-White "
         "(a move missing before it?)"
     )
+
+
+def test_a_handle_at_two_seats_resigns_at_the_one_to_move() -> None:
+    tags = '[Event "t"]\n[WhiteA "x"]\n[BlackA "ba"]\n[WhiteB "wb"]\n[BlackB "x"]\n'
+    # After 1A. e4 1B. d4 only B-Black of x's two seats is to move.
+    resigned = _one(tags + '[Result "0-1"]\n1A. e4 1B. d4\n{x resigns} 0-1\n')
+    assert resigned.verdict == "ok: 0-1 — B-Black resigned"  # type: ignore[attr-defined]
+    assert resigned.outcome.seat is Seat.B_BLACK  # type: ignore[attr-defined]
+    # Both to move: the claim cannot be pinned to a seat and is not taken.
+    both = _one(tags + '[Result "1-0"]\n1A. e4 1B. d4 1a. e5\n{x resigns} 1-0\n')
+    assert both.verdict == (  # type: ignore[attr-defined]
+        "recorded 1-0 (x resigns), re-judged * (the rules do not end the game)"
+    )
+
+
+def test_a_pawn_drop_written_without_its_letter_is_supplied_like_p_at() -> None:
+    text = TAGS + '[Result "*"]\n1A. e4 1B. e4 1b. d5 1a. @e6 2B. exd5 2A. d4 *\n'
+    report = _one(text)
+    assert report.ok and report.replayed == 6  # type: ignore[attr-defined]
+    assert [n.located() for n in report.notes] == [  # type: ignore[attr-defined]
+        "1a. @e6 (line 7, column 22): dropped before the capture that supplied it "
+        "(2B. exd5, line 7): played after it"
+    ]
