@@ -313,3 +313,21 @@ def test_a_pawn_drop_written_without_its_letter_is_supplied_like_p_at() -> None:
         "1a. @e6 (line 7, column 22): dropped before the capture that supplied it "
         "(2B. exd5, line 7): played after it"
     ]
+
+
+def test_the_supplying_capture_is_found_past_a_move_on_the_drop_s_own_board() -> None:
+    text = TAGS + '[Result "*"]\n1A. e4 1B. e4 1b. d5 1a. P@e6 2A. d4 2B. exd5 *\n'
+    report = _one(text)
+    assert report.ok and report.replayed == 6  # type: ignore[attr-defined]
+    assert [n.located() for n in report.notes] == [  # type: ignore[attr-defined]
+        "1a. P@e6 (line 7, column 22): dropped before the capture that supplied it "
+        "(2B. exd5, line 7): played after it"
+    ]
+
+
+def test_a_capture_that_passes_another_piece_does_not_supply_the_drop() -> None:
+    report = _one(TAGS + '[Result "*"]\n1A. e4 1B. e4 1b. d5 1a. N@e6 2B. exd5 *\n')
+    assert report.verdict == (  # type: ignore[attr-defined]
+        "stopped at 1a. N@e6 (line 7, column 22): N@e6: no knight in the pocket"
+    )
+    assert report.replayed == 3  # type: ignore[attr-defined]
