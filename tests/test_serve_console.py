@@ -46,8 +46,11 @@ class ConnectedProgram(Program):
 def test_the_console_plays_a_game_over_connect(tmp_path: Path) -> None:
     out = tmp_path / "served.bpgn"
     argv = ["-m", "bughouse_arbiter", "serve", "--port", "0", "--remote", "A-white"]
-    for seat in ("A-black", "B-white", "B-black"):
-        argv += ["--engine", f"{seat}={ENGINE}"]
+    # Board B moves slowly, so it cannot end the game before the person resigns.
+    slow = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 1500"
+    argv += ["--engine", f"A-black={ENGINE}"]
+    for seat in ("B-white", "B-black"):
+        argv += ["--engine", f"{seat}={slow}"]
     argv += ["--tc", "300+0", "--out", str(out)]
     server = pexpect.spawn(
         sys.executable,
