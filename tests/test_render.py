@@ -163,6 +163,14 @@ def test_move_numbers_and_move_lines() -> None:
     assert move_line(game, game.moves[3]).endswith("B-White  clock 2:56.5")
 
 
+def test_a_pawn_drop_is_written_with_its_letter_in_a_move_line() -> None:
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[P] w KQkq - 0 1"
+    game = BughouseGame(fen_a=fen)
+    played = game.push(Seat.A_WHITE, "P@e4")
+    assert played.san == "@e4"  # python-chess's SAN for a pawn drop
+    assert move_line(game, played).startswith("ply   1  A  1. P@e4  ")
+
+
 def test_move_numbers_follow_a_start_position_with_black_to_move() -> None:
     fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 7"
     game = BughouseGame(fen_a=fen)

@@ -141,7 +141,12 @@ def move_line(
     who = str(played.seat)
     if names and names.get(played.seat):
         who += f" ({printable(names[played.seat], 60)})"
-    parts = [f"ply {played.ply:>3}", played.board.value, f"{number} {played.san}".ljust(14), who]
+    parts = [
+        f"ply {played.ply:>3}",
+        played.board.value,
+        f"{number} {display_san(played.san)}".ljust(14),
+        who,
+    ]
     if played.clock is not None:
         parts.append(f"clock {_log_clock(played.clock)}")
     if used is not None:
