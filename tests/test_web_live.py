@@ -240,7 +240,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
             page.locator(f"#promotion [data-promote='{move[4]}']").click()
         expect(board).not_to_have_attribute("data-fen", str(before), timeout=WAIT_MS)
     assert dropped is not None, "no piece reached the pocket"
-    page.screenshot(path=str(SHOTS / "seat-1280x800.png"))
+    page.screenshot(path=str(SHOTS / "seat-1280x800.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     assert no_horizontal_overflow(page)
     page.screenshot(path=str(SHOTS / "seat-390x844.png"), full_page=True)
