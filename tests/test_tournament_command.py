@@ -39,11 +39,9 @@ def games_in(folder: Path) -> list[str]:
     return [g.tag("Round") or "" for g in games]
 
 
-def test_a_small_gauntlet_writes_the_folder(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "t"
-    argv = [
+def four_random_games(out: Path, *extra: str) -> list[str]:
+    """``tournament`` argv: two random movers, four short games written to ``out``."""
+    return [
         "tournament",
         "--engine",
         "a=random",
@@ -55,11 +53,17 @@ def test_a_small_gauntlet_writes_the_folder(
         "5+0",
         "--rule",
         "max_plies=150",
-        "--seed",
-        "1",
+        *extra,
         "--out",
         str(out),
     ]
+
+
+def test_a_small_gauntlet_writes_the_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    argv = four_random_games(out, "--seed", "1")
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "game 4 (4/4)" in printed and "a vs b: 4 games" in printed
@@ -349,21 +353,7 @@ def test_a_journal_that_cannot_be_written_stops_with_one_error_line(
 
     monkeypatch.setattr(journal_module.Journal, "append", append)
     out = tmp_path / "t"
-    argv = [
-        "tournament",
-        "--engine",
-        "a=random",
-        "--engine",
-        "b=random",
-        "--games",
-        "4",
-        "--tc",
-        "5+0",
-        "--rule",
-        "max_plies=150",
-        "--out",
-        str(out),
-    ]
+    argv = four_random_games(out)
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.endswith(
