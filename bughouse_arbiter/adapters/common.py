@@ -79,10 +79,15 @@ POCKET_ORDER = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 MAX_LINE = 4096
 
 
-def pocket_letters(board: chess.variant.CrazyhouseBoard, color: chess.Color) -> str:
-    """A pocket as upper-case letters in the order P N B R Q (the FICS order)."""
+def pocket_letters(
+    board: chess.variant.CrazyhouseBoard, color: chess.Color, extra: Sequence[int] = ()
+) -> str:
+    """A pocket, plus the piece types in ``extra``, as upper-case letters in the
+    order P N B R Q (the FICS order)."""
     pocket = board.pockets[color]
-    return "".join(chess.piece_symbol(p).upper() * pocket.count(p) for p in POCKET_ORDER)
+    return "".join(
+        chess.piece_symbol(p).upper() * (pocket.count(p) + extra.count(p)) for p in POCKET_ORDER
+    )
 
 
 def plain_fen(board: chess.Board) -> str:

@@ -63,7 +63,6 @@ from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..protocol.limits import MAX_ANNOUNCED
 from .common import (
-    POCKET_ORDER,
     EngineAdapter,
     EngineDrawOffer,
     EngineMove,
@@ -520,8 +519,8 @@ class XboardAdapter(EngineAdapter):
         drops = _dropped(start, moves)
         if any(drops[chess.WHITE]) or any(drops[chess.BLACK]):
             # Drops in the replay need their pieces announced first.
-            white = _letters(self.board, chess.WHITE, drops)
-            black = _letters(self.board, chess.BLACK, drops)
+            white = pocket_letters(self.board, chess.WHITE, drops[chess.WHITE])
+            black = pocket_letters(self.board, chess.BLACK, drops[chess.BLACK])
             self.send(f"holding [{white}] [{black}]")
         prefix = "usermove " if self.uses_usermove else ""
         mine = self.seat.color
@@ -585,16 +584,3 @@ def _dropped(start: chess.Board, moves: Sequence[chess.Move]) -> dict[chess.Colo
             drops[mover].append(move.drop)
         mover = not mover
     return drops
-
-
-def _letters(
-    board: chess.variant.CrazyhouseBoard,
-    color: chess.Color,
-    drops: Mapping[chess.Color, Sequence[int]],
-) -> str:
-    """The pocket ``color`` needs before a replay: what it holds now and what it drops."""
-    pocket = board.pockets[color]
-    return "".join(
-        chess.piece_symbol(p).upper() * (pocket.count(p) + drops[color].count(p))
-        for p in POCKET_ORDER
-    )
