@@ -175,7 +175,7 @@ class TcpFrontEnd:
         await trio.serve_listeners(partial(self._handle, table), listeners)
 
     async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
-        peer = _peer(stream)
+        peer = peer_name(stream)
         if self.open_connections >= self.limits.max_connections:
             self.turned_away += 1
             if self.turned_away <= 10 or self.turned_away % 1000 == 0:
@@ -284,7 +284,8 @@ async def _close(stream: trio.SocketStream) -> None:
         await stream.aclose()
 
 
-def _peer(stream: trio.SocketStream) -> str:
+def peer_name(stream: trio.SocketStream) -> str:
+    """``host:port`` of the other end, or ``?``."""
     try:
         host, port = stream.socket.getpeername()[:2]
     except OSError:

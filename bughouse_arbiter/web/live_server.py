@@ -49,7 +49,7 @@ from ..players.base import (
 from ..protocol import RawLine
 from ..server.driver import PlayerDriver
 from ..server.limits import RateLimiter
-from ..server.listener import open_listeners
+from ..server.listener import open_listeners, peer_name
 from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
 from .http import HttpError, WebSocket, read_request, respond, wants_websocket
@@ -135,7 +135,7 @@ class WebFrontEnd:
         if path == "/ws" and wants_websocket(request):
             socket = WebSocket(stream, conn, request)
             await socket.accept()
-            peer = _peer(stream)
+            peer = peer_name(stream)
             await PageSession(self, table, socket, peer).run()
             return
         if method not in (b"GET", b"HEAD"):
@@ -452,11 +452,3 @@ def asset(name: str) -> bytes:
 
 def page_html() -> str:
     return resources.files("bughouse_arbiter.web").joinpath("assets", "live.html").read_text()
-
-
-def _peer(stream: trio.SocketStream) -> str:
-    try:
-        host, port = stream.socket.getpeername()[:2]
-    except OSError:
-        return "?"
-    return f"{host}:{port}"
