@@ -723,6 +723,8 @@ async def test_cancellation_aborts_and_closes_everyone(autojump_clock: object) -
     assert started.game is ended[0].game
     [moved] = of_type(events, MovePlayed)
     assert moved.clocks.banked[Seat.A_WHITE] == 59.0 and not moved.clocks.is_running(Seat.A_WHITE)
+    # The next turns have opened: their clocks run in the event (a live page counts them down).
+    assert moved.clocks.is_running(Seat.A_BLACK)
 
 
 async def test_a_full_random_match_keeps_exact_clocks(autojump_clock: object) -> None:

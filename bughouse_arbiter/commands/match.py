@@ -698,7 +698,7 @@ class Display:
                 timing = f"time {rules.time:g}+{rules.increment:g}" if rules.clock else "untimed"
                 self.line(f"start: {seats}; {timing}")
         elif isinstance(event, MovePlayed):
-            self.clocks = self._turns_started(event.clocks, event.now)
+            self.clocks = event.clocks
             if not self.live and self.game is not None:
                 names = self.names
                 text = move_line(self.game, event.played, names=names, used=event.used)
@@ -722,9 +722,8 @@ class Display:
     def _turns_started(self, clocks: Clocks, now: float) -> Clocks:
         """``clocks`` with the clock of every seat to move running.
 
-        A move's clocks are taken when the mover's clock stops, before the
-        next turns' clocks start; counting those from the move keeps both
-        boards' running clocks (and their markers) moving on screen.
+        The start's clocks are taken before the first turns open; counting
+        those from the start keeps both boards' clocks (and markers) moving.
         """
         if self.game is None:
             return clocks

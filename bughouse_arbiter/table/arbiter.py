@@ -425,7 +425,8 @@ class _Table:
                 self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
             await self.after_change(now)
         self.record.used.append(used)
-        self.emit(MovePlayed(played=played, used=used, clocks=clocks, now=now))
+        # The clocks as they run now: the mover's stopped, the next turns' started.
+        self.emit(MovePlayed(played=played, used=used, clocks=self.clocks, now=now))
 
     def refresh_if_waiting(self, seat: Seat) -> None:
         """Closes ``seat``'s turn if it is waiting (a piece just reached it) and its

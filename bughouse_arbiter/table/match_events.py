@@ -36,7 +36,10 @@ class MatchStarted:
 
 @attrs.frozen(kw_only=True)
 class MovePlayed:
-    """``played`` was accepted; its turn took ``used`` seconds on the arbiter's clock."""
+    """``played`` was accepted; its turn took ``used`` seconds on the arbiter's clock.
+
+    ``clocks`` are taken once the next turns have opened: the mover's clock is
+    stopped and every seat now to move has its clock running."""
 
     played: PlayedMove
     used: float
