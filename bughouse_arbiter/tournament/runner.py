@@ -91,6 +91,8 @@ class Tournament:
         self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
+        # The SPRT over the first so many games: results only grow, so the count keys it.
+        self._sprt_of: tuple[int, dict[str, object]] | None = None
 
     # -- state from the journal ---------------------------------------------------------
 
@@ -189,10 +191,15 @@ class Tournament:
     def _sprt_decided(self) -> bool:
         if self.plan.sprt is None:
             return False
-        state = sprt_state(self.plan.sprt, self.results())
-        decision = state["decision"]
+        decision = self._sprt(self.plan.sprt)["decision"]
         self.decision = decision if isinstance(decision, str) else None
         return self.decision is not None
+
+    def _sprt(self, sprt: Sprt) -> dict[str, object]:
+        """The SPRT state over the games so far, computed once per finished game."""
+        if self._sprt_of is None or self._sprt_of[0] != len(self._results):
+            self._sprt_of = (len(self._results), sprt_state(sprt, self._results))
+        return self._sprt_of[1]
 
     # -- results ---------------------------------------------------------------------------
 
@@ -209,7 +216,7 @@ class Tournament:
         low, high = summary.elo_interval()
         text = f"{results[0].first} vs {results[0].second}: {_elo_text(summary.elo, low, high)}"
         if self.plan.sprt is not None:
-            state = sprt_state(self.plan.sprt, self.results())
+            state = self._sprt(self.plan.sprt)
             text += f" · LLR {state['llr']:.2f} ({state['lower']:.2f}, {state['upper']:.2f})"
         return text
 
