@@ -28,7 +28,6 @@ import math
 import re
 from collections.abc import AsyncIterator
 from functools import partial
-from importlib import resources
 from typing import Any
 
 import h11
@@ -52,6 +51,7 @@ from ..server.limits import RateLimiter
 from ..server.listener import open_listeners, peer_name
 from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
+from .assets import asset
 from .http import HttpError, WebSocket, read_request, respond, wants_websocket
 from .live_view import LiveView
 
@@ -145,7 +145,7 @@ class WebFrontEnd:
         if path == "/favicon.ico":
             await respond(stream, conn, 204, b"", "image/x-icon")
         elif path == "/":
-            body = page_html().encode()
+            body = asset("live.html")
             await respond(stream, conn, 200, body, "text/html; charset=utf-8", head_only=head)
         elif path.startswith("/assets/") and path[len("/assets/") :] in ASSETS:
             name = path[len("/assets/") :]
@@ -444,11 +444,3 @@ class WebPlayer(Player):
 
     async def aclose(self) -> None:
         self.link.close()
-
-
-def asset(name: str) -> bytes:
-    return resources.files("bughouse_arbiter.web").joinpath("assets", name).read_bytes()
-
-
-def page_html() -> str:
-    return resources.files("bughouse_arbiter.web").joinpath("assets", "live.html").read_text()

@@ -17,7 +17,6 @@ import html
 import json
 import re
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
 import chess
@@ -27,6 +26,7 @@ from ..bpgn.replay import Frame, ReplayReport
 from ..core.board import BughouseBoard
 from ..core.model import BoardId, Seat
 from ..errors import ArbiterError
+from .assets import asset_text
 
 #: Pocket order on the page, strongest first.
 POCKET_ORDER = "QRBNP"
@@ -68,8 +68,8 @@ def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
     heading = title or _title(report)
     return _TEMPLATE.format(
         title=html.escape(heading),
-        style=_asset("replay.css"),
-        script=_asset("replay.js"),
+        style=asset_text("replay.css"),
+        script=asset_text("replay.js"),
         defs=drawings.defs,
         data=_json_for_script(data),
     )
@@ -219,10 +219,6 @@ def _json_for_script(data: object) -> str:
     # '<' only occurs inside JSON strings, where \u003c means the same: no
     # '</script>' in a name or message can end the script element early.
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
-
-
-def _asset(name: str) -> str:
-    return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
 
 _TEMPLATE = """<!DOCTYPE html>
