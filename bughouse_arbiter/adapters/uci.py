@@ -23,7 +23,7 @@ from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
-from ..protocol.limits import MAX_ANNOUNCED, engine_text
+from ..protocol.limits import engine_text, keep_announced
 from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, move_text
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
@@ -194,8 +194,8 @@ class UciAdapter(EngineAdapter):
         elif head == "option":
             name, fields = parse_option(rest)
             name = engine_text(name)
-            if name and (name in self.engine_options or len(self.engine_options) < MAX_ANNOUNCED):
-                self.engine_options[name] = fields
+            if name:
+                keep_announced(self.engine_options, name, fields)
         elif head == "uciok" and not self.handshake_done:
             self._uciok()
 

@@ -15,7 +15,8 @@ kind of seat applies the same ones (protocol.md §6.6).
 from __future__ import annotations
 
 import re
-from typing import Final
+from collections.abc import MutableMapping
+from typing import Final, TypeVar
 
 #: Characters of a display name (``id name``, xboard ``myname``, UCI ``id name``).
 NAME_LIMIT: Final = 64
@@ -33,6 +34,14 @@ MOVE_LIMIT: Final = 32
 REASON_LIMIT: Final = 500
 #: Options, ids and features kept from one engine's handshake (further ones are ignored).
 MAX_ANNOUNCED: Final = 256
+
+_V = TypeVar("_V")
+
+
+def keep_announced(kept: MutableMapping[str, _V], name: str, value: _V) -> None:
+    """Records an announced ``name`` unless ``MAX_ANNOUNCED`` others are kept already."""
+    if name in kept or len(kept) < MAX_ANNOUNCED:
+        kept[name] = value
 
 #: Partner messages passed on from one seat between two moves on its board,
 #: and in one game; the excess is dropped and logged once.

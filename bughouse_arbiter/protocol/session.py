@@ -22,6 +22,7 @@ from .limits import (
     TELL_LIMIT,
     TEXT_LIMIT,
     engine_text,
+    keep_announced,
 )
 from .messages import (
     CLOSED,
@@ -362,14 +363,11 @@ class EngineSession:
             case BugOk():
                 self.state = SessionState.READY
             case Id(key=key, value=value):
-                if key in self.ids or len(self.ids) < MAX_ANNOUNCED:
-                    self.ids[key] = value
+                keep_announced(self.ids, key, value)
             case OptionSpec(name=name):
-                if name in self.options or len(self.options) < MAX_ANNOUNCED:
-                    self.options[name] = message
+                keep_announced(self.options, name, message)
             case Feature(name=name, value=value):
-                if name in self.features or len(self.features) < MAX_ANNOUNCED:
-                    self.features[name] = value
+                keep_announced(self.features, name, value)
             case BestMove(token=token, board=board):
                 board = self._check_turn(token, board, "bestmove")
                 del self.open_turns[token]
