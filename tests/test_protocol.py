@@ -361,7 +361,7 @@ def test_protocol_md_examples_parse() -> None:
 # Printable words: engine text is cleaned of controls on the way (protocol.limits).
 words = st.text(
     alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc", "Zl", "Zp"),
+        blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"),
         blacklist_characters=" \t\r\n\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069",
     ),
     min_size=1,
