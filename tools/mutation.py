@@ -27,6 +27,24 @@ Equivalent mutants are listed one per line in ``tools/mutation-equivalent.txt``:
 
 The key does not use mutmut's mutant numbers, which shift whenever a function
 is edited; a line that no longer matches any survivor is reported as stale.
+
+What a mutant costs: mutmut forks one process per mutant from a process that
+has imported everything, and runs only the tests that reached the mutated
+function, fastest first, up to the first failure; a survivor runs them all.
+Two things keep that short:
+
+- property tests run at most ``--examples`` examples each (``EXAMPLES`` per
+  group; 0: the tests' own counts), derandomized so that a verdict does not
+  depend on the seed (tests/conftest.py reads ``BUGHOUSE_MUTATION_EXAMPLES``);
+- ``DESELECT`` leaves out a group's slowest tests where faster ones in its
+  selection exercise the same code.
+
+A group's modules can be run one at a time, each in its own scratch folder,
+possibly at once, and reported together::
+
+    python tools/mutation.py --scratch /tmp/mut-bpgn-read --modules bpgn/read.py -- bpgn
+    python tools/mutation.py --report bpgn --scratch /tmp/mut-bpgn-read \
+        --scratch /tmp/mut-bpgn-replay
 """
 
 from __future__ import annotations
@@ -78,7 +96,14 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "bpgn/replay.py",
             "bpgn/write.py",
         ],
-        ["test_bpgn_read.py", "test_bpgn_write.py", "test_bpgn_roundtrip.py", "test_replay.py"],
+        [
+            "test_bpgn_read.py",
+            "test_bpgn_write.py",
+            "test_bpgn_roundtrip.py",
+            "test_replay.py",
+            "test_bpgn_stream.py",
+            "test_bpgn_fuzz.py",
+        ],
     ),
     "adapters": (
         ["adapters/common.py", "adapters/uci.py", "adapters/xboard.py"],
@@ -91,6 +116,24 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
 }
+
+#: group -> at most this many examples per property test (``--examples``).
+EXAMPLES: dict[str, int] = {"bpgn": 20}
+
+#: group -> tests (node id prefixes) left out of mutation runs: slow, and
+#: covering nothing the rest of the group's selection does not.
+DESELECT: dict[str, list[str]] = {
+    "bpgn": [
+        # replays the 200-game corpus twice; the other corpus files drive the
+        # same code with and without board history, and
+        # test_replay.py's corpus test replays this file once.
+        "tests/test_bpgn_stream.py::test_dropping_board_history_in_a_replay_changes_no_verdict"
+        "[tinychessserver_tu_darmstadt_2019_sample.bpgn]",
+    ],
+}
+
+#: The environment variable that caps examples (read by tests/conftest.py).
+EXAMPLES_VARIABLE = "BUGHOUSE_MUTATION_EXAMPLES"
 
 #: mutmut's exit codes (mutmut/stats.py) folded into what the report counts.
 KILLED_CODES = {1, 3, 36, -24, 24, 152, 255, 37}  # failed, pytest error, timeout, type error
@@ -166,29 +209,55 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     parser.add_argument(
+        "--examples",
+        type=int,
+        help="at most this many examples per property test, the same each run "
+        f"(default: per group, {', '.join(f'{g} {n}' for g, n in EXAMPLES.items())}; "
+        "otherwise and with 0 the tests' own counts)",
+    )
+    parser.add_argument(
+        "--timeout-factor",
+        type=float,
+        default=15.0,
+        help="a mutant whose tests take this many times as long as the clean run's is "
+        "stopped and counted as killed (default 15, mutmut's; a mutant that loops for "
+        "ever costs this long)",
+    )
+    parser.add_argument(
         "--scratch",
         type=Path,
-        default=Path("/tmp"),
-        help="where the mut-<group> copies go (default /tmp)",
+        action="append",
+        help="where the mut-<group> copies go (default /tmp); to report runs made "
+        "module by module in several folders together, give it once for each",
     )
     args = parser.parse_args(argv)
     groups = args.groups or list(GROUPS)
+    scratches: list[Path] = args.scratch or [Path("/tmp")]
+    if len(scratches) > 1 and not args.report:
+        parser.error("several --scratch folders only go with --report")
     equivalents = read_equivalents(EQUIVALENT_FILE)
     totals: list[tuple[str, Counter[str], int]] = []
     for group in groups:
-        scratch = args.scratch / f"mut-{group}"
-        if (args.report or args.recheck) and not (scratch / "mutants").is_dir():
-            print(f"{group}: no run to report in {scratch}", file=sys.stderr)
+        runs = [root / f"mut-{group}" for root in scratches]
+        missing = [str(run) for run in runs if not (run / "mutants").is_dir()]
+        if (args.report or args.recheck) and missing:
+            print(f"{group}: no run to report in {', '.join(missing)}", file=sys.stderr)
             return 2
         if args.recheck:
-            recheck_group(group, scratch, args.jobs, equivalents)
+            recheck_group(group, runs[0], args.jobs, equivalents)
         elif not args.report:
-            run_group(group, scratch, args.jobs, args.modules)
-        mutants = collect(scratch)
-        totals.extend(report(group, mutants, equivalents))
-    stale = [e for e in equivalents if not e.used]
-    for entry in stale:
-        if any(entry.where.startswith(GROUPS[g][0][0].split("/")[0]) for g in groups):
+            examples = EXAMPLES.get(group, 0) if args.examples is None else args.examples
+            run_group(group, runs[0], args.jobs, args.modules, examples, args.timeout_factor)
+        mutants: dict[str, Mutant] = {}
+        for run in runs:
+            for m in collect(run):
+                if m.status != "not checked" or m.name not in mutants:
+                    mutants[m.name] = m
+        ordered = sorted(mutants.values(), key=lambda m: (m.module, natural(m.name)))
+        totals.extend(report(group, ordered, equivalents))
+    reported = {module for module, _, _ in totals}
+    for entry in equivalents:
+        if not entry.used and entry.where.split(":", 1)[0] in reported:
             print(
                 f"stale equivalence (line {entry.line_number}): {entry.where} || "
                 f"{entry.mutated_line}"
@@ -213,7 +282,14 @@ _IGNORED = shutil.ignore_patterns(
 )
 
 
-def run_group(group: str, scratch: Path, jobs: int, only: list[str] | None = None) -> None:
+def run_group(
+    group: str,
+    scratch: Path,
+    jobs: int,
+    only: list[str] | None = None,
+    examples: int = 0,
+    timeout_factor: float = 15.0,
+) -> None:
     modules, tests = GROUPS[group]
     if only:
         unknown = [m for m in only if m not in modules]
@@ -232,20 +308,28 @@ def run_group(group: str, scratch: Path, jobs: int, only: list[str] | None = Non
             'source_paths = ["bughouse_arbiter"]',
             "only_mutate = " + json.dumps([f"bughouse_arbiter/{m}" for m in modules]),
             "pytest_add_cli_args_test_selection = " + json.dumps([f"tests/{t}" for t in tests]),
-            'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]',
+            "pytest_add_cli_args = "
+            + json.dumps(
+                ["-p", "no:cacheprovider", "-q", "-x"]
+                + [arg for test in DESELECT.get(group, []) for arg in ("--deselect", test)]
+            ),
             # Files some tests read (the protocol's tables, the engines).
             'also_copy = ["protocol.md", "README.md", "docs", "engines"]',
             "use_git_change_detection = false",
+            f"timeout_multiplier = {timeout_factor}",
             "",
         ]
     )
     with (scratch / "pyproject.toml").open("a", encoding="utf-8") as f:
         f.write(config)
+    # A recheck runs the property tests as the run did.
+    (scratch / EXAMPLES_FILE).write_text(f"{examples}\n", encoding="utf-8")
+    capped = f", at most {examples} examples a property test" if examples else ""
     print(
-        f"{group}: mutating {', '.join(modules)} in {scratch} (log: {scratch}/mutmut.log)",
+        f"{group}: mutating {', '.join(modules)} in {scratch}{capped} (log: {scratch}/mutmut.log)",
         flush=True,
     )
-    _mutmut(scratch, ["run", "--max-children", str(jobs)])
+    _mutmut(scratch, ["run", "--max-children", str(jobs)], examples=examples)
 
 
 def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equivalent]) -> None:
@@ -283,15 +367,28 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
         encoding="utf-8",
     )
     print(f"{group}: rechecking {len(left)} survivors with the current tests in {copy}", flush=True)
-    _mutmut(copy, ["run", "--max-children", str(jobs), *left])
+    _mutmut(copy, ["run", "--max-children", str(jobs), *left], examples=_examples_of(scratch))
 
 
 def _recheck_dir(scratch: Path) -> Path:
     return scratch.with_name(scratch.name + "-recheck")
 
 
-def _mutmut(scratch: Path, args: list[str], *, append: bool = False) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+#: Where a run notes its --examples, for its rechecks.
+EXAMPLES_FILE = "mutation-examples"
+
+
+def _examples_of(scratch: Path) -> int:
+    try:
+        return int((scratch / EXAMPLES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0  # a run made before --examples existed
+
+
+def _mutmut(scratch: Path, args: list[str], *, append: bool = False, examples: int = 0) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", EXAMPLES_VARIABLE)}
+    if examples:
+        env[EXAMPLES_VARIABLE] = str(examples)
     with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
         subprocess.run(
             ["nice", "-n", "15", str(VENV_BIN / "mutmut"), *args],
