@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -24,6 +25,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     cap = int(os.environ.get(MUTATION_EXAMPLES) or 0)
     if cap <= 0:
         return
+    # mutmut runs each mutant in a process forked after the clean run: a cache
+    # (in a test module or in the code) would hand it what the unmutated code made.
+    modules = {item.module for item in items if isinstance(item, pytest.Function)}
+    modules.update(m for name, m in sys.modules.items() if name.startswith("bughouse_arbiter."))
+    for module in modules:
+        for value in list(vars(module).values()):
+            if getattr(value, "__module__", None) == module.__name__ and hasattr(
+                value, "cache_clear"
+            ):
+                value.cache_clear()
     for item in items:
         test = getattr(item, "obj", None)
         own = getattr(test, "_hypothesis_internal_use_settings", None)
