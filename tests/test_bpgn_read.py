@@ -234,3 +234,29 @@ def test_a_tag_ends_an_unclosed_variation() -> None:
 def test_bughouse_pro_time_stamps_are_read_as_ts() -> None:
     (game,) = read_games('[Site "bughouse.pro"]\n1A. e4 {[ts=1.250]} 1B. d4 {[ts=2.5]} *\n')
     assert [(m.at, m.clock, m.comments) for m in game.moves] == [(1.25, None, ()), (2.5, None, ())]
+
+
+def _moves_and_problems(text: str) -> tuple[list[str], list[str]]:
+    (game,) = read_games(text)
+    return [m.san for m in game.moves], [p.message for p in game.problems]
+
+
+def test_a_double_parenthesis_closes_two_nested_variations() -> None:
+    assert _moves_and_problems('[Event "t"]\n1A. e4 (1A. d4 (1A. c4)) 1a. e5 *\n') == (
+        ["e4", "e5"],
+        ["variation skipped (only the main line is read)"],
+    )
+
+
+def test_parentheses_closing_more_variations_than_are_open_close_them_all() -> None:
+    assert _moves_and_problems('[Event "t"]\n1A. e4 (1A. d4))) 1a. e5 *\n') == (
+        ["e4", "e5"],
+        ["variation skipped (only the main line is read)"],
+    )
+
+
+def test_a_run_of_closing_parentheses_is_one_problem() -> None:
+    assert _moves_and_problems('[Event "t"]\n1A. e4 ' + ")" * 100_000 + " 1a. e5 *\n") == (
+        ["e4", "e5"],
+        [f"cannot read {')' * 20!r}: skipped"],
+    )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bughouse_arbiter import Seat, Termination
+from bughouse_arbiter import HouseRules, Seat, Termination
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.bpgn.replay import FOREIGN_RULES, replay_game
+from bughouse_arbiter.bpgn.replay import FOREIGN_RULES, ReplayReport, replay_game
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="BPGN corpus not present")
@@ -331,3 +332,94 @@ def test_a_capture_that_passes_another_piece_does_not_supply_the_drop() -> None:
         "stopped at 1a. N@e6 (line 7, column 22): N@e6: no knight in the pocket"
     )
     assert report.replayed == 3  # type: ignore[attr-defined]
+
+
+def _replayed(text: str, **kwargs: object) -> ReplayReport:
+    (game,) = read_games(text)
+    return replay_game(game, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("control", "shown"),
+    [
+        ("604801+0", "'604801+0'"),
+        ("60+604801", "'60+604801'"),
+        ("1" + "0" * 60, "'" + "1" + "0" * 38 + "…'"),
+    ],
+)
+def test_a_time_control_beyond_a_week_is_noted_and_the_default_time_used(
+    control: str, shown: str
+) -> None:
+    report = _replayed(TAGS + f'[TimeControl "{control}"]\n1A. e4 *\n')
+    assert (report.rules.time, report.rules.increment) == (
+        FOREIGN_RULES.time,
+        FOREIGN_RULES.increment,
+    )
+    assert [n.located() for n in report.notes] == [
+        f"[TimeControl] {shown} is beyond 604800 seconds: the default time is used"
+    ]
+
+
+def test_a_time_control_of_exactly_a_week_is_taken() -> None:
+    report = _replayed(TAGS + '[TimeControl "604800+604800"]\n1A. e4 *\n')
+    assert (report.rules.time, report.rules.increment) == (604800.0, 604800.0)
+    assert report.notes == ()
+
+
+@pytest.mark.parametrize("control", ["0+5", "-", "?", "40/7200:3600", ""])
+def test_a_time_control_without_a_base_time_leaves_the_default(control: str) -> None:
+    report = _replayed(TAGS + f'[TimeControl "{control}"]\n1A. e4 *\n')
+    assert (report.rules.time, report.rules.increment) == (
+        FOREIGN_RULES.time,
+        FOREIGN_RULES.increment,
+    )
+    assert report.notes == ()
+
+
+def test_a_time_control_with_decimals_and_no_increment() -> None:
+    report = _replayed(TAGS + '[TimeControl " 90.5 "]\n1A. e4 *\n')
+    assert (report.rules.time, report.rules.increment) == (90.5, 0.0)
+
+
+def test_an_unreadable_rules_tag_is_noted_and_foreign_rules_used() -> None:
+    report = _replayed(TAGS + '[Rules "time=soon"]\n[TimeControl "60+1"]\n1A. e4 *\n')
+    assert report.rules == attrs.evolve(FOREIGN_RULES, time=60.0, increment=1.0)
+    (note,) = report.notes
+    assert note.located().startswith("[Rules] cannot be read (")
+    assert note.located().endswith("); foreign rules used")
+    assert "time" in note.located()
+
+
+def test_a_rules_tag_is_read_word_by_word_and_words_without_a_value_are_ignored() -> None:
+    report = _replayed(TAGS + '[Rules "profile=default  time=30 increment=0.5 junk"]\n1A. e4 *\n')
+    assert report.rules == HouseRules(time=30.0, increment=0.5)
+    assert report.notes == ()
+
+
+def test_the_rules_given_override_the_file_s_tags() -> None:
+    rules = HouseRules(time=5.0)
+    report = _replayed(TAGS + '[Rules "time=30"]\n1A. e4 *\n', rules=rules)
+    assert report.rules is rules
+
+
+CONTINUE = TAGS + '[Rules "board_end=continue"]\n'
+
+
+def test_a_drop_is_supplied_by_a_capture_written_just_after_it() -> None:
+    report = _replayed(CONTINUE + "1A. e4 1a. e5 2A. N@f3 1B. Nc3 1b. d5 2B. Nxd5 2b. Qxd5 *\n")
+    assert report.illegal is None and report.replayed == 7
+    assert [n.located() for n in report.notes] == [
+        "2A. N@f3 (line 7, column 15): dropped before the capture that supplied it "
+        "(2b. Qxd5, line 7): played after it"
+    ]
+
+
+def test_a_drop_is_not_supplied_by_moves_written_after_the_other_board_ended() -> None:
+    report = _replayed(
+        CONTINUE + "1A. e4 1a. e5 {[%boardend B 1-0 resignation BB] B-Black resigned} "
+        "2A. N@f3 1B. Nc3 1b. d5 2B. Nxd5 2b. Qxd5 *\n"
+    )
+    assert report.illegal is not None and report.illegal.move is not None
+    assert report.illegal.move.san == "N@f3"
+    assert report.illegal.message == "N@f3: no knight in the pocket"
+    assert report.replayed == 2 and report.notes == ()

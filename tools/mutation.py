@@ -355,6 +355,7 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
     for tests in (copy / "tests", copy / "mutants" / "tests"):
         shutil.rmtree(tests)
         shutil.copytree(ROOT / "tests", tests, ignore=_IGNORED)
+    _refresh_unmutated_code(scratch, copy)
     # mutmut maps tests to the functions they reach only for tests it has not
     # seen: an edited test must be mapped again, so the map is made afresh.
     (copy / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
@@ -372,6 +373,34 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
     )
     print(f"{group}: rechecking {len(left)} survivors with the current tests in {copy}", flush=True)
     _mutmut(copy, ["run", "--max-children", str(jobs), *left], examples=_examples_of(scratch))
+
+
+def _refresh_unmutated_code(scratch: Path, copy: Path) -> None:
+    """Brings the code the run did not mutate up to date in ``copy`` (the tests
+    may rely on a fix made since); a mutated module that changed since the run
+    is left as it was, with a warning: its verdicts are for the code of the run."""
+    mutated: list[str] = []
+    for line in (scratch / "pyproject.toml").read_text(encoding="utf-8").splitlines():
+        if line.startswith("only_mutate = "):
+            mutated = json.loads(line.split("=", 1)[1])
+    for source in sorted((ROOT / "bughouse_arbiter").rglob("*.py")):
+        name = source.relative_to(ROOT).as_posix()
+        if "__pycache__" in name:
+            continue
+        current = source.read_bytes()
+        old = scratch / name
+        if old.exists() and old.read_bytes() == current:
+            continue
+        if name in mutated:
+            print(
+                f"warning: {name} changed since the run; its mutants stay those of the "
+                "run's code (run the group again to mutate the new code)",
+                file=sys.stderr,
+            )
+            continue
+        for target in (copy / name, copy / "mutants" / name):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(current)
 
 
 def _recheck_dir(scratch: Path) -> Path:

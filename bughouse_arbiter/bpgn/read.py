@@ -38,10 +38,10 @@ _TOKEN = re.compile(
     | (?P<number>(?P<num>\d{1,6})(?P<letter>[ABab])\.(?:\.\.)?)
     | (?P<result>(?:1-0|0-1|1/2-1/2|\*)(?![^\s{}\[\]();]))
     | (?P<linecomment>;[^\r\n]*)
+    | (?P<stray>\}{2,100000}|\){2,100000}|\]{2,100000})
     | (?P<varopen>\()
     | (?P<varclose>\))
     | (?P<word>[^\s{}\[\]();]{1,200})
-    | (?P<stray>\}{2,100000}|\){2,100000}|\]{2,100000})
     | (?P<other>.)
     """,
     re.VERBOSE | re.DOTALL,
