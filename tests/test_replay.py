@@ -423,3 +423,31 @@ def test_a_drop_is_not_supplied_by_moves_written_after_the_other_board_ended() -
     assert report.illegal.move.san == "N@f3"
     assert report.illegal.message == "N@f3: no knight in the pocket"
     assert report.replayed == 2 and report.notes == ()
+
+
+def test_a_capture_more_than_eight_moves_ahead_does_not_supply_a_drop() -> None:
+    # Nine moves of board B stand between the drop and the capture of a knight.
+    board_b = "1B. Nc3 1b. Nf6 2B. Nb1 2b. Ng8 3B. Nc3 3b. Nf6 4B. Nb1 4b. Ng8 5B. Nc3 5b. d5 "
+    report = _replayed(CONTINUE + "1A. e4 1a. e5 2A. N@f3 " + board_b + "6B. Nxd5 6b. Qxd5 *\n")
+    assert report.illegal is not None and report.illegal.move is not None
+    assert (report.illegal.move.san, report.illegal.message) == (
+        "N@f3",
+        "N@f3: no knight in the pocket",
+    )
+    assert report.replayed == 2
+
+
+@pytest.mark.parametrize(
+    ("board_b", "why"),
+    [
+        ("1B. Nc3 2B. Nd5 2b. Qxd5", "a move of board B is missing"),
+        ("1B. Ke2 1b. d5", "board B's next move cannot be played"),
+    ],
+)
+def test_a_drop_before_a_board_b_that_cannot_be_followed_stops_at_the_drop(
+    board_b: str, why: str
+) -> None:
+    report = _replayed(CONTINUE + "1A. e4 1a. e5 2A. N@f3 " + board_b + " *\n")
+    assert report.illegal is not None and report.illegal.move is not None, why
+    assert report.illegal.move.san == "N@f3", why
+    assert report.replayed == 2 and report.notes == (), why
