@@ -451,3 +451,9 @@ def test_a_drop_before_a_board_b_that_cannot_be_followed_stops_at_the_drop(
     assert report.illegal is not None and report.illegal.move is not None, why
     assert report.illegal.move.san == "N@f3", why
     assert report.replayed == 2 and report.notes == (), why
+
+
+def test_moves_written_in_uci_are_replayed_under_their_san() -> None:
+    report = _replayed(TAGS + "1A. e2e4 1a. e7e5 2A. g1f3 2a. Nc6 3A. f1b5 *\n")
+    assert report.illegal is None
+    assert [m.san for m in report.played] == ["e4", "e5", "Nf3", "Nc6", "Bb5"]

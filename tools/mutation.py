@@ -105,6 +105,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "test_bpgn_fuzz.py",
             "test_bpgn_notation.py",
             "test_bpgn_claims.py",
+            "test_bpgn_positions.py",
         ],
     ),
     "adapters": (

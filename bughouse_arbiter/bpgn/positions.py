@@ -15,6 +15,7 @@ from ..core.board import STARTING_FEN, BughouseBoard
 from .read import BpgnGame
 
 _PAWN_CAPTURE = re.compile(r"x([a-h][1-8])(?:=?([QRBNqrbn]))?[+#]?")
+_UCI = re.compile(r"[a-h][1-8][a-h][1-8][qrbnk]?")
 
 
 def start_fens(game: BpgnGame) -> tuple[str, str]:
@@ -68,7 +69,8 @@ def read_move(board: BughouseBoard, san: str) -> tuple[chess.Move, bool]:
         return _read_dialect(board, san), False
     if not move:
         return board.parse_move(san), False
-    return move, True
+    # python-chess's SAN parser takes UCI too: "g1f3" is a dialect's spelling.
+    return move, _UCI.fullmatch(san) is None
 
 
 def _read_dialect(board: BughouseBoard, san: str) -> chess.Move:
