@@ -106,6 +106,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "test_bpgn_notation.py",
             "test_bpgn_claims.py",
             "test_bpgn_positions.py",
+            "test_bpgn_file.py",
         ],
     ),
     "adapters": (
