@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bughouse_arbiter import HouseRules, Seat, Termination
+from bughouse_arbiter import BoardId, HouseRules, Seat, Termination
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import FOREIGN_RULES, ReplayReport, replay_game
 
@@ -457,3 +457,24 @@ def test_moves_written_in_uci_are_replayed_under_their_san() -> None:
     report = _replayed(TAGS + "1A. e2e4 1a. e7e5 2A. g1f3 2a. Nc6 3A. f1b5 *\n")
     assert report.illegal is None
     assert [m.san for m in report.played] == ["e4", "e5", "Nf3", "Nc6", "Bb5"]
+
+
+X_AT_TWO_SEATS = '[Event "t"]\n[WhiteA "x"]\n[BlackA "ba"]\n[WhiteB "wb"]\n[BlackB "x"]\n'
+
+
+def test_a_claim_pinned_to_the_seat_to_move_names_its_board() -> None:
+    report = _replayed(X_AT_TWO_SEATS + '[Result "0-1"]\n1A. e4 1B. d4\n{x resigns} 0-1\n')
+    assert report.claim is not None
+    assert (report.claim.seat, report.claim.board) == (Seat.B_BLACK, BoardId.B)
+
+
+def test_a_claim_that_names_its_seat_is_not_moved_to_the_seat_to_move() -> None:
+    # Our tags say A-White resigned; x also sits at B-Black, the one to move.
+    tags = (
+        '[Result "0-1"]\n[Termination "resignation"]\n[TerminationSeat "WA"]\n'
+        '[TerminationBoard "A"]\n[TerminationReason "x resigns"]\n'
+    )
+    report = _replayed(X_AT_TWO_SEATS + tags + "1A. e4 1B. d4\n{x resigns} 0-1\n")
+    assert report.ok
+    assert report.outcome is not None and report.outcome.seat is Seat.A_WHITE
+    assert report.verdict == "ok: 0-1 — A-White resigned"
