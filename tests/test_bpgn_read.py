@@ -260,3 +260,154 @@ def test_a_run_of_closing_parentheses_is_one_problem() -> None:
         ["e4", "e5"],
         [f"cannot read {')' * 20!r}: skipped"],
     )
+
+
+def _problems(text: str) -> list[tuple[str, int, int]]:
+    (game,) = read_games(text)
+    return [(p.message, p.line, p.column) for p in game.problems]
+
+
+def test_a_problem_is_located_by_file_game_line_and_column() -> None:
+    (_, game) = read_games('[Event "a"]\n*\n[Event "b"]\n  zz *\n', file="m.bpgn")
+    (problem,) = game.problems
+    assert problem.located() == (
+        "m.bpgn: game 2: line 4, column 3: 'zz' has no move number with a board letter: skipped"
+    )
+    (unnamed,) = read_games('[Event "b"]\nzz *\n')[0].problems
+    assert unnamed.located().startswith("game 1: line 2, column 1: 'zz' ")
+
+
+def test_a_problem_message_is_cut_to_300_characters() -> None:
+    (message,) = [m for m, _, _ in _problems('[Event "t"]\n' + "\x01" * 200 + " *\n")]
+    assert len(message) == 300
+    assert message.startswith("'\\x01\\x01") and message.endswith("…")
+
+
+def test_a_black_move_s_label_has_a_lower_case_board_letter() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 1a. e5!? 1B. d4 1b. N@f6 *\n')
+    assert [m.label for m in game.moves] == ["1A. e4", "1a. e5!?", "1B. d4", "1b. N@f6"]
+    assert [m.seat for m in game.moves] == [Seat.A_WHITE, Seat.A_BLACK, Seat.B_WHITE, Seat.B_BLACK]
+    assert [m.san for m in game.moves] == ["e4", "e5", "d4", "N@f6"]
+
+
+def test_tags_are_found_without_regard_to_case() -> None:
+    (game,) = read_games('[event "x"]\n[WHITEA "alice"]\n[BlackB "dan"]\n*\n')
+    assert game.tag("Event") == "x"
+    assert game.tag("EVENT") == "x"
+    assert game.tag("Site") is None
+    assert game.tag("Site", "?") == "?"
+    assert game.name_of(Seat.A_WHITE) == "alice"
+    assert game.name_of(Seat.B_BLACK) == "dan"
+    assert game.name_of(Seat.A_BLACK) is None
+
+
+def test_a_tag_given_twice_keeps_the_last_value_and_says_so() -> None:
+    text = '[Event "t"]\n[Site "one"]\n[Site "two"]\n*\n'
+    (game,) = read_games(text)
+    assert game.tag("Site") == "two"
+    assert [p.message for p in game.problems] == ["tag Site given twice (the last value is kept)"]
+
+
+def test_a_second_result_is_ignored_with_a_problem() -> None:
+    assert _problems('[Event "t"]\n1A. e4 1-0 0-1\n') == [
+        ("result 0-1 after the game's result: ignored", 2, 12)
+    ]
+
+
+def test_comments_and_glyphs_after_the_result_belong_to_that_game() -> None:
+    first, second = read_games('[Event "a"]\n1A. e4 1-0 {well played} $1\n[Event "b"]\n*\n')
+    assert first.comments == ("well played",)
+    assert first.problems == () and second.problems == ()
+
+
+@pytest.mark.parametrize(
+    ("stamp", "at"),
+    [("12.5", 12.5), ("-3", -3.0), ("1e9", 1e9), ("1.1e9", None), ("soon", None), ("1" * 41, None)],
+)
+def test_a_time_stamp_is_read_when_it_is_a_number_within_bounds(
+    stamp: str, at: float | None
+) -> None:
+    (game,) = read_games(f'[Event "t"]\n1A. e4 {{[%ts {stamp}]}} *\n')
+    assert game.moves[0].at == at
+    assert game.moves[0].commands["ts"] == stamp
+
+
+def test_a_tell_without_a_time_or_text_is_read() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {[%tell WB]} {[%tell bb 2.5] hi} *\n')
+    assert [(m.seat, m.at, m.text, m.after) for m in game.messages] == [
+        (Seat.B_WHITE, None, "", 1),
+        (Seat.B_BLACK, 2.5, "hi", 1),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("comment", "problem"),
+    [
+        ("{[%tell XX 1.0] hi}", "[%tell XX 1.0]: unknown seat"),
+        ("{[%tell] hi}", "[%tell ]: unknown seat"),
+        ("{[%boardend C 1-0 flag WA] x}", "[%boardend C 1-0 flag WA]: cannot read it"),
+        ("{[%boardend A 1-0 flag] x}", "[%boardend A 1-0 flag]: cannot read it"),
+        ("{[%boardend A 1-0 flag QQ] x}", "[%boardend A 1-0 flag QQ]: cannot read it"),
+    ],
+)
+def test_an_extension_that_cannot_be_read_is_a_problem(comment: str, problem: str) -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 ' + comment + " *\n")
+    assert [p.message for p in game.problems] == [problem]
+    assert game.messages == () and game.board_ends == ()
+
+
+def test_a_board_end_with_no_seat_and_an_escaped_reason() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {[%boardend b 1/2-1/2 max_plies -] 100%25 done} *\n')
+    (end,) = game.board_ends
+    assert (end.board, end.result, end.termination, end.seat, end.reason, end.after) == (
+        BoardId.B,
+        "1/2-1/2",
+        "max_plies",
+        None,
+        "100% done",
+        1,
+    )
+
+
+def test_a_move_number_without_its_move_is_a_problem_where_the_number_stands() -> None:
+    assert _problems('[Event "t"]\n1A. e4\n  2A. 2a. e5 *\n') == [
+        ("move number without a move", 3, 3)
+    ]
+    assert _problems('[Event "t"]\n1A. e4 2A. *\n') == [("move number without a move", 2, 8)]
+
+
+def test_chess_com_knight_drop_glyph_is_read_as_a_knight_drop() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 1a. $146@f6 2A. e5 2a. $146@e4 *\n')
+    assert [m.san for m in game.moves] == ["e4", "N@f6", "e5", "N@e4"]
+    assert [m.written for m in game.moves][1] == "$146@f6"
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_tag_or_its_column() -> None:
+    (game,) = read_games('\ufeff[Event "t"]\nzz *\n'.encode())
+    assert game.tag("Event") == "t"
+    assert [(p.line, p.column) for p in game.problems] == [(2, 1)]
+    (game,) = read_games("\ufeffzz *\n")
+    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+        ("movetext without a tag section", 1, 2),
+        ("'zz' has no move number with a board letter: skipped", 1, 2),
+    ]
+
+
+def test_a_line_comment_is_kept_with_the_game() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 ; a line comment\n1a. e5 *\n')
+    assert game.comments == ("a line comment",)
+    assert [m.san for m in game.moves] == ["e4", "e5"]
+
+
+def test_move_comments_other_than_the_clock_are_kept_with_the_move() -> None:
+    (game,) = read_games(
+        '[Event "t"]\n1A. e4 {179.5} {a good move} {[%eval 0.3] deep} 1a. e5 {no clock} *\n'
+    )
+    first, second = game.moves
+    assert (first.clock, first.clock_text, first.comments) == (
+        179.5,
+        "179.5",
+        ("a good move", "deep"),
+    )
+    assert first.commands == {"eval": "0.3"}
+    assert (second.clock, second.comments, second.commands) == (None, ("no clock",), {})
