@@ -21,7 +21,13 @@ settings.load_profile("bughouse")
 MUTATION_EXAMPLES = "BUGHOUSE_MUTATION_EXAMPLES"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+#: Set by tools/mutation.py for a run's first pass: tests left out, one node
+#: id a line (a trailing "*" makes it a prefix).
+MUTATION_DESELECT = "BUGHOUSE_MUTATION_DESELECT"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _deselect_for_mutation(config, items)
     cap = int(os.environ.get(MUTATION_EXAMPLES) or 0)
     if cap <= 0:
         return
@@ -49,3 +55,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             database=None,
             suppress_health_check=list(HealthCheck),
         )
+
+
+def _deselect_for_mutation(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = [line for line in os.environ.get(MUTATION_DESELECT, "").splitlines() if line]
+    if not wanted:
+        return
+    exact = {w for w in wanted if not w.endswith("*")}
+    prefixes = tuple(w[:-1] for w in wanted if w.endswith("*"))
+
+    def left_out(item: pytest.Item) -> bool:
+        return item.nodeid in exact or bool(prefixes and item.nodeid.startswith(prefixes))
+
+    dropped = [item for item in items if left_out(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if not left_out(item)]
