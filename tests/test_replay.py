@@ -478,3 +478,46 @@ def test_a_claim_that_names_its_seat_is_not_moved_to_the_seat_to_move() -> None:
     assert report.ok
     assert report.outcome is not None and report.outcome.seat is Seat.A_WHITE
     assert report.verdict == "ok: 0-1 — A-White resigned"
+
+
+def _our_end(kind: str, seat: str, result: str, reason: str) -> str:
+    return (
+        f'[Result "{result}"]\n[Termination "{kind}"]\n[TerminationSeat "{seat}"]\n'
+        f'[TerminationReason "{reason}"]\n'
+    )
+
+
+def test_an_illegal_move_claim_loses_for_that_seat_with_the_file_s_reason() -> None:
+    reason = "A-Black played an illegal move 'Ke9': no such square"
+    report = _replayed(TAGS + _our_end("illegal_move", "BA", "1-0", reason) + "1A. e4 1-0\n")
+    assert report.ok
+    assert report.outcome is not None
+    assert report.outcome.termination is Termination.ILLEGAL_MOVE
+    assert report.outcome.seat is Seat.A_BLACK
+    assert report.outcome.reason == f"A-Black played an illegal move '?': {reason}"
+
+
+def test_a_drawn_flag_claim_flags_both_sides_of_the_board() -> None:
+    reason = "draw: A-White and A-Black ran out of time at the same instant"
+    report = _replayed(TAGS + _our_end("flag", "WA", "1/2-1/2", reason) + "1A. e4 1/2-1/2\n")
+    assert report.ok, report.verdict
+    assert report.outcome is not None and report.outcome.winner is None
+    assert report.outcome.termination is Termination.FLAG
+
+
+def test_a_flag_claim_that_is_no_draw_flags_one_side() -> None:
+    report = _replayed(
+        TAGS + _our_end("flag", "WA", "0-1", "A-White lost on time") + "1A. e4 0-1\n"
+    )
+    assert report.ok, report.verdict
+    assert report.outcome is not None and report.outcome.seat is Seat.A_WHITE
+
+
+@pytest.mark.parametrize(
+    "closing", ["{WA checkmated} 0-1", "{Game aborted by WA} 0-1", "{Game drawn by repetition} 0-1"]
+)
+def test_an_end_the_boards_do_not_show_is_not_taken(closing: str) -> None:
+    report = _replayed(TAGS + '[Result "0-1"]\n1A. e4 ' + closing + "\n")
+    assert not report.ok
+    assert report.rejudged in ("*", "1/2-1/2")
+    assert report.outcome is None or report.outcome.termination is not Termination.LEFT
