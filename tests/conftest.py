@@ -26,21 +26,36 @@ MUTATION_EXAMPLES = "BUGHOUSE_MUTATION_EXAMPLES"
 MUTATION_DESELECT = "BUGHOUSE_MUTATION_DESELECT"
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _deselect_for_mutation(config, items)
-    cap = int(os.environ.get(MUTATION_EXAMPLES) or 0)
-    if cap <= 0:
-        return
-    # mutmut runs each mutant in a process forked after the clean run: a cache
-    # (in a test module or in the code) would hand it what the unmutated code made.
-    modules = {item.module for item in items if isinstance(item, pytest.Function)}
-    modules.update(m for name, m in sys.modules.items() if name.startswith("bughouse_arbiter."))
+#: Set by tools/mutation.py in every mutation run.
+MUTATION_RUN = "BUGHOUSE_MUTATION"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if os.environ.get(MUTATION_RUN):
+        _clear_caches(item)
+
+
+def _clear_caches(item: pytest.Item) -> None:
+    """Empties the functools caches of the test's module and of the code: mutmut
+    runs each mutant in a process forked after the clean run, where a cache would
+    hand it what the unmutated code made; and it maps a test to the functions
+    it reaches, which a cache filled by an earlier test would hide."""
+    modules = [m for name, m in sys.modules.items() if name.startswith("bughouse_arbiter.")]
+    if isinstance(item, pytest.Function):
+        modules.append(item.module)
     for module in modules:
         for value in list(vars(module).values()):
             if getattr(value, "__module__", None) == module.__name__ and hasattr(
                 value, "cache_clear"
             ):
                 value.cache_clear()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _deselect_for_mutation(config, items)
+    cap = int(os.environ.get(MUTATION_EXAMPLES) or 0)
+    if cap <= 0:
+        return
     for item in items:
         test = getattr(item, "obj", None)
         own = getattr(test, "_hypothesis_internal_use_settings", None)

@@ -71,6 +71,11 @@ def test_a_termination_reason_without_a_termination_is_not_ours() -> None:
     assert recorded_outcome(game) is None
 
 
+def test_a_termination_without_a_reason_is_not_ours() -> None:
+    game = _game('[Termination "checkmate"]\n[Result "1-0"]\n')
+    assert recorded_outcome(game) is None
+
+
 def test_recorded_outcome_is_the_outcome_our_tags_wrote() -> None:
     game = _ours("checkmate", "A-Black checkmated", "1-0", seat="BA", board="A")
     assert recorded_outcome(game) == Outcome(

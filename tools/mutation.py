@@ -480,6 +480,8 @@ def _mutmut(
     tests (a recheck gives none: every test of the selection runs)."""
     ours = ("PYTHONPATH", EXAMPLES_VARIABLE, DESELECT_VARIABLE)
     env = {k: v for k, v in os.environ.items() if k not in ours}
+    # tests/conftest.py empties functools caches before each test (see there).
+    env["BUGHOUSE_MUTATION"] = "1"
     if examples:
         env[EXAMPLES_VARIABLE] = str(examples)
     if group is not None and DESELECT.get(group):
