@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bughouse_arbiter import BoardId, HouseRules, Seat, Termination
 from bughouse_arbiter.bpgn.read import read_games
-from bughouse_arbiter.bpgn.replay import FOREIGN_RULES, ReplayReport, replay_game
+from bughouse_arbiter.bpgn.replay import FOREIGN_RULES, Frame, ReplayReport, replay_game
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="BPGN corpus not present")
@@ -531,3 +531,67 @@ def test_an_end_the_boards_do_not_show_is_not_taken(closing: str) -> None:
     assert not report.ok
     assert report.rejudged in ("*", "1/2-1/2")
     assert report.outcome is None or report.outcome.termination is not Termination.LEFT
+
+
+FRAMED = (
+    '[Event "t"]\n[Rules "time=60"]\n'
+    "1A. e4 {59.000} {[%ts 1.000]}\n1B. d4 {58.500} {[%ts 1.500]}\n{[%tell BB 2.000] hi}\n"
+    "1a. d5 {57.000} {[%ts 4.000]}\n2A. exd5 {58.000} {[%ts 5.000]}\n*\n"
+)
+
+
+def _clocks(frame: Frame) -> dict[str, float | None]:
+    return {seat.bpgn: left for seat, left in frame.clocks.items()}
+
+
+def test_frames_show_the_table_after_each_move_with_the_clocks_running() -> None:
+    report = _replayed(FRAMED, frames=True)
+    assert [f.ply for f in report.frames] == [0, 1, 2, 3, 4]
+    assert [f.at for f in report.frames] == [0.0, 1.0, 1.5, 4.0, 5.0]
+    assert [f.move.san if f.move else None for f in report.frames] == [
+        None,
+        "e4",
+        "d4",
+        "d5",
+        "exd5",
+    ]
+    # The clock of each side to move has run since its board's last move.
+    assert [_clocks(f) for f in report.frames] == [
+        {"WA": 60.0, "BA": 60.0, "WB": 60.0, "BB": 60.0},
+        {"WA": 59.0, "BA": 60.0, "WB": 59.0, "BB": 60.0},
+        {"WA": 59.0, "BA": 59.5, "WB": 58.5, "BB": 60.0},
+        {"WA": 59.0, "BA": 57.0, "WB": 58.5, "BB": 57.5},
+        {"WA": 58.0, "BA": 57.0, "WB": 58.5, "BB": 56.5},
+    ]
+    assert [[m.text for m in f.messages] for f in report.frames] == [[], [], ["hi"], ["hi"], ["hi"]]
+    assert [{b.value: s.bpgn for b, s in f.to_move.items()} for f in report.frames] == [
+        {"A": "WA", "B": "WB"},
+        {"A": "BA", "B": "WB"},
+        {"A": "BA", "B": "BB"},
+        {"A": "WA", "B": "BB"},
+        {"A": "BA", "B": "BB"},
+    ]
+    assert [sorted(s.bpgn for s in f.running) for f in report.frames][-1] == ["BA", "BB"]
+    assert [{b.value: m.san for b, m in f.last.items()} for f in report.frames][-1] == {
+        "A": "exd5",
+        "B": "d4",
+    }
+    last = report.frames[-1]
+    assert {s.bpgn: p for s, p in last.pockets.items()} == {"WA": "", "BA": "", "WB": "", "BB": "p"}
+    assert last.fens[BoardId.A].startswith("rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR[")
+
+
+def test_frames_without_time_stamps_show_the_clocks_as_written() -> None:
+    text = '[Event "t"]\n[TimeControl "60"]\n1A. e4 {59.5} 1B. d4 {58} 1a. e5 {57.25} *\n'
+    report = _replayed(text, frames=True)
+    assert [f.at for f in report.frames] == [0.0, None, None, None]
+    assert _clocks(report.frames[-1]) == {"WA": 59.5, "BA": 57.25, "WB": 58.0, "BB": 60.0}
+
+
+def test_frames_of_untimed_play_have_no_clocks() -> None:
+    report = _replayed('[Event "t"]\n[Rules "clock=off"]\n1A. e4 {[%ts 1.000]} *\n', frames=True)
+    assert [_clocks(f) for f in report.frames] == [dict.fromkeys(["WA", "BA", "WB", "BB"])] * 2
+
+
+def test_no_frames_unless_asked() -> None:
+    assert _replayed(FRAMED).frames == ()
