@@ -232,3 +232,9 @@ def test_a_claim_names_seats_by_letter_seat_handle_or_team(who: str, seats: list
 def test_a_handle_shared_by_two_seats_names_both() -> None:
     (game,) = read_games('[WhiteA "x"]\n[BlackB "X"]\n1A. e4 *\n')
     assert seats_named(game, "x") == [Seat.A_WHITE, Seat.B_BLACK]
+
+
+def test_a_seat_without_a_name_tag_is_named_by_no_handle() -> None:
+    (game,) = read_games('[WhiteA "alice"]\n1A. e4 *\n')
+    assert seats_named(game, "xxxx") == []
+    assert seats_named(game, "alice") == [Seat.A_WHITE]
