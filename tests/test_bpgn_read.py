@@ -411,3 +411,19 @@ def test_move_comments_other_than_the_clock_are_kept_with_the_move() -> None:
     )
     assert first.commands == {"eval": "0.3"}
     assert (second.clock, second.comments, second.commands) == (None, ("no clock",), {})
+
+
+def test_a_variation_inside_a_variation_is_closed_one_parenthesis_at_a_time() -> None:
+    text = '[Event "t"]\n1A. e4 (1A. d4 (1A. c4) 1A. b4) 1a. e5 *\n'
+    assert _moves_and_problems(text) == (
+        ["e4", "e5"],
+        ["variation skipped (only the main line is read)"],
+    )
+
+
+def test_a_run_of_braces_inside_a_variation_does_not_close_it() -> None:
+    text = '[Event "t"]\n1A. e4 (1A. d4 }} ]] 1A. c4) 1a. e5 *\n'
+    assert _moves_and_problems(text) == (
+        ["e4", "e5"],
+        ["variation skipped (only the main line is read)"],
+    )
