@@ -238,3 +238,15 @@ def test_a_seat_without_a_name_tag_is_named_by_no_handle() -> None:
     (game,) = read_games('[WhiteA "alice"]\n1A. e4 *\n')
     assert seats_named(game, "xxxx") == []
     assert seats_named(game, "alice") == [Seat.A_WHITE]
+
+
+def test_a_tiny_chess_server_draw_claims_a_draw() -> None:
+    comment = "on board a [1/2-1/2]: white drawn by repetition"
+    claim = claim_of(_game(f'[ResultComment "{comment}"]\n'))
+    assert claim == Claim(
+        text=comment,
+        termination=Termination.REPETITION,
+        seat=Seat.A_WHITE,
+        board=BoardId.A,
+        draw=True,
+    )
