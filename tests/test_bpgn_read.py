@@ -427,3 +427,20 @@ def test_a_run_of_braces_inside_a_variation_does_not_close_it() -> None:
         ["e4", "e5"],
         ["variation skipped (only the main line is read)"],
     )
+
+
+def test_text_after_an_extension_is_read_whole_even_with_brackets_in_it() -> None:
+    (game,) = read_games(
+        '[Event "t"]\n1A. e4 {[%tell WB 1.0] take [this] one]} '
+        "{[%boardend A 0-1 resignation WA] resigned [sic] ]here} *\n"
+    )
+    assert [m.text for m in game.messages] == ["take [this] one]"]
+    assert [e.reason for e in game.board_ends] == ["resigned [sic] ]here"]
+
+
+def test_an_unreadable_extension_is_quoted_up_to_40_characters() -> None:
+    value = "A 1-0 flag " + "x" * 60
+    (game,) = read_games('[Event "t"]\n1A. e4 {[%boardend ' + value + "] y} *\n")
+    assert [p.message for p in game.problems] == [f"[%boardend {value[:40]}]: cannot read it"]
+    (game,) = read_games('[Event "t"]\n1A. e4 {[%tell ' + "Q" * 60 + "] y} *\n")
+    assert [p.message for p in game.problems] == [f"[%tell {'Q' * 40}]: unknown seat"]
