@@ -595,3 +595,20 @@ def test_frames_of_untimed_play_have_no_clocks() -> None:
 
 def test_no_frames_unless_asked() -> None:
     assert _replayed(FRAMED).frames == ()
+
+
+def test_an_aborted_game_is_aborted_for_the_reason_the_file_gives() -> None:
+    report = _replayed(TAGS + '[Result "*"]\n1A. e4 {Game aborted by the server} *\n')
+    assert report.ok, report.verdict
+    assert report.outcome is not None
+    assert (report.outcome.termination, report.outcome.reason) == (
+        Termination.ABORTED,
+        "Game aborted by the server",
+    )
+
+
+def test_moves_in_plain_san_keep_the_file_s_spelling() -> None:
+    # Over-specified and without the check mark: kept as written, not rewritten.
+    report = _replayed(TAGS + "1A. e4 1a. f6 2A. Nb1c3 2a. g5 3A. Qh5 *\n")
+    assert report.illegal is None
+    assert [m.san for m in report.played] == ["e4", "f6", "Nb1c3", "g5", "Qh5"]
