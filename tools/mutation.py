@@ -37,8 +37,9 @@ Two things keep that short:
   group; 0: the tests' own counts), derandomized so that a verdict does not
   depend on the seed (tests/conftest.py reads ``BUGHOUSE_MUTATION_EXAMPLES``);
 - ``DESELECT`` leaves out of a run a group's slowest tests where faster ones
-  in its selection exercise the same code; ``--recheck`` then runs the
-  survivors with every test (so a test left out never hides a kill).
+  in its selection exercise the same code (a recheck too, unless
+  ``--every-test``: its survivors are then a bound, some may fall to a test
+  left out).
 
 A group's modules can be run one at a time, each in its own scratch folder,
 possibly at once, and reported together::
@@ -127,8 +128,7 @@ EXAMPLES: dict[str, int] = {"bpgn": 20}
 
 #: group -> tests left out of a run's first pass (node ids; a trailing "*"
 #: makes a prefix): slow, and exercising what the rest of the selection does.
-#: A run's survivors are worth a second look with every test: ``--recheck``
-#: runs the whole selection, so leaving a test out here never hides a kill.
+#: ``--recheck --every-test`` runs them too, for the survivors' last word.
 DESELECT: dict[str, list[str]] = {
     "bpgn": [
         # the corpus replayed twice more, with and without board history
@@ -226,6 +226,11 @@ def main(argv: list[str] | None = None) -> int:
         "(the code under test must not have changed since the run)",
     )
     parser.add_argument(
+        "--every-test",
+        action="store_true",
+        help="with --recheck: run the tests the group's DESELECT leaves out of a run too",
+    )
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="go on with a run in /tmp/mut-<group> that was stopped: check the mutants "
@@ -274,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{group}: no run to report in {', '.join(missing)}", file=sys.stderr)
             return 2
         if args.recheck:
-            recheck_group(group, runs[0], args.jobs, equivalents)
+            recheck_group(group, runs[0], args.jobs, equivalents, args.every_test)
         elif args.resume:
             resume_group(group, runs[0], args.jobs)
         elif not args.report:
@@ -381,10 +386,17 @@ def resume_group(group: str, scratch: Path, jobs: int) -> None:
     )
 
 
-def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equivalent]) -> None:
+def recheck_group(
+    group: str,
+    scratch: Path,
+    jobs: int,
+    equivalents: list[Equivalent],
+    every_test: bool = False,
+) -> None:
     """Reruns the survivors of ``scratch`` with the current tests, in a copy
     (``<scratch>-recheck``) so that a run still going in ``scratch`` is left alone;
-    the report then takes the copy's verdicts over the original's."""
+    the report then takes the copy's verdicts over the original's. Without
+    ``every_test`` the group's ``DESELECT`` tests are left out, as in the run."""
     marked = {(e.where, e.mutated_line) for e in equivalents}
     # Every survivor of the run, not only those an earlier recheck left: the
     # copy is made afresh from the run, so an earlier recheck's kills would be lost.
@@ -405,8 +417,8 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
     # seen: an edited test must be mapped again, so the map is made afresh.
     (copy / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     # The group may have gained test files since the run.
-    # A recheck runs every test (runs made before DESELECT went through the
-    # environment named the tests they left out here).
+    # Runs made before DESELECT went through the environment named the tests
+    # they left out here.
     config = copy / "pyproject.toml"
     rewritten = {
         "pytest_add_cli_args_test_selection = ": json.dumps(
@@ -419,8 +431,17 @@ def recheck_group(group: str, scratch: Path, jobs: int, equivalents: list[Equiva
         key = next((k for k in rewritten if line.startswith(k)), None)
         lines.append(key + rewritten[key] + "\n" if key else line)
     config.write_text("".join(lines), encoding="utf-8")
-    print(f"{group}: rechecking {len(left)} survivors with the current tests in {copy}", flush=True)
-    _mutmut(copy, ["run", "--max-children", str(jobs), *left], examples=_examples_of(scratch))
+    which = "every test" if every_test or not DESELECT.get(group) else "the run's selection"
+    print(
+        f"{group}: rechecking {len(left)} survivors with the current tests ({which}) in {copy}",
+        flush=True,
+    )
+    _mutmut(
+        copy,
+        ["run", "--max-children", str(jobs), *left],
+        examples=_examples_of(scratch),
+        group=None if every_test else group,
+    )
 
 
 def _refresh_unmutated_code(scratch: Path, copy: Path) -> None:
@@ -475,7 +496,7 @@ def _mutmut(
     group: str | None = None,
 ) -> None:
     """Runs mutmut in ``scratch``; with ``group``, without the group's ``DESELECT``
-    tests (a recheck gives none: every test of the selection runs)."""
+    tests."""
     ours = ("PYTHONPATH", EXAMPLES_VARIABLE, DESELECT_VARIABLE)
     env = {k: v for k, v in os.environ.items() if k not in ours}
     # tests/conftest.py empties functools caches before each test (see there).
