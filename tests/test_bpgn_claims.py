@@ -72,8 +72,11 @@ def test_a_termination_reason_without_a_termination_is_not_ours() -> None:
 
 
 def test_a_termination_without_a_reason_is_not_ours() -> None:
-    game = _game('[Termination "checkmate"]\n[Result "1-0"]\n')
+    game = _game('[Termination "checkmate"]\n[Result "1-0"]\n', closing="{bob resigns}")
     assert recorded_outcome(game) is None
+    claim = claim_of(game)
+    assert claim is not None
+    assert (claim.text, claim.termination) == ("bob resigns", Termination.RESIGNATION)
 
 
 def test_recorded_outcome_is_the_outcome_our_tags_wrote() -> None:
