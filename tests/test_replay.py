@@ -612,3 +612,35 @@ def test_moves_in_plain_san_keep_the_file_s_spelling() -> None:
     report = _replayed(TAGS + "1A. e4 1a. f6 2A. Nb1c3 2a. g5 3A. Qh5 *\n")
     assert report.illegal is None
     assert [m.san for m in report.played] == ["e4", "f6", "Nb1c3", "g5", "Qh5"]
+
+
+def test_an_unknown_board_end_is_noted_and_the_next_one_still_applies() -> None:
+    report = _replayed(
+        CONTINUE + "1A. e4 {[%boardend A 1-0 teleport -] x} "
+        "{[%boardend A 0-1 resignation WA] A-White resigned} 1a. e5 *\n"
+    )
+    assert report.notes[0].located() == "unknown board end 'teleport'"
+    assert report.illegal is not None and report.illegal.message == "board A is over"
+    assert report.replayed == 1
+
+
+def test_a_second_end_of_a_board_is_ignored_and_the_next_one_still_applies() -> None:
+    report = _replayed(
+        CONTINUE + "1A. e4 {[%boardend A 0-1 resignation WA] r} "
+        "{[%boardend A 1-0 resignation BA] r} {[%boardend B 0-1 resignation WB] r2} 1b. e5 *\n"
+    )
+    assert report.outcome is not None
+    assert report.outcome.reason == (
+        "boards summed 1-1 (board A: A-White resigned; board B: B-White resigned)"
+    )
+    assert report.replayed == 1
+    assert report.notes[0].message.startswith("the rules ended the match before this move")
+
+
+def test_a_board_ended_by_an_illegal_move_keeps_the_file_s_reason() -> None:
+    report = _replayed(
+        CONTINUE + "1A. e4 {[%boardend A 0-1 illegal_move WA] moved twice} 1B. d4 "
+        "{[%boardend B 0-1 resignation WB] r2} *\n"
+    )
+    assert report.outcome is not None
+    assert "board A: A-White played an illegal move '?': moved twice;" in report.outcome.reason
