@@ -206,3 +206,38 @@ def test_a_new_file_is_made_readable_by_all(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert oct((tmp_path / "m.bpgn").stat().st_mode & 0o777) == oct(0o644)
+
+
+def _no_write_access(monkeypatch: pytest.MonkeyPatch, refused: Path) -> None:
+    """As for a user other than root: ``refused`` may not be written."""
+    real = os.access
+
+    def access(path: object, mode: int) -> bool:
+        if mode == os.W_OK and Path(str(path)) == refused:
+            return False
+        return real(path, mode)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "access", access)
+
+
+def test_a_file_that_cannot_be_written_is_refused_by_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.bpgn"
+    path.write_text("x")
+    _no_write_access(monkeypatch, path)
+    with pytest.raises(OutputFileError) as checking:
+        check_output_path(path)
+    assert str(checking.value) == f"--out {str(path)!r}: cannot be written"
+
+
+def test_a_new_file_in_a_read_only_folder_is_refused_by_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_write_access(monkeypatch, tmp_path)
+    path = tmp_path / "new.bpgn"
+    with pytest.raises(OutputFileError) as checking:
+        check_output_path(path)
+    assert str(checking.value) == (
+        f"--out {str(path)!r}: cannot be written (folder {str(tmp_path)!r} is read-only)"
+    )
