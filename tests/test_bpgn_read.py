@@ -444,3 +444,8 @@ def test_an_unreadable_extension_is_quoted_up_to_40_characters() -> None:
     assert [p.message for p in game.problems] == [f"[%boardend {value[:40]}]: cannot read it"]
     (game,) = read_games('[Event "t"]\n1A. e4 {[%tell ' + "Q" * 60 + "] y} *\n")
     assert [p.message for p in game.problems] == [f"[%tell {'Q' * 40}]: unknown seat"]
+
+
+def test_a_message_knows_the_line_it_is_on() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4\n\n  {[%tell WB 1.0] a}\n1a. e5 {[%tell BA] b} *\n')
+    assert [(m.text, m.line) for m in game.messages] == [("a", 4), ("b", 5)]
