@@ -186,7 +186,7 @@ def test_a_closed_file_refuses_to_write_and_closes_once(tmp_path: Path) -> None:
     with pytest.raises(OSError) as refused:
         out.start_game('[Event "x"]\n\n')
     assert refused.value.errno == errno.EBADF
-    assert "the BPGN file is closed" in str(refused.value)
+    assert refused.value.strerror == "the BPGN file is closed"
 
 
 def test_the_lock_is_released_when_the_with_block_ends(tmp_path: Path) -> None:
@@ -241,3 +241,30 @@ def test_a_new_file_in_a_read_only_folder_is_refused_by_the_check(
     assert str(checking.value) == (
         f"--out {str(path)!r}: cannot be written (folder {str(tmp_path)!r} is read-only)"
     )
+
+
+def test_an_open_file_knows_its_path(tmp_path: Path) -> None:
+    with BpgnFile.open(tmp_path / "m.bpgn") as out:
+        assert out.path == tmp_path / "m.bpgn"
+
+
+def test_a_file_made_from_a_descriptor_starts_with_the_first_game(tmp_path: Path) -> None:
+    path = tmp_path / "m.bpgn"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    with BpgnFile(fd, path) as out:
+        _one_game(out, "first")
+    assert path.read_text().startswith('[Event "first"]\n')
+
+
+def test_a_game_without_a_slot_after_one_with_a_slot(tmp_path: Path) -> None:
+    path = tmp_path / "m.bpgn"
+    with BpgnFile.open(path) as out:
+        _one_game(out, "slotted")
+        game = BughouseGame()
+        recorder = BpgnRecorder(game, GameHeader(event="plain"))
+        out.start_game(recorder.header_text())
+        game.resign(Seat.B_WHITE)
+        out.end_game(recorder.outcome_slot(), recorder.closing_text())
+    first, second = read_games(path.read_bytes())
+    assert (first.tag("Result"), second.tag("Result")) == ("1-0", "*")
+    assert second.result_token == "1-0"
