@@ -253,3 +253,8 @@ def test_a_tiny_chess_server_draw_claims_a_draw() -> None:
         board=BoardId.A,
         draw=True,
     )
+
+
+def test_our_tags_name_board_a() -> None:
+    claim = claim_of(_ours("checkmate", "A-Black checkmated", "1-0", seat="BA", board="A"))
+    assert claim is not None and (claim.seat, claim.board) == (Seat.A_BLACK, BoardId.A)

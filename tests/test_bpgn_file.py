@@ -6,13 +6,14 @@ from __future__ import annotations
 import errno
 import os
 import socket
+import stat
 from pathlib import Path
 
 import pytest
 
 from bughouse_arbiter import BughouseGame, Seat
 from bughouse_arbiter.bpgn import BpgnFile, BpgnRecorder, GameHeader
-from bughouse_arbiter.bpgn.file import OutputFileError, check_output_path
+from bughouse_arbiter.bpgn.file import OutputFileError, _require_regular, check_output_path
 from bughouse_arbiter.bpgn.read import read_games
 
 NOT_REGULAR = "not a regular file (BPGN is written to files only)"
@@ -268,3 +269,51 @@ def test_a_game_without_a_slot_after_one_with_a_slot(tmp_path: Path) -> None:
     first, second = read_games(path.read_bytes())
     assert (first.tag("Result"), second.tag("Result")) == ("1-0", "*")
     assert second.result_token == "1-0"
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (errno.ENXIO, "is a FIFO, not a regular file"),
+        (errno.EISDIR, "is a folder, not a file"),
+        (errno.EROFS, "cannot be written (Read-only file system)"),
+    ],
+)
+def test_what_the_system_says_when_opening_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, said: str
+) -> None:
+    """A path that changed between the check and the open (or a read-only
+    filesystem): the error of the open is said in the user's words."""
+    path = tmp_path / "m.bpgn"
+
+    def refuse(*args: object) -> int:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(OutputFileError) as opening:
+        BpgnFile.open(path)
+    assert str(opening.value) == f"{path}: {said}"
+
+
+def test_a_locked_file_is_refused_saying_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "m.bpgn"
+    with BpgnFile.open(path), pytest.raises(OutputFileError) as refused:
+        BpgnFile.open(path)
+    assert str(refused.value) == (
+        f"{path}: another process is writing this file (it is locked); "
+        "wait for it to finish or choose another --out"
+    )
+
+
+def test_a_block_device_is_named_as_one() -> None:
+    with pytest.raises(OutputFileError) as refused:
+        _require_regular("disk", stat.S_IFBLK | 0o660)
+    assert str(refused.value) == f"disk: is a block device, {NOT_REGULAR}"
+
+
+def test_a_file_holding_only_a_blank_line_gets_no_other(tmp_path: Path) -> None:
+    path = tmp_path / "m.bpgn"
+    path.write_bytes(b"\n\n")
+    with BpgnFile.open(path) as out:
+        _one_game(out, "new")
+    assert path.read_text().startswith('\n\n[Event "new"]\n')
