@@ -620,7 +620,8 @@ def test_an_unknown_board_end_is_noted_and_the_next_one_still_applies() -> None:
         "{[%boardend A 0-1 resignation WA] A-White resigned} 1a. e5 *\n"
     )
     assert report.notes[0].located() == "unknown board end 'teleport'"
-    assert report.illegal is not None and report.illegal.message == "board A is over"
+    assert report.illegal is not None
+    assert report.illegal.located() == "1a. e5 (line 7, column 93): board A is over"
     assert report.replayed == 1
 
 
@@ -644,3 +645,22 @@ def test_a_board_ended_by_an_illegal_move_keeps_the_file_s_reason() -> None:
     )
     assert report.outcome is not None
     assert "board A: A-White played an illegal move '?': moved twice;" in report.outcome.reason
+
+
+def test_a_rule_value_holding_an_equals_sign_is_refused_whole() -> None:
+    report = _replayed('[Event "t"]\n[Rules "time=60=5"]\n1A. e4 *\n')
+    assert [n.located() for n in report.notes] == [
+        "[Rules] cannot be read (rule time takes seconds, not '60=5'); foreign rules used"
+    ]
+    assert report.rules == FOREIGN_RULES
+
+
+def test_a_base_time_under_a_second_is_taken() -> None:
+    report = _replayed(TAGS + '[TimeControl "0.5+1"]\n1A. e4 *\n')
+    assert (report.rules.time, report.rules.increment) == (0.5, 1.0)
+
+
+def test_a_board_that_has_not_moved_runs_its_clock_from_the_start() -> None:
+    text = '[Event "t"]\n[Rules "time=60"]\n1B. d4 {59.000} {[%ts 2.000]} *\n'
+    report = _replayed(text, frames=True)
+    assert _clocks(report.frames[-1]) == {"WA": 58.0, "BA": 60.0, "WB": 59.0, "BB": 60.0}
