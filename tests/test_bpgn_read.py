@@ -449,3 +449,25 @@ def test_an_unreadable_extension_is_quoted_up_to_40_characters() -> None:
 def test_a_message_knows_the_line_it_is_on() -> None:
     (game,) = read_games('[Event "t"]\n1A. e4\n\n  {[%tell WB 1.0] a}\n1a. e5 {[%tell BA] b} *\n')
     assert [(m.text, m.line) for m in game.messages] == [("a", 4), ("b", 5)]
+
+
+@pytest.mark.parametrize(("letters", "cut"), [(2, False), (3, True)])
+def test_a_problem_message_of_300_characters_is_kept_whole(letters: int, cut: bool) -> None:
+    word = "a" * letters + "\x01" * 62  # quoted, each \x01 takes four characters
+    whole = f"{word!r} has no move number with a board letter: skipped"
+    assert len(whole) == 300 + (1 if cut else 0)
+    (message,) = [m for m, _, _ in _problems('[Event "t"]\n' + word + " *\n")]
+    assert message == (whole[:299] + "…" if cut else whole)
+
+
+@pytest.mark.parametrize(("stamp", "at"), [("0" * 37 + "1.5", 1.5), ("0" * 38 + "1.5", None)])
+def test_a_time_stamp_of_up_to_40_characters_is_read(stamp: str, at: float | None) -> None:
+    (game,) = read_games(f'[Event "t"]\n1A. e4 {{[%ts {stamp}]}} *\n')
+    assert game.moves[0].at == at
+
+
+def test_a_comment_followed_by_a_move_number_is_no_closing_comment() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {nice} 1a. *\n')
+    assert game.closing is None
+    (game,) = read_games('[Event "t"]\n1A. e4 {nice} *\n')
+    assert game.closing == "nice"
