@@ -137,6 +137,15 @@ DESELECT: dict[str, list[str]] = {
         # the roundtrip's games replayed again without board history
         "tests/test_bpgn_stream.py::test_random_matches_under_every_profile_replay_the_same_"
         "without_history*",
+        # the 200-game file read in chunks and whole: the other files take the
+        # same paths through the reader, many times faster
+        "tests/test_bpgn_stream.py::test_any_chunk_size_reads_the_same_games"
+        "[tinychessserver_tu_darmstadt_2019_sample.bpgn-*",
+        "tests/test_bpgn_read.py::test_corpus_reads_without_problems"
+        "[tinychessserver_tu_darmstadt_2019_sample.bpgn-200-17929]",
+        # arbitrary text, 20 examples: test_fuzz_never_crashes covers the same
+        # ground with BPGN-like text (slow under mutmut's trampolines)
+        "tests/test_bpgn_read.py::test_fuzz_arbitrary_text",
         # checks the game generator's variety (its games are the roundtrip's)
         "tests/test_bpgn_roundtrip.py::test_generated_matches_cover_what_matters",
         # 200 of the corpus's 241 games: the other files replay the same quirks
