@@ -485,6 +485,11 @@ def _recheck_dir(scratch: Path) -> Path:
     return scratch.with_name(scratch.name + "-recheck")
 
 
+#: Address space of mutmut and each mutant's process: a mutant that loops
+#: appending for ever (``i += 2`` made ``i = 2``) gets a MemoryError (a kill)
+#: instead of filling the shared machine's memory before its timeout.
+MEMORY_LIMIT = 4 << 30
+
 #: Where a run notes its --examples, for its rechecks.
 EXAMPLES_FILE = "mutation-examples"
 
@@ -516,7 +521,7 @@ def _mutmut(
         env[DESELECT_VARIABLE] = "\n".join(DESELECT[group])
     with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
         subprocess.run(
-            ["nice", "-n", "15", str(VENV_BIN / "mutmut"), *args],
+            ["nice", "-n", "15", "prlimit", f"--as={MEMORY_LIMIT}", str(VENV_BIN / "mutmut"), *args],
             cwd=scratch,
             stdout=log,
             stderr=subprocess.STDOUT,
