@@ -521,7 +521,8 @@ def _mutmut(
         env[DESELECT_VARIABLE] = "\n".join(DESELECT[group])
     with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
         subprocess.run(
-            ["nice", "-n", "15", "prlimit", f"--as={MEMORY_LIMIT}", str(VENV_BIN / "mutmut"), *args],
+            ["nice", "-n", "15", "prlimit", f"--as={MEMORY_LIMIT}", str(VENV_BIN / "mutmut")]
+            + args,
             cwd=scratch,
             stdout=log,
             stderr=subprocess.STDOUT,
