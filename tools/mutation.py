@@ -489,6 +489,7 @@ def _recheck_dir(scratch: Path) -> Path:
 #: appending for ever (``i += 2`` made ``i = 2``) gets a MemoryError (a kill)
 #: instead of filling the shared machine's memory before its timeout.
 MEMORY_LIMIT = 4 << 30
+_NICE_AND_LIMITED = ["nice", "-n", "15", "prlimit", f"--as={MEMORY_LIMIT}"]
 
 #: Where a run notes its --examples, for its rechecks.
 EXAMPLES_FILE = "mutation-examples"
@@ -521,8 +522,7 @@ def _mutmut(
         env[DESELECT_VARIABLE] = "\n".join(DESELECT[group])
     with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
         subprocess.run(
-            ["nice", "-n", "15", "prlimit", f"--as={MEMORY_LIMIT}", str(VENV_BIN / "mutmut")]
-            + args,
+            [*_NICE_AND_LIMITED, str(VENV_BIN / "mutmut"), *args],
             cwd=scratch,
             stdout=log,
             stderr=subprocess.STDOUT,
