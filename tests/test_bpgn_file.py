@@ -317,3 +317,26 @@ def test_a_file_holding_only_a_blank_line_gets_no_other(tmp_path: Path) -> None:
     with BpgnFile.open(path) as out:
         _one_game(out, "new")
     assert path.read_text().startswith('\n\n[Event "new"]\n')
+
+
+def test_a_file_of_a_kind_without_a_name_is_refused_in_plain_words() -> None:
+    with pytest.raises(OutputFileError) as refused:
+        _require_regular("odd", 0o644)  # no file type bits at all
+    assert str(refused.value) == "odd: is not a regular file (BPGN is written to files only)"
+
+
+def test_a_fifo_that_appears_between_the_check_and_the_open_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "late"
+    os.mkfifo(path)
+
+    def nothing_there(checked: object) -> os.stat_result:
+        raise FileNotFoundError(checked)
+
+    with monkeypatch.context() as patched:
+        # As if the FIFO were made just after the check found nothing there.
+        patched.setattr(os, "stat", nothing_there)
+        with pytest.raises(OutputFileError) as refused:
+            BpgnFile.open(path)
+    assert str(refused.value) == f"{path}: is a FIFO, {NOT_REGULAR}"

@@ -221,10 +221,10 @@ def _require_regular(name: str, mode: int) -> None:
         (stat.S_ISBLK, "a block device"),
         (stat.S_ISSOCK, "a socket"),
     )
-    what = next((kind for test, kind in kinds if test(mode)), "not a regular file")
-    if what == "a folder":
+    what = next((f"is {kind}, not" for test, kind in kinds if test(mode)), "is not")
+    if what == "is a folder, not":
         raise OutputFileError(f"{name}: is a folder, not a file")
-    raise OutputFileError(f"{name}: is {what}, not a regular file (BPGN is written to files only)")
+    raise OutputFileError(f"{name}: {what} a regular file (BPGN is written to files only)")
 
 
 def _separator(fd: int, size: int) -> bytes:
