@@ -664,3 +664,42 @@ def test_a_board_that_has_not_moved_runs_its_clock_from_the_start() -> None:
     text = '[Event "t"]\n[Rules "time=60"]\n1B. d4 {59.000} {[%ts 2.000]} *\n'
     report = _replayed(text, frames=True)
     assert _clocks(report.frames[-1]) == {"WA": 58.0, "BA": 60.0, "WB": 59.0, "BB": 60.0}
+
+
+def test_upper_case_letters_on_one_board_do_not_excuse_the_other() -> None:
+    # Board B is written all in upper case; board A has lower-case letters, so
+    # an upper-case black move there is a wrong side to move.
+    report = _replayed(TAGS + "1A. e4 1A. e5 2A. Nf3 2a. Nc6 1B. d4 1B. d5 *\n")
+    assert report.replayed == 1
+    assert report.illegal is not None
+    assert report.illegal.located() == (
+        "1A. e5 (line 6, column 8): A-Black is to move on board A, not A-White "
+        "(a move missing before it?)"
+    )
+
+
+def test_upper_case_letters_are_noted_once_per_board_where_first_met() -> None:
+    report = _replayed(TAGS + "1A.e4 1A.e5 2A.Nf3 2A.Nc6 1B.d4 1B.d5 *\n")
+    assert report.illegal is None and report.replayed == 6
+    assert [m.seat for m in report.played] == [
+        Seat.A_WHITE,
+        Seat.A_BLACK,
+        Seat.A_WHITE,
+        Seat.A_BLACK,
+        Seat.B_WHITE,
+        Seat.B_BLACK,
+    ]
+    suffix = "'s letters are all upper case: each move's colour is taken from the side to move"
+    assert [n.located() for n in report.notes] == [
+        f"1A. e5 (line 6, column 7): board A{suffix}",
+        f"1B. d5 (line 6, column 33): board B{suffix}",
+    ]
+
+
+def test_a_move_logged_twice_mid_game_is_skipped_and_the_game_goes_on() -> None:
+    report = _replayed(TAGS + "1A. e4 {10} 1A. e4 {10} 1a. e5 2A. Nf3 *\n")
+    assert report.illegal is None
+    assert [m.san for m in report.played] == ["e4", "e5", "Nf3"]
+    assert [n.located() for n in report.notes] == [
+        "1A. e4 (line 6, column 13): the same move as line 6, column 1: skipped"
+    ]
