@@ -471,3 +471,9 @@ def test_a_comment_followed_by_a_move_number_is_no_closing_comment() -> None:
     assert game.closing is None
     (game,) = read_games('[Event "t"]\n1A. e4 {nice} *\n')
     assert game.closing == "nice"
+
+
+def test_each_line_is_decoded_on_its_own_utf8_or_latin1() -> None:
+    data = '[WhiteA "Müller"]\n'.encode() + '[BlackA "café"]\n1A. e4 *\n'.encode("latin-1")
+    (game,) = read_games(data)
+    assert (game.tag("WhiteA"), game.tag("BlackA")) == ("Müller", "café")
