@@ -703,3 +703,27 @@ def test_a_move_logged_twice_mid_game_is_skipped_and_the_game_goes_on() -> None:
     assert [n.located() for n in report.notes] == [
         "1A. e4 (line 6, column 13): the same move as line 6, column 1: skipped"
     ]
+
+
+def test_an_unreadable_start_position_stops_the_replay_saying_why() -> None:
+    report = _replayed(TAGS + '[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n1A. e4 *\n')
+    assert report.illegal is not None
+    assert report.illegal.located() == (
+        "start position cannot be read: [FEN] should hold two positions separated by '|', "
+        "got '8/8/8/8/8/8/8/8 w - - 0 1'"
+    )
+    assert report.replayed == 0 and not report.ok
+
+
+def test_the_clock_of_a_board_that_is_over_stops() -> None:
+    text = (
+        CONTINUE + "1A. e4 {179.000} {[%ts 1.000]} {[%boardend A 0-1 resignation WA] r}\n"
+        "1B. d4 {178.000} {[%ts 5.000]} *\n"
+    )
+    report = _replayed(text, frames=True)
+    assert _clocks(report.frames[-1]) == {"WA": 179.0, "BA": 180.0, "WB": 178.0, "BB": 180.0}
+
+
+def test_a_message_after_the_first_move_is_not_shown_before_it() -> None:
+    report = _replayed(TAGS + "1A. e4 {[%tell WB 1.5] hi} 1a. e5 *\n", frames=True)
+    assert [[m.text for m in f.messages] for f in report.frames] == [[], ["hi"], ["hi"]]
