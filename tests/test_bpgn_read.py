@@ -477,3 +477,14 @@ def test_each_line_is_decoded_on_its_own_utf8_or_latin1() -> None:
     data = '[WhiteA "Müller"]\n'.encode() + '[BlackA "café"]\n1A. e4 *\n'.encode("latin-1")
     (game,) = read_games(data)
     assert (game.tag("WhiteA"), game.tag("BlackA")) == ("Müller", "café")
+
+
+def test_a_clock_comment_before_the_result_is_no_closing_comment() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {59.5} *\n')
+    assert game.closing is None
+    assert game.moves[0].clock == 59.5
+
+
+def test_a_message_right_before_the_result_is_the_last_comment() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {[%tell WB 1.0] hi} *\n')
+    assert game.closing == "[%tell WB 1.0] hi"
