@@ -727,3 +727,63 @@ def test_the_clock_of_a_board_that_is_over_stops() -> None:
 def test_a_message_after_the_first_move_is_not_shown_before_it() -> None:
     report = _replayed(TAGS + "1A. e4 {[%tell WB 1.5] hi} 1a. e5 *\n", frames=True)
     assert [[m.text for m in f.messages] for f in report.frames] == [[], ["hi"], ["hi"]]
+
+
+def test_the_verdicts_say_which_convention_the_result_follows() -> None:
+    standard = _replayed(TAGS + '[Result "0-1"]\n' + SCHOLAR_ON_B + " {bb checkmated} 0-1\n")
+    per_board = _replayed(TAGS + '[Result "1-0"]\n' + SCHOLAR_ON_B + " {bb checkmated} 1-0\n")
+    assert standard.verdict == "ok: 0-1 — B-Black checkmated"
+    assert per_board.verdict == (
+        "ok: 1-0 (as White of board B sees it: the FICS per-board convention) — B-Black checkmated"
+    )
+
+
+def test_the_result_token_is_the_record_when_there_is_no_result_tag() -> None:
+    report = _replayed(TAGS + SCHOLAR_ON_B + " {bb checkmated} 0-1\n")
+    assert report.ok and report.recorded == "0-1"
+    assert report.convention == "standard"
+
+
+def test_a_game_without_any_result_says_so_with_every_problem() -> None:
+    report = _replayed(TAGS + "1A. e4 1a. Ke9\n")
+    assert report.recorded is None and report.convention is None
+    assert report.verdict == (
+        "stopped at 1a. Ke9 (line 6, column 8): Ke9: not a move (write SAN like Nf3 or UCI "
+        "like g1f3); no result recorded"
+    )
+
+
+def test_a_wrong_result_has_no_convention() -> None:
+    report = _replayed(TAGS + '[Result "1/2-1/2"]\n' + SCHOLAR_ON_B + " {bb checkmated} 1/2-1/2\n")
+    assert not report.ok and report.convention is None
+
+
+def test_an_unreadable_start_position_keeps_the_rules_and_the_claim() -> None:
+    report = _replayed(
+        TAGS + '[TimeControl "60"]\n[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n1A. e4 {wa resigns} 0-1\n'
+    )
+    assert report.rules.time == 60.0
+    assert report.claim is not None and report.claim.seat is Seat.A_WHITE
+
+
+def test_a_claimed_repetition_is_a_draw_on_the_board_that_repeated() -> None:
+    shuffle = "1B. Nf3 1b. Nf6 2B. Ng1 2b. Ng8 3B. Nf3 3b. Nf6 4B. Ng1 4b. Ng8"
+    report = _replayed(
+        TAGS + f'[Result "1/2-1/2"]\n{shuffle} {{Game drawn by repetition}} 1/2-1/2\n'
+    )
+    assert report.outcome is not None
+    assert report.outcome.reason == "draw: threefold repetition on board B (as claimed)"
+    assert report.outcome.board is BoardId.B
+
+
+def test_a_stop_with_moves_on_board_a_only_suggests_crazyhouse() -> None:
+    report = _replayed(TAGS + "1A. e4 1a. e5 2A. Ke9 *\n")
+    assert report.notes[-1].located() == (
+        "no move on board B: this may be a crazyhouse game written as BPGN"
+    )
+
+
+def test_a_drawn_flag_board_end_under_match_rules_draws_the_match() -> None:
+    report = _replayed(TAGS + "1A. e4 {[%boardend A 1/2-1/2 flag WA] both flags fell} 1/2-1/2\n")
+    assert report.outcome is not None and report.outcome.winner is None
+    assert report.outcome.termination is Termination.FLAG
