@@ -355,6 +355,7 @@ def _replayed(text: str, **kwargs: object) -> ReplayReport:
         ("604801+0", "'604801+0'"),
         ("60+604801", "'60+604801'"),
         ("1" + "0" * 60, "'" + "1" + "0" * 38 + "…'"),
+        ("1" + "0" * 39, "'" + "1" + "0" * 39 + "'"),  # 40 characters: shown whole
     ],
 )
 def test_a_time_control_beyond_a_week_is_noted_and_the_default_time_used(
