@@ -488,3 +488,51 @@ def test_a_clock_comment_before_the_result_is_no_closing_comment() -> None:
 def test_a_message_right_before_the_result_is_the_last_comment() -> None:
     (game,) = read_games('[Event "t"]\n1A. e4 {[%tell WB 1.0] hi} *\n')
     assert game.closing == "[%tell WB 1.0] hi"
+
+
+def test_a_game_knows_its_first_line_and_its_file() -> None:
+    first, second = read_games('[Event "a"]\n1A. e4 *\n\n\n[Event "b"]\n*\n', file="m.bpgn")
+    assert (first.line, second.line) == (1, 5)
+    assert (first.file, second.file) == ("m.bpgn", "m.bpgn")
+
+
+def test_the_count_of_problems_left_off_stands_where_the_last_listed_one_does() -> None:
+    (game,) = read_games('[Event "t"]\n' + "".join(f"zz{i} " for i in range(25)) + "*\n")
+    listed = game.problems[:-1]
+    assert len(listed) == 20
+    more = game.problems[-1]
+    assert more.message == "5 more problem(s) in this game not listed"
+    assert (more.line, more.column) == (listed[-1].line, listed[-1].column)
+
+
+def test_a_move_without_commands_keeps_none_when_the_next_has_some() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 1a. e5 {[%ts 1.5]} *\n')
+    assert [dict(m.commands) for m in game.moves] == [{}, {"ts": "1.5"}]
+    assert [m.at for m in game.moves] == [None, 1.5]
+
+
+def test_a_result_before_any_game_is_a_problem_of_a_game_without_tags() -> None:
+    (game,) = read_games("1-0\n")
+    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+        ("movetext without a tag section", 1, 1),
+        ("result 1-0 after the game's result: ignored", 1, 1),
+    ]
+
+
+def test_a_long_tag_name_given_twice_is_quoted_up_to_40_characters() -> None:
+    name = "T" * 50
+    (game,) = read_games(f'[{name} "1"]\n[{name} "2"]\n*\n')
+    assert [p.message for p in game.problems] == [
+        f"tag {'T' * 40} given twice (the last value is kept)"
+    ]
+
+
+@pytest.mark.parametrize("after", ["$1", "1a. e5", "2A."])
+def test_a_comment_followed_by_a_glyph_or_a_move_is_no_closing_comment(after: str) -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {a comment} ' + after + " *\n")
+    assert game.closing is None
+
+
+def test_a_word_starting_with_a_dollar_that_is_no_glyph_is_kept_as_written() -> None:
+    (game,) = read_games('[Event "t"]\n1A. $xyz *\n')
+    assert [(m.san, m.written) for m in game.moves] == [("$xyz", "$xyz")]
