@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bughouse_arbiter.bpgn import read as bpgn_read
-from bughouse_arbiter.bpgn.read import MAX_PROBLEMS, iter_games, read_games
+from bughouse_arbiter.bpgn.read import MAX_PROBLEMS, BpgnGame, iter_games, read_games
 
 CORPUS = sorted((Path(__file__).parent / "data" / "corpus").glob("*.bpgn"))
 GOLDEN = Path(__file__).parent / "data" / "arbiter_game.bpgn"
@@ -145,3 +145,40 @@ def test_random_matches_under_every_profile_replay_the_same_without_history(
     assert report.ok, report.verdict
     assert [m.move for m in report.played] == [m.move for m in game.moves]
     assert report.rejudged == game.result.value
+
+
+def _read_text_stream(text: str, monkeypatch: pytest.MonkeyPatch) -> BpgnGame:
+    monkeypatch.setattr(bpgn_read, "MAX_TOKEN", 1000)
+    monkeypatch.setattr(bpgn_read, "CHUNK", 100)
+    (game,) = iter_games(io.StringIO(text))
+    return game
+
+
+def test_a_token_of_exactly_the_longest_length_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    tag = '[Event "' + "e" * 990 + '"]'
+    assert len(tag) == 1000  # ends exactly where the tenth chunk does
+    game = _read_text_stream(tag + "\n1A. e4 *\n", monkeypatch)
+    assert game.tag("Event") == "e" * 990
+    assert game.problems == ()
+
+
+def test_skipping_ends_at_a_brace_that_starts_a_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    head = '[Event "x"]\n1A. e4 {'
+    text = head + "a" * (1200 - len(head)) + "} 1a. e5 2A. Nf3 *\n"
+    assert text[1200] == "}"  # the first character of the thirteenth chunk
+    game = _read_text_stream(text, monkeypatch)
+    assert [m.san for m in game.moves] == ["e4", "e5", "Nf3"]
+    assert [p.message for p in game.problems] == ["comment longer than 1000 characters: skipped"]
+
+
+@pytest.mark.parametrize("length", range(850, 950, 7))
+def test_a_long_comment_within_the_limit_leaves_what_follows_alone(
+    length: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    moves = "1a. e5 2A. Nf3 2a. Nc6 3A. Bb5 3a. a6 4A. Ba4 4a. Nf6 5A. O-O 5a. Be7 "
+    game = _read_text_stream(
+        '[Event "x"]\n1A. e4 {' + "a" * length + "} " + moves + "*\n", monkeypatch
+    )
+    assert len(game.moves) == 10
+    assert game.moves[0].comments == ("a" * length,)
+    assert game.problems == ()
