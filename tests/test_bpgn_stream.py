@@ -182,3 +182,26 @@ def test_a_long_comment_within_the_limit_leaves_what_follows_alone(
     assert len(game.moves) == 10
     assert game.moves[0].comments == ("a" * length,)
     assert game.problems == ()
+
+
+def test_a_line_too_long_inside_a_game_leaves_the_game_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bpgn_read, "MAX_TOKEN", 1000)
+    monkeypatch.setattr(bpgn_read, "CHUNK", 100)
+    data = b'[Event "x"]\n1A. e4\n[' + b"x" * 5000 + b"\n1a. e5 *\n"
+    (game,) = iter_games(io.BytesIO(data))
+    assert [m.san for m in game.moves] == ["e4", "e5"]
+    assert [p.message for p in game.problems] == ["line longer than 1000 characters: skipped"]
+
+
+def test_a_comment_too_long_right_after_another_is_skipped_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bpgn_read, "MAX_TOKEN", 1000)
+    monkeypatch.setattr(bpgn_read, "CHUNK", 100)
+    # One line: the stream is cut anywhere, and the long comment starts mid-piece.
+    data = b'[Event "x"] 1A. e4 {c}{' + b"a" * 5000 + b"} 1a. e5 *"
+    (game,) = iter_games(io.BytesIO(data))
+    assert [m.san for m in game.moves] == ["e4", "e5"]
+    assert [p.message for p in game.problems] == ["comment longer than 1000 characters: skipped"]
