@@ -63,10 +63,24 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [
             "protocol/__init__.py",
             "protocol/grammar.py",
+            "protocol/limits.py",
             "protocol/messages.py",
             "protocol/session.py",
         ],
-        ["test_protocol.py"],
+        [
+            "test_protocol.py",
+            # limits.py's own tests; the file's other tests are long property
+            # runs over the whole seat, which the mutation profile cannot shorten.
+            *(
+                f"test_hostile_lines.py::{name}"
+                for name in (
+                    "test_a_score_of_hundreds_of_digits_counts_as_absent",
+                    "test_engine_text_is_one_clean_line_within_its_limit",
+                    "test_engine_text_cuts_with_a_mark_and_replaces_controls",
+                    "test_the_tell_quota_caps_a_turn_and_a_game_and_notes_once",
+                )
+            ),
+        ],
     ),
     "bpgn": (
         [
@@ -292,6 +306,8 @@ def _recheck_dir(scratch: Path) -> Path:
 
 def _mutmut(scratch: Path, args: list[str], *, append: bool = False) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # tests/conftest.py: few, fixed hypothesis examples, property tests last.
+    env["BUGHOUSE_MUTATION"] = "1"
     with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
         subprocess.run(
             ["nice", "-n", "15", str(VENV_BIN / "mutmut"), *args],
