@@ -305,16 +305,6 @@ def test_game_over_interrupts_a_search_and_quit_follows() -> None:
     assert table.adapter.take()[0] == ["quit"]
 
 
-def test_a_chatty_engine_cannot_flood_its_partner() -> None:
-    table, _ = ready(Seat.A_BLACK)
-    _, evs = table.feed(*["tellics ptell Ok, trading is BAD"] * 20)
-    assert len(events(evs)) == 8
-    assert len([e for e in evs if isinstance(e, EngineNote)]) == 1  # the excess, once
-    table.push(Seat.A_WHITE, "e2e4")
-    _, evs = table.feed("tellics ptell go")
-    assert events(evs) == [EngineTell("go")]
-
-
 def test_sjeng_is_not_restarted_when_its_own_piece_arrives_mid_think() -> None:
     # It reads the pocket right after its move, as on a chess server; a
     # restart after "new" would make it sit when it believes it is lost.
@@ -426,13 +416,13 @@ def test_quit_during_a_search_interrupts_it_first_and_game_over_acts_once() -> N
     assert table.adapter.take()[0] == []
 
 
-def test_the_ninth_partner_message_of_a_move_is_dropped_with_one_note() -> None:
+def test_every_partner_message_is_passed_on_cleaned_and_the_seat_caps_them() -> None:
+    # The cap per turn and per game is the seat's (limits.TellQuota, the same
+    # for every kind of seat: test_hostile_lines.py), not the adapter's.
     table, _ = ready(Seat.A_BLACK)
-    _, evs = table.feed(*[f"tellics ptell {i}" for i in range(8)])
-    assert events(evs) == [EngineTell(str(i)) for i in range(8)]
-    assert not [e for e in evs if isinstance(e, EngineNote)]
-    _, evs = table.feed("tellics ptell 8")
-    assert evs == [EngineNote("partner messages dropped (more than 8 this move)")]
+    _, evs = table.feed(*[f"tellics ptell {i}" for i in range(20)], "tellics ptell  a\x1bb  ")
+    assert evs == [EngineTell(str(i)) for i in range(20)] + [EngineTell("a b")]
+    assert table.feed("tellics ptell   ", "tellics ptellx y", "tellics say hi") == ([], [])
 
 
 def test_cores_is_a_synonym_of_threads_and_a_button_has_no_value() -> None:
