@@ -849,3 +849,101 @@ def test_the_short_path_for_bestmove_reads_as_the_general_walk(
             parse_message(line)
         return
     assert parse_message(line) == expected
+
+
+# -- every text an engine writes is cleaned and cut where the session reads it (§9.1) --
+
+
+def test_an_engine_name_is_cut_at_64_characters_and_other_ids_at_200() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    name, author, other = "N" * 100, "A" * 300, "K" * 300
+    events = _events(session, f"id name {name}\nid author {author}\nid {other} v\n".encode())
+    assert events == [
+        Id("name", "N" * 61 + "..."),
+        Id("author", "A" * 197 + "..."),
+        Id("K" * 197 + "...", "v"),
+    ]
+    assert session.name == "N" * 61 + "..."
+
+
+def test_option_and_feature_texts_are_cleaned_of_controls_and_cut() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    long = "v" * 250
+    events = _events(
+        session,
+        f"option name Bad\x1bName type com\x07bo default {long} min \x1b1 max 2\x07"
+        f" var a\x1bb var {long}\n"
+        f"option name Clear Hash type button\n"
+        f"feature my\x1bname {long}\n".encode(),
+    )
+    cut = "v" * 197 + "..."
+    assert events == [
+        OptionSpec(
+            name="Bad Name", type="com bo", default=cut, min="1", max="2", vars=("a b", cut)
+        ),
+        OptionSpec(name="Clear Hash", type="button"),
+        Feature("my name", cut),
+    ]
+    assert set(session.options) == {"Bad Name", "Clear Hash"}
+
+
+def test_an_option_keeps_at_most_256_values() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    values = " ".join(f"var v{i}" for i in range(300))
+    [option] = _events(session, f"option name Style type combo default v0 {values}\n".encode())
+    assert isinstance(option, OptionSpec)
+    assert option.vars == tuple(f"v{i}" for i in range(256))
+
+
+def test_a_tell_of_500_characters_passes_whole_and_a_longer_one_is_cut() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    whole, long = "w" * 500, "x" * 501
+    assert _events(session, f"ptell {whole}\nptell {long}\n".encode()) == [
+        Tell(whole),
+        Tell("x" * 497 + "..."),
+    ]
+
+
+def test_a_tell_with_nothing_printable_is_ignored() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    assert _events(session, b"ptell \x1b\x07\x1b\n") == [
+        Ignored("ptell", "'ptell' with nothing printable")
+    ]
+
+
+def test_moves_wait_reasons_info_and_error_texts_are_cut_to_their_limits() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    session.send(Go(version=0, token=1, board=BoardId.A))
+    move, reason, info, error = "m" * 40, "r" * 300, "i" * 600, "e" * 300
+    events = _events(
+        session,
+        f"info {info}\nerror {error}\nwait turn 1 reason {reason}\n"
+        f"bestmove {move} turn 1\n".encode(),
+    )
+    assert events == [
+        Info(text="i" * 497 + "...", board=BoardId.A),
+        EngineError("e" * 197 + "..."),
+        Wait(token=1, board=BoardId.A, reason="r" * 197 + "..."),
+        BestMove(move="m" * 29 + "...", token=1, board=BoardId.A),
+    ]
+
+
+def test_a_stale_wait_is_ignored_with_its_reason() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    session.send(Go(version=0, token=4, board=BoardId.A))
+    assert _events(session, b"wait turn 3\n") == [
+        Ignored("wait turn 3", "wait for turn 3, which is not open (stale or unknown)")
+    ]
+    assert session.open_turns == {4: BoardId.A}
+
+
+def test_in_team_mode_resign_and_draw_name_the_board_they_are_about() -> None:
+    session = _playing_session(Seat.A_WHITE, Seat.B_BLACK, team=True)
+    assert _events(session, b"resign board b\ndraw accept board b\ninfo board a d 1\n") == [
+        Resign(board=BoardId.B),
+        Draw(accept=True, board=BoardId.B),
+        Info(text="d 1", board=BoardId.A),
+    ]

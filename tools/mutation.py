@@ -69,7 +69,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "test_protocol.py",
-            # limits.py's own tests; the file's other tests are long property
+            "test_limits.py",
+            # limits.py's other tests; the file's other tests are long property
             # runs over the whole seat, which the mutation profile cannot shorten.
             *(
                 f"test_hostile_lines.py::{name}"
