@@ -61,7 +61,7 @@ from bughouse_arbiter.protocol import (
     parse_command,
     parse_message,
 )
-from bughouse_arbiter.protocol.grammar import _parse_message_walk
+from bughouse_arbiter.protocol.grammar import _parse_message_walk, split
 from bughouse_arbiter.protocol.session import QUOTE_LIMIT
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
@@ -81,6 +81,10 @@ MESSAGE_LINES: list[tuple[str, Message]] = [
     (
         "option name Skill Level type combo default Fast var Fast var Very Slow",
         OptionSpec(name="Skill Level", type="combo", default="Fast", vars=("Fast", "Very Slow")),
+    ),
+    (
+        "option name Mode type combo default Very Slow var Very Slow var MAX",
+        OptionSpec(name="Mode", type="combo", default="Very Slow", vars=("Very Slow", "MAX")),
     ),
     ("feature team", Feature("team")),
     ("bugok", BugOk()),
@@ -231,6 +235,14 @@ def test_format_refuses_what_cannot_be_one_line() -> None:
         format_command(MoveEvent(version=1, board=BoardId.A, move="e2 e4", clocks=CLOCKS))
     with pytest.raises(ValueError, match="one non-empty token"):
         format_message(BestMove(move="", token=1))
+    with pytest.raises(ValueError, match=r"^game id must be one non-empty token, got 'g 1'$"):
+        format_command(NewGame(game_id="g 1", seats=(Seat.A_WHITE,), time_ms=1, inc_ms=0))
+
+
+def test_split_keeps_the_rest_of_the_line_as_one_piece_past_the_limit() -> None:
+    assert split("\t bestmove  e2e4\tturn 7 \t") == ["bestmove", "e2e4", "turn", "7"]
+    assert split("id name  Deep  Blue ", 2) == ["id", "name", "Deep  Blue"]
+    assert split("  \t ") == []
 
 
 def test_state_skips_unknown_pairs_and_refuses_bad_squares() -> None:
@@ -294,6 +306,8 @@ def test_a_malformed_command_says_what_is_wrong(line: str, why: str) -> None:
         ("draw maybe", "expected 'draw offer' or 'draw accept', got 'maybe'"),
         ("ptell", "empty ptell"),
         ("foo", "unknown message 'foo'"),
+        ("option name Hash", "expected 'option name <id> type <type> ...'"),
+        ("option name Hash type spin 16 default 16", "unexpected '16' in option"),
     ],
 )
 def test_a_malformed_message_says_what_is_wrong(line: str, why: str) -> None:
