@@ -85,3 +85,17 @@ def test_mirror_follows_partner_arrivals_and_own_moves() -> None:
     # B-White's partner, A-Black.
     assert table.adapter.board.fen() == table.fen
     assert "[p]" in table.fen
+
+
+def test_a_position_re_read_from_the_arbiter_keeps_the_house_rules() -> None:
+    from bughouse_arbiter.adapters.uci import UciAdapter
+
+    # Drop checks forbidden: N@f7 would check the black king.
+    rules = HouseRules(time=60.0, drop_check="no-check")
+    adapter = UciAdapter(Seat.A_WHITE, rules=rules)
+    adapter.new_game(rules, "4k3/8/8/8/8/8/8/4K3[] w - - 0 1", CLOCKS)
+    # The arbiter's position differs (a knight arrived unseen): the mirror is re-read.
+    adapter.your_turn(1, "4k3/8/8/8/8/8/8/4K3[N] w - - 0 1", CLOCKS)
+    assert adapter.board.fen() == "4k3/8/8/8/8/8/8/4K3[N] w - - 0 1"
+    assert adapter.check_move("N@f6") is None
+    assert adapter.check_move("N@a1") is not None
