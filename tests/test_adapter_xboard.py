@@ -555,3 +555,56 @@ def test_a_claim_in_answer_to_the_setboard_probe_fails_it() -> None:
         table.feed("pong 1", "1-0 {White mates}")
     _, evs = table.adapter.take()
     assert evs == [EngineNote("setboard probe: answered '1-0 {White mates}', not N@f7")]
+
+
+def test_a_resync_of_a_set_up_game_tells_the_colour_where_it_is_true() -> None:
+    # Black engine, Black to move in the set-up position: after setboard it
+    # believes it plays White (Sunsetter plays the side not to move), so the
+    # replay says "white" once White is to move, before White's move.
+    table = set_up_table(SJENG_HELLO)
+    table.new_game()
+    table.your_turn()
+    table.feed("pong 1", "move N@f7", "pong 2")
+    assert table.feed("move Rb8") == (["force"], [EngineMove(1, "a8b8")])
+    table.push(Seat.A_BLACK, "a8b8")
+    table.push(Seat.A_WHITE, "g2g3")
+    table.your_turn()
+    lines, _ = table.feed("pong 2", "Illegal move: h7h5")
+    assert lines[lines.index("setboard r6k/6pp/8/8/8/8/5PPP/6K1 b - - 0 1") :] == [
+        "setboard r6k/6pp/8/8/8/8/5PPP/6K1 b - - 0 1",
+        "a8b8",
+        "white",
+        "g2g3",
+        "holding [] [R]",
+        "ping 3",
+        "time 6000",
+        "otim 6000",
+        "go",
+    ]
+
+
+def test_a_black_engine_set_up_with_white_to_move_gets_no_colour_command_in_the_replay() -> None:
+    # White to move in the set-up position: after setboard the engine believes
+    # it plays Black, which is true, so no colour command follows setboard.
+    table = Table(
+        XboardAdapter(Seat.A_BLACK, rules=HouseRules(time=60.0)),
+        fen_a="r6k/6pp/8/8/8/8/5PPP/6K1[r] w - - 0 1",
+    )
+    for line in SJENG_HELLO:
+        table.adapter.receive(line)
+    table.adapter.take()
+    table.new_game()
+    table.feed("pong 1", "move N@f7", "pong 2")
+    table.push(Seat.A_WHITE, "g2g3")
+    lines, _ = table.your_turn()
+    assert lines == ["time 6000", "otim 6000", "go"]
+    lines, _ = table.feed("Illegal move: h7h5")
+    assert lines[lines.index("setboard r6k/6pp/8/8/8/8/5PPP/6K1 w - - 0 1") :] == [
+        "setboard r6k/6pp/8/8/8/8/5PPP/6K1 w - - 0 1",
+        "g2g3",
+        "holding [] [R]",
+        "ping 3",
+        "time 6000",
+        "otim 6000",
+        "go",
+    ]
