@@ -548,6 +548,20 @@ def test_line_buffer_discards_overlong_lines_across_chunks() -> None:
     assert buffer.feed(b"y" * 10 + b"\r\n") == [RawLine("y" * 10, 10)]
 
 
+def test_an_overlong_line_in_many_chunks_counts_every_byte() -> None:
+    buffer = LineBuffer(max_line=10)
+    for chunk in (b"0123456789ab", b"c" * 100, b"d" * 1000, b"e" * 7):
+        assert buffer.feed(chunk) == []
+    assert buffer.feed(b"\n") == [RawLine("0123456789", 12 + 100 + 1000 + 7, overlong=True)]
+
+
+def test_a_line_of_the_limit_whose_cr_and_lf_come_apart_is_whole() -> None:
+    buffer = LineBuffer(max_line=10)
+    assert buffer.feed(b"0123456789\r") == []
+    assert buffer.feed(b"\nok") == [RawLine("0123456789", 10)]
+    assert buffer.close() == [RawLine("ok", 2)]
+
+
 def test_line_buffer_decodes_bad_utf8_and_flushes_last_line() -> None:
     buffer = LineBuffer()
     assert buffer.feed(b"info \xff\xfe ok\nSjeng: ") == [RawLine("info \ufffd\ufffd ok", 10)]
@@ -682,6 +696,14 @@ def test_a_command_line_may_hold_max_line_bytes_and_no_more() -> None:
     with pytest.raises(LocalProtocolError) as caught:
         session.send(SetOption("S", longest + "x"))
     assert str(caught.value) == f"'setoption' line is longer than {MAX_LINE} bytes"
+
+
+def test_a_line_of_capital_xs_is_an_unknown_line_not_a_blank_one() -> None:
+    session = _playing_session()
+    assert _events(session, b"XX\nX\n") == [
+        Ignored("XX", "unknown line"),
+        Ignored("X", "unknown line"),
+    ]
 
 
 def test_only_spaces_and_tabs_make_a_blank_line() -> None:
