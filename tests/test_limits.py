@@ -8,8 +8,38 @@ from bughouse_arbiter.protocol.limits import (
     TELLS_PER_TURN,
     TellQuota,
     bounded_int,
+    engine_text,
     keep_announced,
 )
+
+
+def test_outer_spaces_go_even_from_printable_text() -> None:
+    assert engine_text(" a") == "a"
+    assert engine_text("ab ") == "ab"
+    assert engine_text("  Sjeng 11.2  ") == "Sjeng 11.2"
+
+
+def test_a_text_of_the_limit_with_a_control_loses_nothing_but_the_control() -> None:
+    assert engine_text("a\x07bbbbbbbb", 10) == "a bbbbbbbb"
+    assert engine_text("Xenia\x07X", 20) == "Xenia X"
+
+
+def test_a_cut_is_marked_even_when_only_spaces_were_cut_before_it() -> None:
+    # The eleventh character is a space: what is kept fits, but "bbbb" was lost.
+    assert engine_text("a" * 10 + " bbbb", 10) == "aaaaaaa..."
+
+
+def test_the_mark_follows_the_kept_text_without_the_spaces_before_it() -> None:
+    assert engine_text("abcdef ghijkl", 10) == "abcdef..."
+    assert engine_text("abcdeXXghijkl", 10) == "abcdeXX..."
+    assert engine_text(" abcdef ghijkl", 10) == "abcdef..."
+
+
+def test_only_the_ascii_space_is_stripped_other_unicode_spaces_are_text() -> None:
+    # protocol.md §9.1: controls and separators become spaces and outer spaces
+    # go; a no-break or ideographic space is neither.
+    assert engine_text("\xa0name\x07") == "\xa0name"
+    assert engine_text("abcdef\u3000ghijk", 10) == "abcdef\u3000..."
 
 
 def test_a_number_exactly_at_its_limit_is_kept_on_both_sides() -> None:
