@@ -608,3 +608,75 @@ def test_a_black_engine_set_up_with_white_to_move_gets_no_colour_command_in_the_
         "otim 6000",
         "go",
     ]
+
+
+def test_a_second_move_for_one_go_is_discarded() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert table.feed("move e2e4") == (["force"], [EngineMove(1, "e2e4")])
+    assert table.feed("move d2d4") == (
+        [],
+        [EngineNote("unexpected move d2d4 discarded")],
+    )
+
+
+def test_the_third_rejected_move_of_a_turn_leaves_the_engine_waiting_until_its_piece_comes() -> (
+    None
+):
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    for barrier in ("pong 2", "pong 3"):
+        lines, evs = table.feed("move e2e5")
+        assert events(evs) == [] and lines[-1] == "go"  # asked again
+        table.feed(barrier)
+    lines, evs = table.feed("move e2e5")
+    assert events(evs) == [EngineWait(1, "engine's moves rejected (e2e5)")]
+    assert lines[-1] == "ping 4"  # re-synced, not asked again
+    table.feed("pong 4")
+    # The same turn repeated: it stays waiting.
+    table.adapter.your_turn(1, table.fen, CLOCKS)  # type: ignore[attr-defined]
+    assert table.adapter.take() == ([], [])
+    # A piece of its own arrives: it is started afresh on the new position.
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    assert table.push(Seat.B_WHITE, "e4d5") == ([], [])  # a black pawn: for the opponent
+    lines, _ = table.push(Seat.B_BLACK, "d8d5")  # a white pawn for A-White
+    # (After "new" a White engine hears the pockets once it knows its colour.)
+    assert lines[0] == "new" and lines[-4:] == ["time 6000", "otim 6000", "go", "holding [P] [P]"]
+    assert table.feed("pong 5", "move P@e4") == (["force"], [EngineMove(1, "P@e4")])
+
+
+def test_a_claiming_engine_is_not_asked_again_for_the_same_turn() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    _, evs = table.feed("1-0 {White mates}")
+    assert events(evs) == [
+        EngineWait(1, "engine claims 1-0 {White mates}; only the arbiter judges")
+    ]
+    table.adapter.your_turn(1, table.fen, CLOCKS)  # type: ignore[attr-defined]
+    assert table.adapter.take() == ([], [])
+
+
+def test_your_turn_when_not_to_move_is_noted_and_sends_nothing() -> None:
+    table, _ = ready(Seat.A_BLACK)
+    table.feed("pong 1")
+    assert table.your_turn() == (
+        [],
+        [EngineNote("your_turn for a position where we are not to move")],
+    )
+
+
+def test_a_clock_about_to_fall_is_sent_as_one_centisecond_and_a_one_second_game_as_0_01() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE, rules=HouseRules(time=1.0))
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    table = Table(adapter)
+    table.adapter.new_game(HouseRules(time=1.0), table.fen, CLOCKS)  # type: ignore[attr-defined]
+    assert "level 0 0:01 0" in table.adapter.take()[0]
+    table.feed("pong 1")
+    low = {Seat.A_WHITE: 0.004, Seat.A_BLACK: 0.0, Seat.B_WHITE: 1.0, Seat.B_BLACK: 1.0}
+    table.adapter.your_turn(1, table.fen, low)  # type: ignore[attr-defined]
+    assert table.adapter.take()[0] == ["time 1", "otim 1", "go"]
