@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,13 +56,14 @@ from bughouse_arbiter.protocol import (
     State,
     Tell,
     Wait,
+    clean_text,
     clocks_ms,
     format_command,
     format_message,
     parse_command,
     parse_message,
 )
-from bughouse_arbiter.protocol.grammar import _parse_message_walk, split
+from bughouse_arbiter.protocol.grammar import _parse_message_walk, parse_int, split
 from bughouse_arbiter.protocol.session import QUOTE_LIMIT
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
@@ -983,3 +985,197 @@ def test_in_team_mode_resign_and_draw_name_the_board_they_are_about() -> None:
         Draw(accept=True, board=BoardId.B),
         Info(text="d 1", board=BoardId.A),
     ]
+
+
+# -- every message and command written in its one canonical form ---------------------
+
+CANONICAL_MESSAGES: list[tuple[Message, str]] = [
+    (Id("name", "RandomMover MAX"), "id name RandomMover MAX"),
+    (Id("author", ""), "id author"),
+    (
+        OptionSpec(name="Hash", type="spin", default="16", min="1", max="1024"),
+        "option name Hash type spin default 16 min 1 max 1024",
+    ),
+    (
+        OptionSpec(name="Style", type="combo", default="Very Slow", vars=("Very Slow", "Fast")),
+        "option name Style type combo default Very Slow var Very Slow var Fast",
+    ),
+    (Feature("team"), "feature team"),
+    (Feature("level", "MAX"), "feature level MAX"),
+    (BugOk(), "bugok"),
+    (ReadyOk(), "readyok"),
+    (BestMove(move="e2e4", token=7), "bestmove e2e4 turn 7"),
+    (BestMove(move="N@f7", token=9, board=BoardId.B), "bestmove N@f7 turn 9 board b"),
+    (Wait(token=9), "wait turn 9"),
+    (Wait(token=9, reason=" \r\n "), "wait turn 9"),
+    (
+        Wait(token=2, board=BoardId.A, reason="no\nlegal move"),
+        "wait turn 2 board a reason no legal move",
+    ),
+    (Resign(), "resign"),
+    (Resign(board=BoardId.B), "resign board b"),
+    (Draw(), "draw offer"),
+    (Draw(accept=True), "draw accept"),
+    (Draw(board=BoardId.B), "draw offer board b"),
+    (Draw(accept=True, board=BoardId.A), "draw accept board a"),
+    (Tell("sit\r\nnow"), "ptell sit  now"),
+    (Info(text="depth 3 score cp 12"), "info depth 3 score cp 12"),
+    (Info(text="string MAX", board=BoardId.A), "info board a string MAX"),
+    (Info(text=""), "info"),
+    (Info(text="", board=BoardId.B), "info board b"),
+    (EngineError("unknown command X"), "error unknown command X"),
+    (EngineError(""), "error"),
+]
+
+
+@pytest.mark.parametrize(("message", "line"), CANONICAL_MESSAGES)
+def test_a_message_is_written_in_its_canonical_form(message: Message, line: str) -> None:
+    assert format_message(message) == line
+
+
+def test_only_line_breaks_are_cleaned_from_free_text_other_blanks_are_text() -> None:
+    # A no-break space or form feed is the engine's text (the session cleans
+    # controls where it reads them): neither is a line break nor an outer blank.
+    assert format_message(Info(text="a\xa0")) == "info a\xa0"
+    assert format_message(EngineError("\xa0x\xa0")) == "error \xa0x\xa0"
+    assert format_message(Id("name", "Foo\xa0")) == "id name Foo\xa0"
+    assert format_message(Feature("f", "v\xa0")) == "feature f v\xa0"
+    assert format_message(Tell("\xa0go")) == "ptell \xa0go"
+    assert clean_text("\t a\rb\nc \t") == "a b c"
+    assert parse_message("id name Foo\xa0") == Id("name", "Foo\xa0")
+
+
+@pytest.mark.parametrize(
+    ("command", "line"),
+    [
+        (Refused(token=2, move="e2e5", reason=""), "illegal turn 2 move e2e5 reason"),
+        (Refused(token=2, move="", reason="empty"), "illegal turn 2 move - reason empty"),
+        (
+            Refused(token=2, move="m" * 40, reason="r" * 300),
+            f"illegal turn 2 move {'m' * 29}... reason {'r' * 197}...",
+        ),
+        (Refused(token=2, move="e2e5", reason="no\xa0"), "illegal turn 2 move e2e5 reason no\xa0"),
+        (PartnerTell("t" * 500), "ptell " + "t" * 500),
+        (PartnerTell("t" * 501), "ptell " + "t" * 497 + "..."),
+        (
+            PlayerInfo(Seat.A_WHITE, "engine", "N" * 100),
+            "player a-white engine " + "N" * 61 + "...",
+        ),
+        (PlayerInfo(Seat.A_WHITE, "human", "\x1b"), "player a-white human ?"),
+        (
+            BoardOver(board=BoardId.A, result=Result.TEAM_TWO, reason=Termination.FLAG, text=""),
+            "boardover board a result 0-1 reason flag text",
+        ),
+        (
+            BoardOver(
+                board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text="x" * 500
+            ),
+            "boardover board b result 1-0 reason flag text " + "x" * 500,
+        ),
+        (
+            BoardOver(
+                board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text="MAX\xa0"
+            ),
+            "boardover board b result 1-0 reason flag text MAX\xa0",
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text=""),
+            "gameover result 1/2-1/2 reason agreement text",
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="y" * 500),
+            "gameover result 1/2-1/2 reason agreement text " + "y" * 500,
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="MAX\xa0"),
+            "gameover result 1/2-1/2 reason agreement text MAX\xa0",
+        ),
+    ],
+)
+def test_the_arbiter_bounds_its_own_texts_on_the_wire(command: Command, line: str) -> None:
+    assert format_command(command) == line
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (
+            lambda: format_command(
+                NewGame(game_id="g\n1", seats=(Seat.A_WHITE,), time_ms=1, inc_ms=0)
+            ),
+            "game id",
+        ),
+        (lambda: format_command(RulesInfo((("time x", "1"),))), "rule"),
+        (lambda: format_command(RulesInfo((("time", ""),))), "rule value"),
+        (
+            lambda: format_command(
+                MoveEvent(version=1, board=BoardId.A, move="e4d5", passed="p\r", clocks=CLOCKS)
+            ),
+            "piece",
+        ),
+        (
+            lambda: format_command(
+                MoveEvent(version=1, board=BoardId.A, move="e2\ne4", clocks=CLOCKS)
+            ),
+            "move",
+        ),
+        (lambda: format_message(BestMove(move="e2\re4", token=1)), "move"),
+        (lambda: format_message(Id("na me", "x")), "id key"),
+        (lambda: format_message(OptionSpec(name="x", type="")), "option type"),
+        (lambda: format_message(Feature("te\nam")), "feature"),
+    ],
+)
+def test_a_word_that_is_not_one_word_is_refused_naming_its_field(
+    make: Callable[[], object], why: str
+) -> None:
+    with pytest.raises(ValueError, match=rf"^{why} must be one non-empty token, got "):
+        make()
+
+
+def test_what_is_neither_a_command_nor_a_message_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"^not a command: BugOk\(\)$"):
+        format_command(BugOk())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^not a message: Quit\(\)$"):
+        format_message(Quit())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("rules x=1=2 y=a", RulesInfo((("x", "1=2"), ("y", "a")))),
+        ("setoption name Clear Hash", SetOption("Clear Hash")),
+    ],
+)
+def test_parse_command_edges(line: str, expected: Command) -> None:
+    assert parse_command(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("", "missing command"),
+        ("bug", "missing version"),
+        ("bug x", "bad version 'x'"),
+        ("setoption name", "missing option name"),
+        ("setoption name value 3", "missing option name"),
+        ("newgame id g time 1 inc 0", "missing 'seat'"),
+        ("newgame id g seat a-white time x inc 0", "bad time 'x'"),
+        ("player", "missing seat"),
+        ("player a-white", "missing kind"),
+        ("rules =5", "rules are written name=value"),
+        ("rules x=", "rules are written name=value"),
+        ("rules x5", "rules are written name=value"),
+        ("frobnicate", "unknown command 'frobnicate'"),
+    ],
+)
+def test_more_malformed_commands_say_what_is_wrong(line: str, why: str) -> None:
+    with pytest.raises(ProtocolSyntaxError) as caught:
+        parse_command(line)
+    assert str(caught.value) == why
+
+
+def test_a_board_is_read_in_either_case_and_a_bad_number_is_named() -> None:
+    assert parse_message("wait turn 2 board A") == Wait(token=2, board=BoardId.A)
+    assert parse_message("wait turn 2 board b") == Wait(token=2, board=BoardId.B)
+    with pytest.raises(ProtocolSyntaxError, match=r"^bad number 'x'$"):
+        parse_int("x")
