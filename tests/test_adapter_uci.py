@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_adapter_common import CLOCKS, Table
+from test_adapter_common import CLOCKS, RULES, Table
 
 from bughouse_arbiter.adapters import EngineInfo, EngineMove, EngineNote, EngineWait, UciAdapter
 from bughouse_arbiter.core.model import Seat
@@ -259,3 +259,112 @@ def test_a_position_out_of_step_is_re_read_and_an_unreadable_one_is_noted() -> N
             EngineNote("your_turn for a position where we are not to move"),
         ],
     )
+
+
+def test_a_bestmove_with_no_search_running_is_ignored_with_a_note() -> None:
+    table = ready()
+    assert table.feed("bestmove e2e4") == ([], [EngineNote("unexpected bestmove e2e4 ignored")])
+
+
+@pytest.mark.parametrize("line", ["bestmove (none)", "bestmove 0000", "bestmove none", "bestmove"])
+def test_every_spelling_of_no_move_is_a_wait(line: str) -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    assert table.feed(line) == ([], [EngineWait(1, "engine has no move")])
+    # The same turn again: it stays waiting; a new turn searches again.
+    table.adapter.your_turn(1, table.fen, CLOCKS)
+    assert table.adapter.take() == ([], [])
+    assert table.your_turn()[0][1].startswith("go ")
+
+
+def test_the_info_kept_with_a_move_is_the_last_scored_one_of_its_own_search() -> None:
+    table = ready()
+    table.your_turn()
+    table.feed("info depth 3 score cp 5 pv e2e5", "bestmove e2e5")  # rejected: searched again
+    _, evs = table.feed("bestmove e2e4")
+    assert events(evs) == [EngineMove(1, "e2e4")]  # no info from the rejected search
+    table.push(Seat.A_WHITE, "e2e4")
+    table.push(Seat.A_BLACK, "e7e5")
+    table.your_turn()
+    _, evs = table.feed(
+        "info depth 5 score cp 30 pv d2d4",
+        "info depth 6 currmove d2d4 currmovenumber 1",
+        "info string scored later",
+        "bestmove d2d4",
+    )
+    assert events(evs) == [EngineInfo("depth 5 score cp 30 pv d2d4"), EngineMove(2, "d2d4")]
+
+
+def test_a_good_move_restarts_the_count_of_rejected_ones() -> None:
+    table = ready()
+    table.your_turn()
+    table.feed("bestmove e2e5")  # rejected once: searched again
+    assert events(table.feed("bestmove e2e4")[1]) == [EngineMove(1, "e2e4")]
+    # The arbiter refused it after all (a new turn on the same position).
+    lines, _ = table.your_turn()
+    assert lines[1].startswith("go ")
+    lines, evs = table.feed("bestmove e2e5")
+    assert events(evs) == [] and lines[1].startswith("go ")  # asked again, not waiting
+
+
+def test_a_piece_arriving_when_the_engine_is_not_to_move_starts_nothing() -> None:
+    table = ready(Seat.A_WHITE)  # White to move, but no turn was opened yet
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "e4d5")
+    assert table.push(Seat.B_BLACK, "d8d5") == ([], [])  # a pawn for A-White: no turn open
+    table = ready(Seat.A_BLACK)  # not to move at all
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    assert table.push(Seat.B_WHITE, "e4d5") == ([], [])
+
+
+def test_a_position_out_of_step_mid_search_stops_it_and_searches_the_new_one() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[n] b KQkq - 0 1"
+    table.adapter.your_turn(1, fen, CLOCKS)
+    assert table.adapter.take()[0] == ["stop"]
+    lines, evs = table.feed("bestmove e7e5")
+    assert events(evs) == []
+    assert lines == [f"position fen {fen}", "go wtime 60000 btime 60000 winc 0 binc 0"]
+
+
+def test_a_new_game_during_a_search_stops_it_and_its_bestmove_is_dropped() -> None:
+    table = ready()
+    table.your_turn()
+    table.adapter.new_game(RULES, START, CLOCKS)
+    assert table.adapter.take()[0] == ["stop", "ucinewgame", "isready"]
+    lines, evs = table.feed("bestmove e2e4")
+    assert lines == [] and events(evs) == []
+    assert table.your_turn()[0][1].startswith("go ")
+
+
+def test_the_increment_is_sent_in_milliseconds_for_both_sides() -> None:
+    table = ready(Seat.B_WHITE)
+    rules = HouseRules(time=60.0, increment=2.5)
+    table.adapter.new_game(rules, START, CLOCKS)
+    table.adapter.take()
+    table.adapter.your_turn(1, START, CLOCKS)
+    assert table.adapter.take()[0][1] == "go wtime 60000 btime 60000 winc 2500 binc 2500"
+
+
+def test_an_option_the_engine_lacks_is_sent_anyway_with_a_note() -> None:
+    adapter = UciAdapter(Seat.A_WHITE, options={"Contempt": "10"})
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    lines, evs = adapter.take()
+    assert "setoption name Contempt value 10" in lines
+    assert evs == [EngineNote("engine has no option 'Contempt'; sent anyway")]
+    adapter.receive("uciok")  # said twice: the handshake is not run again
+    assert adapter.take() == ([], [])
+
+
+def test_option_names_may_hold_uci_keywords_before_type() -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive("option name Use default book type check default true")
+    adapter.receive("id author Someone")
+    assert adapter.engine_options == {"Use default book": {"type": ["check"], "default": ["true"]}}
+    assert adapter.name == ""
