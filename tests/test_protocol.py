@@ -1179,3 +1179,9 @@ def test_a_board_is_read_in_either_case_and_a_bad_number_is_named() -> None:
     assert parse_message("wait turn 2 board b") == Wait(token=2, board=BoardId.B)
     with pytest.raises(ProtocolSyntaxError, match=r"^bad number 'x'$"):
         parse_int("x")
+
+
+def test_an_info_about_a_board_the_engine_does_not_hold_still_passes_with_that_board() -> None:
+    # Info never affects the game (§6.7); the player files it under its own seat.
+    session = _playing_session(Seat.A_WHITE)
+    assert _events(session, b"info board b depth 2\n") == [Info(text="depth 2", board=BoardId.B)]
