@@ -680,3 +680,28 @@ def test_a_clock_about_to_fall_is_sent_as_one_centisecond_and_a_one_second_game_
     low = {Seat.A_WHITE: 0.004, Seat.A_BLACK: 0.0, Seat.B_WHITE: 1.0, Seat.B_BLACK: 1.0}
     table.adapter.your_turn(1, table.fen, low)  # type: ignore[attr-defined]
     assert table.adapter.take()[0] == ["time 1", "otim 1", "go"]
+
+
+def test_a_move_out_of_step_with_the_arbiter_defers_everything_to_a_resync() -> None:
+    table, _ = ready(Seat.A_BLACK)
+    table.feed("pong 1")
+    played = table.game.push(Seat.A_WHITE, "e2e4")
+    # The arbiter's position holds a knight the mirror never saw arrive.
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[n] b KQkq - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)  # type: ignore[attr-defined]
+    assert table.adapter.take() == ([], [EngineNote(f"position out of step, re-reading {fen}")])
+    table.adapter.your_turn(1, fen, CLOCKS)  # type: ignore[attr-defined]
+    lines, _ = table.adapter.take()
+    assert "setboard 6rk/6pp/8/8/8/8/6PP/6K1 w - - 0 1" in lines  # set up afresh, probe first
+
+
+def test_an_arrival_while_the_move_is_on_its_way_starts_no_search_even_with_a_resync_due() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert events(table.feed("move e2e4")[1]) == [EngineMove(1, "e2e4")]
+    table.feed("Illegal move: e2e4")  # a re-sync is due, at the next turn
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "e4d5")
+    assert table.push(Seat.B_BLACK, "d8d5") == ([], [])  # a pawn for A-White
