@@ -368,3 +368,18 @@ def test_option_names_may_hold_uci_keywords_before_type() -> None:
     adapter.receive("id author Someone")
     assert adapter.engine_options == {"Use default book": {"type": ["check"], "default": ["true"]}}
     assert adapter.name == ""
+
+
+def test_a_turn_opened_while_the_last_games_search_still_stops_is_searched_after_it() -> None:
+    # The game ended mid-search and the next one starts before the engine's
+    # answer to "stop" is in: that late bestmove must not leave the new turn idle.
+    table = ready()
+    table.your_turn()
+    table.adapter.game_over()
+    assert table.adapter.take()[0] == ["stop"]
+    table.adapter.new_game(RULES, START, CLOCKS)
+    assert table.adapter.take()[0] == ["ucinewgame", "isready"]
+    assert table.your_turn()[0] == []  # one search at a time: the old one is still stopping
+    lines, evs = table.feed("bestmove e2e4")
+    assert events(evs) == []
+    assert lines == [f"position fen {START}", "go wtime 60000 btime 60000 winc 0 binc 0"]
