@@ -97,6 +97,7 @@ MESSAGE_LINES: list[tuple[str, Message]] = [
     ("bestmove n@f7 board B turn 9", BestMove(move="n@f7", token=9, board=BoardId.B)),
     ("bestmove e2e4 turn 7 ponder e7e5", BestMove(move="e2e4", token=7)),
     ("\tbestmove  e7e8q   turn 3\t", BestMove(move="e7e8q", token=3)),
+    ("bestmove e2e4\t turn 7", BestMove(move="e2e4", token=7)),
     ("wait turn 9", Wait(token=9)),
     ("wait turn 9 reason need a  knight", Wait(token=9, reason="need a  knight")),
     (
@@ -309,6 +310,9 @@ def test_a_malformed_command_says_what_is_wrong(line: str, why: str) -> None:
         ("ptell", "empty ptell"),
         ("foo", "unknown message 'foo'"),
         ("option name Hash", "expected 'option name <id> type <type> ...'"),
+        ("draw", "missing 'offer' or 'accept'"),
+        ("info board", "missing board"),
+        ("bestmove e2e4\x0bturn 7", "missing value after '7'"),
         ("option name Hash type spin 16 default 16", "unexpected '16' in option"),
     ],
 )
@@ -1055,6 +1059,15 @@ def test_only_line_breaks_are_cleaned_from_free_text_other_blanks_are_text() -> 
             f"illegal turn 2 move {'m' * 29}... reason {'r' * 197}...",
         ),
         (Refused(token=2, move="e2e5", reason="no\xa0"), "illegal turn 2 move e2e5 reason no\xa0"),
+        (Refused(token=2, move="e2e5", reason="MAX"), "illegal turn 2 move e2e5 reason MAX"),
+        (
+            BoardOver(board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text="MAX"),
+            "boardover board b result 1-0 reason flag text MAX",
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="MAX"),
+            "gameover result 1/2-1/2 reason agreement text MAX",
+        ),
         (PartnerTell("t" * 500), "ptell " + "t" * 500),
         (PartnerTell("t" * 501), "ptell " + "t" * 497 + "..."),
         (
@@ -1144,6 +1157,15 @@ def test_what_is_neither_a_command_nor_a_message_is_refused_by_name() -> None:
     [
         ("rules x=1=2 y=a", RulesInfo((("x", "1=2"), ("y", "a")))),
         ("setoption name Clear Hash", SetOption("Clear Hash")),
+        ("illegal turn 2 move e2e5", Refused(token=2, move="e2e5", reason="")),
+        (
+            "gameover result * reason aborted",
+            GameOver(result=Result.UNFINISHED, reason=Termination.ABORTED, text=""),
+        ),
+        (
+            "boardover board b result 1-0 reason flag",
+            BoardOver(board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text=""),
+        ),
     ],
 )
 def test_parse_command_edges(line: str, expected: Command) -> None:
@@ -1166,6 +1188,15 @@ def test_parse_command_edges(line: str, expected: Command) -> None:
         ("rules x=", "rules are written name=value"),
         ("rules x5", "rules are written name=value"),
         ("frobnicate", "unknown command 'frobnicate'"),
+        ("state v", "missing version"),
+        ("state v x", "bad version 'x'"),
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 3 4 nodouble", "missing squares"),
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 3 4 nodouble -", "missing squares"),
+        ("event v", "missing version"),
+        ("event v x board a move e2e4 clock 1 2 3 4", "bad version 'x'"),
+        ("go v 1 turn x board a", "bad turn 'x'"),
+        ("illegal turn x move e2e4", "bad turn 'x'"),
+        ("draw offer by", "missing seat"),
     ],
 )
 def test_more_malformed_commands_say_what_is_wrong(line: str, why: str) -> None:
