@@ -311,6 +311,10 @@ def test_a_malformed_command_says_what_is_wrong(line: str, why: str) -> None:
         ("foo", "unknown message 'foo'"),
         ("option name Hash", "expected 'option name <id> type <type> ...'"),
         ("draw", "missing 'offer' or 'accept'"),
+        ("", "missing message"),
+        ("id", "missing id key"),
+        ("feature", "missing feature name"),
+        ("wait turn x", "bad turn 'x'"),
         ("info board", "missing board"),
         ("bestmove e2e4\x0bturn 7", "missing value after '7'"),
         ("option name Hash type spin 16 default 16", "unexpected '16' in option"),
@@ -1047,6 +1051,7 @@ def test_only_line_breaks_are_cleaned_from_free_text_other_blanks_are_text() -> 
     assert format_message(Tell("\xa0go")) == "ptell \xa0go"
     assert clean_text("\t a\rb\nc \t") == "a b c"
     assert parse_message("id name Foo\xa0") == Id("name", "Foo\xa0")
+    assert parse_message("option name X type spin\x0c") == OptionSpec(name="X", type="spin\x0c")
 
 
 @pytest.mark.parametrize(
