@@ -6,6 +6,7 @@ import pytest
 from test_adapter_common import CLOCKS, Table
 
 from bughouse_arbiter.adapters import (
+    EngineDrawOffer,
     EngineMove,
     EngineNote,
     EngineResign,
@@ -13,9 +14,11 @@ from bughouse_arbiter.adapters import (
     EngineWait,
     XboardAdapter,
 )
+from bughouse_arbiter.adapters.xboard import parse_features
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed
+from bughouse_arbiter.protocol.limits import MAX_ANNOUNCED
 
 SJENG_HELLO = [
     "tellics set f5 1=1",
@@ -645,7 +648,13 @@ def test_the_third_rejected_move_of_a_turn_leaves_the_engine_waiting_until_its_p
     lines, _ = table.push(Seat.B_BLACK, "d8d5")  # a white pawn for A-White
     # (After "new" a White engine hears the pockets once it knows its colour.)
     assert lines[0] == "new" and lines[-4:] == ["time 6000", "otim 6000", "go", "holding [P] [P]"]
-    assert table.feed("pong 5", "move P@e4") == (["force"], [EngineMove(1, "P@e4")])
+    # Started afresh: the count of rejected moves starts again too.
+    table.feed("pong 5")
+    for barrier in ("pong 6", "pong 7"):
+        lines, evs = table.feed("move e2e5")
+        assert events(evs) == [] and "go" in lines  # asked again
+        table.feed(barrier)
+    assert table.feed("move P@e4") == (["force"], [EngineMove(1, "P@e4")])
 
 
 def test_a_claiming_engine_is_not_asked_again_for_the_same_turn() -> None:
@@ -705,3 +714,134 @@ def test_an_arrival_while_the_move_is_on_its_way_starts_no_search_even_with_a_re
     table.push(Seat.B_BLACK, "d7d5")
     table.push(Seat.B_WHITE, "e4d5")
     assert table.push(Seat.B_BLACK, "d8d5") == ([], [])  # a pawn for A-White
+
+
+def test_features_are_split_at_their_first_equals_sign_and_bare_words_are_skipped() -> None:
+    assert parse_features('myname="Deep=Blue 2" =1 bare ping=1') == {
+        "myname": "Deep=Blue 2",
+        "ping": "1",
+    }
+    # An unbalanced quote: read word by word instead.
+    assert parse_features('myname="Sjeng done=1') == {"myname": '"Sjeng', "done": "1"}
+
+
+def test_only_option_features_are_offered_options_and_a_later_feature_after_done_counts() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    assert adapter.offered_options == ["Hash -spin 16 1 33554432"]
+    assert adapter.option_names == ["Hash", "Hash", "Threads"]
+    adapter.receive("feature done=1 ping=0")
+    assert adapter.features["ping"] == "0"
+    assert "done" not in adapter.features
+
+
+def test_at_most_256_features_and_256_options_are_kept() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    adapter.receive(" ".join(f"f{i}=1" for i in range(300)))
+    adapter.receive(" ".join(["feature", *(f"f{i}=1" for i in range(300))]))
+    assert len(adapter.features) == MAX_ANNOUNCED
+    assert "f255" in adapter.features and "f256" not in adapter.features
+    adapter.receive("feature f0=2")  # a known one still updates
+    assert adapter.features["f0"] == "2"
+    options = XboardAdapter(Seat.A_WHITE)
+    for i in range(300):
+        options.receive(f'feature option="o{i} -check 0"')
+    assert len(options.offered_options) == MAX_ANNOUNCED
+    assert options.offered_options[-1] == "o255 -check 0"
+
+
+def test_resign_draw_offers_and_error_lines_are_passed_on_and_other_lines_are_not() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert table.feed("resign") == ([], [EngineResign()])
+    assert table.feed("offer draw") == ([], [EngineDrawOffer()])
+    assert table.feed("Error (unknown command): foo") == (
+        [],
+        [EngineNote("engine: Error (unknown command): foo")],
+    )
+    # Braces alone are no claim; unknown lines say nothing at all.
+    assert table.feed("{a comment}", "error: lower case", "Thinking...") == ([], [])
+
+
+def test_a_stale_pong_does_not_lift_the_barrier() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.your_turn()
+    lines, evs = table.feed("pong 0", "move e2e4")
+    assert lines == [] and events(evs) == []
+    assert table.feed("pong 1", "move e2e4") == (["force"], [EngineMove(1, "e2e4")])
+
+
+def test_quit_before_any_game_is_just_quit() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    adapter.take()
+    adapter.quit()
+    assert adapter.take() == (["quit"], [])
+
+
+def test_a_resync_announces_the_pieces_dropped_in_the_replay_and_counts_itself() -> None:
+    table, _ = ready(Seat.A_WHITE, FSF_HELLO)
+    table.feed("pong 1")
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "e4d5")
+    table.push(Seat.B_BLACK, "d8d5")  # a white pawn for A-White
+    table.your_turn()
+    assert table.feed("move P@e4")[1][-1] == EngineMove(1, "P@e4")
+    table.push(Seat.A_WHITE, "P@e4")
+    table.push(Seat.A_BLACK, "e7e5")
+    table.your_turn()
+    lines, _ = table.feed("Illegal move: e7e5")
+    # Fairy-Stockfish: usermove, no colour commands; the pawn dropped in the
+    # replay is announced before it.
+    assert lines[lines.index("force") + 1 :] == [
+        "holding [P] [P]",
+        "usermove P@e4",
+        "usermove e7e5",
+        "holding [] [P]",
+        "ping 2",
+        "time 6000",
+        "otim 6000",
+        "go",
+    ]
+    assert table.adapter.resyncs == 1  # type: ignore[attr-defined]
+    table.feed("pong 2", "Illegal move: e7e5")
+    assert table.adapter.resyncs == 2  # type: ignore[attr-defined]
+
+
+def _knight_for_a_white(table: Table) -> list[str]:
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "c3d5")
+    return table.push(Seat.B_BLACK, "d8d5")[0]  # a white knight for A-White
+
+
+def test_after_a_move_on_its_board_sjeng_is_not_restarted_for_its_own_piece() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    table.feed("move e2e4")
+    table.push(Seat.A_WHITE, "e2e4")
+    table.push(Seat.A_BLACK, "e7e5")
+    table.your_turn()
+    assert _knight_for_a_white(table) == ["holding [N] [P] WN"]  # no re-sync mid-think
+
+
+def test_a_refused_move_leaves_no_rejections_or_claims_behind() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    table.feed("move e2e5", "pong 2")  # rejected once: re-synced and asked again
+    assert events(table.feed("move e2e4")[1]) == [EngineMove(1, "e2e4")]
+    # The arbiter refused it after all: a new turn on the same position.
+    assert table.your_turn()[0] == ["time 6000", "otim 6000", "go"]
+    # Its own piece arriving mid-think is only announced (no stale claim)...
+    assert _knight_for_a_white(table) == ["holding [N] [P] WN"]
+    # ...and two rejected moves still leave it asked again (the count restarted).
+    for barrier in ("pong 3", "pong 4"):
+        lines, evs = table.feed("move e2e5")
+        assert events(evs) == [] and "go" in lines  # asked again
+        table.feed(barrier)
