@@ -7,7 +7,9 @@ exercise that group. Then prints, per module, the mutants checked, killed and
 marked equivalent in ``tools/mutation-equivalent.txt``, the survivors left and
 the kill rate ``killed / (checked - equivalent)``, and lists every survivor not
 marked equivalent as a one-line change (original -> mutant). A timeout counts
-as a kill; a mutant no test reaches counts as a survivor.
+as a kill; a mutant no test reaches counts as a survivor. The tests run with
+``BUGHOUSE_MUTATION=1``, which ``tests/conftest.py`` reads: a short hypothesis
+profile with fixed examples, and property tests after the quick ones.
 
 ``--recheck`` reruns only the survivors with the current tests, in a copy
 (``/tmp/mut-<group>-recheck``) of the scratch folder; the code under test must
