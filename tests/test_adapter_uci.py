@@ -383,3 +383,53 @@ def test_a_turn_opened_while_the_last_games_search_still_stops_is_searched_after
     lines, evs = table.feed("bestmove e2e4")
     assert events(evs) == []
     assert lines == [f"position fen {START}", "go wtime 60000 btime 60000 winc 0 binc 0"]
+
+
+def test_once_the_stopped_search_is_replaced_a_repeated_turn_stops_nothing() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    table.push(Seat.B_WHITE, "d2d4")
+    table.push(Seat.B_BLACK, "e7e5")
+    assert table.push(Seat.B_WHITE, "d4e5")[0] == ["stop"]  # a pawn arrived mid-search
+    assert table.feed("bestmove e7e5")[0][1].startswith("go ")  # discarded, searched again
+    table.adapter.your_turn(1, table.fen, CLOCKS)  # the arbiter repeats the turn
+    assert table.adapter.take() == ([], [])
+
+
+def test_a_bestmove_after_the_arbiter_took_the_turn_away_is_ignored_with_a_note() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    # A partner-board move whose position, from the arbiter, has White to move
+    # on our board (out of step): the turn is no longer ours.
+    played = table.game.push(Seat.B_WHITE, "d2d4")
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)
+    table.adapter.take()
+    assert table.feed("bestmove e7e5") == (
+        [],
+        [EngineNote("bestmove e7e5 after our turn ended ignored")],
+    )
+
+
+def test_after_two_rejected_moves_the_same_turn_is_not_searched_again() -> None:
+    table = ready()
+    table.your_turn()
+    table.feed("bestmove e2e5")
+    assert table.feed("bestmove e2e5")[1][-1] == EngineWait(1, "engine's move e2e5 rejected")
+    table.adapter.your_turn(1, table.fen, CLOCKS)
+    assert table.adapter.take() == ([], [])
+
+
+def test_a_piece_arriving_restarts_the_count_of_rejected_moves() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    assert table.feed("bestmove e7e4")[0][1].startswith("go ")  # rejected once
+    table.push(Seat.B_WHITE, "d2d4")
+    table.push(Seat.B_BLACK, "e7e5")
+    assert table.push(Seat.B_WHITE, "d4e5")[0] == ["stop"]  # a pawn arrives
+    assert table.feed("bestmove e7e5")[0][1].startswith("go ")  # the stopped search
+    lines, evs = table.feed("bestmove e7e4")  # rejected again: once since the change
+    assert events(evs) == [] and lines[1].startswith("go ")
