@@ -433,3 +433,34 @@ def test_a_piece_arriving_restarts_the_count_of_rejected_moves() -> None:
     assert table.feed("bestmove e7e5")[0][1].startswith("go ")  # the stopped search
     lines, evs = table.feed("bestmove e7e4")  # rejected again: once since the change
     assert events(evs) == [] and lines[1].startswith("go ")
+
+
+def test_white_gets_its_own_clock_as_wtime_and_a_new_game_needs_no_re_read() -> None:
+    table = ready(Seat.B_WHITE)
+    clocks = {Seat.A_WHITE: 1.0, Seat.A_BLACK: 2.0, Seat.B_WHITE: 50.0, Seat.B_BLACK: 40.5}
+    table.adapter.your_turn(1, table.fen, clocks)
+    assert table.adapter.take() == (
+        [f"position fen {START}", "go wtime 50000 btime 40500 winc 0 binc 0"],
+        [],
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "why"),
+    [
+        (
+            "option name Hash type spin default 16 min 1 max 64",
+            "engine has no UCI_Variant option, so it cannot play bughouse",
+        ),
+        (
+            "option name UCI_Variant type string default bughouse",
+            "engine's UCI_Variant does not offer bughouse",
+        ),
+    ],
+)
+def test_the_handshake_failure_says_why(option: str, why: str) -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive(option)
+    with pytest.raises(EngineFailed) as failed:
+        adapter.receive("uciok")
+    assert str(failed.value) == why
