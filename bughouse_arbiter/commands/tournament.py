@@ -577,6 +577,10 @@ def report_text(summary: Mapping[str, Any]) -> str:
     crashes = {k: v for k, v in summary["crashes"].items() if v}
     if crashes:
         lines.append("crashes: " + ", ".join(f"{k} {v}" for k, v in crashes.items()))
+    hangs = {k: v for k, v in summary.get("hangs", {}).items() if v}
+    if hangs:
+        counts = ", ".join(f"{k} {v}" for k, v in hangs.items())
+        lines.append(f"hangs (among the crashes): {counts}")
     losses = {k: v for k, v in summary["time_losses"].items() if v}
     if losses:
         lines.append("time losses: " + ", ".join(f"{k} {v}" for k, v in losses.items()))

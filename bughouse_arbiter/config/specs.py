@@ -51,6 +51,7 @@ ENGINES_DIR = _engines_dir()
 FAULT_MODES: tuple[str, ...] = (
     "crash",
     "hang",
+    "freeze",
     "garbage",
     "flood",
     "illegal",

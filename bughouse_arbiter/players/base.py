@@ -215,6 +215,15 @@ class Player(abc.ABC):
     async def aclose(self) -> None:
         """Leaves the table for good; safe to call more than once."""
 
+    async def ping(self, timeout: float) -> bool | None:
+        """Asks the player whether it still answers (between games, after ``game_over``).
+
+        True: it answered within ``timeout`` seconds (``readyok`` to
+        ``isready``, ``pong`` to an xboard ``ping``); False: it did not, or it
+        is gone; None: this player cannot be asked (the default).
+        """
+        return None
+
     def can_play_again(self) -> bool:
         """True if, after ``game_over``, this player can start another game
         (its process is alive and between games)."""

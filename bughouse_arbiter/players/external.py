@@ -231,6 +231,23 @@ class ExternalEnginePlayer(Player):
         if scope.cancelled_caught:
             raise EngineFailed(f"no answer within {timeout:g} s after setting option {name!r}")
 
+    async def ping(self, timeout: float) -> bool | None:
+        """``isready`` (UCI) or ``ping N`` (xboard): True if the answer comes within
+        ``timeout`` seconds; None for an xboard engine without the ``ping`` feature."""
+        if not self.can_play_again():
+            return False
+        ticket = self.adapter.ping()
+        if ticket is None:
+            return None
+        self._flush()
+        adapter = self.adapter
+        try:
+            with trio.move_on_after(timeout):
+                await self._until(lambda: adapter.pinged(ticket))
+        except EngineFailed:
+            return False
+        return adapter.pinged(ticket)
+
     # -- the arbiter's calls -------------------------------------------------------------
 
     def _fen(self, state: TableState) -> str:

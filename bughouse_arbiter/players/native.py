@@ -241,6 +241,19 @@ class NativeEnginePlayer(Player):
         if scope.cancelled_caught:
             raise EngineFailed(f"no 'readyok' within {self.ready_timeout:g} s")
 
+    async def ping(self, timeout: float) -> bool:
+        """``isready``: True if its ``readyok`` comes within ``timeout`` seconds."""
+        if self._closing or self._eof:
+            return False
+        wanted = self._readyoks + 1
+        try:
+            self._send(IsReady())
+            with trio.move_on_after(timeout):
+                await self._until(lambda: self._readyoks >= wanted)
+        except EngineFailed:
+            return False
+        return self._readyoks >= wanted
+
     async def _until(self, done: Callable[[], bool]) -> None:
         while not done():
             if self._eof:

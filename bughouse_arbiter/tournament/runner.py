@@ -81,7 +81,9 @@ class Tournament:
         self.retries: dict[str, int] = {}
         self.streaks: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.dropped: dict[str, str] = {}
+        #: Failures (crash, failed start, hang) per participant, and the hangs among them.
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
+        self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
         #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
         self.given_up: dict[str, str] = {}
@@ -156,6 +158,12 @@ class Tournament:
         dropped = set(self.dropped)
         self._account(job, report)
         self.progress.game(job, report, self.status_text())
+        for incident in report.incidents:
+            if incident.kind == "hang":
+                who = incident.participant
+                if incident.engine != who:
+                    who += f" ({incident.engine})"
+                self.progress.message(f"game {job.number}: {who} hung: {incident.text}")
         for name in self.dropped.keys() - dropped:
             self.progress.message(
                 f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
@@ -178,6 +186,8 @@ class Tournament:
             )
         )
         failing = {i.participant for i in report.incidents if i.is_failure}
+        for name in {i.participant for i in report.incidents if i.kind == "hang"}:
+            self.hangs[name] = self.hangs.get(name, 0) + 1
         for name in job.sides.values():
             if name in failing:
                 self.crashes[name] = self.crashes.get(name, 0) + 1
@@ -265,6 +275,7 @@ class Tournament:
                 for a, row in crosstable(participants, results).items()
             },
             "crashes": self.crashes,
+            "hangs": self.hangs,
             "engines_this_session": self.engine_stats,
             "time_losses": _time_losses(self),
             "incidents": incidents,
