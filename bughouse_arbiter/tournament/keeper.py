@@ -53,6 +53,9 @@ MAX_IDLE = 8
 CLOSE_TIMEOUT = 10.0
 #: Seconds an engine that lost on time gets to answer the ping after the game.
 PING_TIMEOUT = 5.0
+#: A time loss counts as caused by the harness when the harness's delay on
+#: that seat's clock came to this share of the seat's time (start + increments).
+HARNESS_LOSS_SHARE = 0.01
 #: Terminations after which the blamed engine is restarted before its next game.
 _RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLEGAL_MOVE})
 #: Reasons for leaving that mean the engine stopped answering (a hang, not a crash):
@@ -330,6 +333,11 @@ async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
         seed=job.seed,
     )
     outcome = record.outcome
+    time_losses = (
+        (outcome.seat,)
+        if outcome.termination is Termination.FLAG and outcome.seat is not None
+        else ()
+    )
     names = {seat: job.entrant_at(seat).engine for seat in SEATS}
     header = GameHeader(
         players=names,
@@ -349,13 +357,23 @@ async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
         plies=record.game.plies,
         seconds=time.monotonic() - wall,
         incidents=_incidents(job, outcome, keeper.hung),
-        time_losses=(outcome.seat,)
-        if outcome.termination is Termination.FLAG and outcome.seat is not None
-        else (),
+        time_losses=time_losses,
         overhead_max=max(record.overheads, default=0.0),
+        harness_delay=dict(record.harness_delay),
+        harness_delay_max=record.harness_delay_max,
+        harness_time_losses=tuple(s for s in time_losses if harness_caused(record, s)),
         started_engines=started,
         node=node_name(),
     )
+
+
+def harness_caused(record: MatchRecord, seat: Seat) -> bool:
+    """Whether the harness's delay on ``seat``'s clock came to ``HARNESS_LOSS_SHARE``
+    of the time the seat had (start time and the increments of its moves)."""
+    rules = record.rules
+    moves = sum(1 for move in record.game.moves if move.seat is seat)
+    had = rules.time + rules.increment * moves
+    return record.harness_delay.get(seat, 0.0) >= HARNESS_LOSS_SHARE * had
 
 
 def _incidents(
