@@ -12,9 +12,11 @@ did before). For each run it prints games/s, plies/s, the harness's own CPU
 time per game (this process: arbiter, scheduler, BPGN, statistics; the
 engines are separate processes) and the engine processes started. The last
 lines give what keeping engines alive saves per game: wall time and harness
-CPU, plus the engines' own start-up CPU (from the children's rusage). The
-machine's load average is printed too, since other processes move every
-figure. Nothing is asserted.
+CPU, plus the engines' own start-up CPU (from the children's rusage). Then
+what the liveness ping after each game costs (all four engines pinged at
+once, as the keeper does to tell a hang from a slow engine). The machine's
+load average is printed too, since other processes move every figure.
+Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -89,6 +91,22 @@ def measure(label: str, run: object, *args: object) -> dict[str, float]:
     return {"wall": wall / games, "cpu": cpu / games, "kids": kids, "started": started}
 
 
+async def ping_cost(job: MatchJob, rounds: int) -> float:
+    """Seconds of wall time per ping of a table's four live engines (all at once)."""
+    from bughouse_arbiter.core.model import Outcome, Termination
+    from bughouse_arbiter.tournament.keeper import EngineKeeper
+
+    async with EngineKeeper.open() as keeper:
+        await play_job_async(job, keeper)  # four engines, kept alive after it
+        players = [player for _, player in keeper._idle]
+        outcome = Outcome(termination=Termination.AGREEMENT, winner=None, reason="agreed")
+        start = time.monotonic()
+        for _ in range(rounds):
+            hung = await keeper.ping_all(players, outcome)
+            assert not hung
+        return (time.monotonic() - start) / rounds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20)
@@ -112,6 +130,11 @@ def main() -> None:
         f"time and {1000 * (fresh['cpu'] - kept['cpu']):.1f} ms of harness CPU per game; "
         f"{extra} engine starts avoided, each costing about {1000 * start_cpu:.0f} ms of "
         f"engine CPU; load average now {os.getloadavg()[0]:.2f}"
+    )
+    ping = trio.run(ping_cost, jobs[0], 200)
+    print(
+        f"the ping of a table's four engines after each game (hang or only slow?) costs "
+        f"{1000 * ping:.2f} ms of wall time per game"
     )
 
 
