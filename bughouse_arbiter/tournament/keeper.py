@@ -9,13 +9,14 @@ on time or moved illegally is closed, so the next game gets a fresh one; the
 others wait, idle, for the next job. ``play_on_table`` plays one job on a
 keeper and turns the record into a ``MatchReport``.
 
-Hangs. An engine that lost on time is asked, after the game, whether it is
-alive (``Player.ping``: ``isready``, or an xboard ``ping``) and given
-``ping_timeout`` seconds to answer. No answer: it hung (a ``hang`` incident,
-a failure of the engine, counted towards dropping it); an answer: it was only
-slow (a ``time`` incident). An engine that stops answering while another one
-ends the game is caught at its next game's start (no ``readyok`` to the
-``isready`` after ``newgame``) and counted as a hang too.
+Hangs. After every game each engine still alive is asked whether it
+answers (``Player.ping``: ``isready``, or an xboard ``ping``), all at once,
+and given ``ping_timeout`` seconds. No answer: it hung (a ``hang`` incident,
+a failure of the engine, counted towards dropping it; for the engine that
+lost on time it replaces the ``time`` incident), and it is closed, so its
+next game gets a fresh one. An answer: an engine that lost on time was only
+slow (a ``time`` incident). A notification not taken in time or no
+``readyok`` at a game's start (the reason of a ``left``) is a hang too.
 
 All the keeper's players answer into one action channel; it is drained
 before each game, so a late answer to the previous game never reaches the
@@ -51,7 +52,7 @@ START_TIMEOUT = 30.0
 MAX_IDLE = 8
 #: Seconds to close all engines when the keeper stops.
 CLOSE_TIMEOUT = 10.0
-#: Seconds an engine that lost on time gets to answer the ping after the game.
+#: Seconds an engine gets to answer the ping after each game.
 PING_TIMEOUT = 5.0
 #: A time loss counts as caused by the harness when the harness's delay on
 #: that seat's clock came to this share of the seat's time (start + increments).
