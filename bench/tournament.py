@@ -10,7 +10,8 @@ alive between games, and once more at concurrency 1 with four fresh engine
 processes per game (``play_job_async`` without a keeper, as ``match --games``
 did before). For each run it prints games/s, plies/s, the harness's own CPU
 time per game (this process: arbiter, scheduler, BPGN, statistics; the
-engines are separate processes) and the engine processes started. The last
+engines are separate processes), the engine processes started, and the
+harness's delay on the engines' clocks (``MatchReport.harness_delay``). The last
 lines give what keeping engines alive saves per game: wall time and harness
 CPU, plus the engines' own start-up CPU (from the children's rusage). Then
 what the liveness ping after each game costs (all four engines pinged at
@@ -83,10 +84,15 @@ def measure(label: str, run: object, *args: object) -> dict[str, float]:
     games = len(reports)
     plies = sum(r.plies for r in reports)
     played = sum(r.played for r in reports)
+    delays = [d for r in reports for d in r.harness_delay.values()]
+    mean_delay = 1000 * sum(delays) / max(len(delays), 1)
+    max_delay = 1000 * max(delays, default=0.0)
     print(
         f"{label:<36} {games / wall:6.2f} games/s {plies / wall:8.0f} plies/s  "
         f"harness CPU {1000 * cpu / games:7.1f} ms/game ({1e6 * cpu / max(plies, 1):5.0f} us/ply)  "
         f"engines started {started:3d}  ({played}/{games} finished, {plies / games:.0f} plies/game)"
+        f"  harness delay on a seat's clock per game: mean "
+        f"{mean_delay:.2f} ms, max {max_delay:.2f} ms"
     )
     return {"wall": wall / games, "cpu": cpu / games, "kids": kids, "started": started}
 

@@ -51,20 +51,33 @@ async def test_when_written_waits_for_what_the_pipe_could_not_take() -> None:
     assert times[0] >= sent
 
 
-async def test_loop_watch_bounds_the_read_lag_by_the_busy_stretch(
+async def test_loop_watch_bounds_the_read_lag_by_the_waits(
     mock_clock: trio.testing.MockClock,
 ) -> None:
     watch = latency.watch()
     assert latency.watch() is watch  # one per loop
-    watch.after_io_wait(0.0)  # the loop had work: not idle
-    start = trio.current_time()
-    watch.after_io_wait(0.25)  # woke from an idle wait now
-    assert watch.idle_woke_at == start
-    mock_clock.jump(0.004)
-    assert latency.read_lag(trio.current_time()) == pytest.approx(0.004)
+    now = trio.current_time
+    # A busy loop: waits with a zero timeout. A line read now was not there at
+    # the wait before the latest one: it waited at most since that one returned.
     watch.after_io_wait(0.0)
-    assert watch.idle_woke_at == start
-    assert latency.read_lag(start - 1.0) == 0.0  # read before the wake: nothing
+    first = now()
+    mock_clock.jump(0.003)  # a batch of tasks runs
+    watch.after_io_wait(0.0)
+    mock_clock.jump(0.002)
+    assert not watch.slept and watch.since() == first
+    assert latency.read_lag(now()) == pytest.approx(0.005)
+    assert latency.read_lag(first - 1.0) == 0.0  # read before: nothing
+    # An idle loop: the wait slept until the line came; only the time since counts.
+    mock_clock.jump(0.2)
+    watch.after_io_wait(0.5)
+    woke = now()
+    mock_clock.jump(0.0004)
+    assert watch.slept and watch.since() == woke
+    assert latency.read_lag(now()) == pytest.approx(0.0004)
+    # Busy again: back to the wait before the latest.
+    mock_clock.jump(0.001)
+    watch.after_io_wait(0.0)
+    assert not watch.slept and watch.since() == woke
 
 
 class Slowed(KeptFake):
