@@ -464,3 +464,17 @@ def test_the_handshake_failure_says_why(option: str, why: str) -> None:
     with pytest.raises(EngineFailed) as failed:
         adapter.receive("uciok")
     assert str(failed.value) == why
+
+
+def test_a_ping_is_answered_by_its_own_readyok_not_an_earlier_one() -> None:
+    table = ready()
+    adapter = table.adapter
+    assert isinstance(adapter, UciAdapter)
+    table.feed()  # new_game's "ucinewgame", "isready": its readyok is still due
+    ticket = adapter.ping()
+    assert adapter.take()[0] == ["isready"]
+    assert not adapter.pinged(ticket)
+    adapter.receive("readyok")  # the answer to new_game's isready
+    assert not adapter.pinged(ticket)
+    adapter.receive("readyok")
+    assert adapter.pinged(ticket)

@@ -845,3 +845,26 @@ def test_a_refused_move_leaves_no_rejections_or_claims_behind() -> None:
         lines, evs = table.feed("move e2e5")
         assert events(evs) == [] and "go" in lines  # asked again
         table.feed(barrier)
+
+
+def test_a_ping_is_answered_by_its_own_pong() -> None:
+    table, _ = ready()
+    adapter = table.adapter
+    assert isinstance(adapter, XboardAdapter)
+    first = adapter.ping()
+    second = adapter.ping()
+    assert first is not None and second == first + 1
+    assert adapter.take()[0] == [f"ping {first}", f"ping {second}"]
+    adapter.receive(f"pong {first}")
+    assert adapter.pinged(first) and not adapter.pinged(second)
+    adapter.receive("pong ²")  # not a number: ignored
+    adapter.receive(f"pong {second}")
+    assert adapter.pinged(second)
+
+
+def test_an_engine_without_the_ping_feature_cannot_be_pinged() -> None:
+    table, _ = ready(hello=[line.replace("ping=1", "ping=0") for line in SJENG_HELLO])
+    adapter = table.adapter
+    assert isinstance(adapter, XboardAdapter)
+    assert adapter.ping() is None
+    assert adapter.take()[0] == []
