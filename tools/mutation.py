@@ -239,8 +239,10 @@ def run_group(group: str, scratch: Path, jobs: int, only: list[str] | None = Non
                 f"{group}: not in the group: {', '.join(unknown)} (has {', '.join(modules)})"
             )
         modules = [m for m in modules if m in only]
-    if scratch.exists():
-        shutil.rmtree(scratch)
+    # A recheck of an earlier run would lend its verdicts to this one.
+    for old in (scratch, _recheck_dir(scratch)):
+        if old.exists():
+            shutil.rmtree(old)
     shutil.copytree(ROOT, scratch, ignore=_IGNORED)
     config = "\n".join(
         [
