@@ -478,3 +478,23 @@ def test_a_ping_is_answered_by_its_own_readyok_not_an_earlier_one() -> None:
     assert not adapter.pinged(ticket)
     adapter.receive("readyok")
     assert adapter.pinged(ticket)
+
+
+def test_option_lines_with_words_before_the_name_a_last_long_value_or_no_name() -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive("option junk name Hash type spin default 16")
+    adapter.receive("option name Style type combo var Very Fast var Very Slow")
+    adapter.receive("option type spin default 1")  # no name: not kept
+    assert adapter.engine_options == {
+        "Hash": {"type": ["spin"], "default": ["16"]},
+        "Style": {"type": ["combo"], "var": ["Very Fast", "Very Slow"]},
+    }
+
+
+def test_a_move_out_of_step_re_reads_the_arbiters_position() -> None:
+    table = ready(Seat.A_BLACK)
+    played = table.game.push(Seat.A_WHITE, "e2e4")
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[n] b KQkq - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)
+    assert table.adapter.board.fen() == fen
+    assert table.adapter.take()[1] == [EngineNote(f"position out of step, re-reading {fen}")]

@@ -868,3 +868,27 @@ def test_an_engine_without_the_ping_feature_cannot_be_pinged() -> None:
     assert isinstance(adapter, XboardAdapter)
     assert adapter.ping() is None
     assert adapter.take()[0] == []
+
+
+def test_a_restarted_engine_is_not_restarted_again_for_its_next_piece() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    for barrier in ("pong 2", "pong 3", "pong 4"):
+        table.feed("move e2e5", barrier)  # three rejected moves: it is left waiting
+    assert _knight_for_a_white(table)[-1] == "holding [N] [P]"  # restarted: go, then pockets
+    table.feed("pong 5")
+    # A second piece of its own while it thinks afresh: only announced.
+    assert table.push(Seat.B_WHITE, "g1f3") == ([], [])
+    assert table.push(Seat.B_BLACK, "d5a2") == (["holding [PN] [P] WP"], [])  # a white pawn
+
+
+def test_pings_are_counted_up_to_nine_digits_and_none_is_answered_before_its_pong() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    assert not adapter.pinged(1)
+    adapter.receive("pong 999999999")
+    assert adapter.pinged(999999999)
+    adapter.receive("pong 1234567890")  # ten digits: not a ping of ours
+    assert not adapter.pinged(1000000000)
