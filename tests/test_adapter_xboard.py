@@ -892,3 +892,31 @@ def test_pings_are_counted_up_to_nine_digits_and_none_is_answered_before_its_pon
     assert adapter.pinged(999999999)
     adapter.receive("pong 1234567890")  # ten digits: not a ping of ours
     assert not adapter.pinged(1000000000)
+
+
+def test_a_move_after_the_arbiter_took_the_turn_away_is_refused_and_not_asked_again() -> None:
+    table = set_up_table(SJENG_HELLO)
+    table.new_game()
+    table.your_turn()
+    table.feed("pong 1", "move N@f7", "pong 2")  # probe answered: it searches
+    # A partner-board move whose position, from the arbiter, has White to move
+    # on our board (out of step): the turn is no longer ours.
+    played = table.game.push(Seat.B_WHITE, "e2e4")
+    fen = "r6k/6pp/8/8/8/8/5PPP/6K1[r] w - - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)  # type: ignore[attr-defined]
+    table.adapter.take()
+    # Re-synced on the arbiter's position, and not asked to move on White's turn.
+    assert table.feed("move Rb8") == (
+        [
+            "new",
+            "variant bughouse",
+            "easy",
+            "level 0 1:00 0",
+            "force",
+            "white",
+            "setboard r6k/6pp/8/8/8/8/5PPP/6K1 w - - 0 1",
+            "holding [] [R]",
+            "ping 3",
+        ],
+        [EngineNote("move 'Rb8' out of turn ignored"), EngineNote("re-syncing the engine")],
+    )
