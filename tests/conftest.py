@@ -14,24 +14,34 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("bughouse", deadline=None)
 settings.load_profile("bughouse")
 
-#: Set by tools/mutation.py: every property test runs at most this many
-#: examples, the same ones each run (a mutant's verdict must not depend on the
-#: seed), and no health check fails a test (a mutant that slows generation
-#: down is not thereby caught).
-MUTATION_EXAMPLES = "BUGHOUSE_MUTATION_EXAMPLES"
+# tools/mutation.py runs the tests once per mutant with BUGHOUSE_MUTATION=1:
+# few examples, the same ones for every mutant (so a verdict can be rerun),
+# no example database, and property tests after the quick ones (-x stops at
+# the first failure, so a mutant a plain test kills costs no search at all).
+MUTATION_RUN = bool(os.environ.get("BUGHOUSE_MUTATION"))
+settings.register_profile(
+    "mutation",
+    parent=settings.get_profile("bughouse"),
+    max_examples=20,
+    derandomize=True,
+    database=None,
+)
+if MUTATION_RUN:
+    settings.load_profile("mutation")
 
+#: Set by tools/mutation.py (--examples): a test's own @settings outrank any
+#: profile, so this caps each property test's examples where they are read;
+#: the examples are fixed and no health check fails a test (a mutant that
+#: slows generation down is not thereby caught).
+MUTATION_EXAMPLES = "BUGHOUSE_MUTATION_EXAMPLES"
 
 #: Set by tools/mutation.py for a run's first pass: tests left out, one node
 #: id a line (a trailing "*" makes it a prefix).
 MUTATION_DESELECT = "BUGHOUSE_MUTATION_DESELECT"
 
 
-#: Set by tools/mutation.py in every mutation run.
-MUTATION_RUN = "BUGHOUSE_MUTATION"
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if os.environ.get(MUTATION_RUN):
+    if MUTATION_RUN:
         _clear_caches(item)
 
 
@@ -52,24 +62,31 @@ def _clear_caches(item: pytest.Item) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _deselect_for_mutation(config, items)
-    cap = int(os.environ.get(MUTATION_EXAMPLES) or 0)
-    if cap <= 0:
+    if not MUTATION_RUN:
         return
-    for item in items:
-        test = getattr(item, "obj", None)
-        own = getattr(test, "_hypothesis_internal_use_settings", None)
-        if test is None or own is None:
-            continue
-        # @settings on a test overrides any profile, so the cap is applied to
-        # each test's own settings, where @given reads them at call time.
-        test._hypothesis_internal_use_settings = settings(
-            own,
-            max_examples=min(own.max_examples, cap),
-            derandomize=True,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        )
+    _deselect_for_mutation(config, items)
+    items.sort(
+        key=lambda item: bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+    )
+    cap = int(os.environ.get(MUTATION_EXAMPLES) or 0)
+    if cap > 0:
+        for item in items:
+            _cap_examples(item, cap)
+
+
+def _cap_examples(item: pytest.Item, cap: int) -> None:
+    test = getattr(item, "obj", None)
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if test is None or own is None:
+        return
+    # @given reads the test's own settings at call time.
+    test._hypothesis_internal_use_settings = settings(
+        own,
+        max_examples=min(own.max_examples, cap),
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 def _deselect_for_mutation(config: pytest.Config, items: list[pytest.Item]) -> None:

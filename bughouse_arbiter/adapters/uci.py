@@ -79,6 +79,22 @@ class UciAdapter(EngineAdapter):
         self.restart = False
         self.waiting = False
         self._last_info = ""
+        self._isready_sent = 0
+        self._readyoks = 0
+
+    def send(self, *lines: str) -> None:
+        super().send(*lines)
+        self._isready_sent += lines.count("isready")
+
+    # -- liveness ----------------------------------------------------------------------
+
+    def ping(self) -> int:
+        """``isready``; ``pinged(ticket)`` tells when its ``readyok`` came."""
+        self.send("isready")
+        return self._isready_sent
+
+    def pinged(self, ticket: int) -> bool:
+        return self._readyoks >= ticket
 
     # -- handshake -----------------------------------------------------------------
 
@@ -134,6 +150,10 @@ class UciAdapter(EngineAdapter):
             return
         if self.search is Search.SEARCHING and self.restart:
             self._stop()
+        elif self.search is Search.STOPPING:
+            # A stopped search (from the last game, or this turn's old position)
+            # has not answered yet: search once its bestmove is in.
+            self.restart = True
         elif self.search is Search.IDLE and not (same_turn and self.waiting):
             self._go()
 
@@ -187,6 +207,7 @@ class UciAdapter(EngineAdapter):
             self._bestmove(words[0] if words else "(none)")
         elif head == "readyok":
             self.ready = True
+            self._readyoks += 1
         elif head == "id":
             key, _, value = rest.partition(" ")
             if key == "name":

@@ -76,9 +76,6 @@ from .common import (
 )
 
 CLAIM_PREFIXES = ("1-0", "0-1", "1/2-1/2")
-#: Partner messages passed on per move of the engine's board; two chatty
-#: engines (Sjeng answers "Ok, ..." to its partner's words) cannot flood the table.
-MAX_TELLS_PER_MOVE = 8
 #: Consecutive rejected moves in one turn after which we stop asking until
 #: something changes on the board (an engine that is stuck on a bad idea).
 MAX_REJECTED = 3
@@ -128,7 +125,6 @@ class XboardAdapter(EngineAdapter):
         self.claimed = False
         self.needs_sync = False
         self.gave_up = False
-        self.tells = 0
         #: Re-syncs done this game (after a refused move, a claim, a lost step).
         self.resyncs = 0
         #: Whether the engine still plays bughouse after ``setboard``: None
@@ -139,6 +135,7 @@ class XboardAdapter(EngineAdapter):
         self.probing = False
         self._ping = 0
         self._barrier: int | None = None
+        self._pong = 0  # the highest ``pong`` number received
         # The colour the engine believes it plays (CECP: Black after "new").
         self._believes: chess.Color = chess.BLACK
         # A pocket change the engine has not been told (it believed the wrong colour).
@@ -275,7 +272,6 @@ class XboardAdapter(EngineAdapter):
         if played.board is self.seat.board:
             self.claimed = self.gave_up = False
             self.rejected = 0
-            self.tells = 0
             if played.seat is self.seat:
                 self.token = None
             elif in_step:
@@ -333,7 +329,10 @@ class XboardAdapter(EngineAdapter):
         if head == "feature":
             self._feature(rest)
         elif head == "pong":
-            if self._barrier is not None and rest.strip() == str(self._barrier):
+            answer = rest.strip()
+            if answer.isascii() and answer.isdigit() and len(answer) <= 9:
+                self._pong = max(self._pong, int(answer))
+            if self._barrier is not None and answer == str(self._barrier):
                 self._barrier = None
         elif head == "move":
             self._engine_move(rest.strip())
@@ -393,11 +392,8 @@ class XboardAdapter(EngineAdapter):
     def _tellics(self, text: str) -> None:
         word, _, rest = text.partition(" ")
         if word == "ptell" and rest.strip():
-            self.tells += 1
-            if self.tells <= MAX_TELLS_PER_MOVE:
-                self.emit(EngineTell(rest.strip()))
-            elif self.tells == MAX_TELLS_PER_MOVE + 1:  # noted once, not once per line
-                self.note(f"partner messages dropped (more than {MAX_TELLS_PER_MOVE} this move)")
+            # Every one is passed on: the seat caps them (``limits.TellQuota``).
+            self.emit(EngineTell(rest.strip()))
         elif word == "resign":
             self.emit(EngineResign())
 
@@ -489,6 +485,17 @@ class XboardAdapter(EngineAdapter):
             # "black" = Black to move, engine plays White; "white" the reverse.
             self.send("black" if to_move == chess.BLACK else "white")
         self._believes = not to_move
+
+    def ping(self) -> int | None:
+        """``ping N`` (a barrier too), if the engine has the ``ping`` feature:
+        ``pinged(N)`` tells when its ``pong`` came. None without the feature."""
+        if not self.has_ping:
+            return None
+        self._barrier_ping()
+        return self._ping
+
+    def pinged(self, ticket: int) -> bool:
+        return self._pong >= ticket
 
     def _barrier_ping(self) -> None:
         if self.has_ping:
