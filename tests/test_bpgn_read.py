@@ -536,3 +536,36 @@ def test_a_comment_followed_by_a_glyph_or_a_move_is_no_closing_comment(after: st
 def test_a_word_starting_with_a_dollar_that_is_no_glyph_is_kept_as_written() -> None:
     (game,) = read_games('[Event "t"]\n1A. $xyz *\n')
     assert [(m.san, m.written) for m in game.moves] == [("$xyz", "$xyz")]
+
+
+@pytest.mark.parametrize(
+    ("after", "problems"),
+    [
+        ("; later words", []),
+        ("(1A. d4)", [("variation skipped (only the main line is read)", 2, 12)]),
+        (")", [("cannot read ')': skipped", 2, 12)]),
+    ],
+)
+def test_what_follows_a_result_token_belongs_to_that_game(
+    after: str, problems: list[tuple[str, int, int]]
+) -> None:
+    (game,) = read_games('[Event "x"]\n1A. e4 1-0 ' + after + "\n")
+    assert [(p.message, p.line, p.column) for p in game.problems] == problems
+    assert game.result_token == "1-0"
+
+
+def test_an_unclosed_comment_at_the_end_keeps_its_text() -> None:
+    (game,) = read_games('[Event "x"]\n1A. e4 {unfinished')
+    assert game.moves[0].comments == ("unfinished",)
+    assert [(p.message, p.line, p.column) for p in game.problems] == [
+        ("comment '{' never closed (truncated?)", 2, 8),
+        ("game ends without a result token (truncated?)", 2, 19),
+    ]
+
+
+def test_an_unclosed_comment_s_unreadable_message_is_located() -> None:
+    (game,) = read_games('[Event "x"]\n1A. e4 {[%tell XX 1.0] hi')
+    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+        ("comment '{' never closed (truncated?)", 2, 8),
+        ("[%tell XX 1.0]: unknown seat", 2, 8),
+    ]

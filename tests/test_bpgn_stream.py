@@ -205,3 +205,14 @@ def test_a_comment_too_long_right_after_another_is_skipped_once(
     (game,) = iter_games(io.BytesIO(data))
     assert [m.san for m in game.moves] == ["e4", "e5"]
     assert [p.message for p in game.problems] == ["comment longer than 1000 characters: skipped"]
+
+
+def test_a_text_stream_read_in_pieces_reads_as_the_whole_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = '[Event "a"]\n1A. e4 1a. e5 2A. Nf3 zz 2a. Nc6 *\n\n[Event "b"]\n1B. d4 *\n'
+    monkeypatch.setattr(bpgn_read, "CHUNK", 5)
+    pieces = list(iter_games(io.StringIO(text)))
+    whole = read_games(text)
+    assert pieces == whole
+    assert [(p.line, p.column) for p in pieces[0].problems] == [(2, 23)]
