@@ -569,3 +569,20 @@ def test_an_unclosed_comment_s_unreadable_message_is_located() -> None:
         ("comment '{' never closed (truncated?)", 2, 8),
         ("[%tell XX 1.0]: unknown seat", 2, 8),
     ]
+
+
+def test_a_variation_left_open_at_the_end_is_a_problem_where_it_opened() -> None:
+    (game,) = read_games('[Event "a"]\n1A. e4 (1A. d4')
+    assert [(p.message, p.line, p.column) for p in game.problems] == [
+        ("variation skipped (only the main line is read)", 2, 8),
+        ("game ends without a result token (truncated?)", 2, 15),
+        ("unclosed variation '('", 2, 8),
+    ]
+
+
+def test_a_file_starting_with_a_stray_character_is_located() -> None:
+    (game,) = read_games(')\n[Event "a"]\n1A. e4 *\n')
+    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+        ("movetext without a tag section", 1, 1),
+        ("cannot read ')': skipped", 1, 1),
+    ]
