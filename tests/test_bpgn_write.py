@@ -454,3 +454,10 @@ def test_each_board_end_is_written_once_in_the_update_that_saw_it() -> None:
     game.resign(Seat.B_BLACK)
     assert recorder.update() == "{[%boardend B 0-1 resignation BB] B-Black resigned}\n"
     assert recorder.final_text().count("[%boardend A ") == 1
+
+
+@pytest.mark.parametrize(
+    ("cp", "written"), [(0, "+0.00"), (1, "+0.01"), (-1, "-0.01"), (-100, "-1.00"), (250, "+2.50")]
+)
+def test_an_even_score_is_written_with_a_plus_sign(cp: int, written: str) -> None:
+    assert EngineInfo(score_cp=cp, depth=3).command() == f"[%eval {written},3]"
