@@ -586,3 +586,29 @@ def test_a_file_starting_with_a_stray_character_is_located() -> None:
         ("movetext without a tag section", 1, 1),
         ("cannot read ')': skipped", 1, 1),
     ]
+
+
+def test_a_comment_with_a_command_and_words_closes_the_game_with_its_words() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {[%eval 0.30] good move} *\n')
+    assert game.closing == "good move"
+    assert game.moves[0].comments == ("good move",)
+
+
+def test_a_time_stamp_alone_before_the_result_is_no_closing_comment() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 {[%ts 1.0]} *\n')
+    assert game.closing is None
+
+
+def test_a_file_starting_with_a_line_comment_keeps_it_whole() -> None:
+    (game,) = read_games(';note\n[Event "a"]\n1A. e4 *\n')
+    assert game.comments == ("note",)
+    first = game.problems[0]
+    assert (first.message, first.line, first.column) == ("movetext without a tag section", 1, 1)
+
+
+def test_a_file_starting_with_a_variation_is_located() -> None:
+    (game,) = read_games('(1A. d4)\n[Event "a"]\n1A. e4 *\n')
+    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+        ("movetext without a tag section", 1, 1),
+        ("variation skipped (only the main line is read)", 1, 1),
+    ]
