@@ -12,8 +12,10 @@ as a kill; a mutant no test reaches counts as a survivor. The tests run with
 profile with fixed examples, and property tests after the quick ones.
 
 ``--recheck`` reruns only the survivors with the current tests, in a copy
-(``/tmp/mut-<group>-recheck``) of the scratch folder; the code under test must
-be what the first run mutated. The report takes the recheck's verdicts.
+(``/tmp/mut-<group>-recheck``) of the scratch folder; the mutated modules must
+be what the first run mutated (a fix elsewhere in the code is taken along).
+The report takes the recheck's verdicts. ``--resume`` goes on with a run that
+was stopped, with the current tests.
 
 Slow (an hour or more for the rules core on a busy machine) and not part of CI::
 
@@ -42,6 +44,12 @@ Two things keep that short:
   in its selection exercise the same code (a recheck too, unless
   ``--every-test``: its survivors are then a bound, some may fall to a test
   left out).
+
+Each test starts with empty functools caches (a cache filled by the clean
+run in the process mutmut forks from would answer for the mutated code). A
+mutant that loops for ever is stopped after ``--timeout-factor`` times its
+tests' clean time (a kill, counted apart in the table), and one that fills
+memory meanwhile fails at 4 GiB (``MEMORY_LIMIT``).
 
 A group's modules can be run one at a time, each in its own scratch folder,
 possibly at once, and reported together::
