@@ -741,3 +741,20 @@ def test_board_fen_and_fen_are_python_chess_text() -> None:
             assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
             assert BughouseBoard(board.fen()).fen() == board.fen()
     assert promotions > 5  # the promoted marks were exercised
+
+
+def test_fen_castling_letters_with_dropped_back_rank_rooks() -> None:
+    """The castling part (remembered per rights, kings and back-rank rooks) is
+    python-chess's, file letters included when a dropped rook stands on the
+    back rank beside the castling rook."""
+    board = BughouseBoard("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R[RRRrrr] w KQkq - 0 1")
+    for drops in (["R@b1", "r@g8"], ["R@f1", "r@c8"], ["R@g1", "r@b8"]):
+        for uci in drops:
+            board.push(chess.Move.from_uci(uci))
+            assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
+    board = BughouseBoard("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R[] w KQkq - 0 1")
+    for uci in ("e1f1", "a8b8", "f1e1", "h7h6", "a1b1"):
+        board.push(chess.Move.from_uci(uci))
+        assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
+    assert board.fen().split()[2] == "k"
+

@@ -520,21 +520,43 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         en_passant: chess.EnPassantSpec = "legal",
         promoted: bool | None = None,
     ) -> str:
-        """python-chess's crazyhouse FEN; written here directly in the usual case
-        (no castling right, no en passant square), which is most of a game."""
-        if (
-            self.castling_rights
-            or self.ep_square is not None
-            or shredder
-            or en_passant != "legal"
-            or promoted is not None
-        ):
+        """python-chess's crazyhouse FEN, written here directly with the default
+        options (the arbiter makes one for every turn it opens)."""
+        if shredder or en_passant != "legal" or promoted is not None:
             return super().fen(shredder=shredder, en_passant=en_passant, promoted=promoted)
+        castling = self._castling_xfen() if self.castling_rights else "-"
+        ep_square = self.ep_square
+        if ep_square is None or not self.has_legal_en_passant():
+            ep = "-"
+        else:
+            ep = chess.SQUARE_NAMES[ep_square]
         pockets = self.pocket_string(chess.WHITE) + self.pocket_string(chess.BLACK)
         turn = "w" if self.turn else "b"
         return (
-            f"{self.board_fen()}[{pockets}] {turn} - - {self.halfmove_clock} {self.fullmove_number}"
+            f"{self.board_fen()}[{pockets}] {turn} {castling} {ep} "
+            f"{self.halfmove_clock} {self.fullmove_number}"
         )
+
+    def _castling_xfen(self) -> str:
+        """``castling_xfen()``, remembered for the few (rights, kings, back-rank
+        rooks) a game goes through: while no king or rook has moved, every FEN
+        of the game has castling rights, and python-chess's text costs a third
+        of the FEN."""
+        rights = self.clean_castling_rights()
+        rooks = self.rooks
+        key = (
+            rights,
+            self.king(chess.WHITE),
+            self.king(chess.BLACK),
+            rooks & self.occupied_co[chess.WHITE] & chess.BB_RANK_1,
+            rooks & self.occupied_co[chess.BLACK] & chess.BB_RANK_8,
+        )
+        text = _CASTLING_TEXTS.get(key)
+        if text is None:
+            if len(_CASTLING_TEXTS) >= _CASTLING_TEXTS_KEPT:
+                _CASTLING_TEXTS.clear()
+            text = _CASTLING_TEXTS[key] = self.castling_xfen()
+        return text
 
     def board_fen(self, *, promoted: bool | None = None) -> str:
         """The FEN's board part, ``~`` after promoted pieces unless ``promoted=False``.
@@ -574,14 +596,33 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
 
     def pocket_string(self, color: chess.Color) -> str:
         """That colour's pocket as FEN letters (upper case for white), Q first."""
-        text = str(self.pockets[color])
-        return text.upper() if color else text
+        pocket = self.pockets[color]
+        counts = getattr(pocket, "_pieces", None)
+        if type(counts) is not list or len(counts) != 7:  # not python-chess 1.x's layout
+            text = str(pocket)
+            return text.upper() if color else text
+        # str(pocket) with one generator step and two calls per piece type is
+        # ~30 calls a FEN; the counts are read directly (K, Q, R, B, N, P).
+        letters = _POCKET_LETTERS[color]
+        return (
+            letters[0] * counts[6]
+            + letters[1] * counts[5]
+            + letters[2] * counts[4]
+            + letters[3] * counts[3]
+            + letters[4] * counts[2]
+            + letters[5] * counts[1]
+        )
 
 
 _SYMBOLS = {
     color: {piece_type: chess.Piece(piece_type, color).symbol() for piece_type in chess.PIECE_TYPES}
     for color in chess.COLORS
 }
+#: ``_castling_xfen``'s texts by what decides them (cleared when this many).
+_CASTLING_TEXTS: dict[tuple[int, int | None, int | None, int, int], str] = {}
+_CASTLING_TEXTS_KEPT = 4096
+#: Pocket letters per colour in FEN order (king first, as python-chess writes them).
+_POCKET_LETTERS = ("kqrbnp", "KQRBNP")  # indexed by colour: black False, white True
 #: Where each rank starts, from the eighth down (FEN order).
 _RANK_STARTS = tuple(range(56, -1, -8))
 #: Runs of empty squares in ``board_fen``'s draft ("1" each), longest first.
