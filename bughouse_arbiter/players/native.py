@@ -598,4 +598,8 @@ def _state(state: TableState) -> State:
 
 
 def _clocks(state: TableState) -> tuple[int, int, int, int]:
-    return clocks_ms(state.clocks[seat] for seat in SEATS)
+    clocks = state.clocks
+    return clocks_ms((clocks[_AW], clocks[_AB], clocks[_BW], clocks[_BB]))
+
+
+_AW, _AB, _BW, _BB = SEATS  # the wire's clock order

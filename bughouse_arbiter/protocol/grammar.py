@@ -86,10 +86,16 @@ def parse_int(text: str, what: str = "number") -> int:
 
 def clocks_ms(seconds: Iterable[float]) -> Clocks:
     """Whole milliseconds (never negative) from four clocks in seconds."""
-    values = tuple(max(0, int(s * 1000)) for s in seconds)
+    values = tuple(seconds)
     if len(values) != 4:
         raise ValueError("need four clocks")
-    return values[0], values[1], values[2], values[3]
+    a, b, c, d = values  # unrolled: this runs for every line with clocks
+    return (
+        max(0, int(a * 1000)),
+        max(0, int(b * 1000)),
+        max(0, int(c * 1000)),
+        max(0, int(d * 1000)),
+    )
 
 
 def clean_text(text: str) -> str:
@@ -231,6 +237,9 @@ def _check_fen(fen: str) -> str:
 
 
 def _clock_text(clocks: Clocks) -> str:
+    if len(clocks) == 4:  # always, but for a hand-made value; unrolled as above
+        a, b, c, d = clocks
+        return f"{int(a)} {int(b)} {int(c)} {int(d)}"
     return " ".join(str(int(c)) for c in clocks)
 
 
