@@ -368,10 +368,11 @@ class EngineSession:
                 keep_announced(self.options, name, message)
             case Feature(name=name, value=value):
                 keep_announced(self.features, name, value)
-            case BestMove(token=token, board=board):
+            case BestMove(move=move, token=token, board=board):
                 board = self._check_turn(token, board, "bestmove")
                 del self.open_turns[token]
-                return attrs.evolve(message, board=board)
+                # Built directly: attrs.evolve costs as much as the rest of the line.
+                return BestMove(move=move, token=token, board=board)
             case Wait(token=token, board=board):
                 return attrs.evolve(message, board=self._check_turn(token, board, "wait"))
             case Resign(board=board):
@@ -427,7 +428,10 @@ def _bounded(message: Message) -> Message:
         case Feature(name=name, value=value):
             return Feature(engine_text(name), engine_text(value))
         case BestMove(move=move):
-            return attrs.evolve(message, move=engine_text(move, MOVE_LIMIT))
+            bounded = engine_text(move, MOVE_LIMIT)
+            if bounded is move:  # the usual case: nothing to clean
+                return message
+            return BestMove(move=bounded, token=message.token, board=message.board)
         case Wait(reason=reason):
             return attrs.evolve(message, reason=engine_text(reason))
         case Tell(text=text):
