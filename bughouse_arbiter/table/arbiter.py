@@ -287,6 +287,8 @@ class _Table:
         self.human_seats = human_seats
         self.observer = observer
         self.clocks = Clocks.for_rules(game.rules)
+        # Untimed clocks stay untimed (infinite time minus anything is infinite).
+        self.untimed = self.clocks.untimed
         self.tokens: dict[Seat, int] = {}
         # The token each seat last answered ``wait`` to (its turn stays open).
         self.waiting: dict[Seat, int] = {}
@@ -394,7 +396,7 @@ class _Table:
             return
         clocks, used = self.clocks.press(seat, now)
         self.fens.freeze()  # the snapshots already handed out keep the position before
-        left: float | None = None if clocks.untimed else clocks.banked[seat]
+        left: float | None = None if self.untimed else clocks.banked[seat]
         try:
             played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
         except NotYourTurnError as exc:  # cannot happen while tokens track turns
@@ -605,8 +607,8 @@ class _Table:
     def state(self, now: float) -> TableState:
         """The table at ``now``; see the module docstring for the clocks."""
         at = self.move_arrivals(now)
-        clocks = {seat: max(0.0, self.clocks.remaining(seat, at.get(seat, now))) for seat in SEATS}
-        if self.clocks.untimed:
+        clocks = self.clocks.snapshot(now, at)
+        if self.untimed:
             clocks = dict.fromkeys(SEATS, 0.0)  # protocol.md §5.15: no clocks to tell
         turn_left: dict[Seat, float] = {}
         limit = self.clocks.turn_time_limit
