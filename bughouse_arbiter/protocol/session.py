@@ -43,16 +43,22 @@ from .messages import (
     Id,
     Ignored,
     Info,
+    IsReady,
     LocalProtocolError,
     Marker,
     Message,
+    MoveEvent,
     NewGame,
     OptionSpec,
+    PlayerInfo,
     ProtocolSyntaxError,
     Quit,
     Refused,
     Resign,
+    RulesInfo,
     SessionState,
+    SetOption,
+    State,
     Tell,
     Wait,
 )
@@ -174,6 +180,9 @@ MESSAGES_ALLOWED: Final[dict[SessionState, frozenset[str]]] = {
     SessionState.CLOSED: frozenset(),
 }
 
+#: Commands that change nothing in the session (``_after_send`` skips them).
+_STATELESS: Final = frozenset({MoveEvent, State, PlayerInfo, RulesInfo, IsReady, SetOption})
+
 #: Longest engine line quoted in an ``Ignored`` event.
 QUOTE_LIMIT: Final = 200
 
@@ -253,6 +262,8 @@ class EngineSession:
         return data
 
     def _after_send(self, command: Command) -> None:
+        if type(command) in _STATELESS:  # most lines: a move's event, a turn's state
+            return
         if isinstance(command, Bug):
             self.state = SessionState.HANDSHAKE
         elif isinstance(command, NewGame):
