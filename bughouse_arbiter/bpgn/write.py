@@ -168,7 +168,20 @@ class BpgnRecorder:
         if info:
             self._infos.update(info)
         game = self.game
-        new_moves = game.moves[self._moves_seen :]
+        moves = game.moves
+        if (
+            len(moves) == self._moves_seen + 1
+            and len(game.messages) == self._messages_seen
+            and len(game.board_results) == len(self._ends_seen)
+        ):
+            # The usual call, after one move and nothing else: its line alone.
+            played = moves[-1]
+            self._moves_seen += 1
+            self._written[played.board] += 1
+            line = self._move_line(played)
+            self._lines.append(line)
+            return line
+        new_moves = moves[self._moves_seen :]
         new_messages = game.messages[self._messages_seen :]
         self._moves_seen = len(game.moves)
         self._messages_seen = len(game.messages)
