@@ -758,3 +758,29 @@ def test_fen_castling_letters_with_dropped_back_rank_rooks() -> None:
         assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
     assert board.fen().split()[2] == "k"
 
+
+def test_legal_moves_to_one_square_match_python_chess() -> None:
+    """``generate_legal_moves`` answers "which of these pieces can go to this
+    square" without generating moves when none attacks it: the same moves as
+    python-chess's generator, for any masks, and so the same SAN."""
+    rng = random.Random(5)
+    for rules in (HouseRules(), HouseRules(drop_check="no-check")):
+        for _ in range(8):
+            board = BughouseBoard(rules=rules)
+            for _ in range(80):
+                moves = list(board.legal_moves)
+                if not moves:
+                    break
+                own = board.occupied_co[board.turn]
+                for _ in range(4):
+                    to_mask = chess.BB_SQUARES[rng.randrange(64)]
+                    from_mask = rng.choice(
+                        [own, board.knights & own, board.rooks | board.queens, 0, rng.getrandbits(64)]
+                    )
+                    expected = list(
+                        chess.variant.CrazyhouseBoard.generate_legal_moves(board, from_mask, to_mask)
+                    )
+                    assert list(board.generate_legal_moves(from_mask, to_mask)) == expected
+                board.push(rng.choice(moves))
+                if rng.random() < 0.4:
+                    board.receive(chess.Piece(rng.choice(chess.PIECE_TYPES[:5]), rng.random() < 0.5))

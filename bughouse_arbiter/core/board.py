@@ -288,6 +288,25 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                 continue
             yield move
 
+    def generate_legal_moves(
+        self, from_mask: chess.Bitboard = chess.BB_ALL, to_mask: chess.Bitboard = chess.BB_ALL
+    ) -> Iterator[chess.Move]:
+        # SAN asks this for every piece move: "which other pieces of this type
+        # could go to this square too?". Mostly none of them even attacks it,
+        # which one attackers_mask tells, without generating moves. Exact: a
+        # knight's, bishop's, rook's or queen's move goes only to a square it
+        # attacks and does not hold a piece of its own side; pawns, kings
+        # (castling) and drops (``from_mask & to_mask``) are left to the full
+        # generation.
+        if to_mask and not to_mask & (to_mask - 1) and not from_mask & to_mask:
+            own = self.occupied_co[self.turn]
+            pieces = from_mask & own
+            if not pieces & (self.pawns | self.kings) and (
+                to_mask & own or not self.attackers_mask(self.turn, to_mask.bit_length() - 1) & pieces
+            ):
+                return iter(())
+        return super().generate_legal_moves(from_mask, to_mask)
+
     def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
         # python-chess chains the drops after the other moves but works out
         # their squares when the chain is made: here only when they are
