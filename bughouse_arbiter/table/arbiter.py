@@ -300,6 +300,8 @@ class _Table:
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
         self._calling: Seat | None = None  # whose notification is being made
+        self._move_orders: dict[Seat, tuple[list[Player], list[Player]]] = {}
+        self.all_prompt = all(player.prompt for player in self.players)
         self.started = False
         self.record = MatchRecord(
             game=game,
@@ -410,17 +412,10 @@ class _Table:
         changed = (played.board,) if played.passed is None else BOARDS
         self.fens = self.fens.after(changed)
         state = self.state(taken)
-        # The mover last: it knows its move, the others may be waiting for it.
-        mover = self.seats[seat]
-        told = [p for p in self.players if p is not mover] + [mover]
-        # Each player gets the move and, if its turn is next (or re-opened:
-        # a piece reached it while it waited), the turn in one write; the next
-        # to move on this board is written to first.
-        following = self.seats[seat.opponent]
-        rest = [p for p in told[:-1] if p is not following]
-        with _Batched([mover, *rest[::-1], following]):
+        told, batched = self.move_orders(seat)
+        with _Batched(batched):
             await self.notify_each(
-                ((p.seats[0], partial(p.moved, played, state)) for p in told), prompt=True
+                [(p.seats[0], partial(p.moved, played, state)) for p in told], prompt=True
             )
             self.record.overheads.append(trio.current_time() - taken)
             if played.passed is not None:
@@ -429,6 +424,24 @@ class _Table:
         self.record.used.append(used)
         # The clocks as they run now: the mover's stopped, the next turns' started.
         self.emit(MovePlayed(played=played, used=used, clocks=self.clocks, now=now))
+
+    def move_orders(self, seat: Seat) -> tuple[list[Player], list[Player]]:
+        """Who is told of ``seat``'s move, in order, and the order of their
+        ``batched()`` blocks (made once per seat: the players do not change).
+
+        The mover is told last: it knows its move, the others may be waiting
+        for it. Each player gets the move and, if its turn is next (or
+        re-opened: a piece reached it while it waited), the turn in one write;
+        the next to move on this board is written to first (its block ends last).
+        """
+        orders = self._move_orders.get(seat)
+        if orders is None:
+            mover = self.seats[seat]
+            told = [p for p in self.players if p is not mover] + [mover]
+            following = self.seats[seat.opponent]
+            rest = [p for p in told[:-1] if p is not following]
+            orders = self._move_orders[seat] = (told, [mover, *rest[::-1], following])
+        return orders
 
     def refresh_if_waiting(self, seat: Seat) -> None:
         """Closes ``seat``'s turn if it is waiting (a piece just reached it) and its
@@ -579,7 +592,7 @@ class _Table:
         ``Player.prompt`` they cannot block, and no deadline is set.
         """
         batch = list(calls)
-        if prompt and all(self.seats[seat].prompt for seat, _ in batch):
+        if prompt and (self.all_prompt or all(self.seats[seat].prompt for seat, _ in batch)):
             await self._call_each(batch)
             return
         try:
