@@ -301,8 +301,9 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         if to_mask and not to_mask & (to_mask - 1) and not from_mask & to_mask:
             own = self.occupied_co[self.turn]
             pieces = from_mask & own
+            target = to_mask.bit_length() - 1
             if not pieces & (self.pawns | self.kings) and (
-                to_mask & own or not self.attackers_mask(self.turn, to_mask.bit_length() - 1) & pieces
+                to_mask & own or not self.attackers_mask(self.turn, target) & pieces
             ):
                 return iter(())
         return super().generate_legal_moves(from_mask, to_mask)
@@ -616,7 +617,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def pocket_string(self, color: chess.Color) -> str:
         """That colour's pocket as FEN letters (upper case for white), Q first."""
         pocket = self.pockets[color]
-        counts = getattr(pocket, "_pieces", None)
+        counts: list[int] | None = getattr(pocket, "_pieces", None)
         if type(counts) is not list or len(counts) != 7:  # not python-chess 1.x's layout
             text = str(pocket)
             return text.upper() if color else text
