@@ -174,6 +174,7 @@ class NativeEnginePlayer(Player):
         #: Partner messages this engine may still send (protocol.md §6.6).
         self.tells = TellQuota()
         self._changed = trio.Event()
+        self._waiting = 0  # tasks in _until, waiting for _changed
         self._eof = False
         self._playing = False
         self._closing = False
@@ -245,7 +246,11 @@ class NativeEnginePlayer(Player):
         while not done():
             if self._eof:
                 raise EngineFailed(f"the engine {await self.process.describe_end(EXIT_WAIT)}")
-            await self._changed.wait()
+            self._waiting += 1
+            try:
+                await self._changed.wait()
+            finally:
+                self._waiting -= 1
 
     # -- the arbiter's calls -------------------------------------------------------------
 
@@ -563,8 +568,9 @@ class NativeEnginePlayer(Player):
             self._outbox_kick.set()
 
     def _wake(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
+        if self._waiting:  # in a game nobody is: a move's line makes no Event
+            self._changed.set()
+            self._changed = trio.Event()
 
     def _note(self, text: str) -> None:
         if self.log is not None:

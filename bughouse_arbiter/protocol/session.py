@@ -371,6 +371,11 @@ class EngineSession:
     def _accept(self, message: Message) -> Message:
         message = _bounded(message)
         match message:
+            case BestMove(move=move, token=token, board=board):  # first: the line of every move
+                board = self._check_turn(token, board, "bestmove")
+                del self.open_turns[token]
+                # Built directly: attrs.evolve costs as much as the rest of the line.
+                return BestMove(move=move, token=token, board=board)
             case BugOk():
                 self.state = SessionState.READY
             case Id(key=key, value=value):
@@ -379,11 +384,6 @@ class EngineSession:
                 keep_announced(self.options, name, message)
             case Feature(name=name, value=value):
                 keep_announced(self.features, name, value)
-            case BestMove(move=move, token=token, board=board):
-                board = self._check_turn(token, board, "bestmove")
-                del self.open_turns[token]
-                # Built directly: attrs.evolve costs as much as the rest of the line.
-                return BestMove(move=move, token=token, board=board)
             case Wait(token=token, board=board):
                 return attrs.evolve(message, board=self._check_turn(token, board, "wait"))
             case Resign(board=board):
@@ -423,6 +423,11 @@ class EngineSession:
 def _bounded(message: Message) -> Message:
     """The message with every text an engine wrote cleaned and cut (``limits``)."""
     match message:
+        case BestMove(move=move):  # first: the line of every move
+            bounded = engine_text(move, MOVE_LIMIT)
+            if bounded is move:  # the usual case: nothing to clean
+                return message
+            return BestMove(move=bounded, token=message.token, board=message.board)
         case Id(key=key, value=value):
             limit = NAME_LIMIT if key == "name" else TEXT_LIMIT
             return Id(engine_text(key), engine_text(value, limit))
@@ -438,11 +443,6 @@ def _bounded(message: Message) -> Message:
             )
         case Feature(name=name, value=value):
             return Feature(engine_text(name), engine_text(value))
-        case BestMove(move=move):
-            bounded = engine_text(move, MOVE_LIMIT)
-            if bounded is move:  # the usual case: nothing to clean
-                return message
-            return BestMove(move=bounded, token=message.token, board=message.board)
         case Wait(reason=reason):
             return attrs.evolve(message, reason=engine_text(reason))
         case Tell(text=text):
