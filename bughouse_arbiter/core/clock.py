@@ -184,7 +184,7 @@ class Clocks:
         started = self.running.get(seat)
         if started is None or at <= started:
             return self
-        return attrs.evolve(self, running={**self.running, seat: at})
+        return self._with(self.banked, {**self.running, seat: at})
 
     def stop(self, seat: Seat, now: float) -> Clocks:
         """Stops ``seat``'s clock at ``now`` without increment (its board ended).
