@@ -223,7 +223,7 @@ class BpgnRecorder:
         start = self._starts[played.board]
         earlier = self._written[played.board] - 1  # counted before this line is made
         number = start[0] + (earlier + (0 if start[1] else 1)) // 2
-        letter = played.board.value if played.seat.color else played.board.value.lower()
+        letter = _MOVE_LETTER[played.seat]
         parts = [f"{number}{letter}. {bpgn_san(played.san)}"]
         if played.clock is not None:
             parts.append(f"{{{seconds(played.clock)}}}")
@@ -293,6 +293,10 @@ class BpgnRecorder:
 
 
 _STANDARD_FEN = STARTING_FEN
+#: A move number's board letter: upper case for White's moves (``12A.``), lower for Black's.
+_MOVE_LETTER = {
+    seat: seat.board.value if seat.color else seat.board.value.lower() for seat in Seat
+}
 
 
 def _cut(value: str, limit: int | None) -> str:
