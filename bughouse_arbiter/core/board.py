@@ -429,6 +429,120 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         """
         return self._seen.get(self._transposition_key(), 0) >= count
 
+    def parse_san(self, san: str) -> chess.Move:
+        """python-chess's ``parse_san`` (the same grammar, moves and errors),
+        with a short path for the usual move.
+
+        python-chess generates the legal moves that could match; here, when
+        the side to move is not in check, the pieces that could make the move
+        are found from the target square's attack tables and each is checked
+        with python-chess's own pin test. Anything else (castling, drops, en
+        passant, a fully specified origin, a king that could castle, no
+        single legal candidate: an error to report) goes to python-chess.
+        """
+        match = _SAN.match(san)
+        if match is not None:
+            move = self._plain_san(*match.groups())
+            if move is not None:
+                return move
+        return super().parse_san(san)
+
+    def _plain_san(
+        self,
+        piece: str | None,
+        file: str | None,
+        rank: str | None,
+        target: str,
+        promotion_text: str | None,
+    ) -> chess.Move | None:
+        """The one legal move a plain SAN names, or None: not known here."""
+        turn = self.turn
+        own = self.occupied_co[turn]
+        to_square = _SQUARE_OF[target]
+        to_bb = chess.BB_SQUARES[to_square]
+        kings = self.kings & own
+        if to_bb & own or not kings or kings & (kings - 1):
+            return None
+        king = kings.bit_length() - 1
+        if self.attackers_mask(not turn, king):
+            return None  # in check: python-chess generates the evasions
+        occupied = self.occupied
+        from_mask = chess.BB_ALL
+        if file is not None:
+            from_mask = chess.BB_FILES[ord(file) - 97]
+        if rank is not None:
+            from_mask &= chess.BB_RANKS[ord(rank) - 49]
+        promotion: chess.PieceType | None = None
+        if piece is not None:
+            if promotion_text is not None:
+                return None
+            piece_type = _PIECE_OF[piece]
+            if piece_type == chess.KNIGHT:
+                sources = chess.BB_KNIGHT_ATTACKS[to_square]
+            elif piece_type == chess.KING:
+                if self.castling_rights & _BACKRANK[turn]:
+                    return None  # "Kg1" may name a castling move
+                sources = chess.BB_KING_ATTACKS[to_square]
+            else:
+                sources = 0
+                if piece_type != chess.ROOK:  # bishop or queen
+                    sources = chess.BB_DIAG_ATTACKS[to_square][
+                        chess.BB_DIAG_MASKS[to_square] & occupied
+                    ]
+                if piece_type != chess.BISHOP:  # rook or queen
+                    sources |= (
+                        chess.BB_RANK_ATTACKS[to_square][chess.BB_RANK_MASKS[to_square] & occupied]
+                        | chess.BB_FILE_ATTACKS[to_square][
+                            chess.BB_FILE_MASKS[to_square] & occupied
+                        ]
+                    )
+            candidates = sources & from_mask & self.pieces_mask(piece_type, turn)
+        else:
+            if file is not None and rank is not None:
+                return None  # python-chess reads a full origin as any piece's move
+            if promotion_text is not None:
+                promotion = _PROMOTION_OF.get(promotion_text[-1])
+                if promotion is None:
+                    return None
+            if bool(to_bb & chess.BB_BACKRANKS) != (promotion is not None):
+                return None
+            if to_square == self.ep_square:
+                return None
+            if file is None:
+                from_mask &= chess.BB_FILES[to_square & 7]
+            pawns = self.pawns & own & from_mask
+            if to_bb & occupied:
+                candidates = pawns & chess.BB_PAWN_ATTACKS[not turn][to_square]
+            else:
+                step = to_square - 8 if turn else to_square + 8
+                if not 0 <= step < 64:
+                    return None
+                step_bb = chess.BB_SQUARES[step]
+                if step_bb & occupied:
+                    candidates = pawns & step_bb
+                elif to_bb & _DOUBLE_STEP_TO[turn]:
+                    candidates = pawns & chess.BB_SQUARES[step - 8 if turn else step + 8]
+                    if candidates & self.dropped_pawns:
+                        return None
+                else:
+                    return None
+        found = None
+        blockers = self._slider_blockers(king)
+        while candidates:
+            low = candidates & -candidates
+            candidates ^= low
+            from_square = low.bit_length() - 1
+            move = chess.Move(from_square, to_square, promotion)
+            if from_square == king:
+                if self.is_attacked_by(not turn, to_square):
+                    continue
+            elif blockers & low and not chess.ray(from_square, to_square) & kings:
+                continue  # pinned, and the move leaves the pin's line
+            if found is not None:
+                return None  # ambiguous: python-chess says so
+            found = move
+        return found
+
     def parse_move(self, text: str) -> chess.Move:
         """A legal move from UCI (``g1f3``, ``N@f7``, ``n@f7``, ``e7e8q``) or SAN
         (``Nf3``, ``N@f7``, ``@e4``, ``P@e4``, ``exd5``, ``O-O``, ``e8=Q``).
@@ -578,6 +692,20 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         return text.upper() if color else text
 
 
+#: python-chess's SAN grammar, so that the short path reads exactly what it reads.
+_SAN = chess.SAN_REGEX
+_SQUARE_OF = {name: square for square, name in enumerate(chess.SQUARE_NAMES)}
+_PIECE_OF = {
+    "N": chess.KNIGHT,
+    "B": chess.BISHOP,
+    "R": chess.ROOK,
+    "Q": chess.QUEEN,
+    "K": chess.KING,
+}
+_PROMOTION_OF = {letter: chess.PIECE_SYMBOLS.index(letter.lower()) for letter in "nbrqNBRQ"}
+_BACKRANK = {chess.WHITE: chess.BB_RANK_1, chess.BLACK: chess.BB_RANK_8}
+#: Where a pawn's double step lands, by colour.
+_DOUBLE_STEP_TO = {chess.WHITE: chess.BB_RANK_4, chess.BLACK: chess.BB_RANK_5}
 _SYMBOLS = {
     color: {piece_type: chess.Piece(piece_type, color).symbol() for piece_type in chess.PIECE_TYPES}
     for color in chess.COLORS
