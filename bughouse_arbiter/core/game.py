@@ -101,10 +101,12 @@ class BughouseGame:
         # Untimed play (clock=off): per seat to move that could move, how many
         # moves its partner has made meanwhile (the stalling rule).
         self._stalls: dict[Seat, int] = {}
-        # The last status judged on each board, with the fingerprint of the
-        # position it was judged in: a board nobody moved on and nothing
-        # arrived at keeps its status, so each move judges one board, not two.
-        self._statuses: dict[BoardId, tuple[tuple[int, int, int, int], BoardStatus]] = {}
+        # The status judged on each board since it last changed: a move
+        # forgets its board's; an arrival forgets the other board's only when
+        # that side could not move (a piece in a pocket adds drops and takes
+        # no move away, so OK stays OK). Each move judges one board, not two.
+        # The boards change only through this class (push, receive).
+        self._statuses: dict[BoardId, BoardStatus] = {}
         self.judge()
 
     # -- looking -----------------------------------------------------------------
@@ -129,19 +131,16 @@ class BughouseGame:
 
     def status(self, board: BoardId) -> BoardStatus:
         """The side to move's status on ``board``."""
-        position = self.boards[board]
-        fingerprint = (
-            len(position.move_stack),
-            position.occupied,
-            len(position.pockets[chess.WHITE]),
-            len(position.pockets[chess.BLACK]),
-        )
-        cached = self._statuses.get(board)
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1]
-        status = position.status_of_side_to_move()
-        self._statuses[board] = (fingerprint, status)
+        status = self._statuses.get(board)
+        if status is None:
+            status = self.boards[board].status_of_side_to_move()
+            self._statuses[board] = status
         return status
+
+    def _arrived(self, board: BoardId, piece: chess.Piece) -> None:
+        self.boards[board].receive(piece)
+        if self._statuses.get(board) is not _OK:
+            self._statuses.pop(board, None)
 
     def seats_to_move(self) -> list[Seat]:
         """Seats whose turn it is on a board still in play."""
@@ -198,10 +197,11 @@ class BughouseGame:
             san = board.san_and_push(move)
         else:
             board.push(move)
+        self._statuses.pop(seat.board, None)
         passed = board.last_passed
         other = seat.board.other
         if passed is not None and other not in self.board_results:
-            self.boards[other].receive(passed)
+            self._arrived(other, passed)
         else:
             passed = None
         played = PlayedMove(
@@ -249,7 +249,7 @@ class BughouseGame:
     def receive(self, board: BoardId, piece: chess.Piece) -> Outcome | None:
         """Puts ``piece`` into a pocket on ``board`` from outside the record
         (a set-up position, the ``position`` command's ``+X``) and re-judges."""
-        self.boards[board].receive(piece)
+        self._arrived(board, piece)
         self.judge(board)
         return self.outcome
 
