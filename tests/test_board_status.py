@@ -4,7 +4,8 @@ status a game keeps for each board is the one judged afresh."""
 
 from __future__ import annotations
 
-import attrs
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -76,7 +77,7 @@ def test_a_game_keeps_each_boards_status_as_judged_afresh(
     """``BughouseGame.status`` remembers a board's status until the board
     changes (an arrival keeps an OK): after every move, under any house rules,
     it is what judging both boards from scratch gives."""
-    game = BughouseGame(attrs.evolve(rules, max_plies=0, stalling=0))
+    game = BughouseGame(dataclasses.replace(rules, max_plies=0, stalling=0))
     for choice in choices:
         live = [b for b in BoardId if game.is_live(b) and any(game.board(b).legal_moves)]
         if game.is_over or not live:
