@@ -17,7 +17,7 @@ try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-heavy = sorted(m for m in ("trio", "chess", "attrs", "bughouse_arbiter.commands.match")
+heavy = sorted(m for m in ("trio", "chess", "attrs", "shutil", "bughouse_arbiter.commands.match")
                if m in sys.modules)
 print(" ".join(heavy), file=sys.stderr)
 """
