@@ -75,7 +75,14 @@ def test_random_positions_read_every_text_as_python_chess_does(
     "fen",
     [
         "r3k2r/8/8/8/8/8/8/R3K2R[] w KQkq - 0 1",  # Kg1 and Kc1 are castling to python-chess
-        "4k3/8/8/8/8/8/4r3/R3K2R[] w KQ - 0 1",  # in check: python-chess's evasions
+        "4k3/8/8/8/8/8/4r3/R3K2R[] w KQ - 0 1",  # in check, castling rights
+        "4k3/8/8/8/8/8/4r3/R3K2R[] w - - 0 1",  # in check: capture, block, step aside
+        "4k3/4r3/8/8/1b6/8/5N2/4K3[] w - - 0 1",  # double check: only the king
+        "k7/8/8/8/8/8/8/r3K2R[] w - - 0 1",  # the king may not step back along the line
+        "k7/8/8/8/8/8/2N5/r3K3[] w - - 0 1",  # a knight blocks, but not from a pin
+        "k6b/8/8/8/8/2r5/3N4/4K3[] w - - 0 1",  # the d2 knight is pinned while in check
+        "4k3/8/8/8/8/5n2/8/4K2R[] w - - 0 1",  # a knight's check: capture it or move the king
+        "4k3/8/8/8/8/8/3p4/4K3[] w - - 0 1",  # a pawn's check
         "4k3/8/8/3pP3/8/8/8/4K3[] w - d6 0 2",  # en passant
         "4k3/8/8/8/8/2N1N3/8/4K3[] w - - 0 1",  # two knights reach d5, c4...
         "4k3/4r3/8/8/8/2N1N3/8/4K3[] w - - 0 1",  # ...but the e3 knight is pinned

@@ -433,12 +433,13 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         """python-chess's ``parse_san`` (the same grammar, moves and errors),
         with a short path for the usual move.
 
-        python-chess generates the legal moves that could match; here, when
-        the side to move is not in check, the pieces that could make the move
-        are found from the target square's attack tables and each is checked
-        with python-chess's own pin test. Anything else (castling, drops, en
-        passant, a fully specified origin, a king that could castle, no
-        single legal candidate: an error to report) goes to python-chess.
+        python-chess generates the legal moves that could match; here the
+        pieces that could make the move are found from the target square's
+        attack tables and each is checked with python-chess's own tests (its
+        evasion rules in check, its pin test). Anything else (castling,
+        drops, en passant, a fully specified origin, a king that could
+        castle, no single legal candidate: an error to report) goes to
+        python-chess.
         """
         match = _SAN.match(san)
         if match is not None:
@@ -464,8 +465,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         if to_bb & own or not kings or kings & (kings - 1):
             return None
         king = kings.bit_length() - 1
-        if self.attackers_mask(not turn, king):
-            return None  # in check: python-chess generates the evasions
+        checkers = self.attackers_mask(not turn, king)
         occupied = self.occupied
         from_mask = chess.BB_ALL
         if file is not None:
@@ -526,6 +526,20 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
                         return None
                 else:
                     return None
+        # In check, as python-chess's evasions: the king steps off the
+        # checking lines, another piece captures or blocks a lone checker.
+        behind_king = 0
+        evasions = chess.BB_ALL
+        if checkers:
+            sliders = checkers & (self.bishops | self.rooks | self.queens)
+            while sliders:
+                checker = sliders & -sliders
+                sliders ^= checker
+                behind_king |= chess.ray(king, checker.bit_length() - 1) & ~checker
+            if checkers & (checkers - 1):
+                evasions = 0
+            else:
+                evasions = chess.between(king, checkers.bit_length() - 1) | checkers
         found = None
         blockers = self._slider_blockers(king)
         while candidates:
@@ -534,8 +548,10 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             from_square = low.bit_length() - 1
             move = chess.Move(from_square, to_square, promotion)
             if from_square == king:
-                if self.is_attacked_by(not turn, to_square):
+                if to_bb & behind_king or self.is_attacked_by(not turn, to_square):
                     continue
+            elif not to_bb & evasions:
+                continue
             elif blockers & low and not chess.ray(from_square, to_square) & kings:
                 continue  # pinned, and the move leaves the pin's line
             if found is not None:
