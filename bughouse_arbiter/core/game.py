@@ -187,31 +187,34 @@ class BughouseGame:
         """
         if self.outcome is not None:
             raise NotYourTurnError(f"the match is over ({self.outcome.reason})")
-        if seat.board in self.board_results:
-            raise NotYourTurnError(f"board {seat.board.value} is over")
-        board = self.boards[seat.board]
+        board_id = seat.board
+        if board_id in self.board_results:
+            raise NotYourTurnError(f"board {board_id.value} is over")
+        board = self.boards[board_id]
         if board.turn != seat.color:
-            raise NotYourTurnError(f"{seat} is not to move on board {seat.board.value}")
+            raise NotYourTurnError(f"{seat} is not to move on board {board_id.value}")
         if isinstance(move, str):
             move = board.parse_move(move)
         elif san is None and (not move or not board.is_legal(move)):
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
         number = board.fullmove_number
-        watched = self._stall_watch(seat)
+        rules = self.rules
+        watched = None if rules.clock or not rules.stalling else self._stall_watch(seat)
         if san is None:
             san = board.san_and_push(move)
         else:
             board.push(move)
-        self._statuses.pop(seat.board, None)
+        self._statuses.pop(board_id, None)
         passed = board.last_passed
-        other = seat.board.other
-        if passed is not None and other not in self.board_results:
-            self._arrived(other, passed)
-        else:
-            passed = None
+        if passed is not None:
+            other = board_id.other
+            if other in self.board_results:
+                passed = None
+            else:
+                self._arrived(other, passed)
         played = PlayedMove(
             ply=len(self.moves) + 1,
-            board=seat.board,
+            board=board_id,
             seat=seat,
             move=move,
             san=san,
@@ -221,8 +224,10 @@ class BughouseGame:
             clock=clock,
         )
         self.moves.append(played)
-        self.judge(seat.board)
-        self._stalls.pop(seat, None)
+        if self.outcome is None:
+            self._judge(board_id)
+        if self._stalls:
+            self._stalls.pop(seat, None)
         if watched is not None:
             self._count_stall(watched)
         return played
@@ -355,14 +360,17 @@ class BughouseGame:
 
     def _judge(self, moved_on: BoardId) -> None:
         other = moved_on.other
+        rules = self.rules
         if (
             not self.board_results
-            and self.status(moved_on) is _OK
-            and self.status(other) is _OK
-            and self.rules.repetition != "threefold"
-            and not (self.rules.max_plies and len(self.moves) >= self.rules.max_plies)
+            and rules.repetition != "threefold"
+            and not (rules.max_plies and len(self.moves) >= rules.max_plies)
         ):
-            return  # the usual move: both sides to move can move, nothing ends
+            known = self._statuses
+            if (known.get(moved_on) or self.status(moved_on)) is _OK and (
+                known.get(other) or self.status(other)
+            ) is _OK:
+                return  # the usual move: both sides to move can move, nothing ends
         # The board just moved on first: its mate decides before anything else,
         # and mate on either board beats the deadlock draw.
         order = (moved_on, other)
