@@ -484,16 +484,37 @@ class _Reader:
                 self.in_variation(match)
                 continue
             if kind == "move":  # a number, its move and its clock, the usual case, in one token
-                self.on_number(match.group("mnum"), match.group("mletter"), start)
-                self.on_word(match.group("msan"), match.start("msan"))
-                clock = match.group("mclock")
+                number, letter, word, clock = match.group("mnum", "mletter", "msan", "mclock")
+                building = self.game
+                if building is not None and building.pending is None:
+                    # on_number then on_word, with nothing to report: inline.
+                    building.started_movetext = True
+                    building.last_comment_is_last_token = False
+                    line, column = self.where(start)
+                    building.close_move()
+                    san = word
+                    if san[-1] in "!?":
+                        san = _SAN_SUFFIX.sub("", san) or san
+                    board = _BOARDS[letter]
+                    building.open_move = (
+                        int(number),
+                        board,
+                        letter.isupper(),
+                        san,
+                        word,
+                        line,
+                        column,
+                    )
+                else:
+                    self.on_number(number, letter, start)
+                    self.on_word(word, match.start("msan"))
+                    building = self.game
+                    assert building is not None and building.open_move is not None
                 if clock is not None:
                     # What on_comment makes of a clock comment right after a
                     # move (the comment it would keep as last_comment can
                     # never be read as the game's closing one).
-                    game = self.game
-                    assert game is not None and game.open_move is not None
-                    game.move_clock = clock
+                    building.move_clock = clock
             elif kind == "number":
                 self.on_number(match.group("num"), match.group("letter"), start)
             elif kind == "word":
