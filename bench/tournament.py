@@ -10,11 +10,14 @@ alive between games, and once more at concurrency 1 with four fresh engine
 processes per game (``play_job_async`` without a keeper, as ``match --games``
 did before). For each run it prints games/s, plies/s, the harness's own CPU
 time per game (this process: arbiter, scheduler, BPGN, statistics; the
-engines are separate processes) and the engine processes started. The last
+engines are separate processes), the engine processes started, and the
+harness's delay on the engines' clocks (``MatchReport.harness_delay``). The last
 lines give what keeping engines alive saves per game: wall time and harness
-CPU, plus the engines' own start-up CPU (from the children's rusage). The
-machine's load average is printed too, since other processes move every
-figure. Nothing is asserted.
+CPU, plus the engines' own start-up CPU (from the children's rusage). Then
+what the liveness ping after each game costs (all four engines pinged at
+once, as the keeper does to tell a hang from a slow engine). The machine's
+load average is printed too, since other processes move every figure.
+Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -81,12 +84,33 @@ def measure(label: str, run: object, *args: object) -> dict[str, float]:
     games = len(reports)
     plies = sum(r.plies for r in reports)
     played = sum(r.played for r in reports)
+    delays = [d for r in reports for d in r.harness_delay.values()]
+    mean_delay = 1000 * sum(delays) / max(len(delays), 1)
+    max_delay = 1000 * max(delays, default=0.0)
     print(
         f"{label:<36} {games / wall:6.2f} games/s {plies / wall:8.0f} plies/s  "
         f"harness CPU {1000 * cpu / games:7.1f} ms/game ({1e6 * cpu / max(plies, 1):5.0f} us/ply)  "
         f"engines started {started:3d}  ({played}/{games} finished, {plies / games:.0f} plies/game)"
+        f"  harness delay on a seat's clock per game: mean "
+        f"{mean_delay:.2f} ms, max {max_delay:.2f} ms"
     )
     return {"wall": wall / games, "cpu": cpu / games, "kids": kids, "started": started}
+
+
+async def ping_cost(job: MatchJob, rounds: int) -> float:
+    """Seconds of wall time per ping of a table's four live engines (all at once)."""
+    from bughouse_arbiter.core.model import Outcome, Termination
+    from bughouse_arbiter.tournament.keeper import EngineKeeper
+
+    async with EngineKeeper.open() as keeper:
+        await play_job_async(job, keeper)  # four engines, kept alive after it
+        players = [player for _, player in keeper._idle]
+        outcome = Outcome(termination=Termination.AGREEMENT, winner=None, reason="agreed")
+        start = time.monotonic()
+        for _ in range(rounds):
+            hung = await keeper.ping_all(players, outcome)
+            assert not hung
+        return (time.monotonic() - start) / rounds
 
 
 def main() -> None:
@@ -112,6 +136,11 @@ def main() -> None:
         f"time and {1000 * (fresh['cpu'] - kept['cpu']):.1f} ms of harness CPU per game; "
         f"{extra} engine starts avoided, each costing about {1000 * start_cpu:.0f} ms of "
         f"engine CPU; load average now {os.getloadavg()[0]:.2f}"
+    )
+    ping = trio.run(ping_cost, jobs[0], 200)
+    print(
+        f"the ping of a table's four engines after each game (hang or only slow?) costs "
+        f"{1000 * ping:.2f} ms of wall time per game"
     )
 
 

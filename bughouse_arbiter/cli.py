@@ -138,8 +138,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = _command_in(words)
     parser = build_parser(() if command is None else (command,))
     args = parser.parse_args(_join_negative_values(parser, words))
-    if args.command != command:  # cannot happen with the -h-only top level; be safe
-        args = build_parser((args.command,)).parse_args(words)
     if args.command in TAKES_TAIL:
         args.tail = tail or []
     try:

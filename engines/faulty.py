@@ -6,7 +6,10 @@ It plays like ``random_mover.py`` (whose code it reuses; nothing of the
 arbiter) until the fault strikes on its turn after ``N`` moves (default 1):
 
 - ``crash``: exits with status 3 (a message on stderr) instead of answering.
-- ``hang``: never answers ``go`` (still reads input and answers ``isready``).
+- ``hang``: never answers ``go`` (still reads input and answers ``isready``):
+  alive, only too slow.
+- ``freeze``: stops answering anything (``go``, ``isready``, ``quit``) and
+  stays alive with its pipes open: hung.
 - ``garbage``: before every answer prints junk: invalid UTF-8, unknown and
   malformed lines, answers with wrong tokens and boards, an over-long line.
 - ``flood``: before every answer prints ``--flood-mb`` megabytes of ``info``.
@@ -31,6 +34,7 @@ from random_mover import RandomMover, Turn, send
 MODES = (
     "crash",
     "hang",
+    "freeze",
     "garbage",
     "flood",
     "illegal",
@@ -78,6 +82,10 @@ class Faulty(RandomMover):
                 os._exit(3)
             if self.mode == "hang":
                 return
+            if self.mode == "freeze":
+                sys.stdout.flush()
+                while True:  # lines pile up unread (the reader thread drains the pipe)
+                    time.sleep(1)
             if self.mode == "close-pipe":
                 sys.stdout.flush()
                 os.close(1)

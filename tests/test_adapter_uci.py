@@ -259,3 +259,17 @@ def test_a_position_out_of_step_is_re_read_and_an_unreadable_one_is_noted() -> N
             EngineNote("your_turn for a position where we are not to move"),
         ],
     )
+
+
+def test_a_ping_is_answered_by_its_own_readyok_not_an_earlier_one() -> None:
+    table = ready()
+    adapter = table.adapter
+    assert isinstance(adapter, UciAdapter)
+    table.feed()  # new_game's "ucinewgame", "isready": its readyok is still due
+    ticket = adapter.ping()
+    assert adapter.take()[0] == ["isready"]
+    assert not adapter.pinged(ticket)
+    adapter.receive("readyok")  # the answer to new_game's isready
+    assert not adapter.pinged(ticket)
+    adapter.receive("readyok")
+    assert adapter.pinged(ticket)

@@ -565,3 +565,26 @@ def test_a_claim_in_answer_to_the_setboard_probe_fails_it() -> None:
         table.feed("pong 1", "1-0 {White mates}")
     _, evs = table.adapter.take()
     assert evs == [EngineNote("setboard probe: answered '1-0 {White mates}', not N@f7")]
+
+
+def test_a_ping_is_answered_by_its_own_pong() -> None:
+    table, _ = ready()
+    adapter = table.adapter
+    assert isinstance(adapter, XboardAdapter)
+    first = adapter.ping()
+    second = adapter.ping()
+    assert first is not None and second == first + 1
+    assert adapter.take()[0] == [f"ping {first}", f"ping {second}"]
+    adapter.receive(f"pong {first}")
+    assert adapter.pinged(first) and not adapter.pinged(second)
+    adapter.receive("pong ²")  # not a number: ignored
+    adapter.receive(f"pong {second}")
+    assert adapter.pinged(second)
+
+
+def test_an_engine_without_the_ping_feature_cannot_be_pinged() -> None:
+    table, _ = ready(hello=[line.replace("ping=1", "ping=0") for line in SJENG_HELLO])
+    adapter = table.adapter
+    assert isinstance(adapter, XboardAdapter)
+    assert adapter.ping() is None
+    assert adapter.take()[0] == []

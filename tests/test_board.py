@@ -668,6 +668,22 @@ def test_pop_restores_the_tracked_state() -> None:
     assert capture.last_passed is None
 
 
+def test_last_passed_is_still_the_last_moves_capture_after_a_look_ahead() -> None:
+    # python-chess writes a SAN by pushing and popping the move: the capture
+    # made before must not be forgotten.
+    b = BughouseBoard("4k3/8/8/3p4/4P3/8/8/4K3[] w - - 0 1")
+    play(b, "e4d5")
+    assert b.san(chess.Move.from_uci("e8d7")) == "Kd7"
+    assert b.last_passed == chess.Piece(chess.PAWN, chess.BLACK)
+    play(b, "e8d7", "d5d6")
+    b.pop()
+    b.pop()
+    assert b.last_passed == chess.Piece(chess.PAWN, chess.BLACK)
+    copied = b.copy(stack=1)
+    copied.pop()
+    assert copied.last_passed is None
+
+
 def test_a_move_taken_back_is_not_counted_for_repetition() -> None:
     b = board("4k3/8/8/8/8/8/8/4K1N1[] w - - 0 1", repetition="threefold")
     play(b, "g1f3")

@@ -17,6 +17,7 @@ from bughouse_arbiter.config.specs import (
     rotated_seat,
     seat_assignment,
     seat_engines,
+    seeded,
 )
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.errors import ConfigError, UsageError
@@ -138,3 +139,15 @@ def test_rotation_keeps_partners_and_visits_every_seat() -> None:
     engines = {seat: EngineSpec(name=seat.slug, command=("x",)) for seat in Seat}
     assert rotate(engines, 1)[Seat.A_WHITE].name == "a-black"
     assert sorted(s.name for s in rotate(engines, 3).values()) == sorted(s.slug for s in Seat)
+
+
+def test_every_seat_of_every_game_gets_its_own_seed_and_only_built_in_engines_get_one() -> None:
+    searcher = builtin_engine("searcher")
+    seeds = [
+        seeded(searcher, 7, game, seat).options["Seed"] for game in range(3) for seat in Seat
+    ]
+    assert seeds == [str(n) for n in range(7, 7 + 12)]
+    assert seeded(builtin_engine("random"), 0, 1, Seat.B_BLACK).options == {"Seed": "7"}
+    assert seeded(searcher, None, 5, Seat.A_WHITE) == searcher
+    outside = EngineSpec(name="sjeng", command=("sjeng",))
+    assert seeded(outside, 7, 0, Seat.A_WHITE) == outside

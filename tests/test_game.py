@@ -590,3 +590,20 @@ def test_moving_resets_the_stalling_count_and_clocks_on_or_stalling_0_turn_it_of
         game.push(Seat.B_WHITE, "e2e3")  # the third since A-Black's last chance to move
         stalled = game.outcome is not None and game.outcome.termination is Termination.STALLING
         assert stalled is (not rules.clock and rules.stalling == 3)
+
+
+
+@pytest.mark.parametrize("drop_check", ["no-check", "no-mate"])
+def test_a_capture_that_makes_the_other_side_wait_is_still_passed(drop_check: str) -> None:
+    # Rxh8+ leaves Black no move; whether a drop could block is judged by
+    # trying drops from a full pocket under the drop rule (pushed and popped):
+    # the captured rook must still reach the partner board.
+    game = BughouseGame(
+        HouseRules(drop_check=drop_check),  # type: ignore[arg-type]
+        fen_a="k6r/pp6/8/8/8/8/8/4K2R w - - 0 1",
+    )
+    played = game.push(Seat.A_WHITE, chess.Move.from_uci("h1h8"))
+    assert played.san == "Rxh8+"
+    assert game.board(BoardId.A).status_of_side_to_move() is BoardStatus.MUST_WAIT
+    assert played.passed == chess.Piece(chess.ROOK, chess.BLACK)
+    assert game.board(BoardId.B).pockets[chess.BLACK].count(chess.ROOK) == 1

@@ -72,8 +72,10 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
 ) -> None:
     out = tmp_path / "shared.bpgn"
     out.write_text('[Event "earlier"]\n\n{kept} *\n')
+    # Slow movers and a long clock: the first match still holds the file when the
+    # second starts, however loaded the machine; it is stopped (SIGTERM) after.
     first = subprocess.Popen(
-        [*MATCH, *_slow_engines(5), "--tc", "2+0", "--games", "2", "--out", str(out)],
+        [*MATCH, *_slow_engines(200), "--tc", "600+0", "--games", "2", "--out", str(out)],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -86,18 +88,20 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
         second = _bughouse("match", "--tc", "2+0", "--out", str(out), cwd=tmp_path)
         assert second.returncode == 2
         assert "another process is writing this file" in second.stderr
-        assert first.wait(timeout=120) == 0, first.stderr.read() if first.stderr else ""
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=120) == 128 + signal.SIGTERM
     finally:
         if first.poll() is None:
             first.kill()
             first.wait()
     games = read_games(out.read_bytes())
     assert games[0].tag("Event") == "earlier"
-    assert len(games) == 3
-    assert all(g.finished for g in games[1:])
+    assert len(games) == 2
+    assert "interrupted by SIGTERM" in out.read_text()
+    assert len(games[1].moves) >= 1
     check = _bughouse("replay", "--check", str(out), cwd=tmp_path)
     assert check.returncode == 0, check.stdout
-    assert "checked 3 game(s) in 1 file(s): 3 passed, 0 failed" in check.stdout
+    assert "checked 2 game(s) in 1 file(s): 2 passed, 0 failed" in check.stdout
 
 
 @needs_engines

@@ -79,6 +79,22 @@ class UciAdapter(EngineAdapter):
         self.restart = False
         self.waiting = False
         self._last_info = ""
+        self._isready_sent = 0
+        self._readyoks = 0
+
+    def send(self, *lines: str) -> None:
+        super().send(*lines)
+        self._isready_sent += lines.count("isready")
+
+    # -- liveness ----------------------------------------------------------------------
+
+    def ping(self) -> int:
+        """``isready``; ``pinged(ticket)`` tells when its ``readyok`` came."""
+        self.send("isready")
+        return self._isready_sent
+
+    def pinged(self, ticket: int) -> bool:
+        return self._readyoks >= ticket
 
     # -- handshake -----------------------------------------------------------------
 
@@ -187,6 +203,7 @@ class UciAdapter(EngineAdapter):
             self._bestmove(words[0] if words else "(none)")
         elif head == "readyok":
             self.ready = True
+            self._readyoks += 1
         elif head == "id":
             key, _, value = rest.partition(" ")
             if key == "name":

@@ -139,6 +139,7 @@ class XboardAdapter(EngineAdapter):
         self.probing = False
         self._ping = 0
         self._barrier: int | None = None
+        self._pong = 0  # the highest ``pong`` number received
         # The colour the engine believes it plays (CECP: Black after "new").
         self._believes: chess.Color = chess.BLACK
         # A pocket change the engine has not been told (it believed the wrong colour).
@@ -333,7 +334,10 @@ class XboardAdapter(EngineAdapter):
         if head == "feature":
             self._feature(rest)
         elif head == "pong":
-            if self._barrier is not None and rest.strip() == str(self._barrier):
+            answer = rest.strip()
+            if answer.isascii() and answer.isdigit() and len(answer) <= 9:
+                self._pong = max(self._pong, int(answer))
+            if self._barrier is not None and answer == str(self._barrier):
                 self._barrier = None
         elif head == "move":
             self._engine_move(rest.strip())
@@ -489,6 +493,17 @@ class XboardAdapter(EngineAdapter):
             # "black" = Black to move, engine plays White; "white" the reverse.
             self.send("black" if to_move == chess.BLACK else "white")
         self._believes = not to_move
+
+    def ping(self) -> int | None:
+        """``ping N`` (a barrier too), if the engine has the ``ping`` feature:
+        ``pinged(N)`` tells when its ``pong`` came. None without the feature."""
+        if not self.has_ping:
+            return None
+        self._barrier_ping()
+        return self._ping
+
+    def pinged(self, ticket: int) -> bool:
+        return self._pong >= ticket
 
     def _barrier_ping(self) -> None:
         if self.has_ping:

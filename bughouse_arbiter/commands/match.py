@@ -43,6 +43,7 @@ from ..config.specs import (
     rotated_seat,
     rotated_team,
     seat_engines,
+    seeded,
     team_engines,
     with_seat_options,
 )
@@ -411,19 +412,18 @@ async def play_one(
         )
     logs = DebugLogs(plan.out, index + 1) if plan.debug else None
 
-    def seeded(spec: EngineSpec, seat: Seat) -> EngineSpec:
-        if plan.seed is not None and spec.name in BUILTIN_ENGINES:
-            return spec.with_options(Seed=str(plan.seed + 4 * index + SEATS.index(seat)))
-        return spec
-
     players: list[Player] = []
     for team, spec in teams.items():
         log = logs.for_seats(team.seats) if logs else None
-        players.append(create_team_player(team.seats, seeded(spec, team.seats[0]), log=log))
+        players.append(
+            create_team_player(team.seats, seeded(spec, plan.seed, index, team.seats[0]), log=log)
+        )
     for seat in SEATS:
         if seat.team not in teams:
             log = logs.for_seat(seat) if logs else None
-            players.append(create_player(seat, seeded(seating[seat], seat), log=log))
+            players.append(
+                create_player(seat, seeded(seating[seat], plan.seed, index, seat), log=log)
+            )
     out = games_file if games_file is not None else plan.out
     writer = GameWriter(out, game_number=index + 1, games=plan.games)
     writers[:] = [writer]

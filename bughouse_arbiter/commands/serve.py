@@ -59,7 +59,7 @@ import attrs
 import trio
 
 from ..bpgn import EngineInfo
-from ..config.specs import builtin_engine
+from ..config.specs import builtin_engine, seeded
 from ..core.model import SEATS, Seat
 from ..errors import ConfigError, UsageError
 from ..players.base import Player
@@ -325,10 +325,9 @@ async def _play_one(
     players: list[Player] = list(remote_players.values())
     for seat in SEATS:
         if seat not in remote_players:
-            spec = match.engines[seat]
-            if match.seed is not None and spec.name == "searcher":
-                spec = spec.with_options(Seed=str(match.seed + 4 * index + SEATS.index(seat)))
-            players.append(create_player(seat, spec))
+            players.append(
+                create_player(seat, seeded(match.engines[seat], match.seed, index, seat))
+            )
     writer = GameWriter(match.out, game_number=index + 1, games=match.games)
     display.begin(index + 1, match.games, match.out)
 

@@ -577,9 +577,22 @@ def report_text(summary: Mapping[str, Any]) -> str:
     crashes = {k: v for k, v in summary["crashes"].items() if v}
     if crashes:
         lines.append("crashes: " + ", ".join(f"{k} {v}" for k, v in crashes.items()))
+    hangs = {k: v for k, v in summary.get("hangs", {}).items() if v}
+    if hangs:
+        counts = ", ".join(f"{k} {v}" for k, v in hangs.items())
+        lines.append(f"hangs (among the crashes): {counts}")
     losses = {k: v for k, v in summary["time_losses"].items() if v}
-    if losses:
-        lines.append("time losses: " + ", ".join(f"{k} {v}" for k, v in losses.items()))
+    delay = summary.get("harness_delay")
+    if losses or (delay and delay.get("seat_games")):
+        by_harness = sum(summary.get("harness_time_losses", {}).values())
+        counts = ", ".join(f"{k} {v}" for k, v in losses.items()) or "none"
+        text = f"time losses: {counts}; caused by the harness: {by_harness}"
+        if delay and delay.get("seat_games"):
+            text += (
+                f" (its delay on an engine's clock per game: mean {delay['mean_ms']:.1f} ms, "
+                f"max {delay['max_ms']:.1f} ms; one turn at most {delay['turn_max_ms']:.1f} ms)"
+            )
+        lines.append(text)
     for name, why in summary["dropped"].items():
         lines.append(f"dropped: {name}: {why}")
     lines.append(f"games: {summary['games_played']} of {summary['games_scheduled']} scheduled")

@@ -51,6 +51,7 @@ ENGINES_DIR = _engines_dir()
 FAULT_MODES: tuple[str, ...] = (
     "crash",
     "hang",
+    "freeze",
     "garbage",
     "flood",
     "illegal",
@@ -303,6 +304,14 @@ def rotate(engines: Mapping[Seat, EngineSpec], game_index: int) -> dict[Seat, En
 def rotated_team(team: Team, game_index: int) -> Team:
     """The team whose seats the game-0 ``team`` holds in game ``game_index``."""
     return rotated_seat(team.seats[0], game_index).team
+
+
+def seeded(spec: EngineSpec, seed: int | None, game_index: int, seat: Seat) -> EngineSpec:
+    """``spec`` with the ``Seed`` option of game ``game_index`` at ``seat``, if it is a
+    built-in engine and ``seed`` is set: four seeds a game, one per seat, never repeated."""
+    if seed is None or spec.name not in BUILTIN_ENGINES:
+        return spec
+    return spec.with_options(Seed=str(seed + 4 * game_index + SEATS.index(seat)))
 
 
 #: What ``--option`` says, for its help text and error messages.

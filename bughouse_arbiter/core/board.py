@@ -90,6 +90,10 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         self._rules = rules
         self._set_flags(rules)
         self.last_passed: chess.Piece | None = None
+        # last_passed before each move on the stack, so that a pop (python-chess's
+        # san() and the no-mate drop test push and pop) gives back the capture of
+        # the move that is then last.
+        self._passed_stack: list[chess.Piece | None] = []
         # Pawns dropped on their own 2nd rank that have not moved; tracked only
         # when such pawns may not double-step.
         self.dropped_pawns: chess.Bitboard = chess.BB_EMPTY
@@ -167,6 +171,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def _restart_tracking(self) -> None:
         """Forgets the history a FEN cannot carry: the position is a new start."""
         self.last_passed = None
+        self._passed_stack = []
         self.dropped_pawns = chess.BB_EMPTY
         self.kings_moved = self._kings_moved_from_rights()
         self._bughouse_stack = []
@@ -201,6 +206,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     # -- moves ---------------------------------------------------------------
 
     def push(self, move: chess.Move) -> None:
+        self._passed_stack.append(self.last_passed)
         self.last_passed = None
         if not self._tracks_history:
             super().push(move)
@@ -251,13 +257,15 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         self.last_passed = chess.Piece(chess.PAWN if was_promoted else piece_type, not self.turn)
 
     def pop(self) -> chess.Move:
-        """Takes back the last move; ``last_passed`` becomes None."""
-        self.last_passed = None
+        """Takes back the last move; ``last_passed`` is again what the move before it captured."""
         if not self._tracks_history:
-            return super().pop()
+            move = super().pop()
+            self.last_passed = self._passed_stack.pop()
+            return move
         if self._rules.repetition == "threefold":
             self._seen[self._transposition_key()] -= 1
         move = super().pop()
+        self.last_passed = self._passed_stack.pop()
         self.dropped_pawns, self.kings_moved = self._bughouse_stack.pop()
         return move
 
@@ -620,8 +628,10 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         if stack:
             depth = len(self.move_stack) if stack is True else stack
             board._bughouse_stack = self._bughouse_stack[-depth:] if depth else []
+            board._passed_stack = self._passed_stack[-depth:] if depth else []
         else:
             board._bughouse_stack = []
+            board._passed_stack = []
         return board
 
     def root(self) -> BughouseBoard:

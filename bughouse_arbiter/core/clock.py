@@ -5,8 +5,10 @@ the arbiter's monotonic time base, e.g. ``trio.current_time()``) and returns a
 new value. A seat's clock runs while it is that seat's turn (waiting
 included); ``press`` stops it, adds the increment and reports the time the
 turn used; ``start`` sets the next seat's clock going. The arbiter calls
-``start`` only after it has told the next player, so its own processing
-between a move arriving and the next turn being sent is charged to nobody.
+``start`` only after it has told the next player, and ``start_later`` when
+the telling reached the player's engine later still (a batched write), so
+its own processing between a move arriving and the next turn being sent is
+charged to nobody.
 
 Deadlines: a running seat flags when its remaining time reaches zero or, with
 ``turn_time_limit``, when its turn has lasted that long, whichever comes
@@ -166,6 +168,14 @@ class Clocks:
         for seat in seats:
             clocks = clocks.start(seat, now)
         return clocks
+
+    def start_later(self, seat: Seat, at: float) -> Clocks:
+        """Moves the start of ``seat``'s running clock to ``at`` if that is later
+        (the turn reached its player only then); otherwise unchanged."""
+        started = self.running.get(seat)
+        if started is None or at <= started:
+            return self
+        return attrs.evolve(self, running={**self.running, seat: at})
 
     def stop(self, seat: Seat, now: float) -> Clocks:
         """Stops ``seat``'s clock at ``now`` without increment (its board ended).

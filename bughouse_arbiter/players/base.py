@@ -215,6 +215,31 @@ class Player(abc.ABC):
     async def aclose(self) -> None:
         """Leaves the table for good; safe to call more than once."""
 
+    def turn_reached(self, seat: Seat, token: int) -> float | None:
+        """The trio time at which turn ``token`` of ``seat`` reached the player
+        (its ``go`` written to the engine's pipe); None: not yet, or cannot tell."""
+        return None
+
+    def harness_delay(
+        self, seat: Seat, token: int, opened_at: float, ended_at: float
+    ) -> float | None:
+        """Seconds of ``seat``'s turn ``token`` (the turn its clock started with,
+        running from ``opened_at`` to ``ended_at``) that the harness, not the
+        player, spent: until the turn was written to the player, and the time
+        its answer may have waited to be read (``players.latency``). The arbiter
+        asks once per turn, as the turn ends. None: this player cannot tell.
+        """
+        return None
+
+    async def ping(self, timeout: float) -> bool | None:
+        """Asks the player whether it still answers (between games, after ``game_over``).
+
+        True: it answered within ``timeout`` seconds (``readyok`` to
+        ``isready``, ``pong`` to an xboard ``ping``); False: it did not, or it
+        is gone; None: this player cannot be asked (the default).
+        """
+        return None
+
     def can_play_again(self) -> bool:
         """True if, after ``game_over``, this player can start another game
         (its process is alive and between games)."""

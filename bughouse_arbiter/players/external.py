@@ -14,6 +14,7 @@ import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import ClassVar
 
 import attrs
@@ -48,6 +49,7 @@ from .base import (
     TellAction,
     WaitAction,
 )
+from .latency import read_lag
 from .process import EngineProcess, Log
 
 Adapter = UciAdapter | XboardAdapter
@@ -98,6 +100,10 @@ class ExternalEnginePlayer(Player):
         self._failure: EngineFailed | None = None
         self._closing = False
         self._closed = False
+        # When each turn (arbiter token) reached the engine's pipe; the last
+        # move's wait to be read (see ``harness_delay``).
+        self._turn_written: dict[int, float] = {}
+        self._answer_lag = 0.0
 
     # -- start -----------------------------------------------------------------------
 
@@ -209,6 +215,8 @@ class ExternalEnginePlayer(Player):
         for line in lines:
             self.engine.send(line)
         for event in events:
+            if isinstance(event, EngineMove) and read_at is not None:
+                self._answer_lag = read_lag(read_at)
             with contextlib.suppress(trio.ClosedResourceError):
                 self._events_out.send_nowait((event, read_at))
 
@@ -231,6 +239,23 @@ class ExternalEnginePlayer(Player):
         if scope.cancelled_caught:
             raise EngineFailed(f"no answer within {timeout:g} s after setting option {name!r}")
 
+    async def ping(self, timeout: float) -> bool | None:
+        """``isready`` (UCI) or ``ping N`` (xboard): True if the answer comes within
+        ``timeout`` seconds; None for an xboard engine without the ``ping`` feature."""
+        if not self.can_play_again():
+            return False
+        ticket = self.adapter.ping()
+        if ticket is None:
+            return None
+        self._flush()
+        adapter = self.adapter
+        try:
+            with trio.move_on_after(timeout):
+                await self._until(lambda: adapter.pinged(ticket))
+        except EngineFailed:
+            return False
+        return adapter.pinged(ticket)
+
     # -- the arbiter's calls -------------------------------------------------------------
 
     def _fen(self, state: TableState) -> str:
@@ -238,6 +263,7 @@ class ExternalEnginePlayer(Player):
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.tells.new_game()
+        self._turn_written.clear()
         self.adapter.new_game(info.rules, info.start_fens[self.seat.board], state.clocks)
         if info.start_fens[self.seat.board] != self._fen(state):
             self.adapter.reset_board(self._fen(state))
@@ -268,7 +294,24 @@ class ExternalEnginePlayer(Player):
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         self.adapter.your_turn(token, self._fen(state), state.clocks)
+        self._answer_lag = 0.0
         self._flush()
+        self.engine.when_written(partial(self._turn_reached, token))
+
+    def _turn_reached(self, token: int, at: float) -> None:
+        self._turn_written.setdefault(token, at)
+
+    def turn_reached(self, seat: Seat, token: int) -> float | None:
+        return self._turn_written.get(token)
+
+    def harness_delay(
+        self, seat: Seat, token: int, opened_at: float, ended_at: float
+    ) -> float | None:
+        reached = self._turn_written.pop(token, ended_at)  # never sent: all of it
+        self._turn_written.clear()  # the turn's refreshes
+        before = min(max(0.0, reached - opened_at), max(0.0, ended_at - opened_at))
+        lag, self._answer_lag = self._answer_lag, 0.0
+        return before + lag
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
         if played.board is self.seat.board:

@@ -90,6 +90,7 @@ from .base import (
     TellAction,
     WaitAction,
 )
+from .latency import read_lag
 from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
 from .transport import LineTransport
 
@@ -178,12 +179,17 @@ class NativeEnginePlayer(Player):
         self._playing = False
         self._closing = False
         self._arrived_at: float | None = None  # when the lines being handled were read
+        self._read_lag = 0.0  # how long they may have waited for the loop (``latency``)
         # The last state sent, while no event has followed it: a go then needs no new one.
         self._last_state: State | None = None
         self._actions: trio.MemorySendChannel[Action] | None = None
         self._outbox: deque[Action] = deque()  # waits here only when the channel is full
         self._outbox_kick = trio.Event()
         self._actions_done = False
+        # When each seat's turn (by arbiter token) reached the engine's pipe, and
+        # how long the harness may have kept its last answer waiting.
+        self._turn_written: dict[tuple[Seat, int], float] = {}
+        self._answer_lag: dict[Seat, float] = {}
 
     # -- start -----------------------------------------------------------------------
 
@@ -241,6 +247,19 @@ class NativeEnginePlayer(Player):
         if scope.cancelled_caught:
             raise EngineFailed(f"no 'readyok' within {self.ready_timeout:g} s")
 
+    async def ping(self, timeout: float) -> bool:
+        """``isready``: True if its ``readyok`` comes within ``timeout`` seconds."""
+        if self._closing or self._eof:
+            return False
+        wanted = self._readyoks + 1
+        try:
+            self._send(IsReady())
+            with trio.move_on_after(timeout):
+                await self._until(lambda: self._readyoks >= wanted)
+        except EngineFailed:
+            return False
+        return self._readyoks >= wanted
+
     async def _until(self, done: Callable[[], bool]) -> None:
         while not done():
             if self._eof:
@@ -251,6 +270,8 @@ class NativeEnginePlayer(Player):
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self._turns.clear()
+        self._turn_written.clear()
+        self._answer_lag.clear()
         self._open_by_seat.clear()
         self._answered.clear()
         self._last_info.clear()
@@ -308,6 +329,27 @@ class NativeEnginePlayer(Player):
                 depth=depth,
             )
         )
+        self._answer_lag.pop(seat, None)
+        when_written = getattr(self.process, "when_written", None)
+        if when_written is not None:
+            when_written(partial(self._turn_reached, seat, token))
+
+    def _turn_reached(self, seat: Seat, token: int, at: float) -> None:
+        self._turn_written.setdefault((seat, token), at)
+
+    def turn_reached(self, seat: Seat, token: int) -> float | None:
+        return self._turn_written.get((seat, token))
+
+    def harness_delay(
+        self, seat: Seat, token: int, opened_at: float, ended_at: float
+    ) -> float | None:
+        if not hasattr(self.process, "when_written"):
+            return None
+        reached = self._turn_written.pop((seat, token), ended_at)  # never sent: all of it
+        for key in [key for key in self._turn_written if key[0] is seat]:
+            del self._turn_written[key]  # the turn's refreshes
+        before = min(max(0.0, reached - opened_at), max(0.0, ended_at - opened_at))
+        return before + self._answer_lag.pop(seat, 0.0)
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
         if played.board is self.seat.board:
@@ -426,6 +468,7 @@ class NativeEnginePlayer(Player):
     def _on_lines(self, lines: list[RawLine], arrived_at: float) -> None:
         """The reader's hand-off: one read's lines, read at ``arrived_at``."""
         self._arrived_at = arrived_at
+        self._read_lag = read_lag(arrived_at)
         for line in lines:
             self.session.receive_line(line)
             self._drain_session()
@@ -469,6 +512,7 @@ class NativeEnginePlayer(Player):
                 seat, token = self._turns.pop(wire)
                 self._open_by_seat.pop(seat, None)
                 self._answered[seat] = (wire, token)
+                self._answer_lag[seat] = self._read_lag
                 at = self._arrived_at
                 info = self._last_info.pop(seat, None)
                 if info is not None:  # just before its move, which the record pairs it with

@@ -175,6 +175,10 @@ class EngineProcess:
         self._batching = 0  # depth of ``batched()`` blocks
         self._batch = _Batch(self)
         self._writing = False  # the writer is inside send_all
+        # Bytes accepted by send_data and bytes in the pipe; callbacks due at an offset.
+        self._accepted = 0
+        self._written = 0
+        self._marks: deque[tuple[int, Callable[[float], None]]] = deque()
         self._kick = trio.Event()
         self._scopes: list[trio.CancelScope] = []
         self._eof = False
@@ -274,10 +278,28 @@ class EngineProcess:
         if self.log is not None:
             for line in data.decode(errors="replace").splitlines():
                 self.log(f"{self.label} < {line}")
+        self._accepted += len(data)
         if self._batching:
             self._held += data
             return
         self._write(data)
+
+    def when_written(self, callback: Callable[[float], None]) -> None:
+        """Calls ``callback(t)`` with the trio time at which everything sent so far
+        is in the engine's pipe (at once if it is). Never called if the engine's
+        input closes first."""
+        if self._written >= self._accepted:
+            callback(trio.current_time())
+        else:
+            self._marks.append((self._accepted, callback))
+
+    def _wrote(self, count: int) -> None:
+        self._written += count
+        marks = self._marks
+        if marks and marks[0][0] <= self._written:
+            now = trio.current_time()
+            while marks and marks[0][0] <= self._written:
+                marks.popleft()[1](now)
 
     def batched(self) -> AbstractContextManager[None]:
         """Holds the lines sent in the block and writes them together at its end."""
@@ -302,6 +324,8 @@ class EngineProcess:
         except OSError:
             self._input_closed()
             return
+        if written:
+            self._wrote(written)
         if written < len(data):
             self._queued += data[written:]
             self._kick.set()
@@ -309,6 +333,7 @@ class EngineProcess:
     def _input_closed(self) -> None:
         self._write_failed = True
         self._queued.clear()
+        self._marks.clear()
         self._note("its input is closed; further lines are dropped")
         self._kick.set()  # the writer closes our end
 
@@ -456,6 +481,8 @@ class EngineProcess:
                     await stdin.send_all(burst)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     self._input_closed()
+                else:
+                    self._wrote(len(burst))
                 finally:
                     self._writing = False
         finally:

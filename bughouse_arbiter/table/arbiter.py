@@ -16,7 +16,13 @@ its deadline counts even if the arbiter takes it a little later. Per move the
 arbiter tells the four players first (the partner may be waiting for the
 piece), opens the next turns, and only then tells the observer (record,
 display); inside ``Player.batched()`` blocks, so that an engine gets the move
-and its turn in one write, the next mover's write first. epoll sleeps in
+and its turn in one write, the next mover's write first. A turn's clock
+starts once its player was told: for an engine, when its ``go`` was written
+to the pipe (``Player.turn_reached``; a batched write happens only as the
+block ends), so time the harness spends before that (its own work, the
+process being descheduled) is not charged to the engine. What the harness
+still spent of each turn (``Player.harness_delay``) is summed per seat in
+the record (``MatchRecord.harness_delay``). epoll sleeps in
 whole milliseconds, rounded up, so to declare a flag on time the arbiter
 wakes ``FLAG_EARLY`` seconds before a deadline and polls (still taking
 actions) until it passes: at most that long of CPU per flag.
@@ -291,6 +297,10 @@ class _Table:
         # The token each seat last answered ``wait`` to (its turn stays open).
         self.waiting: dict[Seat, int] = {}
         self.next_token = 1
+        # Per seat whose clock runs: the token and instant its turn's clock started.
+        self.opened: dict[Seat, tuple[int, float]] = {}
+        # Seats whose turn opened since ``start_clocks_when_told`` last ran.
+        self.fresh: list[Seat] = []
         # Actions taken off the channel (to see their arrival) but not judged yet.
         self.pending: deque[Action] = deque()
         self.receive: trio.MemoryReceiveChannel[Action] | None = None
@@ -405,6 +415,7 @@ class _Table:
             return
         self.clocks = clocks
         del self.tokens[seat]
+        self.note_harness_delay(seat, now)
         changed = (played.board,) if played.passed is None else BOARDS
         self.fens = self.fens.after(changed)
         state = self.state(taken)
@@ -424,6 +435,7 @@ class _Table:
             if played.passed is not None:
                 self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
             await self.after_change(now)
+        self.start_clocks_when_told()
         self.record.used.append(used)
         # The clocks as they run now: the mover's stopped, the next turns' started.
         self.emit(MovePlayed(played=played, used=used, clocks=self.clocks, now=now))
@@ -472,6 +484,7 @@ class _Table:
         # The flagged clocks stop at zero, exactly at their deadline.
         for seat in flag.seats:
             self.clocks = self.clocks.stop(seat, flag.deadline)
+            self.note_harness_delay(seat, flag.deadline)
         self.game.flag(flag.seats)
         await self.after_change(now)
 
@@ -481,6 +494,7 @@ class _Table:
             if not self.game.is_live(board):
                 for seat in (Seat.of(board, True), Seat.of(board, False)):
                     self.tokens.pop(seat, None)
+                    self.opened.pop(seat, None)
                     self.clocks = self.clocks.stop(seat, now)
         if self.game.is_over:
             return
@@ -515,7 +529,40 @@ class _Table:
         )
         if self.game.is_over:
             return
-        self.clocks = self.clocks.start_all(due, trio.current_time())
+        now = trio.current_time()
+        for seat in due:
+            if seat not in self.clocks.running:  # a re-opened turn keeps its start
+                self.opened[seat] = (self.tokens[seat], now)
+                self.fresh.append(seat)
+        self.clocks = self.clocks.start_all(due, now)
+
+    def start_clocks_when_told(self) -> None:
+        """Starts the clocks of the turns just opened when their players were
+        really told: a batched ``go`` is written only as its block ends, after
+        ``open_turns``, and the time between is the harness's, not the mover's."""
+        fresh, self.fresh = self.fresh, []
+        for seat in fresh:
+            opened = self.opened.get(seat)
+            if opened is None:
+                continue
+            token, at = opened
+            reached = self.seats[seat].turn_reached(seat, token)
+            if reached is not None and reached > at:
+                self.clocks = self.clocks.start_later(seat, reached)
+                self.opened[seat] = (token, reached)
+
+    def note_harness_delay(self, seat: Seat, ended: float) -> None:
+        """Adds what the harness spent of ``seat``'s turn, which ended at ``ended``
+        (``Player.harness_delay``), to the record."""
+        opened = self.opened.pop(seat, None)
+        if opened is None:
+            return
+        token, at = opened
+        delay = self.seats[seat].harness_delay(seat, token, at, ended)
+        if delay is not None:
+            record = self.record
+            record.harness_delay[seat] = record.harness_delay.get(seat, 0.0) + delay
+            record.harness_delay_max = max(record.harness_delay_max, delay)
 
     # -- the end -------------------------------------------------------------------
 

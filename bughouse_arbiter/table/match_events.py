@@ -136,6 +136,11 @@ class MatchRecord:
     ``overheads`` holds, per move, the seconds from taking the move off the
     action channel to having told every player about it; ``flag_latencies``
     the seconds between a flag's deadline and the arbiter declaring it.
+    ``harness_delay`` sums, per seat, the seconds of its turns that ran on its
+    clock while the harness, not the player, had them (``Player.harness_delay``:
+    before the turn reached the engine, and its answer's wait to be read);
+    ``harness_delay_max`` is the most of one turn. Seats whose players cannot
+    tell are missing.
     """
 
     game: BughouseGame
@@ -147,6 +152,8 @@ class MatchRecord:
     used: list[float] = attrs.field(factory=list)
     overheads: list[float] = attrs.field(factory=list)
     flag_latencies: list[float] = attrs.field(factory=list)
+    harness_delay: dict[Seat, float] = attrs.field(factory=dict)
+    harness_delay_max: float = 0.0
 
     @property
     def rules(self) -> HouseRules:

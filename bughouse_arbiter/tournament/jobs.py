@@ -153,6 +153,13 @@ class MatchReport:
     #: Seats that lost on time, and the largest arbiter overhead per move (seconds).
     time_losses: tuple[Seat, ...] = ()
     overhead_max: float = 0.0
+    #: Per seat, the seconds its clock ran while the harness had its turns
+    #: (``MatchRecord.harness_delay``), and the most of one turn.
+    harness_delay: Mapping[Seat, float] = attrs.field(factory=dict)
+    harness_delay_max: float = 0.0
+    #: The time losses the harness may have caused: its delay on the seat's clock
+    #: came to ``HARNESS_LOSS_SHARE`` of the seat's time or more.
+    harness_time_losses: tuple[Seat, ...] = ()
     #: Engine processes started for this job (0 when all were kept from earlier jobs).
     started_engines: int = 0
     #: Where it ran: host name and process id.
@@ -192,6 +199,9 @@ class MatchReport:
             ],
             "time_losses": [s.bpgn for s in self.time_losses],
             "overhead_max": round(self.overhead_max, 6),
+            "harness_delay": {s.bpgn: round(d, 6) for s, d in self.harness_delay.items()},
+            "harness_delay_max": round(self.harness_delay_max, 6),
+            "harness_time_losses": [s.bpgn for s in self.harness_time_losses],
             "started_engines": self.started_engines,
             "node": self.node,
             "error": self.error,
@@ -216,8 +226,18 @@ class MatchReport:
 
         incidents_data = data.get("incidents", [])
         losses_data = data.get("time_losses", [])
-        if not isinstance(incidents_data, list) or not isinstance(losses_data, list):
-            raise TypeError("incidents and time_losses are lists")
+        harness_losses = data.get("harness_time_losses", [])
+        delay_data = data.get("harness_delay", {})
+        if not (
+            isinstance(incidents_data, list)
+            and isinstance(losses_data, list)
+            and isinstance(harness_losses, list)
+        ):
+            raise TypeError("incidents and time losses are lists")
+        if not isinstance(delay_data, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in delay_data.values()
+        ):
+            raise TypeError("harness_delay maps seats to seconds")
         error = data.get("error")
         return cls(
             job_id=text("job_id"),
@@ -239,6 +259,9 @@ class MatchReport:
             ),
             time_losses=tuple(Seat.parse(str(s)) for s in losses_data),
             overhead_max=number("overhead_max"),
+            harness_delay={Seat.parse(str(s)): float(d) for s, d in delay_data.items()},
+            harness_delay_max=number("harness_delay_max"),
+            harness_time_losses=tuple(Seat.parse(str(s)) for s in harness_losses),
             started_engines=int(number("started_engines")),
             node=text("node"),
             error=None if error is None else str(error),

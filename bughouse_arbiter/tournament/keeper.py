@@ -9,6 +9,15 @@ on time or moved illegally is closed, so the next game gets a fresh one; the
 others wait, idle, for the next job. ``play_on_table`` plays one job on a
 keeper and turns the record into a ``MatchReport``.
 
+Hangs. After every game each engine still alive is asked whether it
+answers (``Player.ping``: ``isready``, or an xboard ``ping``), all at once,
+and given ``ping_timeout`` seconds. No answer: it hung (a ``hang`` incident,
+a failure of the engine, counted towards dropping it; for the engine that
+lost on time it replaces the ``time`` incident), and it is closed, so its
+next game gets a fresh one. An answer: an engine that lost on time was only
+slow (a ``time`` incident). A notification not taken in time or no
+``readyok`` at a game's start (the reason of a ``left``) is a hang too.
+
 All the keeper's players answer into one action channel; it is drained
 before each game, so a late answer to the previous game never reaches the
 next one (its turn tokens are gone too).
@@ -20,7 +29,7 @@ import contextlib
 import datetime
 import math
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 
 import trio
 
@@ -43,15 +52,29 @@ START_TIMEOUT = 30.0
 MAX_IDLE = 8
 #: Seconds to close all engines when the keeper stops.
 CLOSE_TIMEOUT = 10.0
+#: Seconds an engine gets to answer the ping after each game.
+PING_TIMEOUT = 5.0
+#: A time loss counts as caused by the harness when the harness's delay on
+#: that seat's clock came to this share of the seat's time (start + increments).
+HARNESS_LOSS_SHARE = 0.01
 #: Terminations after which the blamed engine is restarted before its next game.
 _RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLEGAL_MOVE})
+#: Reasons for leaving that mean the engine stopped answering (a hang, not a crash):
+#: a notification it did not take, no ``readyok`` at the start of a game.
+_HANG_REASONS = ("stopped reading", "no 'readyok'")
 
 
 class EngineKeeper:
     """The live engines of one table. Use ``async with`` or ``nursery.start(keeper.serve)``."""
 
-    def __init__(self, *, start_timeout: float = START_TIMEOUT) -> None:
+    def __init__(
+        self, *, start_timeout: float = START_TIMEOUT, ping_timeout: float | None = None
+    ) -> None:
         self.start_timeout = start_timeout
+        #: None: ``PING_TIMEOUT`` (read when the ping is made).
+        self.ping_timeout = ping_timeout
+        #: Seats whose engine did not answer the ping after the last game, and why.
+        self.hung: dict[Seat, str] = {}
         self._send, self._receive = trio.open_memory_channel[Action](math.inf)
         self._idle: list[tuple[str, Player]] = []
         self._nursery: trio.Nursery | None = None
@@ -186,9 +209,38 @@ class EngineKeeper:
                     await player.aclose()
             raise
         outcome = record.outcome
-        blamed = outcome.seat if outcome.termination in _RESTART_AFTER else None
-        await self.release(players, entrants, blamed)
+        blamed = {outcome.seat} if outcome.termination in _RESTART_AFTER and outcome.seat else set()
+        self.hung = {}
+        try:
+            self.hung = await self.ping_all(players, outcome)
+        finally:
+            await self.release(players, entrants, blamed | set(self.hung))
         return record, started
+
+    async def ping_all(self, players: Sequence[Player], outcome: Outcome) -> dict[Seat, str]:
+        """Pings every engine still alive after the game, all at once; the seats
+        of those that did not answer within the ping timeout, and why."""
+        timeout = PING_TIMEOUT if self.ping_timeout is None else self.ping_timeout
+        hung: dict[Seat, str] = {}
+
+        async def ping(player: Player) -> None:
+            if await player.ping(timeout) is not False or not player.can_play_again():
+                return  # it answered, cannot be asked, or has exited meanwhile (not hung)
+            flagged = outcome.termination is Termination.FLAG and outcome.seat in player.seats
+            silent = f"did not answer a ping within {timeout:g} s"
+            if flagged and outcome.seat is not None:
+                seat, what = outcome.seat, f"{outcome.reason}, then {silent}"
+            else:
+                seat = player.seats[0]
+                what = f"{seat.value} {silent} after the game"
+            hung[seat] = f"{what}: hung (killed and restarted)"
+
+        async with trio.open_nursery() as pings:
+            for player in players:
+                # One gone already (crashed, failed to start) is not hung.
+                if not isinstance(player, _FailedPlayer) and player.can_play_again():
+                    pings.start_soon(ping, player)
+        return hung
 
     def drain(self) -> None:
         """Drops actions left over from an earlier game."""
@@ -199,14 +251,14 @@ class EngineKeeper:
                 return
 
     async def release(
-        self, players: Sequence[Player], entrants: Sequence[Entrant], blamed: Seat | None
+        self, players: Sequence[Player], entrants: Sequence[Entrant], blamed: Collection[Seat]
     ) -> None:
-        """Takes ``players`` (holding ``entrants``) back after a game; closes the
-        one at the ``blamed`` seat and any that cannot play again."""
+        """Takes ``players`` (holding ``entrants``) back after a game; closes
+        those at the ``blamed`` seats and any that cannot play again."""
         for player, entrant in zip(players, entrants, strict=True):
             if isinstance(player, _FailedPlayer):
                 continue
-            if not player.can_play_again() or (blamed is not None and blamed in player.seats):
+            if not player.can_play_again() or any(seat in blamed for seat in player.seats):
                 with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
                     await player.aclose()
             else:
@@ -282,6 +334,11 @@ async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
         seed=job.seed,
     )
     outcome = record.outcome
+    time_losses = (
+        (outcome.seat,)
+        if outcome.termination is Termination.FLAG and outcome.seat is not None
+        else ()
+    )
     names = {seat: job.entrant_at(seat).engine for seat in SEATS}
     header = GameHeader(
         players=names,
@@ -300,39 +357,58 @@ async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
         bpgn=format_game(record.game, header),
         plies=record.game.plies,
         seconds=time.monotonic() - wall,
-        incidents=_incidents(job, outcome),
-        time_losses=(outcome.seat,)
-        if outcome.termination is Termination.FLAG and outcome.seat is not None
-        else (),
+        incidents=_incidents(job, outcome, keeper.hung),
+        time_losses=time_losses,
         overhead_max=max(record.overheads, default=0.0),
+        harness_delay=dict(record.harness_delay),
+        harness_delay_max=record.harness_delay_max,
+        harness_time_losses=tuple(s for s in time_losses if harness_caused(record, s)),
         started_engines=started,
         node=node_name(),
     )
 
 
-def _incidents(job: MatchJob, outcome: Outcome) -> tuple[SeatIncident, ...]:
+def harness_caused(record: MatchRecord, seat: Seat) -> bool:
+    """Whether the harness's delay on ``seat``'s clock came to ``HARNESS_LOSS_SHARE``
+    of the time the seat had (start time and the increments of its moves)."""
+    rules = record.rules
+    moves = sum(1 for move in record.game.moves if move.seat is seat)
+    had = rules.time + rules.increment * moves
+    return record.harness_delay.get(seat, 0.0) >= HARNESS_LOSS_SHARE * had
+
+
+def _incidents(
+    job: MatchJob, outcome: Outcome, hung: Mapping[Seat, str] | None = None
+) -> tuple[SeatIncident, ...]:
+    """What went wrong, per seat: the seat the game ended on (a crash, a failed
+    start, an illegal move, a time loss), and every engine that did not answer
+    the ping after the game (``hang``, which replaces a time loss)."""
+    hung = dict(hung or {})
+    found: list[tuple[Seat, str, str]] = []
     seat = outcome.seat
-    if seat is None:
-        return ()
     kinds = {
         Termination.LEFT: "crash",
         Termination.FLAG: "time",
         Termination.ILLEGAL_MOVE: "illegal",
     }
     kind = kinds.get(outcome.termination)
-    if kind is None:
-        return ()
-    if kind == "crash" and "failed to start" in outcome.reason:
-        kind = "start"
-    elif kind == "crash" and "stopped reading" in outcome.reason:
-        kind = "hang"
-    entrant = job.entrant_at(seat)
-    return (
+    if seat is not None and kind is not None:
+        if kind == "crash" and "failed to start" in outcome.reason:
+            kind = "start"
+        elif kind == "crash" and any(why in outcome.reason for why in _HANG_REASONS):
+            kind = "hang"
+        if seat in hung:
+            found.append((seat, "hang", hung.pop(seat)))
+        else:
+            found.append((seat, kind, outcome.reason))
+    found.extend((s, "hang", text) for s, text in sorted(hung.items()))
+    return tuple(
         SeatIncident(
-            seat=seat,
-            participant=job.participant_at(seat),
-            engine=entrant.engine,
-            kind=kind,
-            text=outcome.reason,
-        ),
+            seat=s,
+            participant=job.participant_at(s),
+            engine=job.entrant_at(s).engine,
+            kind=k,
+            text=text,
+        )
+        for s, k, text in found
     )

@@ -81,7 +81,9 @@ class Tournament:
         self.retries: dict[str, int] = {}
         self.streaks: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.dropped: dict[str, str] = {}
+        #: Failures (crash, failed start, hang) per participant, and the hangs among them.
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
+        self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
         #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
         self.given_up: dict[str, str] = {}
@@ -156,6 +158,12 @@ class Tournament:
         dropped = set(self.dropped)
         self._account(job, report)
         self.progress.game(job, report, self.status_text())
+        for incident in report.incidents:
+            if incident.kind == "hang":
+                who = incident.participant
+                if incident.engine != who:
+                    who += f" ({incident.engine})"
+                self.progress.message(f"game {job.number}: {who} hung: {incident.text}")
         for name in self.dropped.keys() - dropped:
             self.progress.message(
                 f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
@@ -178,6 +186,8 @@ class Tournament:
             )
         )
         failing = {i.participant for i in report.incidents if i.is_failure}
+        for name in {i.participant for i in report.incidents if i.kind == "hang"}:
+            self.hangs[name] = self.hangs.get(name, 0) + 1
         for name in job.sides.values():
             if name in failing:
                 self.crashes[name] = self.crashes.get(name, 0) + 1
@@ -265,8 +275,11 @@ class Tournament:
                 for a, row in crosstable(participants, results).items()
             },
             "crashes": self.crashes,
+            "hangs": self.hangs,
             "engines_this_session": self.engine_stats,
             "time_losses": _time_losses(self),
+            "harness_time_losses": _time_losses(self, harness=True),
+            "harness_delay": _harness_delay(self),
             "incidents": incidents,
             "dropped": self.dropped,
             "given_up": {
@@ -314,11 +327,25 @@ def _incident(i: object) -> dict[str, object]:
     }
 
 
-def _time_losses(t: Tournament) -> dict[str, int]:
+def _harness_delay(t: Tournament) -> dict[str, float | int]:
+    """The harness's delay on the engines' clocks (ms): per seat and game, mean and
+    most; one turn's most; and over how many seat-games (those that could tell)."""
+    per_game = [d for r in t.reports.values() for d in r.harness_delay.values()]
+    turn_max = max((r.harness_delay_max for r in t.reports.values()), default=0.0)
+    return {
+        "seat_games": len(per_game),
+        "mean_ms": round(1000 * sum(per_game) / len(per_game), 3) if per_game else 0.0,
+        "max_ms": round(1000 * max(per_game, default=0.0), 3),
+        "turn_max_ms": round(1000 * turn_max, 3),
+    }
+
+
+def _time_losses(t: Tournament, *, harness: bool = False) -> dict[str, int]:
+    """Time losses per participant (only those the harness may have caused, with ``harness``)."""
     losses: dict[str, int] = {p.name: 0 for p in t.plan.participants}
     for job_id, report in t.reports.items():
         job = t.jobs[job_id]
-        for seat in report.time_losses:
+        for seat in report.harness_time_losses if harness else report.time_losses:
             name = job.sides[seat.team]
             losses[name] = losses.get(name, 0) + 1
     return losses
