@@ -62,6 +62,8 @@ def test_random_positions_agree_with_full_move_generation(
         "k7/8/8/8/8/p7/P7/K6q[] w - - 0 1",  # blocked pawn, pinned nothing, king stuck
         "1k6/8/8/8/8/8/r7/K7[] w - - 0 1",  # in check by a rook, one escape
         "8/8/8/8/8/k7/p7/K7[] w - - 0 1",  # White stalemated by a pawn
+        "7k/8/8/8/3b4/8/1P1n4/K1n5[] w - - 0 1",  # the only pawn step, pinned on a diagonal
+        "1r5k/8/8/8/8/8/1P6/1K6[] w - - 0 1",  # a pawn pinned on its file still steps
     ],
 )
 def test_corner_positions(fen: str) -> None:

@@ -382,23 +382,28 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def _surely_can_move(self) -> bool:
         """A cheap sufficient test for "the side to move has a legal move".
 
-        True when it is not in check and either holds a piece it can drop
-        (no drop rule filtering drops; a pawn needs an empty square on ranks
-        2 to 7), or has a piece other than its king, not pinned, with a
-        knight's or slider's move to a square it does not occupy, or a pawn
-        step to an empty square: all legal when not in check. False means
-        "not known": the caller generates the moves. True after most moves,
-        at a fraction of the cost of generating them.
+        True when it is not in check and either has a pawn off its king's
+        rank and diagonals (so pinned, if at all, along the file) with an
+        empty square ahead, or holds a piece it can drop (no drop rule
+        filtering drops; a pawn needs an empty square on ranks 2 to 7), or
+        has a piece other than its king, not pinned, with a knight's or
+        slider's move to a square it does not occupy, or a pawn step to an
+        empty square: all legal when not in check. False means "not known":
+        the caller generates the moves. True after most moves, at a fraction
+        of the cost of generating them.
         """
         turn = self.turn
         own = self.occupied_co[turn]
         kings = self.kings & own & ~self.promoted  # as ``king()``, inline
         if not kings:
             return False
-        king = chess.msb(kings)
+        king = kings.bit_length() - 1  # chess.msb, inline
         if self.attackers_mask(not turn, king):
             return False
         empty = ~self.occupied & chess.BB_ALL
+        pawns = self.pawns & own & ~_RANK_AND_DIAGONALS[king]
+        if (pawns << 8 if turn else pawns >> 8) & empty:
+            return True
         if not self._filter_drops and empty:
             pocket = self.pockets[turn]
             held = len(pocket)
@@ -549,7 +554,9 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             else:
                 evasions = chess.between(king, checkers.bit_length() - 1) | checkers
         found = None
-        blockers = self._slider_blockers(king)
+        # Only a piece on a line through the king can be pinned: the pins
+        # are worked out when a candidate stands on one.
+        blockers = self._slider_blockers(king) if candidates & _LINES[king] else 0
         while candidates:
             low = candidates & -candidates
             candidates ^= low
@@ -730,6 +737,13 @@ _PIECE_OF = {
 }
 _PROMOTION_OF = {letter: chess.PIECE_SYMBOLS.index(letter.lower()) for letter in "nbrqNBRQ"}
 _BACKRANK = {chess.WHITE: chess.BB_RANK_1, chess.BLACK: chess.BB_RANK_8}
+#: Per square: its rank and diagonals, and all four lines through it (the square excluded).
+_RANK_AND_DIAGONALS = [
+    chess.BB_RANK_ATTACKS[square][0] | chess.BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES
+]
+_LINES = [
+    _RANK_AND_DIAGONALS[square] | chess.BB_FILE_ATTACKS[square][0] for square in chess.SQUARES
+]
 #: Where a pawn's double step lands, by colour.
 _DOUBLE_STEP_TO = {chess.WHITE: chess.BB_RANK_4, chess.BLACK: chess.BB_RANK_5}
 _SYMBOLS = {
