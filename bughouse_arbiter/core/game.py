@@ -98,7 +98,12 @@ class BughouseGame:
             BoardId.A: BughouseBoard(fen_a, rules=self.rules),
             BoardId.B: BughouseBoard(fen_b, rules=self.rules),
         }
-        self.start_fens = {board_id: board.fen() for board_id, board in self.boards.items()}
+        # The standard start is its own FEN (python-chess's writer takes
+        # ~30 us a board while castling rights remain).
+        self.start_fens = {
+            board_id: STARTING_FEN if fen == STARTING_FEN else self.boards[board_id].fen()
+            for board_id, fen in ((BoardId.A, fen_a), (BoardId.B, fen_b))
+        }
         self.moves: list[PlayedMove] = []
         self.messages: list[PartnerMessage] = []
         self.board_results: dict[BoardId, BoardResult] = {}
