@@ -241,3 +241,39 @@ async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> 
             assert action.arrived_at is not None
             assert asked < action.arrived_at <= trio.current_time()
             await player.aclose()
+
+
+async def test_an_external_engine_answering_after_the_table_is_gone_is_no_error() -> None:
+    # The table stops taking actions (its channel closed) while the engine still
+    # talks: its info lines and move are dropped, and nothing is raised.
+    require("fairy-stockfish")
+    from bughouse_arbiter.core.board import STARTING_FEN
+    from bughouse_arbiter.core.model import SEATS, BoardId
+    from bughouse_arbiter.players.base import Action, MatchInfo, TableState
+
+    lines: list[str] = []
+    player = create_player(
+        Seat.A_WHITE, builtin_external_engines()["fairy-stockfish"], log=lines.append
+    )
+    send, receive = trio.open_memory_channel[Action](100)
+    state = TableState(
+        version=0,
+        fens=dict.fromkeys(BoardId, STARTING_FEN),
+        clocks=dict.fromkeys(SEATS, 1.0),
+    )
+    info = MatchInfo(
+        game_id="1",
+        names={seat: seat.slug for seat in SEATS},
+        rules=HouseRules(time=1.0),
+        start_fens=dict.fromkeys(BoardId, STARTING_FEN),
+    )
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            await player.start(nursery, send)
+            await player.new_game(info, state)
+            receive.close()
+            for token in (1, 2):
+                await player.your_turn(Seat.A_WHITE, token, state)
+                while sum(" > bestmove" in line for line in lines) < token:
+                    await trio.sleep(0.01)
+            await player.aclose()

@@ -217,7 +217,8 @@ class ExternalEnginePlayer(Player):
         for event in events:
             if isinstance(event, EngineMove) and read_at is not None:
                 self._answer_lag = read_lag(read_at)
-            with contextlib.suppress(trio.ClosedResourceError):
+            # Broken: the forwarder stopped, the table having stopped taking actions.
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                 self._events_out.send_nowait((event, read_at))
 
     def _wake(self) -> None:
