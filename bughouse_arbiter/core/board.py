@@ -272,6 +272,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def clear_stack(self) -> None:
         super().clear_stack()
         self._bughouse_stack.clear()
+        self._passed_stack.clear()
 
     def receive(self, piece: chess.Piece) -> None:
         """Adds a piece passed from the partner board to ``piece.color``'s pocket."""
