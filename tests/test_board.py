@@ -757,3 +757,15 @@ def test_board_fen_and_fen_are_python_chess_text() -> None:
             assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
             assert BughouseBoard(board.fen()).fen() == board.fen()
     assert promotions > 5  # the promoted marks were exercised
+
+
+def test_clear_stack_keeps_no_per_move_history() -> None:
+    """A replay drops the history every few hundred moves: nothing per move may outlive it."""
+    board = BughouseBoard(rules=HouseRules(dropped_pawn_double_step=False))
+    for uci in ("e2e4", "d7d5", "e4d5", "d8d5"):
+        board.push(chess.Move.from_uci(uci))
+    board.clear_stack()
+    assert board.move_stack == []
+    assert board._passed_stack == [] and board._bughouse_stack == []
+    # The last move's capture stays to be passed on.
+    assert board.last_passed == chess.Piece(chess.PAWN, chess.WHITE)
