@@ -111,13 +111,17 @@ def run_table(data: st.DataObject, adapter: EngineAdapter, hello: list[str], xbo
     assert adapter.board.fen() == game.fen(seat.board)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 60 games a run, or fewer where the loaded profile asks for fewer (tests/conftest.py).
+EXAMPLES = min(60, settings.default.max_examples)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seat=st.sampled_from(list(Seat)))
 def test_uci_adapter_on_random_tables(data: st.DataObject, seat: Seat) -> None:
     run_table(data, UciAdapter(seat, rules=RULES), ["uci", *UCI_HELLO][1:], xboard=False)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seat=st.sampled_from(list(Seat)))
 def test_xboard_adapter_on_random_tables(data: st.DataObject, seat: Seat) -> None:
     run_table(data, XboardAdapter(seat, rules=RULES), [SJENG_HELLO], xboard=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_adapter_common import CLOCKS, Table
+from test_adapter_common import CLOCKS, RULES, Table
 
 from bughouse_arbiter.adapters import EngineInfo, EngineMove, EngineNote, EngineWait, UciAdapter
 from bughouse_arbiter.core.model import Seat
@@ -261,6 +261,211 @@ def test_a_position_out_of_step_is_re_read_and_an_unreadable_one_is_noted() -> N
     )
 
 
+def test_a_bestmove_with_no_search_running_is_ignored_with_a_note() -> None:
+    table = ready()
+    assert table.feed("bestmove e2e4") == ([], [EngineNote("unexpected bestmove e2e4 ignored")])
+
+
+@pytest.mark.parametrize("line", ["bestmove (none)", "bestmove 0000", "bestmove none", "bestmove"])
+def test_every_spelling_of_no_move_is_a_wait(line: str) -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    assert table.feed(line) == ([], [EngineWait(1, "engine has no move")])
+    # The same turn again: it stays waiting; a new turn searches again.
+    table.adapter.your_turn(1, table.fen, CLOCKS)
+    assert table.adapter.take() == ([], [])
+    assert table.your_turn()[0][1].startswith("go ")
+
+
+def test_the_info_kept_with_a_move_is_the_last_scored_one_of_its_own_search() -> None:
+    table = ready()
+    table.your_turn()
+    table.feed("info depth 3 score cp 5 pv e2e5", "bestmove e2e5")  # rejected: searched again
+    _, evs = table.feed("bestmove e2e4")
+    assert events(evs) == [EngineMove(1, "e2e4")]  # no info from the rejected search
+    table.push(Seat.A_WHITE, "e2e4")
+    table.push(Seat.A_BLACK, "e7e5")
+    table.your_turn()
+    _, evs = table.feed(
+        "info depth 5 score cp 30 pv d2d4",
+        "info depth 6 currmove d2d4 currmovenumber 1",
+        "info string scored later",
+        "bestmove d2d4",
+    )
+    assert events(evs) == [EngineInfo("depth 5 score cp 30 pv d2d4"), EngineMove(2, "d2d4")]
+
+
+def test_a_good_move_restarts_the_count_of_rejected_ones() -> None:
+    table = ready()
+    table.your_turn()
+    table.feed("bestmove e2e5")  # rejected once: searched again
+    assert events(table.feed("bestmove e2e4")[1]) == [EngineMove(1, "e2e4")]
+    # The arbiter refused it after all (a new turn on the same position).
+    lines, _ = table.your_turn()
+    assert lines[1].startswith("go ")
+    lines, evs = table.feed("bestmove e2e5")
+    assert events(evs) == [] and lines[1].startswith("go ")  # asked again, not waiting
+
+
+def test_a_piece_arriving_when_the_engine_is_not_to_move_starts_nothing() -> None:
+    table = ready(Seat.A_WHITE)  # White to move, but no turn was opened yet
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "e4d5")
+    assert table.push(Seat.B_BLACK, "d8d5") == ([], [])  # a pawn for A-White: no turn open
+    table = ready(Seat.A_BLACK)  # not to move at all
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    assert table.push(Seat.B_WHITE, "e4d5") == ([], [])
+
+
+def test_a_position_out_of_step_mid_search_stops_it_and_searches_the_new_one() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[n] b KQkq - 0 1"
+    table.adapter.your_turn(1, fen, CLOCKS)
+    assert table.adapter.take()[0] == ["stop"]
+    lines, evs = table.feed("bestmove e7e5")
+    assert events(evs) == []
+    assert lines == [f"position fen {fen}", "go wtime 60000 btime 60000 winc 0 binc 0"]
+
+
+def test_a_new_game_during_a_search_stops_it_and_its_bestmove_is_dropped() -> None:
+    table = ready()
+    table.your_turn()
+    table.adapter.new_game(RULES, START, CLOCKS)
+    assert table.adapter.take()[0] == ["stop", "ucinewgame", "isready"]
+    lines, evs = table.feed("bestmove e2e4")
+    assert lines == [] and events(evs) == []
+    assert table.your_turn()[0][1].startswith("go ")
+
+
+def test_the_increment_is_sent_in_milliseconds_for_both_sides() -> None:
+    table = ready(Seat.B_WHITE)
+    rules = HouseRules(time=60.0, increment=2.5)
+    table.adapter.new_game(rules, START, CLOCKS)
+    table.adapter.take()
+    table.adapter.your_turn(1, START, CLOCKS)
+    assert table.adapter.take()[0][1] == "go wtime 60000 btime 60000 winc 2500 binc 2500"
+
+
+def test_an_option_the_engine_lacks_is_sent_anyway_with_a_note() -> None:
+    adapter = UciAdapter(Seat.A_WHITE, options={"Contempt": "10"})
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    lines, evs = adapter.take()
+    assert "setoption name Contempt value 10" in lines
+    assert evs == [EngineNote("engine has no option 'Contempt'; sent anyway")]
+    adapter.receive("uciok")  # said twice: the handshake is not run again
+    assert adapter.take() == ([], [])
+
+
+def test_option_names_may_hold_uci_keywords_before_type() -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive("option name Use default book type check default true")
+    adapter.receive("id author Someone")
+    assert adapter.engine_options == {"Use default book": {"type": ["check"], "default": ["true"]}}
+    assert adapter.name == ""
+
+
+def test_a_turn_opened_while_the_last_games_search_still_stops_is_searched_after_it() -> None:
+    # The game ended mid-search and the next one starts before the engine's
+    # answer to "stop" is in: that late bestmove must not leave the new turn idle.
+    table = ready()
+    table.your_turn()
+    table.adapter.game_over()
+    assert table.adapter.take()[0] == ["stop"]
+    table.adapter.new_game(RULES, START, CLOCKS)
+    assert table.adapter.take()[0] == ["ucinewgame", "isready"]
+    assert table.your_turn()[0] == []  # one search at a time: the old one is still stopping
+    lines, evs = table.feed("bestmove e2e4")
+    assert events(evs) == []
+    assert lines == [f"position fen {START}", "go wtime 60000 btime 60000 winc 0 binc 0"]
+
+
+def test_once_the_stopped_search_is_replaced_a_repeated_turn_stops_nothing() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    table.push(Seat.B_WHITE, "d2d4")
+    table.push(Seat.B_BLACK, "e7e5")
+    assert table.push(Seat.B_WHITE, "d4e5")[0] == ["stop"]  # a pawn arrived mid-search
+    assert table.feed("bestmove e7e5")[0][1].startswith("go ")  # discarded, searched again
+    table.adapter.your_turn(1, table.fen, CLOCKS)  # the arbiter repeats the turn
+    assert table.adapter.take() == ([], [])
+
+
+def test_a_bestmove_after_the_arbiter_took_the_turn_away_is_ignored_with_a_note() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    # A partner-board move whose position, from the arbiter, has White to move
+    # on our board (out of step): the turn is no longer ours.
+    played = table.game.push(Seat.B_WHITE, "d2d4")
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)
+    table.adapter.take()
+    assert table.feed("bestmove e7e5") == (
+        [],
+        [EngineNote("bestmove e7e5 after our turn ended ignored")],
+    )
+
+
+def test_after_two_rejected_moves_the_same_turn_is_not_searched_again() -> None:
+    table = ready()
+    table.your_turn()
+    table.feed("bestmove e2e5")
+    assert table.feed("bestmove e2e5")[1][-1] == EngineWait(1, "engine's move e2e5 rejected")
+    table.adapter.your_turn(1, table.fen, CLOCKS)
+    assert table.adapter.take() == ([], [])
+
+
+def test_a_piece_arriving_restarts_the_count_of_rejected_moves() -> None:
+    table = ready(Seat.A_BLACK)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.your_turn()
+    assert table.feed("bestmove e7e4")[0][1].startswith("go ")  # rejected once
+    table.push(Seat.B_WHITE, "d2d4")
+    table.push(Seat.B_BLACK, "e7e5")
+    assert table.push(Seat.B_WHITE, "d4e5")[0] == ["stop"]  # a pawn arrives
+    assert table.feed("bestmove e7e5")[0][1].startswith("go ")  # the stopped search
+    lines, evs = table.feed("bestmove e7e4")  # rejected again: once since the change
+    assert events(evs) == [] and lines[1].startswith("go ")
+
+
+def test_white_gets_its_own_clock_as_wtime_and_a_new_game_needs_no_re_read() -> None:
+    table = ready(Seat.B_WHITE)
+    clocks = {Seat.A_WHITE: 1.0, Seat.A_BLACK: 2.0, Seat.B_WHITE: 50.0, Seat.B_BLACK: 40.5}
+    table.adapter.your_turn(1, table.fen, clocks)
+    assert table.adapter.take() == (
+        [f"position fen {START}", "go wtime 50000 btime 40500 winc 0 binc 0"],
+        [],
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "why"),
+    [
+        (
+            "option name Hash type spin default 16 min 1 max 64",
+            "engine has no UCI_Variant option, so it cannot play bughouse",
+        ),
+        (
+            "option name UCI_Variant type string default bughouse",
+            "engine's UCI_Variant does not offer bughouse",
+        ),
+    ],
+)
+def test_the_handshake_failure_says_why(option: str, why: str) -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive(option)
+    with pytest.raises(EngineFailed) as failed:
+        adapter.receive("uciok")
+    assert str(failed.value) == why
+
+
 def test_a_ping_is_answered_by_its_own_readyok_not_an_earlier_one() -> None:
     table = ready()
     adapter = table.adapter
@@ -273,3 +478,23 @@ def test_a_ping_is_answered_by_its_own_readyok_not_an_earlier_one() -> None:
     assert not adapter.pinged(ticket)
     adapter.receive("readyok")
     assert adapter.pinged(ticket)
+
+
+def test_option_lines_with_words_before_the_name_a_last_long_value_or_no_name() -> None:
+    adapter = UciAdapter(Seat.A_WHITE)
+    adapter.receive("option junk name Hash type spin default 16")
+    adapter.receive("option name Style type combo var Very Fast var Very Slow")
+    adapter.receive("option type spin default 1")  # no name: not kept
+    assert adapter.engine_options == {
+        "Hash": {"type": ["spin"], "default": ["16"]},
+        "Style": {"type": ["combo"], "var": ["Very Fast", "Very Slow"]},
+    }
+
+
+def test_a_move_out_of_step_re_reads_the_arbiters_position() -> None:
+    table = ready(Seat.A_BLACK)
+    played = table.game.push(Seat.A_WHITE, "e2e4")
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[n] b KQkq - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)
+    assert table.adapter.board.fen() == fen
+    assert table.adapter.take()[1] == [EngineNote(f"position out of step, re-reading {fen}")]

@@ -6,6 +6,7 @@ import pytest
 from test_adapter_common import CLOCKS, Table
 
 from bughouse_arbiter.adapters import (
+    EngineDrawOffer,
     EngineMove,
     EngineNote,
     EngineResign,
@@ -13,9 +14,11 @@ from bughouse_arbiter.adapters import (
     EngineWait,
     XboardAdapter,
 )
+from bughouse_arbiter.adapters.xboard import parse_features
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed
+from bughouse_arbiter.protocol.limits import MAX_ANNOUNCED
 
 SJENG_HELLO = [
     "tellics set f5 1=1",
@@ -305,16 +308,6 @@ def test_game_over_interrupts_a_search_and_quit_follows() -> None:
     assert table.adapter.take()[0] == ["quit"]
 
 
-def test_a_chatty_engine_cannot_flood_its_partner() -> None:
-    table, _ = ready(Seat.A_BLACK)
-    _, evs = table.feed(*["tellics ptell Ok, trading is BAD"] * 20)
-    assert len(events(evs)) == 8
-    assert len([e for e in evs if isinstance(e, EngineNote)]) == 1  # the excess, once
-    table.push(Seat.A_WHITE, "e2e4")
-    _, evs = table.feed("tellics ptell go")
-    assert events(evs) == [EngineTell("go")]
-
-
 def test_sjeng_is_not_restarted_when_its_own_piece_arrives_mid_think() -> None:
     # It reads the pocket right after its move, as on a chess server; a
     # restart after "new" would make it sit when it believes it is lost.
@@ -426,13 +419,13 @@ def test_quit_during_a_search_interrupts_it_first_and_game_over_acts_once() -> N
     assert table.adapter.take()[0] == []
 
 
-def test_the_ninth_partner_message_of_a_move_is_dropped_with_one_note() -> None:
+def test_every_partner_message_is_passed_on_cleaned_and_the_seat_caps_them() -> None:
+    # The cap per turn and per game is the seat's (limits.TellQuota, the same
+    # for every kind of seat: test_hostile_lines.py), not the adapter's.
     table, _ = ready(Seat.A_BLACK)
-    _, evs = table.feed(*[f"tellics ptell {i}" for i in range(8)])
-    assert events(evs) == [EngineTell(str(i)) for i in range(8)]
-    assert not [e for e in evs if isinstance(e, EngineNote)]
-    _, evs = table.feed("tellics ptell 8")
-    assert evs == [EngineNote("partner messages dropped (more than 8 this move)")]
+    _, evs = table.feed(*[f"tellics ptell {i}" for i in range(20)], "tellics ptell  a\x1bb  ")
+    assert evs == [EngineTell(str(i)) for i in range(20)] + [EngineTell("a b")]
+    assert table.feed("tellics ptell   ", "tellics ptellx y", "tellics say hi") == ([], [])
 
 
 def test_cores_is_a_synonym_of_threads_and_a_button_has_no_value() -> None:
@@ -567,6 +560,293 @@ def test_a_claim_in_answer_to_the_setboard_probe_fails_it() -> None:
     assert evs == [EngineNote("setboard probe: answered '1-0 {White mates}', not N@f7")]
 
 
+def test_a_resync_of_a_set_up_game_tells_the_colour_where_it_is_true() -> None:
+    # Black engine, Black to move in the set-up position: after setboard it
+    # believes it plays White (Sunsetter plays the side not to move), so the
+    # replay says "white" once White is to move, before White's move.
+    table = set_up_table(SJENG_HELLO)
+    table.new_game()
+    table.your_turn()
+    table.feed("pong 1", "move N@f7", "pong 2")
+    assert table.feed("move Rb8") == (["force"], [EngineMove(1, "a8b8")])
+    table.push(Seat.A_BLACK, "a8b8")
+    table.push(Seat.A_WHITE, "g2g3")
+    table.your_turn()
+    lines, _ = table.feed("pong 2", "Illegal move: h7h5")
+    assert lines[lines.index("setboard r6k/6pp/8/8/8/8/5PPP/6K1 b - - 0 1") :] == [
+        "setboard r6k/6pp/8/8/8/8/5PPP/6K1 b - - 0 1",
+        "a8b8",
+        "white",
+        "g2g3",
+        "holding [] [R]",
+        "ping 3",
+        "time 6000",
+        "otim 6000",
+        "go",
+    ]
+
+
+def test_a_black_engine_set_up_with_white_to_move_gets_no_colour_command_in_the_replay() -> None:
+    # White to move in the set-up position: after setboard the engine believes
+    # it plays Black, which is true, so no colour command follows setboard.
+    table = Table(
+        XboardAdapter(Seat.A_BLACK, rules=HouseRules(time=60.0)),
+        fen_a="r6k/6pp/8/8/8/8/5PPP/6K1[r] w - - 0 1",
+    )
+    for line in SJENG_HELLO:
+        table.adapter.receive(line)
+    table.adapter.take()
+    table.new_game()
+    table.feed("pong 1", "move N@f7", "pong 2")
+    table.push(Seat.A_WHITE, "g2g3")
+    lines, _ = table.your_turn()
+    assert lines == ["time 6000", "otim 6000", "go"]
+    lines, _ = table.feed("Illegal move: h7h5")
+    assert lines[lines.index("setboard r6k/6pp/8/8/8/8/5PPP/6K1 w - - 0 1") :] == [
+        "setboard r6k/6pp/8/8/8/8/5PPP/6K1 w - - 0 1",
+        "g2g3",
+        "holding [] [R]",
+        "ping 3",
+        "time 6000",
+        "otim 6000",
+        "go",
+    ]
+
+
+def test_a_second_move_for_one_go_is_discarded() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert table.feed("move e2e4") == (["force"], [EngineMove(1, "e2e4")])
+    assert table.feed("move d2d4") == (
+        [],
+        [EngineNote("unexpected move d2d4 discarded")],
+    )
+
+
+def test_the_third_rejected_move_of_a_turn_leaves_the_engine_waiting_until_its_piece_comes() -> (
+    None
+):
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    for barrier in ("pong 2", "pong 3"):
+        lines, evs = table.feed("move e2e5")
+        assert events(evs) == [] and lines[-1] == "go"  # asked again
+        table.feed(barrier)
+    lines, evs = table.feed("move e2e5")
+    assert events(evs) == [EngineWait(1, "engine's moves rejected (e2e5)")]
+    assert lines[-1] == "ping 4"  # re-synced, not asked again
+    table.feed("pong 4")
+    # The same turn repeated: it stays waiting.
+    table.adapter.your_turn(1, table.fen, CLOCKS)  # type: ignore[attr-defined]
+    assert table.adapter.take() == ([], [])
+    # A piece of its own arrives: it is started afresh on the new position.
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    assert table.push(Seat.B_WHITE, "e4d5") == ([], [])  # a black pawn: for the opponent
+    lines, _ = table.push(Seat.B_BLACK, "d8d5")  # a white pawn for A-White
+    # (After "new" a White engine hears the pockets once it knows its colour.)
+    assert lines[0] == "new" and lines[-4:] == ["time 6000", "otim 6000", "go", "holding [P] [P]"]
+    # Started afresh: the count of rejected moves starts again too.
+    table.feed("pong 5")
+    for barrier in ("pong 6", "pong 7"):
+        lines, evs = table.feed("move e2e5")
+        assert events(evs) == [] and "go" in lines  # asked again
+        table.feed(barrier)
+    assert table.feed("move P@e4") == (["force"], [EngineMove(1, "P@e4")])
+
+
+def test_a_claiming_engine_is_not_asked_again_for_the_same_turn() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    _, evs = table.feed("1-0 {White mates}")
+    assert events(evs) == [
+        EngineWait(1, "engine claims 1-0 {White mates}; only the arbiter judges")
+    ]
+    table.adapter.your_turn(1, table.fen, CLOCKS)  # type: ignore[attr-defined]
+    assert table.adapter.take() == ([], [])
+
+
+def test_your_turn_when_not_to_move_is_noted_and_sends_nothing() -> None:
+    table, _ = ready(Seat.A_BLACK)
+    table.feed("pong 1")
+    assert table.your_turn() == (
+        [],
+        [EngineNote("your_turn for a position where we are not to move")],
+    )
+
+
+def test_a_clock_about_to_fall_is_sent_as_one_centisecond_and_a_one_second_game_as_0_01() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE, rules=HouseRules(time=1.0))
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    table = Table(adapter)
+    table.adapter.new_game(HouseRules(time=1.0), table.fen, CLOCKS)  # type: ignore[attr-defined]
+    assert "level 0 0:01 0" in table.adapter.take()[0]
+    table.feed("pong 1")
+    low = {Seat.A_WHITE: 0.004, Seat.A_BLACK: 0.0, Seat.B_WHITE: 1.0, Seat.B_BLACK: 1.0}
+    table.adapter.your_turn(1, table.fen, low)  # type: ignore[attr-defined]
+    assert table.adapter.take()[0] == ["time 1", "otim 1", "go"]
+
+
+def test_a_move_out_of_step_with_the_arbiter_defers_everything_to_a_resync() -> None:
+    table, _ = ready(Seat.A_BLACK)
+    table.feed("pong 1")
+    played = table.game.push(Seat.A_WHITE, "e2e4")
+    # The arbiter's position holds a knight the mirror never saw arrive.
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[n] b KQkq - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)  # type: ignore[attr-defined]
+    assert table.adapter.take() == ([], [EngineNote(f"position out of step, re-reading {fen}")])
+    table.adapter.your_turn(1, fen, CLOCKS)  # type: ignore[attr-defined]
+    lines, _ = table.adapter.take()
+    assert "setboard 6rk/6pp/8/8/8/8/6PP/6K1 w - - 0 1" in lines  # set up afresh, probe first
+
+
+def test_an_arrival_while_the_move_is_on_its_way_starts_no_search_even_with_a_resync_due() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert events(table.feed("move e2e4")[1]) == [EngineMove(1, "e2e4")]
+    table.feed("Illegal move: e2e4")  # a re-sync is due, at the next turn
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "e4d5")
+    assert table.push(Seat.B_BLACK, "d8d5") == ([], [])  # a pawn for A-White
+
+
+def test_features_are_split_at_their_first_equals_sign_and_bare_words_are_skipped() -> None:
+    assert parse_features('myname="Deep=Blue 2" =1 bare ping=1') == {
+        "myname": "Deep=Blue 2",
+        "ping": "1",
+    }
+    # An unbalanced quote: read word by word instead.
+    assert parse_features('myname="Sjeng done=1') == {"myname": '"Sjeng', "done": "1"}
+
+
+def test_only_option_features_are_offered_options_and_a_later_feature_after_done_counts() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    for line in FSF_HELLO:
+        adapter.receive(line)
+    assert adapter.offered_options == ["Hash -spin 16 1 33554432"]
+    assert adapter.option_names == ["Hash", "Hash", "Threads"]
+    adapter.receive("feature done=1 ping=0")
+    assert adapter.features["ping"] == "0"
+    assert "done" not in adapter.features
+
+
+def test_at_most_256_features_and_256_options_are_kept() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    adapter.receive(" ".join(f"f{i}=1" for i in range(300)))
+    adapter.receive(" ".join(["feature", *(f"f{i}=1" for i in range(300))]))
+    assert len(adapter.features) == MAX_ANNOUNCED
+    assert "f255" in adapter.features and "f256" not in adapter.features
+    adapter.receive("feature f0=2")  # a known one still updates
+    assert adapter.features["f0"] == "2"
+    options = XboardAdapter(Seat.A_WHITE)
+    for i in range(300):
+        options.receive(f'feature option="o{i} -check 0"')
+    assert len(options.offered_options) == MAX_ANNOUNCED
+    assert options.offered_options[-1] == "o255 -check 0"
+
+
+def test_resign_draw_offers_and_error_lines_are_passed_on_and_other_lines_are_not() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    assert table.feed("resign") == ([], [EngineResign()])
+    assert table.feed("offer draw") == ([], [EngineDrawOffer()])
+    assert table.feed("Error (unknown command): foo") == (
+        [],
+        [EngineNote("engine: Error (unknown command): foo")],
+    )
+    # Braces alone are no claim; unknown lines say nothing at all.
+    assert table.feed("{a comment}", "error: lower case", "Thinking...") == ([], [])
+
+
+def test_a_stale_pong_does_not_lift_the_barrier() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.your_turn()
+    lines, evs = table.feed("pong 0", "move e2e4")
+    assert lines == [] and events(evs) == []
+    assert table.feed("pong 1", "move e2e4") == (["force"], [EngineMove(1, "e2e4")])
+
+
+def test_quit_before_any_game_is_just_quit() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    adapter.take()
+    adapter.quit()
+    assert adapter.take() == (["quit"], [])
+
+
+def test_a_resync_announces_the_pieces_dropped_in_the_replay_and_counts_itself() -> None:
+    table, _ = ready(Seat.A_WHITE, FSF_HELLO)
+    table.feed("pong 1")
+    table.push(Seat.B_WHITE, "e2e4")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "e4d5")
+    table.push(Seat.B_BLACK, "d8d5")  # a white pawn for A-White
+    table.your_turn()
+    assert table.feed("move P@e4")[1][-1] == EngineMove(1, "P@e4")
+    table.push(Seat.A_WHITE, "P@e4")
+    table.push(Seat.A_BLACK, "e7e5")
+    table.your_turn()
+    lines, _ = table.feed("Illegal move: e7e5")
+    # Fairy-Stockfish: usermove, no colour commands; the pawn dropped in the
+    # replay is announced before it.
+    assert lines[lines.index("force") + 1 :] == [
+        "holding [P] [P]",
+        "usermove P@e4",
+        "usermove e7e5",
+        "holding [] [P]",
+        "ping 2",
+        "time 6000",
+        "otim 6000",
+        "go",
+    ]
+    assert table.adapter.resyncs == 1  # type: ignore[attr-defined]
+    table.feed("pong 2", "Illegal move: e7e5")
+    assert table.adapter.resyncs == 2  # type: ignore[attr-defined]
+
+
+def _knight_for_a_white(table: Table) -> list[str]:
+    table.push(Seat.B_WHITE, "b1c3")
+    table.push(Seat.B_BLACK, "d7d5")
+    table.push(Seat.B_WHITE, "c3d5")
+    return table.push(Seat.B_BLACK, "d8d5")[0]  # a white knight for A-White
+
+
+def test_after_a_move_on_its_board_sjeng_is_not_restarted_for_its_own_piece() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    table.feed("move e2e4")
+    table.push(Seat.A_WHITE, "e2e4")
+    table.push(Seat.A_BLACK, "e7e5")
+    table.your_turn()
+    assert _knight_for_a_white(table) == ["holding [N] [P] WN"]  # no re-sync mid-think
+
+
+def test_a_refused_move_leaves_no_rejections_or_claims_behind() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    table.feed("move e2e5", "pong 2")  # rejected once: re-synced and asked again
+    assert events(table.feed("move e2e4")[1]) == [EngineMove(1, "e2e4")]
+    # The arbiter refused it after all: a new turn on the same position.
+    assert table.your_turn()[0] == ["time 6000", "otim 6000", "go"]
+    # Its own piece arriving mid-think is only announced (no stale claim)...
+    assert _knight_for_a_white(table) == ["holding [N] [P] WN"]
+    # ...and two rejected moves still leave it asked again (the count restarted).
+    for barrier in ("pong 3", "pong 4"):
+        lines, evs = table.feed("move e2e5")
+        assert events(evs) == [] and "go" in lines  # asked again
+        table.feed(barrier)
+
+
 def test_a_ping_is_answered_by_its_own_pong() -> None:
     table, _ = ready()
     adapter = table.adapter
@@ -588,3 +868,55 @@ def test_an_engine_without_the_ping_feature_cannot_be_pinged() -> None:
     assert isinstance(adapter, XboardAdapter)
     assert adapter.ping() is None
     assert adapter.take()[0] == []
+
+
+def test_a_restarted_engine_is_not_restarted_again_for_its_next_piece() -> None:
+    table, _ = ready(Seat.A_WHITE)
+    table.feed("pong 1")
+    table.your_turn()
+    for barrier in ("pong 2", "pong 3", "pong 4"):
+        table.feed("move e2e5", barrier)  # three rejected moves: it is left waiting
+    assert _knight_for_a_white(table)[-1] == "holding [N] [P]"  # restarted: go, then pockets
+    table.feed("pong 5")
+    # A second piece of its own while it thinks afresh: only announced.
+    assert table.push(Seat.B_WHITE, "g1f3") == ([], [])
+    assert table.push(Seat.B_BLACK, "d5a2") == (["holding [PN] [P] WP"], [])  # a white pawn
+
+
+def test_pings_are_counted_up_to_nine_digits_and_none_is_answered_before_its_pong() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE)
+    for line in SJENG_HELLO:
+        adapter.receive(line)
+    assert not adapter.pinged(1)
+    adapter.receive("pong 999999999")
+    assert adapter.pinged(999999999)
+    adapter.receive("pong 1234567890")  # ten digits: not a ping of ours
+    assert not adapter.pinged(1000000000)
+
+
+def test_a_move_after_the_arbiter_took_the_turn_away_is_refused_and_not_asked_again() -> None:
+    table = set_up_table(SJENG_HELLO)
+    table.new_game()
+    table.your_turn()
+    table.feed("pong 1", "move N@f7", "pong 2")  # probe answered: it searches
+    # A partner-board move whose position, from the arbiter, has White to move
+    # on our board (out of step): the turn is no longer ours.
+    played = table.game.push(Seat.B_WHITE, "e2e4")
+    fen = "r6k/6pp/8/8/8/8/5PPP/6K1[r] w - - 0 1"
+    table.adapter.moved(played, fen, CLOCKS)  # type: ignore[attr-defined]
+    table.adapter.take()
+    # Re-synced on the arbiter's position, and not asked to move on White's turn.
+    assert table.feed("move Rb8") == (
+        [
+            "new",
+            "variant bughouse",
+            "easy",
+            "level 0 1:00 0",
+            "force",
+            "white",
+            "setboard r6k/6pp/8/8/8/8/5PPP/6K1 w - - 0 1",
+            "holding [] [R]",
+            "ping 3",
+        ],
+        [EngineNote("move 'Rb8' out of turn ignored"), EngineNote("re-syncing the engine")],
+    )

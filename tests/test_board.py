@@ -799,3 +799,15 @@ def test_legal_moves_to_one_square_match_python_chess() -> None:
                 if rng.random() < 0.4:
                     piece = chess.Piece(rng.choice(chess.PIECE_TYPES[:5]), rng.random() < 0.5)
                     board.receive(piece)
+
+
+def test_clear_stack_keeps_no_per_move_history() -> None:
+    """A replay drops the history every few hundred moves: nothing per move may outlive it."""
+    board = BughouseBoard(rules=HouseRules(dropped_pawn_double_step=False))
+    for uci in ("e2e4", "d7d5", "e4d5", "d8d5"):
+        board.push(chess.Move.from_uci(uci))
+    board.clear_stack()
+    assert board.move_stack == []
+    assert board._passed_stack == [] and board._bughouse_stack == []
+    # The last move's capture stays to be passed on.
+    assert board.last_passed == chess.Piece(chess.PAWN, chess.WHITE)

@@ -261,6 +261,12 @@ async def test_an_external_engine_answering_after_the_table_is_gone_is_no_error(
         fens=dict.fromkeys(BoardId, STARTING_FEN),
         clocks=dict.fromkeys(SEATS, 1.0),
     )
+    after_e4_e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2"
+    later = TableState(
+        version=1,
+        fens={BoardId.A: after_e4_e5, BoardId.B: STARTING_FEN},
+        clocks=dict.fromkeys(SEATS, 1.0),
+    )
     info = MatchInfo(
         game_id="1",
         names={seat: seat.slug for seat in SEATS},
@@ -272,8 +278,10 @@ async def test_an_external_engine_answering_after_the_table_is_gone_is_no_error(
             await player.start(nursery, send)
             await player.new_game(info, state)
             receive.close()
-            for token in (1, 2):
-                await player.your_turn(Seat.A_WHITE, token, state)
+            # Two positions, so the engine answers twice whenever its first
+            # answer is read (the same one again might be answered once).
+            for token, turn in enumerate((state, later), start=1):
+                await player.your_turn(Seat.A_WHITE, token, turn)
                 while sum(" > bestmove" in line for line in lines) < token:
                     await trio.sleep(0.01)
             await player.aclose()

@@ -372,6 +372,37 @@ async def test_an_xboard_seat_passes_eight_tells_a_turn_and_two_hundred_a_game()
     assert player.tells.dropped == 40 * 20 - TELLS_PER_GAME
 
 
+async def test_a_chatty_xboard_engine_reaches_its_partner_eight_times_a_turn() -> None:
+    # Sjeng answers "Ok, ..." to its partner's words: two of them cannot flood the table.
+    notes: list[str] = []
+    player = XboardPlayer(Seat.A_BLACK, ["never-started"], log=notes.append)
+    table = Table(player.adapter)
+    table.new_game()
+
+    def told(*lines: str) -> list[str]:
+        for line in lines:
+            player.adapter.receive(line)
+        _, events = player.adapter.take()
+        actions = [player._action(event) for event in events]
+        return [a.text for a in actions if isinstance(a, TellAction)]
+
+    assert told(*[f"tellics ptell Ok, trading is BAD {i}" for i in range(20)]) == [
+        f"Ok, trading is BAD {i}" for i in range(TELLS_PER_TURN)
+    ]
+    assert len([n for n in notes if "over the cap" in n]) == 1  # the excess, noted once
+    assert told("tellics ptell still here") == []
+    # The opponent's move on its board opens its next turn: it may speak again.
+    played = table.game.push(Seat.A_WHITE, "e2e4")
+    state = TableState(
+        version=table.game.plies,
+        fens={board: table.game.fen(board) for board in BoardId},
+        clocks={s: 60.0 for s in Seat},
+    )
+    await player.moved(played, state)
+    assert told("tellics ptell go") == ["go"]
+    assert len([n for n in notes if "over the cap" in n]) == 1
+
+
 # -- a stop from outside, whenever it lands ----------------------------------------------
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,13 +56,14 @@ from bughouse_arbiter.protocol import (
     State,
     Tell,
     Wait,
+    clean_text,
     clocks_ms,
     format_command,
     format_message,
     parse_command,
     parse_message,
 )
-from bughouse_arbiter.protocol.grammar import _parse_message_walk
+from bughouse_arbiter.protocol.grammar import _parse_message_walk, parse_int, split
 from bughouse_arbiter.protocol.session import QUOTE_LIMIT
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
@@ -82,6 +84,10 @@ MESSAGE_LINES: list[tuple[str, Message]] = [
         "option name Skill Level type combo default Fast var Fast var Very Slow",
         OptionSpec(name="Skill Level", type="combo", default="Fast", vars=("Fast", "Very Slow")),
     ),
+    (
+        "option name Mode type combo default Very Slow var Very Slow var MAX",
+        OptionSpec(name="Mode", type="combo", default="Very Slow", vars=("Very Slow", "MAX")),
+    ),
     ("feature team", Feature("team")),
     ("bugok", BugOk()),
     ("bugok 1", BugOk()),
@@ -91,6 +97,7 @@ MESSAGE_LINES: list[tuple[str, Message]] = [
     ("bestmove n@f7 board B turn 9", BestMove(move="n@f7", token=9, board=BoardId.B)),
     ("bestmove e2e4 turn 7 ponder e7e5", BestMove(move="e2e4", token=7)),
     ("\tbestmove  e7e8q   turn 3\t", BestMove(move="e7e8q", token=3)),
+    ("bestmove e2e4\t turn 7", BestMove(move="e2e4", token=7)),
     ("wait turn 9", Wait(token=9)),
     ("wait turn 9 reason need a  knight", Wait(token=9, reason="need a  knight")),
     (
@@ -231,6 +238,14 @@ def test_format_refuses_what_cannot_be_one_line() -> None:
         format_command(MoveEvent(version=1, board=BoardId.A, move="e2 e4", clocks=CLOCKS))
     with pytest.raises(ValueError, match="one non-empty token"):
         format_message(BestMove(move="", token=1))
+    with pytest.raises(ValueError, match=r"^game id must be one non-empty token, got 'g 1'$"):
+        format_command(NewGame(game_id="g 1", seats=(Seat.A_WHITE,), time_ms=1, inc_ms=0))
+
+
+def test_split_keeps_the_rest_of_the_line_as_one_piece_past_the_limit() -> None:
+    assert split("\t bestmove  e2e4\tturn 7 \t") == ["bestmove", "e2e4", "turn", "7"]
+    assert split("id name  Deep  Blue ", 2) == ["id", "name", "Deep  Blue"]
+    assert split("  \t ") == []
 
 
 def test_state_skips_unknown_pairs_and_refuses_bad_squares() -> None:
@@ -294,6 +309,15 @@ def test_a_malformed_command_says_what_is_wrong(line: str, why: str) -> None:
         ("draw maybe", "expected 'draw offer' or 'draw accept', got 'maybe'"),
         ("ptell", "empty ptell"),
         ("foo", "unknown message 'foo'"),
+        ("option name Hash", "expected 'option name <id> type <type> ...'"),
+        ("draw", "missing 'offer' or 'accept'"),
+        ("", "missing message"),
+        ("id", "missing id key"),
+        ("feature", "missing feature name"),
+        ("wait turn x", "bad turn 'x'"),
+        ("info board", "missing board"),
+        ("bestmove e2e4\x0bturn 7", "missing value after '7'"),
+        ("option name Hash type spin 16 default 16", "unexpected '16' in option"),
     ],
 )
 def test_a_malformed_message_says_what_is_wrong(line: str, why: str) -> None:
@@ -534,6 +558,20 @@ def test_line_buffer_discards_overlong_lines_across_chunks() -> None:
     assert buffer.feed(b"y" * 10 + b"\r\n") == [RawLine("y" * 10, 10)]
 
 
+def test_an_overlong_line_in_many_chunks_counts_every_byte() -> None:
+    buffer = LineBuffer(max_line=10)
+    for chunk in (b"0123456789ab", b"c" * 100, b"d" * 1000, b"e" * 7):
+        assert buffer.feed(chunk) == []
+    assert buffer.feed(b"\n") == [RawLine("0123456789", 12 + 100 + 1000 + 7, overlong=True)]
+
+
+def test_a_line_of_the_limit_whose_cr_and_lf_come_apart_is_whole() -> None:
+    buffer = LineBuffer(max_line=10)
+    assert buffer.feed(b"0123456789\r") == []
+    assert buffer.feed(b"\nok") == [RawLine("0123456789", 10)]
+    assert buffer.close() == [RawLine("ok", 2)]
+
+
 def test_line_buffer_decodes_bad_utf8_and_flushes_last_line() -> None:
     buffer = LineBuffer()
     assert buffer.feed(b"info \xff\xfe ok\nSjeng: ") == [RawLine("info \ufffd\ufffd ok", 10)]
@@ -668,6 +706,14 @@ def test_a_command_line_may_hold_max_line_bytes_and_no_more() -> None:
     with pytest.raises(LocalProtocolError) as caught:
         session.send(SetOption("S", longest + "x"))
     assert str(caught.value) == f"'setoption' line is longer than {MAX_LINE} bytes"
+
+
+def test_a_line_of_capital_xs_is_an_unknown_line_not_a_blank_one() -> None:
+    session = _playing_session()
+    assert _events(session, b"XX\nX\n") == [
+        Ignored("XX", "unknown line"),
+        Ignored("X", "unknown line"),
+    ]
 
 
 def test_only_spaces_and_tabs_make_a_blank_line() -> None:
@@ -849,3 +895,329 @@ def test_the_short_path_for_bestmove_reads_as_the_general_walk(
             parse_message(line)
         return
     assert parse_message(line) == expected
+
+
+# -- every text an engine writes is cleaned and cut where the session reads it (§9.1) --
+
+
+def test_an_engine_name_is_cut_at_64_characters_and_other_ids_at_200() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    name, author, other = "N" * 100, "A" * 300, "K" * 300
+    events = _events(session, f"id name {name}\nid author {author}\nid {other} v\n".encode())
+    assert events == [
+        Id("name", "N" * 61 + "..."),
+        Id("author", "A" * 197 + "..."),
+        Id("K" * 197 + "...", "v"),
+    ]
+    assert session.name == "N" * 61 + "..."
+
+
+def test_option_and_feature_texts_are_cleaned_of_controls_and_cut() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    long = "v" * 250
+    events = _events(
+        session,
+        f"option name Bad\x1bName type com\x07bo default {long} min \x1b1 max 2\x07"
+        f" var a\x1bb var {long}\n"
+        f"option name Clear Hash type button\n"
+        f"feature my\x1bname {long}\n".encode(),
+    )
+    cut = "v" * 197 + "..."
+    assert events == [
+        OptionSpec(
+            name="Bad Name", type="com bo", default=cut, min="1", max="2", vars=("a b", cut)
+        ),
+        OptionSpec(name="Clear Hash", type="button"),
+        Feature("my name", cut),
+    ]
+    assert set(session.options) == {"Bad Name", "Clear Hash"}
+
+
+def test_an_option_keeps_at_most_256_values() -> None:
+    session = EngineSession()
+    session.send(Bug())
+    values = " ".join(f"var v{i}" for i in range(300))
+    [option] = _events(session, f"option name Style type combo default v0 {values}\n".encode())
+    assert isinstance(option, OptionSpec)
+    assert option.vars == tuple(f"v{i}" for i in range(256))
+
+
+def test_a_tell_of_500_characters_passes_whole_and_a_longer_one_is_cut() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    whole, long = "w" * 500, "x" * 501
+    assert _events(session, f"ptell {whole}\nptell {long}\n".encode()) == [
+        Tell(whole),
+        Tell("x" * 497 + "..."),
+    ]
+
+
+def test_a_tell_with_nothing_printable_is_ignored() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    assert _events(session, b"ptell \x1b\x07\x1b\n") == [
+        Ignored("ptell", "'ptell' with nothing printable")
+    ]
+
+
+def test_moves_wait_reasons_info_and_error_texts_are_cut_to_their_limits() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    session.send(Go(version=0, token=1, board=BoardId.A))
+    move, reason, info, error = "m" * 40, "r" * 300, "i" * 600, "e" * 300
+    events = _events(
+        session,
+        f"info {info}\nerror {error}\nwait turn 1 reason {reason}\n"
+        f"bestmove {move} turn 1\n".encode(),
+    )
+    assert events == [
+        Info(text="i" * 497 + "...", board=BoardId.A),
+        EngineError("e" * 197 + "..."),
+        Wait(token=1, board=BoardId.A, reason="r" * 197 + "..."),
+        BestMove(move="m" * 29 + "...", token=1, board=BoardId.A),
+    ]
+
+
+def test_a_stale_wait_is_ignored_with_its_reason() -> None:
+    session = _playing_session(Seat.A_WHITE)
+    session.send(Go(version=0, token=4, board=BoardId.A))
+    assert _events(session, b"wait turn 3\n") == [
+        Ignored("wait turn 3", "wait for turn 3, which is not open (stale or unknown)")
+    ]
+    assert session.open_turns == {4: BoardId.A}
+
+
+def test_in_team_mode_resign_and_draw_name_the_board_they_are_about() -> None:
+    session = _playing_session(Seat.A_WHITE, Seat.B_BLACK, team=True)
+    assert _events(session, b"resign board b\ndraw accept board b\ninfo board a d 1\n") == [
+        Resign(board=BoardId.B),
+        Draw(accept=True, board=BoardId.B),
+        Info(text="d 1", board=BoardId.A),
+    ]
+
+
+# -- every message and command written in its one canonical form ---------------------
+
+CANONICAL_MESSAGES: list[tuple[Message, str]] = [
+    (Id("name", "RandomMover MAX"), "id name RandomMover MAX"),
+    (Id("author", ""), "id author"),
+    (
+        OptionSpec(name="Hash", type="spin", default="16", min="1", max="1024"),
+        "option name Hash type spin default 16 min 1 max 1024",
+    ),
+    (
+        OptionSpec(name="Style", type="combo", default="Very Slow", vars=("Very Slow", "Fast")),
+        "option name Style type combo default Very Slow var Very Slow var Fast",
+    ),
+    (Feature("team"), "feature team"),
+    (Feature("level", "MAX"), "feature level MAX"),
+    (BugOk(), "bugok"),
+    (ReadyOk(), "readyok"),
+    (BestMove(move="e2e4", token=7), "bestmove e2e4 turn 7"),
+    (BestMove(move="N@f7", token=9, board=BoardId.B), "bestmove N@f7 turn 9 board b"),
+    (Wait(token=9), "wait turn 9"),
+    (Wait(token=9, reason=" \r\n "), "wait turn 9"),
+    (
+        Wait(token=2, board=BoardId.A, reason="no\nlegal move"),
+        "wait turn 2 board a reason no legal move",
+    ),
+    (Resign(), "resign"),
+    (Resign(board=BoardId.B), "resign board b"),
+    (Draw(), "draw offer"),
+    (Draw(accept=True), "draw accept"),
+    (Draw(board=BoardId.B), "draw offer board b"),
+    (Draw(accept=True, board=BoardId.A), "draw accept board a"),
+    (Tell("sit\r\nnow"), "ptell sit  now"),
+    (Info(text="depth 3 score cp 12"), "info depth 3 score cp 12"),
+    (Info(text="string MAX", board=BoardId.A), "info board a string MAX"),
+    (Info(text=""), "info"),
+    (Info(text="", board=BoardId.B), "info board b"),
+    (EngineError("unknown command X"), "error unknown command X"),
+    (EngineError(""), "error"),
+]
+
+
+@pytest.mark.parametrize(("message", "line"), CANONICAL_MESSAGES)
+def test_a_message_is_written_in_its_canonical_form(message: Message, line: str) -> None:
+    assert format_message(message) == line
+
+
+def test_only_line_breaks_are_cleaned_from_free_text_other_blanks_are_text() -> None:
+    # A no-break space or form feed is the engine's text (the session cleans
+    # controls where it reads them): neither is a line break nor an outer blank.
+    assert format_message(Info(text="a\xa0")) == "info a\xa0"
+    assert format_message(EngineError("\xa0x\xa0")) == "error \xa0x\xa0"
+    assert format_message(Id("name", "Foo\xa0")) == "id name Foo\xa0"
+    assert format_message(Feature("f", "v\xa0")) == "feature f v\xa0"
+    assert format_message(Tell("\xa0go")) == "ptell \xa0go"
+    assert clean_text("\t a\rb\nc \t") == "a b c"
+    assert parse_message("id name Foo\xa0") == Id("name", "Foo\xa0")
+    assert parse_message("option name X type spin\x0c") == OptionSpec(name="X", type="spin\x0c")
+
+
+@pytest.mark.parametrize(
+    ("command", "line"),
+    [
+        (Refused(token=2, move="e2e5", reason=""), "illegal turn 2 move e2e5 reason"),
+        (Refused(token=2, move="", reason="empty"), "illegal turn 2 move - reason empty"),
+        (
+            Refused(token=2, move="m" * 40, reason="r" * 300),
+            f"illegal turn 2 move {'m' * 29}... reason {'r' * 197}...",
+        ),
+        (Refused(token=2, move="e2e5", reason="no\xa0"), "illegal turn 2 move e2e5 reason no\xa0"),
+        (Refused(token=2, move="e2e5", reason="MAX"), "illegal turn 2 move e2e5 reason MAX"),
+        (
+            BoardOver(board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text="MAX"),
+            "boardover board b result 1-0 reason flag text MAX",
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="MAX"),
+            "gameover result 1/2-1/2 reason agreement text MAX",
+        ),
+        (PartnerTell("t" * 500), "ptell " + "t" * 500),
+        (PartnerTell("t" * 501), "ptell " + "t" * 497 + "..."),
+        (
+            PlayerInfo(Seat.A_WHITE, "engine", "N" * 100),
+            "player a-white engine " + "N" * 61 + "...",
+        ),
+        (PlayerInfo(Seat.A_WHITE, "human", "\x1b"), "player a-white human ?"),
+        (
+            BoardOver(board=BoardId.A, result=Result.TEAM_TWO, reason=Termination.FLAG, text=""),
+            "boardover board a result 0-1 reason flag text",
+        ),
+        (
+            BoardOver(
+                board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text="x" * 500
+            ),
+            "boardover board b result 1-0 reason flag text " + "x" * 500,
+        ),
+        (
+            BoardOver(
+                board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text="MAX\xa0"
+            ),
+            "boardover board b result 1-0 reason flag text MAX\xa0",
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text=""),
+            "gameover result 1/2-1/2 reason agreement text",
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="y" * 500),
+            "gameover result 1/2-1/2 reason agreement text " + "y" * 500,
+        ),
+        (
+            GameOver(result=Result.DRAW, reason=Termination.AGREEMENT, text="MAX\xa0"),
+            "gameover result 1/2-1/2 reason agreement text MAX\xa0",
+        ),
+    ],
+)
+def test_the_arbiter_bounds_its_own_texts_on_the_wire(command: Command, line: str) -> None:
+    assert format_command(command) == line
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (
+            lambda: format_command(
+                NewGame(game_id="g\n1", seats=(Seat.A_WHITE,), time_ms=1, inc_ms=0)
+            ),
+            "game id",
+        ),
+        (lambda: format_command(RulesInfo((("time x", "1"),))), "rule"),
+        (lambda: format_command(RulesInfo((("time", ""),))), "rule value"),
+        (
+            lambda: format_command(
+                MoveEvent(version=1, board=BoardId.A, move="e4d5", passed="p\r", clocks=CLOCKS)
+            ),
+            "piece",
+        ),
+        (
+            lambda: format_command(
+                MoveEvent(version=1, board=BoardId.A, move="e2\ne4", clocks=CLOCKS)
+            ),
+            "move",
+        ),
+        (lambda: format_message(BestMove(move="e2\re4", token=1)), "move"),
+        (lambda: format_message(Id("na me", "x")), "id key"),
+        (lambda: format_message(OptionSpec(name="x", type="")), "option type"),
+        (lambda: format_message(Feature("te\nam")), "feature"),
+    ],
+)
+def test_a_word_that_is_not_one_word_is_refused_naming_its_field(
+    make: Callable[[], object], why: str
+) -> None:
+    with pytest.raises(ValueError, match=rf"^{why} must be one non-empty token, got "):
+        make()
+
+
+def test_what_is_neither_a_command_nor_a_message_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"^not a command: BugOk\(\)$"):
+        format_command(BugOk())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^not a message: Quit\(\)$"):
+        format_message(Quit())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("rules x=1=2 y=a", RulesInfo((("x", "1=2"), ("y", "a")))),
+        ("setoption name Clear Hash", SetOption("Clear Hash")),
+        ("illegal turn 2 move e2e5", Refused(token=2, move="e2e5", reason="")),
+        (
+            "gameover result * reason aborted",
+            GameOver(result=Result.UNFINISHED, reason=Termination.ABORTED, text=""),
+        ),
+        (
+            "boardover board b result 1-0 reason flag",
+            BoardOver(board=BoardId.B, result=Result.TEAM_ONE, reason=Termination.FLAG, text=""),
+        ),
+    ],
+)
+def test_parse_command_edges(line: str, expected: Command) -> None:
+    assert parse_command(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("", "missing command"),
+        ("bug", "missing version"),
+        ("bug x", "bad version 'x'"),
+        ("setoption name", "missing option name"),
+        ("setoption name value 3", "missing option name"),
+        ("newgame id g time 1 inc 0", "missing 'seat'"),
+        ("newgame id g seat a-white time x inc 0", "bad time 'x'"),
+        ("player", "missing seat"),
+        ("player a-white", "missing kind"),
+        ("rules =5", "rules are written name=value"),
+        ("rules x=", "rules are written name=value"),
+        ("rules x5", "rules are written name=value"),
+        ("frobnicate", "unknown command 'frobnicate'"),
+        ("state v", "missing version"),
+        ("state v x", "bad version 'x'"),
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 3 4 nodouble", "missing squares"),
+        (f"state v 1 a {_FEN} b {_FEN} clock 1 2 3 4 nodouble -", "missing squares"),
+        ("event v", "missing version"),
+        ("event v x board a move e2e4 clock 1 2 3 4", "bad version 'x'"),
+        ("go v 1 turn x board a", "bad turn 'x'"),
+        ("illegal turn x move e2e4", "bad turn 'x'"),
+        ("draw offer by", "missing seat"),
+    ],
+)
+def test_more_malformed_commands_say_what_is_wrong(line: str, why: str) -> None:
+    with pytest.raises(ProtocolSyntaxError) as caught:
+        parse_command(line)
+    assert str(caught.value) == why
+
+
+def test_a_board_is_read_in_either_case_and_a_bad_number_is_named() -> None:
+    assert parse_message("wait turn 2 board A") == Wait(token=2, board=BoardId.A)
+    assert parse_message("wait turn 2 board b") == Wait(token=2, board=BoardId.B)
+    with pytest.raises(ProtocolSyntaxError, match=r"^bad number 'x'$"):
+        parse_int("x")
+
+
+def test_an_info_about_a_board_the_engine_does_not_hold_still_passes_with_that_board() -> None:
+    # Info never affects the game (§6.7); the player files it under its own seat.
+    session = _playing_session(Seat.A_WHITE)
+    assert _events(session, b"info board b depth 2\n") == [Info(text="depth 2", board=BoardId.B)]

@@ -7,7 +7,9 @@ exercise that group. Then prints, per module, the mutants checked, killed and
 marked equivalent in ``tools/mutation-equivalent.txt``, the survivors left and
 the kill rate ``killed / (checked - equivalent)``, and lists every survivor not
 marked equivalent as a one-line change (original -> mutant). A timeout counts
-as a kill; a mutant no test reaches counts as a survivor.
+as a kill; a mutant no test reaches counts as a survivor. The tests run with
+``BUGHOUSE_MUTATION=1``, which ``tests/conftest.py`` reads: a short hypothesis
+profile with fixed examples, and property tests after the quick ones.
 
 ``--recheck`` reruns only the survivors with the current tests, in a copy
 (``/tmp/mut-<group>-recheck``) of the scratch folder; the code under test must
@@ -63,10 +65,25 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [
             "protocol/__init__.py",
             "protocol/grammar.py",
+            "protocol/limits.py",
             "protocol/messages.py",
             "protocol/session.py",
         ],
-        ["test_protocol.py"],
+        [
+            "test_protocol.py",
+            "test_limits.py",
+            # limits.py's other tests; the file's other tests are long property
+            # runs over the whole seat, which the mutation profile cannot shorten.
+            *(
+                f"test_hostile_lines.py::{name}"
+                for name in (
+                    "test_a_score_of_hundreds_of_digits_counts_as_absent",
+                    "test_engine_text_is_one_clean_line_within_its_limit",
+                    "test_engine_text_cuts_with_a_mark_and_replaces_controls",
+                    "test_the_tell_quota_caps_a_turn_and_a_game_and_notes_once",
+                )
+            ),
+        ],
     ),
     "bpgn": (
         [
@@ -222,8 +239,10 @@ def run_group(group: str, scratch: Path, jobs: int, only: list[str] | None = Non
                 f"{group}: not in the group: {', '.join(unknown)} (has {', '.join(modules)})"
             )
         modules = [m for m in modules if m in only]
-    if scratch.exists():
-        shutil.rmtree(scratch)
+    # A recheck of an earlier run would lend its verdicts to this one.
+    for old in (scratch, _recheck_dir(scratch)):
+        if old.exists():
+            shutil.rmtree(old)
     shutil.copytree(ROOT, scratch, ignore=_IGNORED)
     config = "\n".join(
         [
@@ -292,6 +311,8 @@ def _recheck_dir(scratch: Path) -> Path:
 
 def _mutmut(scratch: Path, args: list[str], *, append: bool = False) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # tests/conftest.py: few, fixed hypothesis examples, property tests last.
+    env["BUGHOUSE_MUTATION"] = "1"
     with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
         subprocess.run(
             ["nice", "-n", "15", str(VENV_BIN / "mutmut"), *args],

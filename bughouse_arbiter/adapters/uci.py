@@ -150,6 +150,10 @@ class UciAdapter(EngineAdapter):
             return
         if self.search is Search.SEARCHING and self.restart:
             self._stop()
+        elif self.search is Search.STOPPING:
+            # A stopped search (from the last game, or this turn's old position)
+            # has not answered yet: search once its bestmove is in.
+            self.restart = True
         elif self.search is Search.IDLE and not (same_turn and self.waiting):
             self._go()
 

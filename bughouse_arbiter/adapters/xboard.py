@@ -76,9 +76,6 @@ from .common import (
 )
 
 CLAIM_PREFIXES = ("1-0", "0-1", "1/2-1/2")
-#: Partner messages passed on per move of the engine's board; two chatty
-#: engines (Sjeng answers "Ok, ..." to its partner's words) cannot flood the table.
-MAX_TELLS_PER_MOVE = 8
 #: Consecutive rejected moves in one turn after which we stop asking until
 #: something changes on the board (an engine that is stuck on a bad idea).
 MAX_REJECTED = 3
@@ -128,7 +125,6 @@ class XboardAdapter(EngineAdapter):
         self.claimed = False
         self.needs_sync = False
         self.gave_up = False
-        self.tells = 0
         #: Re-syncs done this game (after a refused move, a claim, a lost step).
         self.resyncs = 0
         #: Whether the engine still plays bughouse after ``setboard``: None
@@ -276,7 +272,6 @@ class XboardAdapter(EngineAdapter):
         if played.board is self.seat.board:
             self.claimed = self.gave_up = False
             self.rejected = 0
-            self.tells = 0
             if played.seat is self.seat:
                 self.token = None
             elif in_step:
@@ -397,11 +392,8 @@ class XboardAdapter(EngineAdapter):
     def _tellics(self, text: str) -> None:
         word, _, rest = text.partition(" ")
         if word == "ptell" and rest.strip():
-            self.tells += 1
-            if self.tells <= MAX_TELLS_PER_MOVE:
-                self.emit(EngineTell(rest.strip()))
-            elif self.tells == MAX_TELLS_PER_MOVE + 1:  # noted once, not once per line
-                self.note(f"partner messages dropped (more than {MAX_TELLS_PER_MOVE} this move)")
+            # Every one is passed on: the seat caps them (``limits.TellQuota``).
+            self.emit(EngineTell(rest.strip()))
         elif word == "resign":
             self.emit(EngineResign())
 
