@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from collections.abc import Sequence
+from typing import cast
 
 from .commands import SUMMARIES
 from .errors import UsageError
-from .ui.safe_text import printable
 
 #: Command name -> the module under ``commands/`` that implements it.
 COMMANDS: dict[str, str] = {
@@ -39,9 +40,35 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+def _help_width() -> int:
+    """argparse's default width, ``shutil.get_terminal_size().columns - 2``,
+    worked out the same way without importing shutil (which brings the
+    compression modules: 2 ms of every start-up)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns - 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose help formatter is given its width (see ``_help_width``);
+    the subcommands' parsers are of this class too."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        formatter = cast("type[argparse.HelpFormatter]", self.formatter_class)
+        return formatter(prog=self.prog, width=_help_width())
+
+
 def build_parser(commands: Sequence[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
     """The ``bughouse`` parser with the full parsers of ``commands`` (stubs for the rest)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="bughouse",
         description="Bughouse chess arbiter: four players, two boards, four clocks.",
     )
@@ -116,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.run(args)
     except UsageError as exc:
+        from .ui.safe_text import printable
+
         print(f"bughouse {args.command}: error: {printable(str(exc), 2000)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -757,3 +757,57 @@ def test_board_fen_and_fen_are_python_chess_text() -> None:
             assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
             assert BughouseBoard(board.fen()).fen() == board.fen()
     assert promotions > 5  # the promoted marks were exercised
+
+
+def test_fen_castling_letters_with_dropped_back_rank_rooks() -> None:
+    """The castling part (remembered per rights, kings and back-rank rooks) is
+    python-chess's, file letters included when a dropped rook stands on the
+    back rank beside the castling rook."""
+    board = BughouseBoard("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R[RRRrrr] w KQkq - 0 1")
+    for drops in (["R@b1", "r@g8"], ["R@f1", "r@c8"], ["R@g1", "r@b8"]):
+        for uci in drops:
+            board.push(chess.Move.from_uci(uci))
+            assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
+    board = BughouseBoard("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R[] w KQkq - 0 1")
+    for uci in ("e1f1", "a8b8", "f1e1", "h7h6", "a1b1"):
+        board.push(chess.Move.from_uci(uci))
+        assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
+    assert board.fen().split()[2] == "k"
+
+
+def test_legal_moves_to_one_square_match_python_chess() -> None:
+    """``generate_legal_moves`` answers "which of these pieces can go to this
+    square" without generating moves when none attacks it: the same moves as
+    python-chess's generator, for any masks, and so the same SAN."""
+    rng = random.Random(5)
+    for rules in (HouseRules(), HouseRules(drop_check="no-check")):
+        for _ in range(8):
+            board = BughouseBoard(rules=rules)
+            for _ in range(80):
+                moves = list(board.legal_moves)
+                if not moves:
+                    break
+                own = board.occupied_co[board.turn]
+                masks = [own, board.knights & own, board.rooks | board.queens, 0]
+                for _ in range(4):
+                    to_mask = chess.BB_SQUARES[rng.randrange(64)]
+                    from_mask = rng.choice([*masks, rng.getrandbits(64)])
+                    reference = chess.variant.CrazyhouseBoard.generate_legal_moves
+                    expected = list(reference(board, from_mask, to_mask))
+                    assert list(board.generate_legal_moves(from_mask, to_mask)) == expected
+                board.push(rng.choice(moves))
+                if rng.random() < 0.4:
+                    piece = chess.Piece(rng.choice(chess.PIECE_TYPES[:5]), rng.random() < 0.5)
+                    board.receive(piece)
+
+
+def test_clear_stack_keeps_no_per_move_history() -> None:
+    """A replay drops the history every few hundred moves: nothing per move may outlive it."""
+    board = BughouseBoard(rules=HouseRules(dropped_pawn_double_step=False))
+    for uci in ("e2e4", "d7d5", "e4d5", "d8d5"):
+        board.push(chess.Move.from_uci(uci))
+    board.clear_stack()
+    assert board.move_stack == []
+    assert board._passed_stack == [] and board._bughouse_stack == []
+    # The last move's capture stays to be passed on.
+    assert board.last_passed == chess.Piece(chess.PAWN, chess.WHITE)

@@ -1,14 +1,19 @@
 """The cheap "surely has a move" test never claims a move that does not exist,
-and the board's status is the same as from generating every move."""
+the board's status is the same as from generating every move, and the
+status a game keeps for each board is the one judged afresh."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import bughouse_fens
+from strategies import bughouse_fens, house_rules
 
 from bughouse_arbiter.core.board import BoardStatus, BughouseBoard
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
 
 
@@ -57,8 +62,35 @@ def test_random_positions_agree_with_full_move_generation(
         "k7/8/8/8/8/p7/P7/K6q[] w - - 0 1",  # blocked pawn, pinned nothing, king stuck
         "1k6/8/8/8/8/8/r7/K7[] w - - 0 1",  # in check by a rook, one escape
         "8/8/8/8/8/k7/p7/K7[] w - - 0 1",  # White stalemated by a pawn
+        "7k/8/8/8/3b4/8/1P1n4/K1n5[] w - - 0 1",  # the only pawn step, pinned on a diagonal
+        "1r5k/8/8/8/8/8/1P6/1K6[] w - - 0 1",  # a pawn pinned on its file still steps
     ],
 )
 def test_corner_positions(fen: str) -> None:
     _check(BughouseBoard(fen))
     _check(BughouseBoard(fen, rules=HouseRules(stalemate="draw")))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules=house_rules(), choices=st.lists(st.integers(0, 10**6), min_size=60, max_size=150))
+def test_a_game_keeps_each_boards_status_as_judged_afresh(
+    rules: HouseRules, choices: list[int]
+) -> None:
+    """``BughouseGame.status`` remembers a board's status until the board
+    changes (an arrival keeps an OK): after every move, under any house rules,
+    it is what judging both boards from scratch gives."""
+    game = BughouseGame(dataclasses.replace(rules, max_plies=0, stalling=0))
+    for choice in choices:
+        live = [b for b in BoardId if game.is_live(b) and any(game.board(b).legal_moves)]
+        if game.is_over or not live:
+            break
+        board_id = live[choice % len(live)]
+        board = game.board(board_id)
+        legal = sorted(board.legal_moves, key=lambda move: move.uci())
+        checks = [move for move in legal if board.gives_check(move)]
+        if checks and choice % 3:  # checks mostly: mates, waits and arrivals that end them
+            legal = checks
+        game.push(Seat.of(board_id, board.turn), legal[(choice // 2) % len(legal)])
+        for each in BoardId:
+            fresh = game.board(each).copy(stack=False).status_of_side_to_move()
+            assert game.status(each) is fresh, (each, game.fen(each))

@@ -8,6 +8,7 @@ few KB) so that the test runs in seconds in CI.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bughouse_arbiter.bpgn import read as bpgn_read
-from bughouse_arbiter.bpgn.read import iter_games, read_games
+from bughouse_arbiter.bpgn.read import BpgnGame, iter_games, read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.commands.replay import check, describe
 
@@ -79,3 +80,48 @@ def test_check_reports_a_mutated_file_without_a_traceback(tmp_path: Path) -> Non
     out = io.StringIO()
     assert check([str(path)], [], strict=True, out=out) in (0, 1)
     assert out.getvalue().splitlines()[-1].startswith("checked ")
+
+
+#: The reader's token pattern with the clock comment never read as part of
+#: its move token: each clock is then read as a comment token of its own.
+_UNFUSED = re.compile(
+    bpgn_read._TOKEN.pattern.replace(r"(?:[ \t\r\n\f\v]*\{\s*(?P<mclock>", r"(?:(?!)(?P<mclock>"),
+    bpgn_read._TOKEN.flags,
+)
+
+
+def _read_unfused(data: bytes) -> list[BpgnGame]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bpgn_read, "_TOKEN", _UNFUSED)
+        return read_games(data, file="f")
+
+
+def test_the_unfused_pattern_differs_only_in_the_clock_comment() -> None:
+    assert _UNFUSED.pattern != bpgn_read._TOKEN.pattern
+    assert bpgn_read._TOKEN.match("1A. e4 {12.5}").group("mclock") == "12.5"  # type: ignore[union-attr]
+    assert _UNFUSED.match("1A. e4 {12.5}").group("mclock") is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "movetext",
+    [
+        "1A. e4 {12.5} 1a. e5{-3} 1B. d4\n{ 7 } 1b. d5 {7.} 2A. Nf3 {7 [%ts 1.5]} *",
+        "1A. e4 {12.5} {second} 1a. e5 {x} {9} 2A. Nf3 {1234567.123456} 2a. Nc6 {12345678} *",
+        "1A. e4 ( 1A. d4 {5} ) {6} 1a. e5 {\n 8\n} *",
+    ],
+)
+def test_a_clock_read_with_its_move_is_read_as_a_comment_after_it(movetext: str) -> None:
+    data = f'[Event "x"]\n\n{movetext}\n'.encode()
+    assert read_games(data, file="f") == _read_unfused(data)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_the_corpus_reads_the_same_with_clocks_read_apart(path: Path) -> None:
+    data = path.read_bytes()
+    assert read_games(data, file="f") == _read_unfused(data)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(data=mutated())
+def test_mutated_files_read_the_same_with_clocks_read_apart(data: bytes) -> None:
+    assert read_games(data, file="f") == _read_unfused(data)

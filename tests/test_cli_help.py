@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -41,3 +42,38 @@ def test_a_negative_time_control_gets_a_clear_error(command: str) -> None:
         f"bughouse {command}: error: time control '-5+0': the base time must be above 0 seconds\n"
     )
     assert "expected one argument" not in done.stderr
+
+
+@pytest.mark.parametrize("columns", [None, "60", "0", "-3", "wide"])
+def test_help_is_as_wide_as_argparse_would_make_it(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The help width is worked out without shutil, as argparse does it with shutil."""
+    import shutil
+
+    from bughouse_arbiter.cli import _help_width
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _help_width() == shutil.get_terminal_size().columns - 2
+
+
+@pytest.mark.parametrize("columns", ["50", "200"])
+def test_the_help_text_wraps_at_the_terminal_width(columns: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bughouse_arbiter", "position", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": columns},
+    )
+    assert done.returncode == 0
+    # The description is printed as written; the options are wrapped.
+    options = done.stdout.split("\noptions:\n", 1)[1]
+    widest = max(len(line) for line in options.splitlines())
+    if columns == "50":
+        assert widest <= 48
+    else:
+        assert widest > 78  # wider than the 80-column default: the width was read

@@ -184,3 +184,14 @@ def test_time_is_conserved_whatever_the_moves(
     for s in (AW, AB):
         expected = base + moves[s] * increment - used[s]
         assert clocks.remaining(s, now) == pytest.approx(expected, abs=1e-6)
+
+
+def test_snapshot_counts_a_seat_in_at_up_to_its_own_instant() -> None:
+    # AW and BW run from 100.0 with 10 s each; AW's move arrived at 103.0.
+    clocks = started()
+    assert clocks.snapshot(104.0, {AW: 103.0}) == {AW: 7.0, AB: 10.0, BW: 6.0, BB: 10.0}
+    # A seat whose clock is stopped keeps its banked time whatever ``at`` says.
+    assert clocks.snapshot(104.0, {AB: 50.0})[AB] == 10.0
+    # Floored at zero, as without ``at``; and no ``at`` is ``now`` for everyone.
+    assert clocks.snapshot(104.0, {AW: 999.0})[AW] == 0.0
+    assert clocks.snapshot(104.0, {}) == clocks.snapshot(104.0)

@@ -6,10 +6,10 @@ sets per colour, a promoted piece counting as the pawn it was.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 
-import attrs
 import chess
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,7 +35,7 @@ TWO_SETS = Counter(
 )
 
 # board_end=continue takes captures out of play once the other board is over.
-PASSING_RULES = house_rules().map(lambda rules: attrs.evolve(rules, board_end="match"))
+PASSING_RULES = house_rules().map(lambda rules: dataclasses.replace(rules, board_end="match"))
 
 
 def material(board: BughouseBoard) -> Counter[tuple[chess.Color, chess.PieceType]]:

@@ -21,9 +21,11 @@ from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.bpgn.write import GameHeader, format_game
 from bughouse_arbiter.config.engines_file import builtin_external_engines
 from bughouse_arbiter.config.specs import EngineSpec, engine_spec
-from bughouse_arbiter.core.model import Seat, Termination
+from bughouse_arbiter.core.board import STARTING_FEN
+from bughouse_arbiter.core.model import SEATS, BoardId, Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed
+from bughouse_arbiter.players.base import Action, MatchInfo, MoveAction, TableState
 from bughouse_arbiter.players.factory import create_player
 from bughouse_arbiter.players.uci import UciPlayer
 from bughouse_arbiter.players.xboard import XboardPlayer
@@ -210,18 +212,11 @@ async def test_an_xboard_engine_that_ignores_quit_is_killed(tmp_path: Path) -> N
     assert code is not None and code < 0  # it had to be signalled
 
 
-async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> None:
-    require("fairy-stockfish")
-    from bughouse_arbiter.core.board import STARTING_FEN
-    from bughouse_arbiter.core.model import SEATS, BoardId
-    from bughouse_arbiter.players.base import Action, MatchInfo, MoveAction, TableState
-
-    spec = builtin_external_engines()["fairy-stockfish"]
-    player = create_player(Seat.A_WHITE, spec)
-    send, receive = trio.open_memory_channel[Action](100)
+def _one_game(fen_a: str | None = None, version: int = 0) -> tuple[MatchInfo, TableState]:
+    """A one-second game from the start, and a table state with board A at ``fen_a``."""
     state = TableState(
-        version=0,
-        fens=dict.fromkeys(BoardId, STARTING_FEN),
+        version=version,
+        fens={BoardId.A: fen_a or STARTING_FEN, BoardId.B: STARTING_FEN},
         clocks=dict.fromkeys(SEATS, 1.0),
     )
     info = MatchInfo(
@@ -230,6 +225,15 @@ async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> 
         rules=HouseRules(time=1.0),
         start_fens=dict.fromkeys(BoardId, STARTING_FEN),
     )
+    return info, state
+
+
+async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> None:
+    require("fairy-stockfish")
+    spec = builtin_external_engines()["fairy-stockfish"]
+    player = create_player(Seat.A_WHITE, spec)
+    send, receive = trio.open_memory_channel[Action](100)
+    info, state = _one_game()
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
             await player.start(nursery, send)
@@ -247,33 +251,22 @@ async def test_an_external_engine_answering_after_the_table_is_gone_is_no_error(
     # The table stops taking actions (its channel closed) while the engine still
     # talks: its info lines and move are dropped, and nothing is raised.
     require("fairy-stockfish")
-    from bughouse_arbiter.core.board import STARTING_FEN
-    from bughouse_arbiter.core.model import SEATS, BoardId
-    from bughouse_arbiter.players.base import Action, MatchInfo, TableState
-
     lines: list[str] = []
     player = create_player(
         Seat.A_WHITE, builtin_external_engines()["fairy-stockfish"], log=lines.append
     )
     send, receive = trio.open_memory_channel[Action](100)
-    state = TableState(
-        version=0,
-        fens=dict.fromkeys(BoardId, STARTING_FEN),
-        clocks=dict.fromkeys(SEATS, 1.0),
-    )
-    info = MatchInfo(
-        game_id="1",
-        names={seat: seat.slug for seat in SEATS},
-        rules=HouseRules(time=1.0),
-        start_fens=dict.fromkeys(BoardId, STARTING_FEN),
-    )
+    info, state = _one_game()
+    _, later = _one_game("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 2", 1)
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
             await player.start(nursery, send)
             await player.new_game(info, state)
             receive.close()
-            for token in (1, 2):
-                await player.your_turn(Seat.A_WHITE, token, state)
+            # Two positions, so the engine answers twice whenever its first
+            # answer is read (the same one again might be answered once).
+            for token, turn in enumerate((state, later), start=1):
+                await player.your_turn(Seat.A_WHITE, token, turn)
                 while sum(" > bestmove" in line for line in lines) < token:
                     await trio.sleep(0.01)
             await player.aclose()

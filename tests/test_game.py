@@ -592,7 +592,6 @@ def test_moving_resets_the_stalling_count_and_clocks_on_or_stalling_0_turn_it_of
         assert stalled is (not rules.clock and rules.stalling == 3)
 
 
-
 @pytest.mark.parametrize("drop_check", ["no-check", "no-mate"])
 def test_a_capture_that_makes_the_other_side_wait_is_still_passed(drop_check: str) -> None:
     # Rxh8+ leaves Black no move; whether a drop could block is judged by
@@ -607,3 +606,12 @@ def test_a_capture_that_makes_the_other_side_wait_is_still_passed(drop_check: st
     assert game.board(BoardId.A).status_of_side_to_move() is BoardStatus.MUST_WAIT
     assert played.passed == chess.Piece(chess.ROOK, chess.BLACK)
     assert game.board(BoardId.B).pockets[chess.BLACK].count(chess.ROOK) == 1
+
+
+@pytest.mark.parametrize(
+    "fen_b",
+    [STARTING_FEN, "r3k2r/8/8/8/8/8/8/R3K2R[Qn] b Kq - 3 20", "4k3/8/8/8/8/8/8/4K3 w - - 0 1"],
+)
+def test_start_fens_are_the_boards_own_fens(fen_b: str) -> None:
+    game = BughouseGame(fen_b=fen_b)
+    assert game.start_fens == {b: game.board(b).fen() for b in BoardId}

@@ -21,7 +21,7 @@ def _plan(tmp_path: Path, games: int, engine: list[str], team: list[str]) -> mat
     args = argparse.Namespace(
         engine=engine,
         team=team,
-        tc="5+0",
+        tc="60+0",  # instant movers never flag, however loaded the machine (a flag restarts one)
         rule=[],
         games=str(games),
         out=str(tmp_path / "m.bpgn"),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import attrs
+import dataclasses
+
 import chess
 import pytest
 
@@ -103,7 +104,7 @@ def test_an_outcome_names_result_winner_termination_board_seat_and_reason() -> N
     )
     assert outcome.result is Result.TEAM_TWO
     assert str(outcome) == "0-1 (B-Black lost on time)"
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         outcome.winner = Team.ONE  # type: ignore[misc]
     aborted = Outcome(termination=Termination.ABORTED, winner=None, reason="stopped", aborted=True)
     assert aborted.result is Result.UNFINISHED

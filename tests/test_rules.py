@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import attrs
+import dataclasses
+
 import pytest
 from hypothesis import given
 from strategies import house_rules
@@ -165,7 +166,7 @@ def test_constructing_bad_values_in_code_is_refused_too() -> None:
     with pytest.raises(RuleError, match="time"):
         HouseRules(time=0)
     with pytest.raises(RuleError, match="turn_time_limit"):
-        attrs.evolve(HouseRules(), turn_time_limit=0.0)
+        dataclasses.replace(HouseRules(), turn_time_limit=0.0)
     with pytest.raises(RuleError, match="max_plies"):
         HouseRules(max_plies=-1)
 
@@ -208,7 +209,7 @@ def test_from_pairs_reads_a_profile_and_overrides() -> None:
     # Without a profile pair the options apply to the default rules.
     plain = from_pairs([("time", "60")])
     assert plain.time == 60.0
-    assert attrs.evolve(plain, time=HouseRules().time, profile="default") == HouseRules()
+    assert dataclasses.replace(plain, time=HouseRules().time, profile="default") == HouseRules()
 
 
 @given(house_rules())
@@ -220,6 +221,6 @@ def test_every_rules_value_round_trips_through_its_text(rules: HouseRules) -> No
 @given(house_rules())
 def test_every_rules_value_round_trips_through_name_value_texts(rules: HouseRules) -> None:
     texts = [f"{name}={value}" for name, value in rules.to_pairs()]
-    assert apply_rules(HouseRules(), [parse_rule(text) for text in texts]) == attrs.evolve(
+    assert apply_rules(HouseRules(), [parse_rule(text) for text in texts]) == dataclasses.replace(
         rules, profile="custom" if rules.differences else "default"
     )

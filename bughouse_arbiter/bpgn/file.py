@@ -125,7 +125,7 @@ class BpgnFile:
             return
         if not self._in_game:
             raise RuntimeError("BpgnFile.append outside a game")
-        self._write(text.encode("utf-8"))
+        self._write_all(text.encode("utf-8"))
 
     def end_game(self, slot_text: str | None, closing_text: str) -> None:
         """Closes the game: overwrites the outcome slot with ``slot_text``
@@ -165,13 +165,19 @@ class BpgnFile:
 
     def _write(self, data: bytes) -> int:
         """Writes all of ``data`` at the end of the file; returns the end offset."""
+        self._write_all(data)
+        return os.lseek(self.fd, 0, os.SEEK_CUR)
+
+    def _write_all(self, data: bytes) -> None:
+        """Writes all of ``data`` at the end of the file (a move: one system call)."""
         if self.fd < 0:
             raise OSError(errno.EBADF, "the BPGN file is closed")
-        view = memoryview(data)
-        while view:
-            written = os.write(self.fd, view)
-            view = view[written:]
-        return os.lseek(self.fd, 0, os.SEEK_CUR)
+        written = os.write(self.fd, data)
+        if written < len(data):
+            view = memoryview(data)[written:]
+            while view:
+                written = os.write(self.fd, view)
+                view = view[written:]
 
     def _overwrite(self, offset: int, data: bytes) -> None:
         # pwrite on an O_APPEND descriptor appends on Linux: drop the flag

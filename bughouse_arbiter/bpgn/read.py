@@ -34,7 +34,8 @@ _TOKEN = re.compile(
     | (?P<comment>\{[^}]*\})
     | (?P<open>\{)
     | (?P<move>(?P<mnum>\d{1,6})(?P<mletter>[ABab])\.(?:\.\.)?[ \t]*
-        (?P<msan>[A-Za-z@][^\s{}\[\]();]{0,199}))
+        (?P<msan>[A-Za-z@][^\s{}\[\]();]{0,199})
+        (?:[ \t\r\n\f\v]*\{\s*(?P<mclock>-?\d{1,7}(?:\.\d{1,6})?)\s*\})?)
     | (?P<number>(?P<num>\d{1,6})(?P<letter>[ABab])\.(?:\.\.)?)
     | (?P<result>(?:1-0|0-1|1/2-1/2|\*)(?![^\s{}\[\]();]))
     | (?P<linecomment>;[^\r\n]*)
@@ -482,9 +483,38 @@ class _Reader:
             if self.variation_depth:
                 self.in_variation(match)
                 continue
-            if kind == "move":  # a number and its move, the usual case, in one token
-                self.on_number(match.group("mnum"), match.group("mletter"), start)
-                self.on_word(match.group("msan"), match.start("msan"))
+            if kind == "move":  # a number, its move and its clock, the usual case, in one token
+                number, letter, word, clock = match.group("mnum", "mletter", "msan", "mclock")
+                building = self.game
+                if building is not None and building.pending is None:
+                    # on_number then on_word, with nothing to report: inline.
+                    building.started_movetext = True
+                    building.last_comment_is_last_token = False
+                    line, column = self.where(start)
+                    building.close_move()
+                    san = word
+                    if san[-1] in "!?":
+                        san = _SAN_SUFFIX.sub("", san) or san
+                    board = _BOARDS[letter]
+                    building.open_move = (
+                        int(number),
+                        board,
+                        letter.isupper(),
+                        san,
+                        word,
+                        line,
+                        column,
+                    )
+                else:
+                    self.on_number(number, letter, start)
+                    self.on_word(word, match.start("msan"))
+                    building = self.game
+                    assert building is not None and building.open_move is not None
+                if clock is not None:
+                    # What on_comment makes of a clock comment right after a
+                    # move (the comment it would keep as last_comment can
+                    # never be read as the game's closing one).
+                    building.move_clock = clock
             elif kind == "number":
                 self.on_number(match.group("num"), match.group("letter"), start)
             elif kind == "word":

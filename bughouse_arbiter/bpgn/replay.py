@@ -22,6 +22,7 @@ Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections import deque
@@ -118,7 +119,7 @@ def rules_of(game: BpgnGame, override: HouseRules | None = None) -> tuple[HouseR
     if control and float(control.group(1)) > 0:
         base, increment = float(control.group(1)), float(control.group(2) or 0)
         if base <= MAX_SECONDS and increment <= MAX_SECONDS:
-            rules = attrs.evolve(rules, time=base, increment=increment)
+            rules = dataclasses.replace(rules, time=base, increment=increment)
         else:
             notes.append(
                 Note(

@@ -168,7 +168,20 @@ class BpgnRecorder:
         if info:
             self._infos.update(info)
         game = self.game
-        new_moves = game.moves[self._moves_seen :]
+        moves = game.moves
+        if (
+            len(moves) == self._moves_seen + 1
+            and len(game.messages) == self._messages_seen
+            and len(game.board_results) == len(self._ends_seen)
+        ):
+            # The usual call, after one move and nothing else: its line alone.
+            played = moves[-1]
+            self._moves_seen += 1
+            self._written[played.board] += 1
+            line = self._move_line(played)
+            self._lines.append(line)
+            return line
+        new_moves = moves[self._moves_seen :]
         new_messages = game.messages[self._messages_seen :]
         self._moves_seen = len(game.moves)
         self._messages_seen = len(game.messages)
@@ -210,7 +223,7 @@ class BpgnRecorder:
         start = self._starts[played.board]
         earlier = self._written[played.board] - 1  # counted before this line is made
         number = start[0] + (earlier + (0 if start[1] else 1)) // 2
-        letter = played.board.value if played.seat.color else played.board.value.lower()
+        letter = _MOVE_LETTER[played.seat]
         parts = [f"{number}{letter}. {bpgn_san(played.san)}"]
         if played.clock is not None:
             parts.append(f"{{{seconds(played.clock)}}}")
@@ -280,6 +293,10 @@ class BpgnRecorder:
 
 
 _STANDARD_FEN = STARTING_FEN
+#: A move number's board letter: upper case for White's moves (``12A.``), lower for Black's.
+_MOVE_LETTER = {
+    seat: seat.board.value if seat.color else seat.board.value.lower() for seat in Seat
+}
 
 
 def _cut(value: str, limit: int | None) -> str:

@@ -78,6 +78,9 @@ from . import SUMMARIES
 DEFAULT_TC = "60+0"
 #: Live display refreshes per second (at least one, as promised).
 REFRESH_HZ = 4
+#: Characters of unflushed display text held before they are handed to the
+#: output stream all the same (as its buffer would, were it buffered).
+HELD_CHARS = 8192
 
 
 def register(subparsers: Any) -> None:
@@ -244,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
         with BpgnFile.open(plan.out) as games_file:
             return trio.run(play_matches, plan, display, games_file)
     finally:
+        display.close()  # hands on any move line still held, however it ended
         kill_orphans(keep=live_engine_pids())
 
 
@@ -679,6 +683,8 @@ class Display:
         self.progress = ""
         #: Lines were written but not flushed yet (no terminal: see ``keep_flushed``).
         self.unflushed = False
+        self._held: list[str] = []  # text written with flush=False, not handed on yet
+        self._held_chars = 0
 
     def begin(self, number: int, games: int, path: Path) -> None:
         self.game = None
@@ -783,10 +789,26 @@ class Display:
     def write(self, text: str, *, flush: bool = True) -> None:
         """Writes and flushes; once the output is gone (``| head``), writes nothing more.
 
-        The match goes on and its file is still written.
+        Text written with ``flush=False`` is held here until the next flushed
+        write (``keep_flushed``'s, or a line that must show at once), or until
+        ``HELD_CHARS`` are held: so it costs no system call even when the output
+        stream writes through (``PYTHONUNBUFFERED``). The match goes on and its
+        file is still written.
         """
         if self.broken:
             return
+        if not flush:
+            self._held.append(text)
+            self._held_chars += len(text)
+            self.unflushed = True
+            if self._held_chars < HELD_CHARS:
+                return
+        if self._held:
+            if flush:
+                self._held.append(text)
+            text = "".join(self._held)
+            self._held.clear()
+            self._held_chars = 0
         try:
             self.out.write(text)
             self.unflushed = not flush
@@ -800,6 +822,8 @@ class Display:
         if self.cursor_hidden:
             self.write("\x1b[?25h")
             self.cursor_hidden = False
+        if self._held:
+            self.write("")
 
 
 def _silence(out: TextIO) -> None:

@@ -272,6 +272,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def clear_stack(self) -> None:
         super().clear_stack()
         self._bughouse_stack.clear()
+        self._passed_stack.clear()
 
     def receive(self, piece: chess.Piece) -> None:
         """Adds a piece passed from the partner board to ``piece.color``'s pocket."""
@@ -295,6 +296,26 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             ):
                 continue
             yield move
+
+    def generate_legal_moves(
+        self, from_mask: chess.Bitboard = chess.BB_ALL, to_mask: chess.Bitboard = chess.BB_ALL
+    ) -> Iterator[chess.Move]:
+        # SAN asks this for every piece move: "which other pieces of this type
+        # could go to this square too?". Mostly none of them even attacks it,
+        # which one attackers_mask tells, without generating moves. Exact: a
+        # knight's, bishop's, rook's or queen's move goes only to a square it
+        # attacks and does not hold a piece of its own side; pawns, kings
+        # (castling) and drops (``from_mask & to_mask``) are left to the full
+        # generation.
+        if to_mask and not to_mask & (to_mask - 1) and not from_mask & to_mask:
+            own = self.occupied_co[self.turn]
+            pieces = from_mask & own
+            target = to_mask.bit_length() - 1
+            if not pieces & (self.pawns | self.kings) and (
+                to_mask & own or not self.attackers_mask(self.turn, target) & pieces
+            ):
+                return iter(())
+        return super().generate_legal_moves(from_mask, to_mask)
 
     def generate_legal_drops(self, to_mask: chess.Bitboard = chess.BB_ALL) -> Iterator[chess.Move]:
         # python-chess chains the drops after the other moves but works out
@@ -382,23 +403,28 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def _surely_can_move(self) -> bool:
         """A cheap sufficient test for "the side to move has a legal move".
 
-        True when it is not in check and either holds a piece it can drop
-        (no drop rule filtering drops; a pawn needs an empty square on ranks
-        2 to 7), or has a piece other than its king, not pinned, with a
-        knight's or slider's move to a square it does not occupy, or a pawn
-        step to an empty square: all legal when not in check. False means
-        "not known": the caller generates the moves. True after most moves,
-        at a fraction of the cost of generating them.
+        True when it is not in check and either has a pawn off its king's
+        rank and diagonals (so pinned, if at all, along the file) with an
+        empty square ahead, or holds a piece it can drop (no drop rule
+        filtering drops; a pawn needs an empty square on ranks 2 to 7), or
+        has a piece other than its king, not pinned, with a knight's or
+        slider's move to a square it does not occupy, or a pawn step to an
+        empty square: all legal when not in check. False means "not known":
+        the caller generates the moves. True after most moves, at a fraction
+        of the cost of generating them.
         """
         turn = self.turn
         own = self.occupied_co[turn]
         kings = self.kings & own & ~self.promoted  # as ``king()``, inline
         if not kings:
             return False
-        king = chess.msb(kings)
+        king = kings.bit_length() - 1  # chess.msb, inline
         if self.attackers_mask(not turn, king):
             return False
         empty = ~self.occupied & chess.BB_ALL
+        pawns = self.pawns & own & ~_RANK_AND_DIAGONALS[king]
+        if (pawns << 8 if turn else pawns >> 8) & empty:
+            return True
         if not self._filter_drops and empty:
             pocket = self.pockets[turn]
             held = len(pocket)
@@ -436,6 +462,138 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         Counted only under ``repetition=threefold``; otherwise always False.
         """
         return self._seen.get(self._transposition_key(), 0) >= count
+
+    def parse_san(self, san: str) -> chess.Move:
+        """python-chess's ``parse_san`` (the same grammar, moves and errors),
+        with a short path for the usual move.
+
+        python-chess generates the legal moves that could match; here the
+        pieces that could make the move are found from the target square's
+        attack tables and each is checked with python-chess's own tests (its
+        evasion rules in check, its pin test). Anything else (castling,
+        drops, en passant, a fully specified origin, a king that could
+        castle, no single legal candidate: an error to report) goes to
+        python-chess.
+        """
+        match = _SAN.match(san)
+        if match is not None:
+            move = self._plain_san(*match.groups())
+            if move is not None:
+                return move
+        return super().parse_san(san)
+
+    def _plain_san(
+        self,
+        piece: str | None,
+        file: str | None,
+        rank: str | None,
+        target: str,
+        promotion_text: str | None,
+    ) -> chess.Move | None:
+        """The one legal move a plain SAN names, or None: not known here."""
+        turn = self.turn
+        own = self.occupied_co[turn]
+        to_square = _SQUARE_OF[target]
+        to_bb = chess.BB_SQUARES[to_square]
+        kings = self.kings & own
+        if to_bb & own or not kings or kings & (kings - 1):
+            return None
+        king = kings.bit_length() - 1
+        checkers = self.attackers_mask(not turn, king)
+        occupied = self.occupied
+        from_mask = chess.BB_ALL
+        if file is not None:
+            from_mask = chess.BB_FILES[ord(file) - 97]
+        if rank is not None:
+            from_mask &= chess.BB_RANKS[ord(rank) - 49]
+        promotion: chess.PieceType | None = None
+        if piece is not None:
+            if promotion_text is not None:
+                return None
+            piece_type = _PIECE_OF[piece]
+            if piece_type == chess.KNIGHT:
+                sources = chess.BB_KNIGHT_ATTACKS[to_square]
+            elif piece_type == chess.KING:
+                if self.castling_rights & _BACKRANK[turn]:
+                    return None  # "Kg1" may name a castling move
+                sources = chess.BB_KING_ATTACKS[to_square]
+            else:
+                sources = 0
+                if piece_type != chess.ROOK:  # bishop or queen
+                    sources = chess.BB_DIAG_ATTACKS[to_square][
+                        chess.BB_DIAG_MASKS[to_square] & occupied
+                    ]
+                if piece_type != chess.BISHOP:  # rook or queen
+                    sources |= (
+                        chess.BB_RANK_ATTACKS[to_square][chess.BB_RANK_MASKS[to_square] & occupied]
+                        | chess.BB_FILE_ATTACKS[to_square][
+                            chess.BB_FILE_MASKS[to_square] & occupied
+                        ]
+                    )
+            candidates = sources & from_mask & self.pieces_mask(piece_type, turn)
+        else:
+            if file is not None and rank is not None:
+                return None  # python-chess reads a full origin as any piece's move
+            if promotion_text is not None:
+                promotion = _PROMOTION_OF.get(promotion_text[-1])
+                if promotion is None:
+                    return None
+            if bool(to_bb & chess.BB_BACKRANKS) != (promotion is not None):
+                return None
+            if to_square == self.ep_square:
+                return None
+            if file is None:
+                from_mask &= chess.BB_FILES[to_square & 7]
+            pawns = self.pawns & own & from_mask
+            if to_bb & occupied:
+                candidates = pawns & chess.BB_PAWN_ATTACKS[not turn][to_square]
+            else:
+                step = to_square - 8 if turn else to_square + 8
+                if not 0 <= step < 64:
+                    return None
+                step_bb = chess.BB_SQUARES[step]
+                if step_bb & occupied:
+                    candidates = pawns & step_bb
+                elif to_bb & _DOUBLE_STEP_TO[turn]:
+                    candidates = pawns & chess.BB_SQUARES[step - 8 if turn else step + 8]
+                    if candidates & self.dropped_pawns:
+                        return None
+                else:
+                    return None
+        # In check, as python-chess's evasions: the king steps off the
+        # checking lines, another piece captures or blocks a lone checker.
+        behind_king = 0
+        evasions = chess.BB_ALL
+        if checkers:
+            sliders = checkers & (self.bishops | self.rooks | self.queens)
+            while sliders:
+                checker = sliders & -sliders
+                sliders ^= checker
+                behind_king |= chess.ray(king, checker.bit_length() - 1) & ~checker
+            if checkers & (checkers - 1):
+                evasions = 0
+            else:
+                evasions = chess.between(king, checkers.bit_length() - 1) | checkers
+        found = None
+        # Only a piece on a line through the king can be pinned: the pins
+        # are worked out when a candidate stands on one.
+        blockers = self._slider_blockers(king) if candidates & _LINES[king] else 0
+        while candidates:
+            low = candidates & -candidates
+            candidates ^= low
+            from_square = low.bit_length() - 1
+            move = chess.Move(from_square, to_square, promotion)
+            if from_square == king:
+                if to_bb & behind_king or self.is_attacked_by(not turn, to_square):
+                    continue
+            elif not to_bb & evasions:
+                continue
+            elif blockers & low and not chess.ray(from_square, to_square) & kings:
+                continue  # pinned, and the move leaves the pin's line
+            if found is not None:
+                return None  # ambiguous: python-chess says so
+            found = move
+        return found
 
     def parse_move(self, text: str) -> chess.Move:
         """A legal move from UCI (``g1f3``, ``N@f7``, ``n@f7``, ``e7e8q``) or SAN
@@ -530,21 +688,43 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         en_passant: chess.EnPassantSpec = "legal",
         promoted: bool | None = None,
     ) -> str:
-        """python-chess's crazyhouse FEN; written here directly in the usual case
-        (no castling right, no en passant square), which is most of a game."""
-        if (
-            self.castling_rights
-            or self.ep_square is not None
-            or shredder
-            or en_passant != "legal"
-            or promoted is not None
-        ):
+        """python-chess's crazyhouse FEN, written here directly with the default
+        options (the arbiter makes one for every turn it opens)."""
+        if shredder or en_passant != "legal" or promoted is not None:
             return super().fen(shredder=shredder, en_passant=en_passant, promoted=promoted)
+        castling = self._castling_xfen() if self.castling_rights else "-"
+        ep_square = self.ep_square
+        if ep_square is None or not self.has_legal_en_passant():
+            ep = "-"
+        else:
+            ep = chess.SQUARE_NAMES[ep_square]
         pockets = self.pocket_string(chess.WHITE) + self.pocket_string(chess.BLACK)
         turn = "w" if self.turn else "b"
         return (
-            f"{self.board_fen()}[{pockets}] {turn} - - {self.halfmove_clock} {self.fullmove_number}"
+            f"{self.board_fen()}[{pockets}] {turn} {castling} {ep} "
+            f"{self.halfmove_clock} {self.fullmove_number}"
         )
+
+    def _castling_xfen(self) -> str:
+        """``castling_xfen()``, remembered for the few (rights, kings, back-rank
+        rooks) a game goes through: while no king or rook has moved, every FEN
+        of the game has castling rights, and python-chess's text costs a third
+        of the FEN."""
+        rights = self.clean_castling_rights()
+        rooks = self.rooks
+        key = (
+            rights,
+            self.king(chess.WHITE),
+            self.king(chess.BLACK),
+            rooks & self.occupied_co[chess.WHITE] & chess.BB_RANK_1,
+            rooks & self.occupied_co[chess.BLACK] & chess.BB_RANK_8,
+        )
+        text = _CASTLING_TEXTS.get(key)
+        if text is None:
+            if len(_CASTLING_TEXTS) >= _CASTLING_TEXTS_KEPT:
+                _CASTLING_TEXTS.clear()
+            text = _CASTLING_TEXTS[key] = self.castling_xfen()
+        return text
 
     def board_fen(self, *, promoted: bool | None = None) -> str:
         """The FEN's board part, ``~`` after promoted pieces unless ``promoted=False``.
@@ -584,14 +764,54 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
 
     def pocket_string(self, color: chess.Color) -> str:
         """That colour's pocket as FEN letters (upper case for white), Q first."""
-        text = str(self.pockets[color])
-        return text.upper() if color else text
+        pocket = self.pockets[color]
+        counts: list[int] | None = getattr(pocket, "_pieces", None)
+        if type(counts) is not list or len(counts) != 7:  # not python-chess 1.x's layout
+            text = str(pocket)
+            return text.upper() if color else text
+        # str(pocket) with one generator step and two calls per piece type is
+        # ~30 calls a FEN; the counts are read directly (K, Q, R, B, N, P).
+        letters = _POCKET_LETTERS[color]
+        return (
+            letters[0] * counts[6]
+            + letters[1] * counts[5]
+            + letters[2] * counts[4]
+            + letters[3] * counts[3]
+            + letters[4] * counts[2]
+            + letters[5] * counts[1]
+        )
 
 
+#: python-chess's SAN grammar, so that the short path reads exactly what it reads.
+_SAN = chess.SAN_REGEX
+_SQUARE_OF = {name: square for square, name in enumerate(chess.SQUARE_NAMES)}
+_PIECE_OF = {
+    "N": chess.KNIGHT,
+    "B": chess.BISHOP,
+    "R": chess.ROOK,
+    "Q": chess.QUEEN,
+    "K": chess.KING,
+}
+_PROMOTION_OF = {letter: chess.PIECE_SYMBOLS.index(letter.lower()) for letter in "nbrqNBRQ"}
+_BACKRANK = {chess.WHITE: chess.BB_RANK_1, chess.BLACK: chess.BB_RANK_8}
+#: Per square: its rank and diagonals, and all four lines through it (the square excluded).
+_RANK_AND_DIAGONALS = [
+    chess.BB_RANK_ATTACKS[square][0] | chess.BB_DIAG_ATTACKS[square][0] for square in chess.SQUARES
+]
+_LINES = [
+    _RANK_AND_DIAGONALS[square] | chess.BB_FILE_ATTACKS[square][0] for square in chess.SQUARES
+]
+#: Where a pawn's double step lands, by colour.
+_DOUBLE_STEP_TO = {chess.WHITE: chess.BB_RANK_4, chess.BLACK: chess.BB_RANK_5}
 _SYMBOLS = {
     color: {piece_type: chess.Piece(piece_type, color).symbol() for piece_type in chess.PIECE_TYPES}
     for color in chess.COLORS
 }
+#: ``_castling_xfen``'s texts by what decides them (cleared when this many).
+_CASTLING_TEXTS: dict[tuple[int, int | None, int | None, int, int], str] = {}
+_CASTLING_TEXTS_KEPT = 4096
+#: Pocket letters per colour in FEN order (king first, as python-chess writes them).
+_POCKET_LETTERS = ("kqrbnp", "KQRBNP")  # indexed by colour: black False, white True
 #: Where each rank starts, from the eighth down (FEN order).
 _RANK_STARTS = tuple(range(56, -1, -8))
 #: Runs of empty squares in ``board_fen``'s draft ("1" each), longest first.

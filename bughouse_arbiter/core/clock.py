@@ -103,9 +103,18 @@ class Clocks:
             return banked
         return banked - (now - started)
 
-    def snapshot(self, now: float) -> dict[Seat, float]:
-        """All four remaining times at ``now``, floored at zero."""
-        return {seat: max(0.0, self.remaining(seat, now)) for seat in SEATS}
+    def snapshot(self, now: float, at: Mapping[Seat, float] | None = None) -> dict[Seat, float]:
+        """All four remaining times at ``now``, floored at zero; a seat in ``at``
+        is counted up to its own instant there instead (a move that arrived)."""
+        banked, running = self.banked, self.running
+        times = {}
+        for seat in SEATS:  # ``remaining`` inline: the arbiter snapshots twice a move
+            left = banked[seat]
+            started = running.get(seat)
+            if started is not None:
+                left -= (now if at is None else at.get(seat, now)) - started
+            times[seat] = left if left > 0.0 else 0.0
+        return times
 
     def turn_used(self, seat: Seat, now: float) -> float:
         """Seconds ``seat``'s current turn has lasted (0 when its clock is stopped)."""
@@ -161,7 +170,7 @@ class Clocks:
         """Sets ``seat``'s clock running from ``now`` (its turn begins)."""
         if seat in self.running:
             return self
-        return attrs.evolve(self, running={**self.running, seat: now})
+        return self._with(self.banked, {**self.running, seat: now})
 
     def start_all(self, seats: Iterable[Seat], now: float) -> Clocks:
         clocks = self
@@ -175,7 +184,7 @@ class Clocks:
         started = self.running.get(seat)
         if started is None or at <= started:
             return self
-        return attrs.evolve(self, running={**self.running, seat: at})
+        return self._with(self.banked, {**self.running, seat: at})
 
     def stop(self, seat: Seat, now: float) -> Clocks:
         """Stops ``seat``'s clock at ``now`` without increment (its board ended).
@@ -188,7 +197,7 @@ class Clocks:
         running = dict(self.running)
         del running[seat]
         banked = {**self.banked, seat: self.remaining(seat, max(now, started))}
-        return attrs.evolve(self, banked=banked, running=running)
+        return self._with(banked, running)
 
     def stop_all(self, now: float) -> Clocks:
         clocks = self
@@ -210,4 +219,14 @@ class Clocks:
         running = dict(self.running)
         del running[seat]
         banked = {**self.banked, seat: self.banked[seat] - used + self.increment}
-        return attrs.evolve(self, banked=banked, running=running), used
+        return self._with(banked, running), used
+
+    def _with(self, banked: Mapping[Seat, float], running: Mapping[Seat, float]) -> Clocks:
+        """This value with other times (``attrs.evolve`` made directly: a move presses
+        and starts a clock, and evolve costs three times the constructor)."""
+        return self.__class__(
+            increment=self.increment,
+            turn_time_limit=self.turn_time_limit,
+            banked=banked,
+            running=running,
+        )

@@ -4,13 +4,18 @@
 it reads no clock (time stamps come in as arguments), starts nothing, and
 knows nothing of players. The arbiter, the console, the BPGN replay and the
 ``position`` command all judge with this one class.
+
+Its values are frozen dataclasses rather than attrs classes, as in the rest of
+``core``'s judging path (model, rules): ``bughouse position`` imports this
+path and nothing else, and importing attrs would cost it a fifth of its
+start-up.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 
-import attrs
 import chess
 
 from ..errors import MoveError, NotYourTurnError
@@ -19,7 +24,7 @@ from .model import BOARDS, BoardId, Outcome, Result, Seat, Team, Termination
 from .rules import HouseRules
 
 
-@attrs.frozen(kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class PlayedMove:
     """One move in the record.
 
@@ -47,7 +52,7 @@ class PlayedMove:
         return self.move.uci()
 
 
-@attrs.frozen(kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class PartnerMessage:
     """A message from ``seat`` to its partner, ``at`` seconds into the match."""
 
@@ -56,7 +61,7 @@ class PartnerMessage:
     at: float | None = None
 
 
-@attrs.frozen(kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class BoardResult:
     """How one board ended (only kept apart under ``board_end=continue``)."""
 
@@ -93,7 +98,12 @@ class BughouseGame:
             BoardId.A: BughouseBoard(fen_a, rules=self.rules),
             BoardId.B: BughouseBoard(fen_b, rules=self.rules),
         }
-        self.start_fens = {board_id: board.fen() for board_id, board in self.boards.items()}
+        # The standard start is its own FEN (python-chess's writer takes
+        # ~30 us a board while castling rights remain).
+        self.start_fens = {
+            board_id: STARTING_FEN if fen == STARTING_FEN else self.boards[board_id].fen()
+            for board_id, fen in ((BoardId.A, fen_a), (BoardId.B, fen_b))
+        }
         self.moves: list[PlayedMove] = []
         self.messages: list[PartnerMessage] = []
         self.board_results: dict[BoardId, BoardResult] = {}
@@ -101,10 +111,12 @@ class BughouseGame:
         # Untimed play (clock=off): per seat to move that could move, how many
         # moves its partner has made meanwhile (the stalling rule).
         self._stalls: dict[Seat, int] = {}
-        # The last status judged on each board, with the fingerprint of the
-        # position it was judged in: a board nobody moved on and nothing
-        # arrived at keeps its status, so each move judges one board, not two.
-        self._statuses: dict[BoardId, tuple[tuple[int, int, int, int], BoardStatus]] = {}
+        # The status judged on each board since it last changed: a move
+        # forgets its board's; an arrival forgets the other board's only when
+        # that side could not move (a piece in a pocket adds drops and takes
+        # no move away, so OK stays OK). Each move judges one board, not two.
+        # The boards change only through this class (push, receive).
+        self._statuses: dict[BoardId, BoardStatus] = {}
         self.judge()
 
     # -- looking -----------------------------------------------------------------
@@ -129,19 +141,16 @@ class BughouseGame:
 
     def status(self, board: BoardId) -> BoardStatus:
         """The side to move's status on ``board``."""
-        position = self.boards[board]
-        fingerprint = (
-            len(position.move_stack),
-            position.occupied,
-            len(position.pockets[chess.WHITE]),
-            len(position.pockets[chess.BLACK]),
-        )
-        cached = self._statuses.get(board)
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1]
-        status = position.status_of_side_to_move()
-        self._statuses[board] = (fingerprint, status)
+        status = self._statuses.get(board)
+        if status is None:
+            status = self.boards[board].status_of_side_to_move()
+            self._statuses[board] = status
         return status
+
+    def _arrived(self, board: BoardId, piece: chess.Piece) -> None:
+        self.boards[board].receive(piece)
+        if self._statuses.get(board) is not _OK:
+            self._statuses.pop(board, None)
 
     def seats_to_move(self) -> list[Seat]:
         """Seats whose turn it is on a board still in play."""
@@ -183,30 +192,34 @@ class BughouseGame:
         """
         if self.outcome is not None:
             raise NotYourTurnError(f"the match is over ({self.outcome.reason})")
-        if seat.board in self.board_results:
-            raise NotYourTurnError(f"board {seat.board.value} is over")
-        board = self.boards[seat.board]
+        board_id = seat.board
+        if board_id in self.board_results:
+            raise NotYourTurnError(f"board {board_id.value} is over")
+        board = self.boards[board_id]
         if board.turn != seat.color:
-            raise NotYourTurnError(f"{seat} is not to move on board {seat.board.value}")
+            raise NotYourTurnError(f"{seat} is not to move on board {board_id.value}")
         if isinstance(move, str):
             move = board.parse_move(move)
         elif san is None and (not move or not board.is_legal(move)):
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
         number = board.fullmove_number
-        watched = self._stall_watch(seat)
+        rules = self.rules
+        watched = None if rules.clock or not rules.stalling else self._stall_watch(seat)
         if san is None:
             san = board.san_and_push(move)
         else:
             board.push(move)
+        self._statuses.pop(board_id, None)
         passed = board.last_passed
-        other = seat.board.other
-        if passed is not None and other not in self.board_results:
-            self.boards[other].receive(passed)
-        else:
-            passed = None
+        if passed is not None:
+            other = board_id.other
+            if other in self.board_results:
+                passed = None
+            else:
+                self._arrived(other, passed)
         played = PlayedMove(
             ply=len(self.moves) + 1,
-            board=seat.board,
+            board=board_id,
             seat=seat,
             move=move,
             san=san,
@@ -216,8 +229,10 @@ class BughouseGame:
             clock=clock,
         )
         self.moves.append(played)
-        self.judge(seat.board)
-        self._stalls.pop(seat, None)
+        if self.outcome is None:
+            self._judge(board_id)
+        if self._stalls:
+            self._stalls.pop(seat, None)
         if watched is not None:
             self._count_stall(watched)
         return played
@@ -249,7 +264,7 @@ class BughouseGame:
     def receive(self, board: BoardId, piece: chess.Piece) -> Outcome | None:
         """Puts ``piece`` into a pocket on ``board`` from outside the record
         (a set-up position, the ``position`` command's ``+X``) and re-judges."""
-        self.boards[board].receive(piece)
+        self._arrived(board, piece)
         self.judge(board)
         return self.outcome
 
@@ -350,14 +365,17 @@ class BughouseGame:
 
     def _judge(self, moved_on: BoardId) -> None:
         other = moved_on.other
+        rules = self.rules
         if (
             not self.board_results
-            and self.status(moved_on) is _OK
-            and self.status(other) is _OK
-            and self.rules.repetition != "threefold"
-            and not (self.rules.max_plies and len(self.moves) >= self.rules.max_plies)
+            and rules.repetition != "threefold"
+            and not (rules.max_plies and len(self.moves) >= rules.max_plies)
         ):
-            return  # the usual move: both sides to move can move, nothing ends
+            known = self._statuses
+            if (known.get(moved_on) or self.status(moved_on)) is _OK and (
+                known.get(other) or self.status(other)
+            ) is _OK:
+                return  # the usual move: both sides to move can move, nothing ends
         # The board just moved on first: its mate decides before anything else,
         # and mate on either board beats the deadlock draw.
         order = (moved_on, other)

@@ -6,9 +6,9 @@ Pure values only. Team 1 is A-White + B-Black, team 2 is A-Black + B-White
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 
-import attrs
 import chess
 
 
@@ -197,7 +197,7 @@ class Result(enum.Enum):
         return None
 
 
-@attrs.frozen(kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class Outcome:
     """How a match ended.
 

@@ -3,14 +3,15 @@
 A rules value is written into every game file (``to_pairs``) and read back
 from it (``from_pairs``), so a replay judges a game by the rules it was played
 under. Named profiles bundle options; ``parse_rule`` reads ``NAME=VALUE``.
+A frozen dataclass (not attrs: see ``core.game``); ``dataclasses.replace``
+makes a changed copy, checked like a new one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
-
-import attrs
 
 from ..errors import RuleError
 
@@ -32,30 +33,46 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _positive(_: object, attribute: attrs.Attribute[float], value: float) -> None:
+def _positive(name: str, value: float) -> None:
     if not value > 0:
-        raise RuleError(f"rule {attribute.name} must be > 0, not {value!r}")
+        raise RuleError(f"rule {name} must be > 0, not {value!r}")
 
 
-def _positive_or_none(
-    _: object, attribute: attrs.Attribute[float | None], value: float | None
-) -> None:
+def _positive_or_none(name: str, value: float | None) -> None:
     if value is not None and not value > 0:
-        raise RuleError(f"rule {attribute.name} must be > 0 or none, not {value!r}")
+        raise RuleError(f"rule {name} must be > 0 or none, not {value!r}")
 
 
-def _not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+def _not_negative(name: str, value: float) -> None:
     if not value >= 0:
-        raise RuleError(f"rule {attribute.name} must be >= 0, not {value!r}")
+        raise RuleError(f"rule {name} must be >= 0, not {value!r}")
 
 
-def _one_of(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    choices = _CHOICES[attribute.name]
+def _one_of(name: str, value: str) -> None:
+    choices = _CHOICES[name]
     if value not in choices:
-        raise RuleError(f"rule {attribute.name} takes one of {', '.join(choices)}, not {value!r}")
+        raise RuleError(f"rule {name} takes one of {', '.join(choices)}, not {value!r}")
 
 
-@attrs.frozen(kw_only=True)
+#: Each checked option and its check, in field order (run on every new value,
+#: ``dataclasses.replace`` included).
+_CHECKS: tuple[tuple[str, Callable[[str, Any], None]], ...] = (
+    ("time", _positive),
+    ("increment", _not_negative),
+    ("stalemate", _one_of),
+    ("drop_check", _one_of),
+    ("repetition", _one_of),
+    ("board_end", _one_of),
+    ("turn_time_limit", _positive_or_none),
+    ("stalling", _not_negative),
+    ("max_plies", _not_negative),
+    ("illegal_move", _one_of),
+    ("reconnect_grace", _not_negative),
+    ("leaver", _one_of),
+)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class HouseRules:
     """Every option in force for one match (docs/rules.md, "House rules").
 
@@ -71,22 +88,26 @@ class HouseRules:
     """
 
     profile: str = "default"
-    time: float = attrs.field(default=180.0, validator=_positive)
-    increment: float = attrs.field(default=0.0, validator=_not_negative)
+    time: float = 180.0
+    increment: float = 0.0
     clock: bool = True
     wait_for_block: bool = True
-    stalemate: StalemateRule = attrs.field(default="wait", validator=_one_of)
+    stalemate: StalemateRule = "wait"
     dropped_pawn_double_step: bool = True
     dropped_rook_castles: bool = False
-    drop_check: DropCheckRule = attrs.field(default="allowed", validator=_one_of)
-    repetition: RepetitionRule = attrs.field(default="none", validator=_one_of)
-    board_end: BoardEndRule = attrs.field(default="match", validator=_one_of)
-    turn_time_limit: float | None = attrs.field(default=None, validator=_positive_or_none)
-    stalling: int = attrs.field(default=3, validator=_not_negative)
-    max_plies: int = attrs.field(default=800, validator=_not_negative)
-    illegal_move: IllegalMoveRule = attrs.field(default="lose", validator=_one_of)
-    reconnect_grace: float = attrs.field(default=30.0, validator=_not_negative)
-    leaver: LeaverRule = attrs.field(default="lose", validator=_one_of)
+    drop_check: DropCheckRule = "allowed"
+    repetition: RepetitionRule = "none"
+    board_end: BoardEndRule = "match"
+    turn_time_limit: float | None = None
+    stalling: int = 3
+    max_plies: int = 800
+    illegal_move: IllegalMoveRule = "lose"
+    reconnect_grace: float = 30.0
+    leaver: LeaverRule = "lose"
+
+    def __post_init__(self) -> None:
+        for name, check in _CHECKS:
+            check(name, getattr(self, name))
 
     def with_rule(self, name: str, value: str) -> HouseRules:
         """A copy with one option set from its text form (``on``, ``draw``, ``30``...)."""
@@ -130,7 +151,9 @@ class HouseRules:
         }
 
 
-RULE_NAMES: tuple[str, ...] = tuple(f.name for f in attrs.fields(HouseRules) if f.name != "profile")
+RULE_NAMES: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(HouseRules) if f.name != "profile"
+)
 # Rules added after game files were first written: a file may leave them out.
 _LATER = frozenset({"clock", "stalling", "reconnect_grace", "leaver"})
 
@@ -206,7 +229,7 @@ def apply_rules(
         changes = {name: _parse_value(name, value)}
         if not keep_profile and getattr(rules, name) != changes[name]:
             changes["profile"] = "custom"
-        rules = attrs.evolve(rules, **changes)
+        rules = dataclasses.replace(rules, **changes)
     return rules
 
 

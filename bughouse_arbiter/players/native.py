@@ -175,6 +175,7 @@ class NativeEnginePlayer(Player):
         #: Partner messages this engine may still send (protocol.md §6.6).
         self.tells = TellQuota()
         self._changed = trio.Event()
+        self._waiting = 0  # tasks in _until, waiting for _changed
         self._eof = False
         self._playing = False
         self._closing = False
@@ -264,7 +265,11 @@ class NativeEnginePlayer(Player):
         while not done():
             if self._eof:
                 raise EngineFailed(f"the engine {await self.process.describe_end(EXIT_WAIT)}")
-            await self._changed.wait()
+            self._waiting += 1
+            try:
+                await self._changed.wait()
+            finally:
+                self._waiting -= 1
 
     # -- the arbiter's calls -------------------------------------------------------------
 
@@ -607,8 +612,9 @@ class NativeEnginePlayer(Player):
             self._outbox_kick.set()
 
     def _wake(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
+        if self._waiting:  # in a game nobody is: a move's line makes no Event
+            self._changed.set()
+            self._changed = trio.Event()
 
     def _note(self, text: str) -> None:
         if self.log is not None:
@@ -642,4 +648,8 @@ def _state(state: TableState) -> State:
 
 
 def _clocks(state: TableState) -> tuple[int, int, int, int]:
-    return clocks_ms(state.clocks[seat] for seat in SEATS)
+    clocks = state.clocks
+    return clocks_ms((clocks[_AW], clocks[_AB], clocks[_BW], clocks[_BB]))
+
+
+_AW, _AB, _BW, _BB = SEATS  # the wire's clock order

@@ -67,7 +67,10 @@ def parse_seat(text: str) -> Seat:
 
 
 def board_text(board: BoardId) -> str:
-    return board.value.lower()
+    return _BOARD_TEXT[board]
+
+
+_BOARD_TEXT: Final[dict[BoardId, str]] = {board: board.value.lower() for board in BoardId}
 
 
 def parse_board(text: str) -> BoardId:
@@ -86,10 +89,16 @@ def parse_int(text: str, what: str = "number") -> int:
 
 def clocks_ms(seconds: Iterable[float]) -> Clocks:
     """Whole milliseconds (never negative) from four clocks in seconds."""
-    values = tuple(max(0, int(s * 1000)) for s in seconds)
+    values = tuple(seconds)
     if len(values) != 4:
         raise ValueError("need four clocks")
-    return values[0], values[1], values[2], values[3]
+    a, b, c, d = values  # unrolled: this runs for every line with clocks
+    return (
+        max(0, int(a * 1000)),
+        max(0, int(b * 1000)),
+        max(0, int(c * 1000)),
+        max(0, int(d * 1000)),
+    )
 
 
 def clean_text(text: str) -> str:
@@ -231,6 +240,9 @@ def _check_fen(fen: str) -> str:
 
 
 def _clock_text(clocks: Clocks) -> str:
+    if len(clocks) == 4:  # always, but for a hand-made value; unrolled as above
+        a, b, c, d = clocks
+        return f"{int(a)} {int(b)} {int(c)} {int(d)}"
     return " ".join(str(int(c)) for c in clocks)
 
 
@@ -240,6 +252,32 @@ def _clock_text(clocks: Clocks) -> str:
 def format_command(command: Command) -> str:
     """The line (without LF) that sends ``command``."""
     match command:
+        # The lines of every move first: each case costs an isinstance test.
+        case State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=nodouble):
+            text = (
+                f"state v {version} a {_check_fen(fen_a)} b {_check_fen(fen_b)} "
+                f"clock {_clock_text(clocks)}"
+            )
+            if nodouble is not None:
+                text += " nodouble " + " ".join(_squares_text(squares) for squares in nodouble)
+            return text
+        case MoveEvent(version=version, board=board, move=move, passed=passed, clocks=clocks):
+            pass_part = "" if passed is None else f" pass {_check_word(passed, 'piece')}"
+            return (
+                f"event v {version} board {board_text(board)} move {_check_word(move, 'move')}"
+                f"{pass_part} clock {_clock_text(clocks)}"
+            )
+        case Go(version=version, token=token, board=board):
+            text = f"go v {version} turn {token} board {board_text(board)}"
+            if command.movetime is not None:
+                text += f" movetime {command.movetime}"
+            if command.depth is not None:
+                text += f" depth {command.depth}"
+            if command.nodes is not None:
+                text += f" nodes {command.nodes}"
+            if command.limit is not None:
+                text += f" limit {command.limit}"
+            return text
         case Bug(version=version):
             return f"bug {version}"
         case SetOption(name=name, value=value):
@@ -260,27 +298,6 @@ def format_command(command: Command) -> str:
                     *(f"{_check_word(k, 'rule')}={_check_word(v, 'rule value')}" for k, v in pairs),
                 ]
             )
-        case State(version=version, fen_a=fen_a, fen_b=fen_b, clocks=clocks, no_double=nodouble):
-            text = (
-                f"state v {version} a {_check_fen(fen_a)} b {_check_fen(fen_b)} "
-                f"clock {_clock_text(clocks)}"
-            )
-            if nodouble is not None:
-                text += " nodouble " + " ".join(_squares_text(squares) for squares in nodouble)
-            return text
-        case MoveEvent(version=version, board=board, move=move, passed=passed, clocks=clocks):
-            pass_part = "" if passed is None else f" pass {_check_word(passed, 'piece')}"
-            return (
-                f"event v {version} board {board_text(board)} move {_check_word(move, 'move')}"
-                f"{pass_part} clock {_clock_text(clocks)}"
-            )
-        case Go(version=version, token=token, board=board):
-            text = f"go v {version} turn {token} board {board_text(board)}"
-            for key in ("movetime", "depth", "nodes", "limit"):
-                value = getattr(command, key)
-                if value is not None:
-                    text += f" {key} {value}"
-            return text
         case Refused(token=token, move=move, reason=reason):
             words = engine_text(move, MOVE_LIMIT).split()
             move = words[0] if words else "-"

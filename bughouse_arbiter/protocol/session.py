@@ -43,16 +43,22 @@ from .messages import (
     Id,
     Ignored,
     Info,
+    IsReady,
     LocalProtocolError,
     Marker,
     Message,
+    MoveEvent,
     NewGame,
     OptionSpec,
+    PlayerInfo,
     ProtocolSyntaxError,
     Quit,
     Refused,
     Resign,
+    RulesInfo,
     SessionState,
+    SetOption,
+    State,
     Tell,
     Wait,
 )
@@ -174,6 +180,9 @@ MESSAGES_ALLOWED: Final[dict[SessionState, frozenset[str]]] = {
     SessionState.CLOSED: frozenset(),
 }
 
+#: Commands that change nothing in the session (``_after_send`` skips them).
+_STATELESS: Final = frozenset({MoveEvent, State, PlayerInfo, RulesInfo, IsReady, SetOption})
+
 #: Longest engine line quoted in an ``Ignored`` event.
 QUOTE_LIMIT: Final = 200
 
@@ -253,6 +262,8 @@ class EngineSession:
         return data
 
     def _after_send(self, command: Command) -> None:
+        if type(command) in _STATELESS:  # most lines: a move's event, a turn's state
+            return
         if isinstance(command, Bug):
             self.state = SessionState.HANDSHAKE
         elif isinstance(command, NewGame):
@@ -360,6 +371,11 @@ class EngineSession:
     def _accept(self, message: Message) -> Message:
         message = _bounded(message)
         match message:
+            case BestMove(move=move, token=token, board=board):  # first: the line of every move
+                board = self._check_turn(token, board, "bestmove")
+                del self.open_turns[token]
+                # Built directly: attrs.evolve costs as much as the rest of the line.
+                return BestMove(move=move, token=token, board=board)
             case BugOk():
                 self.state = SessionState.READY
             case Id(key=key, value=value):
@@ -368,10 +384,6 @@ class EngineSession:
                 keep_announced(self.options, name, message)
             case Feature(name=name, value=value):
                 keep_announced(self.features, name, value)
-            case BestMove(token=token, board=board):
-                board = self._check_turn(token, board, "bestmove")
-                del self.open_turns[token]
-                return attrs.evolve(message, board=board)
             case Wait(token=token, board=board):
                 return attrs.evolve(message, board=self._check_turn(token, board, "wait"))
             case Resign(board=board):
@@ -411,6 +423,11 @@ class EngineSession:
 def _bounded(message: Message) -> Message:
     """The message with every text an engine wrote cleaned and cut (``limits``)."""
     match message:
+        case BestMove(move=move):  # first: the line of every move
+            bounded = engine_text(move, MOVE_LIMIT)
+            if bounded is move:  # the usual case: nothing to clean
+                return message
+            return BestMove(move=bounded, token=message.token, board=message.board)
         case Id(key=key, value=value):
             limit = NAME_LIMIT if key == "name" else TEXT_LIMIT
             return Id(engine_text(key), engine_text(value, limit))
@@ -426,8 +443,6 @@ def _bounded(message: Message) -> Message:
             )
         case Feature(name=name, value=value):
             return Feature(engine_text(name), engine_text(value))
-        case BestMove(move=move):
-            return attrs.evolve(message, move=engine_text(move, MOVE_LIMIT))
         case Wait(reason=reason):
             return attrs.evolve(message, reason=engine_text(reason))
         case Tell(text=text):

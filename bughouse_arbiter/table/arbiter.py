@@ -293,6 +293,8 @@ class _Table:
         self.human_seats = human_seats
         self.observer = observer
         self.clocks = Clocks.for_rules(game.rules)
+        # Untimed clocks stay untimed (infinite time minus anything is infinite).
+        self.untimed = self.clocks.untimed
         self.tokens: dict[Seat, int] = {}
         # The token each seat last answered ``wait`` to (its turn stays open).
         self.waiting: dict[Seat, int] = {}
@@ -308,6 +310,8 @@ class _Table:
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
         self._calling: Seat | None = None  # whose notification is being made
+        self._move_orders: dict[Seat, tuple[list[Player], list[Player]]] = {}
+        self.all_prompt = all(player.prompt for player in self.players)
         self.started = False
         self.record = MatchRecord(
             game=game,
@@ -404,7 +408,7 @@ class _Table:
             return
         clocks, used = self.clocks.press(seat, now)
         self.fens.freeze()  # the snapshots already handed out keep the position before
-        left: float | None = None if clocks.untimed else clocks.banked[seat]
+        left: float | None = None if self.untimed else clocks.banked[seat]
         try:
             played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
         except NotYourTurnError as exc:  # cannot happen while tokens track turns
@@ -419,17 +423,10 @@ class _Table:
         changed = (played.board,) if played.passed is None else BOARDS
         self.fens = self.fens.after(changed)
         state = self.state(taken)
-        # The mover last: it knows its move, the others may be waiting for it.
-        mover = self.seats[seat]
-        told = [p for p in self.players if p is not mover] + [mover]
-        # Each player gets the move and, if its turn is next (or re-opened:
-        # a piece reached it while it waited), the turn in one write; the next
-        # to move on this board is written to first.
-        following = self.seats[seat.opponent]
-        rest = [p for p in told[:-1] if p is not following]
-        with _Batched([mover, *rest[::-1], following]):
+        told, batched = self.move_orders(seat)
+        with _Batched(batched):
             await self.notify_each(
-                ((p.seats[0], partial(p.moved, played, state)) for p in told), prompt=True
+                [(p.seats[0], partial(p.moved, played, state)) for p in told], prompt=True
             )
             self.record.overheads.append(trio.current_time() - taken)
             if played.passed is not None:
@@ -439,6 +436,24 @@ class _Table:
         self.record.used.append(used)
         # The clocks as they run now: the mover's stopped, the next turns' started.
         self.emit(MovePlayed(played=played, used=used, clocks=self.clocks, now=now))
+
+    def move_orders(self, seat: Seat) -> tuple[list[Player], list[Player]]:
+        """Who is told of ``seat``'s move, in order, and the order of their
+        ``batched()`` blocks (made once per seat: the players do not change).
+
+        The mover is told last: it knows its move, the others may be waiting
+        for it. Each player gets the move and, if its turn is next (or
+        re-opened: a piece reached it while it waited), the turn in one write;
+        the next to move on this board is written to first (its block ends last).
+        """
+        orders = self._move_orders.get(seat)
+        if orders is None:
+            mover = self.seats[seat]
+            told = [p for p in self.players if p is not mover] + [mover]
+            following = self.seats[seat.opponent]
+            rest = [p for p in told[:-1] if p is not following]
+            orders = self._move_orders[seat] = (told, [mover, *rest[::-1], following])
+        return orders
 
     def refresh_if_waiting(self, seat: Seat) -> None:
         """Closes ``seat``'s turn if it is waiting (a piece just reached it) and its
@@ -624,7 +639,7 @@ class _Table:
         ``Player.prompt`` they cannot block, and no deadline is set.
         """
         batch = list(calls)
-        if prompt and all(self.seats[seat].prompt for seat, _ in batch):
+        if prompt and (self.all_prompt or all(self.seats[seat].prompt for seat, _ in batch)):
             await self._call_each(batch)
             return
         try:
@@ -652,8 +667,8 @@ class _Table:
     def state(self, now: float) -> TableState:
         """The table at ``now``; see the module docstring for the clocks."""
         at = self.move_arrivals(now)
-        clocks = {seat: max(0.0, self.clocks.remaining(seat, at.get(seat, now))) for seat in SEATS}
-        if self.clocks.untimed:
+        clocks = self.clocks.snapshot(now, at)
+        if self.untimed:
             clocks = dict.fromkeys(SEATS, 0.0)  # protocol.md §5.15: no clocks to tell
         turn_left: dict[Seat, float] = {}
         limit = self.clocks.turn_time_limit

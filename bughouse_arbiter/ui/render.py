@@ -138,12 +138,12 @@ def move_line(
     ``ply  12  A  7... Nxf7       A-Black (searcher)  clock 2:51.3  used 0.41s  passes N``
     """
     number = move_number(game, played)
-    who = str(played.seat)
+    who = _SEAT_TEXT[played.seat]
     if names and names.get(played.seat):
         who += f" ({printable(names[played.seat], 60)})"
     parts = [
         f"ply {played.ply:>3}",
-        played.board.value,
+        _BOARD_LETTER[played.board],
         f"{number} {display_san(played.san)}".ljust(14),
         who,
     ]
@@ -154,6 +154,11 @@ def move_line(
     if played.passed is not None:
         parts.append(f"passes {played.passed.symbol()}")
     return "  ".join(parts)
+
+
+#: Seat and board names read once (``Enum.value`` is a Python property).
+_SEAT_TEXT = {seat: str(seat) for seat in Seat}
+_BOARD_LETTER = {board: board.value for board in BoardId}
 
 
 def move_number(game: BughouseGame, played: PlayedMove) -> str:

@@ -41,4 +41,6 @@ def printable(text: str, limit: int | None = MAX_SHOWN) -> str:
 
 def printable_lines(text: str, limit: int | None = None) -> str:
     """Like ``printable`` but keeps line feeds (for multi-line reports)."""
+    if "\n" not in text:  # one line (a move's, say): no split and join
+        return printable(text, limit)
     return "\n".join(printable(line, limit) for line in text.split("\n"))

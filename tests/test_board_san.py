@@ -1,0 +1,112 @@
+"""``BughouseBoard.parse_san``'s short path reads exactly what python-chess's
+``parse_san`` reads: the same move for every text it accepts, the same error
+class for every text it refuses, in positions from random play under any
+house rules (pins, checks, promotions, dropped pawns, castling rights)."""
+
+from __future__ import annotations
+
+import chess
+import chess.variant
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import house_rules, played_games
+
+from bughouse_arbiter.core.board import BughouseBoard
+from bughouse_arbiter.core.game import BughouseGame
+from bughouse_arbiter.core.model import BoardId
+
+
+def _python_chess(board: BughouseBoard, san: str) -> chess.Move | type[Exception]:
+    try:
+        return chess.variant.CrazyhouseBoard.parse_san(board, san)
+    except ValueError as exc:
+        return type(exc)
+
+
+def _ours(board: BughouseBoard, san: str) -> chess.Move | type[Exception]:
+    try:
+        return board.parse_san(san)
+    except ValueError as exc:
+        return type(exc)
+
+
+def _texts(board: BughouseBoard) -> set[str]:
+    """Every legal move's SAN, LAN and UCI, bare and decorated, and every
+    piece letter (or none) to every square, with and without a file, a rank,
+    a capture mark or a promotion."""
+    texts: set[str] = set()
+    for move in board.legal_moves:
+        san = board.san(move)
+        bare = san.rstrip("+#")
+        texts.update({san, bare, bare.replace("x", ""), board.lan(move), move.uci()})
+        texts.add(bare + "+")
+    for square in chess.SQUARE_NAMES:
+        file = square[0]
+        for piece in ("", "N", "B", "R", "Q", "K"):
+            texts.update({piece + square, piece + "x" + square})
+            for origin in ("a", "d", "h", "1", "2", "7", file):
+                texts.add(piece + origin + square)
+        if square[1] in "18":
+            for letter in "QNKq":
+                texts.update({square + "=" + letter, square + letter})
+                for origin in "abcdefgh":
+                    texts.add(f"{origin}x{square}={letter}")
+    return texts
+
+
+def _check(board: BughouseBoard) -> None:
+    for text in sorted(_texts(board)):
+        assert _ours(board, text) == _python_chess(board, text), (board.fen(), text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    game=played_games(rules=house_rules(), max_plies=160),
+    board_id=st.sampled_from(list(BoardId)),
+)
+def test_random_positions_read_every_text_as_python_chess_does(
+    game: BughouseGame, board_id: BoardId
+) -> None:
+    _check(game.board(board_id))
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "r3k2r/8/8/8/8/8/8/R3K2R[] w KQkq - 0 1",  # Kg1 and Kc1 are castling to python-chess
+        "4k3/8/8/8/8/8/4r3/R3K2R[] w KQ - 0 1",  # in check, castling rights
+        "4k3/8/8/8/8/8/4r3/R3K2R[] w - - 0 1",  # in check: capture, block, step aside
+        "4k3/4r3/8/8/1b6/8/5N2/4K3[] w - - 0 1",  # double check: only the king
+        "k7/8/8/8/8/8/8/r3K2R[] w - - 0 1",  # the king may not step back along the line
+        "k7/8/8/8/8/8/2N5/r3K3[] w - - 0 1",  # a knight blocks, but not from a pin
+        "k6b/8/8/8/8/2r5/3N4/4K3[] w - - 0 1",  # the d2 knight is pinned while in check
+        "4k3/8/8/8/8/5n2/8/4K2R[] w - - 0 1",  # a knight's check: capture it or move the king
+        "4k3/8/8/8/8/8/3p4/4K3[] w - - 0 1",  # a pawn's check
+        "4k3/8/8/3pP3/8/8/8/4K3[] w - d6 0 2",  # en passant
+        "4k3/8/8/8/8/2N1N3/8/4K3[] w - - 0 1",  # two knights reach d5, c4...
+        "4k3/4r3/8/8/8/2N1N3/8/4K3[] w - - 0 1",  # ...but the e3 knight is pinned
+        "4k3/1P6/8/8/8/8/8/4K3[] w - - 0 1",  # promotions
+        "2r1k3/1P6/8/8/8/8/8/4K3[] w - - 0 1",  # promotion with a capture
+        "4k3/8/8/8/8/8/1p6/2R1K3[] b - - 0 1",  # black promotes
+        "k7/8/8/8/8/8/8/7K[] w - - 0 1",  # kings only
+        "4k3/8/8/8/8/8/8/8[Q] w - - 0 1",  # no white king
+    ],
+)
+def test_corner_positions(fen: str) -> None:
+    _check(BughouseBoard(fen))
+
+
+def test_a_dropped_pawn_that_may_not_double_step_is_read_as_python_chess_reads_it() -> None:
+    from bughouse_arbiter.core.rules import HouseRules
+
+    board = BughouseBoard(
+        "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", rules=HouseRules(dropped_pawn_double_step=False)
+    )
+    board.push(chess.Move.from_uci("P@d2"))
+    board.push(chess.Move.from_uci("e8d8"))
+    assert board.dropped_pawns
+    _check(board)
+    with pytest.raises(chess.IllegalMoveError):
+        board.parse_san("d4")
+    assert board.parse_san("d3") == chess.Move.from_uci("d2d3")
