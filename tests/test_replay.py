@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -394,7 +394,7 @@ def test_a_time_control_with_decimals_and_no_increment() -> None:
 
 def test_an_unreadable_rules_tag_is_noted_and_foreign_rules_used() -> None:
     report = _replayed(TAGS + '[Rules "time=soon"]\n[TimeControl "60+1"]\n1A. e4 *\n')
-    assert report.rules == attrs.evolve(FOREIGN_RULES, time=60.0, increment=1.0)
+    assert report.rules == dataclasses.replace(FOREIGN_RULES, time=60.0, increment=1.0)
     (note,) = report.notes
     assert note.located().startswith("[Rules] cannot be read (")
     assert note.located().endswith("); foreign rules used")
