@@ -10,7 +10,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from bughouse_arbiter import BughouseGame, HouseRules, Seat
+from bughouse_arbiter import BoardId, BughouseGame, HouseRules, Seat
 from bughouse_arbiter.bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader, format_game
 from bughouse_arbiter.bpgn.file import OutputFileError, check_output_path
 from bughouse_arbiter.bpgn.read import BpgnGame, read_games
@@ -461,3 +461,44 @@ def test_each_board_end_is_written_once_in_the_update_that_saw_it() -> None:
 )
 def test_an_even_score_is_written_with_a_plus_sign(cp: int, written: str) -> None:
     assert EngineInfo(score_cp=cp, depth=3).command() == f"[%eval {written},3]"
+
+
+def test_moves_written_one_update_at_a_time_are_numbered_as_in_one_go() -> None:
+    game = BughouseGame()
+    recorder = BpgnRecorder(game, HEADER)
+    chunks = []
+    for seat, move in [
+        (Seat.A_WHITE, "e4"),
+        (Seat.B_WHITE, "d4"),
+        (Seat.A_BLACK, "e5"),
+        (Seat.A_WHITE, "Nf3"),
+        (Seat.B_BLACK, "d5"),
+        (Seat.A_BLACK, "Nc6"),
+        (Seat.A_WHITE, "Bb5"),
+    ]:
+        game.push(seat, move, at=1.0)
+        chunks.append(recorder.update())
+    assert [chunk.split(" {")[0] for chunk in chunks] == [
+        "1A. e4",
+        "1B. d4",
+        "1a. e5",
+        "2A. Nf3",
+        "1b. d5",
+        "2a. Nc6",
+        "3A. Bb5",
+    ]
+    assert "".join(chunks) in format_game(game, HEADER)
+
+
+def test_a_mating_move_and_its_board_end_come_in_the_same_update() -> None:
+    # Without wait_for_block, mate is mate even though a dropped piece could block later.
+    game = BughouseGame(HouseRules(board_end="continue", wait_for_block=False))
+    recorder = BpgnRecorder(game)
+    for move in ["f3", "e5", "g4"]:
+        game.push(game.to_move(BoardId.A), move, at=1.0)
+        recorder.update()
+    game.push(Seat.A_BLACK, "Qh4#", at=2.0)
+    assert recorder.update().splitlines() == [
+        "2a. Qh4# {[%ts 2.000]}",
+        "{[%boardend A 0-1 checkmate WA] A-White checkmated}",
+    ]
