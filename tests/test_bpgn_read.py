@@ -612,3 +612,17 @@ def test_a_file_starting_with_a_variation_is_located() -> None:
         ("movetext without a tag section", 1, 1),
         ("variation skipped (only the main line is read)", 1, 1),
     ]
+
+
+def test_a_move_on_the_line_after_its_number_loses_its_annotation() -> None:
+    (game,) = read_games('[Event "t"]\n1A.\ne4!? 1a.\n!! *\n')
+    assert [(m.san, m.written) for m in game.moves] == [("e4", "e4!?"), ("!!", "!!")]
+
+
+def test_a_number_without_its_move_is_reported_at_once_and_takes_no_later_word() -> None:
+    (game,) = read_games('[Event "t"]\n1A. e4 2A. 2a. e5 zz *\n')
+    assert [m.san for m in game.moves] == ["e4", "e5"]
+    assert [(p.message, p.line, p.column) for p in game.problems] == [
+        ("move number without a move", 2, 8),
+        ("'zz' has no move number with a board letter: skipped", 2, 19),
+    ]
