@@ -626,3 +626,9 @@ def test_a_number_without_its_move_is_reported_at_once_and_takes_no_later_word()
         ("move number without a move", 2, 8),
         ("'zz' has no move number with a board letter: skipped", 2, 19),
     ]
+
+
+@pytest.mark.parametrize("written", ["e4!", "e4?", "e4!!", "e4?!"])
+def test_a_move_s_annotation_is_dropped_from_its_san(written: str) -> None:
+    (game,) = read_games(f'[Event "t"]\n1A. {written} *\n')
+    assert [(m.san, m.written) for m in game.moves] == [("e4", written)]
