@@ -143,3 +143,24 @@ def test_the_tournament_reports_harness_delay_and_harness_caused_losses(
         assert report["harness_time_losses"] == []
     printed = capsys.readouterr().out
     assert "time losses: slow 2; caused by the harness: 0 (its delay on an engine" in printed
+
+
+def test_the_summarys_harness_delay_does_not_depend_on_the_order_games_came_in() -> None:
+    # A resumed run gathers its games in another order; plain float sums of
+    # these eight delays differ in the mean's last printed digit.
+    from types import SimpleNamespace
+
+    from bughouse_arbiter.core.model import Result
+    from bughouse_arbiter.tournament.runner import _harness_delay
+
+    delays = [0.075512, 0.040783, 0.000775, 0.055524, 0.119633, 0.176333, 0.165884, 0.102192]
+    reports = [
+        MatchReport(job_id=f"g{n}", result=Result.DRAW, harness_delay={Seat.A_WHITE: d})
+        for n, d in enumerate(delays)
+    ]
+    forward = _harness_delay(SimpleNamespace(reports={r.job_id: r for r in reports}))  # type: ignore[arg-type]
+    backward = _harness_delay(
+        SimpleNamespace(reports={r.job_id: r for r in reversed(reports)})  # type: ignore[arg-type]
+    )
+    assert forward == backward
+    assert forward["mean_ms"] == 92.079 and forward["seat_games"] == 8

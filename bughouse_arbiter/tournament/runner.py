@@ -12,6 +12,7 @@ only through a ``Progress``.
 from __future__ import annotations
 
 import datetime
+import math
 import time
 from collections import deque
 from pathlib import Path
@@ -334,7 +335,8 @@ def _harness_delay(t: Tournament) -> dict[str, float | int]:
     turn_max = max((r.harness_delay_max for r in t.reports.values()), default=0.0)
     return {
         "seat_games": len(per_game),
-        "mean_ms": round(1000 * sum(per_game) / len(per_game), 3) if per_game else 0.0,
+        # fsum: the same mean whatever order the games came in (a resumed run's).
+        "mean_ms": round(1000 * math.fsum(per_game) / len(per_game), 3) if per_game else 0.0,
         "max_ms": round(1000 * max(per_game, default=0.0), 3),
         "turn_max_ms": round(1000 * turn_max, 3),
     }
