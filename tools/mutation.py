@@ -88,7 +88,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "test_conservation.py",
         ],
     ),
-    "table": (["table/arbiter.py"], ["test_arbiter.py"]),
+    "table": (["table/arbiter.py"], ["test_arbiter.py", "test_arbiter_harness_delay.py"]),
     "protocol": (
         [
             "protocol/__init__.py",
