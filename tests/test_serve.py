@@ -8,11 +8,12 @@ are local searchers.
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 
 import pytest
 import trio
-from serve_helpers import Server, reap
+from serve_helpers import ROOT, Server, reap
 
 from bughouse_arbiter.bpgn.read import BpgnGame, read_games
 
@@ -55,7 +56,12 @@ async def test_two_remote_engines_and_two_local_ones_play_a_full_game(tmp_path: 
 
 
 async def test_a_killed_client_that_comes_back_within_the_grace_plays_on(tmp_path: Path) -> None:
-    server = Server(tmp_path, *REMOTE, "--tc", "20+0", "--rule", "reconnect_grace=30")
+    # A-White thinks 3 s a move, so board A cannot end the game in the seconds
+    # B-White's new client takes to start (it ends later, by A-White's flag).
+    slow = f"WA={sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 3000"
+    server = Server(
+        tmp_path, *REMOTE, "--engine", slow, "--tc", "20+0", "--rule", "reconnect_grace=30"
+    )
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
             await server.start(nursery, remote_seats=2)
