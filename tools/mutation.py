@@ -81,6 +81,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["core/board.py", "core/game.py", "core/rules.py", "core/clock.py"],
         [
             "test_board.py",
+            "test_board_san.py",
+            "test_board_status.py",
             "test_game.py",
             "test_rules.py",
             "test_clock.py",
