@@ -19,6 +19,12 @@ from bughouse_arbiter.bpgn.read import BpgnGame, read_games
 
 REMOTE = ("--remote", "B-white", "--remote", "A-black")
 GAME_TIMEOUT = 240
+# A-White thinks 3 s a move, so board A cannot end the game in the seconds a
+# dropped client takes to come back or to be declared gone.
+SLOW_BOARD_A = (
+    "--engine",
+    f"WA={sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 3000",
+)
 
 
 def the_game(server: Server) -> BpgnGame:
@@ -56,11 +62,8 @@ async def test_two_remote_engines_and_two_local_ones_play_a_full_game(tmp_path: 
 
 
 async def test_a_killed_client_that_comes_back_within_the_grace_plays_on(tmp_path: Path) -> None:
-    # A-White thinks 3 s a move, so board A cannot end the game in the seconds
-    # B-White's new client takes to start (it ends later, by A-White's flag).
-    slow = f"WA={sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 3000"
     server = Server(
-        tmp_path, *REMOTE, "--engine", slow, "--tc", "20+0", "--rule", "reconnect_grace=30"
+        tmp_path, *REMOTE, *SLOW_BOARD_A, "--tc", "20+0", "--rule", "reconnect_grace=30"
     )
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
@@ -87,6 +90,7 @@ async def test_a_client_that_does_not_come_back(tmp_path: Path, leaver: str) -> 
     server = Server(
         tmp_path,
         *REMOTE,
+        *SLOW_BOARD_A,
         "--tc",
         "20+0",
         "--rule",
