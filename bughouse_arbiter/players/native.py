@@ -265,11 +265,15 @@ class NativeEnginePlayer(Player):
         while not done():
             if self._eof:
                 raise EngineFailed(f"the engine {await self.process.describe_end(EXIT_WAIT)}")
-            self._waiting += 1
-            try:
-                await self._changed.wait()
-            finally:
-                self._waiting -= 1
+            await self._next_change()
+
+    async def _next_change(self) -> None:
+        """Waits for the next read (``_wake`` sets the event only while someone waits)."""
+        self._waiting += 1
+        try:
+            await self._changed.wait()
+        finally:
+            self._waiting -= 1
 
     # -- the arbiter's calls -------------------------------------------------------------
 

@@ -312,7 +312,7 @@ class RemoteEnginePlayer(NativeEnginePlayer):
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         with trio.move_on_after(self.handshake_timeout):
             while self._rejoining:  # a client that came back between games is being greeted
-                await self._changed.wait()
+                await self._next_change()
         self._info, self._latest, self._latest_at = info, state, trio.current_time()
         self.remote.in_game = True
         await super().new_game(info, state)
