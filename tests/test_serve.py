@@ -90,7 +90,7 @@ async def test_a_client_that_does_not_come_back(tmp_path: Path, leaver: str) -> 
     server = Server(
         tmp_path,
         *REMOTE,
-        *SLOW_BOARD_A,
+        *(SLOW_BOARD_A if leaver == "lose" else ()),
         "--tc",
         "20+0",
         "--rule",
