@@ -102,7 +102,10 @@ async def test_a_client_that_does_not_come_back(tmp_path: Path, leaver: str) -> 
         async with trio.open_nursery() as nursery:
             await server.start(nursery, remote_seats=2)
             gone = await server.connect("b-white")
-            other = await server.connect("a-black")
+            # Board A slow on both sides under "lose": no mate there before the grace ends.
+            other = await server.connect(
+                "a-black", SLOW_BOARD_A[1][3:] if leaver == "lose" else "searcher"
+            )
             await server.plies(6)
             gone.kill()
             await gone.wait()
