@@ -66,12 +66,7 @@ class BpgnFile:
         """
         path = Path(path)
         name = str(path)
-        try:
-            before = os.stat(path)
-        except FileNotFoundError:
-            before = None
-        except OSError as exc:
-            raise OutputFileError(f"{name}: cannot be used ({exc.strerror})") from None
+        before = _stat_or_none(path, name)
         if before is not None:
             _require_regular(name, before.st_mode)
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK
@@ -199,12 +194,7 @@ def check_output_path(path: str | os.PathLike[str], option: str = "--out") -> No
     that cannot be written. Opens nothing (the lock is taken at ``open``)."""
     path = Path(path)
     name = f"{option} {str(path)!r}"
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        raise OutputFileError(f"{name}: cannot be used ({exc.strerror})") from None
+    info = _stat_or_none(path, name)
     if info is not None:
         _require_regular(name, info.st_mode)
         if not os.access(path, os.W_OK):
@@ -215,6 +205,16 @@ def check_output_path(path: str | os.PathLike[str], option: str = "--out") -> No
         raise OutputFileError(f"{name}: folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK):
         raise OutputFileError(f"{name}: cannot be written (folder {str(folder)!r} is read-only)")
+
+
+def _stat_or_none(path: Path, name: str) -> os.stat_result | None:
+    """``path``'s status, None if it does not exist; ``OutputFileError`` if it cannot be read."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OutputFileError(f"{name}: cannot be used ({exc.strerror})") from None
 
 
 def _require_regular(name: str, mode: int) -> None:
