@@ -14,6 +14,8 @@ profile with fixed examples, and property tests after the quick ones.
 ``--recheck`` reruns only the survivors with the current tests, in a copy
 (``/tmp/mut-<group>-recheck``) of the scratch folder; the mutated modules must
 be what the first run mutated (a fix elsewhere in the code is taken along).
+With ``--examples`` it caps the property tests as given, not as the run did
+(a quicker recheck; its survivors are then a bound).
 The report takes the recheck's verdicts. ``--resume`` goes on with a run that
 was stopped, with the current tests.
 
@@ -315,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{group}: no run to report in {', '.join(missing)}", file=sys.stderr)
             return 2
         if args.recheck:
-            recheck_group(group, runs[0], args.jobs, equivalents, args.every_test)
+            recheck_group(group, runs[0], args.jobs, equivalents, args.every_test, args.examples)
         elif args.resume:
             resume_group(group, runs[0], args.jobs)
         elif not args.report:
@@ -430,11 +432,14 @@ def recheck_group(
     jobs: int,
     equivalents: list[Equivalent],
     every_test: bool = False,
+    examples: int | None = None,
 ) -> None:
     """Reruns the survivors of ``scratch`` with the current tests, in a copy
     (``<scratch>-recheck``) so that a run still going in ``scratch`` is left alone;
     the report then takes the copy's verdicts over the original's. Without
-    ``every_test`` the group's ``DESELECT`` tests are left out, as in the run."""
+    ``every_test`` the group's ``DESELECT`` tests are left out, as in the run.
+    ``examples`` (``--examples``) caps the property tests' examples instead of
+    the run's cap: fewer examples than the run's make the survivors a bound."""
     marked = {(e.where, e.mutated_line) for e in equivalents}
     # Every survivor of the run, not only those an earlier recheck left: the
     # copy is made afresh from the run, so an earlier recheck's kills would be lost.
@@ -477,7 +482,7 @@ def recheck_group(
     _mutmut(
         copy,
         ["run", "--max-children", str(jobs), *left],
-        examples=_examples_of(scratch),
+        examples=_examples_of(scratch) if examples is None else examples,
         group=None if every_test else group,
     )
 
