@@ -6,10 +6,17 @@
   (captures passed to the partner), drawn choice by choice so Hypothesis can
   shrink a failure to a short game.
 - ``bughouse_fens()``: the FEN of one board from such a game.
+- ``crazyhouse_walk()``: the FENs along one seeded random game that python-chess
+  alone plays (no code under test makes them), for tests that must be quick
+  and the same every run.
 """
 
 from __future__ import annotations
 
+import random
+
+import chess
+import chess.variant
 from hypothesis import strategies as st
 
 from bughouse_arbiter.core.game import BughouseGame
@@ -84,3 +91,21 @@ def bughouse_fens(draw: st.DrawFn, *, min_plies: int = 0, max_plies: int = 120) 
     """The FEN of board A or B after random play: pockets, promotions, checks."""
     game = draw(played_games(min_plies=min_plies, max_plies=max_plies))
     return game.fen(draw(st.sampled_from(list(BoardId))))
+
+
+def crazyhouse_walk(seed: int, plies: int = 100, checks: float = 0.3) -> list[str]:
+    """The FEN after each move of a random crazyhouse game played by python-chess
+    (pockets fill, pieces get dropped, pawns promote), a check chosen with
+    probability ``checks`` when there is one: positions in check, pins and mates."""
+    rng = random.Random(seed)
+    board = chess.variant.CrazyhouseBoard()
+    fens: list[str] = []
+    for _ in range(plies):
+        moves = sorted(board.legal_moves, key=lambda move: move.uci())
+        if not moves:
+            break
+        if rng.random() < checks:
+            moves = [move for move in moves if board.gives_check(move)] or moves
+        board.push(rng.choice(moves))
+        fens.append(board.fen())
+    return fens

@@ -11,8 +11,9 @@ import chess
 import chess.variant
 import pytest
 from hypothesis import given, settings
-from strategies import bughouse_fens
+from strategies import bughouse_fens, crazyhouse_walk
 
+from bughouse_arbiter.core import board as board_module
 from bughouse_arbiter.core.board import STARTING_FEN, BoardStatus, BughouseBoard
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import MoveError, PositionError
@@ -84,6 +85,36 @@ def test_a_king_in_a_pocket_is_refused(pocket: str) -> None:
 def test_unreadable_fens_say_what_is_wrong(fen: str, message: str) -> None:
     with pytest.raises(PositionError, match=message):
         BughouseBoard(fen)
+
+
+@pytest.mark.parametrize(
+    ("fen", "message"),
+    [
+        (
+            "4k3/8/8/8/8/8/8/4K3[] x - - 0 1",
+            "bad FEN '4k3/8/8/8/8/8/8/4K3[] x - - 0 1': expected 'w' or 'b' for turn part of fen",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3[] w - - z 1",
+            "bad FEN '4k3/8/8/8/8/8/8/4K3[] w - - z 1': invalid half-move clock in fen",
+        ),
+        (
+            "4k3/8/8/8/8/8/7/4K3[] w - - 0 1",
+            "rank 2 ('7') holds 7 squares, not 8: '4k3/8/8/8/8/8/7/4K3[] w - - 0 1'",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3[Kx] w - - 0 1",
+            "a pocket cannot hold 'Kx': '4k3/8/8/8/8/8/8/4K3[Kx] w - - 0 1'",
+        ),
+        ("4k3/8/8/8/8/8/8/4K3[K]", "a pocket cannot hold a king: '4k3/8/8/8/8/8/8/4K3[K]'"),
+    ],
+)
+def test_an_unreadable_fen_is_named_once_in_one_line(fen: str, message: str) -> None:
+    """The whole message: the FEN quoted once (python-chess's own quoting of it
+    is cut off), what is wrong said as python-chess or the pocket check says it."""
+    with pytest.raises(PositionError) as caught:
+        BughouseBoard(fen)
+    assert str(caught.value) == message
 
 
 def test_piece_counts_that_only_bughouse_produces_are_valid() -> None:
@@ -773,6 +804,90 @@ def test_fen_castling_letters_with_dropped_back_rank_rooks() -> None:
         board.push(chess.Move.from_uci(uci))
         assert board.fen() == chess.variant.CrazyhouseBoard.fen(board)
     assert board.fen().split()[2] == "k"
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "r3k2r/8/8/8/8/8/8/R3K1Q~R[QNPbp] w KQkq - 0 1",  # promoted mark, castling, pockets
+        "r3k2r/8/8/8/8/8/8/R3K2R[] b Kq - 3 9",  # Shredder letters differ from KQkq
+        "4k3/8/8/8/4P3/8/8/4K3[] b - e3 0 1",  # an en passant square no pawn can use
+        "8/8/8/8/k2pP2R/8/8/4K3[] b - e3 0 1",  # ... one a pinned pawn could (pseudo-legal)
+        "4k3/8/8/3pP3/8/8/8/4K3[] w - d6 0 2",  # ... and one that is legal
+        "4k3/8/8/8/8/8/8/4K3[] w - - 0 1",  # no rights at all
+    ],
+)
+def test_fen_with_any_option_is_python_chess_text(fen: str) -> None:
+    """The written-out default FEN leaves every other option to python-chess:
+    Shredder castling letters, the three en passant policies and the promoted
+    marks give exactly python-chess's text, for positions and walked games."""
+    fens = [fen, *crazyhouse_walk(3, plies=60)[::6]]
+    for each in fens:
+        ours = BughouseBoard(each)
+        theirs = chess.variant.CrazyhouseBoard(each)
+        policies: tuple[chess.EnPassantSpec, ...] = ("legal", "fen", "xfen")
+        for shredder in (False, True):
+            for en_passant in policies:
+                for promoted in (None, False, True):
+                    got = ours.fen(shredder=shredder, en_passant=en_passant, promoted=promoted)
+                    want = theirs.fen(shredder=shredder, en_passant=en_passant, promoted=promoted)
+                    assert got == want, (each, shredder, en_passant, promoted)
+        assert ours.fen() == theirs.fen()
+
+
+def test_chess960_castling_letters_are_python_chess_s_whatever_the_cache_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The remembered castling part is keyed by everything it depends on: two
+    Chess960 positions that differ only in whether the piece beside the
+    castling rook is another rook ("B" / "g") or not ("Q" / "k") get their own
+    letters, from an empty cache and with the cache cut back when full."""
+    monkeypatch.setattr(board_module, "_CASTLING_TEXTS", {})
+    monkeypatch.setattr(board_module, "_CASTLING_TEXTS_KEPT", 3)
+    cases = [
+        ("4k3/8/8/8/8/8/8/RRK5[] w B - 0 1", "B"),
+        ("4k3/8/8/8/8/8/8/NRK5[] w B - 0 1", "Q"),
+        ("5krr/8/8/8/8/8/8/4K3[] b g - 0 1", "g"),
+        ("5krn/8/8/8/8/8/8/4K3[] b g - 0 1", "k"),
+        ("4k3/8/8/8/8/8/8/RRK5[] w B - 0 1", "B"),
+    ]
+    for fen, castling in cases:
+        board = BughouseBoard(fen, chess960=True)
+        assert board.chess960
+        assert board.fen().split()[2] == castling
+        assert board.fen() == chess.variant.CrazyhouseBoard(fen, chess960=True).fen()
+        assert len(board_module._CASTLING_TEXTS) <= 3
+
+
+class _CountingPocket(chess.variant.CrazyhousePocket):
+    """A pocket kept as a dict of counts: python-chess's public pocket API
+    without its private list, as another python-chess release might have."""
+
+    def __init__(self, symbols: str = "") -> None:
+        self.counts: dict[chess.PieceType, int] = {}
+        for symbol in symbols:
+            self.add(chess.PIECE_SYMBOLS.index(symbol.lower()))
+
+    def add(self, piece_type: chess.PieceType) -> None:
+        self.counts[piece_type] = self.counts.get(piece_type, 0) + 1
+
+    def remove(self, piece_type: chess.PieceType) -> None:
+        self.counts[piece_type] -= 1
+
+    def count(self, piece_type: chess.PieceType) -> int:
+        return self.counts.get(piece_type, 0)
+
+    def reset(self) -> None:
+        self.counts = {}
+
+
+def test_pocket_string_reads_a_pocket_by_its_public_api_when_the_layout_differs() -> None:
+    board = BughouseBoard("4k3/8/8/8/8/8/8/4K3[] w - - 0 1")
+    board.pockets[chess.WHITE] = _CountingPocket("pnqp")
+    board.pockets[chess.BLACK] = _CountingPocket("rbb")
+    assert board.pocket_string(chess.WHITE) == "QNPP"
+    assert board.pocket_string(chess.BLACK) == "rbb"
+    assert board.fen() == "4k3/8/8/8/8/8/8/4K3[QNPPrbb] w - - 0 1"
 
 
 def test_legal_moves_to_one_square_match_python_chess() -> None:

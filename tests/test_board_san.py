@@ -10,7 +10,7 @@ import chess.variant
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import house_rules, played_games
+from strategies import crazyhouse_walk, house_rules, played_games
 
 from bughouse_arbiter.core.board import BughouseBoard
 from bughouse_arbiter.core.game import BughouseGame
@@ -110,3 +110,46 @@ def test_a_dropped_pawn_that_may_not_double_step_is_read_as_python_chess_reads_i
     with pytest.raises(chess.IllegalMoveError):
         board.parse_san("d4")
     assert board.parse_san("d3") == chess.Move.from_uci("d2d3")
+
+
+def _read_by_the_short_path(board: BughouseBoard, move: chess.Move) -> bool:
+    """Whether ``parse_san``'s docstring promises the short path for this legal
+    move's SAN: not castling, a drop, en passant, nor a king's move while its
+    side may still castle ("Kg1" may name castling)."""
+    if move.drop or board.is_castling(move) or board.is_en_passant(move):
+        return False
+    backrank = chess.BB_RANK_1 if board.turn else chess.BB_RANK_8
+    return not (board.king(board.turn) == move.from_square and board.castling_rights & backrank)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_short_path_reads_every_plain_move_itself(seed: int) -> None:
+    """The short path is the usual move's whole reading (python-chess's move
+    generation is the slow fallback): every legal move it promises to read, in
+    its SAN, bare, without the capture mark, with a check mark and (a piece's)
+    in long notation, is the move the short path gives, not None."""
+    read = 0
+    for fen in crazyhouse_walk(seed)[::3]:
+        board = BughouseBoard(fen)
+        for move in board.legal_moves:
+            if not _read_by_the_short_path(board, move):
+                continue
+            san = board.san(move)
+            bare = san.rstrip("+#")
+            texts = {san, bare, bare.replace("x", ""), bare + "+"}
+            if board.piece_type_at(move.from_square) != chess.PAWN:
+                texts.add(board.lan(move))
+            for text in texts:
+                match = chess.SAN_REGEX.match(text)
+                assert match is not None, text
+                assert board._plain_san(*match.groups()) == move, (fen, text)
+                read += 1
+    assert read > 500
+
+
+@pytest.mark.parametrize("seed", range(6, 10))
+def test_walked_positions_read_every_text_as_python_chess_does(seed: int) -> None:
+    """As the property test, on the positions of seeded crazyhouse games
+    (checks favoured): the same every run, quick enough for mutation testing."""
+    for fen in crazyhouse_walk(seed, checks=0.5)[::8]:
+        _check(BughouseBoard(fen))
