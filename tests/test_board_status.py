@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import bughouse_fens, house_rules
+from strategies import bughouse_fens, crazyhouse_walk, house_rules
 
 from bughouse_arbiter.core.board import BoardStatus, BughouseBoard
 from bughouse_arbiter.core.game import BughouseGame
@@ -51,6 +51,15 @@ def test_random_positions_agree_with_full_move_generation(
     _check(BughouseBoard(fen, rules=HouseRules(drop_check=drop_check)))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_walked_positions_agree_with_full_move_generation(seed: int) -> None:
+    """As the property test, on the positions of seeded crazyhouse games with
+    checks favoured (mates and stalemates among them): the same every run."""
+    for fen in crazyhouse_walk(seed, checks=0.5)[::2]:
+        for drop_check in ("allowed", "no-check"):
+            _check(BughouseBoard(fen, rules=HouseRules(drop_check=drop_check)))
+
+
 @pytest.mark.parametrize(
     "fen",
     [
@@ -64,11 +73,45 @@ def test_random_positions_agree_with_full_move_generation(
         "8/8/8/8/8/k7/p7/K7[] w - - 0 1",  # White stalemated by a pawn
         "7k/8/8/8/3b4/8/1P1n4/K1n5[] w - - 0 1",  # the only pawn step, pinned on a diagonal
         "1r5k/8/8/8/8/8/1P6/1K6[] w - - 0 1",  # a pawn pinned on its file still steps
+        "7k/8/8/8/8/7p/2q4P/K7[] w - - 0 1",  # stalemated, a blocked pawn off the king's lines
+        "k7/2Q4p/7P/8/8/8/8/7K[] b - - 0 1",  # ... for black
+        "k7/8/8/8/8/1p6/1P1n4/K7[] w - - 0 1",  # stalemated, a blocked pawn on the king's diagonal
+        "k7/1p1N4/1P6/8/8/8/8/7K[] b - - 0 1",  # ... for black
+        "7k/8/8/8/8/p1p5/P1P5/KB6[] w - - 0 1",  # a free bishop that attacks only its own pawns
+        # a pawn in hand, but ranks 2 to 7 are full: the only empty squares are on ranks 1 and 8
+        "4k3/pppppppp/pppppppp/pppppppp/pppppppp/pppppppp/prpppppp/K7[P] w - - 0 1",
+        "4k3/8/8/8/8/8/8/8[] w - - 0 1",  # no white piece at all
     ],
 )
 def test_corner_positions(fen: str) -> None:
     _check(BughouseBoard(fen))
     _check(BughouseBoard(fen, rules=HouseRules(stalemate="draw")))
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "4k3/8/8/8/8/8/1P6/4K3[] w - - 0 1",  # a pawn off the king's lines steps
+        "4k3/1p6/8/8/8/8/8/4K3[] b - - 0 1",
+        "4k3/8/8/8/8/8/8/4K3[N] w - - 0 1",  # a piece to drop
+        "4k3/8/8/8/8/8/8/4K3[n] b - - 0 1",
+        "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1",  # a pawn to drop, ranks 2 to 7 empty
+        "4k3/8/8/8/8/8/3P4/4K3[] w - - 0 1",  # a pawn on the king's diagonal, not pinned
+        "4k3/3p4/8/8/8/8/8/4K3[] b - - 0 1",
+        "4k3/8/8/8/8/8/8/1N2K3[] w - - 0 1",  # a knight
+        "4k3/8/8/8/8/8/8/1B2K3[] w - - 0 1",  # a bishop
+        "4k3/8/8/8/8/8/8/1R2K3[] w - - 0 1",  # a rook
+        "4k3/8/8/8/8/8/8/1Q2K3[] w - - 0 1",  # a queen
+        "1q2k3/8/8/8/8/8/8/4K3[] b - - 0 1",
+    ],
+)
+def test_the_cheap_test_knows_the_moves_its_docstring_lists(fen: str) -> None:
+    """Not in check, a pawn step off the king's lines, a droppable piece, a
+    free pawn's step or a free piece's move are each enough for the cheap test
+    alone: it answers True without generating moves (the judge's hot path)."""
+    board = BughouseBoard(fen)
+    assert board._surely_can_move(), fen
+    assert board.status_of_side_to_move() is BoardStatus.OK
 
 
 @settings(max_examples=30, deadline=None)
