@@ -63,7 +63,7 @@ def test_board_part_alone_means_white_to_move_without_rights() -> None:
     assert BughouseBoard("4k3/8/8/8/8/8/8/4K3[P]").fen() == "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1"
 
 
-@pytest.mark.parametrize("pocket", ["K", "k", "Pk"])
+@pytest.mark.parametrize("pocket", ["K", "k", "Pk", "kK"])
 def test_a_king_in_a_pocket_is_refused(pocket: str) -> None:
     with pytest.raises(PositionError, match="a pocket cannot hold a king"):
         BughouseBoard(f"4k3/8/8/8/8/8/8/4K3[{pocket}] w - - 0 1")
@@ -888,6 +888,19 @@ def test_pocket_string_reads_a_pocket_by_its_public_api_when_the_layout_differs(
     assert board.pocket_string(chess.WHITE) == "QNPP"
     assert board.pocket_string(chess.BLACK) == "rbb"
     assert board.fen() == "4k3/8/8/8/8/8/8/4K3[QNPPrbb] w - - 0 1"
+
+
+def test_pocket_string_writes_any_pocket_as_python_chess_does() -> None:
+    """Every piece type in python-chess's order, a king put in by hand (which
+    ``receive`` and ``set_fen`` refuse) included: the text shows what is there."""
+    board = BughouseBoard("4k3/8/8/8/8/8/8/4K3[] w - - 0 1")
+    for piece_type in (chess.KING, *chess.PIECE_TYPES):
+        board.pockets[chess.WHITE].add(piece_type)
+        board.pockets[chess.BLACK].add(piece_type)
+        assert board.pocket_string(chess.WHITE) == str(board.pockets[chess.WHITE]).upper()
+        assert board.pocket_string(chess.BLACK) == str(board.pockets[chess.BLACK])
+    assert board.pocket_string(chess.WHITE) == "KKQRBNP"
+    assert board.pocket_string(chess.BLACK) == "kkqrbnp"
 
 
 def test_legal_moves_to_one_square_match_python_chess() -> None:
