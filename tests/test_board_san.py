@@ -91,6 +91,13 @@ def test_random_positions_read_every_text_as_python_chess_does(
         "4k3/8/8/8/8/8/1p6/2R1K3[] b - - 0 1",  # black promotes
         "k7/8/8/8/8/8/8/7K[] w - - 0 1",  # kings only
         "4k3/8/8/8/8/8/8/8[Q] w - - 0 1",  # no white king
+        "7k/8/8/8/8/8/8/R6r[] w - - 0 1",  # no white king, a rook: every pseudo-legal move
+        "4K3/8/8/8/8/8/8/K6k[] w - - 0 1",  # two white kings
+        # double check by two sliders: the king may step back along neither line
+        # (Kf3, Ke3), and no other piece may move (Na1)
+        "4r2k/1b6/8/8/4K3/8/2N5/8[] w - - 0 1",
+        "4k3/8/8/8/1N3N2/8/5N2/4K3[] w - - 0 1",  # three knights reach d3: ambiguous...
+        "4k3/8/8/b7/1N3N2/8/5N2/4K3[] w - - 0 1",  # ...and still with the middle one pinned
     ],
 )
 def test_corner_positions(fen: str) -> None:
@@ -122,6 +129,16 @@ def _read_by_the_short_path(board: BughouseBoard, move: chess.Move) -> bool:
     return not (board.king(board.turn) == move.from_square and board.castling_rights & backrank)
 
 
+#: Positions the walks seldom reach, for the short path's own reading.
+_SHORT_PATH_CORNERS = [
+    "4k3/8/8/8/8/8/8/K6R[] w - - 0 1",  # the king on a1 (square 0)
+    "4k3/8/8/8/8/8/8/1K5R[] w - - 0 1",  # Ka1: the king's move to square 0
+    "4k3/8/8/8/3K4/8/8/b6R[] w - - 0 1",  # in check from a1: Rxa1
+    "4k3/8/8/8/3K4/8/4N3/b7[] w - - 0 1",  # in check from a1: Nc3 blocks
+    "k7/8/8/8/8/8/8/r3K3[] w - - 0 1",  # in check along the rank: the king steps off it
+]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_short_path_reads_every_plain_move_itself(seed: int) -> None:
     """The short path is the usual move's whole reading (python-chess's move
@@ -129,7 +146,7 @@ def test_the_short_path_reads_every_plain_move_itself(seed: int) -> None:
     its SAN, bare, without the capture mark, with a check mark and (a piece's)
     in long notation, is the move the short path gives, not None."""
     read = 0
-    for fen in crazyhouse_walk(seed)[::3]:
+    for fen in [*_SHORT_PATH_CORNERS, *crazyhouse_walk(seed)[::3]]:
         board = BughouseBoard(fen)
         for move in board.legal_moves:
             if not _read_by_the_short_path(board, move):
