@@ -929,6 +929,38 @@ def test_legal_moves_to_one_square_match_python_chess() -> None:
                     board.receive(piece)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_legal_moves_for_any_pair_of_masks_match_python_chess(seed: int) -> None:
+    """Not only one target square: origins of one piece kind to a rank, a file
+    or the whole board, and a square as both origin and target (its drops),
+    give python-chess's moves too."""
+    reference = chess.variant.CrazyhouseBoard.generate_legal_moves
+    checked = 0
+    for fen in crazyhouse_walk(seed)[::7]:
+        board = BughouseBoard(fen)
+        own = board.occupied_co[board.turn]
+        origins = [
+            chess.BB_ALL,
+            own & ~board.pawns & ~board.kings,
+            *(
+                board.pieces_mask(kind, board.turn)
+                for kind in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+            ),
+        ]
+        targets = [chess.BB_ALL, chess.BB_RANK_1, chess.BB_RANK_4, chess.BB_RANK_8, chess.BB_FILE_A]
+        for to_mask in targets:
+            for from_mask in origins:
+                expected = list(reference(board, from_mask, to_mask))
+                assert list(board.generate_legal_moves(from_mask, to_mask)) == expected
+        for square in chess.SQUARES:
+            to_mask = chess.BB_SQUARES[square]
+            for from_mask in (to_mask, *origins):
+                expected = list(reference(board, from_mask, to_mask))
+                assert list(board.generate_legal_moves(from_mask, to_mask)) == expected
+                checked += bool(expected)
+    assert checked > 100
+
+
 def test_clear_stack_keeps_no_per_move_history() -> None:
     """A replay drops the history every few hundred moves: nothing per move may outlive it."""
     board = BughouseBoard(rules=HouseRules(dropped_pawn_double_step=False))
