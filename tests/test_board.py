@@ -347,6 +347,17 @@ def test_dropped_pawn_double_step_off_forbids_only_dropped_pawns() -> None:
     play(b, "d2d3", "d8e8", "d3d4")  # the single steps are fine
 
 
+def test_a_dropped_pawns_lost_double_step_leaves_every_other_move() -> None:
+    # The dropped pawn (h2) comes before the a2 pawn in python-chess's move
+    # order: leaving out its double step must not end the list there.
+    b = board("4k3/8/8/8/8/8/P7/4K3[P] w - - 0 1", dropped_pawn_double_step=False)
+    play(b, "P@h2", "e8d8")
+    moves = legal(b)
+    assert "h2h4" not in moves
+    assert {"a2a3", "a2a4", "h2h3", "e1d1", "e1f2"} <= set(moves)
+    assert len(moves) == len(list(chess.variant.CrazyhouseBoard(b.fen()).legal_moves)) - 1
+
+
 def test_dropped_pawn_double_step_off_remembers_every_dropped_pawn() -> None:
     fen = "4k3/8/8/8/8/8/8/4K3[PP] w - - 0 1"
     b = board(fen, dropped_pawn_double_step=False)
@@ -604,6 +615,8 @@ def test_parse_move_reads_castling_and_promotion() -> None:
         ("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", "X@e4", "not a move"),
         ("4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", "P@e4@", "not a move"),
         ("k7/4P3/8/8/8/8/8/4K3[] w - - 0 1", "e7e8", "needs a piece letter"),
+        ("4k3/8/8/8/8/8/4p3/K7[] b - - 0 1", "e2e1", "needs a piece letter"),  # black too
+        ("1n2k3/1P6/8/8/8/8/8/4K3[] w - - 0 1", "b7b8q", "^b7b8q: illegal move"),  # blocked
         ("4k3/8/8/8/8/8/8/2N1K1N1[] w - - 0 1", "Ne2", "ambiguous"),
     ],
 )
@@ -699,10 +712,18 @@ def test_pop_restores_the_tracked_state() -> None:
     assert capture.last_passed is None
 
 
-def test_last_passed_is_still_the_last_moves_capture_after_a_look_ahead() -> None:
+@pytest.mark.parametrize(
+    "rules",
+    [{}, {"repetition": "threefold"}, {"dropped_pawn_double_step": False}],
+    ids=["default", "history-kept-for-repetition", "history-kept-for-dropped-pawns"],
+)
+def test_last_passed_is_still_the_last_moves_capture_after_a_look_ahead(
+    rules: dict[str, object],
+) -> None:
     # python-chess writes a SAN by pushing and popping the move: the capture
-    # made before must not be forgotten.
-    b = BughouseBoard("4k3/8/8/3p4/4P3/8/8/4K3[] w - - 0 1")
+    # made before must not be forgotten (whether or not the rules keep a
+    # per-move history of their own).
+    b = board("4k3/8/8/3p4/4P3/8/8/4K3[] w - - 0 1", **rules)
     play(b, "e4d5")
     assert b.san(chess.Move.from_uci("e8d7")) == "Kd7"
     assert b.last_passed == chess.Piece(chess.PAWN, chess.BLACK)
