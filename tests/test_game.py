@@ -41,6 +41,45 @@ def test_boards_run_independently_with_turns_per_board() -> None:
     assert g.plies == 4
 
 
+def test_each_move_records_its_number_on_its_own_board() -> None:
+    g = game()
+    for seat, move in (
+        (Seat.A_WHITE, "e4"),
+        (Seat.A_BLACK, "e5"),
+        (Seat.B_WHITE, "d4"),
+        (Seat.A_WHITE, "Nf3"),
+        (Seat.B_BLACK, "d5"),
+        (Seat.A_BLACK, "Nc6"),
+        (Seat.B_WHITE, "c4"),
+    ):
+        g.push(seat, move)
+    assert [(m.board, m.number, m.san) for m in g.moves] == [
+        (A, 1, "e4"),
+        (A, 1, "e5"),
+        (B, 1, "d4"),
+        (A, 2, "Nf3"),
+        (B, 1, "d5"),
+        (A, 2, "Nc6"),
+        (B, 2, "c4"),
+    ]
+
+
+def test_a_move_with_its_san_given_is_played_and_recorded_with_that_text() -> None:
+    """A replay hands over the move its parser read and the text it read it
+    from: the text is kept as written, the move is played, captures pass."""
+    g = game()
+    g.push(Seat.A_WHITE, chess.Move.from_uci("e2e4"), san="e2-e4")
+    g.push(Seat.A_BLACK, chess.Move.from_uci("d7d5"), san="d5")
+    played = g.push(Seat.A_WHITE, chess.Move.from_uci("e4d5"), san="exd5!", at=1.5, clock=58.0)
+    assert played.san == "exd5!" and played.number == 2 and played.ply == 3
+    assert (played.at, played.clock) == (1.5, 58.0)
+    assert played.passed == chess.Piece(chess.PAWN, chess.BLACK)
+    assert [m.san for m in g.moves] == ["e2-e4", "d5", "exd5!"]
+    assert g.fen(A) == "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 2"
+    assert g.board(B).pocket_string(chess.BLACK) == "p"
+    assert g.seats_to_move() == [Seat.A_BLACK, Seat.B_WHITE]
+
+
 @pytest.mark.parametrize("seat", [Seat.A_BLACK, Seat.B_BLACK])
 def test_a_seat_not_to_move_is_refused_and_nothing_changes(seat: Seat) -> None:
     g = game()
@@ -424,7 +463,10 @@ def test_board_end_continue_a_wait_with_the_other_board_over_is_mate() -> None:
     assert outcome is not None
     assert g.board_results[B].termination is Termination.CHECKMATE
     assert g.board_results[B].reason == "B-White checkmated (no piece can arrive any more)"
+    assert g.board_results[B].winner is Team.ONE
+    assert g.board_results[B].seat is Seat.B_WHITE
     assert outcome.winner is Team.ONE
+    assert outcome.reason.startswith("boards summed 2-0")
 
 
 def test_board_end_continue_a_stalemate_with_the_other_board_over_draws_that_board() -> None:
@@ -433,7 +475,34 @@ def test_board_end_continue_a_stalemate_with_the_other_board_over_draws_that_boa
     g.push(Seat.B_WHITE, "f6f7")
     assert g.board_results[B].winner is None
     assert g.board_results[B].termination is Termination.DEADLOCK
+    assert g.board_results[B].reason == "draw: B-Black can never move again"
+    assert g.board_results[B].seat is Seat.B_BLACK
     assert g.outcome is not None and g.outcome.reason.startswith("boards summed 1.5-0.5")
+
+
+def test_a_set_up_game_with_one_board_mated_and_the_other_stalemated_ends_both() -> None:
+    # Judged at once when the game is set up: the mate on A does not hide
+    # the stalemate on B (stalemate=draw), which is a board of its own.
+    g = game(
+        fen_a="7k/6Q1/6K1/8/8/8/8/8[] b - - 0 1",
+        fen_b="k7/8/1Q6/8/8/8/8/7K[] b - - 0 1",
+        board_end="continue",
+        stalemate="draw",
+    )
+    assert g.board_results[A].termination is Termination.CHECKMATE
+    assert g.board_results[B].termination is Termination.STALEMATE
+    assert g.board_results[B].seat is Seat.B_BLACK
+    assert g.outcome is not None and g.outcome.reason.startswith("boards summed 1.5-0.5")
+
+
+def test_pieces_put_on_a_board_that_is_over_land_in_its_pocket_and_change_nothing() -> None:
+    g = game(fen_a="7k/6Q1/6K1/8/8/8/8/8[] b - - 0 1", board_end="continue")
+    assert g.board_results[A].termination is Termination.CHECKMATE
+    for piece_type in (chess.QUEEN, chess.ROOK):
+        assert g.receive(A, chess.Piece(piece_type, chess.BLACK)) is None
+    assert g.board(A).pocket_string(chess.BLACK) == "qr"
+    assert list(g.board_results) == [A] and g.is_live(B)
+    assert g.status(A) is BoardStatus.CHECKMATE
 
 
 def test_board_end_continue_flags_of_both_teams_on_both_boards() -> None:
@@ -568,6 +637,7 @@ def test_stalling_counts_partner_moves_only_while_the_player_could_move() -> Non
     assert game.outcome is not None
     assert game.outcome.termination is Termination.STALLING
     assert game.outcome.seat is Seat.A_BLACK
+    assert game.outcome.board is BoardId.A
     assert game.outcome.winner is Team.ONE
     assert "partner made 3 moves" in game.outcome.reason
 
