@@ -195,3 +195,35 @@ def test_snapshot_counts_a_seat_in_at_up_to_its_own_instant() -> None:
     # Floored at zero, as without ``at``; and no ``at`` is ``now`` for everyone.
     assert clocks.snapshot(104.0, {AW: 999.0})[AW] == 0.0
     assert clocks.snapshot(104.0, {}) == clocks.snapshot(104.0)
+
+
+def test_start_later_moves_a_running_turn_start_only_forward() -> None:
+    """The turn reached its player late: the clock counts from then; an
+    earlier instant, or a seat whose clock is stopped, leaves the clocks as
+    they are."""
+    clocks = started()  # AW and BW running since 100.0
+    later = clocks.start_later(AW, 102.0)
+    assert later.running == {AW: 102.0, BW: 100.0}
+    assert later.banked == clocks.banked
+    assert later.remaining(AW, 105.0) == 7.0 and later.remaining(BW, 105.0) == 5.0
+    assert later.deadline(AW) == (112.0, False)
+    assert clocks.start_later(AW, 99.0).running == {AW: 100.0, BW: 100.0}
+    assert clocks.start_later(AB, 102.0).running == {AW: 100.0, BW: 100.0}
+    assert AB not in clocks.start_later(AB, 102.0).running
+
+
+def test_a_snapshot_keeps_fractions_of_a_second_and_floors_only_below_zero() -> None:
+    clocks = started()
+    assert clocks.snapshot(109.5)[AW] == 0.5
+    assert clocks.snapshot(109.999)[AW] == pytest.approx(0.001)
+    assert clocks.snapshot(110.5)[AW] == 0.0
+    assert clocks.snapshot(110.5)[AB] == 10.0
+
+
+def test_untimed_clocks_never_flag_even_while_running() -> None:
+    clocks = Clocks.for_rules(HouseRules(clock=False)).start_all([AW, BW], 100.0)
+    assert clocks.untimed
+    assert clocks.deadline(AW) is None and clocks.deadline(AB) is None
+    assert clocks.next_deadline() is None
+    assert clocks.flagged(1e12) == ()
+    assert clocks.snapshot(1e9)[AW] == float("inf")

@@ -87,6 +87,7 @@ def test_unknown_profile_lists_the_known_ones() -> None:
         ("drop-check = no-mate", ("drop_check", "no-mate")),
         ("MAX_PLIES=100", ("max_plies", "100")),
         ("profile=club", ("profile", "club")),
+        ("leaver=a=b", ("leaver", "a=b")),  # the first "=" splits
     ],
 )
 def test_parse_rule_splits_name_and_value(text: str, pair: tuple[str, str]) -> None:
@@ -160,9 +161,35 @@ def test_bad_rules_are_usage_errors_that_say_what_is_wrong(text: str, message: s
         apply_rules(HouseRules(), [parse_rule(text)])
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("time=0", "rule time must be > 0 seconds"),
+        ("time=-5", "rule time must be > 0 seconds"),
+        ("increment=-1", "rule increment must be >= 0 seconds"),
+        ("time=604801", "rule time takes at most 604800 seconds (a week)"),
+        ("stalemate=lose", "rule stalemate takes one of wait, draw, not 'lose'"),
+    ],
+)
+def test_bad_seconds_and_choices_are_named_in_the_readers_words(text: str, message: str) -> None:
+    with pytest.raises(RuleError) as caught:
+        apply_rules(HouseRules(), [parse_rule(text)])
+    assert str(caught.value) == message
+
+
+def test_seconds_from_the_smallest_to_a_week_are_taken() -> None:
+    rules = apply_rules(
+        HouseRules(),
+        [parse_rule("time=1"), parse_rule("increment=0"), parse_rule("turn_time_limit=1s")],
+    )
+    assert (rules.time, rules.increment, rules.turn_time_limit) == (1.0, 0.0, 1.0)
+    assert apply_rules(HouseRules(), [parse_rule("time=604800")]).time == 604800.0
+
+
 def test_constructing_bad_values_in_code_is_refused_too() -> None:
-    with pytest.raises(RuleError, match="stalemate"):
+    with pytest.raises(RuleError) as caught:
         HouseRules(stalemate="lose")  # type: ignore[arg-type]
+    assert str(caught.value) == "rule stalemate takes one of wait, draw, not 'lose'"
     with pytest.raises(RuleError, match="time"):
         HouseRules(time=0)
     with pytest.raises(RuleError, match="turn_time_limit"):
@@ -200,6 +227,19 @@ def test_an_unknown_profile_name_is_a_label_when_every_option_is_stated() -> Non
     assert from_pairs(stated) == HouseRules(profile="foreign", max_plies=0)
     with pytest.raises(RuleError, match="unknown rules profile 'foreign'"):
         from_pairs([("profile", "foreign"), ("time", "60")])
+
+
+def test_an_unknown_profile_is_a_label_also_for_an_older_header_without_later_options() -> None:
+    # Headers written before clock, stalling, reconnect_grace and leaver existed.
+    later = {"clock", "stalling", "reconnect_grace", "leaver"}
+    older = [(name, value) for name, value in HouseRules().to_pairs() if name not in later]
+    assert from_pairs([("profile", "foreign"), *older]) == HouseRules(profile="foreign")
+
+
+def test_a_profile_pair_applies_first_wherever_it_stands() -> None:
+    rules = from_pairs([("time", "60"), ("profile", "arena")])
+    assert rules.profile == "arena" and rules.time == 60.0
+    assert not rules.dropped_pawn_double_step
 
 
 def test_from_pairs_reads_a_profile_and_overrides() -> None:
