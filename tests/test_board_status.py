@@ -114,6 +114,18 @@ def test_the_cheap_test_knows_the_moves_its_docstring_lists(fen: str) -> None:
     assert board.status_of_side_to_move() is BoardStatus.OK
 
 
+def test_a_side_whose_only_moves_are_checking_drops_is_stalemated_under_no_check() -> None:
+    # Ranks 1 to 7 full (the white king boxed in on a1), the only empty
+    # squares on rank 8 beside the black king: every queen drop checks.
+    fen = "4k3/pppppppp/pppppppp/pppppppp/pppppppp/pppppppp/prpppppp/Kbbbbbbb[Q] w - - 0 1"
+    board = BughouseBoard(fen, rules=HouseRules(drop_check="no-check"))
+    _check(board)
+    assert board.status_of_side_to_move() is BoardStatus.STALEMATE_WAIT
+    allowed = BughouseBoard(fen)
+    _check(allowed)
+    assert allowed.status_of_side_to_move() is BoardStatus.OK
+
+
 @settings(max_examples=30, deadline=None)
 @given(rules=house_rules(), choices=st.lists(st.integers(0, 10**6), min_size=60, max_size=150))
 def test_a_game_keeps_each_boards_status_as_judged_afresh(
