@@ -64,6 +64,16 @@ def test_random_positions_agree_with_full_move_generation(
         "8/8/8/8/8/k7/p7/K7[] w - - 0 1",  # White stalemated by a pawn
         "7k/8/8/8/3b4/8/1P1n4/K1n5[] w - - 0 1",  # the only pawn step, pinned on a diagonal
         "1r5k/8/8/8/8/8/1P6/1K6[] w - - 0 1",  # a pawn pinned on its file still steps
+        # In check, judged by the king's steps:
+        "k7/8/8/8/8/pp6/8/1K5r[] w - - 0 1",  # a1 looks free, but the rook sees through b1
+        "8/8/8/8/8/1k6/8/K6r[] w - - 0 1",  # the enemy king guards the only steps
+        "k7/8/8/8/8/pp6/8/1K5r[Q] w - - 0 1",  # the same, a queen to drop between
+        "k7/8/8/8/8/1p6/8/1K5r[] w - - 0 1",  # one step left: b2
+        "k7/8/8/8/8/1n6/8/K7[] w - - 0 1",  # a knight's check: the king steps aside
+        "k7/8/8/8/8/1n6/8/K1r5[] w - - 0 1",  # a double check: a2 is left
+        "k7/8/8/8/8/1n6/8/K1q5[] w - - 0 1",  # the queen also guards a2: b2 is left
+        "k7/8/8/8/8/1p6/2n5/K1q5[Q] w - - 0 1",  # knight and queen, every step guarded: mate
+        "6rk/5Npp/8/8/8/8/8/K7[] b - - 0 1",  # smothered: the king has no step at all
     ],
 )
 def test_corner_positions(fen: str) -> None:
