@@ -81,6 +81,16 @@ def test_walked_positions_agree_with_full_move_generation(seed: int) -> None:
         # a pawn in hand, but ranks 2 to 7 are full: the only empty squares are on ranks 1 and 8
         "4k3/pppppppp/pppppppp/pppppppp/pppppppp/pppppppp/prpppppp/K7[P] w - - 0 1",
         "4k3/8/8/8/8/8/8/8[] w - - 0 1",  # no white piece at all
+        # In check, judged by the king's steps:
+        "k7/8/8/8/8/pp6/8/1K5r[] w - - 0 1",  # a1 looks free, but the rook sees through b1
+        "8/8/8/8/8/1k6/8/K6r[] w - - 0 1",  # the enemy king guards the only steps
+        "k7/8/8/8/8/pp6/8/1K5r[Q] w - - 0 1",  # the same, a queen to drop between
+        "k7/8/8/8/8/1p6/8/1K5r[] w - - 0 1",  # one step left: b2
+        "k7/8/8/8/8/1n6/8/K7[] w - - 0 1",  # a knight's check: the king steps aside
+        "k7/8/8/8/8/1n6/8/K1r5[] w - - 0 1",  # a double check: a2 is left
+        "k7/8/8/8/8/1n6/8/K1q5[] w - - 0 1",  # the queen also guards a2: b2 is left
+        "k7/8/8/8/8/1p6/2n5/K1q5[Q] w - - 0 1",  # knight and queen, every step guarded: mate
+        "6rk/5Npp/8/8/8/8/8/K7[] b - - 0 1",  # smothered: the king has no step at all
     ],
 )
 def test_corner_positions(fen: str) -> None:

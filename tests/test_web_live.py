@@ -116,6 +116,24 @@ def square_center(page: Any, board: str, square: str) -> tuple[float, float]:
     return box["x"] + (column + 0.5) * size, box["y"] + (row + 0.5) * size
 
 
+#: For a second, counts the moves that reach the boards (last moves not seen
+#: before) and the pieces that slide (chessground marks one with ``anim``).
+WATCH_SLIDES = """() => new Promise((done) => {
+  const moves = new Set();
+  let sliding = 0;
+  const seen = new MutationObserver((changes) => {
+    for (const change of changes) {
+      const target = change.target;
+      if (change.attributeName === "data-last-move") moves.add(target.dataset.fen);
+      else if (target.tagName === "PIECE" && target.classList.contains("anim")) sliding += 1;
+    }
+  });
+  seen.observe(document.body, { subtree: true, attributes: true,
+                                attributeFilter: ["class", "data-last-move"] });
+  setTimeout(() => { seen.disconnect(); done([moves.size, sliding]); }, 1000);
+})"""
+
+
 def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any) -> None:
     from playwright.sync_api import expect
 
@@ -125,7 +143,9 @@ def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any
         "--tc",
         "4+0",
     )
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    # Asking for less motion: the pieces land without sliding (and the shot
+    # catches none between two squares).
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(served.page)
@@ -134,6 +154,8 @@ def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any
     expect(page.locator(".seat.running").first).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#side-A .board-wrap")).not_to_have_attribute("data-last-move", "")
     expect(page.locator("#side-B .board-wrap")).not_to_have_attribute("data-last-move", "")
+    moves_seen, sliding = page.evaluate(WATCH_SLIDES)
+    assert moves_seen > 1 and sliding == 0  # several positions came and went
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "live-1280x800.png"))
     # Board B is drawn from Black's side, so partners (A-White, B-Black) sit at the bottom.

@@ -42,16 +42,11 @@ def _cached_fen(text: str) -> str:
 
 
 def _read_fen(text: str) -> str:
+    # python-chess reads BFEN's ninth rank ("/holdings") as the pocket itself.
     fields = text.split()
     if not fields:
         raise ValueError("empty FEN")
-    placement = fields[0]
-    ranks = placement.split("/")
-    if "[" not in placement and len(ranks) == 9:
-        placement = "/".join(ranks[:8]) + f"[{ranks[8]}]"
-    fields[0] = placement
-    fen = " ".join(fields)
-    return BughouseBoard(fen).fen()
+    return BughouseBoard(" ".join(fields)).fen()
 
 
 def parse_san(board: BughouseBoard, san: str) -> chess.Move:

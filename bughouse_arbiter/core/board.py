@@ -403,9 +403,11 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def _surely_can_move(self) -> bool:
         """A cheap sufficient test for "the side to move has a legal move".
 
-        True when it is not in check and either has a pawn off its king's
-        rank and diagonals (so pinned, if at all, along the file) with an
-        empty square ahead, or holds a piece it can drop (no drop rule
+        In check: True when the king has a step to a square no enemy piece
+        attacks (with the king gone from its square, so a slider's line runs
+        on through it). Not in check: True when it either has a pawn off its
+        king's rank and diagonals (so pinned, if at all, along the file) with
+        an empty square ahead, or holds a piece it can drop (no drop rule
         filtering drops; a pawn needs an empty square on ranks 2 to 7), or
         has a piece other than its king, not pinned, with a knight's or
         slider's move to a square it does not occupy, or a pawn step to an
@@ -420,7 +422,12 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             return False
         king = kings.bit_length() - 1  # chess.msb, inline
         if self.attackers_mask(not turn, king):
-            return False
+            without_king = self.occupied & ~kings
+            steps = chess.BB_KING_ATTACKS[king] & ~own
+            return any(
+                not self.attackers_mask(not turn, square, without_king)
+                for square in chess.scan_forward(steps)
+            )
         empty = ~self.occupied & chess.BB_ALL
         pawns = self.pawns & own & ~_RANK_AND_DIAGONALS[king]
         if (pawns << 8 if turn else pawns >> 8) & empty:

@@ -62,13 +62,14 @@ from collections.abc import (
     Sequence,
 )
 from functools import partial
+from typing import NamedTuple
 
 import chess
 import trio
 
 from ..core.board import STARTING_FEN
 from ..core.clock import SAME_INSTANT, Clocks
-from ..core.game import BughouseGame
+from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BOARDS, SEATS, BoardId, Outcome, Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed, MoveError, NotYourTurnError
@@ -310,7 +311,7 @@ class _Table:
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
         self._calling: Seat | None = None  # whose notification is being made
-        self._move_orders: dict[Seat, tuple[list[Player], list[Player]]] = {}
+        self._move_orders: dict[Seat, _MoveOrders] = {}
         self.all_prompt = all(player.prompt for player in self.players)
         self.started = False
         self.record = MatchRecord(
@@ -423,21 +424,49 @@ class _Table:
         changed = (played.board,) if played.passed is None else BOARDS
         self.fens = self.fens.after(changed)
         state = self.state(taken)
-        told, batched = self.move_orders(seat)
-        with _Batched(batched):
-            await self.notify_each(
-                [(p.seats[0], partial(p.moved, played, state)) for p in told], prompt=True
-            )
-            self.record.overheads.append(trio.current_time() - taken)
-            if played.passed is not None:
-                self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
-            await self.after_change(now)
+        orders = self.move_orders(seat)
+        if played.passed is None and self.game.is_live(played.board):
+            await self.tell_next_first(orders, played, state, now)
+        else:
+            with _Batched(orders.batched):
+                await self.notify_each(
+                    [(p.seats[0], partial(p.moved, played, state)) for p in orders.told],
+                    prompt=True,
+                )
+                if played.passed is not None:
+                    self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
+                await self.after_change(now, state)
+        self.record.overheads.append(trio.current_time() - taken)
         self.start_clocks_when_told()
         self.record.used.append(used)
         # The clocks as they run now: the mover's stopped, the next turns' started.
         self.emit(MovePlayed(played=played, used=used, clocks=self.clocks, now=now))
 
-    def move_orders(self, seat: Seat) -> tuple[list[Player], list[Player]]:
+    async def tell_next_first(
+        self, orders: _MoveOrders, played: PlayedMove, state: TableState, now: float
+    ) -> None:
+        """Tells a move that passed nothing and left its board in play: the next
+        to move on that board hears it and gets its turn in one write, before
+        the other players are told (the mover last)."""
+        following = orders.following
+        ended = len(self.game.board_results)
+        with following.batched():
+            await self.notify_each(
+                [(following.seats[0], partial(following.moved, played, state))], prompt=True
+            )
+            quiet = len(self.game.board_results) == ended and not self.game.is_over
+            if quiet:
+                await self.after_change(now, state)
+        with _Batched(orders.batched_rest):
+            await self.notify_each(
+                [(p.seats[0], partial(p.moved, played, state)) for p in orders.rest],
+                prompt=True,
+            )
+        if not quiet or len(self.game.board_results) != ended or self.game.is_over:
+            # A player that could not be told has left: its board (or the match) ended.
+            await self.after_change(now, state)
+
+    def move_orders(self, seat: Seat) -> _MoveOrders:
         """Who is told of ``seat``'s move, in order, and the order of their
         ``batched()`` blocks (made once per seat: the players do not change).
 
@@ -449,10 +478,16 @@ class _Table:
         orders = self._move_orders.get(seat)
         if orders is None:
             mover = self.seats[seat]
-            told = [p for p in self.players if p is not mover] + [mover]
             following = self.seats[seat.opponent]
-            rest = [p for p in told[:-1] if p is not following]
-            orders = self._move_orders[seat] = (told, [mover, *rest[::-1], following])
+            told = [p for p in self.players if p is not mover] + [mover]
+            rest = [p for p in told if p is not following]
+            orders = self._move_orders[seat] = _MoveOrders(
+                told=told,
+                batched=[mover, *rest[-2::-1], following],
+                following=following,
+                rest=rest,
+                batched_rest=[mover, *rest[-2::-1]],
+            )
         return orders
 
     def refresh_if_waiting(self, seat: Seat) -> None:
@@ -503,8 +538,9 @@ class _Table:
         self.game.flag(flag.seats)
         await self.after_change(now)
 
-    async def after_change(self, now: float) -> None:
-        """Closes turns on boards that ended, opens the turns that are due."""
+    async def after_change(self, now: float, state: TableState | None = None) -> None:
+        """Closes turns on boards that ended, opens the turns that are due
+        (telling them ``state``, if given, else the table as it is now)."""
         for board in BOARDS:
             if not self.game.is_live(board):
                 for seat in (Seat.of(board, True), Seat.of(board, False)):
@@ -524,14 +560,19 @@ class _Table:
             # A player that could not be told has left, ending its board too.
             await self.after_change(now)
             return
-        await self.open_turns()
+        await self.open_turns(state)
 
-    async def open_turns(self) -> None:
-        """Tells every seat whose turn is due, then starts their clocks together."""
+    async def open_turns(self, state: TableState | None = None) -> None:
+        """Tells every seat whose turn is due, then starts their clocks together.
+
+        ``state``: the table to tell them, if it was just made (a move's: the
+        clocks in it are the ones the move's event told).
+        """
         due = [s for s in self.game.seats_to_move() if s not in self.tokens]
         if not due:
             return
-        state = self.state(trio.current_time())
+        if state is None:
+            state = self.state(trio.current_time())
         for seat in due:
             self.tokens[seat] = self.next_token
             self.next_token += 1
@@ -772,6 +813,16 @@ class _Fens(Mapping[BoardId, str]):
         assert self._frozen, "freeze() before changing the game"
         kept = {board: fen for board, fen in self._known.items() if board not in changed}
         return _Fens(self._game, kept)
+
+
+class _MoveOrders(NamedTuple):
+    """``_Table.move_orders``: who is told of one seat's moves, in which order."""
+
+    told: list[Player]  # every player, the mover last
+    batched: list[Player]  # their ``batched()`` blocks, entered in this order
+    following: Player  # the next to move on the mover's board
+    rest: list[Player]  # ``told`` without ``following``
+    batched_rest: list[Player]
 
 
 class _Batched:

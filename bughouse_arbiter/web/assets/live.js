@@ -7,6 +7,8 @@ const ROLES = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen" };
 const POCKET_ORDER = "QRBNP";
 const SIGNAL_PIECES = "NBRQP";
 const $ = (id) => document.getElementById(id);
+// Who asked their system for less motion sees moves land without the slide.
+const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 const page = {
   socket: null,
@@ -58,7 +60,7 @@ function buildSide(board) {
     premovable: { enabled: true, showDests: true, castle: true,
       events: { set: () => {}, unset: () => {} } },
     draggable: { enabled: true, showGhost: true },
-    animation: { enabled: true, duration: 150 },
+    animation: { enabled: !REDUCED_MOTION, duration: 150 },
     highlight: { lastMove: true, check: true },
     events: { select: (key) => onSquare(board, key) },
     drawable: { enabled: true },
