@@ -53,6 +53,14 @@ mutant that loops for ever is stopped after ``--timeout-factor`` times its
 tests' clean time (a kill, counted apart in the table), and one that fills
 memory meanwhile fails at 4 GiB (``MEMORY_LIMIT``).
 
+After a change to one function, its mutants alone can be checked in a new
+scratch folder and reported over the last run (the later folder's verdicts
+win; its unchecked mutants leave the earlier verdicts standing)::
+
+    python tools/mutation.py --scratch /tmp/new --modules core/board.py \
+        --mutants '*BughouseBoard*_surely_can_move__*' -- rules
+    python tools/mutation.py --report rules --scratch /tmp --scratch /tmp/new
+
 A group's modules can be run one at a time, each in its own scratch folder,
 possibly at once, and reported together::
 
@@ -280,6 +288,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="MODULE",
         help="mutate only these modules of the group (e.g. bpgn/write.py), for a shorter run",
     )
+    parser.add_argument(
+        "--mutants",
+        nargs="+",
+        metavar="PATTERN",
+        help="with a run: check only the mutants whose mutmut names match these patterns "
+        "(e.g. '*BughouseBoard*_surely_can_move__*' for a function changed since the last "
+        "run; report it with the last run through two --scratch folders)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     parser.add_argument(
         "--examples",
@@ -322,7 +338,15 @@ def main(argv: list[str] | None = None) -> int:
             resume_group(group, runs[0], args.jobs)
         elif not args.report:
             examples = EXAMPLES.get(group, 0) if args.examples is None else args.examples
-            run_group(group, runs[0], args.jobs, args.modules, examples, args.timeout_factor)
+            run_group(
+                group,
+                runs[0],
+                args.jobs,
+                args.modules,
+                examples,
+                args.timeout_factor,
+                args.mutants,
+            )
         mutants: dict[str, Mutant] = {}
         for run in runs:
             for m in collect(run):
@@ -365,6 +389,7 @@ def run_group(
     only: list[str] | None = None,
     examples: int = 0,
     timeout_factor: float = 15.0,
+    patterns: list[str] | None = None,
 ) -> None:
     modules, tests = GROUPS[group]
     if only:
@@ -403,7 +428,12 @@ def run_group(
         f"{group}: mutating {', '.join(modules)} in {scratch}{capped} (log: {scratch}/mutmut.log)",
         flush=True,
     )
-    _mutmut(scratch, ["run", "--max-children", str(jobs)], examples=examples, group=group)
+    _mutmut(
+        scratch,
+        ["run", "--max-children", str(jobs), *(patterns or [])],
+        examples=examples,
+        group=group,
+    )
 
 
 def resume_group(group: str, scratch: Path, jobs: int) -> None:
