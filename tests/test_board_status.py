@@ -113,12 +113,16 @@ def test_corner_positions(fen: str) -> None:
         "4k3/8/8/8/8/8/8/1R2K3[] w - - 0 1",  # a rook
         "4k3/8/8/8/8/8/8/1Q2K3[] w - - 0 1",  # a queen
         "1q2k3/8/8/8/8/8/8/4K3[] b - - 0 1",
+        "k7/8/8/8/8/8/8/K6r[] w - - 0 1",  # in check: the king steps off the rank
+        "7K/8/8/8/8/8/8/k6R[] b - - 0 1",  # black in check steps off the rank
+        "k7/8/8/8/8/1n6/8/K7[] w - - 0 1",  # a knight's check: a step aside
     ],
 )
 def test_the_cheap_test_knows_the_moves_its_docstring_lists(fen: str) -> None:
-    """Not in check, a pawn step off the king's lines, a droppable piece, a
-    free pawn's step or a free piece's move are each enough for the cheap test
-    alone: it answers True without generating moves (the judge's hot path)."""
+    """In check, a king's step no enemy piece attacks; not in check, a pawn
+    step off the king's lines, a droppable piece, a free pawn's step or a free
+    piece's move: each is enough for the cheap test alone, which answers True
+    without generating moves (the judge's hot path)."""
     board = BughouseBoard(fen)
     assert board._surely_can_move(), fen
     assert board.status_of_side_to_move() is BoardStatus.OK
