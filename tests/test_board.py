@@ -513,6 +513,30 @@ def test_drop_check_no_mate_judges_mate_by_the_mate_rule_in_force() -> None:
     assert "Q@g8" in got and "Q@a1" in got
 
 
+@pytest.mark.parametrize("wait_for_block", [True, False])
+def test_drop_check_no_mate_judges_the_reply_with_every_drop_allowed(wait_for_block: bool) -> None:
+    # protocol.md §5: "mate judged ... by the reply moves of the other side with
+    # every drop allowed to it". White, in check from b8, blocks with B@b6,
+    # which checks d8 through c7; Black's only reply is N@c7, which would mate
+    # White (the bishop is pinned on the b-file). Judged with that reply
+    # allowed, B@b6 gives no mate and may be dropped. Once it is on the board,
+    # N@c7 is the mating drop the rule forbids: Black, in check, has no move,
+    # and waits for a piece to block with or (without wait_for_block) is mated.
+    fen = "Rr1kb3/N2pp3/8/1K6/8/q7/b7/8[Bn] w - - 0 1"
+    b = board(fen, drop_check="no-mate", wait_for_block=wait_for_block)
+    assert set(legal(b)) == {"a8b8", "B@b6", "B@b7"}
+    b.push(chess.Move.from_uci("B@b6"))
+    assert legal(b) == []
+    assert not b.is_legal(chess.Move.from_uci("N@c7"))
+    expected = BoardStatus.MUST_WAIT if wait_for_block else BoardStatus.CHECKMATE
+    assert b.status_of_side_to_move() is expected
+    allowed = board(fen, drop_check="allowed", wait_for_block=wait_for_block)
+    allowed.push(chess.Move.from_uci("B@b6"))
+    assert legal(allowed) == ["N@c7"]
+    allowed.push(chess.Move.from_uci("N@c7"))
+    assert allowed.is_checkmate()
+
+
 def test_drop_check_applies_to_drops_only() -> None:
     # A board move that gives check stays legal under no-check.
     b = board("7k/8/8/8/8/8/8/R6K[Q] w - - 0 1", drop_check="no-check")
