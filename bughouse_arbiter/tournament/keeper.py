@@ -281,6 +281,11 @@ class EngineKeeper:
         return count
 
     @property
+    def idle_keys(self) -> tuple[str, ...]:
+        """The ``Entrant.key`` of every idle engine (oldest first)."""
+        return tuple(key for key, _ in self._idle)
+
+    @property
     def receive(self) -> trio.MemoryReceiveChannel[Action]:
         return self._receive
 
