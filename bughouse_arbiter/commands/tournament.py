@@ -14,9 +14,10 @@ SIGHUP loses at most the games in flight (exit status 130, 143, 129), and
 ``--resume DIR`` continues. With ``--sprt elo0=0,elo1=5`` (two participants)
 the run stops once the SPRT (GSPRT on the pentanomial counts) has decided.
 Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
-``--ray local``) plays the games as Ray tasks on a cluster instead (``pip
-install 'bughouse-arbiter[ray]'``; see docs/distributed.md); everything else
-is the same.
+``--ray local``) plays the games on a cluster instead, one Ray actor per
+game slot keeping its engines from game to game (``pip install
+'bughouse-arbiter[ray]'``; see docs/distributed.md); everything else is the
+same.
 """
 
 from __future__ import annotations

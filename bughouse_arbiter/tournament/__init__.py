@@ -9,6 +9,7 @@ folder and the progress display.
 Where a game is played is not its business: the tournament hands
 ``MatchJob`` values (``jobs.py``) to a ``Scheduler`` (``scheduler.py``) and
 gets ``MatchReport`` values back. ``LocalScheduler`` plays them in this
-process with trio; another backend (Ray) may play them on other machines.
+process with trio; ``RayScheduler`` (``ray_backend.py``) on other machines,
+each game slot a Ray actor (``ray_table.py``) keeping its engines.
 Nothing above the scheduler knows which backend runs it.
 """

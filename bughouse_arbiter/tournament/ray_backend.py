@@ -1,24 +1,45 @@
-"""``RayScheduler``: the tournament's games played as Ray tasks on a cluster.
+"""``RayScheduler``: the tournament's games played on a Ray cluster, engines kept.
 
 The driver (this process) keeps everything that makes the tournament: the
-schedule, the journal, ``games.bpgn``, the statistics and the progress. Each
-``MatchJob`` becomes one Ray task (``play_job`` on a worker, reserving
-``cpus_per_match`` CPUs, so a node never runs more games than it has cores
-for); its ``MatchReport`` comes back as soon as that game ends and is handed
-to ``on_report`` like the local backend's (see ``scheduler.py``).
+schedule, the journal, ``games.bpgn``, the statistics and the progress. The
+games are played by *tables*: Ray actors (``RayTable``, ``ray_table.py``),
+one per game slot, each reserving ``cpus_per_match`` CPUs on its node for
+as long as it lives (so a node never runs more games than it has cores for).
+A table plays one ``MatchJob`` at a time and keeps its engines alive from
+one game to the next with an ``EngineKeeper``, as a local table does: idle
+engines are reseated by ``Entrant.key``, pinged after each game, and
+restarted only after a crash, a hang, a failed start, a time loss or an
+illegal move. Each ``MatchReport`` comes back as soon as its game ends and
+is handed to ``on_report`` like the local backend's (see ``scheduler.py``);
+its ``started_engines`` feed ``stats`` (``engines_started``,
+``games_reusing``).
+
+The driver hands each job to an idle table whose idle engines fit it best;
+it starts a new table (and waits for it to be up before giving it a game)
+when the live nodes have room for one more, up to ``--concurrency``. The
+tables are polled with the games (every ``POLL_SECONDS``): tables on nodes
+that left are dropped, tables beyond the capacity retired. When ``run``
+ends, or is cancelled (Ctrl+C), every table is asked to ``stop`` (abandon
+its game, close its engines) and killed after ``CLOSE_GRACE`` seconds, or
+``CANCEL_GRACE`` when games were abandoned.
 
 What the cluster adds, and how it is kept out of the results:
 
-- A worker process or a node that dies mid-game costs that game only: the
-  job is submitted again (first in line, up to ``max_attempts`` in all) and
-  reported once. Ray's own retries are off (``max_retries=0``) so a game is
-  never played twice behind the driver's back; a job id already reported or
-  in flight is never submitted again.
+- A table's worker process or node that dies mid-game costs that game only:
+  the table is dropped (a new one is started where there is room), the job
+  is handed out again (first in line, up to ``max_attempts`` in all) and
+  reported once. Ray's own retries are off (``max_restarts=0``,
+  ``max_task_retries=0``) so a game is never played twice behind the
+  driver's back; a job id already reported or in flight is never handed
+  out again.
 - An engine that does not start on a node is that node's fault (the engine
   is missing or broken there), not the engine's: the report is turned into a
   harness error naming the node (``error`` set, not a game), and jobs that
-  seat that engine avoid that node from then on. A job no live node can take
-  is reported as an error at once.
+  seat that engine go only to tables on other nodes from then on (an idle
+  table on such a node is retired when the job has nowhere else to go). A
+  job no live node can take is reported as an error at once.
+- A node with another bughouse-arbiter version refuses each game naming
+  itself (the version is checked per job).
 - The built-in engines (``searcher``, ``random``...) are found on the worker
   where that node's installation keeps them; every other command runs on the
   worker as written (install it at the same path on every node).
@@ -37,18 +58,16 @@ import socket
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import attrs
 import trio
 
 from .. import __version__
-from ..config.specs import BUILTIN_ENGINES, EngineSpec, builtin_engine
-from ..core.model import Result
 from ..errors import ConfigError
-from .jobs import MatchJob, MatchReport, play_job
+from .jobs import Entrant, MatchJob, MatchReport
+from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
 from .scheduler import NextJob, OnReport, SchedulerStats
 
 __all__ = [
@@ -68,8 +87,10 @@ DEFAULT_CPUS_PER_MATCH = 2.0
 MAX_ATTEMPTS = 3
 #: Seconds between looks at the cluster while games are in flight (nodes come and go).
 POLL_SECONDS = 1.0
-#: Seconds a cancelled game's worker gets to close its engines before it is killed.
+#: Seconds a cancelled run's tables get to close their engines before they are killed.
 CANCEL_GRACE = 3.0
+#: Seconds the tables get to close their idle engines at the end of a run.
+CLOSE_GRACE = 15.0
 _LOCAL = "local"
 _NODE_ID_LABEL = "ray.io/node-id"
 
@@ -82,98 +103,13 @@ def require_ray() -> Any:
         raise ConfigError(RAY_MISSING) from None
 
 
-# -- the worker side ----------------------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class NodeInfo:
-    """Which node a game ran on, as people and Ray name it."""
-
-    node_id: str
-    ip: str
-    host: str
-
-    def __str__(self) -> str:
-        return f"{self.host} ({self.ip}, node {self.node_id[:8]})"
-
-
-@attrs.frozen(kw_only=True)
-class _Played:
-    """What a task sends back: the report, where it ran and when (wall clock)."""
-
-    report: MatchReport
-    node: NodeInfo
-    started: float
-    finished: float
-
-
-def localize_job(job: MatchJob) -> MatchJob:
-    """``job`` with its built-in engines resolved on this machine.
-
-    The driver resolved ``random`` to its own Python and its own ``engines/``
-    folder; a worker node may keep both elsewhere. Other commands are left
-    as written.
-    """
-    entrants = tuple(
-        attrs.evolve(entrant, spec=_localize_spec(entrant.spec)) for entrant in job.entrants
-    )
-    return attrs.evolve(job, entrants=entrants)
-
-
-def _localize_spec(spec: EngineSpec) -> EngineSpec:
-    script = BUILTIN_ENGINES.get(spec.name)
-    if script is None or len(spec.command) != len(script) + 1:
-        return spec
-    if Path(spec.command[1]).name != script[0] or tuple(spec.command[2:]) != script[1:]:
-        return spec
-    return attrs.evolve(spec, command=builtin_engine(spec.name).command)
-
-
-def _node_here(ray: Any) -> NodeInfo:
-    return NodeInfo(
-        node_id=str(ray.get_runtime_context().get_node_id()),
-        ip=str(ray.util.get_node_ip_address()),
-        host=socket.gethostname(),
-    )
-
-
-def _play_remote(job: MatchJob, driver_version: str) -> _Played:
-    """The Ray task: plays ``job`` on this worker (blocking) and reports it."""
-    started = time.time()
-    ray = importlib.import_module("ray")
-    node = _node_here(ray)
-    if driver_version != __version__:
-        report = _error_report(
-            job,
-            f"node {node} runs bughouse-arbiter {__version__}, the driver {driver_version}: "
-            "install the same version on every node",
-            node=str(node),
-        )
-    else:
-        try:
-            report = play_job(localize_job(job))
-        except Exception as exc:  # play_job should not raise; if it does, not a game
-            report = _error_report(job, f"{type(exc).__name__}: {exc}", node=str(node))
-        else:
-            # host:pid as locally, and which Ray node that worker belongs to.
-            report = attrs.evolve(report, node=f"{report.node} ray-node {node.node_id[:8]}")
-    return _Played(report=report, node=node, started=started, finished=time.time())
-
-
-def _error_report(job: MatchJob, error: str, *, node: str = "") -> MatchReport:
-    return MatchReport(job_id=job.job_id, result=Result.UNFINISHED, error=error, node=node)
-
-
-# -- the driver side ----------------------------------------------------------------
-
-
 @attrs.frozen(kw_only=True)
 class Dispatch:
     """One job's trip through the cluster (wall-clock seconds, for ``bench/ray_dispatch.py``)."""
 
     job_id: str
     attempt: int
-    #: Where it ran: ``host:pid ray-node ID`` (the worker process and its node).
+    #: Where it ran: ``host:pid ray-node ID`` (the table's worker process and its node).
     node: str
     submitted: float
     started: float
@@ -183,12 +119,12 @@ class Dispatch:
 
     @property
     def to_start(self) -> float:
-        """Task submitted until the worker began the job."""
+        """Job handed to its table until the table began it."""
         return self.started - self.submitted
 
     @property
     def to_journal(self) -> float:
-        """Worker finished until ``on_report`` (the journal) was done with it."""
+        """Table finished until ``on_report`` (the journal) was done with it."""
         return self.reported - self.finished
 
 
@@ -199,8 +135,42 @@ class _Flight:
     submitted: float
 
 
+@attrs.define(eq=False)
+class _Table:
+    """The driver's view of one ``RayTable`` actor."""
+
+    handle: Any
+    #: The call in flight: ``node`` while the table starts, then ``play`` per game.
+    ref: Any = None
+    #: Set once the table is up (its first call answered).
+    node_id: str | None = None
+    #: Keys of the engines it holds idle (after its last game).
+    idle: tuple[str, ...] = ()
+    flight: _Flight | None = None
+
+    @property
+    def starting(self) -> bool:
+        return self.node_id is None
+
+    @property
+    def ready(self) -> bool:
+        """Up and not playing."""
+        return self.ref is None and self.node_id is not None
+
+
+def _fit(entrants: Sequence[Entrant], idle: Collection[str]) -> int:
+    """How many of ``entrants`` an engine among ``idle`` keys could play."""
+    keys = list(idle)
+    count = 0
+    for entrant in entrants:
+        if entrant.key in keys:
+            keys.remove(entrant.key)
+            count += 1
+    return count
+
+
 class RayScheduler:
-    """Plays jobs as Ray tasks; the ``Scheduler`` contract of ``scheduler.py``.
+    """Plays jobs on Ray actors that keep their engines; the ``Scheduler`` contract.
 
     Make one with ``RayScheduler.connect(address)``: ``"local"`` starts a Ray
     runtime in this process (all of this machine's CPUs), anything else is
@@ -223,15 +193,25 @@ class RayScheduler:
         #: The user's cap on games in flight (None: as many as the cluster holds).
         self.limit = concurrency
         self._notice = notice if notice is not None else _to_stderr
-        self._remote = ray.remote(num_cpus=cpus_per_match, max_retries=0)(_play_remote)
+        self._table_class = ray.remote(
+            num_cpus=cpus_per_match, max_restarts=0, max_task_retries=0, max_concurrency=2
+        )(RayTable)
+        #: The live tables, and the retired ones closing their engines (by their stop call).
+        self._tables: list[_Table] = []
+        self._retiring: dict[Any, _Table] = {}
+        #: Tables started in all (a dead or retired one is replaced by a new one).
+        self.tables_started = 0
+        #: Tables that failed to start in a row, and why the last one did.
+        self._start_failures = 0
+        self._last_start_failure = ""
         #: Engine keys that failed to start, per node id.
         self.bad_nodes: dict[str, set[str]] = {}
         #: Job ids handed to ``on_report`` as played, and every trip made.
         self.reported: set[str] = set()
         self.dispatches: list[Dispatch] = []
-        #: (job id, attempt) of every job submitted again after its worker or node died.
+        #: (job id, attempt) of every job handed out again after its worker or node died.
         self.requeued: list[tuple[str, int]] = []
-        self.concurrency = self._capacity()
+        self.concurrency = self._capacity(self._alive_nodes())
         if self.concurrency == 0:
             raise ConfigError(self._no_room_message())
 
@@ -264,7 +244,9 @@ class RayScheduler:
             raise
 
     def shutdown(self) -> None:
-        """Disconnects from the cluster (and stops a ``local`` runtime)."""
+        """Closes any table left (engines first), then disconnects from the
+        cluster (and stops a ``local`` runtime)."""
+        self._close_tables()
         self._ray.shutdown()
 
     # -- the cluster ------------------------------------------------------------------
@@ -276,9 +258,9 @@ class RayScheduler:
         cpus = float(node.get("Resources", {}).get("CPU", 0.0))
         return math.floor(cpus / self.cpus_per_match + 1e-9)
 
-    def _capacity(self) -> int:
+    def _capacity(self, alive: Sequence[Mapping[str, Any]]) -> int:
         """Games the live nodes can play at once (capped by ``limit``)."""
-        slots = sum(self._slots(node) for node in self._alive_nodes())
+        slots = sum(self._slots(node) for node in alive)
         return slots if self.limit is None else min(slots, self.limit)
 
     def _no_room_message(self) -> str:
@@ -291,104 +273,248 @@ class RayScheduler:
             f"(the largest has {largest:g}): lower --ray-cpus-per-match or add nodes"
         )
 
-    def _eligible(self, keys: Iterable[str]) -> tuple[list[str], set[str]]:
-        """Live nodes that can take a job seating ``keys``, and the nodes it must avoid."""
-        keys = set(keys)
-        avoid = {node for node, bad in self.bad_nodes.items() if bad & keys}
-        alive = [
-            str(node["NodeID"])
-            for node in self._alive_nodes()
-            if self._slots(node) > 0 and node["NodeID"] not in avoid
-        ]
-        return alive, avoid
+    def _avoid(self, job: MatchJob) -> set[str]:
+        """Nodes where an engine of ``job`` did not start."""
+        keys = {entrant.key for entrant in job.entrants}
+        return {node for node, bad in self.bad_nodes.items() if bad & keys}
+
+    # -- the tables -------------------------------------------------------------------
+
+    def _start_table(self, avoid: Collection[str]) -> None:
+        """Starts one more table, on a node not in ``avoid``; it takes games once up."""
+        options: dict[str, Any] = {}
+        if avoid:
+            options["label_selector"] = {_NODE_ID_LABEL: f"!in({','.join(sorted(avoid))})"}
+        handle = self._table_class.options(**options).remote()
+        self._tables.append(_Table(handle, ref=handle.node.remote()))
+        self.tables_started += 1
+
+    def _drop(self, table: _Table) -> None:
+        """Forgets ``table`` and kills its actor (it is dead, or its call lost)."""
+        if table in self._tables:
+            self._tables.remove(table)
+        with contextlib.suppress(Exception):
+            self._ray.kill(table.handle, no_restart=True)
+
+    def _retire(self, table: _Table) -> None:
+        """Asks an idle ``table`` to close its engines; it is killed once done."""
+        self._tables.remove(table)
+        self._retiring[table.handle.stop.remote()] = table
+
+    def _tidy(self, alive: Sequence[Mapping[str, Any]]) -> None:
+        """Drops the idle tables of nodes that left; retires tables beyond the capacity."""
+        alive_ids = {str(node["NodeID"]) for node in alive}
+        for table in list(self._tables):
+            if table.ready and table.node_id not in alive_ids:
+                self._drop(table)
+        while len(self._tables) > self.concurrency:
+            starting = [t for t in self._tables if t.starting]
+            ready = [t for t in self._tables if t.ready]
+            if starting:
+                self._drop(starting[-1])  # no game yet: nothing lost
+            elif ready:
+                self._retire(ready[0])
+            else:
+                break  # all playing: the excess goes when their games end
+
+    def _close_tables(self) -> None:
+        """Stops every table (abandoning games in play) and kills it after a grace."""
+        tables = self._tables + list(self._retiring.values())
+        if not tables:
+            return
+        playing = any(table.flight is not None for table in self._tables)
+        stops = list(self._retiring)
+        for table in self._tables:
+            with contextlib.suppress(Exception):
+                stops.append(table.handle.stop.remote())
+        self._tables, self._retiring = [], {}
+        with contextlib.suppress(Exception):
+            grace = CANCEL_GRACE if playing else CLOSE_GRACE
+            self._ray.wait(stops, num_returns=len(stops), timeout=grace, fetch_local=False)
+        for table in tables:
+            with contextlib.suppress(Exception):
+                self._ray.kill(table.handle, no_restart=True)
 
     # -- running ----------------------------------------------------------------------
 
     async def run(self, next_job: NextJob, on_report: OnReport) -> None:
         ray = self._ray
-        flights: dict[Any, _Flight] = {}
         again: deque[tuple[MatchJob, int]] = deque()
+        waiting: deque[tuple[MatchJob, int]] = deque()
         try:
             while True:
-                self.concurrency = max(self._capacity(), 1)
-                while len(flights) < self.concurrency:
-                    if again:
-                        job, attempt = again.popleft()
-                    else:
-                        taken = next_job()
-                        if taken is None:
-                            break
-                        job, attempt = taken, 1
-                    if job.job_id in self.reported or any(
-                        f.job.job_id == job.job_id for f in flights.values()
-                    ):
-                        self._notice(f"job {job.job_id} is already played or in flight: skipped")
-                        continue
-                    alive, avoid = self._eligible(entrant.key for entrant in job.entrants)
-                    if not alive:
-                        await on_report(_error_report(job, self._nowhere_message(job, avoid)))
-                        await trio.lowlevel.checkpoint_if_cancelled()
-                        continue
-                    options: dict[str, Any] = {"name": f"bughouse-match {job.job_id}"}
-                    if avoid:
-                        options["label_selector"] = {_NODE_ID_LABEL: f"!in({','.join(avoid)})"}
-                    ref = self._remote.options(**options).remote(job, __version__)
-                    flights[ref] = _Flight(job, attempt, time.time())
-                if not flights:
+                alive = self._alive_nodes()
+                self.concurrency = max(self._capacity(alive), 1)
+                self._tidy(alive)
+                await self._fill(next_job, on_report, again, waiting, alive)
+                calls = [t.ref for t in self._tables if t.ref is not None]
+                if not calls and not again and not waiting:
                     return
+                calls.extend(self._retiring)
+                if not calls:  # jobs wait for room that is not there yet: look again soon
+                    await trio.sleep(POLL_SECONDS)
+                    continue
                 ready = await trio.to_thread.run_sync(
-                    _wait_ready, ray, list(flights), abandon_on_cancel=True
+                    _wait_ready, ray, calls, abandon_on_cancel=True
                 )
                 for ref in ready:
-                    flight = flights.pop(ref)
-                    received = time.time()
-                    report, played = self._collect(ref, flight, again)
-                    if report is None:
-                        continue
-                    if report.played:
-                        self.reported.add(report.job_id)
-                    self.stats.engines_started += report.started_engines
-                    if report.played and report.started_engines == 0:
-                        self.stats.games_reusing += 1
-                    await on_report(report)
-                    # A stop decided in on_report takes effect before the next job.
-                    await trio.lowlevel.checkpoint_if_cancelled()
-                    if played is not None:
-                        self.dispatches.append(
-                            Dispatch(
-                                job_id=report.job_id,
-                                attempt=flight.attempt,
-                                node=played.report.node or str(played.node),
-                                submitted=flight.submitted,
-                                started=played.started,
-                                finished=played.finished,
-                                received=received,
-                                reported=time.time(),
-                            )
-                        )
+                    await self._answered(ref, again, on_report)
         finally:
-            if flights:
-                with trio.CancelScope(shield=True):
-                    await trio.to_thread.run_sync(_cancel_all, ray, list(flights))
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self._close_tables)
+
+    async def _fill(
+        self,
+        next_job: NextJob,
+        on_report: OnReport,
+        again: deque[tuple[MatchJob, int]],
+        waiting: deque[tuple[MatchJob, int]],
+        alive: Sequence[Mapping[str, Any]],
+    ) -> None:
+        """Hands waiting jobs (lost ones first), then new ones, to ready tables,
+        starting tables where there is room."""
+        unplaced = 0
+        for line in (again, waiting):
+            for item in list(line):
+                placed = await self._place(item, alive, on_report, unplaced)
+                if placed:
+                    line.remove(item)
+                else:
+                    unplaced += 1
+        while not again and len(waiting) < self.concurrency and self._room_for_more():
+            job = next_job()
+            if job is None:
+                return
+            taken = {item[0].job_id for item in (*again, *waiting)}
+            taken.update(t.flight.job.job_id for t in self._tables if t.flight is not None)
+            if job.job_id in self.reported or job.job_id in taken:
+                self._notice(f"job {job.job_id} is already played or in flight: skipped")
+                continue
+            if not await self._place((job, 1), alive, on_report, unplaced):
+                waiting.append((job, 1))
+                unplaced += 1
+
+    def _room_for_more(self) -> bool:
+        return len(self._tables) < self.concurrency or any(t.ready for t in self._tables)
+
+    async def _place(
+        self,
+        item: tuple[MatchJob, int],
+        alive: Sequence[Mapping[str, Any]],
+        on_report: OnReport,
+        unplaced: int,
+    ) -> bool:
+        """Hands ``item`` to the ready table that fits it best; True if handed
+        out or reported (no live node can take it)."""
+        job, attempt = item
+        avoid = self._avoid(job)
+        allowed = [n for n in alive if self._slots(n) > 0 and str(n["NodeID"]) not in avoid]
+        if not allowed:
+            await on_report(error_report(job, self._nowhere_message(job, avoid)))
+            await trio.lowlevel.checkpoint_if_cancelled()
+            return True
+        if self._start_failures >= self.max_attempts and not self._tables:
+            self._start_failures = 0
+            await on_report(error_report(job, self._last_start_failure))
+            await trio.lowlevel.checkpoint_if_cancelled()
+            return True
+        ready = [t for t in self._tables if t.ready and t.node_id not in avoid]
+        if ready:
+            table = max(ready, key=lambda t: _fit(job.entrants, t.idle))
+            table.flight = _Flight(job, attempt, time.time())
+            table.ref = table.handle.play.remote(job, __version__)
+            return True
+        # Nothing ready for it: a new table where there is room (one per waiting job) ...
+        allowed_ids = {str(n["NodeID"]) for n in allowed}
+        starting = sum(1 for t in self._tables if t.starting)
+        taken = sum(1 for t in self._tables if t.starting or t.node_id in allowed_ids)
+        room = sum(self._slots(n) for n in allowed) - taken if avoid else 1
+        if len(self._tables) < self.concurrency and room > 0 and starting <= unplaced:
+            self._start_table(avoid)
+            return False
+        # ... or, with no room and no table on an allowed node to wait for, an idle
+        # table on a node it avoids makes way for one.
+        if not any(t.starting or t.node_id in allowed_ids for t in self._tables):
+            spare = next((t for t in self._tables if t.ready), None)
+            if spare is not None:
+                self._retire(spare)
+        return False
+
+    async def _answered(
+        self, ref: Any, again: deque[tuple[MatchJob, int]], on_report: OnReport
+    ) -> None:
+        """Handles one call that returned: a retired table closed, a table up, a game done."""
+        retired = self._retiring.pop(ref, None)
+        if retired is not None:
+            with contextlib.suppress(Exception):
+                self._ray.kill(retired.handle, no_restart=True)
+            return
+        table = next((t for t in self._tables if t.ref is not None and t.ref == ref), None)
+        if table is None:  # dropped meanwhile
+            return
+        table.ref = None
+        flight, table.flight = table.flight, None
+        if flight is None:
+            self._table_up(table, ref)
+            return
+        received = time.time()
+        report, played = self._collect(table, ref, flight, again)
+        if report is None:
+            return
+        if report.played:
+            self.reported.add(report.job_id)
+        self.stats.engines_started += report.started_engines
+        if report.played and report.started_engines == 0:
+            self.stats.games_reusing += 1
+        await on_report(report)
+        # A stop decided in on_report takes effect before the next job.
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if played is not None:
+            self.dispatches.append(
+                Dispatch(
+                    job_id=report.job_id,
+                    attempt=flight.attempt,
+                    node=played.report.node or str(played.node),
+                    submitted=flight.submitted,
+                    started=played.started,
+                    finished=played.finished,
+                    received=received,
+                    reported=time.time(),
+                )
+            )
+
+    def _table_up(self, table: _Table, ref: Any) -> None:
+        try:
+            node: NodeInfo = self._ray.get(ref)
+        except self._ray.exceptions.RayError as exc:
+            self._drop(table)
+            self._start_failures += 1
+            self._last_start_failure = f"a game table could not start: {_first_line(exc)}"
+            self._notice(self._last_start_failure)
+            return
+        self._start_failures = 0
+        table.node_id = node.node_id
 
     def _collect(
-        self, ref: Any, flight: _Flight, again: deque[tuple[MatchJob, int]]
-    ) -> tuple[MatchReport | None, _Played | None]:
-        """The report of a finished task; None if its job was put back in line."""
+        self, table: _Table, ref: Any, flight: _Flight, again: deque[tuple[MatchJob, int]]
+    ) -> tuple[MatchReport | None, Played | None]:
+        """The report of a finished game; None if its job was put back in line."""
         ray = self._ray
         job = flight.job
         try:
-            played: _Played = ray.get(ref)
+            played: Played = ray.get(ref)
         except (
+            ray.exceptions.RayActorError,
             ray.exceptions.WorkerCrashedError,
             ray.exceptions.NodeDiedError,
             ray.exceptions.ObjectLostError,
         ) as exc:
-            lost = (
-                "its worker process died"
-                if isinstance(exc, ray.exceptions.WorkerCrashedError)
-                else "its node died"
+            self._drop(table)
+            alive = {str(node["NodeID"]) for node in self._alive_nodes()}
+            node_gone = isinstance(exc, ray.exceptions.NodeDiedError) or (
+                table.node_id is not None and table.node_id not in alive
             )
+            lost = "its node died" if node_gone else "its worker process died"
             if flight.attempt < self.max_attempts:
                 again.append((job, flight.attempt + 1))
                 self.requeued.append((job.job_id, flight.attempt + 1))
@@ -397,16 +523,19 @@ class RayScheduler:
                     f"(attempt {flight.attempt + 1} of {self.max_attempts})"
                 )
                 return None, None
-            return _error_report(job, f"lost {self.max_attempts} times ({lost})"), None
-        except ray.exceptions.RayTaskError as exc:  # the task itself broke (not installed?)
+            return error_report(job, f"lost {self.max_attempts} times ({lost})"), None
+        except ray.exceptions.RayTaskError as exc:  # the table itself broke
+            self._drop(table)
             where = f"on node {getattr(exc, 'ip', '?')}: " if getattr(exc, "ip", None) else ""
             cause = exc.cause if getattr(exc, "cause", None) is not None else exc
-            return _error_report(job, f"{where}{type(cause).__name__}: {_first_line(cause)}"), None
+            return error_report(job, f"{where}{type(cause).__name__}: {_first_line(cause)}"), None
         except ray.exceptions.RayError as exc:
-            return _error_report(job, f"{type(exc).__name__}: {_first_line(exc)}"), None
+            self._drop(table)
+            return error_report(job, f"{type(exc).__name__}: {_first_line(exc)}"), None
+        table.idle = played.idle
         return self._judge_start(job, played), played
 
-    def _judge_start(self, job: MatchJob, played: _Played) -> MatchReport:
+    def _judge_start(self, job: MatchJob, played: Played) -> MatchReport:
         """Turns a game lost to an engine that did not start into that node's error."""
         report = played.report
         failed = [incident for incident in report.incidents if incident.kind == "start"]
@@ -421,7 +550,7 @@ class RayScheduler:
             f"on node {played.node}: {'; '.join(reasons)}; "
             "not counted as a game, and games with that engine avoid this node from now on"
         )
-        return _error_report(job, message, node=report.node)
+        return error_report(job, message, node=report.node)
 
     def _nowhere_message(self, job: MatchJob, avoid: set[str]) -> str:
         engines = sorted(
@@ -444,18 +573,6 @@ def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
         more, _ = ray.wait(rest, num_returns=len(rest), timeout=0, fetch_local=False)
         ready.extend(more)
     return list(ready)
-
-
-def _cancel_all(ray: Any, refs: list[Any]) -> None:
-    """Stops the tasks of abandoned games: politely (their engines are closed), then by force."""
-    for ref in refs:
-        with contextlib.suppress(Exception):
-            ray.cancel(ref, force=False)
-    with contextlib.suppress(Exception):
-        _, left = ray.wait(refs, num_returns=len(refs), timeout=CANCEL_GRACE, fetch_local=False)
-        for ref in left:
-            with contextlib.suppress(Exception):
-                ray.cancel(ref, force=True)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -4,7 +4,8 @@ The tournament logic (schedule, journal, statistics, SPRT, progress, output)
 talks to a ``Scheduler`` and never knows which backend it is.
 ``LocalScheduler`` plays the games in this process with trio (``--concurrency
 K`` tables at once, engines kept alive between games); ``RayScheduler``
-(``ray_backend.py``, when present) plays them on Ray workers.
+(``ray_backend.py``, when present) plays them on Ray actors, one per game
+slot, which keep their engines the same way.
 
 The contract
 ------------

@@ -1,0 +1,199 @@
+"""The worker side of the Ray backend: one game slot, its engines kept alive.
+
+A ``RayTable`` is the class of a Ray actor (``ray_backend.py`` makes it
+remote, reserving ``cpus_per_match`` CPUs, so a node holds no more tables
+than it has cores for). It plays one game at a time and keeps that table's
+engines alive from one game to the next, exactly as a local table does: an
+``EngineKeeper`` (``keeper.py``) reseats idle engines by ``Entrant.key``,
+pings them after each game and restarts the ones that crashed, hung, failed
+to start, lost on time or moved illegally.
+
+The keeper lives in a trio loop of its own, run by a thread the actor
+starts when it is made; ``play`` (a blocking actor method) hands a job to
+that loop with ``trio.from_thread.run`` and waits for its report. The actor
+takes two calls at once (``max_concurrency=2``) so that ``stop`` can reach
+it while a game is being played: ``stop`` abandons that game, closes every
+engine and ends the loop; the driver then kills the actor.
+
+Nothing here imports Ray at module level: the driver imports this module
+whether or not Ray is installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from .. import __version__
+from ..config.specs import BUILTIN_ENGINES, EngineSpec, builtin_engine
+from ..core.model import Result
+from .jobs import MatchJob, MatchReport, failed_report
+from .keeper import CLOSE_TIMEOUT, EngineKeeper, play_on_table
+
+__all__ = ["NodeInfo", "Played", "RayTable", "error_report", "localize_job"]
+
+#: Seconds the actor waits for its trio loop to come up.
+_LOOP_START_TIMEOUT = 30.0
+
+
+@attrs.frozen(kw_only=True)
+class NodeInfo:
+    """Which node a game ran on, as people and Ray name it."""
+
+    node_id: str
+    ip: str
+    host: str
+
+    def __str__(self) -> str:
+        return f"{self.host} ({self.ip}, node {self.node_id[:8]})"
+
+
+@attrs.frozen(kw_only=True)
+class Played:
+    """What a table sends back: the report, where and when (wall clock) it
+    ran, and the keys of the engines it now holds idle."""
+
+    report: MatchReport
+    node: NodeInfo
+    started: float
+    finished: float
+    idle: tuple[str, ...] = ()
+
+
+def localize_job(job: MatchJob) -> MatchJob:
+    """``job`` with its built-in engines resolved on this machine.
+
+    The driver resolved ``random`` to its own Python and its own ``engines/``
+    folder; a worker node may keep both elsewhere. Other commands are left
+    as written.
+    """
+    entrants = tuple(
+        attrs.evolve(entrant, spec=_localize_spec(entrant.spec)) for entrant in job.entrants
+    )
+    return attrs.evolve(job, entrants=entrants)
+
+
+def _localize_spec(spec: EngineSpec) -> EngineSpec:
+    script = BUILTIN_ENGINES.get(spec.name)
+    if script is None or len(spec.command) != len(script) + 1:
+        return spec
+    if Path(spec.command[1]).name != script[0] or tuple(spec.command[2:]) != script[1:]:
+        return spec
+    return attrs.evolve(spec, command=builtin_engine(spec.name).command)
+
+
+def error_report(job: MatchJob, error: str, *, node: str = "") -> MatchReport:
+    """A "not played" report of ``job`` (``error`` set)."""
+    return MatchReport(job_id=job.job_id, result=Result.UNFINISHED, error=error, node=node)
+
+
+def _node_here() -> NodeInfo:
+    ray: Any = importlib.import_module("ray")
+    return NodeInfo(
+        node_id=str(ray.get_runtime_context().get_node_id()),
+        ip=str(ray.util.get_node_ip_address()),
+        host=socket.gethostname(),
+    )
+
+
+class RayTable:
+    """One game slot on a Ray node: plays jobs one at a time with kept engines."""
+
+    def __init__(self) -> None:
+        self._node = _node_here()
+        self._keeper = EngineKeeper()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._loop: trio.CancelScope | None = None
+        self._game: trio.CancelScope | None = None
+        self._stopping = False
+        up = threading.Event()
+        self._thread = threading.Thread(
+            target=trio.run, args=(self._serve, up), name="bughouse-table", daemon=True
+        )
+        self._thread.start()
+        if not up.wait(_LOOP_START_TIMEOUT) or self._token is None:
+            raise RuntimeError("the table's trio loop did not start")
+
+    async def _serve(self, up: threading.Event) -> None:
+        """The table's trio loop: holds the keeper's engines until ``stop``."""
+        with trio.CancelScope() as loop:
+            self._loop = loop
+            self._token = trio.lowlevel.current_trio_token()
+            async with trio.open_nursery() as nursery:
+                await nursery.start(self._keeper.serve)
+                up.set()
+                await trio.sleep_forever()
+
+    # -- actor methods ----------------------------------------------------------------
+
+    def play(self, job: MatchJob, driver_version: str) -> Played:
+        """Plays ``job`` with this table's engines (blocking) and reports it."""
+        started = time.time()
+        node = self._node
+        if driver_version != __version__:
+            report = error_report(
+                job,
+                f"node {node} runs bughouse-arbiter {__version__}, the driver {driver_version}: "
+                "install the same version on every node",
+                node=str(node),
+            )
+        else:
+            try:
+                report = trio.from_thread.run(self._play, localize_job(job), trio_token=self._token)
+            except Exception as exc:  # the loop is gone (stopped) or broke: not a game
+                report = error_report(job, f"{type(exc).__name__}: {exc}", node=str(node))
+            else:
+                # host:pid as locally, and which Ray node that worker belongs to.
+                report = attrs.evolve(report, node=f"{report.node} ray-node {node.node_id[:8]}")
+        return Played(
+            report=report,
+            node=node,
+            started=started,
+            finished=time.time(),
+            idle=self._keeper.idle_keys,
+        )
+
+    async def _play(self, job: MatchJob) -> MatchReport:
+        if self._stopping:
+            return failed_report(job, RuntimeError("the table is closing"))
+        with trio.CancelScope() as game:
+            self._game = game
+            try:
+                return await play_on_table(job, self._keeper)
+            except Exception as exc:  # the harness failed: report, engines closed
+                await self._keeper.close_all()
+                return failed_report(job, exc)
+            finally:
+                self._game = None
+        # Abandoned by ``stop``: the driver is not waiting for this report.
+        return failed_report(job, RuntimeError("abandoned: the table was stopped"))
+
+    def stop(self) -> bool:
+        """Abandons the game in play, closes every engine and ends the loop
+        (blocking, up to the keeper's close timeouts). True once it has ended."""
+        token = self._token
+        if token is not None:
+            with contextlib.suppress(trio.RunFinishedError):
+                trio.from_thread.run_sync(self._cancel_all, trio_token=token)
+        # Closing: this game's engines, then the idle ones (CLOSE_TIMEOUT each at most).
+        self._thread.join(2 * CLOSE_TIMEOUT + 5.0)
+        return not self._thread.is_alive()
+
+    def _cancel_all(self) -> None:
+        self._stopping = True
+        if self._game is not None:
+            self._game.cancel()
+        if self._loop is not None:
+            self._loop.cancel()
+
+    def node(self) -> NodeInfo:
+        """Where this table is."""
+        return self._node
