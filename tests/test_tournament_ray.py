@@ -107,8 +107,8 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
     (which names the position and seat, a matter of timing)."""
     summary: dict[str, Any] = json.loads((folder / "summary.json").read_text())
     del summary["written"]
-    # How the backend ran, not what was played: locally engines are kept between
-    # games, a Ray task starts its four.
+    # How the backend ran, not what was played: which table played which game
+    # decides which engines were kept.
     del summary["engines_this_session"]
     # The harness's measured delay on the clocks: timing, not what was played.
     del summary["harness_delay"]
@@ -153,8 +153,15 @@ def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
 
     assert "games: 40 of 40 scheduled" in on_ray.stdout
     assert comparable_summary(tmp_path / "ray") == comparable_summary(tmp_path / "local")
+    # Engines are kept from game to game on the cluster too: fewer than four per
+    # game are started, and the counts are those of the reports.
     engines = json.loads((tmp_path / "ray" / "summary.json").read_text())["engines_this_session"]
-    assert engines == {"engines_started": 160, "games_reusing": 0}
+    started = [r["started_engines"] for r in journal(tmp_path / "ray")]
+    assert engines == {
+        "engines_started": sum(started),
+        "games_reusing": sum(1 for n in started if n == 0),
+    }
+    assert engines["engines_started"] < 160 and engines["games_reusing"] > 0
     assert games_by_round(tmp_path / "ray") == games_by_round(tmp_path / "local")
     ray_journal = journal(tmp_path / "ray")
     local_journal = journal(tmp_path / "local")
@@ -238,6 +245,88 @@ def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
     assert lost_job in ids
     assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 4
     assert "games: 4 of 4 scheduled" in out
+
+
+def _engines_left(timeout: float) -> list[str]:
+    """The cluster's random movers still running after ``timeout`` seconds at most."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [c for _, c in _marked_processes().values() if "random_mover.py" in c]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
+
+
+def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_path: Path) -> None:
+    argv = [
+        "tournament", "--engine", "a=random", "--engine", "b=random",
+        "--games", "12", "--tc", "30+0", "--rule", "max_plies=40",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    done = bughouse(*argv, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "games: 12 of 12 scheduled" in done.stdout
+    reports = journal(tmp_path / "t")
+    assert len(reports) == 12 and len({r["job_id"] for r in reports}) == 12
+    # One table per slot (two nodes of one slot each), each a worker process
+    # (host:pid) of its own: it starts its four engines for its first game and
+    # plays every later game with them.
+    tables = {r["node"].split(" ray-node ")[0] for r in reports}
+    assert len(tables) == 2
+    assert len({r["node"].split(" ray-node ")[1] for r in reports}) == 2
+    for table in tables:
+        started = [r["started_engines"] for r in reports if r["node"].startswith(table + " ")]
+        assert started[0] == 4 and not any(started[1:]), (table, started)
+    engines = json.loads((tmp_path / "t" / "summary.json").read_text())["engines_this_session"]
+    assert engines == {"engines_started": 8, "games_reusing": 10}
+    # The tables closed their engines when the tournament ended.
+    assert _engines_left(timeout=30) == []
+
+
+async def test_a_killed_table_costs_its_game_only_and_a_new_table_takes_its_slot(
+    cluster: Any,
+) -> None:
+    notices: list[str] = []
+    scheduler = RayScheduler.connect(cluster.address, notice=notices.append)
+    try:
+        rules = HouseRules(time=4.0, max_plies=300)
+        jobs = _jobs(6, builtin_engine("random"), rules)
+        reports: list[MatchReport] = []
+        killed: list[int] = []
+
+        async def on_report(report: MatchReport) -> None:
+            reports.append(report)
+
+        async def kill_a_table() -> None:
+            pid = await trio.to_thread.run_sync(_worker_playing_a_game, 120)
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+        with trio.fail_after(300):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(kill_a_table)
+                await scheduler.run(lambda: jobs.pop(0) if jobs else None, on_report)
+    finally:
+        scheduler.shutdown()
+    assert len(killed) == 1
+    # Six games, each reported once and played; the lost one played again.
+    assert sorted(r.job_id for r in reports) == sorted({r.job_id for r in reports})
+    assert len(reports) == 6 and all(r.played for r in reports)
+    assert [attempt for _, attempt in scheduler.requeued] == [2]
+    lost = [line for line in notices if "its worker process died" in line]
+    assert len(lost) == 1 and "played again (attempt 2 of 3)" in lost[0], notices
+    # It was played to its end by another table's worker process.
+    lost_job = lost[0].split("game ", 1)[1].split()[0]
+    (replayed,) = [r for r in reports if r.job_id == lost_job]
+    assert replayed.node.split(" ")[0].rsplit(":", 1)[1] != str(killed[0])
+    # The dead table was replaced: two at first, a third in its slot.
+    assert scheduler.tables_started == 3
+    assert scheduler.concurrency == 2
+    # Each table that reported started its four engines once.
+    tables = {r.node.split(" ray-node ")[0] for r in reports}
+    assert scheduler.stats.engines_started == 4 * len(tables)
+    assert scheduler.stats.games_reusing == 6 - len(tables)
+    assert _engines_left(timeout=30) == []
 
 
 def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
@@ -406,12 +495,12 @@ def test_without_ray_installed_ray_says_what_to_install(
     assert "pip install 'bughouse-arbiter[ray]'" in RAY_MISSING
 
 
-def _jobs(games: int, spec: EngineSpec) -> list[MatchJob]:
+def _jobs(games: int, spec: EngineSpec, rules: HouseRules | None = None) -> list[MatchJob]:
     teams = [
         Participant(name=name, members=(spec, spec), member_names=(name, name))
         for name in ("one", "two")
     ]
-    rules = HouseRules(time=5.0, max_plies=20)
+    rules = rules or HouseRules(time=5.0, max_plies=20)
     return schedule(teams, format="gauntlet", games=games, rules=rules, openings=[], seed=1)
 
 
