@@ -7,20 +7,22 @@ Starts a Ray cluster of ``--nodes`` nodes on this machine
 (``ray.cluster_utils.Cluster``, ``--cpus`` CPUs each) and plays ``--games``
 short games of random movers (capped at ``--max-plies`` plies) through
 ``RayScheduler`` into a real journal (``results.jsonl``, fsynced, as the
-tournament writes it). For each game it takes four wall-clock stamps: task
-submitted (driver), game begun and game done (worker), journal written
-(driver). It prints the two overheads per game, median / 90th percentile /
-max:
+tournament writes it). For each game it takes four wall-clock stamps: job
+handed to a table (driver), game begun and game done (the table, a Ray
+actor), journal written (driver). It prints the two overheads per game,
+median / 90th percentile / max:
 
-- submit -> start: from ``.remote()`` to the worker entering the task (Ray's
-  scheduling, a worker lease, unpickling the job);
-- done -> journal: from the worker returning to the journal line being on
+- handed -> begun: from ``play.remote()`` to the table entering the call
+  (the actor call, unpickling the job);
+- done -> journal: from the table returning to the journal line being on
   disk (object transfer, the driver noticing, the report's fsync).
 
-The first game on each worker also pays for the worker's start; those are
-shown apart. It prints the cluster's start and stop times too, and the
-machine's load average, since other processes move every figure. Nothing
-is asserted. Needs ``pip install 'bughouse-arbiter[ray]'``.
+A table's first game also starts its four engines, and the table itself
+was started before it (not counted here); later games reuse the engines:
+the two are shown apart, with the engines started and the tables made. It
+prints the cluster's start and stop times too, and the machine's load
+average, since other processes move every figure. Nothing is asserted.
+Needs ``pip install 'bughouse-arbiter[ray]'``.
 """
 
 from __future__ import annotations
@@ -125,9 +127,14 @@ def main() -> None:
         print(
             f"{played}/{len(jobs)} games played in {wall:.1f} s ({played / wall:.2f} games/s, "
             f"{plies / max(played, 1):.0f} plies/game, game itself "
-            f"{statistics.median(r.seconds for r in reports):.2f} s median on the worker)"
+            f"{statistics.median(r.seconds for r in reports):.2f} s median on the table)"
         )
         report_overheads(scheduler.dispatches)
+        print(
+            f"tables started {scheduler.tables_started}, engines started "
+            f"{scheduler.stats.engines_started}, games reusing every engine "
+            f"{scheduler.stats.games_reusing} of {played}"
+        )
         began = time.monotonic()
         scheduler.shutdown()
     finally:
@@ -142,8 +149,8 @@ def report_overheads(dispatches: list[Dispatch]) -> None:
         (warm if d.node in seen else first).append(d)
         seen.add(d.node)
     out = io.StringIO()
-    print(figures("submit -> start (warm worker)", [d.to_start for d in warm]), file=out)
-    print(figures("submit -> start (new worker)", [d.to_start for d in first]), file=out)
+    print(figures("handed -> begun (later games)", [d.to_start for d in warm]), file=out)
+    print(figures("handed -> begun (table's first)", [d.to_start for d in first]), file=out)
     print(figures("done -> journal", [d.to_journal for d in dispatches]), file=out)
     print(
         figures("done -> driver has result", [d.received - d.finished for d in dispatches]),
