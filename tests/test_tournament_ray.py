@@ -247,14 +247,47 @@ def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
     assert "games: 4 of 4 scheduled" in out
 
 
-def _engines_left(timeout: float) -> list[str]:
-    """The cluster's random movers still running after ``timeout`` seconds at most."""
+def _engines_left(timeout: float, what: str = "random_mover.py") -> list[str]:
+    """The cluster's processes whose command holds ``what`` (by default the
+    random movers) still running after ``timeout`` seconds at most."""
     deadline = time.monotonic() + timeout
     while True:
-        left = [c for _, c in _marked_processes().values() if "random_mover.py" in c]
+        left = [c for _, c in _marked_processes().values() if what in c]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.2)
+
+
+def test_ctrl_c_abandons_the_games_and_closes_every_table_and_engine(
+    cluster: Any, tmp_path: Path
+) -> None:
+    argv = [
+        "tournament", "--engine", "a=random", "--engine", "b=random",
+        "--games", "8", "--tc", "4+0", "--rule", "max_plies=300",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _worker_playing_a_game(timeout=120)
+        driver.send_signal(signal.SIGINT)
+        _, err = driver.communicate(timeout=120)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 130, err
+    assert "Traceback" not in err
+    # No engine and no table outlives the driver.
+    assert _engines_left(timeout=30) == []
+    assert _engines_left(timeout=30, what="RayTable") == []
+    played = journal(tmp_path / "t") if (tmp_path / "t" / "results.jsonl").exists() else []
+    ids = [r["job_id"] for r in played]
+    assert len(ids) == len(set(ids)) < 8
 
 
 def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_path: Path) -> None:
@@ -370,11 +403,20 @@ def test_a_driver_restarted_resumes_from_its_journal_on_the_cluster(
     lines = (tmp_path / "t" / "results.jsonl").read_text().splitlines(keepends=True)
     kept = [json.loads(line)["job_id"] for line in lines[:3]]
     (tmp_path / "t" / "results.jsonl").write_text("".join(lines[:3]) + lines[3][:50])
-    again = bughouse("tournament", "--resume", "t", "--ray", cluster.address, cwd=tmp_path)
+    # Resumed with --concurrency 1: one table on the two-node cluster.
+    again = bughouse(
+        "tournament", "--resume", "t", "--ray", cluster.address, "--concurrency", "1",
+        cwd=tmp_path,
+    )  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert "resuming: 3 of 6 games already played" in again.stdout
     ids = [r["job_id"] for r in journal(tmp_path / "t")]
     assert ids[:3] == kept and sorted(ids) == sorted(set(ids)) and len(ids) == 6
+    resumed = journal(tmp_path / "t")[3:]
+    assert len({r["node"] for r in resumed}) == 1
+    assert resumed[0]["started_engines"] == 4
+    engines = json.loads((tmp_path / "t" / "summary.json").read_text())["engines_this_session"]
+    assert engines["engines_started"] < 12
     assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 6
     assert json.loads((tmp_path / "t" / "summary.json").read_text())["games_played"] == 6
 
