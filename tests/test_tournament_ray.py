@@ -586,3 +586,39 @@ async def test_a_node_with_another_version_refuses_the_game_naming_itself(
         assert "node " in report.error
     assert scheduler.reported == set()
     assert scheduler.concurrency == 2
+
+
+async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewhere(
+    cluster: Any,
+) -> None:
+    # The engine starts on the second node only; one table at a time (--concurrency 1).
+    mover = ROOT / "engines" / "random_mover.py"
+    script = f'[ "$BUGHOUSE_TEST_NODE" = second ] || exit 3; exec {sys.executable} {mover}'
+    spec = EngineSpec(name="picky", command=("/bin/sh", "-c", script))
+    scheduler = RayScheduler.connect(cluster.address, concurrency=1, notice=lambda line: None)
+    try:
+        jobs = _jobs(4, spec)
+        reports: list[MatchReport] = []
+
+        async def on_report(report: MatchReport) -> None:
+            reports.append(report)
+
+        with trio.fail_after(180):
+            await scheduler.run(lambda: jobs.pop(0) if jobs else None, on_report)
+    finally:
+        scheduler.shutdown()
+    head = cluster.head_node.node_id
+    second = next(n.node_id for n in cluster.list_all_nodes() if n is not cluster.head_node)
+    refused = [r for r in reports if not r.played]
+    played = [r for r in reports if r.played]
+    assert len(reports) == 4 and len(refused) <= 1
+    assert all(r.node.endswith(f"ray-node {second[:8]}") for r in played)
+    if refused:
+        # The first table landed on the head: its engine did not start there, so
+        # that table was retired and the next one made on the second node.
+        assert refused[0].error is not None and f"node {head[:8]}" in refused[0].error
+        assert set(scheduler.bad_nodes) == {head}
+        assert scheduler.tables_started == 2
+    else:
+        assert scheduler.tables_started == 1
+    assert scheduler.concurrency == 1
