@@ -585,7 +585,9 @@ def _mutmut(
         env[EXAMPLES_VARIABLE] = str(examples)
     if group is not None and DESELECT.get(group):
         env[DESELECT_VARIABLE] = "\n".join(DESELECT[group])
-    with (scratch / "mutmut.log").open("a" if append else "w", encoding="utf-8") as log:
+    path = scratch / "mutmut.log"
+    with path.open("a" if append else "w", encoding="utf-8") as log:
+        start = log.tell()
         subprocess.run(
             [*_NICE_AND_LIMITED, str(VENV_BIN / "mutmut"), *args],
             cwd=scratch,
@@ -594,6 +596,20 @@ def _mutmut(
             env=env,
             check=False,
         )
+    with path.open(encoding="utf-8", errors="replace") as log:
+        log.seek(start)
+        said = log.read()
+    if _CLEAN_RUN_FAILED in said:
+        # mutmut then checks no mutant; a report would call them all survivors.
+        raise SystemExit(
+            f"the tests fail on the unmutated code in {scratch}, so no mutant was "
+            f"checked (see {path}); a recheck keeps the run's code: after changing "
+            "a mutated module, run the group again"
+        )
+
+
+#: What mutmut 3 says when the tests fail before any mutant is tried.
+_CLEAN_RUN_FAILED = "failed to collect stats"
 
 
 _COLLECT = r"""
