@@ -61,6 +61,23 @@ async def test_two_remote_engines_and_two_local_ones_play_a_full_game(tmp_path: 
     assert "took seat WB" in server.err and "took seat BA" in server.err
 
 
+async def test_the_move_lines_show_while_the_game_goes_on(tmp_path: Path) -> None:
+    # Each move's line reaches the output within a flush tick, not once
+    # thousands of characters have gathered (about ninety lines) or at the end.
+    server = Server(tmp_path, *REMOTE, *SLOW_BOARD_A, "--tc", "60+0")
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            clients = [await server.connect(seat) for seat in ("b-white", "a-black")]
+            await server.plies(1)
+            shown = [line for line in server.lines if line.startswith("ply")]
+            assert server.process is not None and server.process.returncode is None
+            server.kill()
+            for client in clients:
+                await reap(client)
+    assert 1 <= len(shown) < 10, shown
+
+
 async def test_a_killed_client_that_comes_back_within_the_grace_plays_on(tmp_path: Path) -> None:
     server = Server(
         tmp_path, *REMOTE, *SLOW_BOARD_A, "--tc", "20+0", "--rule", "reconnect_grace=30"

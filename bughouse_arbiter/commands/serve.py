@@ -248,6 +248,8 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             print(f"bughouse serve: error: {exc}", file=sys.stderr)
             home.cancel_scope.cancel()
             return 1
+        # The move lines are held between flushes (see ``Display.write``).
+        home.start_soon(display.keep_flushed, trio.CancelScope())
         tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
         address = f"{plan.host}:{tcp.port}"
         display.line(f"listening on {address}")
