@@ -214,21 +214,26 @@ def _worker_playing_a_game(timeout: float) -> int:
     raise AssertionError("no Ray worker started engines")
 
 
-def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
-    cluster: Any, tmp_path: Path
-) -> None:
+def _random_tournament(cluster: Any, tmp_path: Path, *, games: int) -> subprocess.Popen[str]:
+    """A driver playing ``games`` games of random movers on ``cluster`` (output in ``t``)."""
     argv = [
         "tournament", "--engine", "a=random", "--engine", "b=random",
-        "--games", "4", "--tc", "4+0", "--rule", "max_plies=300",
+        "--games", str(games), "--tc", "4+0", "--rule", "max_plies=300",
         "--ray", cluster.address, "--out", "t",
     ]  # fmt: skip
-    driver = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "bughouse_arbiter", *argv],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
+    cluster: Any, tmp_path: Path
+) -> None:
+    driver = _random_tournament(cluster, tmp_path, games=4)
     try:
         os.kill(_worker_playing_a_game(timeout=120), signal.SIGKILL)
         out, err = driver.communicate(timeout=300)
@@ -261,18 +266,7 @@ def _engines_left(timeout: float, what: str = "random_mover.py") -> list[str]:
 def test_ctrl_c_abandons_the_games_and_closes_every_table_and_engine(
     cluster: Any, tmp_path: Path
 ) -> None:
-    argv = [
-        "tournament", "--engine", "a=random", "--engine", "b=random",
-        "--games", "8", "--tc", "4+0", "--rule", "max_plies=300",
-        "--ray", cluster.address, "--out", "t",
-    ]  # fmt: skip
-    driver = subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    driver = _random_tournament(cluster, tmp_path, games=8)
     try:
         _worker_playing_a_game(timeout=120)
         driver.send_signal(signal.SIGINT)
@@ -454,19 +448,8 @@ def _engine_on_second_node(timeout: float) -> None:
 
 
 def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) -> None:
-    argv = [
-        "tournament", "--engine", "a=random", "--engine", "b=random",
-        "--games", "4", "--tc", "4+0", "--rule", "max_plies=300",
-        "--ray", cluster.address, "--out", "t",
-    ]  # fmt: skip
     second = next(node for node in cluster.list_all_nodes() if node is not cluster.head_node)
-    driver = subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    driver = _random_tournament(cluster, tmp_path, games=4)
     try:
         _engine_on_second_node(timeout=120)
         cluster.remove_node(second, allow_graceful=False)

@@ -64,6 +64,17 @@ _RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLE
 _HANG_REASONS = ("stopped reading", "no 'readyok'")
 
 
+def fit(entrants: Sequence[Entrant], idle: Collection[str]) -> int:
+    """How many of ``entrants`` engines with the ``idle`` keys could play (one each)."""
+    keys = list(idle)
+    count = 0
+    for entrant in entrants:
+        if entrant.key in keys:
+            keys.remove(entrant.key)
+            count += 1
+    return count
+
+
 class EngineKeeper:
     """The live engines of one table. Use ``async with`` or ``nursery.start(keeper.serve)``."""
 
@@ -272,13 +283,7 @@ class EngineKeeper:
 
     def matching(self, entrants: Sequence[Entrant]) -> int:
         """How many of ``entrants`` an idle engine of this keeper could play."""
-        keys = [key for key, _ in self._idle]
-        count = 0
-        for entrant in entrants:
-            if entrant.key in keys:
-                keys.remove(entrant.key)
-                count += 1
-        return count
+        return fit(entrants, [key for key, _ in self._idle])
 
     @property
     def idle_keys(self) -> tuple[str, ...]:

@@ -66,7 +66,8 @@ import trio
 
 from .. import __version__
 from ..errors import ConfigError
-from .jobs import Entrant, MatchJob, MatchReport
+from .jobs import MatchJob, MatchReport
+from .keeper import fit
 from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
 from .scheduler import NextJob, OnReport, SchedulerStats
 
@@ -156,17 +157,6 @@ class _Table:
     def ready(self) -> bool:
         """Up and not playing."""
         return self.ref is None and self.node_id is not None
-
-
-def _fit(entrants: Sequence[Entrant], idle: Collection[str]) -> int:
-    """How many of ``entrants`` an engine among ``idle`` keys could play."""
-    keys = list(idle)
-    count = 0
-    for entrant in entrants:
-        if entrant.key in keys:
-            keys.remove(entrant.key)
-            count += 1
-    return count
 
 
 class RayScheduler:
@@ -420,7 +410,7 @@ class RayScheduler:
             return True
         ready = [t for t in self._tables if t.ready and t.node_id not in avoid]
         if ready:
-            table = max(ready, key=lambda t: _fit(job.entrants, t.idle))
+            table = max(ready, key=lambda t: fit(job.entrants, t.idle))
             table.flight = _Flight(job, attempt, time.time())
             table.ref = table.handle.play.remote(job, __version__)
             return True
