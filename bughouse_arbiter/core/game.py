@@ -238,9 +238,8 @@ class BughouseGame:
         return played
 
     def _stall_watch(self, mover: Seat) -> Seat | None:
-        """Under the stalling rule: ``mover``'s partner if it is to move and could move."""
-        if self.rules.clock or not self.rules.stalling:
-            return None
+        """``mover``'s partner if it is to move and could move (``push`` asks only
+        under the stalling rule: clock off, ``stalling`` above 0)."""
         partner = mover.partner
         if not self.is_to_move(partner) or self.status(partner.board) is not BoardStatus.OK:
             return None
