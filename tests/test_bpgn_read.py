@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bughouse_arbiter import BoardId, BpgnError, Seat
-from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.read import BpgnGame, read_games
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="BPGN corpus not present")
@@ -264,6 +264,11 @@ def test_a_run_of_closing_parentheses_is_one_problem() -> None:
 
 def _problems(text: str) -> list[tuple[str, int, int]]:
     (game,) = read_games(text)
+    return _located(game)
+
+
+def _located(game: BpgnGame) -> list[tuple[str, int, int]]:
+    """Each of ``game``'s problems as (message, line, column)."""
     return [(p.message, p.line, p.column) for p in game.problems]
 
 
@@ -387,7 +392,7 @@ def test_a_byte_order_mark_is_not_part_of_the_first_tag_or_its_column() -> None:
     assert game.tag("Event") == "t"
     assert [(p.line, p.column) for p in game.problems] == [(2, 1)]
     (game,) = read_games("\ufeffzz *\n")
-    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+    assert _located(game)[:2] == [
         ("movetext without a tag section", 1, 2),
         ("'zz' has no move number with a board letter: skipped", 1, 2),
     ]
@@ -513,7 +518,7 @@ def test_a_move_without_commands_keeps_none_when_the_next_has_some() -> None:
 
 def test_a_result_before_any_game_is_a_problem_of_a_game_without_tags() -> None:
     (game,) = read_games("1-0\n")
-    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+    assert _located(game)[:2] == [
         ("movetext without a tag section", 1, 1),
         ("result 1-0 after the game's result: ignored", 1, 1),
     ]
@@ -550,14 +555,14 @@ def test_what_follows_a_result_token_belongs_to_that_game(
     after: str, problems: list[tuple[str, int, int]]
 ) -> None:
     (game,) = read_games('[Event "x"]\n1A. e4 1-0 ' + after + "\n")
-    assert [(p.message, p.line, p.column) for p in game.problems] == problems
+    assert _located(game) == problems
     assert game.result_token == "1-0"
 
 
 def test_an_unclosed_comment_at_the_end_keeps_its_text() -> None:
     (game,) = read_games('[Event "x"]\n1A. e4 {unfinished')
     assert game.moves[0].comments == ("unfinished",)
-    assert [(p.message, p.line, p.column) for p in game.problems] == [
+    assert _located(game) == [
         ("comment '{' never closed (truncated?)", 2, 8),
         ("game ends without a result token (truncated?)", 2, 19),
     ]
@@ -565,7 +570,7 @@ def test_an_unclosed_comment_at_the_end_keeps_its_text() -> None:
 
 def test_an_unclosed_comment_s_unreadable_message_is_located() -> None:
     (game,) = read_games('[Event "x"]\n1A. e4 {[%tell XX 1.0] hi')
-    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+    assert _located(game)[:2] == [
         ("comment '{' never closed (truncated?)", 2, 8),
         ("[%tell XX 1.0]: unknown seat", 2, 8),
     ]
@@ -573,7 +578,7 @@ def test_an_unclosed_comment_s_unreadable_message_is_located() -> None:
 
 def test_a_variation_left_open_at_the_end_is_a_problem_where_it_opened() -> None:
     (game,) = read_games('[Event "a"]\n1A. e4 (1A. d4')
-    assert [(p.message, p.line, p.column) for p in game.problems] == [
+    assert _located(game) == [
         ("variation skipped (only the main line is read)", 2, 8),
         ("game ends without a result token (truncated?)", 2, 15),
         ("unclosed variation '('", 2, 8),
@@ -582,7 +587,7 @@ def test_a_variation_left_open_at_the_end_is_a_problem_where_it_opened() -> None
 
 def test_a_file_starting_with_a_stray_character_is_located() -> None:
     (game,) = read_games(')\n[Event "a"]\n1A. e4 *\n')
-    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+    assert _located(game)[:2] == [
         ("movetext without a tag section", 1, 1),
         ("cannot read ')': skipped", 1, 1),
     ]
@@ -608,7 +613,7 @@ def test_a_file_starting_with_a_line_comment_keeps_it_whole() -> None:
 
 def test_a_file_starting_with_a_variation_is_located() -> None:
     (game,) = read_games('(1A. d4)\n[Event "a"]\n1A. e4 *\n')
-    assert [(p.message, p.line, p.column) for p in game.problems][:2] == [
+    assert _located(game)[:2] == [
         ("movetext without a tag section", 1, 1),
         ("variation skipped (only the main line is read)", 1, 1),
     ]
@@ -622,7 +627,7 @@ def test_a_move_on_the_line_after_its_number_loses_its_annotation() -> None:
 def test_a_number_without_its_move_is_reported_at_once_and_takes_no_later_word() -> None:
     (game,) = read_games('[Event "t"]\n1A. e4 2A. 2a. e5 zz *\n')
     assert [m.san for m in game.moves] == ["e4", "e5"]
-    assert [(p.message, p.line, p.column) for p in game.problems] == [
+    assert _located(game) == [
         ("move number without a move", 2, 8),
         ("'zz' has no move number with a board letter: skipped", 2, 19),
     ]
