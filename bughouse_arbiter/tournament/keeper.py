@@ -283,7 +283,7 @@ class EngineKeeper:
 
     def matching(self, entrants: Sequence[Entrant]) -> int:
         """How many of ``entrants`` an idle engine of this keeper could play."""
-        return fit(entrants, [key for key, _ in self._idle])
+        return fit(entrants, self.idle_keys)
 
     @property
     def idle_keys(self) -> tuple[str, ...]:
