@@ -479,14 +479,14 @@ class _Table:
         if orders is None:
             mover = self.seats[seat]
             following = self.seats[seat.opponent]
-            told = [p for p in self.players if p is not mover] + [mover]
-            rest = [p for p in told if p is not following]
+            others = [p for p in self.players if p is not mover and p is not following]
+            batched_rest = [mover, *others[::-1]]
             orders = self._move_orders[seat] = _MoveOrders(
-                told=told,
-                batched=[mover, *rest[-2::-1], following],
+                told=[p for p in self.players if p is not mover] + [mover],
+                batched=[*batched_rest, following],
                 following=following,
-                rest=rest,
-                batched_rest=[mover, *rest[-2::-1]],
+                rest=[*others, mover],
+                batched_rest=batched_rest,
             )
         return orders
 
