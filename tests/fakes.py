@@ -155,7 +155,8 @@ class FakePlayer(Player):
         self.closed = 0
         self.last_token: dict[Seat, int] = {}
         #: ("begin",) / ("end", n) around each ``batched()`` block (n counts the
-        #: ends of every fake player's blocks), ("moved", ply), ("turn", seat).
+        #: ends of every fake player's blocks), ("moved", ply), ("turn", seat),
+        #: ("board_ended", board).
         self.journal: list[tuple[object, ...]] = []
         self._nursery: trio.Nursery | None = None
         self._actions: trio.MemorySendChannel[Action] | None = None
@@ -238,6 +239,7 @@ class FakePlayer(Player):
         await self._actions.send(action)
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
+        self._maybe_broken("moved")
         if self.stuck_on_moves:
             await trio.sleep_forever()  # breaks the contract: never blocks
         if self.slow_moves:
@@ -276,6 +278,7 @@ class FakePlayer(Player):
     async def board_ended(self, result: BoardResult) -> None:
         self._maybe_broken("board_ended")
         self.boards_ended.append(result)
+        self.journal.append(("board_ended", result.board))
 
     async def game_over(self, outcome: Outcome) -> None:
         self.outcome = outcome

@@ -501,6 +501,25 @@ async def test_a_player_whose_pipe_broke_has_left(autojump_clock: object) -> Non
     assert record.ended == 1.0
 
 
+async def test_the_next_player_gone_when_told_a_move_ends_its_board_after_the_others_hear_it(
+    autojump_clock: object,
+) -> None:
+    # board_end=continue: A-Black cannot take A-White's move (the next to move
+    # hears it first). The others still hear the move, and only then that
+    # board A ended; A-Black gets no turn; board B plays on.
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    players[1] = FakePlayer(Seat.A_BLACK, broken_on=["moved"])
+    record, _ = await play(players, HouseRules(time=10.0, board_end="continue"))
+    result = record.game.board_results[BoardId.A]
+    assert (result.termination, result.seat) == (Termination.LEFT, Seat.A_BLACK)
+    assert result.reason == "A-Black left: connection lost: pipe closed"
+    assert players[1].turns == []
+    for player in (players[0], players[2], players[3]):
+        journal = player.journal
+        assert journal.index(("moved", 1)) < journal.index(("board_ended", BoardId.A))
+    assert record.game.board_results[BoardId.B].termination is Termination.FLAG
+
+
 async def test_a_player_that_stops_taking_notifications_has_left(autojump_clock: object) -> None:
     players = silent_table(a_white=[Move("e2e4", 1)])
     players[3] = FakePlayer(Seat.B_BLACK, stuck_on_moves=True)
