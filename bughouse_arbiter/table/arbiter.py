@@ -462,7 +462,7 @@ class _Table:
                 [(p.seats[0], partial(p.moved, played, state)) for p in orders.rest],
                 prompt=True,
             )
-        if not quiet or len(self.game.board_results) != ended or self.game.is_over:
+        if len(self.game.board_results) != ended or self.game.is_over:
             # A player that could not be told has left: its board (or the match) ended.
             await self.after_change(now, state)
 
