@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -24,6 +25,8 @@ from bughouse_arbiter.bpgn import BpgnFile
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.commands.match import (
+    HELD_CHARS,
+    MOVE_LINE_CHARS,
     Display,
     GameSummary,
     GameWriter,
@@ -33,12 +36,20 @@ from bughouse_arbiter.commands.match import (
     summary_table,
 )
 from bughouse_arbiter.config.specs import builtin_engine
+from bughouse_arbiter.core.clock import Clocks
+from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import Result, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Player
 from bughouse_arbiter.players.factory import create_player
-from bughouse_arbiter.table.arbiter import MatchEvent, MatchRecord, run_match
-from bughouse_arbiter.ui.render import RenderOptions
+from bughouse_arbiter.table.arbiter import (
+    MatchEvent,
+    MatchRecord,
+    MatchStarted,
+    MovePlayed,
+    run_match,
+)
+from bughouse_arbiter.ui.render import RenderOptions, move_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -372,6 +383,69 @@ async def test_line_mode_flushes_move_lines_a_few_times_a_second(autojump_clock:
     assert (3.25, 3) in moves_flushed
     assert out.getvalue().rstrip().splitlines()[-1].startswith("result:")
     assert out.flushed[-1][1] == out.getvalue()  # the result line is flushed at once
+
+
+class WriteCounter(io.StringIO):
+    """An output that counts its writes and flushes, and can break (``| head`` gone)."""
+
+    def __init__(self, *, broken: bool = False) -> None:
+        super().__init__()
+        self.broken = broken
+        self.writes = 0
+        self.flushes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        if self.broken:
+            raise BrokenPipeError("gone")
+        return super().write(text)
+
+    def flush(self) -> None:
+        self.flushes += 1
+
+
+def knight_moves(display: Display) -> Iterator[str]:
+    """Starts a game on ``display``, then plays knight moves on board A, telling
+    ``display`` each; yields each move's line as ``move_line`` makes it."""
+    game = BughouseGame(HouseRules(time=60.0))
+    names = {seat: seat.slug for seat in Seat}
+    clocks = Clocks.for_rules(game.rules)
+    display.observe(MatchStarted(game=game, names=names, clocks=clocks, now=0.0))
+    for ply in itertools.count():
+        seat = Seat.A_WHITE if ply % 2 == 0 else Seat.A_BLACK
+        move = ("g1f3", "g8f6", "f3g1", "f6g8")[ply % 4]
+        played = game.push(seat, move, at=ply / 10, clock=59.0)
+        display.observe(MovePlayed(played=played, used=0.25, clocks=clocks, now=ply / 10))
+        yield move_line(game, played, names=names, used=0.25)
+
+
+def test_line_mode_hands_held_move_lines_on_unflushed_once_they_fill_the_hold() -> None:
+    out = WriteCounter()
+    display = Display(out, live=False, options=RenderOptions())
+    moves = knight_moves(display)
+    fill = -(-HELD_CHARS // MOVE_LINE_CHARS)  # the move that fills the hold
+    lines = [next(moves) for _ in range(fill - 1)]
+    assert all(len(line) < MOVE_LINE_CHARS for line in lines)
+    assert out.getvalue().count("\n") == 1  # the start line alone: the moves are held
+    lines.append(next(moves))
+    assert out.getvalue().splitlines()[1:] == lines  # handed on, in order, as text
+    assert out.flushes == 1  # the start line's: the held lines wait for ``keep_flushed``
+    lines.append(next(moves))
+    display.close()
+    assert out.getvalue().splitlines()[1:] == lines
+    assert out.flushes == 2
+
+
+def test_line_mode_holds_nothing_once_the_output_is_gone() -> None:
+    out = WriteCounter(broken=True)
+    display = Display(out, live=False, options=RenderOptions())
+    display.line("match: starting engines")
+    assert display.broken and out.writes == 1
+    moves = knight_moves(display)
+    for _ in range(3 * HELD_CHARS // MOVE_LINE_CHARS):  # plays on; writes and keeps nothing
+        next(moves)
+    display.close()
+    assert out.writes == 1
 
 
 async def test_live_mode_redraws_the_table(autojump_clock: object) -> None:

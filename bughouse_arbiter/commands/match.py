@@ -48,7 +48,7 @@ from ..config.specs import (
     with_seat_options,
 )
 from ..core.clock import Clocks
-from ..core.game import BughouseGame
+from ..core.game import BughouseGame, PlayedMove
 from ..core.model import SEATS, Result, Seat, Team
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..errors import ConfigError, EngineFailed
@@ -567,17 +567,23 @@ class GameWriter:
             self.error = str(exc)
 
     def _observe(self, event: MatchEvent) -> None:
-        if isinstance(event, MatchStarted):
+        if isinstance(event, MovePlayed):  # first: the event of every move
+            if self.recorder is not None:
+                seat = event.played.seat
+                infos = (
+                    {event.played.ply: self.pending_info.pop(seat)}
+                    if seat in self.pending_info
+                    else None
+                )
+                self._out().append(self.recorder.update(infos))
+        elif isinstance(event, MatchStarted):
             self._open(event.game, event.names)
         elif isinstance(event, PlayerInfo):
             info = parse_info(event.text)
             if info is not None:
                 self.pending_info[event.seat] = info
-        elif isinstance(event, MovePlayed | PartnerTold) and self.recorder is not None:
-            infos: dict[int, EngineInfo] = {}
-            if isinstance(event, MovePlayed) and event.played.seat in self.pending_info:
-                infos[event.played.ply] = self.pending_info.pop(event.played.seat)
-            self._out().append(self.recorder.update(infos))
+        elif isinstance(event, PartnerTold) and self.recorder is not None:
+            self._out().append(self.recorder.update())
         elif isinstance(event, MatchEnded):
             if self.recorder is None:
                 self._open(event.game, event.names)
@@ -683,7 +689,8 @@ class Display:
         self.progress = ""
         #: Lines were written but not flushed yet (no terminal: see ``keep_flushed``).
         self.unflushed = False
-        self._held: list[str] = []  # text written with flush=False, not handed on yet
+        #: Text written with flush=False and moves played, not handed on yet.
+        self._held: list[str | _HeldMove] = []
         self._held_chars = 0
 
     def begin(self, number: int, games: int, path: Path) -> None:
@@ -695,7 +702,17 @@ class Display:
             self.line(f"{which}: starting engines")
 
     def observe(self, event: MatchEvent) -> None:
-        if isinstance(event, MatchStarted):
+        if isinstance(event, MovePlayed):  # first: the event of every move
+            self.clocks = event.clocks
+            if not (self.live or self.broken) and self.game is not None:
+                # Written out soon, by ``keep_flushed``; made into text only then,
+                # with the other lines held (one line at a time costs more).
+                self._held.append((self.game, event.played, self.names, event.used))
+                self._held_chars += MOVE_LINE_CHARS
+                self.unflushed = True
+                if self._held_chars >= HELD_CHARS:
+                    self.write("", flush=False)
+        elif isinstance(event, MatchStarted):
             self.game, self.names = event.game, event.names
             self.clocks = self._turns_started(event.clocks, event.now)
             if not self.live:
@@ -703,12 +720,6 @@ class Display:
                 rules = event.game.rules
                 timing = f"time {rules.time:g}+{rules.increment:g}" if rules.clock else "untimed"
                 self.line(f"start: {seats}; {timing}")
-        elif isinstance(event, MovePlayed):
-            self.clocks = event.clocks
-            if not self.live and self.game is not None:
-                names = self.names
-                text = move_line(self.game, event.played, names=names, used=event.used)
-                self.line(text, flush=False)  # ``keep_flushed`` flushes it soon
         elif isinstance(event, PartnerTold):
             text = f"{event.message.seat} to partner: {printable(event.message.text, 200)}"
             self.message = text
@@ -806,7 +817,9 @@ class Display:
         if self._held:
             if flush:
                 self._held.append(text)
-            text = "".join(self._held)
+            text = "".join(
+                item if isinstance(item, str) else _held_move_line(*item) for item in self._held
+            )
             self._held.clear()
             self._held_chars = 0
         try:
@@ -824,6 +837,20 @@ class Display:
             self.cursor_hidden = False
         if self._held:
             self.write("")
+
+
+#: A move the display holds: its game, the move, the seats' names and the time it used.
+_HeldMove = tuple[BughouseGame, PlayedMove, Mapping[Seat, str], float]
+
+#: About the length of a move's line, counted towards ``HELD_CHARS``.
+MOVE_LINE_CHARS = 80
+
+
+def _held_move_line(
+    game: BughouseGame, played: PlayedMove, names: Mapping[Seat, str], used: float
+) -> str:
+    text = move_line(game, played, names=names, used=used)
+    return printable_lines(text, limit=2000) + "\n"
 
 
 def _silence(out: TextIO) -> None:

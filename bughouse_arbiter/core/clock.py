@@ -142,16 +142,23 @@ class Clocks:
         ``now`` is accepted for symmetry with the other methods and ignored:
         deadlines do not move while nobody presses a clock.
         """
-        deadlines = [(d, s) for s in SEATS if (d := self.deadline(s)) is not None]
+        # Plain loops: generators cost more than the work, and this runs before every action.
+        running = self.running
+        deadlines = []
+        first = math.inf
+        for seat in SEATS:
+            if seat in running and (found := self.deadline(seat)) is not None:
+                deadlines.append((found, seat))
+                first = min(first, found[0])
         if not deadlines:
             return None
-        first = min(d[0] for d, _ in deadlines)
-        hit = [(s, d[1]) for d, s in deadlines if d[0] <= first + SAME_INSTANT]
-        return Flag(
-            deadline=first,
-            seats=tuple(s for s, _ in hit),
-            turn_limit=any(limit for _, limit in hit),
-        )
+        seats = []
+        turn_limit = False
+        for (at, limit), seat in deadlines:
+            if at <= first + SAME_INSTANT:
+                seats.append(seat)
+                turn_limit = turn_limit or limit
+        return Flag(deadline=first, seats=tuple(seats), turn_limit=turn_limit)
 
     def flagged(self, now: float) -> tuple[Seat, ...]:
         """The seats whose earliest shared deadline has been reached at ``now``.

@@ -40,6 +40,10 @@ class SessionState(enum.Enum):
     QUITTING = "quitting"
     CLOSED = "closed"
 
+    #: Members are singletons: identity hashing spares Enum's Python-level
+    #: ``__hash__`` (the session looks its state up on every line it sends).
+    __hash__ = object.__hash__
+
 
 class Marker(enum.Enum):
     NEED_DATA = "need data"
