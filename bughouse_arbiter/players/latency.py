@@ -32,7 +32,11 @@ __all__ = ["LoopWatch", "read_lag", "watch"]
 class LoopWatch(trio.abc.Instrument):
     """Notes when the loop's I/O waits returned, and whether they could sleep."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: trio.abc.Clock) -> None:
+        """``clock``: the loop's (``trio.lowlevel.current_clock()``)."""
+        # Its own method: this runs at every turn of the loop, and
+        # ``trio.current_time`` first looks the clock up.
+        self._now = clock.current_time
         #: When the latest wait returned, and the one before it.
         self.woke: float | None = None
         self.woke_before: float | None = None
@@ -40,7 +44,7 @@ class LoopWatch(trio.abc.Instrument):
         self.slept = False
 
     def after_io_wait(self, timeout: float) -> None:
-        self.woke_before, self.woke = self.woke, trio.current_time()
+        self.woke_before, self.woke = self.woke, self._now()
         self.slept = timeout > 0
 
     def since(self) -> float | None:
@@ -56,7 +60,7 @@ def watch() -> LoopWatch:
     try:
         return _WATCH.get()
     except LookupError:
-        found = LoopWatch()
+        found = LoopWatch(trio.lowlevel.current_clock())
         trio.lowlevel.add_instrument(found)
         _WATCH.set(found)
         return found
