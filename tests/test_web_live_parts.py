@@ -75,6 +75,7 @@ def test_a_snapshot_shows_boards_pockets_clocks_and_the_seats_legal_moves() -> N
         "color": "black",
         "toMove": False,
         "legal": [],
+        "joined": "B-Black",
     }
     white = view.snapshot(5.0, seat=Seat.B_WHITE)["you"]
     assert white["toMove"] is True
@@ -238,7 +239,7 @@ async def test_a_page_watches_without_a_token_and_bad_messages_get_one_line() ->
         await client.send(
             json.dumps({"type": "sit", "seat": "wb", "token": table.tokens[Seat.B_WHITE]})
         )
-        assert await client.message() == {"type": "seated", "seat": "B-White"}
+        assert await client.message() == {"type": "seated", "seat": "B-White", "joined": "B-White"}
         mine = await client.message()
         assert mine["you"]["seat"] == "B-White" and "e2e4" in mine["you"]["legal"]
         await client.send('{"type": "move", "uci": "e2e4; rm -rf"}')

@@ -303,6 +303,34 @@ class GameSummary:
     write_error: str | None = None
 
 
+def game_summary(
+    record: MatchRecord,
+    index: int,
+    *,
+    side_one_team: Team,
+    team_seats: frozenset[Seat] = frozenset(),
+    write_error: str | None = None,
+) -> GameSummary:
+    """The summary row of game ``index`` (from 0), from what ``run_match`` returned.
+
+    ``side_one_team``: the team that the side seated at A-White + B-Black in
+    the first game plays as in this one (``rotated_seat(Seat.A_WHITE,
+    index).team`` when seats rotate).
+    """
+    started, ended = record.started, record.ended
+    return GameSummary(
+        number=index + 1,
+        names=dict(record.names),
+        result=record.outcome.result,
+        reason=record.outcome.reason,
+        plies=record.game.plies,
+        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+        side_one_team=side_one_team,
+        team_seats=team_seats,
+        write_error=write_error,
+    )
+
+
 async def play_matches(
     plan: MatchPlan, display: Display, games_file: BpgnFile | None = None
 ) -> int:
@@ -459,15 +487,9 @@ async def play_one(
         if logs is not None:
             logs.close()
     assert record is not None
-    outcome = record.outcome
-    started, ended = record.started, record.ended
-    return GameSummary(
-        number=index + 1,
-        names=dict(record.names),
-        result=outcome.result,
-        reason=outcome.reason,
-        plies=record.game.plies,
-        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+    return game_summary(
+        record,
+        index,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,
         team_seats=frozenset(seat for team in teams for seat in team.seats),
         write_error=writer.error,
@@ -518,14 +540,9 @@ async def _play_kept(
     finally:
         display.end_live()
     assert record is not None
-    started, ended = record.started, record.ended
-    return GameSummary(
-        number=index + 1,
-        names=dict(record.names),
-        result=record.outcome.result,
-        reason=record.outcome.reason,
-        plies=record.game.plies,
-        seconds=(ended - started) if started is not None and ended is not None else 0.0,
+    return game_summary(
+        record,
+        index,
         side_one_team=rotated_seat(Seat.A_WHITE, index).team,
         team_seats=frozenset(seat for team in teams for seat in team.seats),
         write_error=writer.error,

@@ -5,9 +5,16 @@
 does. On start it prints, per remote seat, a one-time secret token and the
 exact command to join with, then plays ``--games`` games and writes them to
 ``--out``. It binds to 127.0.0.1 unless ``--host`` says otherwise;
-``--port 0`` picks a free port and prints it. Seats do not rotate between
-games: a remote player keeps its seat (and its connection) for the whole run.
-Ctrl+C, SIGTERM or SIGHUP stop it as they stop ``match``.
+``--port 0`` picks a free port and prints it. With ``--games N`` the seats
+rotate between games exactly as in ``match`` (partners stay partners; over
+four games every player sits at every seat and each team plays both sides),
+and the run ends with ``match``'s summary table and score. A remote player
+keeps its connection: the player who joined seat S (its token's seat) is told
+its seat of each game by that game's ``newgame``, and comes back after a
+drop with the same ``--seat S`` and token (or with the seat it plays now).
+``--fixed-seats`` keeps every player at its seat for the whole run instead
+(e.g. a person who is to play A-White in every game). Ctrl+C, SIGTERM or
+SIGHUP stop it as they stop ``match``.
 
 The table seam (for other front ends, e.g. ``--web``)
 ------------------------------------------------------
@@ -21,7 +28,10 @@ module's docstring. In short:
 - ``table.observe(callback)``: every arbiter ``MatchEvent`` of every game,
   synchronously (copy into your own queue before doing I/O); returns an
   unsubscribe function;
-- ``table.authenticate(seat_text, token) -> Seat`` or ``AuthRefused(reason)``;
+- ``table.authenticate(seat_text, token) -> Seat`` (the token's seat) or
+  ``AuthRefused(reason)``;
+- ``table.seat_of(seat)``: where the player of a remote seat sits in the game
+  being played (``serve`` sets it before each game, as seats rotate);
 - ``await table.attach(seat, link)``: a ``SeatLink`` (``peer``, ``send(line)``
   never blocking, ``await receive() -> RawLine | None``, ``aclose()``)
   carries that seat's protocol.md lines exactly as a pipe would, until the
@@ -59,7 +69,7 @@ import attrs
 import trio
 
 from ..bpgn import EngineInfo
-from ..config.specs import builtin_engine, seeded
+from ..config.specs import builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
 from ..errors import ConfigError, UsageError
 from ..players.base import Player
@@ -70,12 +80,21 @@ from ..server.limits import Limits
 from ..server.listener import ServeError, TcpFrontEnd
 from ..server.remote import RemoteEnginePlayer, RemoteSeat
 from ..server.seam import FrontEnd, LiveTable
-from ..table.arbiter import MatchEnded, MatchEvent, MovePlayed, run_match
+from ..table.arbiter import MatchEnded, MatchEvent, MatchRecord, MovePlayed, run_match
 from ..table.stopping import exit_status, stop_on_signals
 from ..ui.render import RenderOptions
 from ..web.live_server import WebFrontEnd
 from . import SUMMARIES
-from .match import Display, GameWriter, MatchPlan
+from .match import (
+    Display,
+    GameSummary,
+    GameWriter,
+    MatchPlan,
+    game_summary,
+    progress_line,
+    score_text,
+    summary_table,
+)
 from .match import plan_from_args as match_plan_from_args
 
 DEFAULT_PORT = 7790
@@ -117,7 +136,17 @@ def register(subparsers: Any) -> None:
         help="a house rule, e.g. reconnect_grace=60 or leaver=computer (repeatable)",
     )
     parser.add_argument("--engines-file", metavar="FILE", help="a TOML file of named engines")
-    parser.add_argument("--games", default="1", metavar="N", help="games to play (default 1)")
+    parser.add_argument(
+        "--games",
+        default="1",
+        metavar="N",
+        help="games to play (default 1); seats rotate between games as in match",
+    )
+    parser.add_argument(
+        "--fixed-seats",
+        action="store_true",
+        help="keep every player at its seat for the whole run (no rotation)",
+    )
     parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
     parser.add_argument(
@@ -138,6 +167,12 @@ class ServePlan:
     port: int
     #: The live page's port (``--web``), or None for no page.
     web_port: int | None = None
+    #: Seats rotate between games as in ``match`` (False: ``--fixed-seats``).
+    rotate: bool = True
+
+    def seat_in_game(self, seat: Seat, index: int) -> Seat:
+        """Where the player of ``seat`` (its seat in the first game) sits in game ``index``."""
+        return rotated_seat(seat, index) if self.rotate else seat
 
 
 def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> ServePlan:
@@ -183,6 +218,7 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         host=args.host,
         port=port,
         web_port=web_port,
+        rotate=not args.fixed_seats,
     )
 
 
@@ -270,7 +306,15 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             )
             if page is not None:
                 display.line(f"  or:   open {page}#seat={seat.slug}&token={token}")
+        if plan.match.games > 1:
+            display.line(
+                "seats rotate between games, as in match (the player who joins a seat "
+                "is told its seat in each game)"
+                if plan.rotate
+                else "seats are fixed for the whole run (--fixed-seats)"
+            )
 
+        summaries: list[GameSummary] = []
         with stop.scope:
             for index in range(plan.match.games):
                 lost = [s for s, r in remotes.items() if r.lost and r.replaced_by is None]
@@ -282,11 +326,25 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
                     if not remote.connected and remote.replaced_by is None:
                         display.line(f"waiting for seat {seat}...")
                         await remote.wait_ready()
-                await _play_one(plan, index, display, remote_players, table, names, stop.reason)
+                record = await _play_one(
+                    plan, index, display, remote_players, table, names, stop.reason
+                )
                 kill_orphans(keep=live_engine_pids())
+                if plan.match.games > 1:
+                    summaries.append(
+                        game_summary(
+                            record,
+                            index,
+                            side_one_team=plan.seat_in_game(Seat.A_WHITE, index).team,
+                        )
+                    )
+                    display.progress = score_text(summaries)
+                    display.line(progress_line(summaries[-1], summaries, plan.match.games))
         if stop.signal is not None:
             display.line(f"interrupted ({stop.name}): the games so far are in {plan.match.out}")
             status = exit_status(stop.signal)
+        elif summaries:
+            display.line(summary_table(summaries))
         with trio.CancelScope(shield=True):
             for player in remote_players.values():
                 await player.shutdown()
@@ -322,21 +380,31 @@ async def _play_one(
     table: LiveTable,
     names: dict[Seat, str],
     stop_reason: Callable[[], str],
-) -> None:
+) -> MatchRecord:
+    """Plays game ``index`` with every player at its seat of that game."""
     match = plan.match
-    players: list[Player] = list(remote_players.values())
+    seating = {seat: plan.seat_in_game(seat, index) for seat in SEATS}
+    players: list[Player] = []
+    for joined, player in remote_players.items():
+        player.reseat((seating[joined],))
+        players.append(player)
+    table.seat_players({joined: seating[joined] for joined in remote_players})
     for seat in SEATS:
         if seat not in remote_players:
-            players.append(
-                create_player(seat, seeded(match.engines[seat], match.seed, index, seat))
-            )
+            at = seating[seat]
+            players.append(create_player(at, seeded(match.engines[seat], match.seed, index, at)))
+    # The remote players by the seat they hold in this game.
+    playing = {player.seat: player for player in remote_players.values()}
     writer = GameWriter(match.out, game_number=index + 1, games=match.games)
     display.begin(index + 1, match.games, match.out)
+    moved = [f"{joined.bpgn}'s player at {seat.bpgn}" for joined, seat in table.seating.items()]
+    if any(joined is not seat for joined, seat in table.seating.items()):
+        display.line(f"seats: {', '.join(moved)}")
 
     def observe(event: MatchEvent) -> None:
         if isinstance(event, MovePlayed):
             seat = event.played.seat
-            player = remote_players.get(seat)
+            player = playing.get(seat)
             if player is not None:
                 lag = player.move_lag.pop(seat, None)
                 if lag is not None:
@@ -345,7 +413,7 @@ async def _play_one(
         if isinstance(event, MatchEnded) and writer.recorder is not None:
             header = writer.recorder.header
             players_now = dict(header.players)
-            for seat, player in remote_players.items():
+            for seat, player in playing.items():
                 if player.remote.replaced_by is not None:
                     players_now[seat] = (
                         f"{players_now.get(seat, player.name)} / {player.remote.replaced_by}"
@@ -357,8 +425,8 @@ async def _play_one(
         display.observe(event)
         table.emit(event)
 
-    humans = [seat for seat, player in remote_players.items() if player.remote.human]
-    await run_match(
+    humans = [seat for seat, player in playing.items() if player.remote.human]
+    record = await run_match(
         players,
         match.rules,
         game_id=str(index + 1),
@@ -368,3 +436,4 @@ async def _play_one(
     )
     if writer.error is not None:
         raise ConfigError(writer.error)
+    return record

@@ -308,6 +308,14 @@ class ConsolePlayer(Player):
         self._touch()
         self._draw()
 
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        """Moves the person to another seat for the next game (``serve`` rotates seats)."""
+        if len(seats) != 1:
+            raise ValueError("a person at the console holds one seat")
+        self.seat = self.session.seat = seats[0]
+        self.seats = (seats[0],)
+        self.session.full_redraw = True
+
     async def aclose(self) -> None:
         if self._closed:
             return

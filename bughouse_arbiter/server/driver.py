@@ -9,6 +9,10 @@ player the same ``PlayedMove`` and ``TableState`` values the arbiter would,
 and turns the player's actions back into protocol lines (``bestmove`` in
 UCI notation, ``wait``, ``resign``, ``draw offer``, ``ptell``, ``info``).
 Unknown or malformed lines are skipped (the server never sends them).
+
+Seats rotate between the games of a ``serve`` run: a ``newgame`` that names
+other seats than the player holds moves it there (``Player.reseat``) before
+it hears of the game.
 """
 
 from __future__ import annotations
@@ -117,6 +121,8 @@ class PlayerDriver:
                 self._out(ReadyOk())
             case NewGame(game_id=game_id, seats=seats):
                 self.game_id, self.seats = game_id, seats
+                if tuple(player.seats) != tuple(seats):
+                    self._reseat(seats)
                 self.names, self.humans, self.turns = {}, set(), {}
                 self.game, self.state, self._new = None, None, True
             case PlayerInfo(seat=seat, kind=kind, name=name):
@@ -172,6 +178,12 @@ class PlayerDriver:
                 await player.game_over(outcome)
             case Quit():
                 self.quit = True
+
+    def _reseat(self, seats: tuple[Seat, ...]) -> None:
+        try:
+            self.player.reseat(seats)
+        except (NotImplementedError, ValueError) as exc:
+            self._note(f"the player cannot move to {'+'.join(s.bpgn for s in seats)}: {exc}")
 
     async def _state(self, command: State) -> None:
         fens = {BoardId.A: command.fen_a, BoardId.B: command.fen_b}

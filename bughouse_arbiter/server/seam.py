@@ -13,16 +13,24 @@ The contract of ``LiveTable`` (everything a front end may use):
 - ``tokens``: the secret per remote seat. Show a token only to whoever is to
   sit there; never send it to another client.
 - ``rules``, ``names()``: the house rules, and the name at each seat now.
+- ``seating`` / ``seat_of(seat)``: where the player of each remote seat (the
+  seat its token opens, where it sat in the first game) sits in the game being
+  played, or about to be. ``serve`` rotates the seats between games as
+  ``match`` does (``seat_players``, called before each game starts, so a front
+  end that reads it on ``MatchStarted`` gets that game's seating); with
+  ``--fixed-seats`` every remote seat maps to itself.
 - ``observe(callback)``: ``callback(event)`` gets every ``MatchEvent`` of the
   arbiter (``MatchStarted`` ... ``MatchEnded``) of every game, synchronously,
   in order, until the returned function is called. Same rules as
   ``run_match``'s observer: return quickly, never raise (an exception is
   logged and the callback dropped), read ``event.game`` but never change it;
   to do I/O, copy what you need into your own queue.
-- ``authenticate(seat_text, token, peer=...)``: the ``Seat`` if the token opens it now,
-  else raises ``AuthRefused`` with a one-line reason (``unknown seat``,
-  ``not a remote seat``, ``wrong token``, ``seat taken``, ``token used``).
-  Every refusal is logged. Comparison is constant-time.
+- ``authenticate(seat_text, token, peer=...)``: the remote seat the token opens
+  (a key of ``seating``), if it opens it now; ``seat_text`` names that seat,
+  or the seat its player sits at in the current game. Otherwise raises
+  ``AuthRefused`` with a one-line reason (``unknown seat``, ``not a remote
+  seat``, ``wrong token``, ``seat taken``, ``token used``). Every refusal is
+  logged. Comparison is constant-time.
 - ``attach(seat, link)``: hands an authenticated ``SeatLink`` to the seat and
   returns when the link is over (the peer left, the game series ended, or the
   seat was lost for good). While attached, every line the table has for the
@@ -136,6 +144,8 @@ class LiveTable:
         )
         self.names = names
         self.log = log
+        #: Remote seat (its token's) -> the seat its player holds in the current game.
+        self.seating: dict[Seat, Seat] = {seat: seat for seat in self.remote_seats}
         self._holders = dict(holders)
         self._observers: list[Observer] = []
 
@@ -163,19 +173,38 @@ class LiveTable:
 
     # -- seats ---------------------------------------------------------------------------
 
-    def authenticate(self, seat_text: str, token: str, *, peer: str = "?") -> Seat:
-        """The seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise.
+    def seat_players(self, seating: Mapping[Seat, Seat]) -> None:
+        """Says where each remote seat's player sits from the next game on."""
+        if set(seating) != set(self.remote_seats):
+            raise ValueError("seat_players needs every remote seat, and only those")
+        self.seating = dict(seating)
 
-        ``peer`` names the connection in the log line.
+    def seat_of(self, seat: Seat) -> Seat:
+        """Where the player of remote seat ``seat`` sits in the current game."""
+        return self.seating.get(seat, seat)
+
+    def authenticate(self, seat_text: str, token: str, *, peer: str = "?") -> Seat:
+        """The remote seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise.
+
+        ``seat_text`` names that seat or the one its player sits at in the
+        current game; ``peer`` names the connection in the log line.
         """
-        seat = seat_from_text(seat_text)
+        named = seat_from_text(seat_text)
         try:
-            if seat is None:
+            if named is None:
                 raise AuthRefused("unknown seat")
-            if seat not in self._holders:
+            # The remote seat named, and the one whose player sits there now.
+            candidates = [s for s in self.remote_seats if named in (s, self.seating[s])]
+            if not candidates:
                 raise AuthRefused("not a remote seat")
-            if not hmac.compare_digest(self.tokens[seat].encode(), token.encode()):
+            opened = [
+                s
+                for s in candidates
+                if hmac.compare_digest(self.tokens[s].encode(), token.encode())
+            ]
+            if not opened:
                 raise AuthRefused("wrong token")
+            seat = opened[0]
             holder = self._holders[seat]
             if holder.lost:
                 raise AuthRefused("token used")

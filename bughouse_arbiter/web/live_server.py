@@ -95,15 +95,16 @@ class WebFrontEnd:
     ) -> None:
         listeners = await open_listeners(self.host, self.port)
         self.port = listeners[0].socket.getsockname()[1]
-        unsubscribe = table.observe(self._on_event)
+        unsubscribe = table.observe(partial(self._on_event, table))
         try:
             task_status.started()
             await trio.serve_listeners(partial(self._handle, table), listeners)
         finally:
             unsubscribe()
 
-    def _on_event(self, event: MatchEvent) -> None:
-        if self.view.apply(event):
+    def _on_event(self, table: LiveTable, event: MatchEvent) -> None:
+        # ``serve`` seats the players before each game starts: this game's seating.
+        if self.view.apply(event, seating=table.seating):
             self._changed.set()
             self._changed = trio.Event()
 
@@ -298,11 +299,16 @@ class PageSession:
             return
         name = message.get("name")
         clean = _NAME.sub("", name)[:30].strip() if isinstance(name, str) else ""
-        player = WebPlayer(seat, clean or f"web {seat.value}", on_turn=self.kick)
+        # The player sits where the table has it now (seats rotate between games).
+        at = self.table.seat_of(seat)
+        player = WebPlayer(at, clean or f"web {seat.value}", on_turn=self.kick)
         self.player, self.seat = player, seat
-        await nursery.start(player.run, self.table, f"web {self.peer}")
+        await nursery.start(player.run, self.table, seat, f"web {self.peer}")
         self.table.log(f"web {self.peer}: took seat {seat.bpgn}")
-        await self.socket.send(json.dumps({"type": "seated", "seat": seat.value}))
+        shown = self.front.view.seat_of(seat)
+        await self.socket.send(
+            json.dumps({"type": "seated", "seat": shown.value, "joined": seat.value})
+        )
         self.kick()
 
 
@@ -366,18 +372,19 @@ class WebPlayer(Player):
     async def run(
         self,
         table: LiveTable,
+        joined: Seat,
         peer: str,
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Attaches the link to the seat and drives it until the link is over."""
+        """Attaches the link to remote seat ``joined`` and drives it until the link is over."""
         self.link.peer = peer
         driver = PlayerDriver(self, self.link.answer, log=table.log)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(driver.run, nursery, self._lines())
                 task_status.started()
-                await table.attach(self.seat, self.link)
+                await table.attach(joined, self.link)
                 nursery.cancel_scope.cancel()
         finally:
             self.detached.set()
@@ -414,6 +421,13 @@ class WebPlayer(Player):
 
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
         self._actions = actions
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        """Moves the person to the seat of the next game (``serve`` rotates seats)."""
+        if len(seats) != 1:
+            raise ValueError("a person at the page holds one seat")
+        self.seat = seats[0]
+        self.seats = (seats[0],)
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.token = self.pending = None

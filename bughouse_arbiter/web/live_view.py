@@ -6,14 +6,18 @@ names, partner messages, the last move per board and the result. Pure: the
 caller passes the trio time ``now`` and the snapshot is a plain dict that
 ``json.dumps`` takes.
 
-A snapshot for a seat (``seat=``) adds ``you``: the seat, whether it is to
-move, and every legal move of that seat right now in UCI notation (drops
-as ``N@e4``), computed by the rules code, so the page refuses illegal input
-without knowing chess. The server still judges whatever arrives.
+A snapshot for a seat (``seat=``, the remote seat a page's token opened)
+adds ``you``: the seat its player holds in the game shown (seats rotate
+between the games of a ``serve`` run: ``seating``, taken at each
+``MatchStarted``), the token's seat (``joined``), whether it is to move, and
+every legal move of that seat right now in UCI notation (drops as ``N@e4``),
+computed by the rules code, so the page refuses illegal input without
+knowing chess. The server still judges whatever arrives.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import chess
@@ -52,13 +56,21 @@ class LiveView:
         self.outcome: Outcome | None = None
         #: The seat whose draw offer stands (until the next move).
         self.draw_offer: Seat | None = None
+        #: Remote seat (its token's) -> the seat its player holds in the game shown.
+        self.seating: dict[Seat, Seat] = {}
 
-    def apply(self, event: MatchEvent) -> bool:
-        """Takes one arbiter event; True if the page has something new to show."""
+    def apply(self, event: MatchEvent, *, seating: Mapping[Seat, Seat] | None = None) -> bool:
+        """Takes one arbiter event; True if the page has something new to show.
+
+        ``seating``: with ``MatchStarted``, where each remote seat's player
+        sits in that game (``LiveTable.seating``); unchanged if None.
+        """
         match event:
             case MatchStarted(game=game, names=names, clocks=clocks):
                 self.game, self.clocks, self.outcome = game, clocks, None
                 self.game_id += 1
+                if seating is not None:
+                    self.seating = dict(seating)
                 self.names = dict(names)
                 self.messages, self.last, self.waits = [], {}, {}
                 self.draw_offer = None
@@ -81,8 +93,13 @@ class LiveView:
         self.version += 1
         return True
 
+    def seat_of(self, seat: Seat) -> Seat:
+        """Where the player of remote seat ``seat`` sits in the game shown."""
+        return self.seating.get(seat, seat)
+
     def snapshot(self, now: float, *, seat: Seat | None = None) -> dict[str, Any]:
-        """The page's whole state at trio time ``now`` (with ``you`` for ``seat``)."""
+        """The page's whole state at trio time ``now`` (with ``you`` for the
+        player of remote seat ``seat``)."""
         game = self.game
         data: dict[str, Any] = {
             "type": "state",
@@ -113,7 +130,8 @@ class LiveView:
                 s.value for s in SEATS if clocks.is_running(s) and self.outcome is None
             ]
         if seat is not None:
-            data["you"] = _you(game, seat, self.outcome is None)
+            data["you"] = _you(game, self.seat_of(seat), self.outcome is None)
+            data["you"]["joined"] = seat.value
         return data
 
     def _board(self, game: BughouseGame, board_id: BoardId) -> dict[str, Any]:

@@ -247,6 +247,11 @@ function renderYouLine(state) {
     ? `You played ${you.seat}.`
     : `You play ${you.seat}: ${you.toMove ? "your move" : "waiting"}` +
       (page.dropRole ? ` (drop ${ROLES[page.dropRole]}: click a square)` : "");
+  // Seats rotate between the games of a run: say so when this game moved the player.
+  const rotated = you.joined && you.joined !== you.seat
+    ? `Seats rotate between games: you joined as ${you.joined}, and play ${you.seat} in game ${state.game}.`
+    : "";
+  if ($("rotated").textContent !== rotated) $("rotated").textContent = rotated;
 }
 
 // -- input ------------------------------------------------------------------------
