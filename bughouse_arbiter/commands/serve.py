@@ -122,10 +122,14 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="SEAT",
-        help="a seat that waits for a network player (repeatable)",
+        help="a seat that waits for a network player (repeatable; its seat in the first game)",
     )
     parser.add_argument(
-        "--engine", action="append", default=[], metavar="SEAT=SPEC", help="as for match"
+        "--engine",
+        action="append",
+        default=[],
+        metavar="SEAT=SPEC",
+        help="as for match (SEAT: its seat in the first game)",
     )
     parser.add_argument("--tc", metavar="BASE+INC", help="time control, as for match")
     parser.add_argument(
