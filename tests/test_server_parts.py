@@ -110,6 +110,36 @@ def test_tokens_open_only_their_own_free_seat() -> None:
     assert all(table.tokens[Seat.B_WHITE] not in line for line in logged)
 
 
+def test_a_token_opens_its_seat_or_the_one_its_player_holds_this_game() -> None:
+    logged: list[str] = []
+    holders = {Seat.B_WHITE: Holder(), Seat.A_BLACK: Holder()}
+    table = LiveTable(HouseRules(), holders, names=dict, log=logged.append)  # type: ignore[arg-type]
+    assert table.seating == {Seat.A_BLACK: Seat.A_BLACK, Seat.B_WHITE: Seat.B_WHITE}
+    # Game 2 of a rotating run: B-White's player sits at B-Black, A-Black's at A-White.
+    table.seat_players({Seat.B_WHITE: Seat.B_BLACK, Seat.A_BLACK: Seat.A_WHITE})
+    assert table.seat_of(Seat.B_WHITE) is Seat.B_BLACK
+    white_b, black_a = table.tokens[Seat.B_WHITE], table.tokens[Seat.A_BLACK]
+    # Either way in, the token's own seat is the one opened (its holder, its log name).
+    assert table.authenticate("WB", white_b) is Seat.B_WHITE
+    assert table.authenticate("BB", white_b) is Seat.B_WHITE
+    assert table.authenticate("A-white", black_a) is Seat.A_BLACK
+    refusals = [
+        ("BB", black_a, "wrong token"),  # A-Black's player is not at B-Black
+        ("WA", white_b, "wrong token"),
+        ("B-black", "x", "wrong token"),
+    ]
+    for seat, token, reason in refusals:
+        with pytest.raises(AuthRefused) as caught:
+            table.authenticate(seat, token)
+        assert caught.value.reason == reason
+    # Back to the first game's seats: B-Black holds no remote player again.
+    table.seat_players({Seat.B_WHITE: Seat.B_WHITE, Seat.A_BLACK: Seat.A_BLACK})
+    with pytest.raises(AuthRefused, match="not a remote seat"):
+        table.authenticate("BB", white_b)
+    with pytest.raises(ValueError, match="every remote seat"):
+        table.seat_players({Seat.B_WHITE: Seat.B_BLACK})
+
+
 def test_a_failing_observer_is_dropped_and_the_others_still_hear() -> None:
     logged: list[str] = []
     table = LiveTable(HouseRules(), {SEAT: Holder()}, names=dict, log=logged.append)  # type: ignore[dict-item]
@@ -338,6 +368,67 @@ async def test_the_driver_plays_a_local_player_from_the_servers_lines() -> None:
         ("game_over", ("resignation", Seat.A_WHITE.team)),
     ]
     assert driver.quit
+
+
+class Mover(Recorder):
+    """A ``Recorder`` that can be moved to another seat between games."""
+
+    def reseat(self, seats: tuple[Seat, ...]) -> None:
+        self.calls.append(("reseat", seats))
+        self.seats = seats
+
+    async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
+        self.reply = "Nc3" if seat.color else "Nc6"
+        await super().your_turn(seat, token, state)
+
+
+async def test_the_driver_moves_its_player_to_the_seat_each_newgame_names() -> None:
+    fen = STARTING_FEN
+    script = ["bug 1"]
+    for game, seat, board in [("1", "b-white", "b"), ("2", "b-black", "b"), ("3", "a-white", "a")]:
+        script += [
+            f"newgame id {game} seat {seat} time 60000 inc 0",
+            *(f"player {s.slug} engine N{s.bpgn}" for s in SEATS),
+            "rules time=60 increment=0",
+            f"state v 0 a {fen} b {fen} clock 60000 60000 60000 60000",
+        ]
+        if seat.endswith("black"):
+            script.append(f"event v 1 board {board} move e2e4 clock 60000 60000 59000 60000")
+        script += [
+            f"go v {1 if seat.endswith('black') else 0} turn {game} board {board}",
+            f"gameover result * reason aborted text game {game} stopped",
+        ]
+    script.append("quit")
+
+    async def lines():  # type: ignore[no-untyped-def]
+        for text in script:
+            yield RawLine(text, len(text))
+            await trio.sleep(0)
+
+    for player in (Mover(Seat.B_WHITE, reply=""), Recorder(Seat.B_WHITE, reply="Nc3")):
+        sent: list[str] = []
+        logged: list[str] = []
+        driver = PlayerDriver(player, sent.extend, log=logged.append)
+        async with trio.open_nursery() as nursery:
+            await driver.run(nursery, lines())
+            await wait_all_tasks_blocked()
+            nursery.cancel_scope.cancel()
+        turns = [args for call, args in player.calls if call == "your_turn"]
+        if isinstance(player, Mover):
+            # Moved before it hears of games 2 and 3 (not for game 1: already there).
+            reseats = [args for call, args in player.calls if call == "reseat"]
+            assert reseats == [(Seat.B_BLACK,), (Seat.A_WHITE,)]
+            assert [seat for seat, _, _ in turns] == [Seat.B_WHITE, Seat.B_BLACK, Seat.A_WHITE]
+            # Each move in UCI for the seat it was played at.
+            assert [line for line in sent if line.startswith("bestmove")] == [
+                "bestmove b1c3 turn 1",
+                "bestmove b8c6 turn 2",  # Nc6 read for B-Black
+                "bestmove b1c3 turn 3",
+            ]
+            assert logged == []
+        else:
+            # A player that cannot move is said so in the log, once a game it could not.
+            assert len(logged) == 2 and "cannot move to BB" in logged[0], logged
 
 
 # -- bad input at the command line -----------------------------------------------------

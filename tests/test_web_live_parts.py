@@ -104,6 +104,39 @@ def test_drops_and_the_result_in_a_snapshot() -> None:
     assert data["drawOffer"] is None
 
 
+def test_the_seat_shown_follows_the_player_from_game_to_game() -> None:
+    """Seats rotate between the games of a run: ``you`` is the seat of the game shown."""
+    view = LiveView()
+    clocks = Clocks.new(60).start_all([Seat.A_WHITE, Seat.B_WHITE], 0.0)
+    one = BughouseGame()
+    view.apply(started(one, clocks), seating={Seat.B_WHITE: Seat.B_WHITE})
+    you = view.snapshot(0.0, seat=Seat.B_WHITE)["you"]
+    assert (you["seat"], you["joined"], you["toMove"]) == ("B-White", "B-White", True)
+    outcome = one.resign(Seat.B_WHITE)
+    assert outcome is not None
+    # Game 1 is over and serve has seated the players for game 2: the page
+    # still shows game 1, so still the seat played there.
+    view.apply(MatchEnded(game=one, names=NAMES, outcome=outcome, clocks=clocks, now=1.0))
+    assert view.snapshot(1.0, seat=Seat.B_WHITE)["you"]["seat"] == "B-White"
+    two = BughouseGame()
+    view.apply(started(two, clocks), seating={Seat.B_WHITE: Seat.B_BLACK})
+    you = view.snapshot(2.0, seat=Seat.B_WHITE)["you"]
+    assert you == {
+        "seat": "B-Black",
+        "board": "B",
+        "color": "black",
+        "toMove": False,
+        "legal": [],
+        "joined": "B-White",
+    }
+    played = two.push(Seat.B_WHITE, "e4")
+    view.apply(MovePlayed(played=played, used=1.0, clocks=clocks, now=3.0))
+    you = view.snapshot(3.0, seat=Seat.B_WHITE)["you"]
+    assert you["toMove"] is True and "e7e5" in you["legal"] and "e2e4" not in you["legal"]
+    # A seat nobody moved (a watcher's view of another token) stays itself.
+    assert view.snapshot(3.0, seat=Seat.A_BLACK)["you"]["seat"] == "A-Black"
+
+
 def test_an_untimed_table_shows_no_clocks() -> None:
     rules = HouseRules(clock=False)
     view = LiveView()
@@ -250,6 +283,27 @@ async def test_a_page_watches_without_a_token_and_bad_messages_get_one_line() ->
         assert isinstance(closing, ws_events.CloseConnection) and closing.code == 1009
         other = await Client.open(front.port)
         assert (await other.message())["type"] == "state"
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_page_that_sits_in_a_rotated_game_plays_its_players_seat() -> None:
+    async with trio.open_nursery() as nursery:
+        front, table, _ = await start_front(nursery)
+        # Game 2 of a rotating run: B-White's player sits at B-Black.
+        table.seat_players({Seat.B_WHITE: Seat.B_BLACK})
+        table.emit(
+            started(BughouseGame(), Clocks.new(60).start_all([Seat.A_WHITE, Seat.B_WHITE], 0))
+        )
+        client = await Client.open(front.port)
+        assert (await client.message())["started"] is True
+        await client.send(
+            json.dumps({"type": "sit", "seat": "B-White", "token": table.tokens[Seat.B_WHITE]})
+        )
+        seated = await client.message()
+        assert seated == {"type": "seated", "seat": "B-Black", "joined": "B-White"}
+        mine = await client.message()
+        assert mine["you"]["seat"] == "B-Black" and mine["you"]["joined"] == "B-White"
+        assert mine["you"]["toMove"] is False
         nursery.cancel_scope.cancel()
 
 
