@@ -213,3 +213,53 @@ async def test_a_small_terminal_is_told_and_keeps_the_input_line(autojump_clock:
     assert "Board A" not in text  # no cut table
     assert "\x1b[21;" not in text  # nothing drawn below the terminal's 20 rows
     assert "\x1b[20;1H\x1b[1ma-white> " in text  # the input line is the last row
+
+
+async def test_a_person_moved_to_another_seat_plays_it_in_the_next_game(
+    autojump_clock: object,
+) -> None:
+    """``bughouse play --connect`` in a rotating ``serve`` run: game 2's newgame
+    names A-Black, and the person who played A-White in game 1 plays it (game
+    1's end no longer holds: the console takes moves again)."""
+    from bughouse_arbiter.core.board import STARTING_FEN
+    from bughouse_arbiter.protocol import RawLine
+    from bughouse_arbiter.server.driver import PlayerDriver
+
+    fen = STARTING_FEN
+    terminal = ScriptedTerminal([(1.0, b"e5\n")], interactive=False)
+    console = ConsolePlayer(Seat.A_WHITE, terminal)
+    sent: list[str] = []
+    driver = PlayerDriver(console, sent.extend)
+
+    def game(number: str, seat: str) -> list[str]:
+        return [
+            f"newgame id {number} seat {seat} time 60000 inc 0",
+            *(f"player {s.slug} engine N{s.bpgn}" for s in Seat),
+            "rules time=60 increment=0",
+            f"state v 0 a {fen} b {fen} clock 60000 60000 60000 60000",
+        ]
+
+    async def lines():  # type: ignore[no-untyped-def]
+        script = ["bug 1", *game("1", "a-white"), "gameover result * reason aborted text stopped"]
+        script += [
+            *game("2", "a-black"),
+            "event v 1 board a move e2e4 clock 59000 60000 60000 60000",
+        ]
+        script += ["go v 1 turn 4 board a"]
+        for text in script:
+            yield RawLine(text, len(text))
+            await trio.sleep(0)
+        with trio.move_on_after(30):
+            while not any(line.startswith("bestmove") for line in sent):
+                await trio.sleep(0.1)
+        yield RawLine("quit", 4)
+
+    async with trio.open_nursery() as nursery:
+        await driver.run(nursery, lines())
+        nursery.cancel_scope.cancel()
+    assert console.seat is Seat.A_BLACK and console.session.seat is Seat.A_BLACK
+    assert "bestmove e7e5 turn 4" in sent
+    text = terminal.output.getvalue()
+    assert "You play A-White (team 1)" in text  # game 1
+    assert "You play A-Black (team 2)" in text  # game 2
+    assert "Your move (A-Black," in text and "you play e5" in text

@@ -207,7 +207,15 @@ class ConsoleSession:
         now: float,
         human_seats: frozenset[Seat] = frozenset(),
     ) -> None:
-        """A match begins."""
+        """A match begins (another one after the last, in a ``serve`` run)."""
+        # What the last game left behind goes with it.
+        self.outcome = None
+        self.board_results = {}
+        self.last_moves = {}
+        self.token = self.premove = self.confirming = None
+        self.partner_request = None
+        self.hints, self.hint_from = set(), None
+        self.full_redraw = True
         self.other_people = human_seats - {self.seat}
         self.game_id = game_id
         self.names = {seat: printable(name, 60) for seat, name in names.items()}
