@@ -284,3 +284,66 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     assert "need N" in text
     assert "@" + dropped[2:4] in text
     assert errors == []
+
+
+def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: Any) -> None:
+    """Two games: the person who joined B-White plays B-Black in game 2, on the same page."""
+    from playwright.sync_api import expect
+
+    # Board A moves slowly, so neither game ends there before the person resigns.
+    served = serve(
+        "--remote=B-white",
+        f"--engine=A-white={RANDOM} --delay 1000",
+        f"--engine=A-black={RANDOM} --delay 1000",
+        f"--engine=B-black={RANDOM} --delay 1500",
+        "--games=2",
+        "--tc",
+        "120+0",
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(served.seat_link("b-white") + "&name=Tester")
+    you = page.locator("#you")
+    board_a = page.locator("#side-A .board-wrap")
+    board_b = page.locator("#side-B .board-wrap")
+    # Game 1 at the token's seat: nothing about rotation yet.
+    expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
+    assert board_b.get_attribute("data-orientation") == "white"
+    assert board_a.get_attribute("data-orientation") == "black"
+    expect(page.locator("#rotated")).to_have_text("")
+    page.get_by_role("button", name="resign").click()
+    served.wait_for(r"game 1/2: 1-0 B-White resigned")
+
+    # Game 2: the same page plays B-Black, drawn from its side, and says why.
+    expect(page.locator("#status")).to_contain_text("game 2", timeout=WAIT_MS)
+    expect(you).to_have_text("You play B-Black: your move", timeout=WAIT_MS)
+    expect(board_b).to_have_attribute("data-orientation", "black")
+    expect(board_a).to_have_attribute("data-orientation", "white")
+    expect(page.locator("#rotated")).to_have_text(
+        "Seats rotate between games: you joined as B-White, and play B-Black in game 2."
+    )
+    legal = str(board_b.get_attribute("data-legal")).split()
+    assert legal and all(move[1] == "7" or move[1] == "8" for move in legal), legal
+    move = next(m for m in legal if m[0] in "abcdefgh" and len(m) == 4)
+    before = board_b.get_attribute("data-fen")
+    page.mouse.click(*square_center(page, "B", move[:2]))
+    page.mouse.click(*square_center(page, "B", move[2:4]))
+    expect(board_b).not_to_have_attribute("data-fen", str(before), timeout=WAIT_MS)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "seat-rotated-1280x800.png"), full_page=True)
+    page.get_by_role("button", name="resign").click()
+    expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS)
+    expect(you).to_have_text("You played B-Black.", timeout=WAIT_MS)
+    # The person's side lost both games, whichever team it played as.
+    served.wait_for(r"^score: RandomMover 1\.0\+RandomMover 1\.0 2 - 0 RandomMover 1\.0\+Tester ")
+    served.finish()
+    one, two = read_games(served.out.read_bytes(), file=str(served.out))
+    assert one.tags["WhiteB"] == "Tester" and one.tags["TerminationSeat"] == "WB"
+    assert two.tags["BlackB"] == "Tester" and two.tags["TerminationSeat"] == "BB"
+    assert two.tags["Result"] == "0-1" and two.tags["Termination"] == "resignation"
+    # The move the person played is B-Black's first in game 2.
+    first_black_b = next(m for m in two.moves if m.board.value == "B" and not m.white)
+    assert first_black_b.san.rstrip("+#").endswith(move[2:4]), (first_black_b, move)
+    assert errors == []
