@@ -17,9 +17,13 @@ exactly as for a subprocess engine. What the network adds:
   ``leaver=computer`` starts the replacement engine (the searcher) on the
   same transport, greets it the same way, and it plays on;
   ``replaced_by`` names it for the record.
-- **Several games.** A remote player stays seated between the games of one
-  ``serve`` run: ``start`` greets it only the first time, ``aclose`` after a
-  game only ends that game's action channel, and ``shutdown`` says ``quit``.
+- **Several games.** A remote player stays connected between the games of
+  one ``serve`` run: ``start`` greets it only the first time, ``aclose``
+  after a game only ends that game's action channel, and ``shutdown`` says
+  ``quit``. As seats rotate, ``serve`` moves the player (``reseat``) before
+  each game; its ``newgame`` (and the one a newcomer is told) names that
+  game's seat. The ``RemoteSeat`` stays the token's seat (``seat``, and the
+  ``label`` of its log lines).
 """
 
 from __future__ import annotations
