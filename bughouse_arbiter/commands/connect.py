@@ -7,9 +7,12 @@ server): the protocol runs end to end between the server and the engine, and
 this side only answers the server's ``ping`` (protocol.md §12). A ``uci:``
 or ``xboard:`` engine runs here under its adapter player, driven by the
 server's lines (``server.driver.PlayerDriver``), so the translation happens
-on the engine's side. It exits when the server or the engine ends the
-session: 0 after the server's ``quit``, 1 if the connection dropped or the
-engine failed, 2 for a refused seat or bad options. It does not reconnect by
+on the engine's side. ``--seat`` is the seat the token was printed for: as
+the server rotates the seats between games, each game's ``newgame`` tells
+the engine (or moves the adapter to) its seat of that game. It exits when
+the server or the engine ends the session: 0 after the server's ``quit``, 1
+if the connection dropped or the engine failed, 2 for a refused seat or bad
+options. It does not reconnect by
 itself: run it again with the same token within the table's
 ``reconnect_grace`` and the server tells the new engine the whole game.
 """
