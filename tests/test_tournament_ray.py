@@ -357,6 +357,90 @@ async def test_a_killed_table_costs_its_game_only_and_a_new_table_takes_its_slot
     assert _engines_left(timeout=30) == []
 
 
+def test_stop_reaches_a_table_mid_game_and_its_watch_returns(cluster: Any, tmp_path: Path) -> None:
+    ray = _ray_or_skip()
+    scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
+    try:
+        # The table class the scheduler makes its tables of, asked directly.
+        table = scheduler._table_class.remote()
+        watch = table.watch.remote()
+        spec = EngineSpec(name="held", command=(sys.executable, str(GATED), str(tmp_path / "shut")))
+        (job,) = _jobs(1, spec, HouseRules(time=600.0, max_plies=16))[:1]
+        game = table.play.remote(job, __version__)
+        _worker_playing_a_game(timeout=120, engine=str(GATED))
+        # The game holds forever (its gate stays shut): stop runs beside it, abandons
+        # it and closes its engines; then the watch call returns.
+        assert ray.get(table.stop.remote(), timeout=60) is True
+        played = ray.get(game, timeout=30)
+        assert not played.report.played
+        assert played.report.error == "abandoned: the table was stopped", played.report
+        assert ray.get(watch, timeout=30) is True
+        assert _engines_left(timeout=30, what=str(GATED)) == []
+        ray.kill(table)
+    finally:
+        scheduler.shutdown()
+
+
+async def test_a_table_that_dies_idle_is_dropped_before_it_is_handed_a_game(
+    cluster: Any, tmp_path: Path
+) -> None:
+    notices: list[str] = []
+    scheduler = RayScheduler.connect(cluster.address, notice=notices.append)
+    gate = tmp_path / "gate"
+    rules = HouseRules(time=600.0, max_plies=16)
+    # One game held at the gate keeps a table busy; quick games for the other.
+    held = _jobs(1, EngineSpec(name="held", command=(sys.executable, str(GATED), str(gate))), rules)
+    quick = [
+        attrs.evolve(job, job_id=f"quick-{n}")
+        for n, job in enumerate(_jobs(3, builtin_engine("random"), rules))
+    ]
+    line = [*held[:1], quick[0]]
+    reports: list[MatchReport] = []
+    first_quick = trio.Event()
+    killed: list[int] = []
+    try:
+
+        async def on_report(report: MatchReport) -> None:
+            reports.append(report)
+            if report.job_id == quick[0].job_id:
+                first_quick.set()
+
+        async def kill_the_idle_table() -> None:
+            await first_quick.wait()
+            # The table that played it is idle (nothing more to hand out): kill it.
+            (quick_report,) = reports
+            pid = int(quick_report.node.split(" ")[0].rsplit(":", 1)[1])
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+            while not any("died while idle" in notice for notice in notices):
+                await trio.sleep(0.05)
+            # Only now more games, and the held one may end.
+            line.extend(quick[1:])
+            gate.touch()
+
+        with trio.fail_after(180):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(kill_the_idle_table)
+                await scheduler.run(lambda: line.pop(0) if line else None, on_report)
+    finally:
+        gate.touch()
+        scheduler.shutdown()
+    assert len(killed) == 1
+    # The death was noticed while the table was idle: no game was lost to it.
+    dead = [notice for notice in notices if "died while idle" in notice]
+    assert len(dead) == 1 and dead[0].endswith("dropped, no game lost"), notices
+    assert not any(" lost (" in notice for notice in notices), notices
+    assert scheduler.requeued == []
+    ids = [report.job_id for report in reports]
+    assert sorted(ids) == sorted({held[0].job_id, *(job.job_id for job in quick)})
+    assert all(report.played for report in reports)
+    assert not any(report.node.split(" ")[0].endswith(f":{killed[0]}") for report in reports[1:])
+    # A new table took the dead one's slot.
+    assert scheduler.tables_started == 3
+    assert _engines_left(timeout=30) == []
+    assert _engines_left(timeout=30, what=str(GATED)) == []
+
+
 def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     cluster: Any, tmp_path: Path
 ) -> None:
