@@ -251,6 +251,8 @@ def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
     assert lost_job in ids
     assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 4
     assert "games: 4 of 4 scheduled" in out
+    # Nothing of Ray's own about the dead worker reaches the user: one line of ours.
+    assert "Unhandled error" not in out + err and "Traceback" not in err, err
 
 
 def _engines_left(timeout: float, what: str = "random_mover.py") -> list[str]:
