@@ -17,8 +17,12 @@ its ``started_engines`` feed ``stats`` (``engines_started``,
 The driver hands each job to an idle table whose idle engines fit it best;
 it starts a new table (and waits for it to be up before giving it a game)
 when the live nodes have room for one more, up to ``--concurrency``. The
-tables are polled with the games (every ``POLL_SECONDS``): tables on nodes
-that left are dropped, tables beyond the capacity retired. When ``run``
+tables are polled with the games (every ``POLL_SECONDS``): the capacity is
+counted again (a node that joins gets a table as soon as a game waits),
+tables on nodes that left are dropped, tables beyond the capacity retired.
+Each table has a ``watch`` call in flight for its whole life, which Ray
+fails when the actor dies: a table that died idle is dropped before it is
+handed a game. When ``run``
 ends, or is cancelled (Ctrl+C), every table is asked to ``stop`` (abandon
 its game, close its engines) and killed after ``CLOSE_GRACE`` seconds, or
 ``CANCEL_GRACE`` when games were abandoned.
