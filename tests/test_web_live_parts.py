@@ -425,7 +425,7 @@ async def ranges(client: Client) -> list[tuple[str, int, int, int]]:
 async def test_pages_get_the_move_lists_in_ranges_from_what_they_hold() -> None:
     async with trio.open_nursery() as nursery:
         front, table, _ = await start_front(nursery)
-        front.view = LiveView(moves_per_snapshot=2)
+        front.view = LiveView(run="5f0c", moves_per_snapshot=2)
         game = BughouseGame()
         table.emit(started(game, Clocks.new(60)))
         emit_moves(table, game, OPENING)
@@ -437,10 +437,18 @@ async def test_pages_get_the_move_lists_in_ranges_from_what_they_hold() -> None:
             ("A", 2, 3, 1),
             ("B", 2, 3, 1),
         ]
-        # Coming back with some: the rest only. Another game's or unreadable counts: all.
-        back = await Client.open(front.port, "/ws?game=1&A=3&B=1")
+        # Coming back with some: the rest only. Another game's, another run's
+        # (a restarted server) or unreadable counts: all.
+        back = await Client.open(front.port, "/ws?run=5f0c&game=1&A=3&B=1")
         assert await ranges(back) == [("A", 3, 3, 0), ("B", 1, 3, 2)]
-        for target in ["/ws?game=7&A=3&B=3", "/ws?game=1&A=-1&B=9999999999", "/ws?game=1&A=x"]:
+        for target in [
+            "/ws?run=5f0c&game=7&A=3&B=3",
+            "/ws?run=77aa&game=1&A=3&B=3",
+            "/ws?game=1&A=3&B=3",
+            "/ws?run=5f0c&game=1&A=-1&B=9999999999",
+            "/ws?run=5f0c&game=1&A=x",
+            "/ws?run=<b>&game=1&A=3&B=3",
+        ]:
             other = await Client.open(front.port, target)
             assert (await ranges(other))[:2] == [("A", 0, 3, 2), ("B", 0, 3, 2)], target
         # A page that finds a gap says what it holds, and gets the moves from there.

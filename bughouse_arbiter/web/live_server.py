@@ -24,7 +24,9 @@ Move lists go by range (``live_view``): the session remembers how many
 moves of each board it has sent the page in the current game and sends
 only the rest, a bounded range per snapshot, the next range at once while
 the page is behind. A page that reconnects says what it holds in the
-WebSocket's address (``/ws?game=3&A=120&B=118``); one that finds a gap
+WebSocket's address (``/ws?run=5f0c1d2e&game=3&A=120&B=118``: ``run``
+tells this server's games from those of a server that was restarted under
+the open page); one that finds a gap
 says it with ``{"type": "moves", "game": 3, "have": {"A": 120, "B": 118}}``.
 Either way the session sends the moves from there.
 """
@@ -35,6 +37,7 @@ import contextlib
 import json
 import math
 import re
+import secrets
 from collections.abc import AsyncIterator, Mapping
 from functools import partial
 from typing import Any, TypeGuard
@@ -87,6 +90,7 @@ FLUSH_TIMEOUT = 2.0
 _NAME = re.compile(r"[^\w .\-]")
 #: A move count in a page's WebSocket address: digits, nine at most.
 _COUNT = re.compile(r"[0-9]{1,9}")
+_RUN = re.compile(r"[0-9a-f]{1,32}")
 
 
 class WebFrontEnd:
@@ -95,7 +99,7 @@ class WebFrontEnd:
     def __init__(self, host: str, port: int) -> None:
         self.host = host
         self.port = port
-        self.view = LiveView()
+        self.view = LiveView(run=secrets.token_hex(4))
         self._changed = trio.Event()
         self._open = 0
         self._sessions: set[PageSession] = set()
@@ -200,13 +204,13 @@ class PageSession:
         self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
         #: The view version of the last snapshot sent (with every move then).
         self.sent = -1
-        #: The game whose moves the page holds, and how many of each board.
-        self.have_game = 0
+        #: The run and game whose moves the page holds, and how many of each board.
+        self.have_game = ("", 0)
         self.have: dict[BoardId, int] = {}
 
-    def holds(self, game: int, have: Mapping[BoardId, int]) -> None:
-        """The page says it holds ``have`` moves per board of game ``game``."""
-        self.have_game, self.have = game, dict(have)
+    def holds(self, run: str, game: int, have: Mapping[BoardId, int]) -> None:
+        """The page says it holds ``have`` moves per board of game ``game`` of ``run``."""
+        self.have_game, self.have = (run, game), dict(have)
 
     async def run(self) -> None:
         self.front._sessions.add(self)
@@ -242,10 +246,10 @@ class PageSession:
                 note, self.player.refused = self.player.refused, None
                 await self._error(note)
             view = self.front.view
-            have = self.have if self.have_game == view.game_id else {}
+            have = self.have if self.have_game == (view.run, view.game_id) else {}
             data = view.snapshot(trio.current_time(), seat=self.seat, have=have)
             await self.socket.send(json.dumps(data, separators=(",", ":")))
-            self.have_game, self.have = data["game"], moves_held(data)
+            self.have_game, self.have = (view.run, data["game"]), moves_held(data)
             if moves_behind(data):
                 continue  # the next range of moves, at once
             seen = self.sent = version
@@ -291,7 +295,7 @@ class PageSession:
                     '{"game": 1, "have": {"A": 12, "B": 9}}'
                 )
                 return
-            self.holds(*held)
+            self.holds(self.front.view.run, *held)
             self.kick()
             return
         player = self.player
@@ -342,8 +346,8 @@ class PageSession:
         self.kick()
 
 
-def held_in_query(query: str) -> tuple[int, dict[BoardId, int]]:
-    """The moves a page holds, from its WebSocket address (``game=3&A=120&B=118``).
+def held_in_query(query: str) -> tuple[str, int, dict[BoardId, int]]:
+    """The moves a page holds, from its WebSocket address (``run=…&game=3&A=120&B=118``).
 
     A count that is not plain digits counts as none held (the page gets those moves again).
     """
@@ -352,8 +356,12 @@ def held_in_query(query: str) -> tuple[int, dict[BoardId, int]]:
         key, _, value = part.partition("=")
         fields[key] = value
     counts = {key: int(value) for key, value in fields.items() if _COUNT.fullmatch(value)}
-    game = counts.get("game", 0)
-    return game, {board: counts[board.value] for board in BoardId if board.value in counts}
+    run = fields.get("run", "")
+    return (
+        run if _RUN.fullmatch(run) else "",
+        counts.get("game", 0),
+        {board: counts[board.value] for board in BoardId if board.value in counts},
+    )
 
 
 def held_in_message(message: Mapping[str, Any]) -> tuple[int, dict[BoardId, int]] | None:

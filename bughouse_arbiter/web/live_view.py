@@ -14,6 +14,8 @@ without knowing chess. The server still judges whatever arrives.
 The snapshot (``"type": "state"``)::
 
     version   int, grows with every change the view takes
+    run       text naming this view (the server's run), to tell its games
+              from those of another run
     game      int, 1 for the first game of the run (0 before it): a new
               number means a new game, and the page forgets the last one's moves
     started   bool
@@ -82,7 +84,8 @@ MoveEntry = tuple[int, str, str]
 class LiveView:
     """What the page shows of the table; ``version`` grows with every change."""
 
-    def __init__(self, *, moves_per_snapshot: int = MOVES_PER_SNAPSHOT) -> None:
+    def __init__(self, *, run: str = "", moves_per_snapshot: int = MOVES_PER_SNAPSHOT) -> None:
+        self.run = run
         self.moves_per_snapshot = moves_per_snapshot
         self.version = 0
         self.game: BughouseGame | None = None
@@ -146,6 +149,7 @@ class LiveView:
         data: dict[str, Any] = {
             "type": "state",
             "version": self.version,
+            "run": self.run,
             "game": self.game_id,
             "started": game is not None,
             "names": {s.value: self.names.get(s, s.value) for s in SEATS},
