@@ -36,17 +36,18 @@ The snapshot (``"type": "state"``)::
 
 Moves are sent by range, so that a snapshot does not grow with the game::
 
-    MOVES = {"count": 57, "from": 50, "list": [[26, "b", "Nc6"], [27, "w", "P@e4"], ...]}
+    MOVES = {"count": 57, "from": 50, "list": [[26, "w", "Nf3"], [26, "b", "P@e4"], ...]}
 
 ``count`` is how many moves the board has had in this game; ``list`` holds
 the moves from index ``from`` (0 = the board's first move), each as
 ``[move number, "w" or "b", SAN]`` (a pawn drop written ``P@e4``, as the
 console writes it), at most ``moves_per_snapshot`` of them. The caller
 says how many moves of each board the page already has (``have=``): the
-list starts there (past ``count``: at ``count``). A page appends a list
-whose ``from`` is its length, drops its moves past ``from`` first when it
-is shorter, and asks again when ``from`` is past its length; while
-``from + len(list) < count`` the server sends the next range.
+list starts there (past ``count``: at ``count``). The page appends a list
+whose ``from`` is its own length; when ``from`` is less, it first drops its
+moves from index ``from`` on; when ``from`` is more (a gap), it asks for
+the moves again. While ``from + len(list) < count`` the server sends the
+next range at once (``live_server``).
 """
 
 from __future__ import annotations
