@@ -214,6 +214,15 @@ def test_a_new_game_starts_its_move_lists_empty() -> None:
     data = view.snapshot(2.0)
     assert moves_of(data, "A") == {"count": 0, "from": 0, "list": []}
     assert moves_of(data, "B") == {"count": 1, "from": 0, "list": [[1, "w", "Nf3"]]}
+    # A third game that ends before it starts (a player failed to start) is
+    # a new game too: nothing of the second one's is listed under it.
+    third = BughouseGame()
+    aborted = third.abort("B-Black did not start")
+    assert aborted is not None
+    view.apply(MatchEnded(game=third, names=NAMES, outcome=aborted, clocks=Clocks.new(60), now=3))
+    data = view.snapshot(3.0)
+    assert data["game"] == 3 and data["result"]["reason"] == "B-Black did not start"
+    assert moves_of(data, "B") == {"count": 0, "from": 0, "list": []}
 
 
 def take(page: dict[str, list[list[Any]]], data: dict[str, Any]) -> None:

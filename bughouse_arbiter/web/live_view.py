@@ -106,14 +106,9 @@ class LiveView:
         """Takes one arbiter event; True if the page has something new to show."""
         match event:
             case MatchStarted(game=game, names=names, clocks=clocks):
-                self.game, self.clocks, self.outcome = game, clocks, None
-                self.game_id += 1
+                self._new_game(game)
+                self.clocks, self.outcome = clocks, None
                 self.names = dict(names)
-                self.messages, self.last, self.waits = [], {}, {}
-                self.draw_offer = None
-                self.moves = {board: [] for board in BoardId}
-                for done in game.moves:  # none, unless the game came with some
-                    self.moves[done.board].append(_entry(done))
             case MovePlayed(played=played, clocks=clocks):
                 self.clocks = clocks
                 self.last[played.board] = (played.uci, played.san)
@@ -127,12 +122,23 @@ class LiveView:
             case PartnerTold(message=message):
                 self.messages = [*self.messages, message][-MESSAGES_KEPT:]
             case MatchEnded(game=game, names=names, clocks=clocks, outcome=outcome):
-                self.game, self.clocks, self.outcome = game, clocks, outcome
+                if game is not self.game:  # a game that ended before it started
+                    self._new_game(game)
+                self.clocks, self.outcome = clocks, outcome
                 self.names = dict(names)
             case _:
                 return False
         self.version += 1
         return True
+
+    def _new_game(self, game: BughouseGame) -> None:
+        self.game = game
+        self.game_id += 1
+        self.messages, self.last, self.waits = [], {}, {}
+        self.draw_offer = None
+        self.moves = {board: [] for board in BoardId}
+        for done in game.moves:  # none, unless the game came with some
+            self.moves[done.board].append(_entry(done))
 
     def snapshot(
         self,
