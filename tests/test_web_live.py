@@ -103,6 +103,16 @@ def serve(tmp_path: Path) -> Iterator[Any]:
             served.process.communicate()
 
 
+def open_page(browser: Any, url: str | None, errors: list[str], **options: Any) -> Any:
+    """A new page (``options`` as for ``new_page``) whose script errors go to
+    ``errors``, at ``url`` if given."""
+    page = browser.new_page(**options)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    if url is not None:
+        page.goto(url)
+    return page
+
+
 def no_horizontal_overflow(page: Any) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
@@ -161,10 +171,14 @@ def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any
     )
     # Asking for less motion: the pieces land without sliding (and the shot
     # catches none between two squares).
-    page = browser.new_page(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(served.page)
+    page = open_page(
+        browser,
+        served.page,
+        errors,
+        viewport={"width": 1280, "height": 800},
+        reduced_motion="reduce",
+    )
     expect(page.locator("#status")).to_contain_text("game 1", timeout=WAIT_MS)
     # Live: a clock runs and moves arrive on both boards.
     expect(page.locator(".seat.running").first).to_be_visible(timeout=WAIT_MS)
@@ -238,10 +252,8 @@ def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_g
         "--games",
         "2",
     )
-    first = browser.new_page(viewport={"width": 1280, "height": 800})
     errors: list[str] = []
-    first.on("pageerror", lambda error: errors.append(str(error)))
-    first.goto(served.page)
+    first = open_page(browser, served.page, errors, viewport={"width": 1280, "height": 800})
     first.evaluate(RECORD_LISTS)
     a_moves = move_items(first, "A")
     expect(first.locator("#status")).to_contain_text("game 1", timeout=WAIT_MS)
@@ -268,8 +280,7 @@ def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_g
     expect(a_moves.nth(3)).to_be_attached(timeout=WAIT_MS)
 
     # Joining mid-game: the page is sent the moves played so far.
-    joined = browser.new_page(viewport={"width": 390, "height": 844})
-    joined.on("pageerror", lambda error: errors.append(str(error)))
+    joined = open_page(browser, None, errors, viewport={"width": 390, "height": 844})
     sockets: list[tuple[str, list[str], list[str]]] = []
 
     def watch(ws: Any) -> None:
@@ -346,9 +357,8 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
         "--tc",
         "120+0",
     )
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = open_page(browser, None, errors, viewport={"width": 1280, "height": 800})
     page.on("dialog", lambda dialog: dialog.accept())
     sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
