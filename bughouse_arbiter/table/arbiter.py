@@ -72,7 +72,7 @@ from ..core.clock import SAME_INSTANT, Clocks
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BOARDS, SEATS, BoardId, Outcome, Seat
 from ..core.rules import HouseRules
-from ..errors import EngineFailed, MoveError, NotYourTurnError
+from ..errors import EngineFailed, MoveError
 from ..players.base import (
     Action,
     DrawOfferAction,
@@ -313,7 +313,6 @@ class _Table:
         self._calling: Seat | None = None  # whose notification is being made
         self._move_orders: dict[Seat, _MoveOrders] = {}
         self.all_prompt = all(player.prompt for player in self.players)
-        self.started = False
         self.record = MatchRecord(
             game=game,
             names={seat: player.name for seat, player in seats.items()},
@@ -341,7 +340,6 @@ class _Table:
             return
         now = trio.current_time()
         self.record.started = now
-        self.started = True
         self.emit(
             MatchStarted(game=self.game, names=self.record.names, clocks=self.clocks, now=now)
         )
@@ -411,10 +409,8 @@ class _Table:
         self.fens.freeze()  # the snapshots already handed out keep the position before
         left: float | None = None if self.untimed else clocks.banked[seat]
         try:
+            # Tokens track turns: an open token is its seat's turn on a live board.
             played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
-        except NotYourTurnError as exc:  # cannot happen while tokens track turns
-            self.ignore(action, str(exc), now)
-            return
         except MoveError as exc:
             await self.on_illegal(action, str(exc), now)
             return
@@ -464,7 +460,7 @@ class _Table:
             )
         if len(self.game.board_results) != ended or self.game.is_over:
             # A player that could not be told has left: its board (or the match) ended.
-            await self.after_change(now, state)
+            await self.after_change(now)
 
     def move_orders(self, seat: Seat) -> _MoveOrders:
         """Who is told of ``seat``'s move, in order, and the order of their
@@ -622,7 +618,7 @@ class _Table:
 
     # -- the end -------------------------------------------------------------------
 
-    async def finish(self, timeout: float, *, close: bool = True) -> None:
+    async def finish(self, timeout: float, *, close: bool) -> None:
         """Stops the clocks, says game over to everyone, closes every player
         (unless ``close`` is false: they stay open for another game)."""
         now = trio.current_time()
