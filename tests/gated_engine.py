@@ -7,7 +7,10 @@ thinks) until the file ``GATE`` exists; once it does, it plays at once. With
 ``--free-on NODE`` it does not wait at all when its environment says it runs
 on that test node (``BUGHOUSE_TEST_NODE=NODE``). A test keeps games in flight
 on some nodes for as long as it needs, with no timing involved, then opens
-the gate. Give it a clock long enough for the wait.
+the gate. Give it a clock long enough for the wait, and one seat per
+process (as tournaments seat engines by default): an engine holding both
+seats of a team would answer the waiting turn when its other board's ``go``
+arrives.
 """
 
 from __future__ import annotations
