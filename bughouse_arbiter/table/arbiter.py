@@ -72,7 +72,7 @@ from ..core.clock import SAME_INSTANT, Clocks
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BOARDS, SEATS, BoardId, Outcome, Seat
 from ..core.rules import HouseRules
-from ..errors import EngineFailed, MoveError
+from ..errors import EngineFailed, MoveError, NotYourTurnError
 from ..players.base import (
     Action,
     DrawOfferAction,
@@ -409,8 +409,10 @@ class _Table:
         self.fens.freeze()  # the snapshots already handed out keep the position before
         left: float | None = None if self.untimed else clocks.banked[seat]
         try:
-            # Tokens track turns: an open token is its seat's turn on a live board.
             played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
+        except NotYourTurnError as exc:  # cannot happen while tokens track turns
+            self.ignore(action, str(exc), now)  # (a MoveError, but not the mover's fault)
+            return
         except MoveError as exc:
             await self.on_illegal(action, str(exc), now)
             return
