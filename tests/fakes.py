@@ -111,6 +111,10 @@ class FakePlayer(Player):
         slow_moves: ``moved`` takes this many seconds (keeps the arbiter busy).
         broken_on_turn: ``your_turn`` raises ``EngineFailed`` (a closed pipe).
         broken_on: Other notifications (method names) that raise ``EngineFailed``.
+        broken_text: What that ``EngineFailed`` says.
+        start_os_error: If set, ``start`` raises it (an engine that cannot be run).
+        slow_turns: ``your_turn`` takes this many seconds.
+        hang_on: ``game_over`` and/or ``aclose`` (method names) never return.
     """
 
     def __init__(
@@ -125,6 +129,10 @@ class FakePlayer(Player):
         slow_moves: float = 0.0,
         broken_on_turn: bool = False,
         broken_on: Sequence[str] = (),
+        broken_text: str = "pipe closed",
+        start_os_error: OSError | None = None,
+        slow_turns: float = 0.0,
+        hang_on: Sequence[str] = (),
     ) -> None:
         self.seats = (seats,) if isinstance(seats, Seat) else tuple(seats)
         self.name = name
@@ -135,6 +143,13 @@ class FakePlayer(Player):
         self.slow_moves = slow_moves
         self.broken_on_turn = broken_on_turn
         self.broken_on = frozenset(broken_on)
+        self.broken_text = broken_text
+        self.start_os_error = start_os_error
+        self.slow_turns = slow_turns
+        self.hang_on = frozenset(hang_on)
+        #: The trio time ``aclose`` was called at.
+        self.closed_at: float | None = None
+        self.starts = 0
         self.turns: list[tuple[Seat, int, float]] = []
         self.states: list[TableState] = []
         # Every snapshot told, in order: new game, turns and moves.
@@ -162,22 +177,28 @@ class FakePlayer(Player):
         self._actions: trio.MemorySendChannel[Action] | None = None
 
     async def start(self, nursery: trio.Nursery, actions: trio.MemorySendChannel[Action]) -> None:
+        self.starts += 1
         await trio.sleep(self.start_delay)
         if self.start_error is not None:
             raise EngineFailed(self.start_error)
+        if self.start_os_error is not None:
+            raise self.start_os_error
         self._nursery = nursery
         self._actions = actions
         if self.told_name is not None:
             self.name = self.told_name
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        self._maybe_broken("new_game")
         self.info = info
         self.first_state = state
         self.snapshots.append(state)
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         if self.broken_on_turn:
-            raise EngineFailed("pipe closed")
+            raise EngineFailed(self.broken_text)
+        if self.slow_turns:
+            await trio.sleep(self.slow_turns)
         self.turns.append((seat, token, trio.current_time()))
         self.journal.append(("turn", seat))
         self.states.append(state)
@@ -264,7 +285,7 @@ class FakePlayer(Player):
 
     def _maybe_broken(self, method: str) -> None:
         if method in self.broken_on:
-            raise EngineFailed("pipe closed")
+            raise EngineFailed(self.broken_text)
 
     async def draw_offered(self, by: Seat) -> None:
         self._maybe_broken("draw_offered")
@@ -281,10 +302,25 @@ class FakePlayer(Player):
         self.journal.append(("board_ended", result.board))
 
     async def game_over(self, outcome: Outcome) -> None:
+        await trio.lowlevel.checkpoint()  # as a real player writes its line
+        if "game_over" in self.hang_on:
+            await trio.sleep_forever()
         self.outcome = outcome
 
     async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()
+        self.closed_at = trio.current_time()
+        if "aclose" in self.hang_on:
+            await trio.sleep_forever()
         self.closed += 1
+
+
+class PromptFake(FakePlayer):
+    """A FakePlayer that says it is ``prompt``: its ``moved`` and ``your_turn``
+    are called without a deadline (its ``slow_moves``/``slow_turns`` break that
+    contract on purpose, to show no deadline is set)."""
+
+    prompt = True
 
 
 class RandomFake(FakePlayer):

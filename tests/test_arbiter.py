@@ -10,6 +10,7 @@ from fakes import (
     Leave,
     Move,
     Offer,
+    PromptFake,
     RandomFake,
     Resign,
     Stale,
@@ -21,7 +22,7 @@ from fakes import (
 from bughouse_arbiter.core.board import STARTING_FEN
 from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
-from bughouse_arbiter.players.base import Player
+from bughouse_arbiter.players.base import Action, Player
 from bughouse_arbiter.table.arbiter import (
     NOTIFY_TIMEOUT,
     ActionIgnored,
@@ -765,3 +766,354 @@ async def test_a_full_random_match_keeps_exact_clocks(autojump_clock: object) ->
     # Each seat thinks a fixed virtual time, and that is exactly what its clock was charged.
     thinks = {player.seats[0]: player.think for player in players}
     assert [u for u in record.used] == [thinks[p.seat] for p in record.game.moves]
+
+
+# -- the edges of a match: start, end, faults ------------------------------------
+
+
+async def test_the_end_event_names_the_players_and_the_final_clocks(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)], b_white=[Move("d2d4", 2)])
+    players[2].told_name = "told"  # as an engine names itself in its handshake
+    record, events = await play(players)
+    [ended] = of_type(events, MatchEnded)
+    assert ended.names == record.names
+    assert ended.names[Seat.B_WHITE] == "told" and ended.names[Seat.A_WHITE] == "a_white"
+    assert ended.clocks == record.clocks
+    assert ended.clocks.banked[Seat.A_BLACK] == 0.0 and not ended.clocks.running
+
+
+async def test_a_failed_start_under_board_end_continue_loses_its_board_and_aborts(
+    autojump_clock: object,
+) -> None:
+    # Board B never began: the match ends without a result, board A's loss recorded.
+    players = silent_table()
+    players[1] = FakePlayer(Seat.A_BLACK, start_error="boom")
+    record, events = await play(players, HouseRules(time=10.0, board_end="continue"))
+    assert record.outcome.result is Result.UNFINISHED
+    assert record.outcome.reason == "aborted"
+    assert record.game.board_results[BoardId.A].reason == "A-Black left: failed to start: boom"
+    assert of_type(events, MatchEnded)[0].outcome == record.outcome
+    assert not of_type(events, MatchStarted)
+    assert all(p.closed == 1 and p.outcome == record.outcome for p in players)
+
+
+async def test_seats_nobody_holds_are_all_named() -> None:
+    with pytest.raises(ValueError) as caught:
+        await run_match([FakePlayer(Seat.A_WHITE), FakePlayer(Seat.B_BLACK)])
+    assert str(caught.value) == "nobody holds A-Black, B-White"
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (FileNotFoundError(2, "No such file or directory"), "No such file or directory"),
+        (OSError("exec format error"), "exec format error"),
+    ],
+)
+async def test_an_engine_that_cannot_be_run_fails_to_start_saying_why(
+    autojump_clock: object, error: OSError, reason: str
+) -> None:
+    players = silent_table()
+    players[2] = FakePlayer(Seat.B_WHITE, start_os_error=error)
+    record, _ = await play(players)
+    assert record.outcome.seat is Seat.B_WHITE
+    assert record.outcome.reason == f"B-White left: failed to start: {reason}"
+
+
+async def test_the_defaults_game_id_start_and_close_timeouts(autojump_clock: object) -> None:
+    players = silent_table()
+    players[3] = FakePlayer(Seat.B_BLACK, start_delay=1000.0)
+    record = await run_match(players)
+    assert record.game_id == "1"
+    assert record.outcome.reason == "B-Black left: failed to start: no answer within 30 s"
+    assert record.ended == 30.0
+
+    # Game over and closing: 2 s for one player's game over, 10 s for everything.
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    players[1] = FakePlayer(Seat.A_BLACK, hang_on=["game_over"])
+    players[2] = FakePlayer(Seat.B_WHITE, hang_on=["aclose"])
+    began = trio.current_time()
+    record = await run_match(players, TEN)
+    assert players[0].info is not None and players[0].info.game_id == "1"
+    assert record.ended == began + 10.0  # B-White flags
+    assert players[1].closed_at == record.ended + 2.0 and players[1].closed == 1
+    assert players[2].closed == 0
+    assert trio.current_time() == record.ended + 10.0
+
+
+async def test_both_start_positions_are_played_from(autojump_clock: object) -> None:
+    fen_a = "4k3/8/8/8/8/8/8/4K2R[] w K - 0 1"
+    fen_b = "r3k3/8/8/8/8/8/8/4K3[] b q - 0 1"
+    players = silent_table(a_white=[Move("h1h8", 1)], b_black=[Move("a8a1", 1)])
+    record, _ = await play(players, fen_a=fen_a, fen_b=fen_b)
+    assert record.game.start_fens == {BoardId.A: fen_a, BoardId.B: fen_b}
+    first = players[0].first_state
+    assert first is not None
+    assert first.fens[BoardId.A].startswith("4k3/8/8/8/8/8/8/4K2R")
+    assert first.fens[BoardId.B].startswith("r3k3/8/8/8/8/8/8/4K3")
+    assert sorted(m.uci for m in record.game.moves) == ["a8a1", "h1h8"]
+
+
+async def test_a_cancel_while_players_start_is_an_interruption_with_its_reason(
+    autojump_clock: object,
+) -> None:
+    players = silent_table()
+    for player in players:
+        player.start_delay = 10.0
+    events: list[MatchEvent] = []
+    with trio.move_on_after(5):
+        await run_match(
+            players, TEN, observer=events.append, stop_reason=lambda: "interrupted by SIGTERM"
+        )
+    [ended] = of_type(events, MatchEnded)
+    assert ended.outcome.termination is Termination.ABORTED
+    assert ended.outcome.reason == "interrupted by SIGTERM"
+    assert all(p.closed == 1 for p in players)
+
+
+async def test_a_bug_in_a_player_aborts_as_an_internal_error_and_closes_everyone(
+    autojump_clock: object,
+) -> None:
+    class Buggy(FakePlayer):
+        async def moved(self, played: object, state: object) -> None:
+            raise RuntimeError("bug")
+
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    players[3] = Buggy(Seat.B_BLACK)
+    events: list[MatchEvent] = []
+    with pytest.raises(BaseExceptionGroup) as caught:
+        await run_match(players, TEN, observer=events.append)
+    assert caught.value.subgroup(RuntimeError) is not None
+    [ended] = of_type(events, MatchEnded)
+    assert ended.outcome.reason == "aborted: internal error (RuntimeError)"
+    assert ended.now == 1.0
+    assert all(p.closed == 1 and p.outcome == ended.outcome for p in players)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"), [("pipe closed", "connection lost: pipe closed"), ("", "connection lost")]
+)
+async def test_a_player_that_cannot_hear_the_new_game_has_left(
+    autojump_clock: object, text: str, reason: str
+) -> None:
+    players = silent_table()
+    players[2] = FakePlayer(Seat.B_WHITE, broken_on=["new_game"], broken_text=text)
+    record, events = await play(players)
+    assert record.outcome.seat is Seat.B_WHITE
+    assert record.outcome.reason == f"B-White left: {reason}"
+    assert record.ended == 0.0 and not of_type(events, MatchStarted)
+
+
+# -- prompt players: no deadline on the calls of every move ------------------------
+
+
+async def test_prompt_players_are_told_moves_and_turns_without_a_deadline(
+    autojump_clock: object,
+) -> None:
+    """``Player.prompt`` players never block, so the arbiter sets no deadline on
+    ``moved`` and ``your_turn``; these break the contract (each call takes longer
+    than NOTIFY_TIMEOUT) only to show that no deadline is set, on every path: a
+    quiet move, a capture passing a piece, a turn opened."""
+    slow = NOTIFY_TIMEOUT + 1
+    rules = HouseRules(time=1000.0, max_plies=5)
+    script = {
+        Seat.A_WHITE: [Move("e2e4", 1), Move("e4d5", 1)],
+        Seat.A_BLACK: [Move("d7d5", 1), Move("d8d5", 1)],
+        Seat.B_WHITE: [Move("d2d4", 1)],
+    }
+    players = [
+        PromptFake(seat, script, name=seat.slug, slow_moves=slow, slow_turns=slow) for seat in Seat
+    ]
+    record, _ = await play(players, rules)
+    assert record.outcome.termination is Termination.MAX_PLIES
+    # e4d5 passes a pawn (the other path of a move); d8d5 comes after it was told.
+    assert [m.uci for m in record.game.moves] == ["e2e4", "d2d4", "d7d5", "e4d5", "d8d5"]
+    # A call that is not about a move keeps its deadline, prompt or not.
+    players = [PromptFake(seat, name=seat.slug) for seat in Seat]
+    players[1].new_game = _never_returns  # type: ignore[method-assign]
+    began = trio.current_time()
+    record, _ = await play(players)
+    assert record.outcome.seat is Seat.A_BLACK
+    assert record.ended == began + NOTIFY_TIMEOUT
+    assert "stopped reading" in record.outcome.reason
+
+
+async def _never_returns(*args: object) -> None:
+    await trio.sleep_forever()
+
+
+async def test_a_prompt_player_at_a_table_with_others_gets_no_deadline_either(
+    autojump_clock: object,
+) -> None:
+    slow = NOTIFY_TIMEOUT + 1
+    players = silent_table(a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 1)])
+    players[1] = PromptFake(
+        Seat.A_BLACK, {Seat.A_BLACK: [Move("e7e5", 1)]}, slow_moves=slow, slow_turns=slow
+    )
+    record, _ = await play(players, HouseRules(time=100.0, max_plies=2))
+    assert record.outcome.termination is Termination.MAX_PLIES
+    assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5"]
+
+
+# -- what a move tells -------------------------------------------------------------
+
+
+async def test_a_turn_a_move_opens_is_told_the_move_s_table_though_telling_took_time(
+    autojump_clock: object,
+) -> None:
+    # Telling each player takes 0.5 s: the turns that e2e4 and the capture open
+    # still carry the table as it was when each move was judged (the clocks its
+    # event told), not as it is once everybody has heard.
+    script = {
+        Seat.A_WHITE: [Move("e2e4", 1), Move("e4d5", 1)],
+        Seat.A_BLACK: [Move("d7d5", 1), Move("d8d5", 1)],
+        Seat.B_WHITE: [Move("d2d4", 1)],
+    }
+    players = [FakePlayer(seat, script, name=seat.slug, slow_moves=0.5) for seat in Seat]
+    record, _ = await play(players, HouseRules(time=100.0, max_plies=5))
+    assert [m.uci for m in record.game.moves][3:] == ["e4d5", "d8d5"]
+    opened = 0
+    for player in players:
+        for (seat, _, at), state in zip(player.turns, player.states, strict=True):
+            if state.version == 0:
+                continue  # the first turns: no move opened them
+            told = next(s for s in player.heard_states if s.version == state.version)
+            assert state is told, (seat, state.version)
+            assert at > record.game.moves[state.version - 1].at  # told after the slow telling
+            opened += 1
+    assert opened == 4  # e2e4's, d2d4's, d7d5's and the capture's
+
+
+async def test_each_player_s_block_is_written_in_the_order_the_players_were_told(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 1)])
+    await run_match(players, TEN)
+    for ply in (1, 2):
+        told = []
+        for player in players:
+            at = player.journal.index(("moved", ply))
+            end = next(e[1] for e in player.journal[at:] if e[0] == "end")
+            told.append((end, player.name))
+        order = [name for _, name in sorted(told)]
+        mover, follower = ("a_white", "a_black") if ply == 1 else ("a_black", "a_white")
+        assert order == [follower, "b_white", "b_black", mover]
+
+
+async def test_a_waiting_white_seat_gets_a_fresh_turn_when_a_white_piece_reaches_it(
+    autojump_clock: object,
+) -> None:
+    # A-Black's dxe4 at 4 takes a white pawn: it goes to B-White, waiting since 0.1.
+    players = silent_table(
+        a_white=[Move("e2e4", 1), Move("g1f3", 1)],
+        a_black=[Move("d7d5", 1), Move("d5e4", 1)],
+        b_white=[Wait(0.1), Move("P@e3", 1)],
+    )
+    players[2].refresh_waiting_turn = True
+    record, _ = await play(players, HouseRules(time=10.0, max_plies=5))
+    assert [(seat, at) for seat, _, at in players[2].turns] == [
+        (Seat.B_WHITE, 0.0),
+        (Seat.B_WHITE, 4.0),
+    ]
+    assert record.game.moves[-1].uci == "P@e3"
+
+
+@pytest.mark.parametrize("limit", [None, 5.0])
+async def test_states_tell_each_seat_what_is_left_of_its_turn(
+    autojump_clock: object, limit: float | None
+) -> None:
+    rules = HouseRules(time=60.0, turn_time_limit=limit)
+    players = silent_table(a_white=[Move("e2e4", 0.25)], b_white=[Move("d2d4", 4.75)])
+    await play(players, rules)
+    # e2e4 at 0.25: B-White's turn has run 0.25 s; d2d4 at 4.75: A-Black's has run 4.5 s.
+    first = next(s for s in players[1].states if s.version == 1)
+    second = next(s for s in players[3].states if s.version == 2)
+    if limit is None:
+        assert first.turn_left == {} and second.turn_left == {}
+        return
+    assert first.turn_left == {
+        Seat.A_WHITE: 5.0,
+        Seat.A_BLACK: 5.0,
+        Seat.B_WHITE: 4.75,
+        Seat.B_BLACK: 5.0,
+    }
+    assert second.turn_left[Seat.A_BLACK] == 0.5
+    assert second.turn_left[Seat.B_BLACK] == 5.0
+
+
+async def test_what_is_left_of_a_turn_counts_a_move_already_arrived_up_to_its_arrival(
+    autojump_clock: object,
+) -> None:
+    # As for the clocks: e2e4 and d2d4, stamped 1.0 and 1.2, reach the arbiter
+    # together at 1.5: the state told with the first gives the other seat what
+    # was left of its turn at its move, not at 1.5.
+    rules = HouseRules(time=60.0, turn_time_limit=5.0)
+    players = silent_table(
+        a_white=[Move("e2e4", 1, late=0.5)],
+        b_white=[Move("d2d4", 1.2, late=0.3)],
+    )
+    record, _ = await play(players, rules)
+    first = next(s for s in players[0].snapshots if s.version == 1)
+    # Either move may be judged first (both reach the arbiter at 1.5).
+    if record.game.moves[0].uci == "e2e4":
+        assert first.turn_left[Seat.B_WHITE] == pytest.approx(5.0 - 1.2)
+    else:
+        assert first.turn_left[Seat.A_WHITE] == pytest.approx(5.0 - 1.0)
+
+
+async def test_a_wait_already_arrived_does_not_stop_its_seat_s_clock_in_a_state(
+    autojump_clock: object,
+) -> None:
+    # Telling A-White its own e2e4 takes it 1 s (from 1 to 2). Meanwhile A-Black
+    # moves at 1.1 and B-White answers ``wait`` at 1.5: the state told with e7e5,
+    # made at 2, runs B-White's clock to 2 (a wait does not stop a clock).
+    players = silent_table(
+        a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 0.1)], b_white=[Wait(1.5)]
+    )
+    players[0].slow_moves = 1.0
+    record, _ = await play(players, HouseRules(time=10.0, max_plies=2))
+    assert [(m.uci, m.at) for m in record.game.moves] == [("e2e4", 1.0), ("e7e5", 1.1)]
+    told = next(s for s in players[3].heard_states if s.version == 2)
+    assert told.clocks[Seat.A_BLACK] == pytest.approx(10.0 - 0.1)
+    assert told.clocks[Seat.B_WHITE] == 8.0
+
+
+async def test_a_frozen_table_answers_only_for_boards(autojump_clock: object) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    await play(players, HouseRules(time=60.0, max_plies=1))
+    state = players[0].states[0]  # frozen when e2e4 was played
+    assert BoardId.A in state.fens and state.fens.get("A") is None  # type: ignore[call-overload]
+    with pytest.raises(KeyError, match="'A'"):
+        state.fens["A"]  # type: ignore[index]
+
+
+async def test_players_already_started_play_on_the_given_channel_and_stay_open(
+    autojump_clock: object,
+) -> None:
+    players = silent_table(a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 1)])
+    send, receive = trio.open_memory_channel[Action](100)
+    async with trio.open_nursery() as nursery:
+        for player in players:
+            await player.start(nursery, send.clone())
+        record = await run_match(players, HouseRules(time=10.0, max_plies=2), actions=receive)
+        nursery.cancel_scope.cancel()
+    assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5"]
+    assert all(p.starts == 1 and p.closed == 0 for p in players)
+    assert all(p.outcome == record.outcome for p in players)
+
+
+async def test_a_player_lost_while_hearing_a_quiet_move_ends_its_board_at_that_instant(
+    autojump_clock: object,
+) -> None:
+    # board_end=continue: B-Black cannot hear e2e4 (told at 1): board B ends then,
+    # its clocks stopped at 1; board A plays on.
+    players = silent_table(a_white=[Move("e2e4", 1)], a_black=[Move("e7e5", 1)])
+    players[3] = FakePlayer(Seat.B_BLACK, broken_on=["moved"])
+    record, _ = await play(players, HouseRules(time=10.0, board_end="continue"))
+    result = record.game.board_results[BoardId.B]
+    assert result.seat is Seat.B_BLACK
+    assert result.reason == "B-Black left: connection lost: pipe closed"
+    assert record.clocks.banked[Seat.B_WHITE] == 9.0  # ran from 0 to 1
+    assert [m.uci for m in record.game.moves] == ["e2e4", "e7e5"]

@@ -36,11 +36,13 @@ class Timed(FakePlayer):
         await super().your_turn(seat, token, state)
 
     def turn_reached(self, seat: Seat, token: int) -> float | None:
+        assert seat in self.seats, seat
         return self.reached.get(token) if self.late else None
 
     def harness_delay(
         self, seat: Seat, token: int, opened_at: float, ended_at: float
     ) -> float | None:
+        assert seat in self.seats, seat
         self.asked.append((token, opened_at, ended_at))
         return self.delay
 
@@ -92,6 +94,24 @@ async def test_the_harness_delay_of_every_ended_turn_is_summed_per_seat(
     assert [asked[1:] for asked in a_white.asked] == [(0.0, 1.0)]
     assert [asked[1:] for asked in a_black.asked] == [(1.0, 2.0)]
     assert [asked[1:] for asked in b_white.asked] == [(0.0, 10.0)]  # up to the deadline
+    # Each turn is asked about by its own token.
+    for player in (a_white, a_black, b_white):
+        assert [asked[0] for asked in player.asked] == [token for _, token, _ in player.turns][:1]
+
+
+async def test_the_harness_delay_of_a_seat_adds_up_over_its_turns_written_late_too(
+    autojump_clock: object,
+) -> None:
+    a_white = Timed(Seat.A_WHITE, [Move("e2e4", 1), Move("g1f3", 1)], delay=0.25)
+    a_black = Timed(Seat.A_BLACK, [Move("e7e5", 1)], late=0.5, delay=0.125)
+    b_white = Timed(Seat.B_WHITE, [Move("d2d4", 20)])  # B-White flags at 10
+    record = await run_match(seated(a_white=a_white, a_black=a_black, b_white=b_white), TEN)
+    assert record.ended == 10.0
+    assert record.harness_delay == {Seat.A_WHITE: 0.5, Seat.A_BLACK: 0.125, Seat.B_WHITE: 0.0}
+    # A-Black's turn opened at 1 and reached it at 1.5 (its clock started then):
+    # asked from there to its move at 2.
+    assert [asked[1:] for asked in a_black.asked] == [(1.5, 2.0)]
+    assert (record.game.moves[1].uci, record.game.moves[1].clock) == ("e7e5", 10.0 - 0.5)
 
 
 async def test_players_that_cannot_tell_leave_the_record_empty(autojump_clock: object) -> None:

@@ -136,6 +136,19 @@ def test_a_turn_limit_that_ends_with_the_clock_is_a_plain_flag() -> None:
     assert clocks.next_deadline() == Flag(deadline=5.0, seats=(AW,), turn_limit=False)
 
 
+@pytest.mark.parametrize("limited_first", [True, False])
+def test_a_turn_limit_and_a_clock_running_out_together_are_one_turn_limit_flag(
+    limited_first: bool,
+) -> None:
+    # One seat reaches the turn limit at the instant the other's clock runs out.
+    limited, out_of_time = (AW, BW) if limited_first else (BW, AW)
+    banked = dict.fromkeys((AW, AB, BW, BB), 60.0) | {out_of_time: 5.0}
+    clocks = Clocks(turn_time_limit=5.0, banked=banked).start(AW, 100.0).start(BW, 100.0)
+    assert clocks.deadline(limited) == (105.0, True)
+    assert clocks.deadline(out_of_time) == (105.0, False)
+    assert clocks.next_deadline() == Flag(deadline=105.0, seats=(AW, BW), turn_limit=True)
+
+
 def test_turn_time_limit_restarts_every_turn() -> None:
     clocks, _ = started(base=60.0, limit=5.0).press(AW, 104.0)
     clocks = clocks.start(AB, 104.0).stop(BW, 104.0)

@@ -39,6 +39,10 @@ pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parent.parent
 #: Marks every process of this module's cluster (and the engines its workers start).
 MARK = f"BUGHOUSE_RAY_TEST={os.getpid()}"
+#: Each node's object store (bytes): small, the games' reports are.
+STORE = 80 * 1024 * 1024
+#: The test engine that holds its moves until a file exists (tests/gated_engine.py).
+GATED = ROOT / "tests" / "gated_engine.py"
 #: Deterministic results at any speed: r1 vs r2 is a draw at the 6-ply cap (random
 #: movers never mate that fast); ``faulty-illegal`` moves illegally on its second
 #: turn (by ply 5), so r1 beats bad.
@@ -70,12 +74,11 @@ def cluster() -> Iterator[Any]:
 
     key, value = MARK.split("=")
     os.environ[key] = value
-    store = 80 * 1024 * 1024
-    head = {"num_cpus": 2, "object_store_memory": store, "include_dashboard": False}
+    head = {"num_cpus": 2, "object_store_memory": STORE, "include_dashboard": False}
     made = Cluster(initialize_head=True, head_node_args=head)
     try:
         os.environ["BUGHOUSE_TEST_NODE"] = "second"
-        made.add_node(num_cpus=2, object_store_memory=store)
+        made.add_node(num_cpus=2, object_store_memory=STORE)
         del os.environ["BUGHOUSE_TEST_NODE"]
         made.wait_for_nodes()
         yield made
@@ -200,15 +203,13 @@ def _marked_processes() -> dict[int, tuple[int, str]]:
     return found
 
 
-def _worker_playing_a_game(timeout: float) -> int:
-    """The pid of a Ray worker whose engines are playing (it started random movers)."""
+def _worker_playing_a_game(timeout: float, engine: str = "random_mover.py") -> int:
+    """The pid of a Ray worker whose engines are playing (it started ``engine``)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         processes = _marked_processes()
         for parent, command in processes.values():
-            if "random_mover.py" in command and processes.get(parent, (0, ""))[1].startswith(
-                "ray::"
-            ):
+            if engine in command and processes.get(parent, (0, ""))[1].startswith("ray::"):
                 return parent
         time.sleep(0.05)
     raise AssertionError("no Ray worker started engines")
@@ -250,6 +251,8 @@ def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
     assert lost_job in ids
     assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 4
     assert "games: 4 of 4 scheduled" in out
+    # Nothing of Ray's own about the dead worker reaches the user: one line of ours.
+    assert "Unhandled error" not in out + err and "Traceback" not in err, err
 
 
 def _engines_left(timeout: float, what: str = "random_mover.py") -> list[str]:
@@ -356,6 +359,90 @@ async def test_a_killed_table_costs_its_game_only_and_a_new_table_takes_its_slot
     assert _engines_left(timeout=30) == []
 
 
+def test_stop_reaches_a_table_mid_game_and_its_watch_returns(cluster: Any, tmp_path: Path) -> None:
+    ray = _ray_or_skip()
+    scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
+    try:
+        # The table class the scheduler makes its tables of, asked directly.
+        table = scheduler._table_class.remote()
+        watch = table.watch.remote()
+        spec = EngineSpec(name="held", command=(sys.executable, str(GATED), str(tmp_path / "shut")))
+        (job,) = _jobs(1, spec, HouseRules(time=600.0, max_plies=16))[:1]
+        game = table.play.remote(job, __version__)
+        _worker_playing_a_game(timeout=120, engine=str(GATED))
+        # The game holds forever (its gate stays shut): stop runs beside it, abandons
+        # it and closes its engines; then the watch call returns.
+        assert ray.get(table.stop.remote(), timeout=60) is True
+        played = ray.get(game, timeout=30)
+        assert not played.report.played
+        assert played.report.error == "abandoned: the table was stopped", played.report
+        assert ray.get(watch, timeout=30) is True
+        assert _engines_left(timeout=30, what=str(GATED)) == []
+        ray.kill(table)
+    finally:
+        scheduler.shutdown()
+
+
+async def test_a_table_that_dies_idle_is_dropped_before_it_is_handed_a_game(
+    cluster: Any, tmp_path: Path
+) -> None:
+    notices: list[str] = []
+    scheduler = RayScheduler.connect(cluster.address, notice=notices.append)
+    gate = tmp_path / "gate"
+    rules = HouseRules(time=600.0, max_plies=16)
+    # One game held at the gate keeps a table busy; quick games for the other.
+    held = _jobs(1, EngineSpec(name="held", command=(sys.executable, str(GATED), str(gate))), rules)
+    quick = [
+        attrs.evolve(job, job_id=f"quick-{n}")
+        for n, job in enumerate(_jobs(3, builtin_engine("random"), rules))
+    ]
+    line = [*held[:1], quick[0]]
+    reports: list[MatchReport] = []
+    first_quick = trio.Event()
+    killed: list[int] = []
+    try:
+
+        async def on_report(report: MatchReport) -> None:
+            reports.append(report)
+            if report.job_id == quick[0].job_id:
+                first_quick.set()
+
+        async def kill_the_idle_table() -> None:
+            await first_quick.wait()
+            # The table that played it is idle (nothing more to hand out): kill it.
+            (quick_report,) = reports
+            pid = int(quick_report.node.split(" ")[0].rsplit(":", 1)[1])
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+            while not any("died while idle" in notice for notice in notices):
+                await trio.sleep(0.05)
+            # Only now more games, and the held one may end.
+            line.extend(quick[1:])
+            gate.touch()
+
+        with trio.fail_after(180):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(kill_the_idle_table)
+                await scheduler.run(lambda: line.pop(0) if line else None, on_report)
+    finally:
+        gate.touch()
+        scheduler.shutdown()
+    assert len(killed) == 1
+    # The death was noticed while the table was idle: no game was lost to it.
+    dead = [notice for notice in notices if "died while idle" in notice]
+    assert len(dead) == 1 and dead[0].endswith("dropped, no game lost"), notices
+    assert not any(" lost (" in notice for notice in notices), notices
+    assert scheduler.requeued == []
+    ids = [report.job_id for report in reports]
+    assert sorted(ids) == sorted({held[0].job_id, *(job.job_id for job in quick)})
+    assert all(report.played for report in reports)
+    assert not any(report.node.split(" ")[0].endswith(f":{killed[0]}") for report in reports[1:])
+    # A new table took the dead one's slot.
+    assert scheduler.tables_started == 3
+    assert _engines_left(timeout=30) == []
+    assert _engines_left(timeout=30, what=str(GATED)) == []
+
+
 def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -460,7 +547,7 @@ def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) 
         # The next tests get their second node back.
         os.environ["BUGHOUSE_TEST_NODE"] = "second"
         try:
-            cluster.add_node(num_cpus=2, object_store_memory=80 * 1024 * 1024)
+            cluster.add_node(num_cpus=2, object_store_memory=STORE)
             cluster.wait_for_nodes()
         finally:
             del os.environ["BUGHOUSE_TEST_NODE"]
@@ -473,6 +560,84 @@ def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) 
     ids = [r["job_id"] for r in journal(tmp_path / "t")]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
     assert "games: 4 of 4 scheduled" in out
+
+
+def _first_report_from(folder: Path, node_id: str, timeout: float) -> tuple[int, dict[str, Any]]:
+    """Waits for the journal's first game played on the Ray node ``node_id``: its
+    place in the journal and its report."""
+    path = folder / "results.jsonl"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = path.read_text().splitlines(keepends=True) if path.exists() else []
+        for at, line in enumerate(lines):
+            if not line.endswith("\n"):
+                break  # being written
+            report: dict[str, Any] = json.loads(line)["report"]
+            if report["node"].endswith(f" ray-node {node_id[:8]}"):
+                return at, report
+        time.sleep(0.2)
+    raise AssertionError(f"no game played on node {node_id[:8]} in {timeout:g} s")
+
+
+def test_a_node_that_joins_mid_run_gets_a_table_and_every_game_is_counted_once(
+    cluster: Any, tmp_path: Path
+) -> None:
+    # Six games for two tables (one per node). The engines hold every move until
+    # the gate opens, except on the node that joins: the first two games stay in
+    # flight on the first two nodes until the third one has played a game.
+    gate = tmp_path / "gate"
+    gated = f"{sys.executable} {GATED} {gate} --free-on third"
+    argv = [
+        "tournament", "--engine", f"a={gated}", "--engine", f"b={gated}",
+        "--games", "6", "--tc", "600+0", "--rule", "max_plies=16",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    third = None
+    try:
+        _worker_playing_a_game(timeout=120, engine=str(GATED))
+        os.environ["BUGHOUSE_TEST_NODE"] = "third"
+        try:
+            third = cluster.add_node(num_cpus=2, object_store_memory=STORE)
+        finally:
+            del os.environ["BUGHOUSE_TEST_NODE"]
+        at, joined = _first_report_from(tmp_path / "t", third.node_id, timeout=180)
+        gate.touch()
+        out, err = driver.communicate(timeout=300)
+    finally:
+        gate.touch()
+        if driver.poll() is None:
+            driver.kill()
+            driver.communicate()
+        if third is not None:
+            # The next tests get their two-node cluster back.
+            cluster.remove_node(third)
+    assert driver.returncode == 0, err
+    # Nothing was played anywhere else while the gate was shut: the new node's
+    # table was made and given games while both others were still playing.
+    assert at == 0 and joined["started_engines"] == 4
+    reports = journal(tmp_path / "t")
+    nodes = [r["node"].split(" ray-node ")[1] for r in reports]
+    assert third.node_id[:8] in nodes
+    assert set(nodes) - {third.node_id[:8]}, "the first two nodes' games were not reported"
+    # Every game once, in the journal, in games.bpgn and in the results.
+    ids = [r["job_id"] for r in reports]
+    assert len(ids) == 6 and len(set(ids)) == 6
+    assert len(read_games((tmp_path / "t" / "games.bpgn").read_text())) == 6
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["games_played"] == 6 and summary["complete"] is True
+    (pairing,) = summary["pairings"]
+    assert pairing["games"] == pairing["wins"] + pairing["losses"] + pairing["draws"] == 6
+    draws = sum(1 for r in reports if r["result"] == "1/2-1/2")
+    assert pairing["draws"] == draws
+    assert sum(row["points"] for row in summary["standings"]) == 6
+    assert "games: 6 of 6 scheduled" in out
 
 
 @pytest.mark.parametrize(

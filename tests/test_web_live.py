@@ -8,6 +8,7 @@ unless BUGHOUSE_REQUIRE_BROWSER=1). Screenshots go to ``tests/screenshots/``.
 
 from __future__ import annotations
 
+import json
 import queue
 import re
 import signal
@@ -20,7 +21,9 @@ from typing import Any
 
 import pytest
 
-from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.bpgn.read import BpgnGame, read_games
+from bughouse_arbiter.core.model import BoardId
+from bughouse_arbiter.ui.table_view import display_san
 from tests.test_web_replay import SHOTS
 from tests.test_web_replay import browser as browser  # the shared fixture
 
@@ -100,6 +103,16 @@ def serve(tmp_path: Path) -> Iterator[Any]:
             served.process.communicate()
 
 
+def open_page(browser: Any, url: str | None, errors: list[str], **options: Any) -> Any:
+    """A new page (``options`` as for ``new_page``) whose script errors go to
+    ``errors``, at ``url`` if given."""
+    page = browser.new_page(**options)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    if url is not None:
+        page.goto(url)
+    return page
+
+
 def no_horizontal_overflow(page: Any) -> bool:
     return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
@@ -114,6 +127,19 @@ def square_center(page: Any, board: str, square: str) -> tuple[float, float]:
     row = 7 - rank if white else rank
     size = box["width"] / 8
     return box["x"] + (column + 0.5) * size, box["y"] + (row + 0.5) * size
+
+
+def listed(game: BpgnGame, board: str) -> list[str]:
+    """A board's moves as the page lists them (``12. Nf3``, ``12... P@e4``), from the BPGN."""
+    return [
+        f"{m.number}{'.' if m.white else '...'} {display_san(m.san)}"
+        for m in game.moves
+        if m.board is BoardId(board)
+    ]
+
+
+def move_items(page: Any, board: str) -> Any:
+    return page.get_by_role("list", name=f"Board {board} moves").locator("li")
 
 
 #: For a second, counts the moves that reach the boards (last moves not seen
@@ -145,10 +171,14 @@ def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any
     )
     # Asking for less motion: the pieces land without sliding (and the shot
     # catches none between two squares).
-    page = browser.new_page(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(served.page)
+    page = open_page(
+        browser,
+        served.page,
+        errors,
+        viewport={"width": 1280, "height": 800},
+        reduced_motion="reduce",
+    )
     expect(page.locator("#status")).to_contain_text("game 1", timeout=WAIT_MS)
     # Live: a clock runs and moves arrive on both boards.
     expect(page.locator(".seat.running").first).to_be_visible(timeout=WAIT_MS)
@@ -174,8 +204,141 @@ def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any
     assert game.result_tag in ("1-0", "0-1", "1/2-1/2")
     expect(result).to_contain_text(str(game.result_tag))
     expect(page.locator("#status")).to_contain_text("the server has closed", timeout=WAIT_MS)
+    # Each board's whole game in its move list, as the file has it.
+    for board in "AB":
+        expect(move_items(page, board)).to_have_text(listed(game, board))
     assert no_horizontal_overflow(page)
     page.screenshot(path=str(SHOTS / "live-ended-390x844.png"), full_page=True)
+    assert errors == []
+
+
+#: Keeps, per game, the last texts of the move lists the page showed in it.
+RECORD_LISTS = """() => {
+  window.listsSeen = {};
+  const lists = [...document.querySelectorAll("ol.moves")];
+  const record = () => {
+    window.listsSeen[bughouseLive.movesGame] = lists.map(
+      (list) => [...list.children].map((li) => li.textContent));
+  };
+  const seen = new MutationObserver(record);
+  for (const list of lists) seen.observe(list, { childList: true });
+}"""
+
+
+def scrolled_to_end(page: Any, board: str) -> bool:
+    return bool(
+        page.evaluate(
+            f"""(() => {{ const l = document.querySelector("#side-{board} ol.moves");
+            return l.scrollHeight - l.scrollTop - l.clientHeight < 8; }})()"""
+        )
+    )
+
+
+def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_game(
+    browser: Any, serve: Any
+) -> None:
+    """A page watching from the start, and one joining mid-game that then loses
+    its connection and some moves: both end with every move of the game."""
+    from playwright.sync_api import expect
+
+    # Random movers' games end by a flag after ~12 s (40 moves a seat at
+    # 0.15 s each on a 6 s clock), or earlier by a mate (rarely before 120 plies
+    # over both boards, ~9 s): the checks below are made in a game's first seconds.
+    engine = f"{RANDOM} --delay 150"
+    served = serve(
+        *[f"--engine={seat}={engine}" for seat in ("A-white", "A-black", "B-white", "B-black")],
+        "--tc",
+        "6+0",
+        "--games",
+        "2",
+    )
+    errors: list[str] = []
+    first = open_page(browser, served.page, errors, viewport={"width": 1280, "height": 800})
+    first.evaluate(RECORD_LISTS)
+    a_moves = move_items(first, "A")
+    expect(first.locator("#status")).to_contain_text("game 1", timeout=WAIT_MS)
+    expect(a_moves.first).to_have_text(re.compile(r"^1\. \S+$"), timeout=WAIT_MS)
+    expect(a_moves.nth(1)).to_have_text(re.compile(r"^1\.\.\. \S+$"), timeout=WAIT_MS)
+
+    # Reading back: a viewer who scrolled up stays there while moves arrive;
+    # one at the end follows the newest move.
+    expect(a_moves.nth(20)).to_be_attached(timeout=WAIT_MS)
+    a_list = first.locator("#side-A ol.moves")
+    assert scrolled_to_end(first, "A")
+    a_list.evaluate("list => { list.scrollTop = 0; }")
+    count = a_moves.count()
+    expect(a_moves.nth(count + 1)).to_be_attached(timeout=WAIT_MS)
+    assert a_list.evaluate("list => list.scrollTop") == 0
+    a_list.evaluate("list => { list.scrollTop = list.scrollHeight; }")
+    count = a_moves.count()
+    expect(a_moves.nth(count + 1)).to_be_attached(timeout=WAIT_MS)
+    assert scrolled_to_end(first, "A")
+    first.screenshot(path=str(SHOTS / "live-moves-1280x800.png"))
+
+    # Game 2 starts the lists again.
+    expect(first.locator("#status")).to_contain_text("game 2", timeout=WAIT_MS)
+    expect(a_moves.nth(3)).to_be_attached(timeout=WAIT_MS)
+
+    # Joining mid-game: the page is sent the moves played so far.
+    joined = open_page(browser, None, errors, viewport={"width": 390, "height": 844})
+    sockets: list[tuple[str, list[str], list[str]]] = []
+
+    def watch(ws: Any) -> None:
+        got: list[str] = []
+        sent: list[str] = []
+        sockets.append((ws.url, got, sent))
+        ws.on("framereceived", lambda frame: got.append(str(frame)))
+        ws.on("framesent", lambda frame: sent.append(str(frame)))
+
+    joined.on("websocket", watch)
+    joined.goto(served.page)
+    expect(move_items(joined, "A").nth(5)).to_be_attached(timeout=WAIT_MS)
+    url, got, _ = sockets[0]
+    assert "?" not in url  # a new page holds nothing
+    joined_at = json.loads(got[0])
+    assert joined_at["game"] == 2 and joined_at["result"] is None
+    assert joined_at["boards"]["A"]["moves"]["from"] == 0
+    assert joined_at["boards"]["A"]["moves"]["count"] >= 4
+
+    # Losing the connection: the page comes back saying what it holds, and
+    # is sent the rest only.
+    joined.evaluate("bughouseLive.socket.close()")
+    for _ in range(WAIT_MS // 50):
+        if len(sockets) > 1 and sockets[1][1]:
+            break
+        joined.wait_for_timeout(50)
+    url, got, sent = sockets[1]
+    held = dict(part.split("=") for part in url.split("?", 1)[1].split("&"))
+    assert held["game"] == "2" and held["run"] == joined_at["run"]
+    back = json.loads(got[0])
+    for board in "AB":
+        assert back["boards"][board]["moves"]["from"] == int(held[board]) > 0
+
+    # Losing moves (as a bug might): the page finds the gap, asks, and gets them.
+    lost = joined.evaluate(
+        """() => { const list = document.querySelector("#side-B ol.moves");
+        for (let i = 0; i < 3; i++) { list.lastElementChild.remove(); bughouseLive.moves.B.pop(); }
+        return bughouseLive.moves.B.length; }"""
+    )
+    expect(move_items(joined, "B").nth(lost + 3)).to_be_attached(timeout=WAIT_MS)
+    asked = [json.loads(frame) for frame in sent if '"moves"' in frame]
+    assert asked == [{"type": "moves", "game": 2, "have": {"A": asked[0]["have"]["A"], "B": lost}}]
+
+    served.finish()
+    games = read_games(served.out.read_bytes(), file=str(served.out))
+    assert len(games) == 2
+    for page in (first, joined):
+        expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS)
+        for board in "AB":
+            expect(move_items(page, board)).to_have_text(listed(games[1], board))
+    joined.screenshot(path=str(SHOTS / "live-moves-390x844.png"), full_page=True)
+    # What the first page showed of game 1: the moves as the file has them (to
+    # the last one, unless game 2 started before a snapshot showed it).
+    seen = first.evaluate("window.listsSeen")
+    assert set(seen) == {"1", "2"}
+    for index, board in enumerate("AB"):
+        shown, written = seen["1"][index], listed(games[0], board)
+        assert len(shown) >= 10 and shown == written[: len(shown)]
     assert errors == []
 
 
@@ -194,9 +357,8 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
         "--tc",
         "120+0",
     )
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = open_page(browser, None, errors, viewport={"width": 1280, "height": 800})
     page.on("dialog", lambda dialog: dialog.accept())
     sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
@@ -283,6 +445,15 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     assert sum('"type":"move"' in frame for frame in sent) >= 3
     assert "need N" in text
     assert "@" + dropped[2:4] in text
+    # The page lists the seat's moves as the file has them.
+    game = read_games(served.out.read_bytes(), file=str(served.out))[0]
+    b_moves = move_items(page, "B")
+    for board in "AB":
+        expect(move_items(page, board)).to_have_text(listed(game, board))
+    expect(b_moves.nth(0)).to_have_text("1. e4")
+    expect(b_moves.nth(2)).to_have_text("2. a3")
+    drop = f"{dropped[0].upper()}@{dropped[2:4]}"
+    expect(b_moves.filter(has_text=re.compile(rf"^\d+\. {drop}")).first).to_be_attached()
     assert errors == []
 
 
@@ -300,9 +471,8 @@ def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: An
         "--tc",
         "120+0",
     )
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = open_page(browser, None, errors, viewport={"width": 1280, "height": 800})
     page.on("dialog", lambda dialog: dialog.accept())
     page.goto(served.seat_link("b-white") + "&name=Tester")
     you = page.locator("#you")

@@ -8,6 +8,7 @@ a ``wsproto`` client, bad input included.
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -29,8 +30,9 @@ from bughouse_arbiter.table.match_events import (
     MovePlayed,
     PartnerTold,
 )
+from bughouse_arbiter.ui.table_view import display_san
 from bughouse_arbiter.web.live_server import WebFrontEnd
-from bughouse_arbiter.web.live_view import LiveView
+from bughouse_arbiter.web.live_view import LiveView, moves_behind, moves_held
 
 SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
 NAMES = {seat: seat.value.lower() for seat in Seat}
@@ -145,6 +147,164 @@ def test_an_untimed_table_shows_no_clocks() -> None:
     assert data["untimed"] is True and data["clocks"] == {}
 
 
+# -- move lists ----------------------------------------------------------------------------
+
+
+def play(view: LiveView, game: BughouseGame, moves: list[tuple[Seat, str]]) -> None:
+    """Plays ``moves`` on ``game`` and tells ``view`` of each."""
+    for seat, move in moves:
+        played = game.push(seat, move)
+        assert view.apply(MovePlayed(played=played, used=0.0, clocks=Clocks.new(60), now=0.0))
+
+
+#: Both boards, interleaved: a capture on A passes a pawn that B-Black drops.
+OPENING = [
+    (Seat.A_WHITE, "e4"),
+    (Seat.B_WHITE, "d4"),
+    (Seat.A_BLACK, "d5"),
+    (Seat.A_WHITE, "exd5"),
+    (Seat.B_BLACK, "P@e5"),
+    (Seat.B_WHITE, "dxe5"),
+]
+
+
+def moves_of(data: dict[str, Any], board: str) -> dict[str, Any]:
+    moves: dict[str, Any] = json.loads(json.dumps(data))["boards"][board]["moves"]
+    return moves
+
+
+def test_each_board_lists_its_moves_with_numbers_and_drops_written_with_their_piece() -> None:
+    game = BughouseGame()
+    view = LiveView()
+    view.apply(started(game, Clocks.new(60)))
+    assert moves_of(view.snapshot(0.0), "A") == {"count": 0, "from": 0, "list": []}
+    play(view, game, OPENING)
+    data = view.snapshot(0.0)
+    assert moves_of(data, "A") == {
+        "count": 3,
+        "from": 0,
+        "list": [[1, "w", "e4"], [1, "b", "d5"], [2, "w", "exd5"]],
+    }
+    assert moves_of(data, "B") == {
+        "count": 3,
+        "from": 0,
+        "list": [[1, "w", "d4"], [1, "b", "P@e5"], [2, "w", "dxe5"]],
+    }
+    assert data["boards"]["B"]["lastSan"] == "dxe5"
+    assert moves_held(data) == {BoardId.A: 3, BoardId.B: 3}
+    assert moves_behind(data) is False
+
+
+def test_a_board_that_starts_with_black_to_move_numbers_from_its_fen() -> None:
+    game = BughouseGame(fen_a="4k3/8/8/8/8/8/4P3/4K3 b - - 0 12")
+    view = LiveView()
+    view.apply(started(game, Clocks.new(60)))
+    play(view, game, [(Seat.A_BLACK, "Kd7"), (Seat.A_WHITE, "e4"), (Seat.A_BLACK, "Kc6")])
+    assert moves_of(view.snapshot(0.0), "A")["list"] == [
+        [12, "b", "Kd7"],
+        [13, "w", "e4"],
+        [13, "b", "Kc6"],
+    ]
+
+
+def test_a_snapshot_carries_the_moves_from_what_the_page_holds_a_bounded_range_at_most() -> None:
+    game = BughouseGame()
+    view = LiveView(moves_per_snapshot=2)
+    view.apply(started(game, Clocks.new(60)))
+    play(view, game, OPENING)
+    first = view.snapshot(0.0)
+    assert moves_of(first, "A") == {"count": 3, "from": 0, "list": [[1, "w", "e4"], [1, "b", "d5"]]}
+    assert moves_held(first) == {BoardId.A: 2, BoardId.B: 2}
+    assert moves_behind(first) is True
+    rest = view.snapshot(0.0, have={BoardId.A: 2, BoardId.B: 3})
+    assert moves_of(rest, "A") == {"count": 3, "from": 2, "list": [[2, "w", "exd5"]]}
+    assert moves_of(rest, "B") == {"count": 3, "from": 3, "list": []}
+    assert moves_held(rest) == {BoardId.A: 3, BoardId.B: 3}
+    assert moves_behind(rest) is False
+    # A page claiming more than there is gets the count (it then drops the
+    # excess); a negative claim counts as none.
+    odd = view.snapshot(0.0, have={BoardId.A: 99, BoardId.B: -5})
+    assert moves_of(odd, "A") == {"count": 3, "from": 3, "list": []}
+    assert moves_of(odd, "B") == {"count": 3, "from": 0, "list": [[1, "w", "d4"], [1, "b", "P@e5"]]}
+
+
+def test_a_new_game_starts_its_move_lists_empty() -> None:
+    view = LiveView()
+    first = BughouseGame()
+    view.apply(started(first, Clocks.new(60)))
+    play(view, first, OPENING)
+    outcome = first.resign(Seat.A_BLACK)
+    assert outcome is not None
+    view.apply(MatchEnded(game=first, names=NAMES, outcome=outcome, clocks=Clocks.new(60), now=1))
+    ended = view.snapshot(1.0)
+    assert ended["game"] == 1 and moves_of(ended, "A")["count"] == 3  # kept to the end
+    second = BughouseGame()
+    view.apply(started(second, Clocks.new(60)))
+    data = view.snapshot(2.0, have={BoardId.A: 3, BoardId.B: 3})
+    assert data["game"] == 2
+    assert moves_of(data, "A") == {"count": 0, "from": 0, "list": []}
+    assert moves_of(data, "B") == {"count": 0, "from": 0, "list": []}
+    play(view, second, [(Seat.B_WHITE, "Nf3")])
+    data = view.snapshot(2.0)
+    assert moves_of(data, "A") == {"count": 0, "from": 0, "list": []}
+    assert moves_of(data, "B") == {"count": 1, "from": 0, "list": [[1, "w", "Nf3"]]}
+    # A third game that ends before it starts (a player failed to start) is
+    # a new game too: nothing of the second one's is listed under it.
+    third = BughouseGame()
+    aborted = third.abort("B-Black did not start")
+    assert aborted is not None
+    view.apply(MatchEnded(game=third, names=NAMES, outcome=aborted, clocks=Clocks.new(60), now=3))
+    data = view.snapshot(3.0)
+    assert data["game"] == 3 and data["result"]["reason"] == "B-Black did not start"
+    assert moves_of(data, "B") == {"count": 0, "from": 0, "list": []}
+
+
+def take(page: dict[str, list[list[Any]]], data: dict[str, Any]) -> None:
+    """What live.js does with a snapshot's move ranges (a gap never happens here)."""
+    for board, info in json.loads(json.dumps(data))["boards"].items():
+        moves = info["moves"]
+        held = page.setdefault(board, [])
+        assert moves["from"] <= len(held)
+        del held[moves["from"] :]
+        held.extend(moves["list"])
+
+
+def test_a_page_joining_mid_game_ends_up_with_every_move_while_play_goes_on() -> None:
+    game = BughouseGame()
+    view = LiveView(moves_per_snapshot=7)
+    view.apply(started(game, Clocks.new(60)))
+    pick = random.Random(7)
+
+    def play_plies(n: int) -> None:
+        for _ in range(n):
+            seat = pick.choice([s for s in game.seats_to_move() if game.board(s.board).legal_moves])
+            move = pick.choice(sorted(game.board(seat.board).legal_moves, key=lambda m: m.uci()))
+            play(view, game, [(seat, move.uci())])
+
+    play_plies(40)
+    page: dict[str, list[list[Any]]] = {}
+    have: dict[BoardId, int] = {}
+    sent = 0
+    while True:  # one snapshot per change, the next range at once while behind
+        data = view.snapshot(0.0, have=have)
+        take(page, data)
+        have, sent = moves_held(data), sent + 1
+        if sent == 2:
+            play_plies(5)  # moves arrive while the page catches up
+        if not moves_behind(data):
+            break
+    for board in BoardId:
+        expected = [
+            [m.number, "w" if m.seat.color else "b", display_san(m.san)]
+            for m in game.moves
+            if m.board is board
+        ]
+        assert page[board.value] == expected
+        assert have[board] == len(expected)
+    assert sum(len(moves) for moves in page.values()) == 45
+    assert sent == -(-max(len(moves) for moves in page.values()) // 7)
+
+
 # -- the server edge ---------------------------------------------------------------------
 
 
@@ -214,9 +374,9 @@ class Client:
         self.ws = wsproto.WSConnection(wsproto.ConnectionType.CLIENT)
 
     @classmethod
-    async def open(cls, port: int) -> Client:
+    async def open(cls, port: int, target: str = "/ws") -> Client:
         client = cls(await trio.open_tcp_stream("127.0.0.1", port))
-        await client.stream.send_all(client.ws.send(ws_events.Request(host="x", target="/ws")))
+        await client.stream.send_all(client.ws.send(ws_events.Request(host="x", target=target)))
         assert isinstance(await client.event(), ws_events.AcceptConnection)
         return client
 
@@ -304,6 +464,102 @@ async def test_a_page_that_sits_in_a_rotated_game_plays_its_players_seat() -> No
         mine = await client.message()
         assert mine["you"]["seat"] == "B-Black" and mine["you"]["joined"] == "B-White"
         assert mine["you"]["toMove"] is False
+        nursery.cancel_scope.cancel()
+
+
+def emit_moves(table: LiveTable, game: BughouseGame, moves: list[tuple[Seat, str]]) -> None:
+    for seat, move in moves:
+        played = game.push(seat, move)
+        table.emit(MovePlayed(played=played, used=0.0, clocks=Clocks.new(60), now=0.0))
+
+
+async def ranges(client: Client) -> list[tuple[str, int, int, int]]:
+    """Reads snapshots until the page has every move; each board's (board, from, count, len)."""
+    seen = []
+    while True:
+        data = await client.message()
+        assert data["type"] == "state", data
+        for board, info in data["boards"].items():
+            moves = info["moves"]
+            seen.append((board, moves["from"], moves["count"], len(moves["list"])))
+        if not moves_behind(data):
+            return seen
+
+
+async def test_pages_get_the_move_lists_in_ranges_from_what_they_hold() -> None:
+    async with trio.open_nursery() as nursery:
+        front, table, _ = await start_front(nursery)
+        front.view = LiveView(run="5f0c", moves_per_snapshot=2)
+        game = BughouseGame()
+        table.emit(started(game, Clocks.new(60)))
+        emit_moves(table, game, OPENING)
+        # Joining mid-game: every move, two per board and snapshot, sent at once.
+        joined = await Client.open(front.port)
+        assert await ranges(joined) == [
+            ("A", 0, 3, 2),
+            ("B", 0, 3, 2),
+            ("A", 2, 3, 1),
+            ("B", 2, 3, 1),
+        ]
+        # Coming back with some: the rest only. Another game's, another run's
+        # (a restarted server) or unreadable counts: all.
+        back = await Client.open(front.port, "/ws?run=5f0c&game=1&A=3&B=1")
+        assert await ranges(back) == [("A", 3, 3, 0), ("B", 1, 3, 2)]
+        for target in [
+            "/ws?run=5f0c&game=7&A=3&B=3",
+            "/ws?run=77aa&game=1&A=3&B=3",
+            "/ws?game=1&A=3&B=3",
+            "/ws?run=5f0c&game=1&A=-1&B=9999999999",
+            "/ws?run=5f0c&game=1&A=x",
+            "/ws?run=<b>&game=1&A=3&B=3",
+        ]:
+            other = await Client.open(front.port, target)
+            assert (await ranges(other))[:2] == [("A", 0, 3, 2), ("B", 0, 3, 2)], target
+        # A page that finds a gap says what it holds, and gets the moves from there.
+        await back.send(json.dumps({"type": "moves", "game": 1, "have": {"A": 1}}))
+        assert await ranges(back) == [
+            ("A", 1, 3, 2),
+            ("B", 0, 3, 2),
+            ("A", 3, 3, 0),
+            ("B", 2, 3, 1),
+        ]
+        for bad in [
+            {"type": "moves"},
+            {"type": "moves", "game": 1, "have": {"C": 1}},
+            {"type": "moves", "game": 1, "have": {"A": -1}},
+            {"type": "moves", "game": 1, "have": {"A": True}},
+            {"type": "moves", "game": "1", "have": {"A": 1}},
+            {"type": "moves", "game": 1, "have": [1, 2]},
+        ]:
+            await back.send(json.dumps(bad))
+            answer = await back.message()
+            assert answer["type"] == "error", bad
+            assert answer["text"].startswith("moves needs the game and a count per board")
+        # A new move: each page gets just that one.
+        emit_moves(table, game, [(Seat.A_BLACK, "Nc6")])
+        for page in (joined, back):
+            data = await page.message()
+            assert data["boards"]["A"]["moves"] == {
+                "count": 4,
+                "from": 3,
+                "list": [[2, "b", "Nc6"]],
+            }
+            assert data["boards"]["B"]["moves"] == {"count": 3, "from": 3, "list": []}
+        # A new game: the lists start again, whatever the pages held.
+        outcome = game.resign(Seat.A_BLACK)
+        assert outcome is not None
+        table.emit(
+            MatchEnded(game=game, names=NAMES, outcome=outcome, clocks=Clocks.new(60), now=1)
+        )
+        second = BughouseGame()
+        table.emit(started(second, Clocks.new(60)))
+        emit_moves(table, second, [(Seat.B_WHITE, "e4")])
+        for page in (joined, back):
+            data = await page.message()
+            while data["game"] != 2 or data["boards"]["B"]["moves"]["count"] < 1:
+                data = await page.message()
+            assert data["boards"]["A"]["moves"] == {"count": 0, "from": 0, "list": []}
+            assert data["boards"]["B"]["moves"] == {"count": 1, "from": 0, "list": [[1, "w", "e4"]]}
         nursery.cancel_scope.cancel()
 
 

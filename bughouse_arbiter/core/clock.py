@@ -157,7 +157,7 @@ class Clocks:
         for (at, limit), seat in deadlines:
             if at <= first + SAME_INSTANT:
                 seats.append(seat)
-                turn_limit = turn_limit or limit
+                turn_limit |= limit
         return Flag(deadline=first, seats=tuple(seats), turn_limit=turn_limit)
 
     def flagged(self, now: float) -> tuple[Seat, ...]:

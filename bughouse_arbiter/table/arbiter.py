@@ -313,7 +313,6 @@ class _Table:
         self._calling: Seat | None = None  # whose notification is being made
         self._move_orders: dict[Seat, _MoveOrders] = {}
         self.all_prompt = all(player.prompt for player in self.players)
-        self.started = False
         self.record = MatchRecord(
             game=game,
             names={seat: player.name for seat, player in seats.items()},
@@ -341,7 +340,6 @@ class _Table:
             return
         now = trio.current_time()
         self.record.started = now
-        self.started = True
         self.emit(
             MatchStarted(game=self.game, names=self.record.names, clocks=self.clocks, now=now)
         )
@@ -413,7 +411,7 @@ class _Table:
         try:
             played = self.game.push(seat, action.move, at=self.since_start(now), clock=left)
         except NotYourTurnError as exc:  # cannot happen while tokens track turns
-            self.ignore(action, str(exc), now)
+            self.ignore(action, str(exc), now)  # (a MoveError, but not the mover's fault)
             return
         except MoveError as exc:
             await self.on_illegal(action, str(exc), now)
@@ -464,7 +462,7 @@ class _Table:
             )
         if len(self.game.board_results) != ended or self.game.is_over:
             # A player that could not be told has left: its board (or the match) ended.
-            await self.after_change(now, state)
+            await self.after_change(now)
 
     def move_orders(self, seat: Seat) -> _MoveOrders:
         """Who is told of ``seat``'s move, in order, and the order of their
@@ -622,7 +620,7 @@ class _Table:
 
     # -- the end -------------------------------------------------------------------
 
-    async def finish(self, timeout: float, *, close: bool = True) -> None:
+    async def finish(self, timeout: float, *, close: bool) -> None:
         """Stops the clocks, says game over to everyone, closes every player
         (unless ``close`` is false: they stay open for another game)."""
         now = trio.current_time()

@@ -17,8 +17,12 @@ its ``started_engines`` feed ``stats`` (``engines_started``,
 The driver hands each job to an idle table whose idle engines fit it best;
 it starts a new table (and waits for it to be up before giving it a game)
 when the live nodes have room for one more, up to ``--concurrency``. The
-tables are polled with the games (every ``POLL_SECONDS``): tables on nodes
-that left are dropped, tables beyond the capacity retired. When ``run``
+tables are polled with the games (every ``POLL_SECONDS``): the capacity is
+counted again (a node that joins gets a table as soon as a game waits),
+tables on nodes that left are dropped, tables beyond the capacity retired.
+Each table has a ``watch`` call in flight for its whole life, which Ray
+fails when the actor dies: a table that died idle is dropped before it is
+handed a game. When ``run``
 ends, or is cancelled (Ctrl+C), every table is asked to ``stop`` (abandon
 its game, close its engines) and killed after ``CLOSE_GRACE`` seconds, or
 ``CANCEL_GRACE`` when games were abandoned.
@@ -148,6 +152,10 @@ class _Table:
     #: Keys of the engines it holds idle (after its last game).
     idle: tuple[str, ...] = ()
     flight: _Flight | None = None
+    #: Its ``watch`` call, in flight until the actor stops or dies.
+    watch: Any = None
+    #: Set when ``watch`` answered: the actor is dead (or its loop ended).
+    gone: bool = False
 
     @property
     def starting(self) -> bool:
@@ -184,7 +192,7 @@ class RayScheduler:
         self.limit = concurrency
         self._notice = notice if notice is not None else _to_stderr
         self._table_class = ray.remote(
-            num_cpus=cpus_per_match, max_restarts=0, max_task_retries=0, max_concurrency=2
+            num_cpus=cpus_per_match, max_restarts=0, max_task_retries=0, max_concurrency=3
         )(RayTable)
         #: The live tables, and the retired ones closing their engines (by their stop call).
         self._tables: list[_Table] = []
@@ -276,7 +284,7 @@ class RayScheduler:
         if avoid:
             options["label_selector"] = {_NODE_ID_LABEL: f"!in({','.join(sorted(avoid))})"}
         handle = self._table_class.options(**options).remote()
-        self._tables.append(_Table(handle, ref=handle.node.remote()))
+        self._tables.append(_Table(handle, ref=handle.node.remote(), watch=handle.watch.remote()))
         self.tables_started += 1
 
     def _drop(self, table: _Table) -> None:
@@ -292,10 +300,15 @@ class RayScheduler:
         self._retiring[table.handle.stop.remote()] = table
 
     def _tidy(self, alive: Sequence[Mapping[str, Any]]) -> None:
-        """Drops the idle tables of nodes that left; retires tables beyond the capacity."""
+        """Drops the idle tables that died or whose node left; retires tables
+        beyond the capacity."""
         alive_ids = {str(node["NodeID"]) for node in alive}
         for table in list(self._tables):
-            if table.ready and table.node_id not in alive_ids:
+            if table.ready and table.gone:
+                self._drop(table)
+                where = f" on node {table.node_id[:8]}" if table.node_id else ""
+                self._notice(f"a game table died while idle{where}: dropped, no game lost")
+            elif table.ready and table.node_id not in alive_ids:
                 self._drop(table)
         while len(self._tables) > self.concurrency:
             starting = [t for t in self._tables if t.starting]
@@ -341,6 +354,7 @@ class RayScheduler:
                 if not calls and not again and not waiting:
                     return
                 calls.extend(self._retiring)
+                calls.extend(t.watch for t in self._tables if t.watch is not None)
                 if not calls:  # jobs wait for room that is not there yet: look again soon
                     await trio.sleep(POLL_SECONDS)
                     continue
@@ -438,6 +452,15 @@ class RayScheduler:
         if retired is not None:
             with contextlib.suppress(Exception):
                 self._ray.kill(retired.handle, no_restart=True)
+            return
+        watched = next((t for t in self._tables if t.watch is not None and t.watch == ref), None)
+        if watched is not None:
+            # The actor died (or its loop ended). Idle, it is dropped before it
+            # gets a game (``_tidy``); starting or playing, that call fails too
+            # and is handled as it answers.
+            watched.watch, watched.gone = None, True
+            with contextlib.suppress(Exception):
+                self._ray.get(ref)  # fetched, so that Ray does not log it as unhandled
             return
         table = next((t for t in self._tables if t.ref is not None and t.ref == ref), None)
         if table is None:  # dropped meanwhile

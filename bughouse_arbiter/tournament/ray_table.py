@@ -11,9 +11,12 @@ to start, lost on time or moved illegally.
 The keeper lives in a trio loop of its own, run by a thread the actor
 starts when it is made; ``play`` (a blocking actor method) hands a job to
 that loop with ``trio.from_thread.run`` and waits for its report. The actor
-takes two calls at once (``max_concurrency=2``) so that ``stop`` can reach
-it while a game is being played: ``stop`` abandons that game, closes every
-engine and ends the loop; the driver then kills the actor.
+takes three calls at once (``max_concurrency=3``): ``watch``, which the
+driver keeps in flight from the start and which returns only when the table
+stops (so its failure tells the driver the actor died, idle or not);
+``play``; and ``stop``, which can reach it while a game is being played: it
+abandons that game, closes every engine and ends the loop; the driver then
+kills the actor.
 
 Nothing here imports Ray at module level: the driver imports this module
 whether or not Ray is installed.
@@ -104,33 +107,71 @@ def _node_here() -> NodeInfo:
     )
 
 
-class RayTable:
-    """One game slot on a Ray node: plays jobs one at a time with kept engines."""
+class _TableLoop:
+    """A table's trio loop, on a thread of its own: the keeper and its engines.
+
+    Kept apart from ``RayTable`` on purpose: Ray makes an actor whose class
+    has any ``async def`` method an asyncio actor, which runs blocking methods
+    on its event loop one at a time, so ``stop`` and ``watch`` could not run
+    while ``play`` waits for its game.
+    """
 
     def __init__(self) -> None:
-        self._node = _node_here()
-        self._keeper = EngineKeeper()
-        self._token: trio.lowlevel.TrioToken | None = None
+        self.keeper = EngineKeeper()
+        self.token: trio.lowlevel.TrioToken | None = None
         self._loop: trio.CancelScope | None = None
         self._game: trio.CancelScope | None = None
-        self._stopping = False
+        self.stopping = False
         up = threading.Event()
-        self._thread = threading.Thread(
+        self.thread = threading.Thread(
             target=trio.run, args=(self._serve, up), name="bughouse-table", daemon=True
         )
-        self._thread.start()
-        if not up.wait(_LOOP_START_TIMEOUT) or self._token is None:
+        self.thread.start()
+        if not up.wait(_LOOP_START_TIMEOUT) or self.token is None:
             raise RuntimeError("the table's trio loop did not start")
 
     async def _serve(self, up: threading.Event) -> None:
-        """The table's trio loop: holds the keeper's engines until ``stop``."""
+        """Holds the keeper's engines until ``cancel_all``."""
         with trio.CancelScope() as loop:
             self._loop = loop
-            self._token = trio.lowlevel.current_trio_token()
+            self.token = trio.lowlevel.current_trio_token()
             async with trio.open_nursery() as nursery:
-                await nursery.start(self._keeper.serve)
+                await nursery.start(self.keeper.serve)
                 up.set()
                 await trio.sleep_forever()
+
+    async def play(self, job: MatchJob) -> MatchReport:
+        if self.stopping:
+            return failed_report(job, RuntimeError("the table is closing"))
+        with trio.CancelScope() as game:
+            self._game = game
+            try:
+                return await play_on_table(job, self.keeper)
+            except Exception as exc:  # the harness failed: report, engines closed
+                await self.keeper.close_all()
+                return failed_report(job, exc)
+            finally:
+                self._game = None
+        # Abandoned by ``stop``: the driver is not waiting for this report.
+        return failed_report(job, RuntimeError("abandoned: the table was stopped"))
+
+    def cancel_all(self) -> None:
+        """Abandons the game in play and ends the loop (its engines closed); in the loop."""
+        self.stopping = True
+        if self._game is not None:
+            self._game.cancel()
+        if self._loop is not None:
+            self._loop.cancel()
+
+
+class RayTable:
+    """One game slot on a Ray node: plays jobs one at a time with kept engines.
+
+    Its methods are all blocking (a threaded actor: see ``_TableLoop``)."""
+
+    def __init__(self) -> None:
+        self._node = _node_here()
+        self._table = _TableLoop()
 
     # -- actor methods ----------------------------------------------------------------
 
@@ -147,9 +188,15 @@ class RayTable:
             )
         else:
             try:
-                report = trio.from_thread.run(self._play, localize_job(job), trio_token=self._token)
-            except Exception as exc:  # the loop is gone (stopped) or broke: not a game
-                report = error_report(job, f"{type(exc).__name__}: {exc}", node=str(node))
+                report = trio.from_thread.run(
+                    self._table.play, localize_job(job), trio_token=self._table.token
+                )
+            except (Exception, trio.Cancelled, BaseExceptionGroup) as exc:
+                # Not a game: stopped (the loop's end cancels the game), or the loop broke.
+                why = f"{type(exc).__name__}: {exc}"
+                if self._table.stopping:
+                    why = "abandoned: the table was stopped"
+                report = error_report(job, why, node=str(node))
             else:
                 # host:pid as locally, and which Ray node that worker belongs to.
                 report = attrs.evolve(report, node=f"{report.node} ray-node {node.node_id[:8]}")
@@ -158,42 +205,27 @@ class RayTable:
             node=node,
             started=started,
             finished=time.time(),
-            idle=self._keeper.idle_keys,
+            idle=self._table.keeper.idle_keys,
         )
-
-    async def _play(self, job: MatchJob) -> MatchReport:
-        if self._stopping:
-            return failed_report(job, RuntimeError("the table is closing"))
-        with trio.CancelScope() as game:
-            self._game = game
-            try:
-                return await play_on_table(job, self._keeper)
-            except Exception as exc:  # the harness failed: report, engines closed
-                await self._keeper.close_all()
-                return failed_report(job, exc)
-            finally:
-                self._game = None
-        # Abandoned by ``stop``: the driver is not waiting for this report.
-        return failed_report(job, RuntimeError("abandoned: the table was stopped"))
 
     def stop(self) -> bool:
         """Abandons the game in play, closes every engine and ends the loop
         (blocking, up to the keeper's close timeouts). True once it has ended."""
-        token = self._token
+        token = self._table.token
         if token is not None:
             with contextlib.suppress(trio.RunFinishedError):
-                trio.from_thread.run_sync(self._cancel_all, trio_token=token)
+                trio.from_thread.run_sync(self._table.cancel_all, trio_token=token)
         # Closing: this game's engines, then the idle ones (CLOSE_TIMEOUT each at most).
-        self._thread.join(2 * CLOSE_TIMEOUT + 5.0)
-        return not self._thread.is_alive()
-
-    def _cancel_all(self) -> None:
-        self._stopping = True
-        if self._game is not None:
-            self._game.cancel()
-        if self._loop is not None:
-            self._loop.cancel()
+        self._table.thread.join(2 * CLOSE_TIMEOUT + 5.0)
+        return not self._table.thread.is_alive()
 
     def node(self) -> NodeInfo:
         """Where this table is."""
         return self._node
+
+    def watch(self) -> bool:
+        """Returns once the table has stopped (True). The driver keeps this call
+        in flight for the table's whole life: if the actor dies, Ray fails the
+        call at once, so the driver learns it even while the table is idle."""
+        self._table.thread.join()
+        return True

@@ -4,7 +4,8 @@
   (boards drawn by python-chess's ``chess.svg``, no network needed to open
   it). Pure: functions take values and return text; the commands write files.
 - ``live_view``: the running table as the live page sees it (arbiter events
-  in, JSON snapshots out, with a seat's legal moves). Pure.
+  in, JSON snapshots out, with a seat's legal moves and each board's moves
+  by range). Pure.
 - ``http``: just enough HTTP (``h11``) and WebSocket (``wsproto``) for the
   live page, trio at the edge.
 - ``live_server``: ``WebFrontEnd``, the live page of ``bughouse serve --web``,

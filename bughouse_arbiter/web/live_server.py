@@ -16,8 +16,19 @@ drops the link, and may sit again within ``reconnect_grace``. Snapshots sent
 to a seated page carry the seat's legal moves (``LiveView.snapshot``).
 
 Messages from the page: ``sit``, ``move`` (``uci``), ``tell`` (``text``),
-``resign``, ``draw``. To the page: ``state`` (snapshots), ``seated``,
-``error`` (``text``: one line), ``refused`` (a move the table refused).
+``resign``, ``draw``, ``moves``. To the page: ``state`` (snapshots, see
+``live_view`` for their shape), ``seated``, ``error`` (``text``: one line),
+``refused`` (a move the table refused).
+
+Move lists go by range (``live_view``): the session remembers how many
+moves of each board it has sent the page in the current game and sends
+only the rest, a bounded range per snapshot, the next range at once while
+the page is behind. A page that reconnects says what it holds in the
+WebSocket's address (``/ws?run=5f0c1d2e&game=3&A=120&B=118``: ``run``
+tells this server's games from those of a server that was restarted under
+the open page); one that finds a gap
+says it with ``{"type": "moves", "game": 3, "have": {"A": 120, "B": 118}}``.
+Either way the session sends the moves from there.
 """
 
 from __future__ import annotations
@@ -26,15 +37,16 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import AsyncIterator
+import secrets
+from collections.abc import AsyncIterator, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, TypeGuard
 
 import h11
 import trio
 
 from ..core.game import BoardResult, PlayedMove
-from ..core.model import Outcome, Seat
+from ..core.model import BoardId, Outcome, Seat
 from ..players.base import (
     Action,
     DrawOfferAction,
@@ -53,7 +65,7 @@ from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
 from .assets import asset
 from .http import HttpError, WebSocket, read_request, respond, wants_websocket
-from .live_view import LiveView
+from .live_view import LiveView, moves_behind, moves_held
 
 #: The files the page may load, by URL name, with their content types.
 ASSETS = {
@@ -76,6 +88,9 @@ DETACH_TIMEOUT = 5.0
 #: Seconds the last snapshot gets to reach every page once the games are over.
 FLUSH_TIMEOUT = 2.0
 _NAME = re.compile(r"[^\w .\-]")
+#: A move count in a page's WebSocket address: digits, nine at most.
+_COUNT = re.compile(r"[0-9]{1,9}")
+_RUN = re.compile(r"[0-9a-f]{1,32}")
 
 
 class WebFrontEnd:
@@ -84,7 +99,7 @@ class WebFrontEnd:
     def __init__(self, host: str, port: int) -> None:
         self.host = host
         self.port = port
-        self.view = LiveView()
+        self.view = LiveView(run=secrets.token_hex(4))
         self._changed = trio.Event()
         self._open = 0
         self._sessions: set[PageSession] = set()
@@ -131,13 +146,15 @@ class WebFrontEnd:
         conn: h11.Connection,
         request: h11.Request,
     ) -> None:
-        path = request.target.decode("ascii", "replace").split("?", 1)[0]
+        path, _, query = request.target.decode("ascii", "replace").partition("?")
         method = request.method
         if path == "/ws" and wants_websocket(request):
             socket = WebSocket(stream, conn, request)
             await socket.accept()
             peer = peer_name(stream)
-            await PageSession(self, table, socket, peer).run()
+            session = PageSession(self, table, socket, peer)
+            session.holds(*held_in_query(query))
+            await session.run()
             return
         if method not in (b"GET", b"HEAD"):
             await respond(stream, conn, 405, b"GET only\n", "text/plain; charset=utf-8")
@@ -186,8 +203,15 @@ class PageSession:
         self.player: WebPlayer | None = None
         self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
         self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
-        #: The view version of the last snapshot sent.
+        #: The view version of the last snapshot sent (with every move then).
         self.sent = -1
+        #: The run and game whose moves the page holds, and how many of each board.
+        self.have_game = ("", 0)
+        self.have: dict[BoardId, int] = {}
+
+    def holds(self, run: str, game: int, have: Mapping[BoardId, int]) -> None:
+        """The page says it holds ``have`` moves per board of game ``game`` of ``run``."""
+        self.have_game, self.have = (run, game), dict(have)
 
     async def run(self) -> None:
         self.front._sessions.add(self)
@@ -222,8 +246,13 @@ class PageSession:
             if self.player is not None and self.player.refused is not None:
                 note, self.player.refused = self.player.refused, None
                 await self._error(note)
-            data = self.front.view.snapshot(trio.current_time(), seat=self.seat)
+            view = self.front.view
+            have = self.have if self.have_game == (view.run, view.game_id) else {}
+            data = view.snapshot(trio.current_time(), seat=self.seat, have=have)
             await self.socket.send(json.dumps(data, separators=(",", ":")))
+            self.have_game, self.have = (view.run, data["game"]), moves_held(data)
+            if moves_behind(data):
+                continue  # the next range of moves, at once
             seen = self.sent = version
             self.front._note_sent()
             async with trio.open_nursery() as wait:
@@ -258,6 +287,17 @@ class PageSession:
         kind = message["type"]
         if kind == "sit":
             await self._sit(nursery, message)
+            return
+        if kind == "moves":
+            held = held_in_message(message)
+            if held is None:
+                await self._error(
+                    "moves needs the game and a count per board, such as "
+                    '{"game": 1, "have": {"A": 12, "B": 9}}'
+                )
+                return
+            self.holds(self.front.view.run, *held)
+            self.kick()
             return
         player = self.player
         if player is None:
@@ -310,6 +350,42 @@ class PageSession:
             json.dumps({"type": "seated", "seat": shown.value, "joined": seat.value})
         )
         self.kick()
+
+
+def held_in_query(query: str) -> tuple[str, int, dict[BoardId, int]]:
+    """The moves a page holds, from its WebSocket address (``run=…&game=3&A=120&B=118``).
+
+    A count that is not plain digits counts as none held (the page gets those moves again).
+    """
+    fields: dict[str, str] = {}
+    for part in query.split("&")[:8]:
+        key, _, value = part.partition("=")
+        fields[key] = value
+    counts = {key: int(value) for key, value in fields.items() if _COUNT.fullmatch(value)}
+    run = fields.get("run", "")
+    return (
+        run if _RUN.fullmatch(run) else "",
+        counts.get("game", 0),
+        {board: counts[board.value] for board in BoardId if board.value in counts},
+    )
+
+
+def held_in_message(message: Mapping[str, Any]) -> tuple[int, dict[BoardId, int]] | None:
+    """The moves a page holds, from a ``moves`` message; None if it is malformed."""
+    game, have = message.get("game"), message.get("have")
+    if not _count(game) or not isinstance(have, dict):
+        return None
+    held: dict[BoardId, int] = {}
+    for key, value in have.items():
+        board = next((b for b in BoardId if b.value == key), None)
+        if board is None or not _count(value):
+            return None
+        held[board] = value
+    return game, held
+
+
+def _count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**9
 
 
 class MemoryLink:

@@ -2,17 +2,57 @@
 
 ``LiveView`` follows a ``LiveTable``'s events (``observe``) and keeps what
 the page shows: the live ``BughouseGame`` (read only), the clocks, the
-names, partner messages, the last move per board and the result. Pure: the
+names, partner messages, each board's moves and the result. Pure: the
 caller passes the trio time ``now`` and the snapshot is a plain dict that
 ``json.dumps`` takes.
 
 A snapshot for a seat (``seat=``, the remote seat a page's token opened)
 adds ``you``: the seat its player holds in the game shown (seats rotate
-between the games of a ``serve`` run: ``seating``, taken at each
-``MatchStarted``), the token's seat (``joined``), whether it is to move, and
-every legal move of that seat right now in UCI notation (drops as ``N@e4``),
+between the games of a ``serve`` run: ``seating``, taken when a game
+begins), the token's seat (``joined``), whether it is to move, and every
+legal move of that seat right now in UCI notation (drops as ``N@e4``),
 computed by the rules code, so the page refuses illegal input without
 knowing chess. The server still judges whatever arrives.
+
+The snapshot (``"type": "state"``)::
+
+    version   int, grows with every change the view takes
+    run       text naming this view (the server's run), to tell its games
+              from those of another run
+    game      int, 1 for the first game of the run (0 before it): a new
+              number means a new game, and the page forgets the last one's moves
+    started   bool
+    names     {"A-White": "sjeng", ...}, every seat
+    boards    {"A": BOARD, "B": BOARD}, or {} before the first game
+    clocks    {"A-White": ms left, ...}, or {} when untimed
+    running   seats whose clock runs, ["A-Black", ...]
+    untimed   bool
+    messages  the last 30 partner messages, [{"seat", "to", "text"}]
+    result    null, or {"result": "1-0", "reason", "winners": [seats], "text"}
+    drawOffer the seat whose draw offer stands, or null
+    you       (for a seat) {"seat", "board", "color", "toMove", "legal": [uci],
+              "joined"}: "seat" is where the player sits in this game,
+              "joined" the seat its token opened (they differ when seats rotate)
+
+    BOARD = {"fen", "turn": "white"|"black", "toMove": seat, "live", "check",
+             "status", "waiting", "lastMove": [from, to] or [square] or [],
+             "lastSan", "pockets": {"white": {"Q": 1, ...}, "black": {...}},
+             "moves": MOVES}
+
+Moves are sent by range, so that a snapshot does not grow with the game::
+
+    MOVES = {"count": 57, "from": 50, "list": [[26, "w", "Nf3"], [26, "b", "P@e4"], ...]}
+
+``count`` is how many moves the board has had in this game; ``list`` holds
+the moves from index ``from`` (0 = the board's first move), each as
+``[move number, "w" or "b", SAN]`` (a pawn drop written ``P@e4``, as the
+console writes it), at most ``moves_per_snapshot`` of them. The caller
+says how many moves of each board the page already has (``have=``): the
+list starts there (past ``count``: at ``count``). The page appends a list
+whose ``from`` is its own length; when ``from`` is less, it first drops its
+moves from index ``from`` on; when ``from`` is more (a gap), it asks for
+the moves again. While ``from + len(list) < count`` the server sends the
+next range at once (``live_server``).
 """
 
 from __future__ import annotations
@@ -23,7 +63,7 @@ from typing import Any
 import chess
 
 from ..core.clock import Clocks
-from ..core.game import BughouseGame, PartnerMessage
+from ..core.game import BughouseGame, PartnerMessage, PlayedMove
 from ..core.model import SEATS, BoardId, Outcome, Seat
 from ..table.match_events import (
     DrawOffered,
@@ -34,17 +74,25 @@ from ..table.match_events import (
     PartnerTold,
     PlayerWaits,
 )
+from ..ui.table_view import display_san
 
 #: Partner messages kept for the page.
 MESSAGES_KEPT = 30
 #: Pocket order on the page, strongest first.
 POCKET_ORDER = "QRBNP"
+#: Moves of one board a snapshot carries at most.
+MOVES_PER_SNAPSHOT = 200
+
+#: One move as the page lists it: its number, "w" or "b", and its SAN.
+MoveEntry = tuple[int, str, str]
 
 
 class LiveView:
     """What the page shows of the table; ``version`` grows with every change."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, run: str = "", moves_per_snapshot: int = MOVES_PER_SNAPSHOT) -> None:
+        self.run = run
+        self.moves_per_snapshot = moves_per_snapshot
         self.version = 0
         self.game: BughouseGame | None = None
         self.game_id = 0
@@ -52,6 +100,8 @@ class LiveView:
         self.clocks: Clocks | None = None
         self.messages: list[PartnerMessage] = []
         self.last: dict[BoardId, tuple[str, str]] = {}
+        #: Each board's moves in this game, in order.
+        self.moves: dict[BoardId, list[MoveEntry]] = {board: [] for board in BoardId}
         self.waits: dict[Seat, str] = {}
         self.outcome: Outcome | None = None
         #: The seat whose draw offer stands (until the next move).
@@ -62,21 +112,20 @@ class LiveView:
     def apply(self, event: MatchEvent, *, seating: Mapping[Seat, Seat] | None = None) -> bool:
         """Takes one arbiter event; True if the page has something new to show.
 
-        ``seating``: with ``MatchStarted``, where each remote seat's player
-        sits in that game (``LiveTable.seating``); unchanged if None.
+        ``seating``: with the event that begins a game (``MatchStarted``, or
+        the ``MatchEnded`` of one that never started), where each remote
+        seat's player sits in that game (``LiveTable.seating``); unchanged if
+        None.
         """
         match event:
             case MatchStarted(game=game, names=names, clocks=clocks):
-                self.game, self.clocks, self.outcome = game, clocks, None
-                self.game_id += 1
-                if seating is not None:
-                    self.seating = dict(seating)
+                self._new_game(game, seating)
+                self.clocks, self.outcome = clocks, None
                 self.names = dict(names)
-                self.messages, self.last, self.waits = [], {}, {}
-                self.draw_offer = None
             case MovePlayed(played=played, clocks=clocks):
                 self.clocks = clocks
                 self.last[played.board] = (played.uci, played.san)
+                self.moves[played.board].append(_entry(played))
                 self.waits.pop(played.seat, None)
                 self.draw_offer = None
             case DrawOffered(seat=seat):
@@ -86,7 +135,9 @@ class LiveView:
             case PartnerTold(message=message):
                 self.messages = [*self.messages, message][-MESSAGES_KEPT:]
             case MatchEnded(game=game, names=names, clocks=clocks, outcome=outcome):
-                self.game, self.clocks, self.outcome = game, clocks, outcome
+                if game is not self.game:  # a game that ended before it started
+                    self._new_game(game, seating)
+                self.clocks, self.outcome = clocks, outcome
                 self.names = dict(names)
             case _:
                 return False
@@ -97,13 +148,35 @@ class LiveView:
         """Where the player of remote seat ``seat`` sits in the game shown."""
         return self.seating.get(seat, seat)
 
-    def snapshot(self, now: float, *, seat: Seat | None = None) -> dict[str, Any]:
-        """The page's whole state at trio time ``now`` (with ``you`` for the
-        player of remote seat ``seat``)."""
+    def _new_game(self, game: BughouseGame, seating: Mapping[Seat, Seat] | None) -> None:
+        self.game = game
+        if seating is not None:
+            self.seating = dict(seating)
+        self.game_id += 1
+        self.messages, self.last, self.waits = [], {}, {}
+        self.draw_offer = None
+        self.moves = {board: [] for board in BoardId}
+        for done in game.moves:  # none, unless the game came with some
+            self.moves[done.board].append(_entry(done))
+
+    def snapshot(
+        self,
+        now: float,
+        *,
+        seat: Seat | None = None,
+        have: Mapping[BoardId, int] | None = None,
+    ) -> dict[str, Any]:
+        """The page's state at trio time ``now`` (with ``you`` for the player
+        of remote seat ``seat``).
+
+        ``have``: how many moves of each board of this game the page holds
+        (none if left out); each board's ``moves`` range starts there.
+        """
         game = self.game
         data: dict[str, Any] = {
             "type": "state",
             "version": self.version,
+            "run": self.run,
             "game": self.game_id,
             "started": game is not None,
             "names": {s.value: self.names.get(s, s.value) for s in SEATS},
@@ -119,7 +192,8 @@ class LiveView:
             "drawOffer": self.draw_offer.value if self.draw_offer and not self.outcome else None,
         }
         if game is not None:
-            data["boards"] = {b.value: self._board(game, b) for b in BoardId}
+            held = have or {}
+            data["boards"] = {b.value: self._board(game, b, held.get(b, 0)) for b in BoardId}
         clocks = self.clocks
         if clocks is not None:
             data["untimed"] = clocks.untimed
@@ -134,7 +208,7 @@ class LiveView:
             data["you"]["joined"] = seat.value
         return data
 
-    def _board(self, game: BughouseGame, board_id: BoardId) -> dict[str, Any]:
+    def _board(self, game: BughouseGame, board_id: BoardId, have: int) -> dict[str, Any]:
         board = game.board(board_id)
         to_move = game.to_move(board_id)
         last = self.last.get(board_id)
@@ -153,7 +227,35 @@ class LiveView:
                 "white": _pocket(board, chess.WHITE),
                 "black": _pocket(board, chess.BLACK),
             },
+            "moves": self._moves(board_id, have),
         }
+
+    def _moves(self, board_id: BoardId, have: int) -> dict[str, Any]:
+        moves = self.moves[board_id]
+        start = min(max(have, 0), len(moves))
+        chunk = moves[start : start + self.moves_per_snapshot]
+        return {"count": len(moves), "from": start, "list": [list(m) for m in chunk]}
+
+
+def moves_held(data: Mapping[str, Any]) -> dict[BoardId, int]:
+    """How many moves of each board a page holds once it has taken snapshot ``data``."""
+    return {
+        board: info["moves"]["from"] + len(info["moves"]["list"])
+        for board in BoardId
+        if (info := data["boards"].get(board.value)) is not None
+    }
+
+
+def moves_behind(data: Mapping[str, Any]) -> bool:
+    """True if ``data`` left some board's moves for a later snapshot."""
+    return any(
+        info["moves"]["from"] + len(info["moves"]["list"]) < info["moves"]["count"]
+        for info in data["boards"].values()
+    )
+
+
+def _entry(played: PlayedMove) -> MoveEntry:
+    return (played.number, "w" if played.seat.color else "b", display_san(played.san))
 
 
 def _pocket(board: chess.variant.CrazyhouseBoard, color: chess.Color) -> dict[str, int]:

@@ -19,8 +19,15 @@ const page = {
   dropRole: null,      // a pocket piece picked for a drop ("N")
   predrop: null,       // {role, key} while not to move
   wasToMove: false,
-  boards: {},          // "A" -> {cg, wrap, el}
+  boards: {},          // "A" -> {cg, wrap, el, moveList}
   closedForGood: false,
+  // Each board's moves of game `movesGame` of run `movesRun`, as
+  // [number, "w"|"b", san]; the snapshots bring only the moves the page lacks
+  // (see live_view.py).
+  movesRun: null,
+  movesGame: null,
+  moves: { A: [], B: [] },
+  movesAsked: null,    // the gap last asked about, not asked about again
 };
 
 // -- layout ------------------------------------------------------------------
@@ -50,7 +57,10 @@ function buildSide(board) {
   wrap.append(cgEl);
   const bottomPocket = pocketRow();
   const bottom = seatRow();
-  el.append(title, top, topPocket, wrap, bottomPocket, bottom);
+  const moveList = document.createElement("ol");
+  moveList.className = "moves";
+  moveList.setAttribute("aria-label", `Board ${board} moves`);
+  el.append(title, top, topPocket, wrap, bottomPocket, bottom, moveList);
   const cg = Chessground(cgEl, {
     orientation: orientationOf(board),
     viewOnly: false,
@@ -65,7 +75,7 @@ function buildSide(board) {
     events: { select: (key) => onSquare(board, key) },
     drawable: { enabled: true },
   });
-  page.boards[board] = { el, cg, wrap, title, top, bottom, topPocket, bottomPocket };
+  page.boards[board] = { el, cg, wrap, title, top, bottom, topPocket, bottomPocket, moveList };
 }
 
 function seatRow() {
@@ -254,6 +264,66 @@ function renderYouLine(state) {
   if ($("rotated").textContent !== rotated) $("rotated").textContent = rotated;
 }
 
+// -- move lists ------------------------------------------------------------------------
+
+// Takes each board's range of moves from a snapshot: appended when it starts
+// where the page's list ends, the page's tail dropped first when it starts
+// earlier, and asked for again when it starts past the end (a gap).
+function takeMoves(state) {
+  if (page.movesGame !== state.game || page.movesRun !== state.run) {
+    page.movesGame = state.game;
+    page.movesRun = state.run;
+    page.movesAsked = null;
+    for (const board of ["A", "B"]) {
+      page.moves[board] = [];
+      page.boards[board].moveList.replaceChildren();
+    }
+  }
+  const gaps = [];
+  for (const board of ["A", "B"]) {
+    const info = state.boards[board];
+    if (!info) continue;
+    const range = info.moves;
+    const held = page.moves[board];
+    const list = page.boards[board].moveList;
+    if (range.from > held.length) { gaps.push([board, held.length]); continue; }
+    const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 8;
+    if (range.from < held.length) {
+      held.length = range.from;
+      while (list.children.length > range.from) list.lastElementChild.remove();
+    }
+    for (const move of range.list) {
+      list.append(moveItem(move, held[held.length - 1]));
+      held.push(move);
+    }
+    list.setAttribute("aria-busy", held.length < range.count ? "true" : "false");
+    // Newest in view, unless the viewer has scrolled back to read.
+    if (atEnd && range.list.length) list.scrollTop = list.scrollHeight;
+  }
+  // Asked once per gap: the snapshots that cross the request show it too.
+  const ask = JSON.stringify(gaps);
+  if (gaps.length && ask !== page.movesAsked) {
+    send({ type: "moves", game: state.game, have: { A: page.moves.A.length, B: page.moves.B.length } });
+  }
+  page.movesAsked = gaps.length ? ask : null;
+}
+
+// "12. Nf3" or "12... Nc6"; a Black move right after White's shows its number
+// to screen readers only, so the list reads "12. Nf3 Nc6" as people write it.
+function moveItem([number, color, san], previous) {
+  const li = document.createElement("li");
+  li.className = color === "w" ? "white" : "black";
+  const num = document.createElement("span");
+  num.className = "num";
+  num.textContent = color === "w" ? `${number}.` : `${number}...`;
+  if (color === "b") {
+    const follows = previous && previous[0] === number && previous[1] === "w";
+    li.classList.add(follows ? "follows" : "alone");
+  }
+  li.append(num, document.createTextNode(` ${san}`));
+  return li;
+}
+
 // -- input ------------------------------------------------------------------------
 
 function legalNow() {
@@ -425,7 +495,11 @@ function showConnection() {
 }
 
 function connect() {
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+  // Coming back: the server sends only the moves this page does not hold.
+  const held = page.movesGame
+    ? `?run=${encodeURIComponent(page.movesRun)}&game=${page.movesGame}&A=${page.moves.A.length}&B=${page.moves.B.length}`
+    : "";
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${held}`;
   const socket = new WebSocket(url);
   page.socket = socket;
   socket.onopen = () => {
@@ -438,6 +512,7 @@ function connect() {
       page.state = message;
       page.receivedAt = performance.now();
       if (message.you) page.seat = message.you.seat;
+      takeMoves(message);
       render(message);
       showConnection();
     } else if (message.type === "seated") {
