@@ -90,6 +90,11 @@ async def test_four_games_rotate_every_remote_player_over_every_seat(tmp_path: P
         assert list(names.values()) == [LOCAL, LOCAL]
         assert game.tags["Termination"] == "resignation"
         assert game.tags["TerminationSeat"] == at_alpha.bpgn
+        # The network lag is written with the moves of the remote players' seats of
+        # this game, and only with those.
+        lagged = {(m.board, m.white) for m in game.moves if "lag" in m.commands}
+        assert lagged <= {(s.board, s.color) for s in (at_alpha, at_beta)}, lagged
+        assert (at_alpha.board, at_alpha.color) in lagged  # Alpha moved twice
     # Alpha's team lost every game, as team 2, then team 1, then 1, then 2.
     assert [g.tags["Result"] for g in games] == ["1-0", "0-1", "0-1", "1-0"]
     lines = server.lines
