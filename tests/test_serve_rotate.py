@@ -188,3 +188,38 @@ async def test_fixed_seats_keep_every_player_at_its_seat(tmp_path: Path) -> None
     assert "seats are fixed for the whole run (--fixed-seats)" in server.lines
     assert not any(line.startswith("seats: ") for line in server.lines)
     assert any(line.startswith(f"score: {LOCAL}+{LOCAL} 2 - 0 Beta+Alpha") for line in server.lines)
+
+
+async def test_the_computer_that_took_a_seat_over_moves_with_it(tmp_path: Path) -> None:
+    alpha, beta = tmp_path / "alpha.log", tmp_path / "beta.log"
+    server = Server(
+        tmp_path,
+        "--remote=B-white",
+        "--remote=A-black",
+        "--engine=WA=random",
+        "--engine=BB=random",
+        "--games=2",
+        "--tc=20+0",
+        "--rule=reconnect_grace=1",
+        "--rule=leaver=computer",
+    )
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            gone = await server.connect("b-white", seat_engine("Alpha", alpha, "--delay=300"))
+            other = await server.connect("a-black", seat_engine("Beta", beta, "--delay=300"))
+            await server.plies(4)
+            gone.kill()
+            await gone.wait()
+            assert await server.wait() == 0, server.err
+            await reap(other)
+    assert seats_told(alpha) == [("1", "b-white")]
+    assert seats_told(beta) == [("1", "a-black"), ("2", "a-white")]
+    assert "searcher takes the seat" in server.err
+    one, two = read_games(server.out.read_text())
+    # The record names both at the seat the player held in each game.
+    assert name_at(one, Seat.B_WHITE) == "Alpha / searcher"
+    assert name_at(two, Seat.B_BLACK) == "Alpha / searcher"
+    assert name_at(two, Seat.B_WHITE) == LOCAL and name_at(two, Seat.A_WHITE) == "Beta"
+    assert "left" not in (one.tags["Termination"], two.tags["Termination"])
+    assert any(m.board.value == "B" and not m.white for m in two.moves)  # the searcher played
