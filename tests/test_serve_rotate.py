@@ -43,7 +43,10 @@ def name_at(game: BpgnGame, seat: Seat) -> str:
     return game.tags[f"{'White' if seat.color else 'Black'}{seat.board.value}"]
 
 
-async def test_four_games_rotate_every_remote_player_over_every_seat(tmp_path: Path) -> None:
+async def serve_alpha_and_beta(tmp_path: Path, *options: str) -> tuple[Server, Path, Path]:
+    """Serves B-white to Alpha (resigns instead of its third move of a game) and
+    A-black to Beta, two seat engines over the network, the other seats to
+    random movers, until the run ends; the server and the engines' logs."""
     alpha, beta = tmp_path / "alpha.log", tmp_path / "beta.log"
     server = Server(
         tmp_path,
@@ -51,8 +54,8 @@ async def test_four_games_rotate_every_remote_player_over_every_seat(tmp_path: P
         "--remote=A-black",
         "--engine=WA=random",
         "--engine=BB=random",
-        "--games=4",
         "--tc=60+0",
+        *options,
     )
     with trio.fail_after(GAME_TIMEOUT):
         async with trio.open_nursery() as nursery:
@@ -65,6 +68,11 @@ async def test_four_games_rotate_every_remote_player_over_every_seat(tmp_path: P
             for client in clients:
                 with trio.fail_after(30):
                     assert await client.wait() == 0
+    return server, alpha, beta
+
+
+async def test_four_games_rotate_every_remote_player_over_every_seat(tmp_path: Path) -> None:
+    server, alpha, beta = await serve_alpha_and_beta(tmp_path, "--games=4")
     # One connection each for the whole run, told its seat by each game's newgame:
     # every player sat at every seat, partners stayed partners.
     assert seats_told(alpha) == [
@@ -157,28 +165,7 @@ async def test_a_player_that_drops_mid_run_comes_back_to_its_seat_of_that_game(
 
 
 async def test_fixed_seats_keep_every_player_at_its_seat(tmp_path: Path) -> None:
-    alpha, beta = tmp_path / "alpha.log", tmp_path / "beta.log"
-    server = Server(
-        tmp_path,
-        "--remote=B-white",
-        "--remote=A-black",
-        "--engine=WA=random",
-        "--engine=BB=random",
-        "--games=2",
-        "--tc=60+0",
-        "--fixed-seats",
-    )
-    with trio.fail_after(GAME_TIMEOUT):
-        async with trio.open_nursery() as nursery:
-            await server.start(nursery, remote_seats=2)
-            clients = [
-                await server.connect("b-white", seat_engine("Alpha", alpha, "--resign-after=2")),
-                await server.connect("a-black", seat_engine("Beta", beta)),
-            ]
-            assert await server.wait() == 0, server.err
-            for client in clients:
-                with trio.fail_after(30):
-                    assert await client.wait() == 0
+    server, alpha, beta = await serve_alpha_and_beta(tmp_path, "--games=2", "--fixed-seats")
     assert seats_told(alpha) == [("1", "b-white"), ("2", "b-white")]
     assert seats_told(beta) == [("1", "a-black"), ("2", "a-black")]
     games = read_games(server.out.read_text())
