@@ -106,27 +106,31 @@ class ConsoleSession:
         self.clocks: dict[Seat, float] = dict.fromkeys(Seat, self.rules.time)
         self.clock_time = 0.0
         self.started = False
-        self.last_moves: dict[BoardId, PlayedMove] = {}
-        self.token: int | None = None
-        self.premove: str | None = None
-        self.confirming: str | None = None
         self.flipped = False
-        self.hints: set[chess.Square] = set()
-        self.hint_from: chess.Square | None = None
         self.log: list[LogLine] = []
         #: How many lines were ever logged (``log`` keeps the last LOG_KEEP).
         self.logged = 0
         self.feedback = LogLine("type a move (e4, Nf3, N@f7) or help", "info")
-        self.outcome: Outcome | None = None
-        self.full_redraw = True
         self.game_id = ""
-        self.board_results: dict[BoardId, BoardResult] = {}
         #: Seats held by other people (they must agree to a draw too).
         self.other_people: frozenset[Seat] = frozenset()
-        #: The partner's latest request (signal or told text), until it changes.
-        self.partner_request: str | None = None
         #: The help page is shown over the boards until the next line is typed.
         self.help_open = False
+        self._forget_game()
+
+    def _forget_game(self) -> None:
+        """What one game leaves behind, as before any game (a new one starts)."""
+        self.last_moves: dict[BoardId, PlayedMove] = {}
+        self.token: int | None = None
+        self.premove: str | None = None
+        self.confirming: str | None = None
+        self.hints: set[chess.Square] = set()
+        self.hint_from: chess.Square | None = None
+        self.outcome: Outcome | None = None
+        self.board_results: dict[BoardId, BoardResult] = {}
+        #: The partner's latest request (signal or told text), until it changes.
+        self.partner_request: str | None = None
+        self.full_redraw = True
 
     # -- looking ------------------------------------------------------------------
 
@@ -208,14 +212,7 @@ class ConsoleSession:
         human_seats: frozenset[Seat] = frozenset(),
     ) -> None:
         """A match begins (another one after the last, in a ``serve`` run)."""
-        # What the last game left behind goes with it.
-        self.outcome = None
-        self.board_results = {}
-        self.last_moves = {}
-        self.token = self.premove = self.confirming = None
-        self.partner_request = None
-        self.hints, self.hint_from = set(), None
-        self.full_redraw = True
+        self._forget_game()
         self.other_people = human_seats - {self.seat}
         self.game_id = game_id
         self.names = {seat: printable(name, 60) for seat, name in names.items()}
