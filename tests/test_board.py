@@ -835,6 +835,31 @@ def test_board_fen_and_fen_are_python_chess_text() -> None:
     assert promotions > 5  # the promoted marks were exercised
 
 
+def test_board_fen_keeps_a_bounded_store_of_rank_texts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``board_fen`` remembers rank texts up to its limit, then starts afresh; the
+    text stays python-chess's either way, and a stray promoted bit on an empty
+    square marks nothing."""
+    monkeypatch.setattr(board_module, "_RANK_TEXTS", {})
+    monkeypatch.setattr(board_module, "_RANK_TEXTS_KEPT", 10)
+    rng = random.Random(3)
+    board = BughouseBoard()
+    sizes = []
+    for _ in range(60):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+        assert board.board_fen() == chess.BaseBoard.board_fen(board, promoted=True)
+        sizes.append(len(board_module._RANK_TEXTS))
+    assert max(sizes) == 10 and min(sizes[10:]) < 10  # filled up, then cleared
+    board = BughouseBoard("4k3/8/8/8/8/8/8/4K3[] w - - 0 1")
+    board.promoted |= chess.BB_E4 | chess.BB_E1
+    assert board.board_fen() == "4k3/8/8/8/8/8/8/4K~3"
+    assert board.board_fen(promoted=False) == "4k3/8/8/8/8/8/8/4K3"
+
+
 def test_fen_castling_letters_with_dropped_back_rank_rooks() -> None:
     """The castling part (remembered per rights, kings and back-rank rooks) is
     python-chess's, file letters included when a dropped rook stands on the

@@ -736,38 +736,33 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
     def board_fen(self, *, promoted: bool | None = None) -> str:
         """The FEN's board part, ``~`` after promoted pieces unless ``promoted=False``.
 
-        The same text as python-chess's, built from the bitboards (a third
-        of the time: the arbiter makes a FEN for every turn it opens).
+        The same text as python-chess's, a fifth of the time (the arbiter
+        makes a FEN for every turn it opens): each rank's text is looked up
+        by the rank's byte of every bitboard, and made only the first time.
         """
-        cells = ["1"] * 64
-        for color in chess.COLORS:
-            mask = self.occupied_co[color]
-            symbols = _SYMBOLS[color]
-            for piece_type, pieces in (
-                (chess.PAWN, self.pawns),
-                (chess.KNIGHT, self.knights),
-                (chess.BISHOP, self.bishops),
-                (chess.ROOK, self.rooks),
-                (chess.QUEEN, self.queens),
-                (chess.KING, self.kings),
-            ):
-                symbol = symbols[piece_type]
-                squares = pieces & mask
-                while squares:  # lowest square first, inline: no generator per piece type
-                    low = squares & -squares
-                    cells[low.bit_length() - 1] = symbol
-                    squares ^= low
-        if promoted is None or promoted:
-            squares = self.promoted & self.occupied
-            while squares:
-                low = squares & -squares
-                cells[low.bit_length() - 1] += "~"
-                squares ^= low
-        text = "/".join(["".join(cells[rank : rank + 8]) for rank in _RANK_STARTS])
-        for run in _EMPTY_RUNS:
-            if run in text:
-                text = text.replace(run, str(len(run)))
-        return text
+        marks = self.promoted & self.occupied if promoted is None or promoted else 0
+        ranks = zip(
+            self.pawns.to_bytes(8, "little"),
+            self.knights.to_bytes(8, "little"),
+            self.bishops.to_bytes(8, "little"),
+            self.rooks.to_bytes(8, "little"),
+            self.queens.to_bytes(8, "little"),
+            self.kings.to_bytes(8, "little"),
+            self.occupied_co[chess.WHITE].to_bytes(8, "little"),
+            marks.to_bytes(8, "little"),
+            strict=True,
+        )
+        known = _RANK_TEXTS
+        texts = []
+        for rank in ranks:  # the first rank first
+            text = known.get(rank)
+            if text is None:
+                if len(known) >= _RANK_TEXTS_KEPT:
+                    known.clear()
+                text = known[rank] = _rank_text(rank)
+            texts.append(text)
+        texts.reverse()
+        return "/".join(texts)
 
     def pocket_string(self, color: chess.Color) -> str:
         """That colour's pocket as FEN letters (upper case for white), Q first."""
@@ -819,10 +814,30 @@ _CASTLING_TEXTS: dict[tuple[int, int | None, int | None, int, int], str] = {}
 _CASTLING_TEXTS_KEPT = 4096
 #: Pocket letters per colour in FEN order (king first, as python-chess writes them).
 _POCKET_LETTERS = ("kqrbnp", "KQRBNP")  # indexed by colour: black False, white True
-#: Where each rank starts, from the eighth down (FEN order).
-_RANK_STARTS = tuple(range(56, -1, -8))
-#: Runs of empty squares in ``board_fen``'s draft ("1" each), longest first.
-_EMPTY_RUNS = tuple("1" * n for n in range(8, 1, -1))
+#: ``board_fen``'s rank texts by the rank's byte of each bitboard (``_rank_text``),
+#: cleared when this many: a long run meets a few thousand.
+_RANK_TEXTS: dict[tuple[int, ...], str] = {}
+_RANK_TEXTS_KEPT = 65536
+
+
+def _rank_text(rank: tuple[int, ...]) -> str:
+    """One rank of a FEN's board part, from the rank's byte (file a in the lowest
+    bit) of the pawns, knights, bishops, rooks, queens, kings, white pieces and
+    promoted pieces to mark with ``~``."""
+    *kinds, white, marked = rank
+    text = ""
+    empty = 0
+    for file in range(8):
+        bit = 1 << file
+        piece_type = next((kind for kind, mask in enumerate(kinds, 1) if mask & bit), None)
+        if piece_type is None:
+            empty += 1
+            continue
+        if empty:
+            text += str(empty)
+            empty = 0
+        text += _SYMBOLS[bool(white & bit)][piece_type] + ("~" if marked & bit else "")
+    return text + str(empty) if empty else text
 
 
 def _check_rows(rows: list[str], fen: str) -> None:
