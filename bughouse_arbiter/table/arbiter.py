@@ -427,10 +427,7 @@ class _Table:
             await self.tell_next_first(orders, played, state, now)
         else:
             with _Batched(orders.batched):
-                await self.notify_each(
-                    [(p.seats[0], partial(p.moved, played, state)) for p in orders.told],
-                    prompt=True,
-                )
+                await self.tell_moved(orders.told, played, state)
                 if played.passed is not None:
                     self.refresh_if_waiting(Seat.of(played.board.other, played.passed.color))
                 await self.after_change(now, state)
@@ -449,17 +446,11 @@ class _Table:
         following = orders.following
         ended = len(self.game.board_results)
         with following.batched():
-            await self.notify_each(
-                [(following.seats[0], partial(following.moved, played, state))], prompt=True
-            )
-            quiet = len(self.game.board_results) == ended and not self.game.is_over
-            if quiet:
-                await self.after_change(now, state)
+            await self.tell_moved(orders.following_only, played, state)
+            if len(self.game.board_results) == ended and not self.game.is_over:
+                await self.open_turns(state)  # all after_change would do: nothing ended
         with _Batched(orders.batched_rest):
-            await self.notify_each(
-                [(p.seats[0], partial(p.moved, played, state)) for p in orders.rest],
-                prompt=True,
-            )
+            await self.tell_moved(orders.rest, played, state)
         if len(self.game.board_results) != ended or self.game.is_over:
             # A player that could not be told has left: its board (or the match) ended.
             await self.after_change(now)
@@ -483,6 +474,7 @@ class _Table:
                 told=[p for p in self.players if p is not mover] + [mover],
                 batched=[*batched_rest, following],
                 following=following,
+                following_only=[following],
                 rest=[*others, mover],
                 batched_rest=batched_rest,
             )
@@ -574,13 +566,21 @@ class _Table:
         for seat in due:
             self.tokens[seat] = self.next_token
             self.next_token += 1
-        await self.notify_each(
-            (
-                (seat, partial(self.seats[seat].your_turn, seat, self.tokens[seat], state))
-                for seat in due
-            ),
-            prompt=True,
-        )
+        if self.all_prompt:  # every move's case: as notify_each, without its calls
+            for seat in due:
+                self._calling = seat
+                try:
+                    await self.seats[seat].your_turn(seat, self.tokens[seat], state)
+                except _LOST as exc:
+                    self.lost(seat, exc)
+        else:
+            await self.notify_each(
+                (
+                    (seat, partial(self.seats[seat].your_turn, seat, self.tokens[seat], state))
+                    for seat in due
+                ),
+                prompt=True,
+            )
         if self.game.is_over:
             return
         now = trio.current_time()
@@ -660,6 +660,22 @@ class _Table:
 
     # -- helpers -----------------------------------------------------------------
 
+    async def tell_moved(
+        self, players: Sequence[Player], played: PlayedMove, state: TableState
+    ) -> None:
+        """Tells ``players`` the move, in order: ``notify_each`` of their ``moved``."""
+        if not self.all_prompt:
+            await self.notify_each(
+                [(p.seats[0], partial(p.moved, played, state)) for p in players], prompt=True
+            )
+            return
+        for player in players:  # every move's case: as notify_each, without its calls
+            seat = self._calling = player.seats[0]
+            try:
+                await player.moved(played, state)
+            except _LOST as exc:
+                self.lost(seat, exc)
+
     async def notify(self, seat: Seat, call: Callable[[], Awaitable[None]]) -> None:
         """Makes one notification (``call()``); see ``notify_each``."""
         await self.notify_each([(seat, call)])
@@ -690,18 +706,18 @@ class _Table:
             why = f"stopped reading (a notification took over {NOTIFY_TIMEOUT:g} s)"
             self.game.leave(seat, why)
 
-    async def _call_each(self, calls: list[tuple[Seat, Callable[[], Awaitable[None]]]]) -> None:
+    async def _call_each(self, calls: Iterable[tuple[Seat, Callable[[], Awaitable[None]]]]) -> None:
         for seat, call in calls:
             self._calling = seat
             try:
                 await call()
-            except (
-                EngineFailed,
-                trio.BrokenResourceError,
-                trio.ClosedResourceError,
-            ) as exc:
-                why = f"connection lost: {exc}" if str(exc) else "connection lost"
-                self.game.leave(seat, why)
+            except _LOST as exc:
+                self.lost(seat, exc)
+
+    def lost(self, seat: Seat, exc: Exception) -> None:
+        """``seat``'s player could not be told something: it has left."""
+        why = f"connection lost: {exc}" if str(exc) else "connection lost"
+        self.game.leave(seat, why)
 
     def state(self, now: float) -> TableState:
         """The table at ``now``; see the module docstring for the clocks."""
@@ -813,12 +829,17 @@ class _Fens(Mapping[BoardId, str]):
         return _Fens(self._game, kept)
 
 
+#: What a player raises when it cannot be told something: it has left.
+_LOST = (EngineFailed, trio.BrokenResourceError, trio.ClosedResourceError)
+
+
 class _MoveOrders(NamedTuple):
     """``_Table.move_orders``: who is told of one seat's moves, in which order."""
 
     told: list[Player]  # every player, the mover last
     batched: list[Player]  # their ``batched()`` blocks, entered in this order
     following: Player  # the next to move on the mover's board
+    following_only: list[Player]  # [following]
     rest: list[Player]  # ``told`` without ``following``
     batched_rest: list[Player]
 
