@@ -342,10 +342,13 @@ class RandomFake(FakePlayer):
 _BATCH_ENDS = itertools.count()
 
 
-def silent_table(**scripts: Sequence[Entry]) -> list[FakePlayer]:
-    """One FakePlayer per seat; keyword names are seat slugs with ``_`` (``a_white=[...]``)."""
+def silent_table(
+    kind: type[FakePlayer] = FakePlayer, /, **scripts: Sequence[Entry]
+) -> list[FakePlayer]:
+    """One player of ``kind`` per seat; keyword names are seat slugs with ``_``
+    (``a_white=[...]``)."""
     players = []
     for seat in Seat:
         key = seat.slug.replace("-", "_")
-        players.append(FakePlayer(seat, {seat: scripts.get(key, ())}, name=key))
+        players.append(kind(seat, {seat: scripts.get(key, ())}, name=key))
     return players

@@ -492,24 +492,64 @@ async def test_a_player_that_never_starts_times_out(autojump_clock: object) -> N
     assert trio.current_time() == 5.0
 
 
-async def test_a_player_whose_pipe_broke_has_left(autojump_clock: object) -> None:
-    players = silent_table(a_white=[Move("e2e4", 1)])
-    players[1] = FakePlayer(Seat.A_BLACK, broken_on_turn=True)
+#: Both ways a table tells its players: under a deadline, and directly when
+#: every player is prompt.
+KINDS = pytest.mark.parametrize("kind", [FakePlayer, PromptFake])
+#: What a broken player says, and the reason its leaving gets.
+BROKEN = pytest.mark.parametrize(
+    ("text", "reason"), [("pipe closed", "connection lost: pipe closed"), ("", "connection lost")]
+)
+
+
+@KINDS
+@BROKEN
+async def test_a_player_whose_pipe_broke_has_left(
+    autojump_clock: object, kind: type[FakePlayer], text: str, reason: str
+) -> None:
+    players = silent_table(kind, a_white=[Move("e2e4", 1)])
+    players[1] = kind(Seat.A_BLACK, broken_on_turn=True, broken_text=text)
     record, _ = await play(players)
     assert record.outcome.termination is Termination.LEFT
     assert record.outcome.seat is Seat.A_BLACK
-    assert record.outcome.reason == "A-Black left: connection lost: pipe closed"
+    assert record.outcome.reason == f"A-Black left: {reason}"
     assert record.ended == 1.0
 
 
+@KINDS
+@BROKEN
+async def test_a_player_that_cannot_hear_a_move_on_the_other_board_has_left(
+    autojump_clock: object, kind: type[FakePlayer], text: str, reason: str
+) -> None:
+    players = silent_table(kind, a_white=[Move("e2e4", 1)])
+    players[2] = kind(Seat.B_WHITE, broken_on=["moved"], broken_text=text)
+    record, _ = await play(players)
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.B_WHITE)
+    assert record.outcome.reason == f"B-White left: {reason}"
+    assert record.ended == 1.0
+    assert [p.ply for p in players[3].heard] == [1]  # the others heard the move
+
+
+@KINDS
+async def test_the_turn_a_quiet_move_opens_carries_the_table_after_it(
+    autojump_clock: object, kind: type[FakePlayer]
+) -> None:
+    players = silent_table(kind, a_white=[Move("e2e4", 1)])
+    record, _ = await play(players, HouseRules(time=5.0))
+    [state] = players[1].states  # A-Black's one turn
+    assert state.version == 1
+    assert state.fens[BoardId.A] == record.game.boards[BoardId.A].fen()
+    assert players[1].turns[0][2] == 1.0
+
+
+@KINDS
 async def test_the_next_player_gone_when_told_a_move_ends_its_board_after_the_others_hear_it(
-    autojump_clock: object,
+    autojump_clock: object, kind: type[FakePlayer]
 ) -> None:
     # board_end=continue: A-Black cannot take A-White's move (the next to move
     # hears it first). The others still hear the move, and only then that
     # board A ended; A-Black gets no turn; board B plays on.
-    players = silent_table(a_white=[Move("e2e4", 1)])
-    players[1] = FakePlayer(Seat.A_BLACK, broken_on=["moved"])
+    players = silent_table(kind, a_white=[Move("e2e4", 1)])
+    players[1] = kind(Seat.A_BLACK, broken_on=["moved"])
     record, _ = await play(players, HouseRules(time=10.0, board_end="continue"))
     result = record.game.board_results[BoardId.A]
     assert (result.termination, result.seat) == (Termination.LEFT, Seat.A_BLACK)

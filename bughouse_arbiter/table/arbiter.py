@@ -568,7 +568,6 @@ class _Table:
             self.next_token += 1
         if self.all_prompt:  # every move's case: as notify_each, without its calls
             for seat in due:
-                self._calling = seat
                 try:
                     await self.seats[seat].your_turn(seat, self.tokens[seat], state)
                 except _LOST as exc:
@@ -670,11 +669,10 @@ class _Table:
             )
             return
         for player in players:  # every move's case: as notify_each, without its calls
-            seat = self._calling = player.seats[0]
             try:
                 await player.moved(played, state)
             except _LOST as exc:
-                self.lost(seat, exc)
+                self.lost(player.seats[0], exc)
 
     async def notify(self, seat: Seat, call: Callable[[], Awaitable[None]]) -> None:
         """Makes one notification (``call()``); see ``notify_each``."""
