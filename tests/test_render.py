@@ -163,6 +163,21 @@ def test_move_numbers_and_move_lines() -> None:
     assert move_line(game, game.moves[3]).endswith("B-White  clock 2:56.5")
 
 
+def test_a_move_line_shows_a_name_escaped_and_cut() -> None:
+    """The display writes move lines as ``move_line`` makes them: an engine's
+    name with control characters is escaped there, and cut to 60 characters."""
+    game = small_game()
+    names = {Seat.A_WHITE: "evil\x1b[2J\u202ename", Seat.B_WHITE: "n" * 80}
+    line = move_line(game, game.moves[2], names=names)
+    assert "A-White (evil\\x1b[2J\\u202ename)" in line
+    assert "\x1b" not in line and "\u202e" not in line
+    line = move_line(game, game.moves[3], names=names)
+    assert f"B-White ({'n' * 59}…)" in line
+    assert move_line(game, game.moves[3], names={Seat.B_WHITE: ""}).endswith(
+        "B-White  clock 2:56.5"
+    )
+
+
 def test_a_pawn_drop_is_written_with_its_letter_in_a_move_line() -> None:
     fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[P] w KQkq - 0 1"
     game = BughouseGame(fen_a=fen)

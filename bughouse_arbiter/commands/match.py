@@ -866,8 +866,8 @@ MOVE_LINE_CHARS = 80
 def _held_move_line(
     game: BughouseGame, played: PlayedMove, names: Mapping[Seat, str], used: float
 ) -> str:
-    text = move_line(game, played, names=names, used=used)
-    return printable_lines(text, limit=2000) + "\n"
+    # Printable as it is: move_line escapes the name, the rest is the board's and ours.
+    return move_line(game, played, names=names, used=used) + "\n"
 
 
 def _silence(out: TextIO) -> None:

@@ -37,6 +37,7 @@ they are shown through ``safe_text.printable``, never raw.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection, Mapping
 
@@ -138,9 +139,7 @@ def move_line(
     ``ply  12  A  7... Nxf7       A-Black (searcher)  clock 2:51.3  used 0.41s  passes N``
     """
     number = move_number(game, played)
-    who = _SEAT_TEXT[played.seat]
-    if names and names.get(played.seat):
-        who += f" ({printable(names[played.seat], 60)})"
+    who = _who(played.seat, names.get(played.seat) if names else None)
     parts = [
         f"ply {played.ply:>3}",
         _BOARD_LETTER[played.board],
@@ -156,8 +155,14 @@ def move_line(
     return "  ".join(parts)
 
 
-#: Seat and board names read once (``Enum.value`` is a Python property).
-_SEAT_TEXT = {seat: str(seat) for seat in Seat}
+@functools.lru_cache(maxsize=64)
+def _who(seat: Seat, name: str | None) -> str:
+    """``A-Black (searcher)``: the seat and its player's name, made printable (once
+    per name: a display writes it on every move)."""
+    return f"{seat} ({printable(name, 60)})" if name else str(seat)
+
+
+#: Board names read once (``Enum.value`` is a Python property).
 _BOARD_LETTER = {board: board.value for board in BoardId}
 
 
