@@ -785,7 +785,7 @@ class _Table:
 class _Fens(Mapping[BoardId, str]):
     """The FENs of both boards at one version of the game, each made on first use.
 
-    A FEN costs about 70 us, and telling a move needs none, so they are made
+    A FEN costs a few microseconds, and telling a move needs none, so they are made
     after the players heard the move, when a turn or a player asks. The table
     calls ``freeze`` before it changes the boards, so a snapshot handed out
     keeps its position.
