@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import trio
 from fakes import (
@@ -20,7 +22,7 @@ from fakes import (
 )
 
 from bughouse_arbiter.core.board import STARTING_FEN
-from bughouse_arbiter.core.model import BoardId, Result, Seat, Team, Termination
+from bughouse_arbiter.core.model import SEATS, BoardId, Result, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Action, Player
 from bughouse_arbiter.table.arbiter import (
@@ -503,30 +505,28 @@ BROKEN = pytest.mark.parametrize(
 
 @KINDS
 @BROKEN
+@pytest.mark.parametrize(
+    ("seat", "broken"),
+    [
+        (Seat.A_BLACK, {"broken_on_turn": True}),  # its turn, after A-White's move
+        (Seat.B_WHITE, {"broken_on": ["moved"]}),  # a move on the other board
+    ],
+)
 async def test_a_player_whose_pipe_broke_has_left(
-    autojump_clock: object, kind: type[FakePlayer], text: str, reason: str
+    autojump_clock: object,
+    kind: type[FakePlayer],
+    text: str,
+    reason: str,
+    seat: Seat,
+    broken: dict[str, Any],
 ) -> None:
     players = silent_table(kind, a_white=[Move("e2e4", 1)])
-    players[1] = kind(Seat.A_BLACK, broken_on_turn=True, broken_text=text)
+    players[SEATS.index(seat)] = kind(seat, broken_text=text, **broken)
     record, _ = await play(players)
-    assert record.outcome.termination is Termination.LEFT
-    assert record.outcome.seat is Seat.A_BLACK
-    assert record.outcome.reason == f"A-Black left: {reason}"
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, seat)
+    assert record.outcome.reason == f"{seat} left: {reason}"
     assert record.ended == 1.0
-
-
-@KINDS
-@BROKEN
-async def test_a_player_that_cannot_hear_a_move_on_the_other_board_has_left(
-    autojump_clock: object, kind: type[FakePlayer], text: str, reason: str
-) -> None:
-    players = silent_table(kind, a_white=[Move("e2e4", 1)])
-    players[2] = kind(Seat.B_WHITE, broken_on=["moved"], broken_text=text)
-    record, _ = await play(players)
-    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.B_WHITE)
-    assert record.outcome.reason == f"B-White left: {reason}"
-    assert record.ended == 1.0
-    assert [p.ply for p in players[3].heard] == [1]  # the others heard the move
+    assert [p.ply for p in players[3].heard] == [1]  # B-Black heard the move
 
 
 @KINDS
