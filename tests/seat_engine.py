@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A test engine: the random mover under a name of its own, which notes every
-``newgame`` it is told (so a test sees which seat it played in each game) and,
+``newgame`` it is told, with its process id (so a test sees which seat it
+played in each game, and whether one process played them) and,
 with ``--resign-after N``, resigns instead of its (N+1)th move of each game
 (with ``--resign-in 1,3`` only in the games of those ids).
 
@@ -10,6 +11,7 @@ with ``--resign-after N``, resigns instead of its (N+1)th move of each game
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -42,7 +44,7 @@ class SeatEngine(RandomMover):
 
     def on_newgame(self, words: list[str]) -> None:
         with self.log.open("a") as log:
-            log.write(" ".join(words) + "\n")
+            log.write(" ".join(words) + f" pid {os.getpid()}\n")
         self.game_id = words[2]
         super().on_newgame(words)
 

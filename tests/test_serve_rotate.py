@@ -38,6 +38,11 @@ def seats_told(log: Path) -> list[tuple[str, str]]:
     return told
 
 
+def pids(log: Path) -> list[str]:
+    """The process id that noted each ``newgame`` of the log."""
+    return [line.split()[-1] for line in log.read_text().splitlines()]
+
+
 def name_at(game: BpgnGame, seat: Seat) -> str:
     """The name the BPGN gives ``seat`` (``[WhiteA "..."]`` ...)."""
     return game.tags[f"{'White' if seat.color else 'Black'}{seat.board.value}"]
@@ -162,6 +167,42 @@ async def test_a_player_that_drops_mid_run_comes_back_to_its_seat_of_that_game(
     assert name_at(two, Seat.B_BLACK) == "Alpha" and name_at(two, Seat.A_WHITE) == "Beta"
     assert two.tags["Termination"] == "resignation"
     assert two.tags["TerminationSeat"] == "BB" and two.tags["Result"] == "0-1"
+
+
+async def test_the_local_engines_are_kept_from_game_to_game_at_their_rotated_seats(
+    tmp_path: Path,
+) -> None:
+    """As in ``match``: one process per local engine plays all the games, and
+    moves with its seat; a fresh one only after a crash or hang (the keeper's)."""
+    alpha, beta = tmp_path / "alpha.log", tmp_path / "beta.log"
+    gamma, delta = tmp_path / "gamma.log", tmp_path / "delta.log"
+    server = Server(
+        tmp_path,
+        "--remote=B-white",
+        "--remote=A-black",
+        f"--engine=WA={seat_engine('Gamma', gamma)}",
+        f"--engine=BB={seat_engine('Delta', delta)}",
+        "--games=3",
+        "--tc=60+0",
+    )
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=2)
+            clients = [
+                await server.connect("b-white", seat_engine("Alpha", alpha, "--resign-after=2")),
+                await server.connect("a-black", seat_engine("Beta", beta)),
+            ]
+            assert await server.wait() == 0, server.err
+            for client in clients:
+                with trio.fail_after(30):
+                    assert await client.wait() == 0
+    assert seats_told(gamma) == [("1", "a-white"), ("2", "a-black"), ("3", "b-white")]
+    assert seats_told(delta) == [("1", "b-black"), ("2", "b-white"), ("3", "a-black")]
+    for log in (gamma, delta, alpha, beta):
+        assert len(set(pids(log))) == 1, log.read_text()  # one process, three games
+    games = read_games(server.out.read_text())
+    assert [name_at(game, Seat.A_WHITE) for game in games] == ["Gamma", "Beta", "Alpha"]
+    assert [game.tags["TerminationSeat"] for game in games] == ["WB", "BB", "WA"]
 
 
 async def test_fixed_seats_keep_every_player_at_its_seat(tmp_path: Path) -> None:

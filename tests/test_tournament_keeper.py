@@ -240,3 +240,43 @@ async def test_uci_and_xboard_engines_play_again_at_rotated_seats(engine: str) -
     for report in reports:
         assert report.played and report.termination not in ("left", "illegal_move"), report.reason
         check(report)
+
+
+async def test_a_keeper_seats_players_it_does_not_own_and_leaves_them_alone() -> None:
+    """``serve``'s remote players: started by the caller into ``sender()`` and
+    seated with the keeper's engines; the keeper neither pings, keeps nor closes
+    them. One that could not start is stood in for and leaves as the game begins."""
+    from fakes import FakePlayer, Move, Resign
+
+    from bughouse_arbiter.core.model import Seat, Termination
+    from bughouse_arbiter.tournament.jobs import Entrant
+
+    spec = engine_spec("random")
+    entrants = [
+        Entrant(seats=(seat,), spec=spec, participant=f"team {seat.team.value}", engine="random")
+        for seat in (Seat.A_WHITE, Seat.B_BLACK)
+    ]
+    # A-Black is a person's seat: its illegal move is refused, then it resigns.
+    black = FakePlayer(Seat.A_BLACK, {Seat.A_BLACK: [Move("e7e1", 0.1), Resign(0.1)]})
+    white = FakePlayer(Seat.B_WHITE)
+    with trio.fail_after(120):
+        async with EngineKeeper.open() as keeper, trio.open_nursery() as nursery:
+            for fake in (black, white):
+                await fake.start(nursery, keeper.sender())
+            record, started = await keeper.play(
+                entrants, RULES, game_id="1", others=[black, white], human_seats=[Seat.A_BLACK]
+            )
+            assert started == 2
+            outcome = record.outcome
+            assert (outcome.termination, outcome.seat) == (Termination.RESIGNATION, Seat.A_BLACK)
+            assert black.refused and black.closed == 0 and white.closed == 0
+            assert keeper.idle_keys == (entrants[0].key, entrants[1].key)
+            stand_in = keeper.stand_in((Seat.B_WHITE,), "remote", "failed to start: gone")
+            record, started = await keeper.play(
+                entrants, RULES, game_id="2", others=[black, stand_in]
+            )
+            assert started == 0
+            outcome = record.outcome
+            assert (outcome.termination, outcome.seat) == (Termination.LEFT, Seat.B_WHITE)
+            assert outcome.reason == "B-White left: failed to start: gone"
+            nursery.cancel_scope.cancel()

@@ -12,9 +12,10 @@ and the run ends with ``match``'s summary table and score. A remote player
 keeps its connection: the player who joined seat S (its token's seat) is told
 its seat of each game by that game's ``newgame``, and comes back after a
 drop with the same ``--seat S`` and token (or with the seat it plays now).
-``--fixed-seats`` keeps every player at its seat for the whole run instead
-(e.g. a person who is to play A-White in every game). Ctrl+C, SIGTERM or
-SIGHUP stop it as they stop ``match``.
+The ``--engine`` seats' engines are an ``EngineKeeper``'s, kept alive from
+game to game as ``match`` keeps them. ``--fixed-seats`` keeps every player
+at its seat for the whole run instead (e.g. a person who is to play A-White
+in every game). Ctrl+C, SIGTERM or SIGHUP stop it as they stop ``match``.
 
 The table seam (for other front ends, e.g. ``--web``)
 ------------------------------------------------------
@@ -62,7 +63,7 @@ import argparse
 import datetime
 import ipaddress
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -71,7 +72,7 @@ import trio
 from ..bpgn import EngineInfo
 from ..config.specs import builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
-from ..errors import ConfigError, UsageError
+from ..errors import ConfigError, EngineFailed, UsageError
 from ..players.base import Player
 from ..players.factory import create_player
 from ..players.process import EngineProcess, live_engine_pids
@@ -82,6 +83,8 @@ from ..server.remote import RemoteEnginePlayer, RemoteSeat
 from ..server.seam import FrontEnd, LiveTable
 from ..table.arbiter import MatchEnded, MatchEvent, MatchRecord, MovePlayed, run_match
 from ..table.stopping import exit_status, stop_on_signals
+from ..tournament.jobs import Entrant
+from ..tournament.keeper import START_TIMEOUT, EngineKeeper
 from ..ui.render import RenderOptions
 from ..web.live_server import WebFrontEnd
 from . import SUMMARIES
@@ -290,6 +293,12 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             return 1
         # The move lines are held between flushes (see ``Display.write``).
         home.start_soon(display.keep_flushed, trio.CancelScope())
+        # Several games: the local engines stay alive from one to the next, as in
+        # ``match`` (a crashed or hung one is restarted); closed when the run ends.
+        keeper = None
+        if plan.match.games > 1 and len(plan.remote) < len(SEATS) and not plan.match.debug:
+            keeper = EngineKeeper()
+            await home.start(keeper.serve)
         tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
         address = f"{plan.host}:{tcp.port}"
         display.line(f"listening on {address}")
@@ -331,7 +340,7 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
                         display.line(f"waiting for seat {seat}...")
                         await remote.wait_ready()
                 record = await _play_one(
-                    plan, index, display, remote_players, table, names, stop.reason
+                    plan, index, display, remote_players, table, names, stop.reason, keeper
                 )
                 kill_orphans(keep=live_engine_pids())
                 if plan.match.games > 1:
@@ -360,6 +369,66 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
     return status
 
 
+async def _play_kept(
+    plan: ServePlan,
+    index: int,
+    keeper: EngineKeeper,
+    remote: Sequence[Player],
+    local: Sequence[Seat],
+    seating: Mapping[Seat, Seat],
+    humans: Collection[Seat],
+    observe: Callable[[MatchEvent], None],
+    stop_reason: Callable[[], str],
+) -> MatchRecord:
+    """``_play_one``'s game with the keeper's local engines: the remote players
+    are started into the keeper's channel for this game (one that cannot start
+    leaves as the game begins, as ``run_match`` would have it) and their game
+    channel closed after it."""
+    match = plan.match
+    entrants = [
+        Entrant(
+            seats=(seating[seat],),
+            spec=match.engines[seat],
+            participant=f"team {seating[seat].team.value}",
+            engine=match.engines[seat].name,
+        )
+        for seat in local
+    ]
+    others: list[Player] = []
+    async with trio.open_nursery() as nursery:
+        for player in remote:
+            try:
+                with trio.fail_after(START_TIMEOUT):
+                    await player.start(nursery, keeper.sender())
+            except (EngineFailed, OSError, trio.TooSlowError) as exc:
+                if isinstance(exc, trio.TooSlowError):
+                    why = f"no answer within {START_TIMEOUT:g} s"
+                elif isinstance(exc, OSError):
+                    why = exc.strerror or str(exc)
+                else:
+                    why = str(exc)
+                stand_in = keeper.stand_in(player.seats, player.name, f"failed to start: {why}")
+                others.append(stand_in)
+            else:
+                others.append(player)
+        try:
+            record, _ = await keeper.play(
+                entrants,
+                match.rules,
+                game_id=str(index + 1),
+                observer=observe,
+                seed=match.seed,
+                stop_reason=stop_reason,
+                others=others,
+                human_seats=humans,
+            )
+        finally:
+            with trio.CancelScope(shield=True):
+                for player in others:
+                    await player.aclose()
+    return record
+
+
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -384,8 +453,10 @@ async def _play_one(
     table: LiveTable,
     names: dict[Seat, str],
     stop_reason: Callable[[], str],
+    keeper: EngineKeeper | None = None,
 ) -> MatchRecord:
-    """Plays game ``index`` with every player at its seat of that game."""
+    """Plays game ``index`` with every player at its seat of that game (the local
+    engines ``keeper``'s, if given, kept from the last game)."""
     match = plan.match
     seating = {seat: plan.seat_in_game(seat, index) for seat in SEATS}
     players: list[Player] = []
@@ -393,8 +464,9 @@ async def _play_one(
         player.reseat((seating[joined],))
         players.append(player)
     table.seat_players({joined: seating[joined] for joined in remote_players})
-    for seat in SEATS:
-        if seat not in remote_players:
+    local = [seat for seat in SEATS if seat not in remote_players]
+    if keeper is None:
+        for seat in local:
             at = seating[seat]
             players.append(create_player(at, seeded(match.engines[seat], match.seed, index, at)))
     # The remote players by the seat they hold in this game.
@@ -430,14 +502,19 @@ async def _play_one(
         table.emit(event)
 
     humans = [seat for seat, player in playing.items() if player.remote.human]
-    record = await run_match(
-        players,
-        match.rules,
-        game_id=str(index + 1),
-        human_seats=humans,
-        observer=observe,
-        stop_reason=stop_reason,
-    )
+    if keeper is None:
+        record = await run_match(
+            players,
+            match.rules,
+            game_id=str(index + 1),
+            human_seats=humans,
+            observer=observe,
+            stop_reason=stop_reason,
+        )
+    else:
+        record = await _play_kept(
+            plan, index, keeper, players, local, seating, humans, observe, stop_reason
+        )
     if writer.error is not None:
         raise ConfigError(writer.error)
     return record

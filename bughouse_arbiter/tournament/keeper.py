@@ -147,6 +147,17 @@ class EngineKeeper:
         assert len(ready) == len(entrants)
         return ready, len(missing)
 
+    def stand_in(self, seats: tuple[Seat, ...], name: str, why: str) -> Player:
+        """A player for ``seats`` that leaves with ``why`` as the game begins (its
+        team forfeits): for an engine, or one of ``play``'s ``others``, that failed
+        to start."""
+        return _FailedPlayer(seats, name, why, self._send)
+
+    def sender(self) -> trio.MemorySendChannel[Action]:
+        """Where one of ``play``'s ``others`` answers: the keeper's action channel
+        (each caller's own end, to close when its game ends)."""
+        return self._send.clone()
+
     def _take(self, entrant: Entrant) -> Player | None:
         for index, (key, player) in enumerate(self._idle):
             if key == entrant.key and player.can_play_again():
@@ -180,7 +191,7 @@ class EngineKeeper:
                 why = str(exc)
             with trio.CancelScope(shield=True):
                 await player.aclose()
-            players[index] = _FailedPlayer(entrant, f"failed to start: {why}", self._send)
+            players[index] = self.stand_in(entrant.seats, entrant.engine, f"failed to start: {why}")
             return
         players[index] = player
 
@@ -195,20 +206,29 @@ class EngineKeeper:
         observer: Observer | None = None,
         seed: int | None = None,
         stop_reason: Callable[[], str] | None = None,
+        others: Sequence[Player] = (),
+        human_seats: Collection[Seat] = (),
     ) -> tuple[MatchRecord, int]:
         """Plays one game with kept (or new) engines; returns its record and how
-        many engines were started for it. Cancellation closes this game's engines."""
+        many engines were started for it. Cancellation closes this game's engines.
+
+        ``others``: players at the seats no entrant holds, not the keeper's
+        (``serve``'s remote players): started by the caller, answering into
+        ``sender()``; the keeper neither pings, keeps nor closes them.
+        ``human_seats``: as ``run_match``'s.
+        """
         players, started = await self.seat(entrants, seed=seed)
         if started == 0:
             self.games_reusing += 1
         self.drain()
         try:
             record = await run_match(
-                players,
+                [*players, *others],
                 rules,
                 game_id=game_id,
                 fen_a=fen_a,
                 fen_b=fen_b,
+                human_seats=human_seats,
                 observer=observer,
                 stop_reason=stop_reason,
                 actions=self._receive,
@@ -299,9 +319,11 @@ class _FailedPlayer(Player):
     """Stands at the seats of an engine that failed to start: when the game
     begins it says it left (``Gone``, with the reason), so its team forfeits."""
 
-    def __init__(self, entrant: Entrant, why: str, actions: trio.MemorySendChannel[Action]) -> None:
-        self.name = entrant.engine
-        self.seats = entrant.seats
+    def __init__(
+        self, seats: tuple[Seat, ...], name: str, why: str, actions: trio.MemorySendChannel[Action]
+    ) -> None:
+        self.name = name
+        self.seats = seats
         self.why = why
         self.actions = actions
 
