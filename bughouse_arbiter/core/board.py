@@ -824,20 +824,37 @@ def _rank_text(rank: tuple[int, ...]) -> str:
     """One rank of a FEN's board part, from the rank's byte (file a in the lowest
     bit) of the pawns, knights, bishops, rooks, queens, kings, white pieces and
     promoted pieces to mark with ``~``."""
-    *kinds, white, marked = rank
+    pawns, knights, bishops, rooks, queens, kings, white, marked = rank
     text = ""
     empty = 0
-    for file in range(8):
-        bit = 1 << file
-        piece_type = next((kind for kind, mask in enumerate(kinds, 1) if mask & bit), None)
-        if piece_type is None:
+    for bit in _FILE_BITS:  # a new rank is met every few FENs: plain tests, no calls
+        if pawns & bit:
+            piece_type = chess.PAWN
+        elif knights & bit:
+            piece_type = chess.KNIGHT
+        elif bishops & bit:
+            piece_type = chess.BISHOP
+        elif rooks & bit:
+            piece_type = chess.ROOK
+        elif queens & bit:
+            piece_type = chess.QUEEN
+        elif kings & bit:
+            piece_type = chess.KING
+        else:
             empty += 1
             continue
         if empty:
-            text += str(empty)
+            text += _DIGITS[empty]
             empty = 0
-        text += _SYMBOLS[bool(white & bit)][piece_type] + ("~" if marked & bit else "")
-    return text + str(empty) if empty else text
+        text += _SYMBOLS[bool(white & bit)][piece_type]
+        if marked & bit:
+            text += "~"
+    return text + _DIGITS[empty] if empty else text
+
+
+#: ``_rank_text``'s files a to h, as bits of a rank's byte; runs of empty squares.
+_FILE_BITS = tuple(1 << file for file in range(8))
+_DIGITS = tuple(str(count) for count in range(9))
 
 
 def _check_rows(rows: list[str], fen: str) -> None:
