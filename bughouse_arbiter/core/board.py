@@ -815,9 +815,9 @@ _CASTLING_TEXTS_KEPT = 4096
 #: Pocket letters per colour in FEN order (king first, as python-chess writes them).
 _POCKET_LETTERS = ("kqrbnp", "KQRBNP")  # indexed by colour: black False, white True
 #: ``board_fen``'s rank texts by the rank's byte of each bitboard (``_rank_text``),
-#: cleared when this many: a long run meets a few thousand.
+#: cleared when this many (about 3 MB; a game of 2,000 plies meets some 600).
 _RANK_TEXTS: dict[tuple[int, ...], str] = {}
-_RANK_TEXTS_KEPT = 65536
+_RANK_TEXTS_KEPT = 16384
 
 
 def _rank_text(rank: tuple[int, ...]) -> str:
