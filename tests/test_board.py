@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from strategies import bughouse_fens, crazyhouse_walk
 
 from bughouse_arbiter.core import board as board_module
-from bughouse_arbiter.core.board import STARTING_FEN, BoardStatus, BughouseBoard
+from bughouse_arbiter.core.board import STARTING_FEN, BoardStatus, BughouseBoard, _rank_text
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import MoveError, PositionError
 
@@ -839,8 +839,8 @@ def test_board_fen_keeps_a_bounded_store_of_rank_texts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``board_fen`` remembers rank texts up to its limit, then starts afresh; the
-    text stays python-chess's either way, and a stray promoted bit on an empty
-    square marks nothing."""
+    text stays python-chess's either way; a rank's text is made once; and a stray
+    promoted bit on an empty square marks nothing."""
     monkeypatch.setattr(board_module, "_RANK_TEXTS", {})
     monkeypatch.setattr(board_module, "_RANK_TEXTS_KEPT", 10)
     rng = random.Random(3)
@@ -854,6 +854,14 @@ def test_board_fen_keeps_a_bounded_store_of_rank_texts(
         assert board.board_fen() == chess.BaseBoard.board_fen(board, promoted=True)
         sizes.append(len(board_module._RANK_TEXTS))
     assert max(sizes) == 10 and min(sizes[10:]) < 10  # filled up, then cleared
+    made = []
+    monkeypatch.setattr(board_module, "_RANK_TEXTS", {})
+    monkeypatch.setattr(
+        board_module, "_rank_text", lambda rank: made.append(rank) or _rank_text(rank)
+    )
+    for _ in range(2):
+        assert BughouseBoard().board_fen() == chess.STARTING_BOARD_FEN
+    assert len(made) == len(set(made)) == 5  # each of the five kinds of rank, once
     board = BughouseBoard("4k3/8/8/8/8/8/8/4K3[] w - - 0 1")
     board.promoted |= chess.BB_E4 | chess.BB_E1
     assert board.board_fen() == "4k3/8/8/8/8/8/8/4K~3"
