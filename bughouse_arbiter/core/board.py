@@ -741,7 +741,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
         by the rank's byte of every bitboard, and made only the first time.
         """
         marks = self.promoted & self.occupied if promoted is None or promoted else 0
-        ranks = zip(  # noqa: B905 (eight bytes each, always)
+        ranks = zip(
             self.pawns.to_bytes(8, "little"),
             self.knights.to_bytes(8, "little"),
             self.bishops.to_bytes(8, "little"),
@@ -750,6 +750,7 @@ class BughouseBoard(chess.variant.CrazyhouseBoard):
             self.kings.to_bytes(8, "little"),
             self.occupied_co[chess.WHITE].to_bytes(8, "little"),
             marks.to_bytes(8, "little"),
+            strict=True,  # eight bytes each, always
         )
         known = _RANK_TEXTS
         texts = []
