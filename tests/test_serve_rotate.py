@@ -48,17 +48,20 @@ def name_at(game: BpgnGame, seat: Seat) -> str:
     return game.tags[f"{'White' if seat.color else 'Black'}{seat.board.value}"]
 
 
-async def serve_alpha_and_beta(tmp_path: Path, *options: str) -> tuple[Server, Path, Path]:
+async def serve_alpha_and_beta(
+    tmp_path: Path, *options: str, local: tuple[str, str] = ("random", "random")
+) -> tuple[Server, Path, Path]:
     """Serves B-white to Alpha (resigns instead of its third move of a game) and
-    A-black to Beta, two seat engines over the network, the other seats to
-    random movers, until the run ends; the server and the engines' logs."""
+    A-black to Beta, two seat engines over the network, A-white and B-black to
+    the ``local`` engines (random movers), until the run ends; the server and
+    the remote engines' logs."""
     alpha, beta = tmp_path / "alpha.log", tmp_path / "beta.log"
     server = Server(
         tmp_path,
         "--remote=B-white",
         "--remote=A-black",
-        "--engine=WA=random",
-        "--engine=BB=random",
+        f"--engine=WA={local[0]}",
+        f"--engine=BB={local[1]}",
         "--tc=60+0",
         *options,
     )
@@ -174,28 +177,9 @@ async def test_the_local_engines_are_kept_from_game_to_game_at_their_rotated_sea
 ) -> None:
     """As in ``match``: one process per local engine plays all the games, and
     moves with its seat; a fresh one only after a crash or hang (the keeper's)."""
-    alpha, beta = tmp_path / "alpha.log", tmp_path / "beta.log"
     gamma, delta = tmp_path / "gamma.log", tmp_path / "delta.log"
-    server = Server(
-        tmp_path,
-        "--remote=B-white",
-        "--remote=A-black",
-        f"--engine=WA={seat_engine('Gamma', gamma)}",
-        f"--engine=BB={seat_engine('Delta', delta)}",
-        "--games=3",
-        "--tc=60+0",
-    )
-    with trio.fail_after(GAME_TIMEOUT):
-        async with trio.open_nursery() as nursery:
-            await server.start(nursery, remote_seats=2)
-            clients = [
-                await server.connect("b-white", seat_engine("Alpha", alpha, "--resign-after=2")),
-                await server.connect("a-black", seat_engine("Beta", beta)),
-            ]
-            assert await server.wait() == 0, server.err
-            for client in clients:
-                with trio.fail_after(30):
-                    assert await client.wait() == 0
+    local = (seat_engine("Gamma", gamma), seat_engine("Delta", delta))
+    server, alpha, beta = await serve_alpha_and_beta(tmp_path, "--games=3", local=local)
     assert seats_told(gamma) == [("1", "a-white"), ("2", "a-black"), ("3", "b-white")]
     assert seats_told(delta) == [("1", "b-black"), ("2", "b-white"), ("3", "a-black")]
     for log in (gamma, delta, alpha, beta):

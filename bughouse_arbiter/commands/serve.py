@@ -72,7 +72,7 @@ import trio
 from ..bpgn import EngineInfo
 from ..config.specs import builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
-from ..errors import ConfigError, EngineFailed, UsageError
+from ..errors import ConfigError, UsageError
 from ..players.base import Player
 from ..players.factory import create_player
 from ..players.process import EngineProcess, live_engine_pids
@@ -84,7 +84,7 @@ from ..server.seam import FrontEnd, LiveTable
 from ..table.arbiter import MatchEnded, MatchEvent, MatchRecord, MovePlayed, run_match
 from ..table.stopping import exit_status, stop_on_signals
 from ..tournament.jobs import Entrant
-from ..tournament.keeper import START_TIMEOUT, EngineKeeper
+from ..tournament.keeper import START_FAILURES, START_TIMEOUT, EngineKeeper, start_failure
 from ..ui.render import RenderOptions
 from ..web.live_server import WebFrontEnd
 from . import SUMMARIES
@@ -400,15 +400,9 @@ async def _play_kept(
             try:
                 with trio.fail_after(START_TIMEOUT):
                     await player.start(nursery, keeper.sender())
-            except (EngineFailed, OSError, trio.TooSlowError) as exc:
-                if isinstance(exc, trio.TooSlowError):
-                    why = f"no answer within {START_TIMEOUT:g} s"
-                elif isinstance(exc, OSError):
-                    why = exc.strerror or str(exc)
-                else:
-                    why = str(exc)
-                stand_in = keeper.stand_in(player.seats, player.name, f"failed to start: {why}")
-                others.append(stand_in)
+            except START_FAILURES as exc:
+                why = f"failed to start: {start_failure(exc, START_TIMEOUT)}"
+                others.append(keeper.stand_in(player.seats, player.name, why))
             else:
                 others.append(player)
         try:

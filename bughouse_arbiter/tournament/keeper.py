@@ -64,6 +64,20 @@ _RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLE
 _HANG_REASONS = ("stopped reading", "no 'readyok'")
 
 
+#: What a player's ``start`` raises when it cannot start (``start_failure`` says why).
+START_FAILURES = (EngineFailed, OSError, trio.TooSlowError)
+
+
+def start_failure(exc: BaseException, timeout: float) -> str:
+    """Why a player could not start, from what its ``start`` raised within
+    ``fail_after(timeout)``."""
+    if isinstance(exc, trio.TooSlowError):
+        return f"no answer within {timeout:g} s"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
 def fit(entrants: Sequence[Entrant], idle: Collection[str]) -> int:
     """How many of ``entrants`` engines with the ``idle`` keys could play (one each)."""
     keys = list(idle)
@@ -182,13 +196,8 @@ class EngineKeeper:
         try:
             with trio.fail_after(self.start_timeout):
                 await player.start(self._nursery, self._send.clone())
-        except (EngineFailed, OSError, trio.TooSlowError) as exc:
-            if isinstance(exc, trio.TooSlowError):
-                why = f"no answer within {self.start_timeout:g} s"
-            elif isinstance(exc, OSError):
-                why = exc.strerror or str(exc)
-            else:
-                why = str(exc)
+        except START_FAILURES as exc:
+            why = start_failure(exc, self.start_timeout)
             with trio.CancelScope(shield=True):
                 await player.aclose()
             players[index] = self.stand_in(entrant.seats, entrant.engine, f"failed to start: {why}")
