@@ -164,3 +164,29 @@ def test_the_summarys_harness_delay_does_not_depend_on_the_order_games_came_in()
     )
     assert forward == backward
     assert forward["mean_ms"] == 92.079 and forward["seat_games"] == 8
+
+
+def test_the_summarys_harness_delay_is_the_same_for_games_read_back_from_the_journal() -> None:
+    # The journal keeps each delay to the microsecond; a run that played these
+    # four games holds them whole. Unrounded, their mean is 12.371 ms, read
+    # back 12.370 ms: the summary must not change when a run is resumed.
+    from types import SimpleNamespace
+
+    from bughouse_arbiter.core.model import Result
+    from bughouse_arbiter.tournament.runner import _harness_delay
+
+    delays = [0.010939052, 0.022980173, 0.014489081, 0.001074485]
+    played = {
+        f"g{n}": MatchReport(
+            job_id=f"g{n}",
+            result=Result.DRAW,
+            harness_delay={Seat.A_WHITE: d},
+            harness_delay_max=d / 3,
+        )
+        for n, d in enumerate(delays)
+    }
+    read_back = {key: MatchReport.from_dict(r.to_dict()) for key, r in played.items()}
+    now = _harness_delay(SimpleNamespace(reports=played))  # type: ignore[arg-type]
+    resumed = _harness_delay(SimpleNamespace(reports=read_back))  # type: ignore[arg-type]
+    assert now == resumed
+    assert now == {"seat_games": 4, "mean_ms": 12.37, "max_ms": 22.98, "turn_max_ms": 7.66}

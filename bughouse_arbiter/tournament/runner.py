@@ -331,8 +331,10 @@ def _incident(i: object) -> dict[str, object]:
 def _harness_delay(t: Tournament) -> dict[str, float | int]:
     """The harness's delay on the engines' clocks (ms): per seat and game, mean and
     most; one turn's most; and over how many seat-games (those that could tell)."""
-    per_game = [d for r in t.reports.values() for d in r.harness_delay.values()]
-    turn_max = max((r.harness_delay_max for r in t.reports.values()), default=0.0)
+    # Rounded as the journal keeps them: a game played in this run and one read
+    # back by ``--resume`` count the same.
+    per_game = [round(d, 6) for r in t.reports.values() for d in r.harness_delay.values()]
+    turn_max = max((round(r.harness_delay_max, 6) for r in t.reports.values()), default=0.0)
     return {
         "seat_games": len(per_game),
         # fsum: the same mean whatever order the games came in (a resumed run's).
