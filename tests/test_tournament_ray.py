@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -231,14 +231,38 @@ def _random_tournament(cluster: Any, tmp_path: Path, *, games: int) -> subproces
     )
 
 
+def _gated_tournament(
+    cluster: Any, tmp_path: Path, gate: Path, *, games: int, free_on: str = ""
+) -> subprocess.Popen[str]:
+    """A driver playing ``games`` games on ``cluster`` (output in ``t``) whose
+    engines hold every move until ``gate`` exists (except on node ``free_on``):
+    a table seen with engines is surely mid-game, not idle between games."""
+    gated = f"{sys.executable} {GATED} {gate}" + (f" --free-on {free_on}" if free_on else "")
+    argv = [
+        "tournament", "--engine", f"a={gated}", "--engine", f"b={gated}",
+        "--games", str(games), "--tc", "600+0", "--rule", "max_plies=16",
+        "--ray", cluster.address, "--out", "t",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
     cluster: Any, tmp_path: Path
 ) -> None:
-    driver = _random_tournament(cluster, tmp_path, games=4)
+    gate = tmp_path / "gate"
+    driver = _gated_tournament(cluster, tmp_path, gate, games=4)
     try:
-        os.kill(_worker_playing_a_game(timeout=120), signal.SIGKILL)
+        os.kill(_worker_playing_a_game(timeout=120, engine=str(GATED)), signal.SIGKILL)
+        gate.touch()
         out, err = driver.communicate(timeout=300)
     finally:
+        gate.touch()
         if driver.poll() is None:
             driver.kill()
     assert driver.returncode == 0, err
@@ -517,33 +541,48 @@ def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
     assert "Traceback" not in done.stderr
 
 
-def _engine_on_second_node(timeout: float) -> None:
-    """Waits until an engine runs on the second node (a game is being played there)."""
+def _engines_on_second_node(engine: str) -> list[int]:
+    """The pids of the ``engine`` processes running on the second node."""
+    found = []
+    for pid, (_, command) in _marked_processes().items():
+        if engine not in command:
+            continue
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"BUGHOUSE_TEST_NODE=second" in environ:
+            found.append(pid)
+    return found
+
+
+def _wait_for(what: str, done: Callable[[], bool], timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for pid, (_, command) in _marked_processes().items():
-            if "random_mover.py" not in command:
-                continue
-            try:
-                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"BUGHOUSE_TEST_NODE=second" in environ:
-                return
+    while not done():
+        assert time.monotonic() < deadline, f"{what}: not after {timeout:g} s"
         time.sleep(0.05)
-    raise AssertionError("no game started on the second node")
 
 
 def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) -> None:
+    # Four games for two tables (one per node), held until the gate opens: the
+    # second node's table is mid-game when the node goes.
+    gate = tmp_path / "gate"
+    driver = _gated_tournament(cluster, tmp_path, gate, games=4)
     second = next(node for node in cluster.list_all_nodes() if node is not cluster.head_node)
-    driver = _random_tournament(cluster, tmp_path, games=4)
     try:
-        _engine_on_second_node(timeout=120)
+        engine = str(GATED)
+        _wait_for("a game on the second node", lambda: bool(_engines_on_second_node(engine)), 120)
         cluster.remove_node(second, allow_graceful=False)
+        # The gate stays shut until the node's table is gone: a worker outlives its
+        # raylet for a moment, and could still finish its game and report it.
+        _wait_for("the second node's end", lambda: not _engines_on_second_node(engine), 120)
+        gate.touch()
         out, err = driver.communicate(timeout=300)
     finally:
+        gate.touch()
         if driver.poll() is None:
             driver.kill()
+            driver.communicate()
         # The next tests get their second node back.
         os.environ["BUGHOUSE_TEST_NODE"] = "second"
         try:
@@ -586,19 +625,7 @@ def test_a_node_that_joins_mid_run_gets_a_table_and_every_game_is_counted_once(
     # the gate opens, except on the node that joins: the first two games stay in
     # flight on the first two nodes until the third one has played a game.
     gate = tmp_path / "gate"
-    gated = f"{sys.executable} {GATED} {gate} --free-on third"
-    argv = [
-        "tournament", "--engine", f"a={gated}", "--engine", f"b={gated}",
-        "--games", "6", "--tc", "600+0", "--rule", "max_plies=16",
-        "--ray", cluster.address, "--out", "t",
-    ]  # fmt: skip
-    driver = subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    driver = _gated_tournament(cluster, tmp_path, gate, games=6, free_on="third")
     third = None
     try:
         _worker_playing_a_game(timeout=120, engine=str(GATED))

@@ -38,13 +38,18 @@ import trio
 from .. import __version__
 from ..config.specs import BUILTIN_ENGINES, EngineSpec, builtin_engine
 from ..core.model import Result
-from .jobs import MatchJob, MatchReport, failed_report
+from .jobs import MatchJob, MatchReport, failed_report, node_name
 from .keeper import CLOSE_TIMEOUT, EngineKeeper, play_on_table
 
 __all__ = ["NodeInfo", "Played", "RayTable", "error_report", "localize_job"]
 
 #: Seconds the actor waits for its trio loop to come up.
 _LOOP_START_TIMEOUT = 30.0
+
+# A game's report when the table was stopped under it, whichever way the stop
+# reached it (the game's scope, or the loop's end), and when it comes too late.
+ABANDONED = "abandoned: the table was stopped"
+CLOSING = "the table is closing"
 
 
 @attrs.frozen(kw_only=True)
@@ -142,24 +147,36 @@ class _TableLoop:
 
     async def play(self, job: MatchJob) -> MatchReport:
         if self.stopping:
-            return failed_report(job, RuntimeError("the table is closing"))
-        with trio.CancelScope() as game:
-            self._game = game
-            try:
-                return await play_on_table(job, self.keeper)
-            except Exception as exc:  # the harness failed: report, engines closed
-                await self.keeper.close_all()
-                return failed_report(job, exc)
-            finally:
-                self._game = None
-        # Abandoned by ``stop``: the driver is not waiting for this report.
-        return failed_report(job, RuntimeError("abandoned: the table was stopped"))
+            return error_report(job, CLOSING)
+        try:
+            with trio.CancelScope() as game:
+                self._game = game
+                try:
+                    return await play_on_table(job, self.keeper)
+                except Exception as exc:  # the harness failed: report, engines closed
+                    await self.keeper.close_all()
+                    if self.stopping:  # e.g. the keeper's nursery closed under the game
+                        return error_report(job, ABANDONED)
+                    return failed_report(job, exc)
+            # Abandoned by ``stop``: the driver is not waiting for this report.
+            return error_report(job, ABANDONED)
+        finally:
+            self._game = None
+            if self.stopping:
+                self._end_loop()
 
     def cancel_all(self) -> None:
-        """Abandons the game in play and ends the loop (its engines closed); in the loop."""
+        """Abandons the game in play and ends the loop (its engines closed); in the loop.
+
+        A game in play is unwound first (its engines closed) and ends the loop
+        itself as it leaves, so its report is always the abandoned one."""
         self.stopping = True
         if self._game is not None:
             self._game.cancel()
+        else:
+            self._end_loop()
+
+    def _end_loop(self) -> None:
         if self._loop is not None:
             self._loop.cancel()
 
@@ -176,15 +193,19 @@ class RayTable:
     # -- actor methods ----------------------------------------------------------------
 
     def play(self, job: MatchJob, driver_version: str) -> Played:
-        """Plays ``job`` with this table's engines (blocking) and reports it."""
+        """Plays ``job`` with this table's engines (blocking) and reports it.
+
+        Every report names its table as host:pid, as locally, and the Ray
+        node that worker belongs to."""
         started = time.time()
         node = self._node
+        where = f"{node_name()} ray-node {node.node_id[:8]}"
         if driver_version != __version__:
             report = error_report(
                 job,
                 f"node {node} runs bughouse-arbiter {__version__}, the driver {driver_version}: "
                 "install the same version on every node",
-                node=str(node),
+                node=where,
             )
         else:
             try:
@@ -192,14 +213,11 @@ class RayTable:
                     self._table.play, localize_job(job), trio_token=self._table.token
                 )
             except (Exception, trio.Cancelled, BaseExceptionGroup) as exc:
-                # Not a game: stopped (the loop's end cancels the game), or the loop broke.
-                why = f"{type(exc).__name__}: {exc}"
-                if self._table.stopping:
-                    why = "abandoned: the table was stopped"
-                report = error_report(job, why, node=str(node))
+                # Not a game: the loop ended under it (stopped) or broke.
+                why = ABANDONED if self._table.stopping else f"{type(exc).__name__}: {exc}"
+                report = error_report(job, why, node=where)
             else:
-                # host:pid as locally, and which Ray node that worker belongs to.
-                report = attrs.evolve(report, node=f"{report.node} ray-node {node.node_id[:8]}")
+                report = attrs.evolve(report, node=where)
         return Played(
             report=report,
             node=node,
