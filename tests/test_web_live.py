@@ -347,13 +347,16 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     from playwright.sync_api import expect
 
     # Board A's captures feed B-White's pocket; should board A end first (random
-    # movers mate now and then), board B plays on (board_end=continue).
+    # movers mate now and then), board B plays on (board_end=continue). No drop
+    # may give check, so B-Black's first move cannot make the premove (a knight's,
+    # which no drop blocks) illegal.
     served = serve(
         "--remote=B-white",
         f"--engine=A-white={RANDOM} --delay 100",
         f"--engine=A-black={RANDOM} --delay 100",
         f"--engine=B-black={RANDOM} --delay 1500",
         "--rule=board_end=continue",
+        "--rule=drop_check=no-check",
         "--tc",
         "120+0",
     )
@@ -379,8 +382,8 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
     expect(board).not_to_have_attribute("data-fen", start, timeout=WAIT_MS)
     # A premove while B-Black thinks (1.5 s): shown at once, played when the turn comes.
-    page.mouse.click(*square_center(page, "B", "a2"))
-    page.mouse.click(*square_center(page, "B", "a3"))
+    page.mouse.click(*square_center(page, "B", "b1"))
+    page.mouse.click(*square_center(page, "B", "c3"))
     expect(board.locator("square.current-premove")).to_have_count(2)
     expect(board.locator("square.current-premove")).to_have_count(0, timeout=WAIT_MS)
 
@@ -441,7 +444,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
         '[Termination "resignation"]' in text and '[TerminationSeat "WB"]' in text
     )
     assert re.search(r"\b1B\. e4\b", text), "the dragged move is B-White's first"
-    assert re.search(r"\b2B\. a3\b", text), "the premove is B-White's second"
+    assert re.search(r"\b2B\. Nx?c3\b", text), "the premove is B-White's second"
     assert sum('"type":"move"' in frame for frame in sent) >= 3
     assert "need N" in text
     assert "@" + dropped[2:4] in text
@@ -451,7 +454,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     for board in "AB":
         expect(move_items(page, board)).to_have_text(listed(game, board))
     expect(b_moves.nth(0)).to_have_text("1. e4")
-    expect(b_moves.nth(2)).to_have_text("2. a3")
+    expect(b_moves.nth(2)).to_have_text(re.compile(r"^2\. Nx?c3$"))
     drop = f"{dropped[0].upper()}@{dropped[2:4]}"
     expect(b_moves.filter(has_text=re.compile(rf"^\d+\. {drop}")).first).to_be_attached()
     assert errors == []
