@@ -3,6 +3,7 @@ seat's reconnect and grace under a mock clock, and the engine-side driver."""
 
 from __future__ import annotations
 
+import datetime
 import math
 import socket
 from pathlib import Path
@@ -617,3 +618,45 @@ async def test_a_peer_that_does_not_read_loses_its_link() -> None:
             while remote.connected:
                 await trio.sleep(0.05)
         nursery.cancel_scope.cancel()
+
+
+async def test_a_kept_serve_game_starts_its_remote_players_together_and_closes_one_that_cannot(
+    autojump_clock: object,
+) -> None:
+    """``serve --games N``'s game with kept engines: every remote player starts
+    at once under its own limit, and one that does not start in time is closed
+    and stood in for (it leaves as the game begins)."""
+    from fakes import FakePlayer
+
+    from bughouse_arbiter.cli import build_parser
+    from bughouse_arbiter.commands.serve import _play_kept, plan_from_args
+    from bughouse_arbiter.tournament.keeper import START_TIMEOUT, EngineKeeper
+
+    argv = ["serve", "--games", "2"] + [f"--remote={seat}" for seat in SEATS]
+    plan = plan_from_args(build_parser().parse_args(argv), today=datetime.datetime(2026, 1, 1))
+    # Three start in 10 s each; B-Black's never answers.
+    players = [FakePlayer(seat, start_delay=10.0) for seat in SEATS[:3]]
+    stuck = FakePlayer(Seat.B_BLACK, start_delay=math.inf)
+    async with EngineKeeper.open() as keeper:
+        record = await _play_kept(
+            plan,
+            2,
+            keeper,
+            [*players, stuck],
+            local=(),
+            seating={},
+            humans=(),
+            observe=lambda event: None,
+            stop_reason=lambda: "",
+        )
+        # Together: the game began when the stuck one's limit ran out, not after
+        # the others' 30 s one by one.
+        assert trio.current_time() == START_TIMEOUT
+    outcome = record.outcome
+    assert (outcome.termination, outcome.seat) == (Termination.LEFT, Seat.B_BLACK)
+    assert outcome.reason == (
+        f"B-Black left: failed to start: no answer within {START_TIMEOUT:g} s"
+    ), outcome.reason
+    assert stuck.closed_at == START_TIMEOUT
+    assert all(player.starts == 1 and player.closed_at == START_TIMEOUT for player in players)
+    assert {player.info.game_id for player in players} == {"3"}  # the third game

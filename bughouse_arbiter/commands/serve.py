@@ -394,17 +394,22 @@ async def _play_kept(
         )
         for seat in local
     ]
-    others: list[Player] = []
+    others: list[Player] = list(remote)
+
+    async def start(at: int, player: Player, nursery: trio.Nursery) -> None:
+        try:
+            with trio.fail_after(START_TIMEOUT):
+                await player.start(nursery, keeper.sender())
+        except START_FAILURES as exc:
+            why = f"failed to start: {start_failure(exc, START_TIMEOUT)}"
+            with trio.CancelScope(shield=True):
+                await player.aclose()
+            others[at] = keeper.stand_in(player.seats, player.name, why)
+
     async with trio.open_nursery() as nursery:
-        for player in remote:
-            try:
-                with trio.fail_after(START_TIMEOUT):
-                    await player.start(nursery, keeper.sender())
-            except START_FAILURES as exc:
-                why = f"failed to start: {start_failure(exc, START_TIMEOUT)}"
-                others.append(keeper.stand_in(player.seats, player.name, why))
-            else:
-                others.append(player)
+        async with trio.open_nursery() as starting:  # all at once, as run_match does
+            for at, player in enumerate(remote):
+                starting.start_soon(start, at, player, nursery)
         try:
             record, _ = await keeper.play(
                 entrants,
