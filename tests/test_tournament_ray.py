@@ -215,11 +215,14 @@ def _worker_playing_a_game(timeout: float, engine: str = "random_mover.py") -> i
     raise AssertionError("no Ray worker started engines")
 
 
-def _random_tournament(cluster: Any, tmp_path: Path, *, games: int) -> subprocess.Popen[str]:
-    """A driver playing ``games`` games of random movers on ``cluster`` (output in ``t``)."""
+def _tournament(
+    cluster: Any, tmp_path: Path, engine: str, *, games: int, tc: str, max_plies: int
+) -> subprocess.Popen[str]:
+    """A driver playing ``games`` games of ``engine`` against itself on ``cluster``
+    (output in ``t``)."""
     argv = [
-        "tournament", "--engine", "a=random", "--engine", "b=random",
-        "--games", str(games), "--tc", "4+0", "--rule", "max_plies=300",
+        "tournament", "--engine", f"a={engine}", "--engine", f"b={engine}",
+        "--games", str(games), "--tc", tc, "--rule", f"max_plies={max_plies}",
         "--ray", cluster.address, "--out", "t",
     ]  # fmt: skip
     return subprocess.Popen(
@@ -229,27 +232,21 @@ def _random_tournament(cluster: Any, tmp_path: Path, *, games: int) -> subproces
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _random_tournament(cluster: Any, tmp_path: Path, *, games: int) -> subprocess.Popen[str]:
+    """Random movers at 4 s a player."""
+    return _tournament(cluster, tmp_path, "random", games=games, tc="4+0", max_plies=300)
 
 
 def _gated_tournament(
     cluster: Any, tmp_path: Path, gate: Path, *, games: int, free_on: str = ""
 ) -> subprocess.Popen[str]:
-    """A driver playing ``games`` games on ``cluster`` (output in ``t``) whose
-    engines hold every move until ``gate`` exists (except on node ``free_on``):
-    a table seen with engines is surely mid-game, not idle between games."""
+    """Engines that hold every move until ``gate`` exists (except on node
+    ``free_on``): a table seen with engines is surely mid-game, not idle
+    between games."""
     gated = f"{sys.executable} {GATED} {gate}" + (f" --free-on {free_on}" if free_on else "")
-    argv = [
-        "tournament", "--engine", f"a={gated}", "--engine", f"b={gated}",
-        "--games", str(games), "--tc", "600+0", "--rule", "max_plies=16",
-        "--ray", cluster.address, "--out", "t",
-    ]  # fmt: skip
-    return subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return _tournament(cluster, tmp_path, gated, games=games, tc="600+0", max_plies=16)
 
 
 def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
