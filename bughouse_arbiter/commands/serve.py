@@ -84,7 +84,7 @@ from ..server.seam import FrontEnd, LiveTable
 from ..table.arbiter import MatchEnded, MatchEvent, MatchRecord, MovePlayed, run_match
 from ..table.stopping import exit_status, stop_on_signals
 from ..tournament.jobs import Entrant
-from ..tournament.keeper import START_FAILURES, START_TIMEOUT, EngineKeeper, start_failure
+from ..tournament.keeper import EngineKeeper
 from ..ui.render import RenderOptions
 from ..web.live_server import WebFrontEnd
 from . import SUMMARIES
@@ -397,14 +397,7 @@ async def _play_kept(
     others: list[Player] = list(remote)
 
     async def start(at: int, player: Player, nursery: trio.Nursery) -> None:
-        try:
-            with trio.fail_after(START_TIMEOUT):
-                await player.start(nursery, keeper.sender())
-        except START_FAILURES as exc:
-            why = f"failed to start: {start_failure(exc, START_TIMEOUT)}"
-            with trio.CancelScope(shield=True):
-                await player.aclose()
-            others[at] = keeper.stand_in(player.seats, player.name, why)
+        others[at] = await keeper.start_player(player, player.name, nursery)
 
     async with trio.open_nursery() as nursery:
         async with trio.open_nursery() as starting:  # all at once, as run_match does

@@ -64,11 +64,11 @@ _RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLE
 _HANG_REASONS = ("stopped reading", "no 'readyok'")
 
 
-#: What a player's ``start`` raises when it cannot start (``start_failure`` says why).
-START_FAILURES = (EngineFailed, OSError, trio.TooSlowError)
+#: What a player's ``start`` raises when it cannot start (``_start_failure`` says why).
+_START_FAILURES = (EngineFailed, OSError, trio.TooSlowError)
 
 
-def start_failure(exc: BaseException, timeout: float) -> str:
+def _start_failure(exc: BaseException, timeout: float) -> str:
     """Why a player could not start, from what its ``start`` raised within
     ``fail_after(timeout)``."""
     if isinstance(exc, trio.TooSlowError):
@@ -193,16 +193,21 @@ class EngineKeeper:
         else:
             player = create_player(entrant.seats[0], spec)
         self.engines_started += 1
+        players[index] = await self.start_player(player, entrant.engine, self._nursery)
+
+    async def start_player(self, player: Player, name: str, nursery: trio.Nursery) -> Player:
+        """Starts ``player`` in ``nursery``, answering into this keeper's channel:
+        ``player`` itself, or, if it does not start within ``start_timeout``,
+        a stand-in for its seats (``player`` is closed)."""
         try:
             with trio.fail_after(self.start_timeout):
-                await player.start(self._nursery, self._send.clone())
-        except START_FAILURES as exc:
-            why = start_failure(exc, self.start_timeout)
+                await player.start(nursery, self.sender())
+        except _START_FAILURES as exc:
+            why = _start_failure(exc, self.start_timeout)
             with trio.CancelScope(shield=True):
                 await player.aclose()
-            players[index] = self.stand_in(entrant.seats, entrant.engine, f"failed to start: {why}")
-            return
-        players[index] = player
+            return self.stand_in(player.seats, name, f"failed to start: {why}")
+        return player
 
     async def play(
         self,
