@@ -46,9 +46,10 @@ __all__ = ["NodeInfo", "Played", "RayTable", "error_report", "localize_job"]
 #: Seconds the actor waits for its trio loop to come up.
 _LOOP_START_TIMEOUT = 30.0
 
-# A game's report when the table was stopped under it, whichever way the stop
-# reached it (the game's scope, or the loop's end), and when it comes too late.
+#: A game's error when the table was stopped under it, whichever way the stop
+#: reached it (the game's scope, or the loop's end).
 ABANDONED = "abandoned: the table was stopped"
+#: A game's error when it reached a table already stopping.
 CLOSING = "the table is closing"
 
 
@@ -155,9 +156,8 @@ class _TableLoop:
                     return await play_on_table(job, self.keeper)
                 except Exception as exc:  # the harness failed: report, engines closed
                     await self.keeper.close_all()
-                    if self.stopping:  # e.g. the keeper's nursery closed under the game
-                        return error_report(job, ABANDONED)
-                    return failed_report(job, exc)
+                    if not self.stopping:  # else the stop did it (e.g. closed the keeper)
+                        return failed_report(job, exc)
             # Abandoned by ``stop``: the driver is not waiting for this report.
             return error_report(job, ABANDONED)
         finally:
