@@ -47,6 +47,10 @@ __all__ = [
 ]
 
 
+#: Decimals of a second the journal keeps of the harness's delays: to the microsecond.
+DELAY_DIGITS = 6
+
+
 def entrant_key(spec: EngineSpec, team_mode: bool) -> str:
     """Equal keys mean interchangeable engine processes (same program, options, mode)."""
     options = ",".join(f"{k}={v}" for k, v in sorted(spec.options.items()))
@@ -198,9 +202,11 @@ class MatchReport:
                 for i in self.incidents
             ],
             "time_losses": [s.bpgn for s in self.time_losses],
-            "overhead_max": round(self.overhead_max, 6),
-            "harness_delay": {s.bpgn: round(d, 6) for s, d in self.harness_delay.items()},
-            "harness_delay_max": round(self.harness_delay_max, 6),
+            "overhead_max": round(self.overhead_max, DELAY_DIGITS),
+            "harness_delay": {
+                s.bpgn: round(d, DELAY_DIGITS) for s, d in self.harness_delay.items()
+            },
+            "harness_delay_max": round(self.harness_delay_max, DELAY_DIGITS),
             "harness_time_losses": [s.bpgn for s in self.harness_time_losses],
             "started_engines": self.started_engines,
             "node": self.node,

@@ -23,7 +23,7 @@ import trio
 
 from ..core.rules import HouseRules
 from . import journal as journal_module
-from .jobs import MatchJob, MatchReport
+from .jobs import DELAY_DIGITS, MatchJob, MatchReport
 from .results import (
     GameResult,
     by_pairing,
@@ -333,8 +333,9 @@ def _harness_delay(t: Tournament) -> dict[str, float | int]:
     most; one turn's most; and over how many seat-games (those that could tell)."""
     # Rounded as the journal keeps them: a game played in this run and one read
     # back by ``--resume`` count the same.
-    per_game = [round(d, 6) for r in t.reports.values() for d in r.harness_delay.values()]
-    turn_max = max((round(r.harness_delay_max, 6) for r in t.reports.values()), default=0.0)
+    reports = t.reports.values()
+    per_game = [round(d, DELAY_DIGITS) for r in reports for d in r.harness_delay.values()]
+    turn_max = max((round(r.harness_delay_max, DELAY_DIGITS) for r in reports), default=0.0)
     return {
         "seat_games": len(per_game),
         # fsum: the same mean whatever order the games came in (a resumed run's).
