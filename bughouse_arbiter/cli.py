@@ -3,9 +3,10 @@
 Each module in ``COMMANDS`` has ``register(subparsers)``, which adds its
 parser and sets ``run=`` to a function taking the parsed namespace and
 returning an exit status. Only the module of the command being run is
-imported (the others bring trio, the engines and the BPGN code): the rest
-get a stub parser with their one-line summary, enough for ``bughouse --help``
-and for argparse's "invalid choice" message. A ``UsageError`` anywhere becomes one line on
+imported (the others bring trio, the engines and the BPGN code), and only
+its parser is made. Without a command, every one gets a stub parser with its
+one-line summary, enough for ``bughouse --help`` and for argparse's "invalid
+choice" message. A ``UsageError`` anywhere becomes one line on
 stderr and exit status 2; Ctrl+C becomes 130. Never a traceback for bad input.
 """
 
@@ -66,8 +67,12 @@ class _Parser(argparse.ArgumentParser):
         return formatter(prog=self.prog, width=_help_width())
 
 
-def build_parser(commands: Sequence[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
-    """The ``bughouse`` parser with the full parsers of ``commands`` (stubs for the rest)."""
+def build_parser(
+    commands: Sequence[str] = tuple(COMMANDS), *, stubs: bool = True
+) -> argparse.ArgumentParser:
+    """The ``bughouse`` parser with the full parsers of ``commands``, and stubs for
+    the rest unless ``stubs`` is false (each parser made costs a few gettext
+    lookups: a command line that names its command needs no others)."""
     parser = _Parser(
         prog="bughouse",
         description="Bughouse chess arbiter: four players, two boards, four clocks.",
@@ -77,7 +82,7 @@ def build_parser(commands: Sequence[str] = tuple(COMMANDS)) -> argparse.Argument
         if name in commands:
             module = importlib.import_module(f".commands.{module_name}", __package__)
             module.register(subparsers)
-        else:
+        elif stubs:
             subparsers.add_parser(name, help=SUMMARIES[name], add_help=False)
     for command in subparsers.choices.values():
         # The descriptions are the modules' docstrings: show them without RST markup.
@@ -136,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cut = words.index("--")
         words, tail = words[:cut], words[cut + 1 :]
     command = _command_in(words)
-    parser = build_parser(() if command is None else (command,))
+    parser = build_parser(() if command is None else (command,), stubs=command is None)
     args = parser.parse_args(_join_negative_values(parser, words))
     if args.command in TAKES_TAIL:
         args.tail = tail or []

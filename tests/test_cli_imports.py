@@ -55,3 +55,27 @@ def test_the_stub_summary_is_the_commands_own(command: str) -> None:
 
     assert summary((command,)) == summary(())
     assert summary(()) is not None
+
+
+def test_a_named_command_gets_only_its_own_parser(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each parser made costs start-up time (argparse's gettext lookups): a
+    command line that names its command makes that one parser, no stubs."""
+    from bughouse_arbiter.cli import main
+
+    made: list[str] = []
+    add_parser = argparse._SubParsersAction.add_parser
+
+    def counting(self: argparse._SubParsersAction, name: str, **kwargs: object) -> object:
+        made.append(name)
+        return add_parser(self, name, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(argparse._SubParsersAction, "add_parser", counting)
+    assert main(["position", "8/8/8/8/8/8/8/K6k[] w - - 0 1", "--json"]) == 0
+    assert made == ["position"]
+    made.clear()
+    with pytest.raises(SystemExit):
+        main(["positio"])  # a misspelt command: argparse lists every choice
+    assert made == list(COMMANDS)
+    assert "invalid choice: 'positio' (choose from 'position', 'replay'" in capsys.readouterr().err
