@@ -710,6 +710,39 @@ async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) ->
     assert move.move.startswith("N@")
 
 
+async def test_a_turn_limit_already_past_goes_out_as_zero(nursery: trio.Nursery) -> None:
+    """``limit`` is what is left of the turn's own time limit, never below 0 ms."""
+    log: list[str] = []
+    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=log.append))
+    for token, left, sent in ((1, 0.75, "limit 750"), (2, -0.25, "limit 0")):
+        state = attrs.evolve(table(), turn_left={Seat.A_WHITE: left})
+        await seated.player.your_turn(Seat.A_WHITE, token, state)
+        assert (await seated.next_move()).token == token
+        go = [line for line in log if " < go " in line][-1]
+        assert go.endswith(f"turn {token} board a {sent}")
+
+
+async def test_the_harness_delay_of_a_turn_is_within_the_turn(nursery: trio.Nursery) -> None:
+    """The harness's share of a turn runs from its opening to when its ``go``
+    reached the engine: never longer than the turn, never below zero."""
+    seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM))
+    player = seated.player
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    reached = player.turn_reached(Seat.A_WHITE, 1)
+    assert reached is not None
+    await seated.next_move()
+    # The turn (as the arbiter timed it) ended 1 s before its go was written: 2 s, not 3.
+    delay = player.harness_delay(Seat.A_WHITE, 1, reached - 3.0, reached - 1.0)
+    assert delay == pytest.approx(2.0, abs=0.05)  # (plus the answer's read lag, a few ms)
+    await player.your_turn(Seat.A_WHITE, 2, table())
+    reached = player.turn_reached(Seat.A_WHITE, 2)
+    assert reached is not None
+    await seated.next_move()
+    # Opened after its go was written (the clock started late): none of it.
+    delay = player.harness_delay(Seat.A_WHITE, 2, reached + 1.0, reached + 3.0)
+    assert delay == pytest.approx(0.0, abs=0.05)
+
+
 async def test_a_move_is_formatted_once_for_the_four_engines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

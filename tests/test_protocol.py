@@ -263,6 +263,11 @@ def test_state_skips_unknown_pairs_and_refuses_bad_squares() -> None:
 
 def test_clocks_ms_floors_and_clamps() -> None:
     assert clocks_ms([179.9996, 0.0004, -1.5, 60]) == (179999, 0, 0, 60000)
+    # Each of the four, written out one by one, gets every kind of value.
+    seconds, whole_ms = [179.9996, 0.75, -1.5, 0.0004], [179999, 750, 0, 0]
+    for turn in range(4):
+        expected = tuple(whole_ms[turn:] + whole_ms[:turn])
+        assert clocks_ms(seconds[turn:] + seconds[:turn]) == expected
     assert clocks_ms([1, 2, 3, 4]) == (1000, 2000, 3000, 4000)  # in seat order
     with pytest.raises(ValueError, match=r"^need four clocks$"):
         clocks_ms([1.0, 2.0])

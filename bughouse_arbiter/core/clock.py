@@ -149,7 +149,8 @@ class Clocks:
         for seat in SEATS:
             if seat in running and (found := self.deadline(seat)) is not None:
                 deadlines.append((found, seat))
-                first = min(first, found[0])
+                if found[0] < first:
+                    first = found[0]
         if not deadlines:
             return None
         seats = []
@@ -222,7 +223,7 @@ class Clocks:
         started = self.running.get(seat)
         if started is None:
             raise ValueError(f"{seat}'s clock is not running")
-        used = max(0.0, now - started)
+        used = now - started if now > started else 0.0
         running = dict(self.running)
         del running[seat]
         banked = {**self.banked, seat: self.banked[seat] - used + self.increment}

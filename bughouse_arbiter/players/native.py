@@ -162,6 +162,10 @@ class NativeEnginePlayer(Player):
         self.process: LineTransport = transport or EngineProcess(
             self.command, cwd=cwd, env=env, label=self.label, log=log, max_line=max_line
         )
+        # Looked up once: only some transports can say when a line reached the engine.
+        self._when_written: Callable[[Callable[[float], None]], None] | None = getattr(
+            self.process, "when_written", None
+        )
         #: Engine lines ignored during games (unknown, malformed, stale...).
         self.ignored = 0
         self._ignored_logged = 0
@@ -322,7 +326,7 @@ class NativeEnginePlayer(Player):
         self._open_by_seat[seat] = wire
         self._send_state(state)
         left = state.turn_left.get(seat)
-        limit = None if left is None else max(0, int(left * 1000))
+        limit = None if left is None else (int(left * 1000) if left > 0 else 0)
         movetime = depth = None
         if self._untimed:
             movetime, depth = self.movetime, self.depth
@@ -339,9 +343,8 @@ class NativeEnginePlayer(Player):
             )
         )
         self._answer_lag.pop(seat, None)
-        when_written = getattr(self.process, "when_written", None)
-        if when_written is not None:
-            when_written(partial(self._turn_reached, seat, token))
+        if self._when_written is not None:
+            self._when_written(partial(self._turn_reached, seat, token))
 
     def _turn_reached(self, seat: Seat, token: int, at: float) -> None:
         self._turn_written.setdefault((seat, token), at)
@@ -352,12 +355,14 @@ class NativeEnginePlayer(Player):
     def harness_delay(
         self, seat: Seat, token: int, opened_at: float, ended_at: float
     ) -> float | None:
-        if not hasattr(self.process, "when_written"):
+        if self._when_written is None:
             return None
         reached = self._turn_written.pop((seat, token), ended_at)  # never sent: all of it
         for key in [key for key in self._turn_written if key[0] is seat]:
             del self._turn_written[key]  # the turn's refreshes
-        before = min(max(0.0, reached - opened_at), max(0.0, ended_at - opened_at))
+        # min() and max() parse their arguments as keywords: slow in 3.11, and this runs every move.
+        before = reached if reached < ended_at else ended_at
+        before = before - opened_at if before > opened_at else 0.0
         return before + self._answer_lag.pop(seat, 0.0)
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:

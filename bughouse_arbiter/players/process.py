@@ -618,6 +618,9 @@ class _Batch(AbstractContextManager[None]):
         traceback: TracebackType | None,
     ) -> None:
         process = self._process
-        process._batching = max(0, process._batching - 1)  # aclose may have reset it
-        if not process._batching:
+        batching = process._batching - 1
+        if batching > 0:
+            process._batching = batching
+        else:  # 0, or below it if aclose reset the count meanwhile
+            process._batching = 0
             process._flush_held()

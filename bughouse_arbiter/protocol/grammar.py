@@ -93,11 +93,12 @@ def clocks_ms(seconds: Iterable[float]) -> Clocks:
     if len(values) != 4:
         raise ValueError("need four clocks")
     a, b, c, d = values  # unrolled: this runs for every line with clocks
+    # Comparisons, not max(): the builtin parses its arguments as keywords (slow in 3.11).
     return (
-        max(0, int(a * 1000)),
-        max(0, int(b * 1000)),
-        max(0, int(c * 1000)),
-        max(0, int(d * 1000)),
+        int(a * 1000) if a > 0 else 0,
+        int(b * 1000) if b > 0 else 0,
+        int(c * 1000) if c > 0 else 0,
+        int(d * 1000) if d > 0 else 0,
     )
 
 

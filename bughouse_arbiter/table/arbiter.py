@@ -615,7 +615,8 @@ class _Table:
         if delay is not None:
             record = self.record
             record.harness_delay[seat] = record.harness_delay.get(seat, 0.0) + delay
-            record.harness_delay_max = max(record.harness_delay_max, delay)
+            if delay > record.harness_delay_max:
+                record.harness_delay_max = delay
 
     # -- the end -------------------------------------------------------------------
 
