@@ -360,7 +360,7 @@ class NativeEnginePlayer(Player):
         reached = self._turn_written.pop((seat, token), ended_at)  # never sent: all of it
         for key in [key for key in self._turn_written if key[0] is seat]:
             del self._turn_written[key]  # the turn's refreshes
-        # min() and max() parse their arguments as keywords: slow in 3.11, and this runs every move.
+        # Comparisons: min() and max() run 3.11's generic argument parser on every call.
         before = reached if reached < ended_at else ended_at
         before = before - opened_at if before > opened_at else 0.0
         return before + self._answer_lag.pop(seat, 0.0)

@@ -93,7 +93,7 @@ def clocks_ms(seconds: Iterable[float]) -> Clocks:
     if len(values) != 4:
         raise ValueError("need four clocks")
     a, b, c, d = values  # unrolled: this runs for every line with clocks
-    # Comparisons, not max(): the builtin parses its arguments as keywords (slow in 3.11).
+    # Comparisons, not max(): it runs 3.11's generic argument parser on every call.
     return (
         int(a * 1000) if a > 0 else 0,
         int(b * 1000) if b > 0 else 0,
