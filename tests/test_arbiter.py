@@ -601,23 +601,8 @@ async def test_a_board_that_ends_stops_both_its_clocks_and_is_told_once(
     autojump_clock: object,
 ) -> None:
     rules = HouseRules(time=10.0, board_end="continue")
-    # A-White resigns at 3, while A-Black's clock runs; board B plays on.
-    players = silent_table(
-        a_white=[(Move("e2e4", 1), Resign(2))], b_white=[Move("d2d4", 4)], b_black=[Move("d7d5", 1)]
-    )
-    record, _ = await play(players, rules)
-    assert record.clocks.banked[Seat.A_BLACK] == 8.0  # stopped at 3, not at the end
-    assert record.outcome.reason.endswith("board B: B-White lost on time)")
-    for player in players:
-        assert [r.board for r in player.boards_ended] == [BoardId.A]
-
-
-async def test_a_board_end_is_told_once_though_the_table_changes_after_it(
-    autojump_clock: object,
-) -> None:
-    rules = HouseRules(time=10.0, board_end="continue")
-    # Board A ends at 3 (A-White resigns); A-Black leaves at 5, a change on a board
-    # already over, while board B plays on.
+    # A-White resigns at 3, while A-Black's clock runs; board B plays on. A-Black
+    # leaves at 5, a change on a board already over: nothing is told again.
     players = silent_table(
         a_white=[(Move("e2e4", 1), Resign(2))],
         a_black=[Leave(after=4)],
@@ -626,6 +611,7 @@ async def test_a_board_end_is_told_once_though_the_table_changes_after_it(
     )
     record, _ = await play(players, rules)
     assert record.game.board_results[BoardId.A].termination is Termination.RESIGNATION
+    assert record.clocks.banked[Seat.A_BLACK] == 8.0  # stopped at 3, not at the end
     assert record.outcome.reason.endswith("board B: B-White lost on time)")
     for player in players:
         assert [r.board for r in player.boards_ended] == [BoardId.A]
