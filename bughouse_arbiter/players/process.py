@@ -618,9 +618,7 @@ class _Batch(AbstractContextManager[None]):
         traceback: TracebackType | None,
     ) -> None:
         process = self._process
-        batching = process._batching - 1
-        if batching > 0:
-            process._batching = batching
-        else:  # 0, or below it if aclose reset the count meanwhile
+        process._batching -= 1
+        if process._batching <= 0:  # below 0 if aclose reset the count meanwhile
             process._batching = 0
             process._flush_held()
