@@ -67,12 +67,10 @@ class _Parser(argparse.ArgumentParser):
         return formatter(prog=self.prog, width=_help_width())
 
 
-def build_parser(
-    commands: Sequence[str] = tuple(COMMANDS), *, stubs: bool = True
-) -> argparse.ArgumentParser:
-    """The ``bughouse`` parser with the full parsers of ``commands``, and stubs for
-    the rest unless ``stubs`` is false (each parser made costs a few gettext
-    lookups: a command line that names its command needs no others)."""
+def build_parser(commands: Sequence[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """The ``bughouse`` parser with the full parsers of ``commands``; with none,
+    a stub for every command. (Each parser made costs a few gettext lookups: a
+    command line that names its command needs no others.)"""
     parser = _Parser(
         prog="bughouse",
         description="Bughouse chess arbiter: four players, two boards, four clocks.",
@@ -82,7 +80,7 @@ def build_parser(
         if name in commands:
             module = importlib.import_module(f".commands.{module_name}", __package__)
             module.register(subparsers)
-        elif stubs:
+        elif not commands:
             subparsers.add_parser(name, help=SUMMARIES[name], add_help=False)
     for command in subparsers.choices.values():
         # The descriptions are the modules' docstrings: show them without RST markup.
@@ -141,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cut = words.index("--")
         words, tail = words[:cut], words[cut + 1 :]
     command = _command_in(words)
-    parser = build_parser(() if command is None else (command,), stubs=command is None)
+    parser = build_parser(() if command is None else (command,))
     args = parser.parse_args(_join_negative_values(parser, words))
     if args.command in TAKES_TAIL:
         args.tail = tail or []
