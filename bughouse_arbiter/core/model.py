@@ -15,6 +15,7 @@ import chess
 class BoardId(enum.Enum):
     """One of the two boards."""
 
+    _value_: str
     A = "A"
     B = "B"
 
@@ -22,9 +23,15 @@ class BoardId(enum.Enum):
     # (of the member's name, in Python) was ~100 calls a move in the arbiter.
     __hash__ = object.__hash__
 
+    #: The other board (set on each member below: an attribute, not a property,
+    #: as it is read on every move).
+    other: BoardId
+
     @property
-    def other(self) -> BoardId:
-        return _OTHER_BOARD[self]
+    def value(self) -> str:
+        # Said here, as mypy infers no type for ``value`` once the class
+        # declares attributes that are not members.
+        return self._value_
 
     @classmethod
     def parse(cls, text: str) -> BoardId:
@@ -58,6 +65,7 @@ _SEAT_ALIASES: dict[str, str] = {}
 class Seat(enum.Enum):
     """One of the four chairs at the table."""
 
+    _value_: str
     A_WHITE = "A-White"
     A_BLACK = "A-Black"
     B_WHITE = "B-White"
@@ -82,28 +90,25 @@ class Seat(enum.Enum):
                 "or WA, BA, WB, BB)"
             ) from None
 
-    # Looked up in tables made once below: reading an Enum member off its
-    # class (``Seat.A_WHITE``) is slow, and these are asked a dozen times a move.
+    # Plain attributes of each member, set once below: they are read a dozen
+    # times a move, and a property (or reading a member off its class,
+    # ``Seat.A_WHITE``) costs several times an attribute.
+
+    #: The board this seat plays on.
+    board: BoardId
+    #: Its colour (``chess.WHITE`` or ``chess.BLACK``).
+    color: chess.Color
+    team: Team
+    #: The seat on the other board in its team.
+    partner: Seat
+    #: The seat across its own board.
+    opponent: Seat
 
     @property
-    def board(self) -> BoardId:
-        return _SEAT_FACTS[self][0]
-
-    @property
-    def color(self) -> chess.Color:
-        return _SEAT_FACTS[self][1]
-
-    @property
-    def team(self) -> Team:
-        return _SEAT_FACTS[self][2]
-
-    @property
-    def partner(self) -> Seat:
-        return _SEAT_FACTS[self][3]
-
-    @property
-    def opponent(self) -> Seat:
-        return _SEAT_FACTS[self][4]
+    def value(self) -> str:
+        # Said here, as mypy infers no type for ``value`` once the class
+        # declares attributes that are not members.
+        return self._value_
 
     @property
     def bpgn(self) -> str:
@@ -138,6 +143,11 @@ _SEAT_FACTS: dict[Seat, tuple[BoardId, bool, Team, Seat, Seat]] = {
     )
     for seat, (board, color) in _BOARD_COLOR.items()
 }
+for _board_id, _other in _OTHER_BOARD.items():
+    _board_id.other = _other
+for _seat, (_board, _color, _team, _partner, _opponent) in _SEAT_FACTS.items():
+    _seat.board, _seat.color, _seat.team = _board, _color, _team
+    _seat.partner, _seat.opponent = _partner, _opponent
 
 for _seat in Seat:
     _colour = "white" if _seat.color else "black"
