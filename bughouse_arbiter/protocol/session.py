@@ -180,7 +180,8 @@ MESSAGES_ALLOWED: Final[dict[SessionState, frozenset[str]]] = {
     SessionState.CLOSED: frozenset(),
 }
 
-#: Commands that change nothing in the session (``_after_send`` skips them).
+#: Commands that change nothing in the session (``send`` does not call
+#: ``_after_send`` for them: most lines are a move's event or a turn's state).
 _STATELESS: Final = frozenset({MoveEvent, State, PlayerInfo, RulesInfo, IsReady, SetOption})
 
 #: Longest engine line quoted in an ``Ignored`` event.
@@ -258,12 +259,11 @@ class EngineSession:
             raise LocalProtocolError(f"cannot send {keyword!r} in state {self.state.value!r}")
         if data is None:
             data = encode_command(command)
-        self._after_send(command)
+        if type(command) not in _STATELESS:
+            self._after_send(command)
         return data
 
     def _after_send(self, command: Command) -> None:
-        if type(command) in _STATELESS:  # most lines: a move's event, a turn's state
-            return
         if isinstance(command, Bug):
             self.state = SessionState.HANDSHAKE
         elif isinstance(command, NewGame):
