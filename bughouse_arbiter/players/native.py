@@ -369,7 +369,10 @@ class NativeEnginePlayer(Player):
         if played.board is self.seat.board:
             self.tells.turn_over()
         self._last_state = None
-        self._send(*self._shared(state, _EVENT, partial(_event, played)))
+        # Looked up here first: the move is told to four players, and only the
+        # first one needs the ``partial`` that makes the event.
+        shared = state.shared.get(_EVENT)
+        self._send(*(shared or self._shared(state, _EVENT, partial(_event, played))))
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         if len(self.seats) == 1:
