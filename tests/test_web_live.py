@@ -241,14 +241,16 @@ def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_g
     its connection and some moves: both end with every move of the game."""
     from playwright.sync_api import expect
 
-    # Random movers' games end by a flag after ~12 s (40 moves a seat at
-    # 0.15 s each on a 6 s clock), or earlier by a mate (rarely before 120 plies
+    # Random movers' games end by a flag after ~20 s (66 moves a seat at
+    # 0.15 s each on a 10 s clock), or earlier by a mate (rarely before 120 plies
     # over both boards, ~9 s): the checks below are made in a game's first seconds.
+    # (On a 6 s clock, a loaded machine once saw game 2 end, and the server
+    # close, before the page had asked for the moves it lost.)
     engine = f"{RANDOM} --delay 150"
     served = serve(
         *[f"--engine={seat}={engine}" for seat in ("A-white", "A-black", "B-white", "B-black")],
         "--tc",
-        "6+0",
+        "10+0",
         "--games",
         "2",
     )
