@@ -98,6 +98,7 @@ class Seat(enum.Enum):
     board: BoardId
     #: Its colour (``chess.WHITE`` or ``chess.BLACK``).
     color: chess.Color
+    #: The team it plays for.
     team: Team
     #: The seat on the other board in its team.
     partner: Seat
