@@ -369,10 +369,8 @@ class NativeEnginePlayer(Player):
         if played.board is self.seat.board:
             self.tells.turn_over()
         self._last_state = None
-        # Looked up here first: the move is told to four players, and only the
-        # first one needs the ``partial`` that makes the event.
-        shared = state.shared.get(_EVENT)
-        self._send(*(shared or self._shared(state, _EVENT, partial(_event, played))))
+        shared: tuple[MoveEvent, bytes] | None = state.shared.get(_EVENT)
+        self._send(*(shared or _share(state, _EVENT, _event(played, state))))
 
     async def partner_says(self, seat: Seat, text: str) -> None:
         if len(self.seats) == 1:
@@ -450,7 +448,8 @@ class NativeEnginePlayer(Player):
 
     def _send_state(self, state: TableState) -> None:
         """Sends ``state`` unless the engine's last one says exactly the same."""
-        command, data = self._shared(state, _STATE, _state)
+        shared: tuple[State, bytes] | None = state.shared.get(_STATE)
+        command, data = shared or _share(state, _STATE, _state(state))
         if command != self._last_state:
             self._send(command, data)
             self._last_state = command
@@ -467,18 +466,6 @@ class NativeEnginePlayer(Player):
         except (LocalProtocolError, ValueError) as exc:
             raise EngineFailed(f"cannot send {command.KEYWORD!r} now: {exc}") from exc
         self.process.send_data(data)
-
-    @staticmethod
-    def _shared(state: TableState, key: str, make: Callable[[TableState], _C]) -> tuple[_C, bytes]:
-        """The command ``make(state)`` and its bytes, made once for all players."""
-        shared: tuple[_C, bytes] | None = state.shared.get(key)
-        if shared is None:
-            command = make(state)
-            try:
-                shared = state.shared[key] = (command, encode_command(command))
-            except (LocalProtocolError, ValueError) as exc:
-                raise EngineFailed(f"cannot send {command.KEYWORD!r}: {exc}") from exc
-        return shared
 
     # -- lines in ----------------------------------------------------------------------
 
@@ -631,6 +618,16 @@ class NativeEnginePlayer(Player):
     def _note(self, text: str) -> None:
         if self.log is not None:
             self.log(f"{self.label} : {text}")
+
+
+def _share(state: TableState, key: str, command: _C) -> tuple[_C, bytes]:
+    """``command`` and its bytes, kept under ``key`` in ``state.shared``: the
+    first player told makes them, the others find them there."""
+    try:
+        shared = state.shared[key] = (command, encode_command(command))
+    except (LocalProtocolError, ValueError) as exc:
+        raise EngineFailed(f"cannot send {command.KEYWORD!r}: {exc}") from exc
+    return shared
 
 
 #: Keys of what native players share in ``TableState.shared``.
