@@ -768,6 +768,12 @@ async def test_a_move_is_formatted_once_for_the_four_engines(
     for seat in SEATS:  # and every engine got every one of them, byte for byte
         heard = [line.split(" < ", 1)[1] for line in logs[seat] if " < event " in line]
         assert heard == [data.decode().rstrip("\n") for data in events]
+    # Each state is encoded once too: all four engines hear the game's first
+    # one (as the game starts), from fewer encodings than engines.
+    first = [data for data in encoded if data.startswith(b"state v 0 ")]
+    assert 1 <= len(first) < len(SEATS)
+    for seat in SEATS:
+        assert f"< {first[0].decode().rstrip()}" in "\n".join(logs[seat])
 
 
 def test_a_changed_copy_of_a_table_state_starts_with_nothing_shared() -> None:
