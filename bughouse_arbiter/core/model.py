@@ -125,30 +125,18 @@ class Seat(enum.Enum):
         return self.value
 
 
-_OTHER_BOARD = {BoardId.A: BoardId.B, BoardId.B: BoardId.A}
 _SEAT_OF = {
     (BoardId.A, True): Seat.A_WHITE,
     (BoardId.A, False): Seat.A_BLACK,
     (BoardId.B, True): Seat.B_WHITE,
     (BoardId.B, False): Seat.B_BLACK,
 }
-_BOARD_COLOR = {seat: board_color for board_color, seat in _SEAT_OF.items()}
-#: Per seat: board, colour, team, partner, opponent.
-_SEAT_FACTS: dict[Seat, tuple[BoardId, bool, Team, Seat, Seat]] = {
-    seat: (
-        board,
-        color,
-        Team.ONE if seat in (Seat.A_WHITE, Seat.B_BLACK) else Team.TWO,
-        _SEAT_OF[_OTHER_BOARD[board], not color],
-        _SEAT_OF[board, not color],
-    )
-    for seat, (board, color) in _BOARD_COLOR.items()
-}
-for _board_id, _other in _OTHER_BOARD.items():
-    _board_id.other = _other
-for _seat, (_board, _color, _team, _partner, _opponent) in _SEAT_FACTS.items():
-    _seat.board, _seat.color, _seat.team = _board, _color, _team
-    _seat.partner, _seat.opponent = _partner, _opponent
+BoardId.A.other, BoardId.B.other = BoardId.B, BoardId.A
+for (_board, _color), _seat in _SEAT_OF.items():
+    _seat.board, _seat.color = _board, _color
+    _seat.team = Team.ONE if _seat in (Seat.A_WHITE, Seat.B_BLACK) else Team.TWO
+    _seat.partner = _SEAT_OF[_board.other, not _color]
+    _seat.opponent = _SEAT_OF[_board, not _color]
 
 for _seat in Seat:
     _colour = "white" if _seat.color else "black"
