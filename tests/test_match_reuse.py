@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,17 @@ from bughouse_arbiter.commands import match
 from bughouse_arbiter.tournament.keeper import EngineKeeper
 from bughouse_arbiter.ui.render import RenderOptions
 
+ROOT = Path(__file__).resolve().parent.parent
 
-def _plan(tmp_path: Path, games: int, engine: list[str], team: list[str]) -> match.MatchPlan:
+
+def _plan(
+    tmp_path: Path, games: int, engine: list[str], team: list[str], rules: list[str] | None = None
+) -> match.MatchPlan:
     args = argparse.Namespace(
         engine=engine,
         team=team,
         tc="60+0",  # instant movers never flag, however loaded the machine (a flag restarts one)
-        rule=[],
+        rule=rules or [],
         games=str(games),
         out=str(tmp_path / "m.bpgn"),
         seed="5",
@@ -63,3 +68,43 @@ def test_three_games_start_the_engines_once(
     games = read_games((tmp_path / "m.bpgn").read_text())
     assert [g.tag("Round") for g in games] == ["1", "2", "3"]
     assert all(replay_game(g).ok for g in games)
+
+
+class Flushes(io.StringIO):
+    """An output that notes its text at every flush."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def flush(self) -> None:
+        self.seen.append(self.getvalue())
+
+
+def test_kept_engines_games_still_flush_their_move_lines_during_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Output that is not a terminal gets its move lines a few times a second in
+    every game, as in a one-game match (``Display.keep_flushed``), not only once
+    ``HELD_CHARS`` of them are held or the game ends."""
+    monkeypatch.setattr(match, "HELD_CHARS", 10**9)  # only a flush can hand lines on
+    mover = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 25"
+    engines = [f"{seat}={mover}" for seat in ("WA", "BA", "WB", "BB")]
+    plan = _plan(tmp_path, 2, engines, [], rules=["max_plies=40"])
+    out = Flushes()
+    display = match.Display(out, live=False, options=RenderOptions())
+
+    async def play() -> int:
+        with trio.fail_after(60):
+            return await match.play_matches(plan, display)
+
+    assert trio.run(play) == 0
+    games = read_games((tmp_path / "m.bpgn").read_text())
+    assert len(games) == 2
+    # A flush that ends on a move line came while that game was being played.
+    during = {
+        text.count("result: ") for text in out.seen if text.splitlines()[-1].startswith("ply")
+    }
+    long_games = {number for number, game in enumerate(games) if len(game.moves) >= 20}
+    assert long_games  # 20 plies of 25 ms each outlast a flush's period, 1/REFRESH_HZ s
+    assert long_games <= during

@@ -24,7 +24,7 @@ import math
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -460,7 +460,6 @@ async def play_one(
     writer = GameWriter(out, game_number=index + 1, games=plan.games)
     writers[:] = [writer]
     display.begin(index + 1, plan.games, plan.out)
-    live_task: trio.CancelScope | None = None
 
     def observe(event: MatchEvent) -> None:
         writer.observe(event)
@@ -468,20 +467,14 @@ async def play_one(
 
     record: MatchRecord | None = None
     try:
-        async with trio.open_nursery() as nursery:
-            live_task = trio.CancelScope()
-            nursery.start_soon(display.refresh if display.live else display.keep_flushed, live_task)
-            try:
-                record = await run_match(
-                    players,
-                    plan.rules,
-                    game_id=str(index + 1),
-                    observer=observe,
-                    stop_reason=stop_reason,
-                )
-            finally:
-                if live_task is not None:
-                    live_task.cancel()
+        async with display.kept_current():
+            record = await run_match(
+                players,
+                plan.rules,
+                game_id=str(index + 1),
+                observer=observe,
+                stop_reason=stop_reason,
+            )
     finally:
         display.end_live()
         if logs is not None:
@@ -520,23 +513,15 @@ async def _play_kept(
 
     record: MatchRecord | None = None
     try:
-        async with trio.open_nursery() as nursery:
-            live_task: trio.CancelScope | None = None
-            if display.live:
-                live_task = trio.CancelScope()
-                nursery.start_soon(display.refresh, live_task)
-            try:
-                record, _ = await keeper.play(
-                    _entrants(seating, teams),
-                    plan.rules,
-                    game_id=str(index + 1),
-                    observer=observe,
-                    seed=plan.seed,
-                    stop_reason=stop_reason,
-                )
-            finally:
-                if live_task is not None:
-                    live_task.cancel()
+        async with display.kept_current():
+            record, _ = await keeper.play(
+                _entrants(seating, teams),
+                plan.rules,
+                game_id=str(index + 1),
+                observer=observe,
+                seed=plan.seed,
+                stop_reason=stop_reason,
+            )
     finally:
         display.end_live()
     assert record is not None
@@ -764,6 +749,19 @@ class Display:
         return clocks.start_all(
             (seat for seat in self.game.seats_to_move() if not clocks.is_running(seat)), now
         )
+
+    @contextlib.asynccontextmanager
+    async def kept_current(self) -> AsyncIterator[None]:
+        """Keeps the output current while the block runs (a game): the live
+        table redrawn (``refresh``), or else the held move lines flushed
+        (``keep_flushed``)."""
+        async with trio.open_nursery() as nursery:
+            scope = trio.CancelScope()
+            nursery.start_soon(self.refresh if self.live else self.keep_flushed, scope)
+            try:
+                yield
+            finally:
+                scope.cancel()
 
     async def refresh(self, scope: trio.CancelScope) -> None:
         """Redraws the table ``REFRESH_HZ`` times a second until ``scope`` is cancelled."""
