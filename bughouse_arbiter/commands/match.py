@@ -428,22 +428,62 @@ async def play_one(
     stop_reason: Callable[[], str] | None = None,
     games_file: BpgnFile | None = None,
 ) -> GameSummary:
+    """Game ``index`` of the match, written and shown as it is played: on the
+    keeper's engines (started for the first game, then kept), or with none on
+    engines started for this game alone (``--debug``: each with its log)."""
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
-    if keeper is not None:
-        return await _play_kept(
-            plan,
-            index,
-            display,
-            writers,
-            keeper,
-            seating,
-            teams,
-            stop_reason=stop_reason,
-            games_file=games_file,
-        )
-    logs = DebugLogs(plan.out, index + 1) if plan.debug else None
+    logs = DebugLogs(plan.out, index + 1) if plan.debug and keeper is None else None
+    players = [] if keeper is not None else _fresh_players(plan, index, seating, teams, logs)
+    out = games_file if games_file is not None else plan.out
+    writer = GameWriter(out, game_number=index + 1, games=plan.games)
+    writers[:] = [writer]  # the current game's only: memory stays flat in --games
+    display.begin(index + 1, plan.games, plan.out)
 
+    def observe(event: MatchEvent) -> None:
+        writer.observe(event)
+        display.observe(event)
+
+    try:
+        async with display.kept_current():
+            if keeper is None:
+                record = await run_match(
+                    players,
+                    plan.rules,
+                    game_id=str(index + 1),
+                    observer=observe,
+                    stop_reason=stop_reason,
+                )
+            else:
+                record, _ = await keeper.play(
+                    _entrants(seating, teams),
+                    plan.rules,
+                    game_id=str(index + 1),
+                    observer=observe,
+                    seed=plan.seed,
+                    stop_reason=stop_reason,
+                )
+    finally:
+        display.end_live()
+        if logs is not None:
+            logs.close()
+    return game_summary(
+        record,
+        index,
+        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
+        team_seats=frozenset(seat for team in teams for seat in team.seats),
+        write_error=writer.error,
+    )
+
+
+def _fresh_players(
+    plan: MatchPlan,
+    index: int,
+    seating: Mapping[Seat, EngineSpec],
+    teams: Mapping[Team, EngineSpec],
+    logs: DebugLogs | None,
+) -> list[Player]:
+    """New, unstarted players for game ``index``: the teams' engines, then one per other seat."""
     players: list[Player] = []
     for team, spec in teams.items():
         log = logs.for_seats(team.seats) if logs else None
@@ -456,82 +496,7 @@ async def play_one(
             players.append(
                 create_player(seat, seeded(seating[seat], plan.seed, index, seat), log=log)
             )
-    out = games_file if games_file is not None else plan.out
-    writer = GameWriter(out, game_number=index + 1, games=plan.games)
-    writers[:] = [writer]
-    display.begin(index + 1, plan.games, plan.out)
-
-    def observe(event: MatchEvent) -> None:
-        writer.observe(event)
-        display.observe(event)
-
-    record: MatchRecord | None = None
-    try:
-        async with display.kept_current():
-            record = await run_match(
-                players,
-                plan.rules,
-                game_id=str(index + 1),
-                observer=observe,
-                stop_reason=stop_reason,
-            )
-    finally:
-        display.end_live()
-        if logs is not None:
-            logs.close()
-    assert record is not None
-    return game_summary(
-        record,
-        index,
-        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
-        team_seats=frozenset(seat for team in teams for seat in team.seats),
-        write_error=writer.error,
-    )
-
-
-async def _play_kept(
-    plan: MatchPlan,
-    index: int,
-    display: Display,
-    writers: list[GameWriter],
-    keeper: EngineKeeper,
-    seating: Mapping[Seat, EngineSpec],
-    teams: Mapping[Team, EngineSpec],
-    *,
-    stop_reason: Callable[[], str] | None = None,
-    games_file: BpgnFile | None = None,
-) -> GameSummary:
-    """``play_one`` with the keeper's engines (started for the first game, then kept)."""
-    out = games_file if games_file is not None else plan.out
-    writer = GameWriter(out, game_number=index + 1, games=plan.games)
-    writers[:] = [writer]  # the current game's only: memory stays flat in --games
-    display.begin(index + 1, plan.games, plan.out)
-
-    def observe(event: MatchEvent) -> None:
-        writer.observe(event)
-        display.observe(event)
-
-    record: MatchRecord | None = None
-    try:
-        async with display.kept_current():
-            record, _ = await keeper.play(
-                _entrants(seating, teams),
-                plan.rules,
-                game_id=str(index + 1),
-                observer=observe,
-                seed=plan.seed,
-                stop_reason=stop_reason,
-            )
-    finally:
-        display.end_live()
-    assert record is not None
-    return game_summary(
-        record,
-        index,
-        side_one_team=rotated_seat(Seat.A_WHITE, index).team,
-        team_seats=frozenset(seat for team in teams for seat in team.seats),
-        write_error=writer.error,
-    )
+    return players
 
 
 # -- the BPGN file -----------------------------------------------------------------
