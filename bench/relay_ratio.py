@@ -2,6 +2,7 @@
 """``bughouse match`` against the minimal relay, as the engines see them.
 
     python bench/relay_ratio.py [--rounds 3] [--games 2] [--max-plies 800] [--long 8000]
+                                [--without record|observer] [--relay-record]
 
 Both harnesses seat the same four instant engines (``bench/floor/instant_engine.py``,
 native protocol) and are run as subprocesses of this script, in alternating
@@ -31,6 +32,12 @@ machine's load moves every figure, hence the alternation. Below the table,
 for reference, each goal's ratio again as the median of the rounds' own
 ratios, with its interval: a round's two runs are back to back, so a slow
 spell of the machine, which slows both, leaves that figure alone.
+
+``--relay-record`` has the relay write a line per move to a file, one write
+a move, as the match writes its BPGN file (each move in the kernel's hands
+as it is played): the one part of the match's observer whose cost is the
+kernel's, on both sides. The goals are set against the bare relay; this is
+for weighing that write.
 """
 
 from __future__ import annotations
@@ -59,7 +66,9 @@ sys.path.insert(0, str(FLOOR))
 import stamps  # noqa: E402
 
 
-def relay_argv(games: int, max_plies: int, tc: float) -> list[str]:
+def relay_argv(games: int, max_plies: int, tc: float, record: Path | None = None) -> list[str]:
+    """``record``: a file the relay writes a line to as each move is played."""
+    each_move = ["--record", str(record), "--record-each-move"] if record is not None else []
     return [
         sys.executable,
         str(FLOOR / "minimal_relay.py"),
@@ -70,6 +79,7 @@ def relay_argv(games: int, max_plies: int, tc: float) -> list[str]:
         "--tc",
         f"{tc:g}",
         "--quiet",
+        *each_move,
     ]
 
 
@@ -104,12 +114,16 @@ def run(
     env: dict[str, str],
     tree: Path = ROOT,
     without: str | None = None,
+    relay_record: bool = False,
 ) -> dict:
-    """One run of one harness; the engines' stamps, loaded."""
+    """One run of one harness; the engines' stamps, loaded.
+
+    ``relay_record``: the relay writes its record line per move too (``--relay-record``).
+    """
     with tempfile.TemporaryDirectory(prefix=f"ratio-{kind}-") as folder:
         work = Path(folder)
         if kind == "relay":
-            argv = relay_argv(games, max_plies, tc)
+            argv = relay_argv(games, max_plies, tc, work / "relay.txt" if relay_record else None)
         else:
             argv = match_argv(games, max_plies, tc, work / "games.bpgn", without)
         env = {
@@ -218,9 +232,29 @@ def main() -> None:
         help="to weigh the observer: match's BPGN writer (record) or writer and display "
         "(observer) hear nothing (bench/floor/bughouse_without.py)",
     )
+    parser.add_argument(
+        "--relay-record",
+        action="store_true",
+        help="the relay writes a line per move to a file, one write a move, as the match "
+        "writes its BPGN file (minimal_relay.py --record --record-each-move)",
+    )
     args = parser.parse_args()
+    for option, value in (
+        ("--rounds", args.rounds),
+        ("--games", args.games),
+        ("--max-plies", args.max_plies),
+    ):
+        if value < 1:
+            parser.error(f"{option}: at least 1, not {value}")
+    if not (args.tc > 0 and math.isfinite(args.tc)):
+        parser.error(f"--tc: seconds above 0, not {args.tc:g}")
+    if args.long and args.long < 400:
+        # Its two windows, plies 50-150 and the last 200-100, must not meet.
+        parser.error("--long: at least 400 plies (or 0 to skip the length run)")
     without = f" without its {args.without}" if args.without else ""
     print(f"bughouse match{without} from {args.tree}")
+    if args.relay_record:
+        print("the relay writes a record line per move, one write a move (--relay-record)")
 
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
@@ -230,7 +264,16 @@ def main() -> None:
         for kind in order:
             env = {"INSTANT_SEED": str(args.seed + number)}
             started = time.perf_counter()
-            figures = run(kind, args.games, args.max_plies, args.tc, env, args.tree, args.without)
+            figures = run(
+                kind,
+                args.games,
+                args.max_plies,
+                args.tc,
+                env,
+                args.tree,
+                args.without,
+                args.relay_record,
+            )
             runs[kind].append(figures)
             print(
                 f"  round {number + 1} {kind:5}: {figures['plies']} plies, "
@@ -290,7 +333,16 @@ def main() -> None:
                     "INSTANT_SEED": str(seed),
                     "INSTANT_CPU_AT": ",".join(str(v) for v in (*early, *late)),
                 }
-                figures = run(kind, 1, args.long, args.tc * 10, env, args.tree, args.without)
+                figures = run(
+                    kind,
+                    1,
+                    args.long,
+                    args.tc * 10,
+                    env,
+                    args.tree,
+                    args.without,
+                    args.relay_record,
+                )
                 if f"run_ms_per_ply{keys[1]}" in figures:
                     break
             cpu = [figures.get(f"run_ms_per_ply{k}", float("nan")) for k in keys]

@@ -13,11 +13,13 @@ Spawns 4 native-protocol (protocol.md, BUG/1) engine processes and plays
   mate/deadlock check on the moved board -> ``state`` + ``go`` to the next seat.
 
 What it leaves out on purpose (so it is a floor, not a rival): no SAN, no
-record (BPGN) or per-move display line unless --record, no protocol log, no
-draw/ptell/resign handling, no wait_for_block subtleties beyond "check a
-drop could block is not mate", no early wake-up before a flag (plain
-trio.move_on_at on the earliest deadline).  One reader task per engine
-stdout; writes are direct os.write on the (non-blocking) stdin pipe.
+record (BPGN) or per-move display line unless --record (buffered; with
+--record-each-move one write a move, as ``bughouse match`` writes its BPGN
+file), no protocol log, no draw/ptell/resign handling, no wait_for_block
+subtleties beyond "check a drop could block is not mate", no early wake-up
+before a flag (plain trio.move_on_at on the earliest deadline).  One reader
+task per engine stdout; writes are direct os.write on the (non-blocking)
+stdin pipe.
 
 Prints one JSON line: plies, games, seconds in play, wall, own CPU.
 """
@@ -300,11 +302,17 @@ async def main() -> None:
         help="new engine processes for every game, as `bughouse match` does",
     )
     parser.add_argument("--record", help="append one line per move to this file")
+    parser.add_argument(
+        "--record-each-move",
+        action="store_true",
+        help="with --record: hand each line to the kernel as its move is played (one write a move)",
+    )
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     argv = shlex.split(args.engine)
     wall0 = time.perf_counter()
-    record = open(args.record, "a") if args.record else None  # noqa: SIM115
+    buffering = 1 if args.record_each_move else -1  # 1: line-buffered, a write per line
+    record = open(args.record, "a", buffering=buffering) if args.record else None  # noqa: SIM115
     plies = 0
     seconds = 0.0
     overheads: list[float] = []
