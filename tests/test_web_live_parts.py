@@ -54,7 +54,7 @@ def test_a_snapshot_shows_boards_pockets_clocks_and_the_seats_legal_moves() -> N
         clocks, _ = clocks.press(seat, now)
         clocks = clocks.start(Seat.of(seat.board, not seat.color), now)
         assert view.apply(MovePlayed(played=played, used=1.0, clocks=clocks, now=now))
-    message = PartnerMessage(seat=Seat.A_WHITE, text="need N")
+    message = PartnerMessage(seat=Seat.A_WHITE, text="++n")
     assert view.apply(PartnerTold(message=message, now=3.5))
 
     data = view.snapshot(5.0, seat=Seat.B_BLACK)
@@ -68,7 +68,9 @@ def test_a_snapshot_shows_boards_pockets_clocks_and_the_seats_legal_moves() -> N
     assert data["clocks"]["A-Black"] == 57_000  # 1 s, then running since 3
     assert data["clocks"]["B-White"] == 55_000  # running since 0
     assert sorted(data["running"]) == ["A-Black", "B-White"]
-    assert data["messages"] == [{"seat": "A-White", "to": "B-Black", "text": "need N"}]
+    assert data["messages"] == [{"seat": "A-White", "to": "B-Black", "text": "++n"}]
+    assert view.snapshot(5.0, seat=Seat.A_BLACK)["messages"] == []  # an opponent
+    assert view.snapshot(5.0)["messages"] == []  # a spectator
     assert data["result"] is None
     # B-Black is not to move: no legal moves offered. B-White is, with the board's own list.
     assert data["you"] == {
@@ -597,3 +599,38 @@ def test_a_taken_web_port_is_one_error_line(tmp_path: Path) -> None:
         )
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}: the port is in use" in done.stderr
+
+
+def test_partner_messages_reach_only_the_pages_of_the_senders_team() -> None:
+    """Signals go only to the partner: a seated page gets its team's messages,
+    opponents and spectators none, during the game and after it."""
+    game = BughouseGame()
+    view = LiveView()
+    view.apply(started(game, Clocks.new(60)))
+    view.apply(PartnerTold(message=PartnerMessage(seat=Seat.A_WHITE, text="---trades"), now=1))
+    view.apply(PartnerTold(message=PartnerMessage(seat=Seat.A_BLACK, text="++n"), now=2))
+    team_1 = [{"seat": "A-White", "to": "B-Black", "text": "---trades"}]
+    team_2 = [{"seat": "A-Black", "to": "B-White", "text": "++n"}]
+
+    def shown(seat: Seat | None) -> list[dict[str, str]]:
+        messages: list[dict[str, str]] = view.snapshot(3.0, seat=seat)["messages"]
+        return messages
+
+    assert shown(Seat.A_WHITE) == shown(Seat.B_BLACK) == team_1
+    assert shown(Seat.A_BLACK) == shown(Seat.B_WHITE) == team_2
+    assert shown(None) == []
+    outcome = game.resign(Seat.B_WHITE)
+    assert outcome is not None
+    view.apply(MatchEnded(game=game, names=NAMES, outcome=outcome, clocks=Clocks.new(60), now=4))
+    assert shown(None) == [] and shown(Seat.B_WHITE) == team_2 and shown(Seat.B_BLACK) == team_1
+
+
+def test_a_rotated_players_page_gets_the_messages_of_the_team_it_plays_for_now() -> None:
+    game = BughouseGame()
+    view = LiveView()
+    # The player who joined as A-White plays A-Black in this game.
+    view.apply(started(game, Clocks.new(60)), seating={Seat.A_WHITE: Seat.A_BLACK})
+    view.apply(PartnerTold(message=PartnerMessage(seat=Seat.B_WHITE, text="sit"), now=1))
+    view.apply(PartnerTold(message=PartnerMessage(seat=Seat.B_BLACK, text="go"), now=2))
+    texts = [m["text"] for m in view.snapshot(3.0, seat=Seat.A_WHITE)["messages"]]
+    assert texts == ["sit"]

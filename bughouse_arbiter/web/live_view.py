@@ -27,7 +27,11 @@ The snapshot (``"type": "state"``)::
     clocks    {"A-White": ms left, ...}, or {} when untimed
     running   seats whose clock runs, ["A-Black", ...]
     untimed   bool
-    messages  the last 30 partner messages, [{"seat", "to", "text"}]
+    messages  the last 30 partner messages of the page's own team, [{"seat",
+              "to", "text"}]: a seated page gets its team's (in this game),
+              a page without a seat (a spectator) none, during the game and
+              after it (signals go only to the partner, docs/rules.md; the
+              game file keeps them all)
     result    null, or {"result": "1-0", "reason", "winners": [seats], "text"}
     drawOffer the seat whose draw offer stands, or null
     you       (for a seat) {"seat", "board", "color", "toMove", "legal": [uci],
@@ -184,10 +188,7 @@ class LiveView:
             "clocks": {},
             "running": [],
             "untimed": False,
-            "messages": [
-                {"seat": m.seat.value, "to": m.seat.partner.value, "text": m.text}
-                for m in self.messages
-            ],
+            "messages": self._messages(seat),
             "result": _result(self.outcome),
             "drawOffer": self.draw_offer.value if self.draw_offer and not self.outcome else None,
         }
@@ -207,6 +208,18 @@ class LiveView:
             data["you"] = _you(game, self.seat_of(seat), self.outcome is None)
             data["you"]["joined"] = seat.value
         return data
+
+    def _messages(self, seat: Seat | None) -> list[dict[str, str]]:
+        """The partner messages the player of remote seat ``seat`` may read:
+        its own team's in the game shown (none for a spectator)."""
+        if seat is None:
+            return []
+        team = self.seat_of(seat).team
+        return [
+            {"seat": m.seat.value, "to": m.seat.partner.value, "text": m.text}
+            for m in self.messages
+            if m.seat.team is team
+        ]
 
     def _board(self, game: BughouseGame, board_id: BoardId, have: int) -> dict[str, Any]:
         board = game.board(board_id)
