@@ -36,6 +36,10 @@ from bughouse_arbiter.ui.console_input import (
         ("---q", SignalCommand("---q")),
         ("-q", SignalCommand("-q")),
         ("+trades", SignalCommand("+trades")),
+        ("---trades", SignalCommand("---trades")),
+        ("++n ---q", SignalCommand("++n ---q")),
+        ("move e2e4", SignalCommand("move e2e4")),
+        ("=", SignalCommand("=")),
         ("x", SignalCommand("x")),
         ("dead", SignalCommand("dead")),
         ("tell need a Knight", TellCommand("need a Knight")),
@@ -65,6 +69,8 @@ def test_parse_command(line: str, command: object) -> None:
         ("e4 e5", "one move or command per line"),
         ("++k", "not a signal"),
         ("+", "not a signal"),
+        ("trades", "not a signal"),
+        ("++trade", "not a signal"),
     ],
 )
 def test_bad_commands_say_why_in_one_line(line: str, message: str) -> None:

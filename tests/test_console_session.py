@@ -136,7 +136,28 @@ def test_signals_and_tells_go_to_the_partner_and_the_log() -> None:
     assert table.session.on_line("tell sit please") == [SendTell("sit please")]
     assert table.session.log[-1].text == "you to partner: sit please"
     table.session.partner_says("go", 1.0)
-    assert table.session.log[-1].text == "engine-BB (B-Black): go"
+    assert table.session.log[-1].text == "engine-BB (B-Black): go (move now)"
+
+
+def test_signals_are_shown_with_their_words_both_ways() -> None:
+    """protocol.md §8.2's signals, sent and received, are shown in words beside them."""
+    table = Table()
+    assert table.session.on_line("++n") == [SendTell("++n")]
+    assert table.session.log[-1].text == "you to partner: ++n (I want a knight: very good)"
+    assert table.session.on_line("--Q +trades") == [SendTell("--q +trades")]
+    assert table.session.log[-1].text == (
+        "you to partner: --q +trades (don't let them get a queen: very bad; "
+        "trades are good for me)"
+    )
+    table.session.partner_says("---n ---b", 1.0)
+    assert table.session.log[-1].text == (
+        "engine-BB (B-Black): ---n ---b (don't let them get a knight: it mates me; "
+        "don't let them get a bishop: it mates me)"
+    )
+    assert table.session.partner_request_text() == table.session.log[-1].text.split(": ", 1)[1]
+    # A sentence for people stays as it is (§8.3), a signal word inside it too.
+    table.session.partner_says("Tell me 'go' to start moving into it.", 2.0)
+    assert table.session.log[-1].text.endswith(": Tell me 'go' to start moving into it.")
 
 
 def test_draw_asks_to_confirm() -> None:

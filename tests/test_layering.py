@@ -31,6 +31,7 @@ CORE = [
     "protocol/grammar",
     "protocol/session",
     "protocol/limits",
+    "protocol/signals",
     "ui/console_input",
     "ui/console_session",
     "ui/console_screen",

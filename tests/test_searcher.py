@@ -14,6 +14,7 @@ import trio
 from bughouse_arbiter.core.board import BoardStatus, BughouseBoard
 from bughouse_arbiter.core.model import Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules, apply_rules
+from bughouse_arbiter.protocol.signals import BY_CODE, SIGNALS
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 sys.path.insert(0, str(ENGINES))
@@ -24,7 +25,7 @@ from searcher.evaluation import (  # noqa: E402
     evaluate,
     king_danger,
 )
-from searcher.partner import PartnerWishes  # noqa: E402
+from searcher.partner import PartnerWishes, request_word  # noqa: E402
 from searcher.plan import Decision, Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
 from searcher.position import BugBoard, BugRules, Situation, mates_with  # noqa: E402
 from searcher.protocol import Engine  # noqa: E402
@@ -634,3 +635,38 @@ def test_untimed_the_engine_stops_sitting_before_its_partner_third_move() -> Non
     engine.handle("event v 4 board b move b8c6 clock 0 0 0 0")
     assert turn.partner_moves == 2 and turn.movetime == 1 and engine.searching
     engine._abandon_turn()
+
+
+def test_the_searcher_reads_every_signal_of_the_shared_table() -> None:
+    """protocol.md §8.2 as ``protocol.signals`` lists it: each one changes the wishes."""
+    types = {letter: chess.PIECE_SYMBOLS.index(letter) for letter in "pnbrq"}
+    # The words: from wishes where each would change something, what they become.
+    words = {
+        "sit": ({}, {"sit": True}),
+        "go": ({"sit": True}, {"sit": False, "go_now": True}),
+        "fast": ({}, {"fast": True}),
+        "slow": ({"fast": True}, {"fast": False}),
+        "dead": ({}, {"dead": True}),
+        "x": ({"sit": True, "fast": True}, {"sit": False, "fast": False}),
+    }
+    for signal in SIGNALS:
+        before, after = words.get(signal.code, ({}, {}))
+        wishes = PartnerWishes(**before)  # type: ignore[arg-type]
+        assert wishes.hear(signal.code), signal.code
+        if signal.subject in types:
+            table = wishes.wants if signal.kind == "want" else wishes.nogive
+            assert table == {types[signal.subject]: signal.level}, signal.code
+        elif signal.subject == "trades":
+            assert wishes.trades == (1 if signal.kind == "want" else -1), signal.code
+        else:
+            assert {name: getattr(wishes, name) for name in after} == after, signal.code
+    # The page's old words were not signals: nothing is read from them.
+    for old in ("need N", "don't give Q", "trade"):
+        assert not PartnerWishes().hear(old)
+
+
+def test_what_the_searcher_asks_for_is_a_signal_of_the_table() -> None:
+    for piece_type in range(chess.PAWN, chess.KING):
+        for level in (1, 2, 3):
+            for want in (True, False):
+                assert request_word(level, piece_type, want=want) in BY_CODE

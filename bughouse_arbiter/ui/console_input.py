@@ -15,6 +15,8 @@ import attrs
 import chess
 
 from ..errors import UsageError
+from ..protocol.signals import meaning
+from ..protocol.signals import words_of as signal_words
 
 
 class InputError(UsageError):
@@ -30,7 +32,8 @@ class MoveCommand:
 
 @attrs.frozen
 class SignalCommand:
-    """A customary partner signal (``sit``, ``go``, ``++n``, ``-q``...)."""
+    """Partner signals of protocol.md §8.2 (``sit``, ``go``, ``++n``, ``-q``,
+    ``++n ---q``...), lower-cased, sent as typed."""
 
     text: str
 
@@ -80,56 +83,25 @@ SIMPLE_COMMANDS: dict[str, str] = {
     "no": "no",
 }
 
-#: Signal words from docs/rules.md ("Signals") and the customary words of bughouse players.
-SIGNAL_WORDS = frozenset({"sit", "go", "fast", "slow", "x", "dead", "+trades", "-trades", "trades"})
-_PIECE_SIGNAL = re.compile(r"^([+-]{1,3})([pnbrq])$")
-
-#: What each signal word means (docs/rules.md, "Signals").
-SIGNAL_MEANINGS: dict[str, str] = {
-    "sit": "wait: don't move until a piece comes",
-    "go": "move now",
-    "fast": "play faster",
-    "slow": "take your time",
-    "x": "cancel my last request",
-    "dead": "I am lost without help",
-    "+trades": "trades are good for us",
-    "-trades": "avoid trades",
-    "trades": "trades are good for us",
-}
-PIECE_WORDS = {"p": "pawn", "n": "knight", "b": "bishop", "r": "rook", "q": "queen"}
-_WANT = {1: "good", 2: "very good", 3: "it mates"}
-_AVOID = {1: "bad", 2: "very bad", 3: "it mates me"}
-
 HELP_LINES: tuple[str, ...] = (
     "Commands (Enter on an empty line closes this help)",
     "  move: Nf3 N@f7 @e4 P@e4 exd5 O-O e8=Q, or g1f3 e7e8q; typed early = premove",
     "  cancel: drop the premove     moves [SQUARE]: legal moves (from / drops onto)",
     "  resign, draw, quit: each asks y/n first   flip, redraw   Up/Down: history",
     "Signals to your partner (type the word; tell TEXT sends free text)",
-    "  sit   wait: don't move until a piece comes      go    move now",
-    "  fast  play faster           slow  take your time        x   cancel my request",
-    "  dead  I am lost without help        +trades / -trades  trades good / avoid",
+    "  sit  wait until I say go   go  move now   fast / slow   x  cancel my requests",
+    "  dead  I am lost unless something changes   move e2e4  please play this move",
     "  +n ++n +++n  I want a knight: good / very good / it mates (p n b r q)",
-    "  -q --q ---q  don't give a queen: bad / very bad / it mates me",
+    "  -q --q ---q  don't let them get a queen: bad / very bad / it mates me",
+    "  +trades ++trades  trades are good for me   -trades ---trades  bad / any mates",
     "Your partner's latest request stays on the line above the messages.",
 )
 
 
 def signal_meaning(text: str) -> str | None:
-    """What a signal means (``++n`` -> ``I want a knight: very good``); None for other text."""
-    word = text.strip().lower()
-    if word in SIGNAL_MEANINGS:
-        return SIGNAL_MEANINGS[word]
-    match = _PIECE_SIGNAL.match(word)
-    if match is None:
-        return None
-    signs, piece = match.groups()
-    level = min(len(signs), 3)
-    if signs[0] == "+" and set(signs) == {"+"}:
-        return f"I want a {PIECE_WORDS[piece]}: {_WANT[level]}"
-    if set(signs) == {"-"}:
-        return f"don't give a {PIECE_WORDS[piece]}: {_AVOID[level]}"
-    return None
+    """What a message of signals means (``++n`` -> ``I want a knight: very good``);
+    None for other text (protocol.md §8.2, ``protocol.signals``)."""
+    return meaning(text)
 
 
 def parse_command(line: str) -> Command:
@@ -145,6 +117,8 @@ def parse_command(line: str) -> Command:
     head, _, rest = lowered.partition(" ")
     if head in ("moves", "legal", "hint", "hints"):
         return _moves_command(rest)
+    if signal_words(lowered) is not None:
+        return SignalCommand(lowered)
     if head in ("tell", "ptell", "say"):
         said = text.partition(" ")[2].strip()
         if not said:
@@ -154,13 +128,10 @@ def parse_command(line: str) -> Command:
         raise InputError(f"{text!r}: one move or command per line (type help)")
     if lowered in SIMPLE_COMMANDS:
         return SimpleCommand(SIMPLE_COMMANDS[lowered])
-    if lowered in SIGNAL_WORDS:
-        return SignalCommand(lowered)
-    if _PIECE_SIGNAL.match(lowered):
-        return SignalCommand(lowered)
-    if lowered.startswith(("+", "-")):
+    if lowered.startswith(("+", "-")) or lowered == "trades":
         raise InputError(
-            f"{text!r}: not a signal (use +n ++n +++n, -q --q ---q with p n b r q, or +trades)"
+            f"{text!r}: not a signal (use +n ++n +++n, -q --q ---q with p n b r q, "
+            "or +trades -trades)"
         )
     return MoveCommand(text)
 

@@ -293,7 +293,8 @@ class ConsoleSession:
 
     def partner_says(self, text: str, now: float) -> None:
         partner = self.seat.partner
-        self._log(f"{self.names.get(partner, partner.value)} ({partner}): {text}", "partner")
+        said = _with_meaning(text)
+        self._log(f"{self.names.get(partner, partner.value)} ({partner}): {said}", "partner")
         # ``x`` cancels the partner's last request.
         self.partner_request = None if text.strip().lower() == "x" else text
 
@@ -301,8 +302,7 @@ class ConsoleSession:
         """``++n (I want a knight: very good)``, or the told text; "" without one."""
         if self.partner_request is None:
             return ""
-        meaning = signal_meaning(self.partner_request)
-        return f"{self.partner_request} ({meaning})" if meaning else self.partner_request
+        return _with_meaning(self.partner_request)
 
     def draw_offered(self, by: Seat) -> None:
         self._log(f"{by} offers a draw: type draw to agree", "partner")
@@ -354,7 +354,7 @@ class ConsoleSession:
         if isinstance(command, MoveCommand):
             return self._move(command.text)
         if isinstance(command, (SignalCommand, TellCommand)):
-            self._log(f"you to partner: {command.text}", "you")
+            self._log(f"you to partner: {_with_meaning(command.text)}", "you")
             self.feedback = LogLine(f"told your partner: {command.text}", "info")
             return [SendTell(command.text)]
         self._moves(command.square)
@@ -540,3 +540,9 @@ def _without_fen(text: str) -> str:
     """``e2e5: illegal move in rnbqk.../8 w KQkq - 0 1`` -> ``e2e5: illegal move``."""
     head, sep, _ = text.partition(" in ")
     return head if sep else text
+
+
+def _with_meaning(text: str) -> str:
+    """``++n (I want a knight: very good)`` for signals; other text as it is."""
+    meaning = signal_meaning(text)
+    return f"{text} ({meaning})" if meaning else text

@@ -2,10 +2,9 @@
 
 Understood: ``sit``, ``go``/``move``, ``fast``/``slow``, ``dead``, ``x``,
 ``+n``/``++n``/``+++n`` (wants a piece), ``-q``/``--q``/``---q`` (do not let the
-opponents get a piece), ``+trades``/``---trades``, ``move <uci>``, and the
-machine forms ``need <pieces>`` / ``nogive <pieces>``, when the whole message
-is made of them; in a sentence, only a few of Sjeng's phrases. Everything else
-is ignored.
+opponents get a piece), ``+trades``/``---trades`` (one to three signs),
+``move <uci>``, when the whole message is made of them; in a sentence, only a
+few of Sjeng's phrases. Everything else is ignored.
 """
 
 from __future__ import annotations
@@ -84,12 +83,6 @@ class PartnerWishes:
                 self.clear()
             elif _TRADES.match(token):
                 self.trades = 1 if token[0] == "+" else -1
-            elif token in ("need", "nogive") and index < len(tokens):
-                target = self.wants if token == "need" else self.nogive
-                for letter in tokens[index]:
-                    if letter in _LETTER_TYPE:
-                        target[_LETTER_TYPE[letter]] = 2
-                index += 1
 
     def _sentence(self, text: str) -> bool:
         if "forcedly mated" in text or "(dead)" in text:
@@ -116,20 +109,20 @@ class PartnerWishes:
 
 
 def _words(tokens: list[str]) -> list[str]:
-    """The tokens that must be signals: not the argument of ``move``/``need``/``nogive``."""
+    """The tokens that must be signals: not the argument of ``move``."""
     words = []
     skip = False
     for token in tokens:
         if not skip:
             words.append(token)
-        skip = not skip and token in ("move", "need", "nogive")
+        skip = not skip and token == "move"
     return words
 
 
 def _is_signal(token: str) -> bool:
     return (
         token in _WORDS
-        or token in ("move", "need", "nogive")
+        or token == "move"
         or bool(_REQUEST.match(token) or _TRADES.match(token))
     )
 
