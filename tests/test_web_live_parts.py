@@ -22,6 +22,7 @@ from bughouse_arbiter.core.clock import Clocks
 from bughouse_arbiter.core.game import BughouseGame, PartnerMessage
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.protocol.signals import signals_message
 from bughouse_arbiter.server.seam import LiveTable
 from bughouse_arbiter.table.match_events import (
     DrawOffered,
@@ -431,10 +432,20 @@ async def test_a_page_watches_without_a_token_and_bad_messages_get_one_line() ->
         ]
         assert all(table.tokens[Seat.B_WHITE] not in line for line in logged)
         # The right token seats the page; its snapshots then carry its legal moves.
+        name = "Alice <b>\u202e" + "x" * 100
         await client.send(
-            json.dumps({"type": "sit", "seat": "wb", "token": table.tokens[Seat.B_WHITE]})
+            json.dumps(
+                {"type": "sit", "seat": "wb", "token": table.tokens[Seat.B_WHITE], "name": name}
+            )
         )
-        assert await client.message() == {"type": "seated", "seat": "B-White", "joined": "B-White"}
+        seated = await client.message()
+        assert seated.pop("signals") == signals_message()["signals"]
+        assert seated == {
+            "type": "seated",
+            "seat": "B-White",
+            "joined": "B-White",
+            "name": "Alice b" + "x" * 23,
+        }
         mine = await client.message()
         assert mine["you"]["seat"] == "B-White" and "e2e4" in mine["you"]["legal"]
         await client.send('{"type": "move", "uci": "e2e4; rm -rf"}')
@@ -462,7 +473,8 @@ async def test_a_page_that_sits_in_a_rotated_game_plays_its_players_seat() -> No
             json.dumps({"type": "sit", "seat": "B-White", "token": table.tokens[Seat.B_WHITE]})
         )
         seated = await client.message()
-        assert seated == {"type": "seated", "seat": "B-Black", "joined": "B-White"}
+        assert seated["seat"] == "B-Black" and seated["joined"] == "B-White"
+        assert seated["name"] == "web B-White"  # no name given
         mine = await client.message()
         assert mine["you"]["seat"] == "B-Black" and mine["you"]["joined"] == "B-White"
         assert mine["you"]["toMove"] is False

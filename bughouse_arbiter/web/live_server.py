@@ -15,10 +15,16 @@ page. The WebSocket's life is the link's: a page that closes or reloads
 drops the link, and may sit again within ``reconnect_grace``. Snapshots sent
 to a seated page carry the seat's legal moves (``LiveView.snapshot``).
 
-Messages from the page: ``sit``, ``move`` (``uci``), ``tell`` (``text``),
-``resign``, ``draw``, ``moves``. To the page: ``state`` (snapshots, see
-``live_view`` for their shape), ``seated``, ``error`` (``text``: one line),
-``refused`` (a move the table refused).
+Messages from the page: ``sit`` (``seat``, ``token``, and ``name``: how the
+table names the person, cut to 30 characters of letters, digits, spaces and
+``.-_``; "web B-White" without one), ``move`` (``uci``), ``tell``
+(``text``), ``resign``, ``draw``, ``moves``. To the page: ``state``
+(snapshots, see ``live_view`` for their shape), ``seated`` (``seat``: where
+the player sits in this game, ``joined``: its token's seat, ``name``, and
+``signals``: protocol.md §8.2's signals, ``[{"code": "++n", "words": "I want
+a knight: very good", "kind": "want", "subject": "n", "level": 2}, ...]``,
+``protocol.signals``, for the page's signal buttons), ``error`` (``text``:
+one line), ``refused`` (a move the table refused).
 
 Move lists go by range (``live_view``): the session remembers how many
 moves of each board it has sent the page in the current game and sends
@@ -58,6 +64,7 @@ from ..players.base import (
     TellAction,
 )
 from ..protocol import RawLine
+from ..protocol.signals import signals_message
 from ..server.driver import PlayerDriver
 from ..server.limits import RateLimiter
 from ..server.listener import open_listeners, peer_name
@@ -346,9 +353,8 @@ class PageSession:
         await nursery.start(player.run, self.table, seat, f"web {self.peer}")
         self.table.log(f"web {self.peer}: took seat {seat.bpgn}")
         shown = self.front.view.seat_of(seat)
-        await self.socket.send(
-            json.dumps({"type": "seated", "seat": shown.value, "joined": seat.value})
-        )
+        seated = {"type": "seated", "seat": shown.value, "joined": seat.value, "name": player.name}
+        await self.socket.send(json.dumps({**seated, "signals": signals_message()["signals"]}))
         self.kick()
 
 
