@@ -168,6 +168,7 @@ class FakeLink:
     peer = "test-peer"
 
     def __init__(self) -> None:
+        self.human = False
         self.sent: list[str] = []
         self._in, self._out = trio.open_memory_channel[RawLine](math.inf)
         self.closed = False
@@ -192,11 +193,13 @@ class FakeLink:
 
 
 async def seated(
-    nursery: trio.Nursery, remote: RemoteSeat
+    nursery: trio.Nursery, remote: RemoteSeat, *, human: bool = False
 ) -> tuple[RemoteEnginePlayer, FakeLink, trio.MemoryReceiveChannel[Action]]:
-    """A remote player whose link has greeted it and been told a game with B-White to move."""
+    """A remote player whose link has greeted it and been told a game with B-White to move
+    (``human``: the link says a person plays)."""
     player = RemoteEnginePlayer(remote, nursery)
     link = FakeLink()
+    link.human = human
     nursery.start_soon(remote.attach, link)
     await remote.wait_ready()
     send, receive = trio.open_memory_channel[Action](math.inf)
@@ -270,8 +273,21 @@ async def test_a_seat_that_does_not_come_back_leaves_at_the_end_of_the_grace(
         gone = await actions.receive()
         assert trio.current_time() - dropped_at == pytest.approx(30.0)
         assert isinstance(gone, Gone) and gone.seat is SEAT
-        assert "did not come back within 30 s" in gone.reason
+        assert gone.reason == "the engine left the table (did not come back within 30 s)"
         assert remote.lost
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_person_who_does_not_come_back_is_said_to_have_left_as_a_person(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        remote = RemoteSeat(SEAT, grace=30.0)
+        _player, link, actions = await seated(nursery, remote, human=True)
+        link.hang_up()
+        gone = await actions.receive()
+        assert isinstance(gone, Gone)
+        assert gone.reason == "the person left the table (did not come back within 30 s)"
         nursery.cancel_scope.cancel()
 
 

@@ -479,6 +479,10 @@ class NativeEnginePlayer(Player):
         self._arrived_at = None
         self._wake()
 
+    def _who(self) -> str:
+        """Who plays the seat, as the reason of its leaving names them."""
+        return "the engine"
+
     async def _watch_end(self) -> None:
         await self.process.wait_eof()
         self.session.receive_eof()
@@ -487,7 +491,7 @@ class NativeEnginePlayer(Player):
         self._wake()
         if self._closing:
             return
-        reason = f"the engine {await self.process.describe_end(EXIT_WAIT)}"
+        reason = f"{self._who()} {await self.process.describe_end(EXIT_WAIT)}"
         self._note(reason)
         if self._playing:
             self._post(Gone(seat=self.seat, reason=reason))

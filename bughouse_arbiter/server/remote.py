@@ -83,6 +83,8 @@ class RemoteSeat:
         self.replaced_by: str | None = None
         #: How many times a link came back.
         self.reconnects = 0
+        #: The last link that held the seat said a person plays (kept after it drops).
+        self.was_human = False
         self._link: SeatLink | None = None
         self._engine: EngineProcess | None = None
         self._on_lines: LineSink | None = None
@@ -183,6 +185,7 @@ class RemoteSeat:
         rejoin = self._ever_attached
         self._ever_attached = True
         self._link = link
+        self.was_human = getattr(link, "human", False) is True
         self._link_gone = trio.Event()
         self._wake()
         if rejoin:
@@ -310,6 +313,12 @@ class RemoteEnginePlayer(NativeEnginePlayer):
     async def shutdown(self) -> None:
         """Says ``quit`` and closes the seat for good."""
         await self._stop()
+
+    def _who(self) -> str:
+        # A person at the console or a page leaves as a person, not as an engine.
+        if self.remote.was_human and self.remote.replaced_by is None:
+            return "the person"
+        return "the engine"
 
     # -- remember what a newcomer must be told --------------------------------------------
 
