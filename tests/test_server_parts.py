@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import math
 import socket
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,10 @@ from cli_checks import expect_usage_error
 from trio.testing import wait_all_tasks_blocked
 
 from bughouse_arbiter.cli import main
+from bughouse_arbiter.commands import serve as serve_command
 from bughouse_arbiter.core.board import STARTING_FEN
-from bughouse_arbiter.core.game import BoardResult, PlayedMove
+from bughouse_arbiter.core.clock import Clocks
+from bughouse_arbiter.core.game import BoardResult, BughouseGame, PlayedMove
 from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import UsageError
@@ -27,6 +30,8 @@ from bughouse_arbiter.server.limits import Limits, RateLimiter
 from bughouse_arbiter.server.listener import TcpFrontEnd
 from bughouse_arbiter.server.remote import RemoteEnginePlayer, RemoteSeat
 from bughouse_arbiter.server.seam import AuthRefused, LiveTable
+from bughouse_arbiter.table.match_events import MatchStarted
+from bughouse_arbiter.web.live_view import LiveView
 
 SEAT = Seat.B_WHITE
 STATE = TableState(
@@ -676,3 +681,47 @@ async def test_a_kept_serve_game_starts_its_remote_players_together_and_closes_o
     assert stuck.closed_at == START_TIMEOUT
     assert all(player.starts == 1 and player.closed_at == START_TIMEOUT for player in players)
     assert {player.info.game_id for player in players} == {"3"}  # the third game
+
+
+class FakeReplacement:
+    """Stands in for the searcher's process under ``leaver=computer``."""
+
+    label = "searcher"
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self._gone = trio.Event()
+
+    async def start(self, nursery: trio.Nursery, *, on_lines: object = None) -> None:
+        pass
+
+    def send(self, line: str) -> None:
+        self.sent.append(line)
+
+    async def wait_eof(self) -> None:
+        await self._gone.wait()
+
+
+async def test_the_page_names_the_computer_that_took_a_seat_over(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """``leaver=computer``: once the engine holds the seat, the front ends are told,
+    and the live page names both, as the record does."""
+    async with trio.open_nursery() as nursery:
+        remote = RemoteSeat(
+            SEAT, grace=30.0, leaver="computer", replacement=FakeReplacement  # type: ignore[arg-type]
+        )
+        table = LiveTable(HouseRules(), {SEAT: remote}, names=dict, log=lambda text: None)
+        names = {seat: seat.value for seat in Seat}
+        names[SEAT] = "Alice"
+        remote.on_replaced = partial(serve_command._taken_over, table, names, SEAT)
+        view = LiveView()
+        table.observe(view.apply)
+        view.apply(MatchStarted(game=BughouseGame(), names=names, clocks=Clocks.new(60), now=0))
+        _player, link, _actions = await seated(nursery, remote, human=True)
+        link.hang_up()
+        await trio.sleep(31)
+        assert remote.replaced_by == "searcher"
+        assert view.snapshot(31.0)["names"][SEAT.value] == "Alice / searcher"
+        assert names[SEAT] == "Alice / searcher"  # table.names() says it too
+        nursery.cancel_scope.cancel()

@@ -64,6 +64,7 @@ import datetime
 import ipaddress
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import attrs
@@ -81,7 +82,15 @@ from ..server.limits import Limits
 from ..server.listener import ServeError, TcpFrontEnd
 from ..server.remote import RemoteEnginePlayer, RemoteSeat
 from ..server.seam import FrontEnd, LiveTable
-from ..table.arbiter import MatchEnded, MatchEvent, MatchRecord, MovePlayed, run_match
+from ..table.arbiter import (
+    MatchEnded,
+    MatchEvent,
+    MatchRecord,
+    MatchStarted,
+    MovePlayed,
+    run_match,
+)
+from ..table.match_events import SeatTakenOver
 from ..table.stopping import exit_status, stop_on_signals
 from ..tournament.jobs import Entrant
 from ..tournament.keeper import EngineKeeper
@@ -283,6 +292,8 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
         }
         names: dict[Seat, str] = {}
         table = LiveTable(rules, remotes, names=lambda: dict(names), log=log)
+        for remote in remotes.values():
+            remote.on_replaced = partial(_taken_over, table, names, remote.seat)
         ends = front_ends(plan)
         try:
             for end in ends:
@@ -421,6 +432,24 @@ async def _play_kept(
     return record
 
 
+def _names_now(
+    names: Mapping[Seat, str], playing: Mapping[Seat, RemoteEnginePlayer]
+) -> dict[Seat, str]:
+    """``names`` with each seat an engine took over named as the record names it."""
+    shown = dict(names)
+    for seat, player in playing.items():
+        if player.remote.replaced_by is not None:
+            shown[seat] = f"{shown.get(seat, player.name)} / {player.remote.replaced_by}"
+    return shown
+
+
+def _taken_over(table: LiveTable, names: dict[Seat, str], joined: Seat, engine: str) -> None:
+    """Tells the front ends that ``engine`` took the seat of ``joined``'s player."""
+    seat = table.seat_of(joined)
+    names[seat] = f"{names.get(seat, seat.value)} / {engine}"
+    table.emit(SeatTakenOver(seat=seat, names=dict(names), now=trio.current_time()))
+
+
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -487,10 +516,11 @@ async def _play_one(
                         f"{players_now.get(seat, player.name)} / {player.remote.replaced_by}"
                     )
             writer.recorder.header = attrs.evolve(header, players=players_now)
-        if hasattr(event, "names"):
-            names.update(event.names)
         writer.observe(event)
         display.observe(event)
+        if isinstance(event, MatchStarted | MatchEnded):
+            event = attrs.evolve(event, names=_names_now(event.names, playing))
+            names.update(event.names)
         table.emit(event)
 
     humans = [seat for seat, player in playing.items() if player.remote.human]

@@ -81,6 +81,8 @@ class RemoteSeat:
         self.in_game = False
         #: The name of the engine that took over the seat (``leaver=computer``).
         self.replaced_by: str | None = None
+        #: Called (synchronously) with that name once the engine has the seat.
+        self.on_replaced: Callable[[str], None] | None = None
         #: How many times a link came back.
         self.reconnects = 0
         #: The last link that held the seat said a person plays (kept after it drops).
@@ -235,6 +237,8 @@ class RemoteSeat:
         self.replaced_by = engine.label
         self._note(f"{why}: {engine.label} takes the seat")
         self._wake()
+        if self.on_replaced is not None:
+            self.on_replaced(engine.label)
         self._nursery.start_soon(self._watch_engine, engine)
         if self.on_rejoin is not None:
             self.on_rejoin()

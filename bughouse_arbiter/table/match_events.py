@@ -98,6 +98,18 @@ class PlayerInfo:
 
 
 @attrs.frozen(kw_only=True)
+class SeatTakenOver:
+    """A network seat's player did not come back and an engine took the seat
+    (``leaver=computer``); ``names`` are every seat's names now, that seat's
+    as the record gives it (``Alice / searcher``). Told by ``bughouse serve``
+    to its front ends, not by the arbiter."""
+
+    seat: Seat
+    names: Mapping[Seat, str]
+    now: float
+
+
+@attrs.frozen(kw_only=True)
 class MatchEnded:
     """The match is over (``outcome.aborted`` after a cancellation).
 
@@ -121,6 +133,7 @@ MatchEvent = (
     | PartnerTold
     | DrawOffered
     | PlayerInfo
+    | SeatTakenOver
     | MatchEnded
 )
 Observer = Callable[[MatchEvent], None]

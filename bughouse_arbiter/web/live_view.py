@@ -22,7 +22,8 @@ The snapshot (``"type": "state"``)::
     game      int, 1 for the first game of the run (0 before it): a new
               number means a new game, and the page forgets the last one's moves
     started   bool
-    names     {"A-White": "sjeng", ...}, every seat
+    names     {"A-White": "sjeng", ...}, every seat (a network seat an engine
+              took over, leaver=computer: "Alice / searcher", as the record)
     boards    {"A": BOARD, "B": BOARD}, or {} before the first game
     clocks    {"A-White": ms left, ...}, or {} when untimed
     running   seats whose clock runs, ["A-Black", ...]
@@ -77,6 +78,7 @@ from ..table.match_events import (
     MovePlayed,
     PartnerTold,
     PlayerWaits,
+    SeatTakenOver,
 )
 from ..ui.table_view import display_san
 
@@ -138,6 +140,8 @@ class LiveView:
                 self.waits[seat] = reason or "waits"
             case PartnerTold(message=message):
                 self.messages = [*self.messages, message][-MESSAGES_KEPT:]
+            case SeatTakenOver(names=names):
+                self.names = dict(names)
             case MatchEnded(game=game, names=names, clocks=clocks, outcome=outcome):
                 if game is not self.game:  # a game that ended before it started
                     self._new_game(game, seating)
