@@ -49,6 +49,7 @@ def house_rules(draw: st.DrawFn) -> HouseRules:
         stalling=draw(st.integers(min_value=0, max_value=10)),
         max_plies=draw(st.integers(min_value=0, max_value=2000)),
         illegal_move=draw(st.sampled_from(["lose", "reject"])),
+        draw=draw(st.sampled_from(["humans", "both-teams"])),
     )
 
 

@@ -677,6 +677,45 @@ async def test_draw_needs_only_the_people_when_people_play(autojump_clock: objec
     assert record.ended == 4.0
 
 
+async def test_under_draw_both_teams_a_person_alone_cannot_draw_against_engines(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, draw="both-teams")
+    players = silent_table(a_white=[Offer(1)], b_black=[Offer(2)])
+    record, _ = await play(players, rules, human_seats={Seat.A_WHITE})
+    # The person and its partner's engine agreed; the other team's engines never did.
+    assert record.outcome.termination is Termination.FLAG
+    assert record.ended == 10.0
+
+
+async def test_under_draw_both_teams_the_other_teams_engines_must_accept(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, draw="both-teams")
+    players = silent_table(
+        a_white=[(Offer(1), Move("e2e4"))], a_black=[Offer(1)], b_white=[Offer(3)]
+    )
+    record, events = await play(players, rules, human_seats={Seat.A_WHITE})
+    # The person's engine partner need not agree: the person speaks for team 1.
+    assert record.outcome.termination is Termination.AGREEMENT
+    assert record.ended == 3.0
+    assert [o.seat for o in of_type(events, DrawOffered)] == [
+        Seat.A_WHITE,
+        Seat.A_BLACK,
+        Seat.B_WHITE,
+    ]
+
+
+async def test_under_draw_both_teams_people_on_both_teams_draw_alone(
+    autojump_clock: object,
+) -> None:
+    rules = HouseRules(time=10.0, draw="both-teams")
+    players = silent_table(a_white=[Offer(1)], b_white=[Offer(2)])
+    record, _ = await play(players, rules, human_seats={Seat.A_WHITE, Seat.B_WHITE})
+    assert record.outcome.termination is Termination.AGREEMENT
+    assert record.ended == 2.0
+
+
 async def test_partner_messages_go_to_the_partner_only(autojump_clock: object) -> None:
     players = silent_table(a_white=[(Tell("++n", 1), Info("depth 3", 1))])
     record, events = await play(players)

@@ -319,6 +319,22 @@ def test_draw_question_names_the_other_people() -> None:
     assert "every person at the table must agree" in table.session.feedback.text
 
 
+def test_draw_question_says_who_else_must_agree_under_each_draw_rule() -> None:
+    table = Table()
+    table.session.on_line("draw")
+    assert "your word alone draws" in table.session.feedback.text
+    table.session.on_line("n")
+    table.session.rules = HouseRules(draw="both-teams")
+    table.session.on_line("draw")
+    assert table.session.feedback.text == (
+        "offer a draw? the other team's engines must accept: y/n"
+    )
+    table.session.on_line("n")
+    table.session.other_people = frozenset({Seat.B_BLACK})  # the partner is a person
+    table.session.on_line("draw")
+    assert "engines must accept and every person agree" in table.session.feedback.text
+
+
 def test_moves_lists_few_drop_squares_and_counts_many() -> None:
     table = Table()
     session = table.session

@@ -8,11 +8,13 @@ import pytest
 from hypothesis import given
 from strategies import house_rules
 
+from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import (
     PROFILES,
     RULE_NAMES,
     HouseRules,
     apply_rules,
+    draw_agreement,
     from_pairs,
     parse_rule,
     profile,
@@ -39,6 +41,7 @@ def test_defaults_are_the_default_column_of_rules_md() -> None:
         ("illegal_move", "lose"),
         ("reconnect_grace", "30"),
         ("leaver", "lose"),
+        ("draw", "humans"),
     ]
     assert HouseRules().profile == "default"
     assert HouseRules().differences == {}
@@ -54,7 +57,7 @@ def test_profiles_differ_from_the_default_as_their_seeds_say() -> None:
         "board_end": "continue",
     }
     assert PROFILES["no-drop-check"].differences == {"drop_check": "no-check"}
-    assert PROFILES["server"].differences == {"illegal_move": "reject"}
+    assert PROFILES["server"].differences == {"illegal_move": "reject", "draw": "both-teams"}
     for name, rules in PROFILES.items():
         assert rules.profile == name
         assert profile(name.upper()) is rules
@@ -125,6 +128,8 @@ def test_parse_rule_refuses_what_is_not_name_value(text: str) -> None:
         ("max_plies", "none", "max_plies", 0),
         ("max_plies", "OFF", "max_plies", 0),
         ("illegal_move", "reject", "illegal_move", "reject"),
+        ("draw", "both-teams", "draw", "both-teams"),
+        ("draw", "Humans", "draw", "humans"),
     ],
 )
 def test_every_rule_takes_its_values(name: str, value: str, field: str, expected: object) -> None:
@@ -144,6 +149,7 @@ def test_every_rule_takes_its_values(name: str, value: str, field: str, expected
         ("repetition=fivefold", "repetition takes one of none, threefold"),
         ("board_end=stop", "board_end takes one of match, continue"),
         ("illegal_move=warn", "illegal_move takes one of lose, reject"),
+        ("draw=engines", "draw takes one of humans, both-teams"),
         ("time=0", "time must be > 0"),
         ("time=-5", "time must be > 0"),
         ("time=fast", "time takes seconds"),
@@ -230,8 +236,8 @@ def test_an_unknown_profile_name_is_a_label_when_every_option_is_stated() -> Non
 
 
 def test_an_unknown_profile_is_a_label_also_for_an_older_header_without_later_options() -> None:
-    # Headers written before clock, stalling, reconnect_grace and leaver existed.
-    later = {"clock", "stalling", "reconnect_grace", "leaver"}
+    # Headers written before clock, stalling, reconnect_grace, leaver and draw existed.
+    later = {"clock", "stalling", "reconnect_grace", "leaver", "draw"}
     older = [(name, value) for name, value in HouseRules().to_pairs() if name not in later]
     assert from_pairs([("profile", "foreign"), *older]) == HouseRules(profile="foreign")
 
@@ -264,3 +270,21 @@ def test_every_rules_value_round_trips_through_name_value_texts(rules: HouseRule
     assert apply_rules(HouseRules(), [parse_rule(text) for text in texts]) == dataclasses.replace(
         rules, profile="custom" if rules.differences else "default"
     )
+
+
+def test_who_must_agree_to_a_draw_under_each_reading() -> None:
+    humans, both = HouseRules(), HouseRules(draw="both-teams")
+    everyone = frozenset(Seat)
+    # Nobody is a person: all four seats, under either reading.
+    assert draw_agreement(humans, ()) == draw_agreement(both, ()) == everyone
+    # One person and three engines: alone under "humans"; with the other team's
+    # two engines under "both-teams" (the person speaks for its own team).
+    assert draw_agreement(humans, {Seat.A_WHITE}) == {Seat.A_WHITE}
+    assert draw_agreement(both, {Seat.A_WHITE}) == {Seat.A_WHITE, Seat.A_BLACK, Seat.B_WHITE}
+    # Partners who are both people: the other team's engines too.
+    team = {Seat.A_WHITE, Seat.B_BLACK}
+    assert draw_agreement(humans, team) == team
+    assert draw_agreement(both, team) == everyone
+    # A person on each team: only the people, under either reading.
+    people = {Seat.A_WHITE, Seat.B_WHITE}
+    assert draw_agreement(humans, people) == draw_agreement(both, people) == people

@@ -725,3 +725,28 @@ async def test_the_page_names_the_computer_that_took_a_seat_over(
         assert view.snapshot(31.0)["names"][SEAT.value] == "Alice / searcher"
         assert names[SEAT] == "Alice / searcher"  # table.names() says it too
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("rules", "draw", "label"),
+    [
+        ([], "both-teams", "default"),
+        (["--rule=draw=humans"], "humans", "default"),
+        (["--rule=profile=club"], "both-teams", "club"),
+        (["--rule=profile=server"], "both-teams", "server"),
+    ],
+)
+def test_a_served_table_needs_both_teams_for_a_draw_unless_told(
+    rules: list[str], draw: str, label: str
+) -> None:
+    from bughouse_arbiter.cli import build_parser
+    from bughouse_arbiter.commands.serve import plan_from_args
+
+    argv = ["serve", "--remote=B-white", *rules]
+    plan = plan_from_args(build_parser().parse_args(argv), today=datetime.datetime(2026, 1, 1))
+    assert (plan.match.rules.draw, plan.match.rules.profile) == (draw, label)
+    # The game file says it, and a replay reads it back.
+    assert ("draw", draw) in plan.match.rules.to_pairs()
+    assert HouseRules.from_pairs(
+        [("profile", label), *plan.match.rules.to_pairs()]
+    ) == plan.match.rules

@@ -15,7 +15,10 @@ drop with the same ``--seat S`` and token (or with the seat it plays now).
 The ``--engine`` seats' engines are an ``EngineKeeper``'s, kept alive from
 game to game as ``match`` keeps them. ``--fixed-seats`` keeps every player
 at its seat for the whole run instead (e.g. a person who is to play A-White
-in every game). Ctrl+C, SIGTERM or SIGHUP stop it as they stop ``match``.
+in every game). A draw needs both teams (house rule ``draw=both-teams``:
+every person, and the engines of a team without one, must agree) unless
+``--rule draw=humans`` says otherwise. Ctrl+C, SIGTERM or SIGHUP stop it as
+they stop ``match``.
 
 The table seam (for other front ends, e.g. ``--web``)
 ------------------------------------------------------
@@ -60,6 +63,7 @@ server (a bug), so catch per-connection errors inside.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import ipaddress
 import sys
@@ -73,6 +77,7 @@ import trio
 from ..bpgn import EngineInfo
 from ..config.specs import builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
+from ..core.rules import DrawRule, parse_rule
 from ..errors import ConfigError, UsageError
 from ..players.base import Player
 from ..players.factory import create_player
@@ -114,6 +119,8 @@ DEFAULT_PORT = 7790
 DEFAULT_WEB_PORT = 7791
 #: The engine that takes a seat under ``leaver=computer``.
 REPLACEMENT = "searcher"
+#: Who must agree to a draw at a served table, unless ``--rule draw=...`` says.
+SERVE_DRAW: DrawRule = "both-teams"
 
 
 def register(subparsers: Any) -> None:
@@ -149,7 +156,8 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a house rule, e.g. reconnect_grace=60 or leaver=computer (repeatable)",
+        help="a house rule, e.g. reconnect_grace=60 or leaver=computer (repeatable); "
+        "a served table plays draw=both-teams unless a draw rule is given",
     )
     parser.add_argument("--engines-file", metavar="FILE", help="a TOML file of named engines")
     parser.add_argument(
@@ -228,6 +236,9 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         debug=False,
     )
     plan = match_plan_from_args(match_args, today=today)
+    if not any(parse_rule(text)[0] == "draw" for text in args.rule):
+        # Strangers may join: one person alone must not draw against engines.
+        plan = attrs.evolve(plan, rules=dataclasses.replace(plan.rules, draw=SERVE_DRAW))
     return ServePlan(
         match=plan,
         remote=tuple(s for s in SEATS if s in remote),

@@ -10,10 +10,11 @@ makes a changed copy, checked like a new one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Literal
 
 from ..errors import RuleError
+from .model import Seat, Team
 
 StalemateRule = Literal["wait", "draw"]
 DropCheckRule = Literal["allowed", "no-check", "no-mate"]
@@ -21,6 +22,7 @@ RepetitionRule = Literal["none", "threefold"]
 BoardEndRule = Literal["match", "continue"]
 IllegalMoveRule = Literal["lose", "reject"]
 LeaverRule = Literal["lose", "computer"]
+DrawRule = Literal["humans", "both-teams"]
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -30,6 +32,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "board_end": ("match", "continue"),
     "illegal_move": ("lose", "reject"),
     "leaver": ("lose", "computer"),
+    "draw": ("humans", "both-teams"),
 }
 
 
@@ -69,6 +72,7 @@ _CHECKS: tuple[tuple[str, Callable[[str, Any], None]], ...] = (
     ("illegal_move", _one_of),
     ("reconnect_grace", _not_negative),
     ("leaver", _one_of),
+    ("draw", _one_of),
 )
 
 
@@ -84,7 +88,10 @@ class HouseRules:
     ``reconnect_grace`` and ``leaver`` apply to seats played over the
     network (``bughouse serve``): how long a dropped seat may take to come
     back, and what happens if it does not (its team loses, or the computer
-    takes the seat).
+    takes the seat). ``draw`` says who must agree to a draw
+    (``draw_agreement``): ``humans``, every person at the table (all four
+    seats when nobody is one); ``both-teams``, also both seats of a team
+    without a person, so that a person alone cannot draw against engines.
     """
 
     profile: str = "default"
@@ -104,6 +111,7 @@ class HouseRules:
     illegal_move: IllegalMoveRule = "lose"
     reconnect_grace: float = 30.0
     leaver: LeaverRule = "lose"
+    draw: DrawRule = "humans"
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS:
@@ -155,7 +163,7 @@ RULE_NAMES: tuple[str, ...] = tuple(
     f.name for f in dataclasses.fields(HouseRules) if f.name != "profile"
 )
 # Rules added after game files were first written: a file may leave them out.
-_LATER = frozenset({"clock", "stalling", "reconnect_grace", "leaver"})
+_LATER = frozenset({"clock", "stalling", "reconnect_grace", "leaver", "draw"})
 
 #: The longest time or increment a rule takes, in seconds (a week): beyond
 #: it, clocks and deadlines would lose their precision or overflow.
@@ -180,9 +188,28 @@ PROFILES: Mapping[str, HouseRules] = {
     ),
     # The "no dropped checks" variant seed 004 mentions.
     "no-drop-check": HouseRules(profile="no-drop-check", drop_check="no-check"),
-    # A server that refuses an illegal move instead of scoring it.
-    "server": HouseRules(profile="server", illegal_move="reject"),
+    # A server that refuses an illegal move instead of scoring it, where a
+    # draw needs both teams (a person alone cannot draw against engines).
+    "server": HouseRules(profile="server", illegal_move="reject", draw="both-teams"),
 }
+
+
+def draw_agreement(rules: HouseRules, human_seats: Collection[Seat]) -> frozenset[Seat]:
+    """The seats that must offer (or accept) a draw for it to be agreed.
+
+    ``draw=humans``: every seat held by a person, or all four when nobody is
+    one (seed 000: "only by agreement of all the human players").
+    ``draw=both-teams``: every person's seat, and both seats of each team
+    that has no person at the table, whose engines must accept.
+    """
+    people = frozenset(human_seats)
+    if rules.draw == "humans" or not people:
+        return people or frozenset(Seat)
+    needed = set(people)
+    for team in Team:
+        if not people & set(team.seats):
+            needed.update(team.seats)
+    return frozenset(needed)
 
 
 def to_pairs(rules: HouseRules) -> list[tuple[str, str]]:

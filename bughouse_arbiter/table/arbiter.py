@@ -31,8 +31,10 @@ However the match ends (result, a player's fault, cancellation or
 Ctrl+C), every player hears ``game_over`` and is closed, and the observer sees
 a ``MatchEnded`` event, so a record can always be written.
 
-Who must agree to a draw: every seat held by a person (``human_seats``), or
-all four seats when no person sits at the table. An offer stands until the
+Who must agree to a draw: house rule ``draw`` (``core.rules.draw_agreement``):
+every seat held by a person (``human_seats``), or all four seats when no person
+sits at the table; under ``draw=both-teams`` also both seats of a team
+without a person (their engines must accept). An offer stands until the
 match ends. An illegal move from a person is refused (the clock keeps
 running); from an engine it loses under ``illegal_move=lose`` and is refused
 under ``illegal_move=reject``. A refused move re-opens the turn with a new
@@ -71,7 +73,7 @@ from ..core.board import STARTING_FEN
 from ..core.clock import SAME_INSTANT, Clocks
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BOARDS, SEATS, BoardId, Outcome, Seat
-from ..core.rules import HouseRules
+from ..core.rules import HouseRules, draw_agreement
 from ..errors import EngineFailed, MoveError, NotYourTurnError
 from ..players.base import (
     Action,
@@ -155,7 +157,7 @@ async def run_match(
         game_id: Told to the players in ``MatchInfo``.
         fen_a, fen_b: Start positions of the two boards.
         human_seats: Seats held by people: their illegal moves are refused,
-            and only they need to agree to a draw.
+            and they must agree to a draw (under ``draw=humans``, only they).
         observer: Called (synchronously, keep it quick) with every
             ``MatchEvent``; the live display and the record writer use it.
         start_timeout: Seconds all players together get to start.
@@ -308,6 +310,7 @@ class _Table:
         self.pending: deque[Action] = deque()
         self.receive: trio.MemoryReceiveChannel[Action] | None = None
         self.draw_offers: set[Seat] = set()
+        self.draw_needed = draw_agreement(game.rules, human_seats)
         self.boards_told: set[BoardId] = set()
         self.fens = _Fens(game)
         self._calling: Seat | None = None  # whose notification is being made
@@ -508,8 +511,7 @@ class _Table:
             return
         self.draw_offers.add(seat)
         self.emit(DrawOffered(seat=seat, now=now))
-        needed = self.human_seats or frozenset(SEATS)
-        if needed <= self.draw_offers:
+        if self.draw_needed <= self.draw_offers:
             self.game.agree_draw()
             await self.after_change(now)
             return

@@ -18,7 +18,7 @@ import chess
 from ..core.board import BoardStatus, BughouseBoard
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import BoardId, Outcome, Seat
-from ..core.rules import HouseRules
+from ..core.rules import HouseRules, draw_agreement
 from ..errors import MoveError
 from .console_input import (
     Command,
@@ -388,7 +388,16 @@ class ConsoleSession:
             return []
         if name == "draw":
             self.confirming = "draw"
-            if self.other_people:
+            people = self.other_people | {self.seat}
+            others = draw_agreement(self.rules, people) - {self.seat}
+            engines = others - self.other_people
+            if engines:
+                question = (
+                    "offer a draw? the other team's engines must accept"
+                    + (" and every person agree" if self.other_people else "")
+                    + ": y/n"
+                )
+            elif self.other_people:
                 question = "offer a draw? every person at the table must agree: y/n"
             else:
                 question = "draw? no other person is at the table: your word alone draws: y/n"
