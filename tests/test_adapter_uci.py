@@ -194,6 +194,12 @@ def test_partner_messages_have_no_uci_channel() -> None:
     assert lines == [] and all(isinstance(e, EngineNote) for e in evs)
 
 
+def test_a_uci_engine_hears_no_draw_offer_and_never_agrees() -> None:
+    table = ready()
+    table.adapter.draw_offered()
+    assert table.adapter.take() == ([], [])
+
+
 def test_a_piece_arriving_while_our_move_is_on_its_way_starts_no_search() -> None:
     table = ready(Seat.A_BLACK)
     table.push(Seat.A_WHITE, "e2e4")

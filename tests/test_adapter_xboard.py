@@ -268,8 +268,16 @@ def test_an_engine_that_keeps_moving_illegally_is_left_waiting() -> None:
 
 def test_partner_talk_is_bridged_both_ways() -> None:
     table, _ = ready(Seat.A_WHITE)
+    # Sjeng reads one signal a line: a message of signals goes one ptell each.
     table.adapter.partner_says("++n\nsit")
-    assert table.adapter.take()[0] == ["ptell ++n sit"]
+    assert table.adapter.take()[0] == ["ptell ++n", "ptell sit"]
+    table.adapter.partner_says("---Q move e2e4")
+    assert table.adapter.take()[0] == ["ptell ---q", "ptell move e2e4"]
+    table.adapter.partner_says("--trades")
+    assert table.adapter.take()[0] == ["ptell --trades"]
+    # Anything else (a sentence for people) goes whole, as written.
+    table.adapter.partner_says("Ok, I sit   next move")
+    assert table.adapter.take()[0] == ["ptell Ok, I sit next move"]
     _, evs = table.feed(
         "tellics ptell I am forcedly mated (dead). Tell me 'go' to start moving into it.",
         "tellics set f5 bughouse",
@@ -280,6 +288,23 @@ def test_partner_talk_is_bridged_both_ways() -> None:
         EngineTell("I am forcedly mated (dead). Tell me 'go' to start moving into it."),
         EngineResign(),
     ]
+
+
+def test_a_draw_offer_reaches_an_engine_that_takes_draws_and_its_offer_accepts() -> None:
+    # Sjeng and Fairy-Stockfish announce draw=0: they are never offered one.
+    for hello in (SJENG_HELLO, FSF_HELLO):
+        table, _ = ready(Seat.A_WHITE, hello)
+        table.adapter.draw_offered()
+        assert table.adapter.take()[0] == []
+    willing = [line.replace("draw=0 ", "") for line in SJENG_HELLO]
+    table, _ = ready(Seat.A_WHITE, willing)
+    table.adapter.draw_offered()
+    assert table.adapter.take()[0] == ["draw"]
+    assert table.feed("offer draw") == ([], [EngineDrawOffer()])
+    table.adapter.game_over()
+    table.adapter.take()
+    table.adapter.draw_offered()
+    assert table.adapter.take()[0] == []
 
 
 def test_board_diagrams_statistics_and_prompts_are_ignored() -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 import trio
 
+from bughouse_arbiter.adapters.xboard import XboardAdapter
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.bpgn.write import GameHeader, format_game
@@ -29,6 +31,7 @@ from bughouse_arbiter.players.base import Action, MatchInfo, MoveAction, TableSt
 from bughouse_arbiter.players.factory import create_player
 from bughouse_arbiter.players.uci import UciPlayer
 from bughouse_arbiter.players.xboard import XboardPlayer
+from bughouse_arbiter.protocol.signals import SIGNALS
 from bughouse_arbiter.table.arbiter import (
     MatchEvent,
     MatchRecord,
@@ -270,3 +273,42 @@ async def test_an_external_engine_answering_after_the_table_is_gone_is_no_error(
                 while sum(" > bestmove" in line for line in lines) < token:
                     await trio.sleep(0.01)
             await player.aclose()
+
+
+async def test_sjeng_understands_every_signal_the_table_sends_it() -> None:
+    """Each signal of ``protocol.signals``, as the xboard adapter passes it on
+    (one ``ptell`` a signal), is answered by Sjeng as understood, never with
+    its "Sorry, but I don't understand that command"."""
+    require("sjeng")
+    sjeng = _engine_path("sjeng")
+    assert sjeng is not None
+    adapter = XboardAdapter(Seat.A_WHITE)
+    lines = ["xboard", "protover 2", "new", "variant bughouse", "easy", "force", "partner bob"]
+    for code in [*(s.code for s in SIGNALS), "++n sit", "x"]:
+        adapter.partner_says(code)
+        lines += adapter.take()[0]
+    heard: list[str] = []
+    with trio.fail_after(30):
+        process = await trio.lowlevel.open_process(
+            [sjeng], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/tmp"
+        )
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send_all("".join(f"{line}\n" for line in lines).encode())
+            pending = b""
+            # The last "x" is the second reset: Sjeng has answered everything before it.
+            while sum("reverting to STANDARD" in line for line in heard) < 2:
+                chunk = await process.stdout.receive_some(65536)
+                assert chunk, f"Sjeng ended early: {heard[-5:]}"
+                pending += chunk
+                *done, pending = pending.split(b"\n")
+                heard += [raw.decode(errors="replace") for raw in done]
+        finally:
+            process.kill()
+            await process.wait()
+    told = [line.split("ptell ", 1)[1] for line in heard if line.startswith("tellics ptell ")]
+    assert not [line for line in told if "don't understand" in line], told
+    assert sum("trading is" in line for line in told) == 6  # +trades ... ---trades
+    assert sum(line.startswith("Ok, Queen") for line in told) == 6  # +q ... ---q
+    # "++n sit" reaches it as two signals, and it takes both.
+    assert told.count("Ok, I sit next move. Tell me when to go.") == 2

@@ -168,6 +168,10 @@ class EngineAdapter:
     def note(self, text: str) -> None:
         self._events.append(EngineNote(engine_text(text, NOTE_LIMIT)))
 
+    def draw_offered(self) -> None:
+        """Another seat offered a draw. The default tells the engine nothing (UCI
+        has no way to, so a UCI engine never agrees); xboard sends ``draw``."""
+
     # -- the mirror board -----------------------------------------------------------
 
     @property

@@ -62,6 +62,7 @@ from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..protocol.limits import MAX_ANNOUNCED
+from ..protocol.signals import codes_of
 from .common import (
     EngineAdapter,
     EngineDrawOffer,
@@ -299,8 +300,19 @@ class XboardAdapter(EngineAdapter):
 
     def partner_says(self, text: str) -> None:
         text = " ".join(text.split())
-        if text:
-            self.send(f"ptell {text}")
+        if not text:
+            return
+        # Sjeng reads one signal a line (``++n sit`` is only ``++n`` to it): a
+        # message of several signals goes as one ptell each; any other text whole.
+        codes = codes_of(text)
+        for line in codes if codes is not None and len(codes) > 1 else [text]:
+            self.send(f"ptell {line}")
+
+    def draw_offered(self) -> None:
+        # CECP: ``draw`` offers the engine a draw, which it accepts with
+        # ``offer draw``; an engine with ``feature draw=0`` (Sjeng) is not told.
+        if not self.over and self.features.get("draw", "1") != "0":
+            self.send("draw")
 
     def game_over(self) -> None:
         if self.over:

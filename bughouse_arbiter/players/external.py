@@ -324,6 +324,10 @@ class ExternalEnginePlayer(Player):
         self.adapter.partner_says(text)
         self._flush()
 
+    async def draw_offered(self, by: Seat) -> None:
+        self.adapter.draw_offered()
+        self._flush()
+
     async def game_over(self, outcome: Outcome) -> None:
         if (summary := self.tells.summary()) is not None:
             self._note(summary)

@@ -97,28 +97,45 @@ def signal(code: str) -> Signal | None:
     return BY_CODE.get(ALIASES.get(word, word))
 
 
-def words_of(text: str) -> list[str] | None:
-    """Each signal of a message in words, in order; None unless every word is
-    a signal of §8.2 (``move <move>`` counting as one)."""
+def codes_of(text: str) -> list[str] | None:
+    """The signals of a message, each as its own text (``++n sit`` -> ``["++n",
+    "sit"]``, ``move e2e4`` one of them), lower-cased; None unless every word
+    is a signal of §8.2."""
     tokens = text.lower().replace(",", " ").split()
     if not tokens:
         return None
-    said: list[str] = []
+    codes: list[str] = []
     index = 0
     while index < len(tokens):
         token = tokens[index]
         index += 1
         if token == "move":
             if index < len(tokens) and _MOVE.match(tokens[index]):
-                said.append(f"please play {tokens[index]}")
+                codes.append(f"move {tokens[index]}")
                 index += 1
                 continue
             return None
-        found = signal(token)
-        if found is None:
+        if signal(token) is None:
             return None
-        said.append(found.words)
-    return said
+        codes.append(token)
+    return codes
+
+
+def words_of(text: str) -> list[str] | None:
+    """Each signal of a message in words, in order; None unless every word is
+    a signal of §8.2 (``move <move>`` counting as one)."""
+    codes = codes_of(text)
+    if codes is None:
+        return None
+    return [
+        f"please play {code[5:]}" if code.startswith("move ") else _words(code) for code in codes
+    ]
+
+
+def _words(code: str) -> str:
+    found = signal(code)
+    assert found is not None  # codes_of checked it
+    return found.words
 
 
 def meaning(text: str) -> str | None:
