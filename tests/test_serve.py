@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import socket
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,65 @@ def test_the_server_listens_only_on_loopback_by_default() -> None:
     args = build_parser().parse_args(["serve", "--remote", "WB"])
     assert args.host == "127.0.0.1"
     assert socket.inet_aton(args.host)
+
+
+async def raw_seat(port: int, seat: str, token: str, heard: list[str], *, tell: str = "") -> None:
+    """Plays ``seat`` over TCP by hand: greets, sits on every turn (``wait``) and
+    notes every line; with ``tell``, its first turn says it to the partner, then
+    resigns a second later."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(f"auth {seat} {token}\n".encode())
+        pending = b""
+        while chunk := await stream.receive_some(65536):
+            pending += chunk
+            *done, pending = pending.split(b"\n")
+            for raw in done:
+                line = raw.decode()
+                heard.append(line)
+                words = line.split()
+                answer = ""
+                if line == "bug 1":
+                    answer = "bugok"
+                elif line == "isready":
+                    answer = "readyok"
+                elif words[:1] == ["go"] and tell:
+                    await stream.send_all(f"ptell {tell}\n".encode())
+                    await trio.sleep(1)
+                    answer = "resign"
+                elif words[:1] == ["go"]:
+                    answer = f"wait turn {words[words.index('turn') + 1]}"
+                elif words[:1] == ["gameover"]:
+                    return
+                if answer:
+                    await stream.send_all(f"{answer}\n".encode())
+
+
+async def test_a_partner_message_reaches_only_the_partner_over_tcp(tmp_path: Path) -> None:
+    """protocol.md §8: A-White's ptell goes to its partner B-Black's connection,
+    never to the opponents'; the game file keeps it."""
+    server = Server(
+        tmp_path,
+        "--remote=A-white",
+        "--remote=A-black",
+        "--remote=B-black",
+        "--engine=B-white=random",
+        "--tc=20+0",
+    )
+    heard: dict[str, list[str]] = {seat: [] for seat in ("a-white", "a-black", "b-black")}
+    with trio.fail_after(GAME_TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=3)
+            for seat, lines in heard.items():
+                tell = "---trades for my partner only" if seat == "a-white" else ""
+                nursery.start_soon(
+                    partial(raw_seat, server.port, seat, server.tokens[seat], lines, tell=tell)
+                )
+            assert await server.wait() == 0, server.err
+    assert "ptell ---trades for my partner only" in heard["b-black"]
+    assert not [line for line in heard["a-black"] if line.startswith("ptell")]
+    assert not [line for line in heard["a-white"] if line.startswith("ptell")]
+    assert all(any(line.startswith("gameover") for line in lines) for lines in heard.values())
+    game = the_game(server)
+    assert game.tags["Termination"] == "resignation"
+    assert "---trades for my partner only" in server.out.read_text()
