@@ -17,6 +17,7 @@ from typing import Any
 import trio
 import wsproto
 import wsproto.events as ws_events
+from serve_helpers import Server
 
 from bughouse_arbiter.core.clock import Clocks
 from bughouse_arbiter.core.game import BughouseGame, PartnerMessage
@@ -646,3 +647,38 @@ def test_a_rotated_players_page_gets_the_messages_of_the_team_it_plays_for_now()
     view.apply(PartnerTold(message=PartnerMessage(seat=Seat.B_BLACK, text="go"), now=2))
     texts = [m["text"] for m in view.snapshot(3.0, seat=Seat.A_WHITE)["messages"]]
     assert texts == ["sit"]
+
+
+async def test_a_page_sits_under_its_name_and_leaving_is_a_persons(tmp_path: Path) -> None:
+    """A real ``serve --web``: the sit message's name, cleaned, is the seat's name
+    on every page and in the record; a page that closes and does not come back
+    within the grace has left as a person."""
+    slow = f"{sys.executable} {Path(__file__).parent.parent / 'engines' / 'random_mover.py'}"
+    engines = [f"--engine={seat}={slow} --delay 1500" for seat in ("A-white", "A-black", "B-black")]
+    server = Server(
+        tmp_path, "--web=0", "--remote=B-white", *engines, "--tc=60+0", "--rule=reconnect_grace=1"
+    )
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery, remote_seats=1)
+            page = next(line for line in server.lines if line.startswith("live page: "))
+            port = int(page.rstrip("/").rsplit(":", 1)[1])
+            client = await Client.open(port)
+            token = server.tokens["b-white"]
+            await client.send(
+                json.dumps({"type": "sit", "seat": "b-white", "token": token, "name": "Al <i>ce"})
+            )
+            while (data := await client.message())["type"] != "seated":
+                pass
+            assert data["name"] == "Al ice"
+            while not (data := await client.message()).get("started"):
+                pass
+            assert data["names"]["B-White"] == "Al ice"
+            await client.stream.aclose()  # the page closes, and does not come back
+            assert await server.wait() == 0, server.err
+    text = server.out.read_text()
+    assert '[WhiteB "Al ice"]' in text
+    assert (
+        '[TerminationReason "B-White left: the person left the table '
+        '(did not come back within 1 s)"]' in text
+    )
