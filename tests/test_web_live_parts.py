@@ -100,6 +100,11 @@ def test_drops_and_the_result_in_a_snapshot() -> None:
     assert view.snapshot(0.0)["boards"]["B"]["pockets"]["white"] == {"N": 1}
     assert view.apply(DrawOffered(seat=Seat.A_BLACK, now=0.5))
     assert view.snapshot(0.5)["drawOffer"] == "A-Black"
+    assert view.snapshot(0.5)["drawRule"] == "humans"
+    assert LiveView().snapshot(0.0)["drawRule"] is None
+    strict = LiveView()
+    strict.apply(started(BughouseGame(HouseRules(draw="both-teams")), Clocks.new(60)))
+    assert strict.snapshot(0.0)["drawRule"] == "both-teams"
     outcome = game.resign(Seat.B_WHITE)
     assert outcome is not None
     view.apply(MatchEnded(game=game, names=NAMES, outcome=outcome, clocks=Clocks.new(60), now=1))

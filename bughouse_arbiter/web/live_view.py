@@ -35,6 +35,10 @@ The snapshot (``"type": "state"``)::
               game file keeps them all)
     result    null, or {"result": "1-0", "reason", "winners": [seats], "text"}
     drawOffer the seat whose draw offer stands, or null
+    drawRule  who must agree to a draw (house rule ``draw``): "humans" (every
+              person at the table) or "both-teams" (also the engines of a team
+              without a person, which may never accept); null before the
+              first game
     you       (for a seat) {"seat", "board", "color", "toMove", "legal": [uci],
               "joined"}: "seat" is where the player sits in this game,
               "joined" the seat its token opened (they differ when seats rotate)
@@ -195,6 +199,7 @@ class LiveView:
             "messages": self._messages(seat),
             "result": _result(self.outcome),
             "drawOffer": self.draw_offer.value if self.draw_offer and not self.outcome else None,
+            "drawRule": game.rules.draw if game is not None else None,
         }
         if game is not None:
             held = have or {}
