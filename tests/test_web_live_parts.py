@@ -70,7 +70,9 @@ def test_a_snapshot_shows_boards_pockets_clocks_and_the_seats_legal_moves() -> N
     assert data["clocks"]["A-Black"] == 57_000  # 1 s, then running since 3
     assert data["clocks"]["B-White"] == 55_000  # running since 0
     assert sorted(data["running"]) == ["A-Black", "B-White"]
-    assert data["messages"] == [{"seat": "A-White", "to": "B-Black", "text": "++n"}]
+    assert data["messages"] == [
+        {"seat": "A-White", "to": "B-Black", "text": "++n", "words": "I want a knight: very good"}
+    ]
     assert view.snapshot(5.0, seat=Seat.A_BLACK)["messages"] == []  # an opponent
     assert view.snapshot(5.0)["messages"] == []  # a spectator
     assert data["result"] is None
@@ -627,8 +629,12 @@ def test_partner_messages_reach_only_the_pages_of_the_senders_team() -> None:
     view.apply(started(game, Clocks.new(60)))
     view.apply(PartnerTold(message=PartnerMessage(seat=Seat.A_WHITE, text="---trades"), now=1))
     view.apply(PartnerTold(message=PartnerMessage(seat=Seat.A_BLACK, text="++n"), now=2))
-    team_1 = [{"seat": "A-White", "to": "B-Black", "text": "---trades"}]
-    team_2 = [{"seat": "A-Black", "to": "B-White", "text": "++n"}]
+    team_1 = [
+        {"seat": "A-White", "to": "B-Black", "text": "---trades", "words": "any trade mates me"}
+    ]
+    team_2 = [
+        {"seat": "A-Black", "to": "B-White", "text": "++n", "words": "I want a knight: very good"}
+    ]
 
     def shown(seat: Seat | None) -> list[dict[str, str]]:
         messages: list[dict[str, str]] = view.snapshot(3.0, seat=seat)["messages"]
@@ -648,10 +654,10 @@ def test_a_rotated_players_page_gets_the_messages_of_the_team_it_plays_for_now()
     view = LiveView()
     # The player who joined as A-White plays A-Black in this game.
     view.apply(started(game, Clocks.new(60)), seating={Seat.A_WHITE: Seat.A_BLACK})
-    view.apply(PartnerTold(message=PartnerMessage(seat=Seat.B_WHITE, text="sit"), now=1))
+    view.apply(PartnerTold(message=PartnerMessage(seat=Seat.B_WHITE, text="sit, I'm mated"), now=1))
     view.apply(PartnerTold(message=PartnerMessage(seat=Seat.B_BLACK, text="go"), now=2))
-    texts = [m["text"] for m in view.snapshot(3.0, seat=Seat.A_WHITE)["messages"]]
-    assert texts == ["sit"]
+    shown = view.snapshot(3.0, seat=Seat.A_WHITE)["messages"]
+    assert [(m["text"], m["words"]) for m in shown] == [("sit, I'm mated", None)]  # a sentence
 
 
 async def test_a_page_sits_under_its_name_and_leaving_is_a_persons(tmp_path: Path) -> None:

@@ -29,7 +29,9 @@ The snapshot (``"type": "state"``)::
     running   seats whose clock runs, ["A-Black", ...]
     untimed   bool
     messages  the last 30 partner messages of the page's own team, [{"seat",
-              "to", "text"}]: a seated page gets its team's (in this game),
+              "to", "text", "words"}] ("words": a message of protocol.md §8.2
+              signals in words, "++n" -> "I want a knight: very good", else
+              null): a seated page gets its team's (in this game),
               a page without a seat (a spectator) none, during the game and
               after it (signals go only to the partner, docs/rules.md; the
               game file keeps them all)
@@ -74,6 +76,7 @@ import chess
 from ..core.clock import Clocks
 from ..core.game import BughouseGame, PartnerMessage, PlayedMove
 from ..core.model import SEATS, BoardId, Outcome, Seat
+from ..protocol.signals import meaning
 from ..table.match_events import (
     DrawOffered,
     MatchEnded,
@@ -218,14 +221,19 @@ class LiveView:
             data["you"]["joined"] = seat.value
         return data
 
-    def _messages(self, seat: Seat | None) -> list[dict[str, str]]:
+    def _messages(self, seat: Seat | None) -> list[dict[str, str | None]]:
         """The partner messages the player of remote seat ``seat`` may read:
         its own team's in the game shown (none for a spectator)."""
         if seat is None:
             return []
         team = self.seat_of(seat).team
         return [
-            {"seat": m.seat.value, "to": m.seat.partner.value, "text": m.text}
+            {
+                "seat": m.seat.value,
+                "to": m.seat.partner.value,
+                "text": m.text,
+                "words": meaning(m.text),
+            }
             for m in self.messages
             if m.seat.team is team
         ]
