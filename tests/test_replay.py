@@ -788,3 +788,21 @@ def test_a_drawn_flag_board_end_under_match_rules_draws_the_match() -> None:
     report = _replayed(TAGS + "1A. e4 {[%boardend A 1/2-1/2 flag WA] both flags fell} 1/2-1/2\n")
     assert report.outcome is not None and report.outcome.winner is None
     assert report.outcome.termination is Termination.FLAG
+
+
+def test_a_served_games_draw_rule_is_read_back_and_judged_under() -> None:
+    """The Rules tag carries the draw rule; replay judges the game under it."""
+    from bughouse_arbiter import BughouseGame
+    from bughouse_arbiter.bpgn.write import format_game
+
+    game = BughouseGame(HouseRules(profile="server", illegal_move="reject", draw="both-teams"))
+    game.push(Seat.A_WHITE, "e4")
+    game.agree_draw()
+    text = format_game(game)
+    assert "draw=both-teams" in text
+    (read,) = read_games(text)
+    report = replay_game(read)
+    assert report.rules.draw == "both-teams" and report.rules.profile == "server"
+    assert report.ok, report.verdict
+    older = text.replace(" draw=both-teams", "")  # a file from before the rule
+    assert replay_game(read_games(older)[0]).rules.draw == "humans"

@@ -131,10 +131,14 @@ class HouseRules:
 
         A profile name this version does not know (``custom``, or one from a
         newer version) is kept as a label when the pairs state every option,
-        since they then say everything; otherwise it is a RuleError.
+        since they then say everything; otherwise it is a RuleError. Pairs
+        without ``draw`` were written before that rule existed, when every
+        table drew as ``draw=humans`` (the ``server`` profile included).
         """
         pairs = list(pairs)
         options = [(n, v) for n, v in pairs if n != "profile"]
+        if not any(name == "draw" for name, _ in options):
+            options.insert(0, ("draw", "humans"))
         base = cls()
         for name, value in pairs:
             if name != "profile":
