@@ -704,6 +704,12 @@ async def test_under_draw_both_teams_the_other_teams_engines_must_accept(
         Seat.A_BLACK,
         Seat.B_WHITE,
     ]
+    # The game keeps who agreed, and when, for the record.
+    assert [(o.seat, o.at) for o in record.game.draw_offers] == [
+        (Seat.A_WHITE, 1.0),
+        (Seat.A_BLACK, 2.0),
+        (Seat.B_WHITE, 3.0),
+    ]
 
 
 async def test_under_draw_both_teams_people_on_both_teams_draw_alone(

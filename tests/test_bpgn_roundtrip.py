@@ -91,6 +91,9 @@ def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, 
         elif end == "leave":
             game.leave(seat, "closed its pipe")
         elif end == "agree":
+            at = game.moves[-1].at if game.moves else None
+            for offering in Seat:  # as the arbiter records them, every seat agreeing
+                game.offer_draw(offering, at=at)
             game.agree_draw()
         elif end == "abort":
             game.abort("stopped by Ctrl+C")
@@ -136,6 +139,7 @@ def test_written_games_read_back_identically(seed: int) -> None:
     assert [(m.seat, m.text, m.at) for m in read.messages] == [
         (m.seat, m.text, m.at) for m in game.messages
     ]
+    assert [(o.seat, o.at) for o in read.draw_offers] == [(o.seat, o.at) for o in game.draw_offers]
     assert read.tag("Result") == game.result.value
     assert recorded_outcome(read) == game.outcome
     report = replay_game(read)

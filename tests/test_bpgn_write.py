@@ -502,3 +502,18 @@ def test_a_mating_move_and_its_board_end_come_in_the_same_update() -> None:
         "2a. Qh4# {[%ts 2.000]}",
         "{[%boardend A 0-1 checkmate WA] A-White checkmated}",
     ]
+
+
+def test_a_draw_offer_is_a_line_of_its_own_in_time_order() -> None:
+    game = BughouseGame()
+    recorder = BpgnRecorder(game, HEADER)
+    game.push(Seat.A_WHITE, "e4", at=0.5, clock=179.5)
+    recorder.update()
+    game.offer_draw(Seat.A_WHITE, at=1.25)
+    assert recorder.update() == "{[%draw WA 1.250]}\n"
+    game.push(Seat.B_WHITE, "d4", at=2.0, clock=178.0)
+    game.offer_draw(Seat.B_WHITE, at=1.5)  # made before the move, told after it
+    assert recorder.update().splitlines() == [
+        "{[%draw WB 1.500]}",
+        "1B. d4 {178.000} {[%ts 2.000]}",
+    ]

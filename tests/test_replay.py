@@ -790,19 +790,42 @@ def test_a_drawn_flag_board_end_under_match_rules_draws_the_match() -> None:
     assert report.outcome.termination is Termination.FLAG
 
 
-def test_a_served_games_draw_rule_is_read_back_and_judged_under() -> None:
-    """The Rules tag carries the draw rule; replay judges the game under it."""
+def test_a_served_games_draw_rule_and_offers_are_read_back_and_judged() -> None:
+    """The Rules tag carries the draw rule and ``[%draw]`` lines who agreed;
+    replay judges the agreement under that rule."""
     from bughouse_arbiter import BughouseGame
     from bughouse_arbiter.bpgn.write import format_game
 
-    game = BughouseGame(HouseRules(profile="server", illegal_move="reject", draw="both-teams"))
-    game.push(Seat.A_WHITE, "e4")
-    game.agree_draw()
-    text = format_game(game)
+    def drawn(*offers: Seat, draw: str = "both-teams") -> str:
+        game = BughouseGame(HouseRules(profile="server", illegal_move="reject", draw=draw))
+        game.push(Seat.A_WHITE, "e4", at=1.0)
+        for at, seat in enumerate(offers, start=2):
+            game.offer_draw(seat, at=float(at))
+        game.agree_draw()
+        return format_game(game)
+
+    text = drawn(Seat.A_WHITE, Seat.A_BLACK, Seat.B_WHITE)
     assert "draw=both-teams" in text
+    assert "{[%draw WA 2.000]}\n{[%draw BA 3.000]}\n{[%draw WB 4.000]}\n" in text
     (read,) = read_games(text)
+    assert [(o.seat, o.at, o.after) for o in read.draw_offers] == [
+        (Seat.A_WHITE, 2.0, 1),
+        (Seat.A_BLACK, 3.0, 1),
+        (Seat.B_WHITE, 4.0, 1),
+    ]
     report = replay_game(read)
     assert report.rules.draw == "both-teams" and report.rules.profile == "server"
     assert report.ok, report.verdict
-    older = text.replace(" draw=both-teams", "")  # a file from before the rule
+    assert report.verdict == (
+        "ok: 1/2-1/2 — draw by agreement of WA, BA, WB (draw=both-teams, as recorded)"
+    )
+    # One team alone cannot have drawn under both-teams.
+    alone = replay_game(read_games(drawn(Seat.A_WHITE, Seat.B_BLACK))[0])
+    assert not alone.ok
+    assert alone.verdict == (
+        "a draw by agreement under draw=both-teams needs both teams, but only WA, BB agreed"
+    )
+    assert replay_game(read_games(drawn(Seat.A_WHITE, draw="humans"))[0]).ok
+    # A file from before the rule reads as draw=humans, whatever its profile.
+    older = text.replace(" draw=both-teams", "")
     assert replay_game(read_games(older)[0]).rules.draw == "humans"

@@ -126,6 +126,16 @@ class BpgnMessage:
 
 
 @attrs.frozen(kw_only=True)
+class BpgnDrawOffer:
+    """A seat's draw offer or acceptance (our ``[%draw]``), after ``after`` moves."""
+
+    seat: Seat
+    at: float | None
+    after: int
+    line: int
+
+
+@attrs.frozen(kw_only=True)
 class BoardEnd:
     """A board that ended while the other played on (our ``[%boardend]``)."""
 
@@ -146,6 +156,7 @@ class BpgnGame:
     tags: Mapping[str, str]
     moves: tuple[BpgnMove, ...]
     messages: tuple[BpgnMessage, ...] = ()
+    draw_offers: tuple[BpgnDrawOffer, ...] = ()
     board_ends: tuple[BoardEnd, ...] = ()
     comments: tuple[str, ...] = ()
     closing: str | None = None
@@ -185,6 +196,7 @@ class _GameBuilder:
         self.tags: dict[str, str] = {}
         self.moves: list[BpgnMove] = []
         self.messages: list[BpgnMessage] = []
+        self.draw_offers: list[BpgnDrawOffer] = []
         self.board_ends: list[BoardEnd] = []
         self.comments: list[str] = []
         self.problems: list[Problem] = []
@@ -255,6 +267,7 @@ class _GameBuilder:
             tags=self.tags,
             moves=tuple(self.moves),
             messages=tuple(self.messages),
+            draw_offers=tuple(self.draw_offers),
             board_ends=tuple(self.board_ends),
             comments=tuple(self.comments),
             closing=closing,
@@ -631,6 +644,9 @@ class _Reader:
             if "tell" in commands:
                 self.on_tell(game, commands["tell"], body, start)
                 return
+            if "draw" in commands:
+                self.on_draw(game, commands["draw"], start)
+                return
             if "boardend" in commands:
                 self.on_board_end(game, commands["boardend"], body, start)
                 return
@@ -679,6 +695,18 @@ class _Reader:
         game.messages.append(
             BpgnMessage(seat=seat, text=text, at=at, after=len(game.moves), line=line)
         )
+
+    def on_draw(self, game: _GameBuilder, value: str, start: int) -> None:
+        parts = value.split()
+        try:
+            seat = Seat.parse(parts[0])
+        except (ValueError, IndexError):
+            self.problem(game, start, f"[%draw {value[:40]}]: unknown seat")
+            return
+        at = _float_or_none(parts[1]) if len(parts) > 1 else None
+        game.close_move()
+        line, _ = self.where(start)
+        game.draw_offers.append(BpgnDrawOffer(seat=seat, at=at, after=len(game.moves), line=line))
 
     def on_board_end(self, game: _GameBuilder, value: str, body: str, start: int) -> None:
         parts = value.split()

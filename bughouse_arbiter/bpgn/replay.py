@@ -541,6 +541,13 @@ def _report(
         why = outcome.reason if outcome is not None else "the rules do not end the game"
         said = f" ({claim.text})" if claim is not None else ""
         problems.append(f"recorded {recorded}{said}, re-judged {rejudged} ({why})")
+    agreed = outcome is not None and outcome.termination is Termination.AGREEMENT
+    offers = ", ".join(o.seat.bpgn for o in source.draw_offers)
+    if agreed and rules.draw == "both-teams" and len({o.seat.team for o in source.draw_offers}) < 2:
+        problems.append(
+            "a draw by agreement under draw=both-teams needs both teams, but "
+            + (f"only {offers} agreed" if offers else "no agreement is recorded")
+        )
     ok = not problems
     if ok:
         verdict = f"ok: {recorded}" + (
@@ -548,7 +555,9 @@ def _report(
             if convention == "per-board"
             else ""
         )
-        if outcome is not None and outcome.termination is Termination.AGREEMENT:
+        if agreed and offers:
+            verdict += f" — draw by agreement of {offers} (draw={rules.draw}, as recorded)"
+        elif agreed:
             verdict += " — draw as recorded (agreement; the rules cannot confirm it)"
         elif outcome is not None:
             verdict += f" — {outcome.reason}"

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 import attrs
 
 from ..core.board import STARTING_FEN
-from ..core.game import BoardResult, BughouseGame, PartnerMessage, PlayedMove
+from ..core.game import BoardResult, BughouseGame, DrawOffer, PartnerMessage, PlayedMove
 from ..core.model import BoardId, Outcome, Result, Seat, Termination
 from .notation import SEAT_TAGS, closing_phrase, escape, escape_tag, seconds
 
@@ -129,6 +129,7 @@ class BpgnRecorder:
         self._lines: list[str] = []
         self._moves_seen = 0
         self._messages_seen = 0
+        self._offers_seen = 0
         self._ends_seen: set[BoardId] = set()
         self._infos: dict[int, EngineInfo] = {}
         #: Moves written so far on each board (for the move numbers).
@@ -172,6 +173,7 @@ class BpgnRecorder:
         if (
             len(moves) == self._moves_seen + 1
             and len(game.messages) == self._messages_seen
+            and len(game.draw_offers) == self._offers_seen
             and len(game.board_results) == len(self._ends_seen)
         ):
             # The usual call, after one move and nothing else: its line alone.
@@ -183,8 +185,10 @@ class BpgnRecorder:
             return line
         new_moves = moves[self._moves_seen :]
         new_messages = game.messages[self._messages_seen :]
+        new_offers = game.draw_offers[self._offers_seen :]
         self._moves_seen = len(game.moves)
         self._messages_seen = len(game.messages)
+        self._offers_seen = len(game.draw_offers)
         events: list[tuple[float, int, str]] = []
         order = 0
         for played in new_moves:
@@ -194,6 +198,9 @@ class BpgnRecorder:
         for message in new_messages:
             order += 1
             events.append((_when(message.at), order, _message_line(message)))
+        for offer in new_offers:
+            order += 1
+            events.append((_when(offer.at), order, _offer_line(offer)))
         # Moves before messages on a tie: a message sent in reply to a move.
         events.sort(key=lambda event: (event[0], event[1]))
         lines = [text for _, _, text in events]
@@ -337,6 +344,11 @@ def _tags_text(tags: list[tuple[str, str]]) -> str:
 def _message_line(message: PartnerMessage) -> str:
     at = seconds(message.at) if message.at is not None else "-"
     return f"{{[%tell {message.seat.bpgn} {at}] {escape(message.text)}}}\n"
+
+
+def _offer_line(offer: DrawOffer) -> str:
+    at = seconds(offer.at) if offer.at is not None else "-"
+    return f"{{[%draw {offer.seat.bpgn} {at}]}}\n"
 
 
 def _board_end_line(result: BoardResult) -> str:

@@ -58,6 +58,7 @@ from ..players.process import ProtocolLog, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..protocol.limits import DEPTH_LIMIT, MATE_LIMIT, SCORE_CP_LIMIT, bounded_int
 from ..table.arbiter import (
+    DrawOffered,
     MatchEnded,
     MatchEvent,
     MatchRecord,
@@ -549,7 +550,7 @@ class GameWriter:
             info = parse_info(event.text)
             if info is not None:
                 self.pending_info[event.seat] = info
-        elif isinstance(event, PartnerTold) and self.recorder is not None:
+        elif isinstance(event, PartnerTold | DrawOffered) and self.recorder is not None:
             self._out().append(self.recorder.update())
         elif isinstance(event, MatchEnded):
             if self.recorder is None:

@@ -62,6 +62,14 @@ class PartnerMessage:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class DrawOffer:
+    """``seat`` offered (or accepted: the same) a draw, ``at`` seconds into the match."""
+
+    seat: Seat
+    at: float | None = None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class BoardResult:
     """How one board ended (only kept apart under ``board_end=continue``)."""
 
@@ -106,6 +114,8 @@ class BughouseGame:
         }
         self.moves: list[PlayedMove] = []
         self.messages: list[PartnerMessage] = []
+        #: Each seat's first draw offer or acceptance, in order.
+        self.draw_offers: list[DrawOffer] = []
         self.board_results: dict[BoardId, BoardResult] = {}
         self.outcome: Outcome | None = None
         # Untimed play (clock=off): per seat to move that could move, how many
@@ -272,6 +282,13 @@ class BughouseGame:
         message = PartnerMessage(seat=seat, text=text, at=at)
         self.messages.append(message)
         return message
+
+    def offer_draw(self, seat: Seat, *, at: float | None = None) -> DrawOffer:
+        """Records that ``seat`` offers or accepts a draw (the record keeps it, so a
+        replay can see who agreed)."""
+        offer = DrawOffer(seat=seat, at=at)
+        self.draw_offers.append(offer)
+        return offer
 
     # -- ends that come from outside the boards ---------------------------------
 

@@ -510,6 +510,7 @@ class _Table:
         if seat in self.draw_offers:
             return
         self.draw_offers.add(seat)
+        self.game.offer_draw(seat, at=self.since_start(now))
         self.emit(DrawOffered(seat=seat, now=now))
         if self.draw_needed <= self.draw_offers:
             self.game.agree_draw()
