@@ -366,12 +366,13 @@ def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
         program.type("help")
         screen = program.wait_for("Signals to your partner")
         for text in (
-            "sit   wait: don't move until a piece comes",
-            "go    move now",
-            "dead  I am lost without help",
-            "x   cancel my request",
+            "sit  wait until I say go",
+            "go  move now",
+            "dead  I am lost unless something changes",
+            "x  cancel my requests",
             "+n ++n +++n  I want a knight: good / very good / it mates",
-            "-q --q ---q  don't give a queen: bad / very bad / it mates me",
+            "-q --q ---q  don't let them get a queen: bad / very bad / it mates me",
+            "+trades ++trades  trades are good for me",
         ):
             assert text in screen
         assert "Board A" not in screen
@@ -379,7 +380,7 @@ def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
         program.wait_for(lambda text: text.startswith(" Board A"))
 
         program.type("tell how is it")
-        request = "your partner asks: ---q (don't give a queen: it mates me)"
+        request = "your partner asks: ---q (don't let them get a queen: it mates me)"
         program.wait_for(lambda text: request in text.split("\n")[15])
         for _ in range(6):  # the message area scrolls; the request stays
             program.type("moves")
@@ -392,7 +393,7 @@ def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
 
         program.type("tell and now")
         program.wait_for(
-            lambda text: "asks: sit (wait: don't move until a piece comes)" in text.split("\n")[15]
+            lambda text: "asks: sit (wait: do not move until I say go)" in text.split("\n")[15]
         )
         program.type("tell ok")
         program.wait_for(lambda text: text.split("\n")[15] == "─" * 80)  # x cancels it
