@@ -662,8 +662,9 @@ def test_a_rotated_players_page_gets_the_messages_of_the_team_it_plays_for_now()
 
 async def test_a_page_sits_under_its_name_and_leaving_is_a_persons(tmp_path: Path) -> None:
     """A real ``serve --web``: the sit message's name, cleaned, is the seat's name
-    on every page and in the record; a page that closes and does not come back
-    within the grace has left as a person."""
+    on every page and in the record; the person's draw offer alone ends nothing
+    (draw=both-teams); a page that closes and does not come back within the
+    grace has left as a person."""
     slow = f"{sys.executable} {Path(__file__).parent.parent / 'engines' / 'random_mover.py'}"
     engines = [f"--engine={seat}={slow} --delay 1500" for seat in ("A-white", "A-black", "B-black")]
     server = Server(
@@ -685,10 +686,17 @@ async def test_a_page_sits_under_its_name_and_leaving_is_a_persons(tmp_path: Pat
             while not (data := await client.message()).get("started"):
                 pass
             assert data["names"]["B-White"] == "Al ice"
+            assert data["drawRule"] == "both-teams"
+            # One person among three engines offers a draw: nothing ends.
+            await client.send('{"type": "draw"}')
+            with trio.move_on_after(10):  # (a move on board A may hide it: the record tells)
+                while (data := await client.message()).get("drawOffer") != "B-White":
+                    assert data.get("result") is None
             await client.stream.aclose()  # the page closes, and does not come back
             assert await server.wait() == 0, server.err
     text = server.out.read_text()
     assert '[WhiteB "Al ice"]' in text
+    assert "draw=both-teams" in text and "{[%draw WB " in text
     assert (
         '[TerminationReason "B-White left: the person left the table '
         '(did not come back within 1 s)"]' in text
