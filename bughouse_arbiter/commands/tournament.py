@@ -422,9 +422,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             return trio.run(play_tournament, plan, concurrency, progress)
         finally:
-            # Processes that escaped an engine's session (re-parented to us). Not
-            # after each game: with several tables, an engine being spawned for
-            # another game is not registered as live yet.
+            # What engines left re-parented to us: cleared after every game
+            # (tournament/leftovers.py), and once more here for an interrupted one.
             kill_orphans(keep=live_engine_pids())
     finally:
         if on_ray is not None:

@@ -1,0 +1,97 @@
+"""What crashing engines leave behind goes after every game of a tournament.
+
+The test engine (``forking_engine.py``) forks sleeping children and
+double-forked daemons on its first turn, then exits. Its children die with
+its process group but are re-parented to this process (a child subreaper, as
+the ``tournament`` command is) as zombies; its daemons live on. Both must be
+gone by the time each game is reported, not only when the tournament ends.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from proc_checks import forking, recorded, running, zombies_of
+
+from bughouse_arbiter.config.specs import builtin_engine, engine_spec
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.players.reaper import (
+    become_subreaper,
+    orphans,
+    signal_orphans,
+    starting_engine,
+)
+from bughouse_arbiter.tournament.jobs import MatchReport
+from bughouse_arbiter.tournament.schedule import Participant, schedule
+from bughouse_arbiter.tournament.scheduler import LocalScheduler
+
+RULES = HouseRules(time=10.0, max_plies=40)
+GUARD = 120
+
+
+def teams(bad_spec: str) -> list[Participant]:
+    """``bad`` (the forking engine and a random mover) against two random movers;
+    one forking process a game, so its crash ends the game it struck in. The
+    random movers take 30 ms a move: the other board cannot reach the plies'
+    cap before the forking engine is done forking."""
+    bad = engine_spec(bad_spec)
+    good = builtin_engine("random").with_options(Delay="30")
+    return [
+        Participant(name="bad", members=(bad, good), member_names=("forking", "random")),
+        Participant(name="good", members=(good, good), member_names=("random", "random")),
+    ]
+
+
+async def test_each_game_is_reported_with_its_zombies_reaped_and_daemons_killed(
+    tmp_path: Path,
+) -> None:
+    if not become_subreaper():
+        pytest.skip("needs Linux's child subreaper")
+    record = tmp_path / "daemons.txt"
+    bad = forking(record, "--children", "20", "--daemons", "2")
+    jobs = schedule(teams(bad), format="gauntlet", games=4, rules=RULES, openings=[], seed=1)
+    before = zombies_of(os.getpid())
+    seen: list[tuple[str, int, int, list[int]]] = []
+
+    async def on_report(report: MatchReport) -> None:
+        kinds = [i.kind for i in report.incidents if i.participant == "bad"]
+        daemons = recorded(record)
+        seen.append(
+            (",".join(kinds), len(daemons), len(zombies_of(os.getpid()) - before), running(daemons))
+        )
+
+    with trio.fail_after(GUARD):
+        await LocalScheduler(1).run(lambda: jobs.pop(0) if jobs else None, on_report)
+    # Every game: the engine crashed, had left 2 more daemons, and by its report
+    # no zombie of its 20 children and none of its daemons was left.
+    assert seen == [("crash", 2 * n, 0, []) for n in range(1, 5)]
+
+
+
+def test_a_child_that_came_while_an_engine_starts_is_not_taken_for_an_orphan() -> None:
+    # With several tables, one clears its game's leftovers while another starts
+    # an engine: that engine is a child in a session of its own whose pid is not
+    # live yet. Only a child there before the start began can be an orphan.
+    if not become_subreaper():
+        pytest.skip("needs Linux's child subreaper")
+    sleep = [sys.executable, "-c", "import time; time.sleep(60)"]
+    old = subprocess.Popen(sleep, start_new_session=True)
+    try:
+        with starting_engine():
+            new = subprocess.Popen(sleep, start_new_session=True)
+            try:
+                found = orphans()
+                assert old.pid in found and new.pid not in found
+                assert signal_orphans(keep={old.pid}) == []
+            finally:
+                new.kill()
+                new.wait()
+        assert old.pid in orphans()
+    finally:
+        old.kill()
+        old.wait()
