@@ -5,6 +5,7 @@ double-forked daemons on its first turn, then exits. Its children die with
 its process group but are re-parented to this process (a child subreaper, as
 the ``tournament`` command is) as zombies; its daemons live on. Both must be
 gone by the time each game is reported, not only when the tournament ends.
+And an engine that crashes only every other game is dropped all the same.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bughouse_arbiter.players.reaper import (
     starting_engine,
 )
 from bughouse_arbiter.tournament.jobs import MatchReport
+from bughouse_arbiter.tournament.runner import Tournament, TournamentPlan
 from bughouse_arbiter.tournament.schedule import Participant, schedule
 from bughouse_arbiter.tournament.scheduler import LocalScheduler
 
@@ -71,6 +73,49 @@ async def test_each_game_is_reported_with_its_zombies_reaped_and_daemons_killed(
     # no zombie of its 20 children and none of its daemons was left.
     assert seen == [("crash", 2 * n, 0, []) for n in range(1, 5)]
 
+
+
+async def test_an_engine_that_crashes_every_other_game_reaches_max_failures(
+    tmp_path: Path,
+) -> None:
+    bad = forking(tmp_path / "daemons.txt", "--children", "0", "--daemons", "0", "--crash-in", "2")
+    participants = teams(bad)
+    jobs = schedule(participants, format="gauntlet", games=10, rules=RULES, openings=[], seed=1)
+    plan = TournamentPlan(
+        participants=tuple(participants),
+        format="gauntlet",
+        games=10,
+        rules=RULES,
+        jobs=tuple(jobs),
+        out=tmp_path / "t",
+        max_failures=2,
+    )
+    (tmp_path / "t").mkdir()
+    messages: list[str] = []
+
+    class Quiet:
+        def begin(self, total: int, done: int) -> None: ...
+
+        def game(self, job: object, report: MatchReport, status: str) -> None: ...
+
+        def message(self, text: str) -> None:
+            messages.append(text)
+
+        def end(self) -> None: ...
+
+    tournament = Tournament(plan, Quiet())
+    tournament.resume()
+    with trio.fail_after(GUARD):
+        await tournament.run(LocalScheduler(1), trio.CancelScope())
+    # Played, crashed, played, crashed: two failures in its last three games.
+    failed = [
+        any(i.is_failure and i.participant == "bad" for i in report.incidents)
+        for report in (tournament.reports[job.job_id] for job in jobs[:4])
+    ]
+    assert failed == [False, True, False, True]
+    assert len(tournament.reports) == 4
+    assert tournament.dropped["bad"].startswith("2 failures in its last 3 games (last: ")
+    assert any(m.startswith("bad dropped: 2 failures in its last 3 games") for m in messages)
 
 
 def test_a_child_that_came_while_an_engine_starts_is_not_taken_for_an_orphan() -> None:

@@ -152,7 +152,8 @@ def register(subparsers: Any) -> None:
         "--max-failures",
         default="3",
         metavar="N",
-        help="drop a participant after N crashes/hangs/failed starts in a row (default 3)",
+        help="drop a participant after N crashes/hangs/failed starts in a row, or among "
+        "its last 2N-1 games (default 3)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")

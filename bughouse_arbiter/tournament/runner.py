@@ -3,8 +3,10 @@
 ``Tournament.run(scheduler)`` plays every scheduled job not already in the
 journal (so ``--resume`` neither replays nor duplicates a game), re-queues a
 job whose report says the harness failed (``MAX_RETRIES`` times), drops a
-participant after ``max_failures`` failures in a row (crash, failed start,
-hang), stops when the SPRT is decided, and writes ``summary.json``. It talks
+participant after ``max_failures`` failures (crash, failed start, hang) among
+its last ``2 * max_failures - 1`` games (so in a row, and also one game in
+two: an engine that crashes every other game is dropped too), stops when
+the SPRT is decided, and writes ``summary.json``. It talks
 to the scheduler only through the ``Scheduler`` protocol, and to the person
 only through a ``Progress``.
 """
@@ -80,7 +82,8 @@ class Tournament:
         self.journal = journal_module.Journal(plan.out)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
-        self.streaks: dict[str, int] = {p.name: 0 for p in plan.participants}
+        #: Per participant, whether each of its last games was a failure of its own.
+        self.recent: dict[str, deque[bool]] = {}
         self.dropped: dict[str, str] = {}
         #: Failures (crash, failed start, hang) per participant, and the hangs among them.
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
@@ -189,15 +192,15 @@ class Tournament:
         failing = {i.participant for i in report.incidents if i.is_failure}
         for name in {i.participant for i in report.incidents if i.kind == "hang"}:
             self.hangs[name] = self.hangs.get(name, 0) + 1
+        limit = self.plan.max_failures
         for name in job.sides.values():
+            recent = self.recent.setdefault(name, deque(maxlen=2 * limit - 1))
+            recent.append(name in failing)
             if name in failing:
                 self.crashes[name] = self.crashes.get(name, 0) + 1
-                self.streaks[name] = self.streaks.get(name, 0) + 1
-            else:
-                self.streaks[name] = 0
-            if self.streaks.get(name, 0) >= self.plan.max_failures and name not in self.dropped:
+            if recent.count(True) >= limit and name not in self.dropped:
                 why = "; ".join(i.text for i in report.incidents if i.participant == name)
-                self.dropped[name] = f"{self.streaks[name]} failures in a row (last: {why})"
+                self.dropped[name] = f"{_failures_text(recent, limit)} (last: {why})"
 
     def _sprt_decided(self) -> bool:
         if self.plan.sprt is None:
@@ -295,6 +298,18 @@ class Tournament:
         if self.plan.sprt is not None:
             summary["sprt"] = sprt_state(self.plan.sprt, results)
         return summary
+
+
+def _failures_text(recent: deque[bool], limit: int) -> str:
+    """``3 failures in a row``, or ``3 failures in its last 5 games``."""
+    games = list(recent)
+    while not games[0]:
+        games.pop(0)  # from its first failure of those counted
+    count = games.count(True)
+    failures = f"{count} failure{'s' if count != 1 else ''}"
+    if all(games):
+        return f"{failures} in a row"
+    return f"{failures} in its last {len(games)} games"
 
 
 def _time_control(rules: HouseRules) -> str:
