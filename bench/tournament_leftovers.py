@@ -1,7 +1,7 @@
 """What crashing engines leave on a tournament's driver, game after game.
 
     python bench/tournament_leftovers.py [--games N] [--children C] [--daemons D]
-        [--concurrency K]
+        [--concurrency K] [--ray ADDRESS]
 
 Runs ``bughouse tournament`` (a child process, the driver) between the random
 mover and ``tests/forking_engine.py``, which forks C sleeping children and D
@@ -9,7 +9,9 @@ double-forked daemons on its first turn of every game and exits (a crash;
 ``--max-failures`` is set high, so it is never dropped). After each game's
 progress line it counts the driver's zombie children and the daemons of
 the games so far that are still alive, and prints them; then the figures
-after the last game and after the driver exited.
+after the last game and after the driver exited. With ``--ray`` (``local``,
+or a cluster's address on this machine) the games are played by Ray tables,
+and the zombies counted are those of the Ray workers (``ray::`` processes).
 """
 
 from __future__ import annotations
@@ -26,8 +28,22 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "tests" / "forking_engine.py"
 
 
-def zombie_children(parent: int) -> int:
-    """Zombies whose parent is ``parent``."""
+def ray_workers() -> set[int]:
+    """The pids of this machine's Ray worker processes."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    if cmdline.read().startswith(b"ray::"):
+                        found.add(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def zombie_children(parents: set[int]) -> int:
+    """Zombies whose parent is one of ``parents``."""
     count = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -38,7 +54,7 @@ def zombie_children(parent: int) -> int:
         except OSError:
             continue
         fields = data[data.rfind(b")") + 2 :].split()
-        if fields[0] == b"Z" and int(fields[1]) == parent:
+        if fields[0] == b"Z" and int(fields[1]) in parents:
             count += 1
     return count
 
@@ -70,6 +86,7 @@ def main() -> int:
     parser.add_argument("--children", type=int, default=50)
     parser.add_argument("--daemons", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--ray", metavar="ADDRESS", help="play on Ray (local, or HOST:PORT)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         record = Path(folder) / "daemons.txt"
@@ -84,6 +101,8 @@ def main() -> int:
             "--max-failures", str(10 * args.games), "--concurrency", str(args.concurrency),
             "--out", str(Path(folder) / "t"),
         ]  # fmt: skip
+        if args.ray:
+            argv += ["--ray", args.ray]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         driver = subprocess.Popen(
             argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
@@ -94,13 +113,15 @@ def main() -> int:
         for line in driver.stdout:
             if not line.startswith("game "):
                 continue
-            zombies, live = zombie_children(driver.pid), alive(daemons(record))
+            parents = ray_workers() if args.ray else {driver.pid}
+            zombies, live = zombie_children(parents), alive(daemons(record))
             print(f"{line.split()[1]:>5} {zombies:>8} {live:>14}", flush=True)
         driver.wait()
         started = daemons(record)
+        where = "Ray workers" if args.ray else "driver"
         print(
             f"after {args.games} games ({args.children} children and {args.daemons} daemons "
-            f"per crash): {zombies} zombies on the driver, {live} of {len(started)} daemons "
+            f"per crash): {zombies} zombies on the {where}, {live} of {len(started)} daemons "
             f"alive; after the driver exited: {alive(started)} daemons alive"
         )
         for pid in started:  # the driver's end may have missed some: leave nothing behind
