@@ -17,6 +17,7 @@ import datetime
 import math
 import time
 from collections import deque
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -26,6 +27,7 @@ import trio
 from ..core.rules import HouseRules
 from . import journal as journal_module
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport
+from .journal import Line
 from .results import (
     GameResult,
     by_pairing,
@@ -89,6 +91,8 @@ class Tournament:
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
+        #: The journal's lines ``resume`` did not keep, and why.
+        self.set_aside: list[Line] = []
         #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
         self.given_up: dict[str, str] = {}
         #: Why the tournament had to stop (the journal could not be written), if it did.
@@ -103,18 +107,78 @@ class Tournament:
     # -- state from the journal ---------------------------------------------------------
 
     def resume(self) -> int:
-        """Loads the journal; returns how many scheduled games it already holds."""
-        loaded = journal_module.load(self.plan.out)
-        kept = [
-            loaded[job.job_id]
-            for job in self.plan.jobs
-            if job.job_id in loaded and loaded[job.job_id].played
-        ]
-        self.journal.open(kept)
-        for report in kept:
-            self._account(self.jobs[report.job_id], report)
+        """Loads the journal; returns how many scheduled games it already holds.
+
+        Every line that is not the first record of a scheduled game is set
+        aside (``set_aside``, and the journal's ``SET_ASIDE`` file); the games
+        it held are played again."""
+        kept: dict[str, Line] = {}
+        for line in journal_module.read(self.plan.out):
+            why = line.why or self._unfit(line, kept)
+            if why:
+                self.set_aside.append(line if line.why else line.set_aside(why))
+            else:
+                assert line.report is not None
+                kept[line.report.job_id] = line
+        in_schedule = [kept[job.job_id] for job in self.plan.jobs if job.job_id in kept]
+        self.journal.open(in_schedule, self.set_aside)
+        for line in in_schedule:
+            assert line.report is not None
+            self._account(self.jobs[line.report.job_id], line.report)
         self.queue = deque(j for j in self.plan.jobs if j.job_id not in self.reports)
         return len(self.reports)
+
+    def _unfit(self, line: Line, kept: Mapping[str, Line]) -> str:
+        """Why a line holding a readable report is not kept ("" if it is)."""
+        report = line.report
+        assert report is not None
+        job = self.jobs.get(report.job_id)
+        if job is None:
+            return f"game {report.job_id!r} is not in this tournament's schedule"[:200]
+        if not report.played:
+            return f"game {job.number} was not played ({report.error or 'unfinished'})"[:300]
+        if report.job_id in kept:
+            return f"game {job.number} again, as on line {kept[report.job_id].number}"
+        if not journal_module.fits(line, job):
+            return f"its place in the schedule is not game {job.number}'s"
+        return ""
+
+    def set_aside_text(self) -> str | None:
+        """One line on the journal's lines ``resume`` set aside, or None if none was."""
+        aside = self.set_aside
+        if not aside:
+            return None
+        journal = self.plan.out / journal_module.JOURNAL
+        where = self.plan.out / journal_module.SET_ASIDE
+        shown = [f"{line.number} ({line.why})" for line in aside[:3]]
+        if len(aside) == 1:
+            lines = f"line {shown[0]}"
+        elif len(aside) <= 3:
+            lines = f"lines {', '.join(shown[:-1])} and {shown[-1]}"
+        else:
+            lines = f"lines {', '.join(shown)} and {len(aside) - 3} more"
+        again = sorted(
+            {
+                self.jobs[job_id].number
+                for line in aside
+                for job_id in line.names
+                if job_id in self.jobs and job_id not in self.reports
+            }
+        )
+        unknown = any(not line.names for line in aside)
+        fates = []
+        if again:
+            numbers = ", ".join(str(n) for n in again)
+            fates.append(
+                f"game {numbers} is played again"
+                if len(again) == 1
+                else f"games {numbers} are played again"
+            )
+        if unknown:
+            they = "it" if len(aside) == 1 else "they"
+            fates.append(f"any {'other ' if again else ''}game {they} held is played again")
+        fate = "; ".join(fates) or "no game is played again (each is kept, or not of this one)"
+        return f"{journal}: {lines} set aside in {where}; {fate}"
 
     # -- running -------------------------------------------------------------------------
 
