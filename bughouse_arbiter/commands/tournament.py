@@ -516,8 +516,9 @@ async def play_tournament(
     try:
         done = tournament.resume()
     except OSError as exc:
+        where = exc.filename if exc.filename is not None else plan.out
         print(
-            f"bughouse tournament: error: cannot prepare {plan.out}: {exc.strerror or exc}",
+            f"bughouse tournament: error: cannot prepare {where}: {exc.strerror or exc}",
             file=sys.stderr,
         )
         return 1
