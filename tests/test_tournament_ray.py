@@ -811,7 +811,7 @@ def test_a_table_clears_what_its_engines_left_after_every_game(
         Participant(name="bad", members=(bad, good), member_names=("forking", "random")),
         Participant(name="good", members=(good, good), member_names=("random", "random")),
     ]
-    rules = HouseRules(time=10.0, max_plies=40)
+    rules = HouseRules(time=10.0, max_plies=400)  # each game ends with the crash
     jobs = schedule(teams, format="gauntlet", games=2, rules=rules, openings=[], seed=1)
     scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
     try:
