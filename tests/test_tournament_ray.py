@@ -24,6 +24,7 @@ import attrs
 import pytest
 import trio
 from cli_checks import expect_usage_error
+from proc_checks import forking, recorded, running, zombies_of
 
 from bughouse_arbiter import __version__
 from bughouse_arbiter.bpgn.read import read_games
@@ -794,3 +795,36 @@ async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewh
     else:
         assert scheduler.tables_started == 1
     assert scheduler.concurrency == 1
+
+
+def test_a_table_clears_what_its_engines_left_after_every_game(
+    cluster: Any, tmp_path: Path
+) -> None:
+    # The forking engine (one seat of "bad") forks 10 children and 2 daemons on
+    # its first turn and exits: by the time each game is reported, its table's
+    # worker (a subreaper) has reaped those children and killed the daemons.
+    ray = _ray_or_skip()
+    record = tmp_path / "daemons.txt"
+    bad = engine_spec(forking(record, "--children", "10", "--daemons", "2"))
+    good = builtin_engine("random").with_options(Delay="30")
+    teams = [
+        Participant(name="bad", members=(bad, good), member_names=("forking", "random")),
+        Participant(name="good", members=(good, good), member_names=("random", "random")),
+    ]
+    rules = HouseRules(time=10.0, max_plies=400)  # each game ends with the crash
+    jobs = schedule(teams, format="gauntlet", games=2, rules=rules, openings=[], seed=1)
+    scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
+    try:
+        table = scheduler._table_class.remote()
+        for number, job in enumerate(jobs, 1):
+            played = ray.get(table.play.remote(job, __version__), timeout=120)
+            assert played.report.played, played.report
+            worker = int(played.report.node.split(" ")[0].rsplit(":", 1)[1])
+            daemons = recorded(record)
+            assert len(daemons) == 2 * number
+            assert running(daemons) == []
+            assert zombies_of(worker) == set()
+        assert ray.get(table.stop.remote(), timeout=60) is True
+        ray.kill(table)
+    finally:
+        scheduler.shutdown()

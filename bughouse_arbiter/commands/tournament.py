@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -35,7 +36,7 @@ import trio
 from ..config.engines_file import known_engines
 from ..config.specs import TimeControl, engine_spec
 from ..core.rules import HouseRules, apply_rules, parse_rule
-from ..errors import ConfigError
+from ..errors import ConfigError, UsageError
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
@@ -47,6 +48,7 @@ from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
 from ..tournament.stats import Sprt
+from ..ui.safe_text import printable
 from . import SUMMARIES
 
 if TYPE_CHECKING:
@@ -78,6 +80,8 @@ _SAVED = (
 
 #: The parser's defaults of the saved options (an option given with --resume is refused).
 _DEFAULTS: dict[str, object] = {}
+#: The choices of the saved options that have some.
+_CHOICES: dict[str, tuple[str, ...]] = {}
 
 
 def register(subparsers: Any) -> None:
@@ -152,7 +156,8 @@ def register(subparsers: Any) -> None:
         "--max-failures",
         default="3",
         metavar="N",
-        help="drop a participant after N crashes/hangs/failed starts in a row (default 3)",
+        help="drop a participant after N crashes/hangs/failed starts in a row, or among "
+        "its last 2N-1 games (default 3)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
@@ -171,6 +176,9 @@ def register(subparsers: Any) -> None:
     )
     parser.set_defaults(run=run, order=[])
     _DEFAULTS.update({key: parser.get_default(key) for key in _SAVED})
+    for action in parser._actions:
+        if action.dest in _SAVED and action.choices is not None:
+            _CHOICES[action.dest] = tuple(action.choices)
 
 
 class _InOrder(argparse.Action):
@@ -383,6 +391,7 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
         merged = argparse.Namespace(**vars(args))
         for key, value in saved.items():
             if key in _SAVED:
+                _check_saved(key, value, folder)
                 setattr(merged, key, value)
         return merged, folder
     folder = Path(args.out or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
@@ -395,10 +404,54 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     return args, folder
 
 
+def _check_saved(key: str, value: object, folder: Path) -> None:
+    """ConfigError (one line, naming the file and the option) unless ``value``
+    is what the parser would have saved for ``key``."""
+    default = _DEFAULTS.get(key)
+    if key == "order":
+        fits = isinstance(value, list) and all(
+            isinstance(item, list)
+            and len(item) == 2
+            and item[0] in ("engine", "team")
+            and isinstance(item[1], str)
+            for item in value
+        )
+        wanted = "a list of [option, value] pairs"
+    elif isinstance(default, list):
+        fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        wanted = "a list of texts"
+    elif key in _CHOICES:
+        fits = value in _CHOICES[key]
+        wanted = " or ".join(repr(choice) for choice in _CHOICES[key])
+    else:
+        fits = isinstance(value, str) or (value is None and default is None)
+        wanted = "text" if default is not None else "text or null"
+    if not fits:
+        shown = json.dumps(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ConfigError(
+            f"--resume {str(folder)!r}: {folder / journal.CONFIG}: option {key!r} is {shown}, "
+            f"not {wanted}"
+        )
+
+
+def _plan(args: argparse.Namespace, folder: Path) -> TournamentPlan:
+    """``plan_from_args``; with --resume, an option that does not read names the file."""
+    try:
+        return plan_from_args(args, folder)
+    except UsageError as exc:
+        if args.resume is None:
+            raise
+        # A saved option that no longer reads (an edited file, another version).
+        raise ConfigError(
+            f"--resume {str(folder)!r}: the options in {folder / journal.CONFIG}: {exc}"
+        ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     _ray_options_without_ray(args)
     args, folder = _prepare_out(args)
-    plan = plan_from_args(args, folder)
+    plan = _plan(args, folder)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
     out = sys.stdout
     live = out.isatty() and os.environ.get("TERM", "") != "dumb"
@@ -422,9 +475,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             return trio.run(play_tournament, plan, concurrency, progress)
         finally:
-            # Processes that escaped an engine's session (re-parented to us). Not
-            # after each game: with several tables, an engine being spawned for
-            # another game is not registered as live yet.
+            # What engines left re-parented to us: cleared after every game
+            # (tournament/leftovers.py), and once more here for an interrupted one.
             kill_orphans(keep=live_engine_pids())
     finally:
         if on_ray is not None:
@@ -464,11 +516,15 @@ async def play_tournament(
     try:
         done = tournament.resume()
     except OSError as exc:
+        where = exc.filename if exc.filename is not None else plan.out
         print(
-            f"bughouse tournament: error: cannot prepare {plan.out}: {exc.strerror or exc}",
+            f"bughouse tournament: error: cannot prepare {where}: {exc.strerror or exc}",
             file=sys.stderr,
         )
         return 1
+    set_aside = tournament.set_aside_text()
+    if set_aside is not None:
+        print(f"bughouse tournament: warning: {printable(set_aside, 2000)}", file=sys.stderr)
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
     async with stop_on_signals() as stop:

@@ -13,7 +13,12 @@ A daemon (double fork) is no longer below the engine. To catch those,
 ``PR_SET_CHILD_SUBREAPER``): an orphan among its descendants is then
 re-parented to the arbiter instead of to init, and ``kill_orphans`` kills and
 reaps every child the arbiter did not start as an engine. The commands call
-both; a library user (a test) may too.
+both; a library user (a test) may too. A tournament does so after every game
+(``signal_orphans`` and ``reap``, which never block), while other tables
+play: an engine being started there is a child of ours whose pid is not
+among the live engines yet, so its start is wrapped in ``starting_engine``,
+and meanwhile only a child that was there before that start began can be
+taken for an orphan.
 
 Elsewhere than on Linux these do what they can: the process group is
 signalled, the rest does nothing.
@@ -38,6 +43,9 @@ ORPHAN_DEADLINE = 3.0
 _subreaper = False
 #: Children this process had when it became a subreaper (not orphans of ours).
 _before: frozenset[int] = frozenset()
+#: Per engine being started now (``starting_engine``): the children this
+#: process had as its start began (only those can be orphans meanwhile).
+_starting: list[frozenset[tuple[int, int]]] = []
 
 
 def become_subreaper() -> bool:
@@ -52,6 +60,11 @@ def become_subreaper() -> bool:
         _subreaper = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         pass
+    return _subreaper
+
+
+def is_subreaper() -> bool:
+    """True once ``become_subreaper`` succeeded."""
     return _subreaper
 
 
@@ -155,23 +168,76 @@ def children(parent: int | None = None) -> list[int]:
     return [proc.pid for proc in _processes() if proc.ppid == me]
 
 
-def orphans(keep: Collection[int] = ()) -> list[int]:
-    """Children of this process that an engine left behind.
-
-    Engines run in sessions of their own, so whatever they start does too:
-    children in this process's own session (a program embedding the arbiter
-    may have some), those it had before it became a subreaper, and ``keep``
-    are not orphans of an engine.
-    """
+def _orphans(keep: Collection[int]) -> list[Proc]:
     me, own_session = os.getpid(), os.getsid(0)
-    return [
-        proc.pid
+    found = [
+        proc
         for proc in _processes()
         if proc.ppid == me
         and proc.session != own_session
         and proc.pid not in keep
         and proc.pid not in _before
     ]
+    for there in _starting:
+        found = [proc for proc in found if (proc.pid, proc.start) in there]
+    return found
+
+
+def orphans(keep: Collection[int] = ()) -> list[int]:
+    """Children of this process that an engine left behind.
+
+    Engines run in sessions of their own, so whatever they start does too:
+    children in this process's own session (a program embedding the arbiter
+    may have some), those it had before it became a subreaper, and ``keep``
+    are not orphans of an engine; nor, while an engine is being started
+    (``starting_engine``), is a child that came after that start began.
+    """
+    return [proc.pid for proc in _orphans(keep)]
+
+
+@contextlib.contextmanager
+def starting_engine() -> Iterator[None]:
+    """Wraps the start of an engine process until its pid is live
+    (``live_engine_pids``): until then the new child would pass for an
+    orphan, so only the children there before are taken for orphans meanwhile.
+    One pass over /proc (none unless this process is a subreaper)."""
+    if not _subreaper:
+        yield
+        return
+    me = os.getpid()
+    there = frozenset((proc.pid, proc.start) for proc in _processes() if proc.ppid == me)
+    _starting.append(there)
+    try:
+        yield
+    finally:
+        _starting.remove(there)
+
+
+def signal_orphans(keep: Collection[int] = (), sig: signal.Signals = signal.SIGKILL) -> list[int]:
+    """Sends ``sig`` to every one of the ``orphans`` (all but ``keep``) now, and
+    returns their pids, to ``reap``. Nothing (an empty list) unless this
+    process is a subreaper. Never blocks."""
+    if not _subreaper:
+        return []
+    found = [proc.pid for proc in _orphans(keep)]
+    for pid in found:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+    return found
+
+
+def reap(pids: Iterable[int]) -> list[int]:
+    """Reaps those of ``pids`` (children of ours) that have ended; returns the
+    others. Never blocks."""
+    waiting = []
+    for pid in pids:
+        try:
+            done, _status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid  # already reaped (or not ours after all)
+        if not done:
+            waiting.append(pid)
+    return waiting
 
 
 def kill_orphans(keep: Collection[int] = ()) -> int:
@@ -179,33 +245,15 @@ def kill_orphans(keep: Collection[int] = ()) -> int:
 
     Only once ``become_subreaper`` succeeded. Killing one re-parents its own
     children to us, so it goes on until none is left or ``ORPHAN_DEADLINE``
-    has passed.
+    has passed. Blocks meanwhile.
     """
-    if not _subreaper:
-        return 0
     killed: set[int] = set()
     deadline = time.monotonic() + ORPHAN_DEADLINE
     while time.monotonic() < deadline:
-        found = orphans(keep)
+        found = signal_orphans(keep)
         if not found:
             break
-        for pid in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-            killed.add(pid)
-        _reap(found, deadline)
-    return len(killed)
-
-
-def _reap(pids: list[int], deadline: float) -> None:
-    waiting = set(pids)
-    while waiting and time.monotonic() < deadline:
-        for pid in list(waiting):
-            try:
-                done, _status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid  # already reaped (or not ours after all)
-            if done:
-                waiting.discard(pid)
-        if waiting:
+        killed.update(found)
+        while (found := reap(found)) and time.monotonic() < deadline:
             time.sleep(0.01)
+    return len(killed)

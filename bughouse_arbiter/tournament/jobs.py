@@ -217,6 +217,8 @@ class MatchReport:
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> MatchReport:
         """Reads ``to_dict``'s form; raises ValueError, KeyError or TypeError if it is not."""
+        if not isinstance(data, Mapping):
+            raise TypeError("a report is an object")
 
         def text(key: str) -> str:
             value = data.get(key, "")
@@ -228,7 +230,37 @@ class MatchReport:
             value = data.get(key, 0)
             if not isinstance(value, int | float) or isinstance(value, bool):
                 raise TypeError(f"{key} is not a number")
+            if not -1e15 < value < 1e15:  # inf, nan and absurd sizes
+                raise ValueError(f"{key} is out of range")
             return float(value)
+
+        def count(key: str) -> int:
+            value = number(key)
+            if value < 0 or value != int(value):
+                raise ValueError(f"{key} is not a count")
+            return int(value)
+
+        def incident(i: object) -> SeatIncident:
+            if not isinstance(i, dict):
+                raise TypeError("an incident is an object")
+            fields = {}
+            for key in ("seat", "participant", "engine", "kind", "text"):
+                value = i[key]
+                if not isinstance(value, str):
+                    raise TypeError(f"an incident's {key} is not text")
+                fields[key] = value
+            return SeatIncident(
+                seat=Seat.parse(fields["seat"]),
+                participant=fields["participant"],
+                engine=fields["engine"],
+                kind=fields["kind"],
+                text=fields["text"],
+            )
+
+        def seats(values: list[object]) -> tuple[Seat, ...]:
+            if not all(isinstance(v, str) for v in values):
+                raise TypeError("a seat is text")
+            return tuple(Seat.parse(str(v)) for v in values)
 
         incidents_data = data.get("incidents", [])
         losses_data = data.get("time_losses", [])
@@ -241,36 +273,30 @@ class MatchReport:
         ):
             raise TypeError("incidents and time losses are lists")
         if not isinstance(delay_data, dict) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in delay_data.values()
+            isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < 1e15
+            for v in delay_data.values()
         ):
             raise TypeError("harness_delay maps seats to seconds")
         error = data.get("error")
+        if error is not None and not isinstance(error, str):
+            raise TypeError("error is not text")
         return cls(
             job_id=text("job_id"),
             result=Result(text("result")),
             termination=text("termination"),
             reason=text("reason"),
             bpgn=text("bpgn"),
-            plies=int(number("plies")),
+            plies=count("plies"),
             seconds=number("seconds"),
-            incidents=tuple(
-                SeatIncident(
-                    seat=Seat.parse(str(i["seat"])),
-                    participant=str(i["participant"]),
-                    engine=str(i["engine"]),
-                    kind=str(i["kind"]),
-                    text=str(i["text"]),
-                )
-                for i in incidents_data
-            ),
-            time_losses=tuple(Seat.parse(str(s)) for s in losses_data),
+            incidents=tuple(incident(i) for i in incidents_data),
+            time_losses=seats(losses_data),
             overhead_max=number("overhead_max"),
             harness_delay={Seat.parse(str(s)): float(d) for s, d in delay_data.items()},
             harness_delay_max=number("harness_delay_max"),
-            harness_time_losses=tuple(Seat.parse(str(s)) for s in harness_losses),
-            started_engines=int(number("started_engines")),
+            harness_time_losses=seats(harness_losses),
+            started_engines=count("started_engines"),
             node=text("node"),
-            error=None if error is None else str(error),
+            error=error,
         )
 
 

@@ -43,6 +43,7 @@ from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..players.base import Action, Gone, MatchInfo, Player, TableState
 from ..players.factory import create_player, create_team_player
+from ..players.reaper import starting_engine
 from ..table.arbiter import MatchRecord, Observer, run_match
 from .jobs import Entrant, MatchJob, MatchReport, SeatIncident, node_name
 
@@ -200,7 +201,8 @@ class EngineKeeper:
         ``player`` itself, or, if it does not start within ``start_timeout``,
         a stand-in for its seats (``player`` is closed)."""
         try:
-            with trio.fail_after(self.start_timeout):
+            # Until its pid is live, the new process would pass for an orphan.
+            with starting_engine(), trio.fail_after(self.start_timeout):
                 await player.start(nursery, self.sender())
         except _START_FAILURES as exc:
             why = _start_failure(exc, self.start_timeout)

@@ -6,7 +6,9 @@ than it has cores for). It plays one game at a time and keeps that table's
 engines alive from one game to the next, exactly as a local table does: an
 ``EngineKeeper`` (``keeper.py``) reseats idle engines by ``Entrant.key``,
 pings them after each game and restarts the ones that crashed, hung, failed
-to start, lost on time or moved illegally.
+to start, lost on time or moved illegally. The actor's worker process is a
+child subreaper: what the engines leave behind comes to it, and is killed
+and reaped after every game (``leftovers.py``) and when the table stops.
 
 The keeper lives in a trio loop of its own, run by a thread the actor
 starts when it is made; ``play`` (a blocking actor method) hands a job to
@@ -38,8 +40,11 @@ import trio
 from .. import __version__
 from ..config.specs import BUILTIN_ENGINES, EngineSpec, builtin_engine
 from ..core.model import Result
+from ..players.process import live_engine_pids
+from ..players.reaper import become_subreaper, kill_orphans
 from .jobs import MatchJob, MatchReport, failed_report, node_name
 from .keeper import CLOSE_TIMEOUT, EngineKeeper, play_on_table
+from .leftovers import clear_leftovers
 
 __all__ = ["NodeInfo", "Played", "RayTable", "error_report", "localize_job"]
 
@@ -123,6 +128,8 @@ class _TableLoop:
     """
 
     def __init__(self) -> None:
+        # What the engines leave comes to this worker, to be cleared after each game.
+        become_subreaper()
         self.keeper = EngineKeeper()
         self.token: trio.lowlevel.TrioToken | None = None
         self._loop: trio.CancelScope | None = None
@@ -137,14 +144,18 @@ class _TableLoop:
             raise RuntimeError("the table's trio loop did not start")
 
     async def _serve(self, up: threading.Event) -> None:
-        """Holds the keeper's engines until ``cancel_all``."""
-        with trio.CancelScope() as loop:
-            self._loop = loop
-            self.token = trio.lowlevel.current_trio_token()
-            async with trio.open_nursery() as nursery:
-                await nursery.start(self.keeper.serve)
-                up.set()
-                await trio.sleep_forever()
+        """Holds the keeper's engines until ``cancel_all``; then closes them and
+        kills what is left of theirs."""
+        try:
+            with trio.CancelScope() as loop:
+                self._loop = loop
+                self.token = trio.lowlevel.current_trio_token()
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(self.keeper.serve)
+                    up.set()
+                    await trio.sleep_forever()
+        finally:
+            kill_orphans(keep=live_engine_pids())
 
     async def play(self, job: MatchJob) -> MatchReport:
         if self.stopping:
@@ -153,11 +164,14 @@ class _TableLoop:
             with trio.CancelScope() as game:
                 self._game = game
                 try:
-                    return await play_on_table(job, self.keeper)
+                    report = await play_on_table(job, self.keeper)
                 except Exception as exc:  # the harness failed: report, engines closed
                     await self.keeper.close_all()
-                    if not self.stopping:  # else the stop did it (e.g. closed the keeper)
-                        return failed_report(job, exc)
+                    report = failed_report(job, exc)
+                # What this game's engines left behind goes before its report.
+                await clear_leftovers()
+                if not self.stopping:  # else the stop did it (e.g. closed the keeper)
+                    return report
             # Abandoned by ``stop``: the driver is not waiting for this report.
             return error_report(job, ABANDONED)
         finally:

@@ -3,8 +3,10 @@
 ``Tournament.run(scheduler)`` plays every scheduled job not already in the
 journal (so ``--resume`` neither replays nor duplicates a game), re-queues a
 job whose report says the harness failed (``MAX_RETRIES`` times), drops a
-participant after ``max_failures`` failures in a row (crash, failed start,
-hang), stops when the SPRT is decided, and writes ``summary.json``. It talks
+participant after ``max_failures`` failures (crash, failed start, hang) among
+its last ``2 * max_failures - 1`` games (so in a row, and also one game in
+two: an engine that crashes every other game is dropped too), stops when
+the SPRT is decided, and writes ``summary.json``. It talks
 to the scheduler only through the ``Scheduler`` protocol, and to the person
 only through a ``Progress``.
 """
@@ -15,6 +17,7 @@ import datetime
 import math
 import time
 from collections import deque
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +27,7 @@ import trio
 from ..core.rules import HouseRules
 from . import journal as journal_module
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport
+from .journal import Line
 from .results import (
     GameResult,
     by_pairing,
@@ -80,12 +84,15 @@ class Tournament:
         self.journal = journal_module.Journal(plan.out)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
-        self.streaks: dict[str, int] = {p.name: 0 for p in plan.participants}
+        #: Per participant, whether each of its last games was a failure of its own.
+        self.recent: dict[str, deque[bool]] = {}
         self.dropped: dict[str, str] = {}
         #: Failures (crash, failed start, hang) per participant, and the hangs among them.
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
+        #: The journal's lines ``resume`` did not keep, and why.
+        self.set_aside: list[Line] = []
         #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
         self.given_up: dict[str, str] = {}
         #: Why the tournament had to stop (the journal could not be written), if it did.
@@ -100,18 +107,78 @@ class Tournament:
     # -- state from the journal ---------------------------------------------------------
 
     def resume(self) -> int:
-        """Loads the journal; returns how many scheduled games it already holds."""
-        loaded = journal_module.load(self.plan.out)
-        kept = [
-            loaded[job.job_id]
-            for job in self.plan.jobs
-            if job.job_id in loaded and loaded[job.job_id].played
-        ]
-        self.journal.open(kept)
-        for report in kept:
-            self._account(self.jobs[report.job_id], report)
+        """Loads the journal; returns how many scheduled games it already holds.
+
+        Every line that is not the first record of a scheduled game is set
+        aside (``set_aside``, and the journal's ``SET_ASIDE`` file); the games
+        it held are played again."""
+        kept: dict[str, Line] = {}
+        for line in journal_module.read(self.plan.out):
+            why = line.why or self._unfit(line, kept)
+            if why:
+                self.set_aside.append(line if line.why else line.set_aside(why))
+            else:
+                assert line.report is not None
+                kept[line.report.job_id] = line
+        in_schedule = [kept[job.job_id] for job in self.plan.jobs if job.job_id in kept]
+        self.journal.open(in_schedule, self.set_aside)
+        for line in in_schedule:
+            assert line.report is not None
+            self._account(self.jobs[line.report.job_id], line.report)
         self.queue = deque(j for j in self.plan.jobs if j.job_id not in self.reports)
         return len(self.reports)
+
+    def _unfit(self, line: Line, kept: Mapping[str, Line]) -> str:
+        """Why a line holding a readable report is not kept ("" if it is)."""
+        report = line.report
+        assert report is not None
+        job = self.jobs.get(report.job_id)
+        if job is None:
+            return f"game {report.job_id!r} is not in this tournament's schedule"[:200]
+        if not report.played:
+            return f"game {job.number} was not played ({report.error or 'unfinished'})"[:300]
+        if report.job_id in kept:
+            return f"game {job.number} again, as on line {kept[report.job_id].number}"
+        if not journal_module.fits(line, job):
+            return f"its place in the schedule is not game {job.number}'s"
+        return ""
+
+    def set_aside_text(self) -> str | None:
+        """One line on the journal's lines ``resume`` set aside, or None if none was."""
+        aside = self.set_aside
+        if not aside:
+            return None
+        journal = self.plan.out / journal_module.JOURNAL
+        where = self.plan.out / journal_module.SET_ASIDE
+        shown = [f"{line.number} ({line.why})" for line in aside[:3]]
+        if len(aside) == 1:
+            lines = f"line {shown[0]}"
+        elif len(aside) <= 3:
+            lines = f"lines {', '.join(shown[:-1])} and {shown[-1]}"
+        else:
+            lines = f"lines {', '.join(shown)} and {len(aside) - 3} more"
+        again = sorted(
+            {
+                self.jobs[job_id].number
+                for line in aside
+                for job_id in line.names
+                if job_id in self.jobs and job_id not in self.reports
+            }
+        )
+        unknown = any(not line.names for line in aside)
+        fates = []
+        if again:
+            numbers = ", ".join(str(n) for n in again)
+            fates.append(
+                f"game {numbers} is played again"
+                if len(again) == 1
+                else f"games {numbers} are played again"
+            )
+        if unknown:
+            they = "it" if len(aside) == 1 else "they"
+            fates.append(f"any {'other ' if again else ''}game {they} held is played again")
+        fate = "; ".join(fates) or "no game is played again (each is kept, or not of this one)"
+        return f"{journal}: {lines} set aside in {where}; {fate}"
 
     # -- running -------------------------------------------------------------------------
 
@@ -189,15 +256,15 @@ class Tournament:
         failing = {i.participant for i in report.incidents if i.is_failure}
         for name in {i.participant for i in report.incidents if i.kind == "hang"}:
             self.hangs[name] = self.hangs.get(name, 0) + 1
+        limit = self.plan.max_failures
         for name in job.sides.values():
+            recent = self.recent.setdefault(name, deque(maxlen=2 * limit - 1))
+            recent.append(name in failing)
             if name in failing:
                 self.crashes[name] = self.crashes.get(name, 0) + 1
-                self.streaks[name] = self.streaks.get(name, 0) + 1
-            else:
-                self.streaks[name] = 0
-            if self.streaks.get(name, 0) >= self.plan.max_failures and name not in self.dropped:
+            if recent.count(True) >= limit and name not in self.dropped:
                 why = "; ".join(i.text for i in report.incidents if i.participant == name)
-                self.dropped[name] = f"{self.streaks[name]} failures in a row (last: {why})"
+                self.dropped[name] = f"{_failures_text(recent, limit)} (last: {why})"
 
     def _sprt_decided(self) -> bool:
         if self.plan.sprt is None:
@@ -295,6 +362,18 @@ class Tournament:
         if self.plan.sprt is not None:
             summary["sprt"] = sprt_state(self.plan.sprt, results)
         return summary
+
+
+def _failures_text(recent: deque[bool], limit: int) -> str:
+    """``3 failures in a row``, or ``3 failures in its last 5 games``."""
+    games = list(recent)
+    while not games[0]:
+        games.pop(0)  # from its first failure of those counted
+    count = games.count(True)
+    failures = f"{count} failure{'s' if count != 1 else ''}"
+    if all(games):
+        return f"{failures} in a row"
+    return f"{failures} in its last {len(games)} games"
 
 
 def _time_control(rules: HouseRules) -> str:

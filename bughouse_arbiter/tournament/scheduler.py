@@ -27,6 +27,8 @@ The contract
   hung, failed to start or moved illegally makes a forfeit, reported like
   any result (``MatchReport.incidents`` says who and why). The backend
   restarts that engine for the next job; it never retries a game by itself.
+- What a game's engines left behind (children, daemons: ``leftovers.py``)
+  is killed and reaped before its report is handed on, wherever it ran.
 - A failure of the harness (an exception while setting up or running a job,
   a lost worker or node) is reported as ``MatchReport(error=...,
   result=Result.UNFINISHED)`` (``jobs.failed_report``): "not played". The tournament decides to
@@ -57,6 +59,7 @@ import trio
 
 from .jobs import MatchJob, MatchReport, failed_report
 from .keeper import EngineKeeper, play_on_table
+from .leftovers import clear_leftovers
 
 __all__ = [
     "LocalScheduler",
@@ -116,7 +119,9 @@ class LocalScheduler:
 
     Each table is an ``EngineKeeper``: its engines stay alive from one game
     to the next (new game after ``gameover``), and one that crashed or hung
-    is restarted for the next game.
+    is restarted for the next game. After each game what its engines left
+    behind is killed and reaped (``leftovers.py``; this process must be a
+    subreaper, ``reaper.become_subreaper``, as the command makes it).
     """
 
     def __init__(self, concurrency: int = 1) -> None:
@@ -168,5 +173,7 @@ class LocalScheduler:
         except Exception as exc:  # the harness failed: report, let the tournament re-queue
             report = failed_report(job, exc)
             await keeper.close_all()
+        # What this game's engines left behind goes before its report.
+        await clear_leftovers()
         free.append(keeper)
         send.send_nowait(report)
