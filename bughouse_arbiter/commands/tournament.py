@@ -42,7 +42,7 @@ from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
 from ..tournament import journal
 from ..tournament.jobs import MatchJob, MatchReport
-from ..tournament.openings import DEFAULT_PLIES, load_book, ordered
+from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
@@ -67,6 +67,7 @@ _SAVED = (
     "rule",
     "engines_file",
     "openings",
+    "openings_format",
     "opening_plies",
     "opening_order",
     "seed",
@@ -127,6 +128,14 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="BPGN file (its first --opening-plies plies) or FEN pairs 'FEN_A | FEN_B'; "
         "default: the book built from the project's corpus",
+    )
+    add(
+        "--openings-format",
+        choices=FORMATS,
+        default="auto",
+        help="how --openings is read: fen (FEN pairs), bpgn, or auto (default): by the "
+        "suffix (.bpgn/.pgn, .fen/.epd), else by the first line (a tag pair [Name \"value\"] "
+        "or movetext is BPGN)",
     )
     add(
         "--opening-plies",
@@ -341,7 +350,8 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         games = SPRT_GAMES if sprt else 2
     seed = _int(args.seed, "--seed", -(2**62)) if args.seed is not None else None
     plies = _int(args.opening_plies, "--opening-plies", 0)
-    book = ordered(load_book(args.openings, plies), args.opening_order, seed)
+    book_format = getattr(args, "openings_format", "auto")  # absent from older folders
+    book = ordered(load_book(args.openings, plies, book_format), args.opening_order, seed)
     jobs = schedule(
         participants,
         format=args.format,
