@@ -127,7 +127,8 @@ def register(subparsers: Any) -> None:
     add(
         "--games",
         metavar="N",
-        help=f"games per pairing (default 2; with --sprt, up to {SPRT_GAMES})",
+        help=f"games per pairing, an even number: each opening is played twice, the teams "
+        f"swapped (default 2; with --sprt, up to {SPRT_GAMES})",
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
     add(
@@ -360,6 +361,12 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         games = 2 * _int(args.rounds, "--rounds", 1)
     elif args.games is not None:
         games = _int(args.games, "--games", 1)
+        if games % 2 and getattr(args, "resume", None) is None:
+            raise ConfigError(
+                f"--games {games}: openings are played in pairs (the second game with the "
+                f"teams swapped), so give an even number (--games {games + 1} is "
+                f"--rounds {(games + 1) // 2})"
+            )
     else:
         games = SPRT_GAMES if sprt else 2
     seed = _int(args.seed, "--seed", -(2**62)) if args.seed is not None else None
