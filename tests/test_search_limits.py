@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 import trio
 from test_adapter_common import RULES, Table
+from test_adapter_sunsetter import Link
 from test_adapter_uci import FSF_HELLO as UCI_HELLO
 from test_adapter_xboard import FSF_HELLO as XBOARD_FSF_HELLO
 from test_adapter_xboard import SJENG_HELLO
 from test_external_engines import require
+from xboard_fake import SunsetterLike
 
 from bughouse_arbiter.adapters import UciAdapter
 from bughouse_arbiter.adapters.xboard import XboardAdapter
@@ -140,6 +142,21 @@ def test_an_xboard_engine_refusing_st_is_not_resynced_nor_sent_it_again() -> Non
     table.push(Seat.A_BLACK, "e7e5")
     assert table.your_turn()[0] == ["time 6000", "otim 6000", "go"]
     assert table.adapter.resyncs == 0  # type: ignore[attr-defined]
+
+
+def test_a_sunsetter_like_fake_refusing_st_and_sd_plays_on_without_them() -> None:
+    link = Link(Seat.A_WHITE, SunsetterLike())
+    link.adapter.limits = SearchLimits(movetime=2000, depth=5)
+    link.new_game()
+    link.your_turn()  # "st 2" and "sd 5" answered "Illegal move: ..."
+    assert link.engine.received.count("st 2") == link.engine.received.count("sd 5") == 1
+    assert len(link.notes("engine refused")) == 2
+    link.play_engine_move()
+    link.push(Seat.A_BLACK, "e7e5")
+    link.your_turn()
+    link.play_engine_move()
+    assert link.engine.received.count("st 2") == 1  # not sent again
+    assert link.adapter.resyncs == 0 and link.in_step()
 
 
 # -- a real Fairy-Stockfish -------------------------------------------------------------

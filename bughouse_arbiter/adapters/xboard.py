@@ -428,6 +428,8 @@ class XboardAdapter(EngineAdapter):
 
     def _limit_refused(self, line: str) -> bool:
         """True if ``line`` refuses one of our limit commands (remembered, noted)."""
+        if not self.limits:
+            return False
         words = set(line.replace(":", " ").replace("(", " ").replace(")", " ").split())
         refused = [word for word in LIMIT_WORDS if word in words]
         if not refused:
