@@ -15,6 +15,7 @@ import chess
 import pytest
 import trio
 
+from bughouse_arbiter.config.specs import SearchLimits
 from bughouse_arbiter.core.game import BughouseGame, PlayedMove
 from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
@@ -196,12 +197,13 @@ async def test_one_state_before_the_first_go_and_the_rules_on_the_wire(
 
 
 async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nursery) -> None:
-    for kwargs, expected in (
-        ({}, "movetime 1000"),
-        ({"movetime": 300, "depth": 5}, "movetime 300 depth 5"),
+    for limits, expected in (
+        (SearchLimits(), "movetime 1000"),
+        (SearchLimits(movetime=300, depth=5), "movetime 300 depth 5"),
+        (SearchLimits(nodes=40), "nodes 40"),
     ):
         stream = io.StringIO()
-        player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream), **kwargs)  # type: ignore[arg-type]
+        player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream), limits=limits)
         seated = await seat(nursery, player, game=False)
         untimed = TableState(
             version=0,
@@ -217,6 +219,18 @@ async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nu
         assert f"WA < go v 0 turn 1 board a {expected}" in log
         with trio.fail_after(GUARD):
             await player.aclose()
+
+
+async def test_timed_play_sends_the_limits_beside_the_clocks(nursery: trio.Nursery) -> None:
+    stream = io.StringIO()
+    limits = SearchLimits(movetime=7, depth=3)
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, log=ProtocolLog(stream), limits=limits)
+    seated = await seat(nursery, player)
+    await player.your_turn(Seat.A_WHITE, 1, table())
+    await seated.next_move()
+    assert "WA < go v 0 turn 1 board a movetime 7 depth 3" in stream.getvalue()
+    with trio.fail_after(GUARD):
+        await player.aclose()
 
 
 def _never() -> Outcome:

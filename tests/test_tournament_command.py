@@ -227,6 +227,10 @@ def test_a_participant_failing_too_often_is_dropped(
         (["--engine", "a=random", "--engine", "a=random"], "'a' is given twice"),
         (["--engine", "a=random", "--engine", "b=random", "--games", "0"], "at least 1"),
         (
+            ["--engine", "a=random", "--engine", "b=random", "--games", "3"],
+            "--games 3: openings are played in pairs",
+        ),
+        (
             ["--engine", "a=random", "--engine", "b=random", "--games", "2", "--rounds", "1"],
             "not both",
         ),

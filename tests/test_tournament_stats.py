@@ -29,10 +29,83 @@ def test_elo_of_a_score_is_the_logistic_closed_form() -> None:
     assert score_from_elo(elo_from_score(0.3)) == pytest.approx(0.3)
 
 
-def test_los_is_the_normal_cdf_of_the_win_margin() -> None:
+def _paired(ll: int, ld: int, wl: int, dd: int, wd: int, ww: int) -> Summary:
+    """A summary of whole pairs, from fastchess's six pair counts."""
+    return Summary(
+        wins=wl + wd + 2 * ww,
+        losses=2 * ll + ld + wl,
+        draws=ld + 2 * dd + wd,
+        penta=Pentanomial((ll, ld, wl + dd, wd, ww)),
+    )
+
+
+def test_los_and_nelo_come_from_the_intervals_own_model() -> None:
     s = Summary(wins=30, losses=20, draws=50)
-    assert s.los == pytest.approx(stats.norm.cdf(10 / math.sqrt(50)))
-    assert Summary(wins=0, losses=0, draws=7).los == 0.5
+    outcomes = np.array([1.0] * 30 + [0.0] * 20 + [0.5] * 50)
+    se = outcomes.std(ddof=0) / math.sqrt(len(outcomes))
+    assert s.los == pytest.approx(stats.norm.cdf((outcomes.mean() - 0.5) / se))
+    assert s.nelo == pytest.approx(0.05 / outcomes.std(ddof=0) * 800 / math.log(10))
+    assert s.nelo_margin() == pytest.approx(stats.norm.ppf(0.975) / 10 * 800 / math.log(10))
+    penta = _paired(3, 7, 0, 50, 0, 0)
+    pairs = np.repeat(np.array(PENTA_SCORES), penta.penta.counts)
+    se = pairs.std(ddof=0) / math.sqrt(len(pairs))
+    assert penta.los == pytest.approx(stats.norm.cdf((pairs.mean() - 0.5) / se))
+    # The interval lies below 0, so LOS is under 2.5% (the W/L formula said 11%).
+    assert penta.elo_interval()[1] < 0 and penta.los < 0.025
+    assert penta.nelo == pytest.approx(
+        (pairs.mean() - 0.5) / (math.sqrt(2) * pairs.std(ddof=0)) * 800 / math.log(10)
+    )
+
+
+@pytest.mark.parametrize(
+    ("counts", "nelo", "nelo_error", "elo", "elo_error", "los"),
+    [
+        # fastchess's own test cases (app/tests/elo_test.cpp): its figures, to 1%.
+        ((34, 54, 31, 32, 64, 75), 57.94, 28.28, 55.58, 27.65, 1.0),
+        ((332, 433, 457, 41, 333, 334), -9.17, 10.96, -8.64, 10.33, 0.0505),
+        ((7895, 8757, 5485, 200, 568, 9999), -19.01, 2.65, -21.04, 2.95, 0.0),
+    ],
+)
+def test_pentanomial_figures_match_fastchess(
+    counts: tuple[int, int, int, int, int, int],
+    nelo: float,
+    nelo_error: float,
+    elo: float,
+    elo_error: float,
+    los: float,
+) -> None:
+    s = _paired(*counts)
+    assert s.nelo == pytest.approx(nelo, rel=0.01)
+    assert s.nelo_margin() == pytest.approx(nelo_error, rel=0.01)
+    assert s.elo == pytest.approx(elo, rel=0.01)
+    assert s.elo_margin() == pytest.approx(elo_error, rel=0.01)
+    assert s.los == pytest.approx(los, abs=5e-5)
+
+
+@pytest.mark.parametrize(
+    ("wdl", "nelo", "nelo_error", "los"),
+    [((76, 89, 123), -20.76, 40.13, 0.1553), ((136, 96, 111), 49.77, 36.77, 0.9960)],
+)
+def test_game_figures_match_fastchess(
+    wdl: tuple[int, int, int], nelo: float, nelo_error: float, los: float
+) -> None:
+    s = Summary(wins=wdl[0], losses=wdl[1], draws=wdl[2])
+    assert s.nelo == pytest.approx(nelo, rel=0.01)
+    assert s.nelo_margin() == pytest.approx(nelo_error, rel=0.01)
+    assert s.los == pytest.approx(los, abs=5e-5)
+
+
+def test_no_interval_while_the_results_have_no_variance() -> None:
+    one_draw = Summary(wins=0, losses=0, draws=1)
+    assert not one_draw.interval_known
+    assert one_draw.elo_interval() == (-math.inf, math.inf)
+    assert one_draw.nelo is None and one_draw.nelo_margin() is None
+    assert one_draw.los == 0.5
+    # Game 5: two pairs alike and one game of the third.
+    alike = Summary(wins=1, losses=2, draws=2, penta=Pentanomial((0, 2, 0, 0, 0)))
+    assert not alike.interval_known and alike.elo_margin() == math.inf
+    assert alike.los == 0.0  # certain, as far as these results go
+    assert Summary(wins=0, losses=0, draws=0).los == 0.5
 
 
 def test_trinomial_interval_from_the_game_variance() -> None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 import chess
 
+from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.board import BughouseBoard
 from ..core.game import PlayedMove
 from ..core.model import Seat
@@ -111,12 +112,15 @@ class EngineAdapter:
         rules: HouseRules | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
+        limits: SearchLimits = NO_LIMITS,
     ) -> None:
         self.seat = seat
         self.rules = rules if rules is not None else HouseRules()
         #: Engine options to set, and raw lines to send, after the handshake.
         self.options = dict(options or {})
         self.init = list(init)
+        #: The spec's bounds on every move (``SearchLimits.for_play`` says which apply).
+        self.limits = limits
         self._name = ""
         self.handshake_done = False
         #: Illegal moves the engine proposed on the open turn.

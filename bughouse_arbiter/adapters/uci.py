@@ -12,6 +12,12 @@ Traps handled (each seen in real runs of Fairy-Stockfish 11.1):
   (whether it was already on its way or not: exactly one comes per ``go``),
   then ``position`` + ``go`` again.
 - Moves are checked on our own board; ``info`` floods are only remembered.
+
+A spec's limits (``SearchLimits``) go into every ``go`` as ``movetime``,
+``depth`` and ``nodes``: after the clock words in timed play (UCI: the engine
+stops at whichever ends first; Fairy-Stockfish, like Stockfish, stops
+budgeting from the clock once a limit is given, while the arbiter's clock
+runs as ever), alone in untimed play (``go movetime 1000`` when none is given).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 
+from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
@@ -28,9 +35,6 @@ from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, mov
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
-
-#: ms per move in untimed play (``clock=off``), where no clock gives a budget.
-UNTIMED_MOVETIME = 1000
 
 
 class Search(enum.Enum):
@@ -71,8 +75,9 @@ class UciAdapter(EngineAdapter):
         rules: HouseRules | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
+        limits: SearchLimits = NO_LIMITS,
     ) -> None:
-        super().__init__(seat, rules=rules, options=options, init=init)
+        super().__init__(seat, rules=rules, options=options, init=init, limits=limits)
         self.engine_options: dict[str, dict[str, list[str]]] = {}
         self.ready = False
         self.search = Search.IDLE
@@ -270,10 +275,18 @@ class UciAdapter(EngineAdapter):
         )
         inc = round(self.rules.increment * 1000)
         self.send(f"position fen {self.board.fen()}")
-        if not self.rules.clock:
-            self.send(f"go movetime {UNTIMED_MOVETIME}")  # untimed play: no clock to budget
-        else:
-            self.send(f"go wtime {white} btime {black} winc {inc} binc {inc}")
+        words = ["go"]
+        if self.rules.clock:
+            words.append(f"wtime {white} btime {black} winc {inc} binc {inc}")
+        limits = self.limits.for_play(self.rules.clock)
+        for word, value in (
+            ("movetime", limits.movetime),
+            ("depth", limits.depth),
+            ("nodes", limits.nodes),
+        ):
+            if value is not None:
+                words.append(f"{word} {value}")
+        self.send(" ".join(words))
         self.search = Search.SEARCHING
         self.waiting = False
         self._last_info = ""

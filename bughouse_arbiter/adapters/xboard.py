@@ -47,6 +47,14 @@ Fairy-Stockfish 11.1):
 - Moves are checked on our own board first; a rejected move leads to a
   re-sync, never to an illegal move at the table.
 - Never ``stop`` (Sjeng reads any line starting ``st`` as ``st N``).
+
+A spec's limits (``SearchLimits``) are sent before every ``go``: ``sd D`` for
+depth (``new`` clears it), ``st S`` for movetime (whole seconds, rounded up;
+CECP's ``st`` is a time control of its own, so the engine stops budgeting from
+``time``/``otim``), and for nodes ``nps N`` with ``st 1`` (N nodes a move)
+where the engine announced ``nps=1``; without it the nodes limit is only noted.
+An engine that refuses one of them (Sunsetter answers ``st`` with "Illegal
+move") is not sent it again and is not re-synced for it.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ from collections.abc import Mapping, Sequence
 
 import chess
 
+from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.game import PlayedMove
 from ..core.model import Seat
@@ -77,6 +86,8 @@ from .common import (
 )
 
 CLAIM_PREFIXES = ("1-0", "0-1", "1/2-1/2")
+#: The commands that carry a spec's limits (see the module docstring).
+LIMIT_WORDS = ("sd", "st", "nps")
 #: Consecutive rejected moves in one turn after which we stop asking until
 #: something changes on the board (an engine that is stuck on a bad idea).
 MAX_REJECTED = 3
@@ -117,8 +128,9 @@ class XboardAdapter(EngineAdapter):
         rules: HouseRules | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
+        limits: SearchLimits = NO_LIMITS,
     ) -> None:
-        super().__init__(seat, rules=rules, options=options, init=init)
+        super().__init__(seat, rules=rules, options=options, init=init, limits=limits)
         self.features: dict[str, str] = {}
         #: The ``feature option="..."`` strings the engine offered, in order.
         self.offered_options: list[str] = []
@@ -142,6 +154,9 @@ class XboardAdapter(EngineAdapter):
         # A pocket change the engine has not been told (it believed the wrong colour).
         self._holding_due = False
         self._start_fen = STANDARD_START
+        #: Limit commands the engine refused (``Illegal move``/``Error``): not sent again.
+        self.refused_limits: set[str] = set()
+        self._nodes_noted = False
 
     # -- handshake -----------------------------------------------------------------
 
@@ -356,6 +371,8 @@ class XboardAdapter(EngineAdapter):
             self.emit(EngineDrawOffer())
         elif line.startswith(CLAIM_PREFIXES) and "{" in line:
             self._claim(line)
+        elif (line.startswith("Illegal move") or head == "Error") and self._limit_refused(line):
+            return
         elif line.startswith("Illegal move"):
             self._illegal_reported(line)
         elif head == "Error":
@@ -420,6 +437,34 @@ class XboardAdapter(EngineAdapter):
         # so a move that still comes is taken.
         self.claimed = True
         self.emit(EngineWait(self.token, f"engine claims {line}; only the arbiter judges"))
+
+    def _limit_refused(self, line: str) -> bool:
+        """True if ``line`` refuses one of our limit commands (remembered, noted)."""
+        if not self.limits:
+            return False
+        words = set(line.replace(":", " ").replace("(", " ").replace(")", " ").split())
+        refused = [word for word in LIMIT_WORDS if word in words]
+        if not refused:
+            return False
+        self.refused_limits.update(refused)
+        self.note(f"engine refused {', '.join(refused)} (not sent again): {line}")
+        return True
+
+    def _limit_lines(self) -> list[str]:
+        """``sd``/``st``/``nps`` for the spec's limits, less those the engine refused."""
+        limits = self.limits
+        lines: list[str] = []
+        if limits.depth is not None:
+            lines.append(f"sd {limits.depth}")
+        if limits.nodes is not None and self.features.get("nps") == "1":
+            lines += [f"nps {limits.nodes}", "st 1"]
+        else:
+            if limits.nodes is not None and not self._nodes_noted:
+                self._nodes_noted = True
+                self.note("engine has no 'feature nps=1': its nodes limit cannot be sent")
+            if limits.movetime is not None:
+                lines.append(f"st {-(-limits.movetime // 1000)}")
+        return [line for line in lines if line.split()[0] not in self.refused_limits]
 
     def _illegal_reported(self, line: str) -> None:
         self.note(f"engine: {line}")
@@ -585,6 +630,7 @@ class XboardAdapter(EngineAdapter):
         own, opponent = max(1, self.own_ms() // 10), max(1, self.opponent_ms() // 10)
         if not self.rules.clock:
             own = opponent = UNTIMED_CLOCK_CS
+        self.send(*self._limit_lines())
         self.send(f"time {own}", f"otim {opponent}")
         self.send("go")
         self._believes = self.seat.color

@@ -123,7 +123,8 @@ def register(subparsers: Any) -> None:
         "--tc",
         metavar="BASE+INC",
         help=f"time control in seconds (default {DEFAULT_TC}); 'none' plays untimed, with "
-        "the stalling rule and a time per move for each engine (engines file: movetime, depth)",
+        "the stalling rule and a time per move for each engine (engines file: movetime, depth, "
+        "nodes; timed play sends them beside the clocks)",
     )
     parser.add_argument(
         "--rule",

@@ -25,9 +25,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -42,12 +44,24 @@ from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
 from ..tournament import journal
+from ..tournament.display import (
+    SEPARATOR,
+    WIDTH,
+    Remaining,
+    elo_text,
+    eta_text,
+    fit,
+    nelo_text,
+    percent,
+    plural,
+    signed,
+)
 from ..tournament.jobs import MatchJob, MatchReport
-from ..tournament.openings import DEFAULT_PLIES, load_book, ordered
+from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
-from ..tournament.stats import Sprt
+from ..tournament.stats import Pentanomial, Sprt, Summary
 from ..ui.safe_text import printable
 from . import SUMMARIES
 
@@ -69,6 +83,7 @@ _SAVED = (
     "rule",
     "engines_file",
     "openings",
+    "openings_format",
     "opening_plies",
     "opening_order",
     "seed",
@@ -116,7 +131,8 @@ def register(subparsers: Any) -> None:
     add(
         "--games",
         metavar="N",
-        help=f"games per pairing (default 2; with --sprt, up to {SPRT_GAMES})",
+        help=f"games per pairing, an even number: each opening is played twice, the teams "
+        f"swapped (default 2; with --sprt, up to {SPRT_GAMES})",
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
     add(
@@ -131,6 +147,14 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="BPGN file (its first --opening-plies plies) or FEN pairs 'FEN_A | FEN_B'; "
         "default: the book built from the project's corpus",
+    )
+    add(
+        "--openings-format",
+        choices=FORMATS,
+        default="auto",
+        help="how --openings is read: fen (FEN pairs), bpgn, or auto (default): by the "
+        "suffix (.bpgn/.pgn, .fen/.epd), else by the first line (a tag pair [Name \"value\"] "
+        "or movetext is BPGN)",
     )
     add(
         "--opening-plies",
@@ -345,11 +369,18 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         games = 2 * _int(args.rounds, "--rounds", 1)
     elif args.games is not None:
         games = _int(args.games, "--games", 1)
+        if games % 2 and getattr(args, "resume", None) is None:
+            raise ConfigError(
+                f"--games {games}: openings are played in pairs (the second game with the "
+                f"teams swapped), so give an even number (--games {games + 1} is "
+                f"--rounds {(games + 1) // 2})"
+            )
     else:
         games = SPRT_GAMES if sprt else 2
     seed = _int(args.seed, "--seed", -(2**62)) if args.seed is not None else None
     plies = _int(args.opening_plies, "--opening-plies", 0)
-    book = ordered(load_book(args.openings, plies), args.opening_order, seed)
+    book_format = getattr(args, "openings_format", "auto")  # absent from older folders
+    book = ordered(load_book(args.openings, plies, book_format), args.opening_order, seed)
     jobs = schedule(
         participants,
         format=args.format,
@@ -565,8 +596,12 @@ def _fmt(value: object, spec: str = "") -> str:
     return str(value)
 
 
-def _bound(value: float | None, unbounded: str) -> str:
-    return unbounded if value is None else f"{value:+.1f}"
+def _interval_text(s: Summary) -> str:
+    """``Elo +35.1 [-10.2, +80.3]``, ``Elo -70.0 [n/a]`` while unknown, ``Elo +inf``."""
+    if math.isinf(s.elo) or not s.interval_known:
+        return elo_text(s, 1).replace("± n/a", "[n/a]")
+    low, high = s.elo_interval()
+    return f"Elo {signed(s.elo, 1)} [{signed(low, 1)}, {signed(high, 1)}]"
 
 
 def report_text(summary: Mapping[str, Any]) -> str:
@@ -580,11 +615,12 @@ def report_text(summary: Mapping[str, Any]) -> str:
     )
     for rank, r in enumerate(rows, 1):
         elo = r["elo"]
+        record = Summary(wins=r["wins"], losses=r["losses"], draws=r["draws"])
         lines.append(
             f"{rank:>2}  {r['name']:<{width}}  {r['games']:>5}  {r['wins']:>4} {r['losses']:>4} "
-            f"{r['draws']:>4}  {r['points']:>6g}  {r['score']:>6.1%}  "
-            f"{_fmt(elo, '+7.1f') if elo is not None else '-':>7} "
-            f"{_fmt(r['elo_margin'], '6.1f'):>6}  {r['los']:>6.1%}"
+            f"{r['draws']:>4}  {r['points']:>6g}  {percent(record.score):>6}  "
+            f"{signed(elo, 1) if elo is not None else '-':>7} "
+            f"{_fmt(r['elo_margin'], '6.1f'):>6}  {percent(record.los):>6}"
         )
     names = [r["name"] for r in rows]
     cross = summary["crosstable"]
@@ -606,16 +642,24 @@ def report_text(summary: Mapping[str, Any]) -> str:
     lines.append("")
     for p in summary["pairings"]:
         penta = " ".join(f"{k}={v}" for k, v in p["pentanomial"].items())
-        elo = (
-            f"Elo {p['elo']:+.1f} [{_bound(p['elo_low'], '-inf')}, {_bound(p['elo_high'], '+inf')}]"
-            if p["elo"] is not None
-            else f"Elo {'+' if p['score'] > 0.5 else '-'}inf"
+        # From the counts: every figure rounded once, here.
+        s = Summary(
+            wins=p["wins"],
+            losses=p["losses"],
+            draws=p["draws"],
+            penta=Pentanomial(tuple(p["pentanomial"].values())),
         )
-        lines.append(
-            f"{p['first']} vs {p['second']}: {p['games']} games, +{p['wins']} -{p['losses']} "
-            f"={p['draws']}, score {p['score']:.1%}, {elo}, LOS {p['los']:.1%}, "
-            f"draws {p['draw_ratio']:.1%}; pairs {penta}"
-        )
+        parts = [
+            f"{p['first']} vs {p['second']}: {plural(s.games, 'game')}",
+            f"+{s.wins} -{s.losses} ={s.draws}",
+            f"score {percent(s.score)}",
+            _interval_text(s),
+            nelo_text(s, 1),
+            f"LOS {percent(s.los)}",
+            f"draws {percent(s.draw_ratio)}",
+            f"pairs {penta}",
+        ]
+        lines += fit(parts, separator=", ")
     if "engine_ratings" in summary:
         ratings = ", ".join(
             f"{n} {r['elo']:+.1f} ± {_fmt(r['margin'], '.1f')}"
@@ -629,7 +673,8 @@ def report_text(summary: Mapping[str, Any]) -> str:
         )
         lines.append(
             f"SPRT [{sprt['elo0']:g}, {sprt['elo1']:g}] ({sprt['model']}): LLR {sprt['llr']:.2f} "
-            f"({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {sprt['pairs']} pairs: {decision}"
+            f"({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {plural(sprt['pairs'], 'pair')}: "
+            f"{decision}"
         )
     crashes = {k: v for k, v in summary["crashes"].items() if v}
     if crashes:
@@ -649,7 +694,7 @@ def report_text(summary: Mapping[str, Any]) -> str:
                 f" (its delay on an engine's clock per game: mean {delay['mean_ms']:.1f} ms, "
                 f"max {delay['max_ms']:.1f} ms; one turn at most {delay['turn_max_ms']:.1f} ms)"
             )
-        lines.append(text)
+        lines += fit([text])
     for name, why in summary["dropped"].items():
         lines.append(f"dropped: {name}: {why}")
     lines.append(f"games: {summary['games_played']} of {summary['games_scheduled']} scheduled")
@@ -670,22 +715,40 @@ def game_line(job: MatchJob, report: MatchReport) -> str:
 
 
 class LineProgress:
-    """One line per finished game (output that is not a terminal)."""
+    """One finished game per entry, its parts packed into 80-column lines
+    (output that is not a terminal), with the ETA of the games left."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.out = out
         self.total = 0
         self.done = 0
         self.broken = False
+        self.clock = clock
+        self._started = clock()
+        self._done_at_start = 0
 
     def begin(self, total: int, done: int) -> None:
         self.total, self.done = total, done
+        self._started, self._done_at_start = self.clock(), done
 
-    def game(self, job: MatchJob, report: MatchReport, status: str) -> None:
+    def seconds_per_game(self) -> float | None:
+        """Wall-clock seconds per game finished in this session (None before the first)."""
+        played = self.done - self._done_at_start
+        return (self.clock() - self._started) / played if played > 0 else None
+
+    def eta(self, left: Remaining | None) -> str:
+        return "" if left is None else eta_text(left, self.seconds_per_game())
+
+    def game(
+        self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
+    ) -> None:
         self.done += 1
-        self.write(
-            f"game {job.number} ({self.done}/{self.total}): {game_line(job, report)} · {status}\n"
+        count = f"{self.done}, SPRT" if left is not None and left.approximate else (
+            f"{self.done}/{self.total}"
         )
+        lines = fit([f"game {job.number} ({count}): {game_line(job, report)}"])
+        lines += fit([*status.split(SEPARATOR), self.eta(left)], first="  ")
+        self.write("".join(line + "\n" for line in lines))
 
     def message(self, text: str) -> None:
         self.write(text + "\n")
@@ -704,42 +767,52 @@ class LineProgress:
 
 
 class RichProgress(LineProgress):
-    """A live ``rich`` progress bar: games done/total, ETA, Elo ± and LLR."""
+    """A live ``rich`` progress bar (games done/total, elapsed, ETA of the games
+    left) with the status below it: Elo ±, nElo ±, LOS and LLR."""
 
     def __init__(self, out: TextIO) -> None:
         super().__init__(out)
-        from rich.console import Console
+        from rich.console import Console, Group, RenderableType
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
             Progress,
             TextColumn,
             TimeElapsedColumn,
-            TimeRemainingColumn,
         )
+        from rich.text import Text
+
+        status = self
+
+        class _Bar(Progress):
+            def get_renderable(self) -> RenderableType:
+                lines = [Text(line, no_wrap=True, overflow="ellipsis") for line in status.lines]
+                return Group(*self.get_renderables(), *lines)
 
         self.console = Console(file=out)
-        self.bar = Progress(
+        self.lines: list[str] = []
+        self.bar = _Bar(
             TextColumn("games"),
-            BarColumn(),
+            BarColumn(bar_width=24),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[status]}"),
+            TextColumn("{task.fields[eta]}"),
             console=self.console,
             transient=False,
         )
-        self.task = self.bar.add_task("games", total=1, status="")
+        self.task = self.bar.add_task("games", total=1, eta="")
 
     def begin(self, total: int, done: int) -> None:
         super().begin(total, done)
         self.bar.update(self.task, total=total, completed=done)
         self.bar.start()
 
-    def game(self, job: MatchJob, report: MatchReport, status: str) -> None:
+    def game(
+        self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
+    ) -> None:
         self.done += 1
-        self.bar.update(self.task, completed=self.done, status=status)
+        self.lines = fit(status.split(SEPARATOR), width=min(WIDTH, self.console.width))
+        self.bar.update(self.task, completed=self.done, eta=self.eta(left))
 
     def message(self, text: str) -> None:
         self.bar.console.print(text, markup=False, highlight=False)

@@ -8,8 +8,13 @@ A file names engines in ``[engines.NAME]`` tables::
     cwd = "/tmp/sjeng"                  # optional; "~" is expanded
     options = { Hash = "16" }           # optional; strings, numbers or booleans
     init = ["nopost"]                   # optional lines sent after the handshake
-    movetime = 500                      # optional, untimed play: ms per move (native: go movetime)
-    depth = 6                           # optional, untimed play: search depth per move
+    movetime = 500                      # optional: ms per move (UCI/native go movetime, xboard st)
+    depth = 6                           # optional: search depth per move (go depth, xboard sd)
+    nodes = 100000                      # optional: nodes per move (go nodes, xboard nps + st 1)
+
+``movetime``, ``depth`` and ``nodes`` bound every move: in timed play they
+are sent beside the clocks (the engine stops at whichever ends first), in
+untimed play instead of them (1000 ms a move when none is given).
 
 Names resolve in this order, later ones winning: the built-in external
 engines (``sjeng``, ``fairy-stockfish``, ``fairy-stockfish-xboard``), the user
@@ -32,14 +37,15 @@ from typing import Any
 from ..errors import ConfigError
 from .specs import PROTOCOLS, EngineSpec, Protocol
 
-KEYS = ("protocol", "command", "cwd", "options", "init", "movetime", "depth")
+KEYS = ("protocol", "command", "cwd", "options", "init", "movetime", "depth", "nodes")
 
 #: ``--engines-file`` in every command's ``--help``: the format in one sentence.
 ENGINES_FILE_HELP = (
     "a TOML file of named engines, one [engines.NAME] table each with protocol "
     '("native", "uci" or "xboard"), command (a list, or a string split like a shell), '
     "and optional cwd (working folder), options (a table NAME = VALUE, set after the "
-    "handshake) and init (lines sent after the handshake); later files win over "
+    "handshake), init (lines sent after the handshake) and movetime (ms), depth and nodes "
+    "(limits on every move); later files win over "
     "~/.config/bughouse-arbiter/engines.toml and the built-ins. See engines.example.toml "
     "and protocol.md appendix A"
 )
@@ -145,6 +151,7 @@ def _spec(name: str, entry: Any, where: str) -> EngineSpec:
         init=_init(entry.get("init", []), f"{where}.init"),
         movetime=_count(entry.get("movetime"), f"{where}.movetime"),
         depth=_count(entry.get("depth"), f"{where}.depth"),
+        nodes=_count(entry.get("nodes"), f"{where}.nodes"),
     )
 
 

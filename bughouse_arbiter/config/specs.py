@@ -130,6 +130,37 @@ class TimeControl:
         return [("clock", "on"), ("time", f"{self.base!r}"), ("increment", f"{self.increment!r}")]
 
 
+#: ms per move in untimed play when an engine's spec gives no limit at all.
+UNTIMED_MOVETIME = 1000
+
+
+@attrs.frozen(kw_only=True)
+class SearchLimits:
+    """How long, how deep or how far an engine searches each move (None: no bound).
+
+    In timed play they go with the clock words (an engine stops at whichever
+    ends first); in untimed play they replace the clock, and an engine with
+    none of them thinks ``UNTIMED_MOVETIME`` ms a move (``for_play``).
+    """
+
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+
+    def __bool__(self) -> bool:
+        return not (self.movetime is None and self.depth is None and self.nodes is None)
+
+    def for_play(self, clock: bool) -> SearchLimits:
+        """The limits a ``go`` carries: these, or ``UNTIMED_MOVETIME`` untimed with none."""
+        if clock or self:
+            return self
+        return SearchLimits(movetime=UNTIMED_MOVETIME)
+
+
+#: No bound at all (the default of every player and adapter).
+NO_LIMITS = SearchLimits()
+
+
 @attrs.frozen(kw_only=True)
 class EngineSpec:
     """How to start one engine.
@@ -138,9 +169,9 @@ class EngineSpec:
     ``command`` is the argv, run without a shell, in ``cwd`` (None: the
     current folder). ``options`` are set before the first game (``setoption``
     in our protocol and UCI); ``init`` lines are sent verbatim after the
-    handshake (for engines that need a private command). ``movetime`` (ms)
-    and ``depth`` bound each move in untimed play (``--tc none``), where no
-    clock tells the engine how long to think.
+    handshake (for engines that need a private command). ``movetime`` (ms),
+    ``depth`` and ``nodes`` bound each move (``SearchLimits``): beside the
+    clock in timed play, instead of it in untimed play (``--tc none``).
     """
 
     name: str
@@ -151,6 +182,11 @@ class EngineSpec:
     init: tuple[str, ...] = ()
     movetime: int | None = None
     depth: int | None = None
+    nodes: int | None = None
+
+    @property
+    def limits(self) -> SearchLimits:
+        return SearchLimits(movetime=self.movetime, depth=self.depth, nodes=self.nodes)
 
     def with_options(self, **options: str) -> EngineSpec:
         return attrs.evolve(self, options={**self.options, **options})

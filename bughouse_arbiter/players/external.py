@@ -32,6 +32,7 @@ from ..adapters.common import (
 )
 from ..adapters.uci import UciAdapter
 from ..adapters.xboard import XboardAdapter
+from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import PlayedMove
 from ..core.model import Outcome, Seat
 from ..errors import EngineFailed
@@ -79,12 +80,15 @@ class ExternalEnginePlayer(Player):
         cwd: str | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
+        limits: SearchLimits = NO_LIMITS,
         handshake_timeout: float = 10.0,
         log: Log | None = None,
     ) -> None:
         self.seats = (seat,)
         self.seat = seat
-        self.adapter: Adapter = self.adapter_class(seat, options=options, init=init)
+        self.adapter: Adapter = self.adapter_class(
+            seat, options=options, init=init, limits=limits
+        )
         self.engine = EngineProcess(command, cwd=cwd, label=seat.bpgn, log=log)
         self.name = engine_text(name or self.engine.label, NAME_LIMIT) or self.engine.label
         #: Partner messages this engine may still send (protocol.md §6.6).

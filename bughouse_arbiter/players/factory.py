@@ -53,6 +53,7 @@ def create_player(
         cwd=spec.cwd,
         options=spec.options,
         init=spec.init,
+        limits=spec.limits,
         handshake_timeout=handshake_timeout,
         log=log,
     )
@@ -84,8 +85,7 @@ def create_team_player(
         cwd=spec.cwd,
         options=spec.options,
         init=spec.init,
-        movetime=spec.movetime,
-        depth=spec.depth,
+        limits=spec.limits,
         handshake_timeout=handshake_timeout,
         log=log,
     )

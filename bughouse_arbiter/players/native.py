@@ -36,6 +36,7 @@ from typing import TypeVar
 
 import trio
 
+from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import SEATS, BoardId, Outcome, Result, Seat
 from ..errors import EngineFailed
@@ -101,8 +102,6 @@ IGNORED_LOGGED = 100
 IGNORED_EVERY = 1000
 #: Seconds to wait for the exit status once the output has ended.
 EXIT_WAIT = 0.5
-#: ms per move in untimed play when the engine's spec names neither movetime nor depth.
-UNTIMED_MOVETIME = 1000
 #: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
 MAX_PENDING = 1000
 _GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")
@@ -126,8 +125,7 @@ class NativeEnginePlayer(Player):
         env: Mapping[str, str] | None = None,
         options: Mapping[str, str] | None = None,
         init: Sequence[str] = (),
-        movetime: int | None = None,
-        depth: int | None = None,
+        limits: SearchLimits = NO_LIMITS,
         handshake_timeout: float = 10.0,
         ready_timeout: float = 10.0,
         quit_grace: float = QUIT_GRACE,
@@ -147,9 +145,8 @@ class NativeEnginePlayer(Player):
         self.name = engine_text(given, NAME_LIMIT) or "engine"
         self.options = dict(options or {})
         self.init = tuple(init)
-        # Per-move bounds sent with every go in untimed play (no clock to budget from).
-        self.movetime = movetime
-        self.depth = depth
+        # Per-move bounds sent with every go (with the clocks, or instead of them untimed).
+        self.limits = limits
         self._untimed = False
         self.handshake_timeout = handshake_timeout
         self.ready_timeout = ready_timeout
@@ -327,19 +324,16 @@ class NativeEnginePlayer(Player):
         self._send_state(state)
         left = state.turn_left.get(seat)
         limit = None if left is None else (int(left * 1000) if left > 0 else 0)
-        movetime = depth = None
-        if self._untimed:
-            movetime, depth = self.movetime, self.depth
-            if movetime is None and depth is None:
-                movetime = UNTIMED_MOVETIME
+        limits = self.limits.for_play(not self._untimed)
         self._send(
             Go(
                 version=state.version,
                 token=wire,
                 board=seat.board,
                 limit=limit,
-                movetime=movetime,
-                depth=depth,
+                movetime=limits.movetime,
+                depth=limits.depth,
+                nodes=limits.nodes,
             )
         )
         self._answer_lag.pop(seat, None)

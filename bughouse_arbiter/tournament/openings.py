@@ -14,12 +14,18 @@ An opening is the start of both boards, pockets included (FEN with the
   pair file built from the project's BPGN corpus by
   ``scripts/build_openings.py``).
 
-Reading is pure (text in, openings out); ``load_book`` reads a file.
+Reading is pure (text in, openings out); ``load_book`` reads a file. Its
+format is ``fen`` or ``bpgn`` as given (``--openings-format``), else by the
+file's suffix (``.bpgn``/``.pgn``, ``.fen``/``.epd``), else by its content
+(``book_format``): a BPGN file's first line is a tag pair ``[Name "value"]``
+or movetext; a FEN with a pocket (``.../PPPPPPPP[Nq] w KQkq - 0 1``) also
+holds a ``[`` but is no tag.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -30,6 +36,13 @@ from ..core.game import BughouseGame
 from ..errors import ArbiterError, ConfigError
 
 DEFAULT_PLIES = 8
+#: The book formats ``--openings-format`` takes (``auto``: by suffix, else content).
+FORMATS = ("auto", "fen", "bpgn")
+_SUFFIXES = {".bpgn": "bpgn", ".pgn": "bpgn", ".fen": "fen", ".epd": "fen"}
+#: A PGN tag pair: ``[Event "x"]`` (a FEN's pocket ``[Nq] w`` has no quoted value).
+_TAG = re.compile(r'^\[\s*[A-Za-z0-9_]+\s+"')
+#: The start of PGN movetext: ``1.``, ``1A.``, ``1...``, or a comment.
+_MOVETEXT = re.compile(r"^(\d+[ABab]?\.|\{)")
 
 
 @attrs.frozen(kw_only=True)
@@ -94,12 +107,31 @@ def format_fen_pairs(openings: Sequence[Opening]) -> str:
     return "".join(f"{o.name} | {o.fen_a} | {o.fen_b}\n" for o in openings)
 
 
-def load_book(path: str | None, plies: int = DEFAULT_PLIES) -> list[Opening]:
-    """The book in ``path`` (BPGN if it looks like one, else FEN pairs), or the default book.
+def book_format(text: str, name: str = "") -> str:
+    """``bpgn`` or ``fen``: by the suffix of ``name``, else by ``text``'s first
+    line that is not blank, a ``#`` comment (FEN pairs) or a ``%`` escape (PGN)."""
+    suffix = Path(name).suffix.lower()
+    if suffix in _SUFFIXES:
+        return _SUFFIXES[suffix]
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", "%")):
+            continue
+        return "bpgn" if _TAG.match(line) or _MOVETEXT.match(line) else "fen"
+    return "fen"
+
+
+def load_book(
+    path: str | None, plies: int = DEFAULT_PLIES, book: str = "auto"
+) -> list[Opening]:
+    """The book in ``path`` (format ``book``: ``fen``, ``bpgn``, or ``auto`` for
+    ``book_format``'s guess), or the default book.
 
     Raises:
         ConfigError: the file cannot be read or holds no usable opening.
     """
+    if book not in FORMATS:
+        raise ConfigError(f"--openings-format {book!r} is not one of {', '.join(FORMATS)}")
     if path is None:
         text = resources.files(__package__).joinpath("data/openings.txt").read_text("utf-8")
         return parse_fen_pairs(text, source="default book")
@@ -112,7 +144,7 @@ def load_book(path: str | None, plies: int = DEFAULT_PLIES) -> list[Opening]:
 
     text = decode(data)
     name = file.name
-    if "[" in text.split("\n", 1)[0] or file.suffix.lower() in (".bpgn", ".pgn"):
+    if (book if book != "auto" else book_format(text, name)) == "bpgn":
         openings = openings_from_bpgn(text, plies, source=name)
         if not openings:
             raise ConfigError(

@@ -26,6 +26,7 @@ import trio
 
 from ..core.rules import HouseRules
 from . import journal as journal_module
+from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport
 from .journal import Line
 from .results import (
@@ -50,7 +51,9 @@ class Progress(Protocol):
 
     def begin(self, total: int, done: int) -> None: ...
 
-    def game(self, job: MatchJob, report: MatchReport, status: str) -> None: ...
+    def game(
+        self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
+    ) -> None: ...
 
     def message(self, text: str) -> None: ...
 
@@ -225,7 +228,7 @@ class Tournament:
             return
         dropped = set(self.dropped)
         self._account(job, report)
-        self.progress.game(job, report, self.status_text())
+        self.progress.game(job, report, self.status_text(), self.games_left())
         for incident in report.incidents:
             if incident.kind == "hang":
                 who = incident.participant
@@ -286,17 +289,26 @@ class Tournament:
         return list(self._results)
 
     def status_text(self) -> str:
-        """``Elo +35 ± 20`` of the first pairing, and the LLR with an SPRT."""
+        """Elo, nElo and LOS of the first pairing, and the LLR with an SPRT (``display``)."""
         results = [r for r in self.results() if r.pairing == 0]
         if not results:
             return ""
-        summary = pairing_summary(results)
-        low, high = summary.elo_interval()
-        text = f"{results[0].first} vs {results[0].second}: {_elo_text(summary.elo, low, high)}"
-        if self.plan.sprt is not None:
-            state = self._sprt(self.plan.sprt)
-            text += f" · LLR {state['llr']:.2f} ({state['lower']:.2f}, {state['upper']:.2f})"
-        return text
+        sprt = self._sprt(self.plan.sprt) if self.plan.sprt is not None else None
+        return status_text(results[0].first, results[0].second, pairing_summary(results), sprt)
+
+    def games_left(self) -> Remaining:
+        """Scheduled games not played yet (none of a dropped participant's), or with
+        an SPRT its expected length (``display.remaining``)."""
+        left = sum(
+            1
+            for job in self.plan.jobs
+            if job.job_id not in self.reports
+            and not any(name in self.dropped for name in job.sides.values())
+        )
+        if self.plan.sprt is None:
+            return remaining(left)
+        sprt_games = sum(1 for r in self._results if r.pairing == 0)
+        return remaining(left, self._sprt(self.plan.sprt), sprt_games)
 
     def summary(self) -> dict[str, object]:
         results = self.results()
@@ -317,6 +329,8 @@ class Tournament:
                     "elo": _num(s.elo),
                     "elo_low": _num(low),
                     "elo_high": _num(high),
+                    "nelo": None if s.nelo is None else round(s.nelo, 1),
+                    "nelo_margin": _maybe(s.nelo_margin()),
                     "los": round(s.los, 4),
                     "draw_ratio": round(s.draw_ratio, 4),
                     "pentanomial": s.penta.as_dict(),
@@ -382,16 +396,12 @@ def _time_control(rules: HouseRules) -> str:
     return f"{rules.time:g}+{rules.increment:g}"
 
 
-def _elo_text(elo: float, low: float, high: float) -> str:
-    if abs(elo) == float("inf"):
-        return f"Elo {'+' if elo > 0 else '-'}inf"
-    margin = (high - low) / 2
-    margin_text = f"{margin:.0f}" if margin < float("inf") else "inf"
-    return f"Elo {elo:+.0f} ± {margin_text}"
-
-
 def _num(value: float) -> float | None:
     return round(value, 1) if abs(value) < float("inf") else None
+
+
+def _maybe(value: float | None) -> float | None:
+    return None if value is None else _num(value)
 
 
 def _incident(i: object) -> dict[str, object]:

@@ -6,9 +6,12 @@ pair's total (0, 0.5, 1, 1.5 or 2 points) is one of the five pentanomial
 outcomes LL, LD, DD/WL, WD, WW.
 
 - ``elo_from_score``: logistic Elo, ``-400 log10(1/s - 1)``.
-- ``Summary``: W/L/D, score, Elo with a 95% interval (from the pentanomial
-  variance when there are pairs, from the game variance otherwise), LOS
-  (``Phi((W - L) / sqrt(W + L))``), draw ratio.
+- ``Summary``: W/L/D, score, Elo and normalized Elo (nElo) with 95%
+  intervals, and LOS, all from one model as fastchess computes them: the
+  pentanomial variance when there are pairs, the game variance otherwise.
+  ``LOS = Phi((score - 0.5) / stderr)``, so LOS is above 97.5% exactly when
+  the interval is above 0. While the variance is 0 (one game, or all pairs
+  alike) there is no interval (``interval_known``).
 - ``Sprt``: the generalized SPRT on the pentanomial model as fishtest and
   fastchess compute it (Michel Van den Bergh, "Comments on Normalized Elo"):
   the log-likelihood ratio of the maximum-likelihood pentanomial
@@ -113,24 +116,39 @@ class Summary:
     def elo(self) -> float:
         return elo_from_score(self.score)
 
-    def score_stderr(self) -> float:
-        """Standard error of the mean score per game (pentanomial when there are pairs)."""
+    def _model(self) -> tuple[float, int]:
+        """The variance of one game's score, and how many samples the mean is of:
+        from the pairs (twice the variance of a pair's score per game, as
+        fastchess) when there are two or more, else from the games."""
         if self.penta.pairs >= 2:
             n = self.penta.pairs
             probs = [c / n for c in self.penta.counts]
             mean = sum(p * a for p, a in zip(probs, PENTA_SCORES, strict=True))
             var = sum(p * (a - mean) ** 2 for p, a in zip(probs, PENTA_SCORES, strict=True))
-            return math.sqrt(var / n)
+            return 2.0 * var, 2 * n
         n = self.games
         if n == 0:
-            return 0.0
+            return 0.0, 0
         s = self.score
         var = (self.wins * (1 - s) ** 2 + self.draws * (0.5 - s) ** 2 + self.losses * s**2) / n
-        return math.sqrt(var / n)
+        return var, n
+
+    def score_stderr(self) -> float:
+        """Standard error of the mean score per game (pentanomial when there are pairs)."""
+        var, n = self._model()
+        return math.sqrt(var / n) if n else 0.0
+
+    @property
+    def interval_known(self) -> bool:
+        """Whether the results bound the score at all (their variance is not 0)."""
+        return self.score_stderr() > 0.0
 
     def elo_interval(self) -> tuple[float, float]:
-        """The 95% interval of the Elo difference (±inf when the score bound leaves (0, 1))."""
+        """The 95% interval of the Elo difference (±inf when the score bound leaves
+        (0, 1), and both while ``interval_known`` is False)."""
         s, se = self.score, self.score_stderr()
+        if se == 0.0:
+            return -math.inf, math.inf
         return elo_from_score(s - Z95 * se), elo_from_score(s + Z95 * se)
 
     def elo_margin(self) -> float:
@@ -139,12 +157,29 @@ class Summary:
         return (high - low) / 2
 
     @property
+    def nelo(self) -> float | None:
+        """Normalized Elo, ``(score - 0.5) / sigma * 800 / ln 10`` with ``sigma`` the
+        standard deviation of one game's score (None while it is 0)."""
+        var, _ = self._model()
+        if var <= 0.0:
+            return None
+        return (self.score - 0.5) / math.sqrt(var) * _NELO_SCALE
+
+    def nelo_margin(self) -> float | None:
+        """Half the 95% interval of the normalized Elo (None while it is unknown)."""
+        var, n = self._model()
+        if var <= 0.0:
+            return None
+        return Z95 / math.sqrt(n) * _NELO_SCALE
+
+    @property
     def los(self) -> float:
-        """Likelihood of superiority: ``Phi((W - L) / sqrt(W + L))`` (0.5 with no decisive game)."""
-        decisive = self.wins + self.losses
-        if decisive == 0:
-            return 0.5
-        return normal_cdf((self.wins - self.losses) / math.sqrt(decisive))
+        """Likelihood of superiority, ``Phi((score - 0.5) / stderr)``, from the
+        interval's own model (1 or 0 for a certain score, 0.5 with no game)."""
+        se = self.score_stderr()
+        if se == 0.0:
+            return 0.5 if self.score == 0.5 else float(self.score > 0.5)
+        return normal_cdf((self.score - 0.5) / se)
 
 
 # -- SPRT ---------------------------------------------------------------------------------
