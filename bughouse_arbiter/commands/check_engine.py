@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TextIO
 
 import attrs
 import chess
@@ -39,7 +38,9 @@ from ..core.board import STARTING_FEN as START
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Outcome, Seat, Termination
 from ..core.rules import HouseRules
+from ..environment import Environment, OutputGone
 from ..errors import ConfigError, EngineFailed
+from ..exits import FAILED, OK
 from ..players.base import (
     Action,
     Gone,
@@ -101,7 +102,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     if not (args.time > 0 and math.isfinite(args.time)):
         raise ConfigError("--time must be a positive number of seconds")
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
@@ -110,22 +111,27 @@ def run(args: argparse.Namespace) -> int:
     if args.protocol:
         spec = attrs.evolve(spec, protocol=args.protocol)
     check_command(spec)
-    print(f"check-engine: {spec.name} ({spec.protocol}): {' '.join(spec.command)}", flush=True)
-    log = (lambda line: print(f"    {line}", file=sys.stderr, flush=True)) if args.debug else None
+    out = env.stdout
+    print(f"check-engine: {spec.name} ({spec.protocol}): {' '.join(spec.command)}", file=out)
+    out.flush()
+    log = (lambda line: print(f"    {line}", file=env.stderr, flush=True)) if args.debug else None
     become_subreaper()
     try:
-        results, stop = trio.run(_check, spec, args.time, args.timeout, log)
+        results, stop = trio.run(_check, spec, args.time, args.timeout, log, out)
     finally:
         kill_orphans(keep=live_engine_pids())
     if stop.signal is not None:
-        print(f"interrupted ({stop.name}) after {len(results)} steps; the engine was closed")
+        print(
+            f"interrupted ({stop.name}) after {len(results)} steps; the engine was closed",
+            file=out,
+        )
         return exit_status(stop.signal)
     passed = sum(1 for r in results if r.status == PASS)
     skipped = sum(1 for r in results if r.status == SKIP)
     failed = len(results) - passed - skipped
     tail = f", {skipped} skipped" if skipped else ""
-    print(f"{passed} of {len(results)} steps passed{tail}")
-    return 0 if failed == 0 else 1
+    print(f"{passed} of {len(results)} steps passed{tail}", file=out)
+    return OK if failed == 0 else FAILED
 
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
@@ -420,14 +426,24 @@ class Checker:
 
 
 async def _check(
-    spec: EngineSpec, clock: float, timeout: float, log: Callable[[str], None] | None
+    spec: EngineSpec,
+    clock: float,
+    timeout: float,
+    log: Callable[[str], None] | None,
+    out: TextIO,
 ) -> tuple[list[StepResult], Stop]:
-    """Runs the steps; a stop signal (``table.stopping``) ends them and closes the engine."""
+    """Runs the steps, printing each to ``out``; a stop signal (``table.stopping``)
+    ends them and closes the engine, as does an output that is gone."""
     results: list[StepResult] = []
     player = create_player(SEAT, spec, log=log, handshake_timeout=timeout)
     async with stop_on_signals() as stop, trio.open_nursery() as nursery:
-        with stop.scope:
-            await _steps(player, nursery, clock, timeout, results)
+        try:
+            with stop.scope:
+                await _steps(player, nursery, clock, timeout, results, out)
+        except OutputGone:
+            with trio.CancelScope(shield=True):
+                await player.aclose()
+            raise
         if stop.signal is not None:
             with trio.CancelScope(shield=True):
                 await player.aclose()
@@ -436,7 +452,12 @@ async def _check(
 
 
 async def _steps(
-    player: Player, nursery: trio.Nursery, clock: float, timeout: float, results: list[StepResult]
+    player: Player,
+    nursery: trio.Nursery,
+    clock: float,
+    timeout: float,
+    results: list[StepResult],
+    out: TextIO,
 ) -> None:
     checker = Checker(player, clock, timeout)
     started = trio.current_time()
@@ -447,7 +468,7 @@ async def _steps(
     else:
         took = trio.current_time() - started
         results.append(StepResult("handshake", PASS, f"{player.name} in {took:.2f} s"))
-    _print(results[0])
+    _print(results[0], out)
     steps: list[tuple[str, Callable[[], Awaitable[str]]]] = [
         ("options", checker.step_options),
         ("new game", checker.step_new_game),
@@ -479,13 +500,13 @@ async def _steps(
                 gone = f"the engine failed: {exc}"
                 result = StepResult(name, FAIL, gone)
         results.append(result)
-        _print(result)
+        _print(result, out)
     if gone is not None:
         await player.aclose()
 
 
-def _print(result: StepResult) -> None:
-    print(f"  {result.status}  {result.name:<24} {result.detail}", flush=True)
+def _print(result: StepResult, out: TextIO) -> None:
+    print(f"  {result.status}  {result.name:<24} {result.detail}", file=out, flush=True)
 
 
 def _xboard_option(text: str) -> tuple[str, str, str | None]:

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -33,6 +31,7 @@ from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..environment import Environment
 from ..errors import UsageError
 from ..ui.render import RenderOptions, render_table
 from ..ui.safe_text import printable, printable_lines
@@ -78,14 +77,14 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     pairs = [parse_rule(text) for text in args.rule]
     if args.html is not None and args.check:
         raise UsageError("--html writes one game's page; it does not go with --check")
     if args.check:
         for path in args.files:
             _open(path).close()  # a missing file is a usage error before any report
-        return check(args.files, pairs, strict=args.strict, out=sys.stdout)
+        return check(args.files, pairs, strict=args.strict, out=env.stdout)
     if len(args.files) != 1:
         raise UsageError("stepping through a game takes one FILE (use --check for several)")
     path = args.files[0]
@@ -105,18 +104,16 @@ def run(args: argparse.Namespace) -> int:
     if not report.frames:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     if args.html is not None:
-        return write_html(report, args.html, out=sys.stdout)
-    return step(report, sys.stdin, sys.stdout, options=_options(args, sys.stdout))
+        return write_html(report, args.html, out=env.stdout)
+    return step(report, env.stdin, env.stdout, options=_options(args, env))
 
 
-def _options(args: argparse.Namespace, out: TextIO) -> RenderOptions:
+def _options(args: argparse.Namespace, env: Environment) -> RenderOptions:
     """Glyphs on a UTF-8 output and colour on a terminal, as ``match`` and ``play``
     draw them, unless ``--ascii`` / ``--no-color`` / ``NO_COLOR``."""
-    unicode = (
-        not args.ascii and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8"
+    return RenderOptions(
+        unicode=env.unicode and not args.ascii, color=env.color and not args.no_color
     )
-    color = out.isatty() and not args.no_color and "NO_COLOR" not in os.environ
-    return RenderOptions(unicode=unicode, color=color)
 
 
 def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:

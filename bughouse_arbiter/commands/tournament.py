@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -35,7 +33,9 @@ import trio
 from ..config.engines_file import known_engines
 from ..config.specs import TimeControl, engine_spec
 from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..environment import Environment, OutputGone
 from ..errors import ConfigError
+from ..exits import FAILED, OK
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
@@ -395,14 +395,13 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     return args, folder
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     _ray_options_without_ray(args)
     args, folder = _prepare_out(args)
     plan = plan_from_args(args, folder)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
-    out = sys.stdout
-    live = out.isatty() and os.environ.get("TERM", "") != "dumb"
-    progress: LineProgress = RichProgress(out) if live else LineProgress(out)
+    out = env.stdout
+    progress: LineProgress = RichProgress(out) if env.live else LineProgress(out)
     # Joined before anything is written: a cluster that is not there costs nothing.
     on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
     try:
@@ -414,13 +413,13 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
         if on_ray is not None:
             # The engines run on the cluster's workers, not under this process.
-            return trio.run(play_tournament, plan, concurrency, progress, on_ray)
+            return trio.run(play_tournament, plan, concurrency, progress, on_ray, env)
         warning = cpu_warning(concurrency)
         if warning:
-            print(f"bughouse tournament: warning: {warning}", file=sys.stderr)
+            env.warning(warning)
         become_subreaper()
         try:
-            return trio.run(play_tournament, plan, concurrency, progress)
+            return trio.run(play_tournament, plan, concurrency, progress, None, env)
         finally:
             # Processes that escaped an engine's session (re-parented to us). Not
             # after each game: with several tables, an engine being spawned for
@@ -459,16 +458,15 @@ async def play_tournament(
     concurrency: int,
     progress: LineProgress,
     scheduler: Scheduler | None = None,
+    env: Environment | None = None,
 ) -> int:
+    errors = env or Environment.detect("tournament")
     tournament = Tournament(plan, progress)
     try:
         done = tournament.resume()
     except OSError as exc:
-        print(
-            f"bughouse tournament: error: cannot prepare {plan.out}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return 1
+        errors.error(f"cannot prepare {plan.out}: {exc.strerror or exc}")
+        return FAILED
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
     async with stop_on_signals() as stop:
@@ -479,14 +477,14 @@ async def play_tournament(
             )
     progress.end()
     if tournament.failed is not None:
-        print(f"bughouse tournament: error: {tournament.failed}", file=sys.stderr)
-        return 1
+        errors.error(tournament.failed)
+        return FAILED
     summary = tournament.summary()
     try:
         journal.write_summary(plan.out, summary)
     except OSError as exc:
-        print(f"bughouse tournament: error: cannot write summary: {exc}", file=sys.stderr)
-        return 1
+        errors.error(f"cannot write summary: {exc}")
+        return FAILED
     progress.write(report_text(summary))
     if stop.signal is not None:
         progress.write(
@@ -495,7 +493,7 @@ async def play_tournament(
         )
         return exit_status(stop.signal)
     progress.write(f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json)\n")
-    return 0
+    return OK
 
 
 # -- reports ----------------------------------------------------------------------------
@@ -643,7 +641,7 @@ class LineProgress:
         try:
             self.out.write(text)
             self.out.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, OutputGone):
             self.broken = True
 
 
