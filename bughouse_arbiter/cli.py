@@ -142,7 +142,8 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         env.command = args.command
     try:
         status: int = args.run(args, env)
-        env.stdout.flush()  # what is still buffered: its failure is the command's
+        if env.output.failure is None:
+            env.stdout.flush()  # what is still buffered: its failure is the command's
     except UsageError as exc:
         _flush_quietly(env)
         env.error(str(exc))
