@@ -7,10 +7,12 @@ state, a drop, a piece arriving while it thinks, waiting when it has no move
 prints PASS, FAIL or SKIP (the step could not be tested) per step with the
 reason, and exits 0 when no step failed, 1 otherwise, 2 for a bad SPEC.
 
-The options step really sets an option: the engine's own options from the
-engines file, or else the first option the engine offers, set to its
-default (``setoption`` for native and UCI engines, ``option NAME=VALUE`` for
-xboard ones), and expects the engine to answer ``isready``/``ping`` after it.
+The options step really sets an option, as a match would: the engine's own
+options from the engines file, or else the first option the engine declares
+with a value, set to that value (``setoption`` for native and UCI engines,
+``option NAME=VALUE`` for xboard ones), says which, and expects the engine to
+answer ``isready``/``ping`` after it. An xboard engine's ``memory`` and
+``cores`` are sent only when the engines file sets Hash or Threads.
 An engine that sits without a word where it has no move (xboard has no
 "wait") passes the waiting step if it moves once the piece comes.
 
@@ -47,6 +49,7 @@ from ..players.base import (
     MatchInfo,
     MoveAction,
     Player,
+    ResignAction,
     TableState,
     TellAction,
     WaitAction,
@@ -162,6 +165,10 @@ class EngineGone(StepFailed):
     """The engine left: the remaining steps cannot run."""
 
 
+class Resigned(StepFailed):
+    """The engine resigned where it was asked for a move."""
+
+
 class Checker:
     """Plays the arbiter for one engine at A-White."""
 
@@ -234,6 +241,8 @@ class Checker:
                     raise EngineGone(f"the engine left: {action.reason}")
                 if isinstance(action, TellAction):
                     self.tells.append(action.text)
+                if isinstance(action, ResignAction):
+                    raise Resigned("it resigned instead of answering its turn")
                 if isinstance(action, MoveAction | WaitAction) and action.token == token:
                     return action
         raise StepFailed(f"no answer within {timeout or self.timeout:g} s")
@@ -267,12 +276,18 @@ class Checker:
     # -- the steps ------------------------------------------------------------------------
 
     async def step_options(self) -> str:
-        """Sets an option on the running engine and expects it to answer after."""
+        """Sets one option on the running engine, as a match would, and expects
+        it to answer after: the first the engines file gives it, or else the
+        first the engine declares with a value, set to that value. The
+        protocol's own settings (xboard's ``memory``, ``cores``) only when the
+        engines file asks: an engine may not survive them (Sunsetter crashes at
+        the next ``new`` after ``memory``)."""
         wanted = dict(getattr(self.player, "options", None) or {})
         adapter = getattr(self.player, "adapter", None)
         if adapter is not None:
             wanted = dict(adapter.options)
         offered = self.offered_options()
+        own = self.protocol_options()
         notes: list[str] = []
         features = getattr(adapter, "features", None)
         if features is not None:
@@ -284,17 +299,23 @@ class Checker:
                 if k in features
             )
             notes.append(f"features {shown}")
-        missing = [name for name in wanted if name not in offered]
+        missing = [name for name in wanted if name not in offered and name not in own]
         if missing:
             raise StepFailed(f"option(s) not offered by the engine: {', '.join(missing)}")
+        chosen: tuple[str, str | None] | None
         if wanted:
-            name, value = next(iter(wanted.items()))
-            chosen: tuple[str, str | None] | None = (name, value)
+            chosen = next(iter(wanted.items()))
+            how = "from the engines file"
         else:
-            valued = [(n, v) for n, v in offered.items() if v is not None]
-            chosen = next(iter(valued or offered.items()), None)
+            chosen = next(((n, v) for n, v in offered.items() if v is not None), None)
+            how = "its declared default"
         if chosen is None:
-            raise StepSkipped("; ".join([*notes, "the engine offers no option to set"]))
+            notes.append("the engine offers no option to set")
+            notes += [
+                f"{command} ({option}) only when the engines file sets it"
+                for option, command in own.items()
+            ]
+            raise StepSkipped("; ".join(notes))
         name, value = chosen
         setter = getattr(self.player, "set_option", None)
         if setter is None:
@@ -302,14 +323,16 @@ class Checker:
         with trio.fail_after(self.timeout):
             await setter(name, value)
         sent = name if value is None else f"{name}={value}"
+        if name in own and name not in offered:
+            how += f", sent as {own[name]} {value}"
         if getattr(adapter, "has_ping", True):
-            done = f"set {sent}, engine answered"
+            done = f"set {sent} ({how}), engine answered"
         else:
-            done = f"set {sent} (the engine has no ping to confirm it)"
+            done = f"set {sent} ({how}; the engine has no ping to confirm it)"
         return "; ".join([*notes, f"{len(offered)} options offered; {done}"])
 
     def offered_options(self) -> dict[str, str | None]:
-        """The options the engine announced, each with its default value."""
+        """The options the engine declared, each with its declared default."""
         adapter = getattr(self.player, "adapter", None)
         found: dict[str, str | None] = {}
         if adapter is not None and hasattr(adapter, "engine_options"):
@@ -323,16 +346,24 @@ class Checker:
                 name, kind, rest = _xboard_option(text)
                 if name and kind != "-button":
                     found[name] = rest
-            # memory=1 / smp=1: Hash and Threads, set with "memory N" / "cores N".
-            protocol_own = {"Hash": "16", "Threads": "1"}
-            for name in adapter.option_names:
-                found.setdefault(name, protocol_own.get(name))
             return found
         session = getattr(self.player, "session", None)
         for name, spec in (getattr(session, "options", None) or {}).items():
             if spec.type != "button":
                 found[name] = spec.default
         return found
+
+    def protocol_options(self) -> dict[str, str]:
+        """Options the protocol itself sets, by name, with the command that sets
+        them: an xboard engine's ``memory=1`` / ``smp=1`` (Hash, Threads)."""
+        adapter = getattr(self.player, "adapter", None)
+        features = getattr(adapter, "features", None) or {}
+        own: dict[str, str] = {}
+        if features.get("memory") == "1":
+            own["Hash"] = "memory"
+        if features.get("smp") == "1":
+            own["Threads"] = "cores"
+        return own
 
     async def step_new_game(self) -> str:
         await self.new_game()
@@ -380,6 +411,8 @@ class Checker:
         quiet = min(QUIET_SIT, self.timeout)
         try:
             action = await self.answer(token, quiet)
+        except Resigned:
+            raise
         except StepFailed:
             # No word: it sits silently (xboard has no "wait" message).
             reason = f"sat silently for {quiet:g} s"
