@@ -31,7 +31,7 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
-from ..bpgn.file import check_output_path
+from ..bpgn.file import check_output_path, refuse_empty
 from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import (
     BUILTIN_ENGINES,
@@ -186,6 +186,7 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     engines, teams = with_seat_options(engines, getattr(args, "option", []), teams=teams)
     for spec in engines.values():
         check_command(spec)
+    refuse_empty(args.out)
     out = Path(args.out) if args.out else default_out(today)
     # The default folder (games/) is made when the match starts.
     if args.out or out.parent.exists():

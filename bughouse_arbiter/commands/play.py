@@ -24,7 +24,7 @@ from typing import Any
 
 import trio
 
-from ..bpgn.file import BpgnFile, check_output_path
+from ..bpgn.file import BpgnFile, check_output_path, refuse_empty
 from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import EngineSpec, TimeControl, seat_assignment, with_seat_options
 from ..config.specs import engine_spec as read_engine_spec
@@ -326,6 +326,7 @@ def _engines(
 
 
 def _out_path(text: str | None) -> Path:
+    refuse_empty(text)
     if text is None:
         out = default_out(dt.datetime.now())
         if out.parent.exists() and not out.parent.is_dir():

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
+from ..bpgn.file import refuse_empty
 from ..config.engines_file import known_engines
 from ..config.specs import TimeControl, engine_spec
 from ..core.rules import HouseRules, apply_rules, parse_rule
@@ -385,6 +386,7 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
             if key in _SAVED:
                 setattr(merged, key, value)
         return merged, folder
+    refuse_empty(args.out)
     folder = Path(args.out or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
     if (folder / journal.JOURNAL).exists() or (folder / journal.CONFIG).exists():
         raise ConfigError(
