@@ -250,3 +250,24 @@ def test_glyphs_follow_the_output_encoding_and_width_columns() -> None:
 def test_exit_statuses_are_distinct() -> None:
     codes = [exits.OK, exits.FAILED, exits.USAGE, exits.REFUSED, exits.INTERRUPTED, exits.CLOSED]
     assert codes == [0, 1, 2, 3, 130, 141]
+
+
+@pytest.mark.parametrize(
+    ("environ", "coloured"),
+    [
+        ({"TERM": "xterm"}, True),
+        ({"TERM": "xterm", "NO_COLOR": "1"}, False),
+        ({"TERM": "dumb"}, False),
+        ({"TERM": ""}, False),
+    ],
+)
+def test_replay_takes_its_colours_from_the_environment(
+    environ: dict[str, str], coloured: bool
+) -> None:
+    """Every command asks the one object: here replay, which coloured a dumb terminal."""
+    out = io.StringIO()
+    env = Environment(
+        stdin=io.StringIO("q\n"), stdout=out, environ=environ, stdout_isatty=True
+    )
+    assert main(["replay", str(GAME)], env) == exits.OK
+    assert ("\x1b[" in out.getvalue()) is coloured

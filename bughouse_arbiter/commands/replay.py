@@ -33,6 +33,7 @@ from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..environment import Environment
 from ..errors import UsageError
+from ..exits import FAILED, OK
 from ..ui.render import RenderOptions, render_table
 from ..ui.safe_text import printable, printable_lines
 from . import SUMMARIES
@@ -132,7 +133,7 @@ def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
         raise UsageError(f"--html {target}: cannot write it ({exc.strerror})") from None
     plies = len(report.frames) - 1
     print(f"{target}: game {report.game.number}, {plies} plies, {len(page) // 1024} KiB", file=out)
-    return 0
+    return OK
 
 
 def _open(path: str) -> BinaryIO:
@@ -191,7 +192,7 @@ def check(
         f"{failed} failed; {moves} moves replayed",
         file=out,
     )
-    return 0 if failed == 0 else 1
+    return OK if failed == 0 else FAILED
 
 
 #: The longest line ``--check`` prints, and the notes it lists per game.
@@ -259,7 +260,7 @@ def step(
         line = stdin.readline()
         if not line:
             print(file=out)
-            return 0
+            return OK
         command = line.strip().lower()
         target: int | None
         if command in ("", "n", "next", "f"):
@@ -271,7 +272,7 @@ def step(
         elif command in ("e", "end"):
             target = last
         elif command in ("q", "quit", "exit"):
-            return 0
+            return OK
         elif command in ("h", "help", "?"):
             print(HELP, file=out)
             continue
