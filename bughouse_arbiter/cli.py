@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         _flush_quietly(env)
         return exits.INTERRUPTED
     except BaseException as exc:
-        gone = _output_gone(exc, env)
+        gone = _output_gone(exc)
         if gone is None:
             raise
         return _ended_by(gone, env)
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
     return status
 
 
-def _output_gone(exc: BaseException, env: Environment) -> OutputGone | None:
+def _output_gone(exc: BaseException) -> OutputGone | None:
     """The ``OutputGone`` that ended the command, also from inside an exception
     group (trio's nurseries)."""
     if isinstance(exc, OutputGone):
@@ -178,7 +178,7 @@ def _output_gone(exc: BaseException, env: Environment) -> OutputGone | None:
             leaf: BaseException = found
             while isinstance(leaf, BaseExceptionGroup):
                 leaf = leaf.exceptions[0]
-            return _output_gone(leaf, env)
+            return _output_gone(leaf)
     return None
 
 
