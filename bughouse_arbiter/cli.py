@@ -1,13 +1,17 @@
 """The ``bughouse`` command: argparse in, one subcommand module per verb.
 
 Each module in ``COMMANDS`` has ``register(subparsers)``, which adds its
-parser and sets ``run=`` to a function taking the parsed namespace and
-returning an exit status. Only the module of the command being run is
+parser and sets ``run=`` to a function taking the parsed namespace and the
+``Environment`` (the streams and what the terminal can do) and returning an
+exit status (``exits``). Only the module of the command being run is
 imported (the others bring trio, the engines and the BPGN code), and only
 its parser is made. Without a command, every one gets a stub parser with its
 one-line summary, enough for ``bughouse --help`` and for argparse's "invalid
 choice" message. A ``UsageError`` anywhere becomes one line on
-stderr and exit status 2; Ctrl+C becomes 130. Never a traceback for bad input.
+stderr and exit status 2; Ctrl+C becomes 130; a closed standard output
+(``| head``) ends the command quietly with 141, and one that cannot be
+written (a full disk) is one line and status 1. Never a traceback for bad
+input or for where the output goes.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import sys
 from collections.abc import Sequence
 from typing import cast
 
+from . import exits
 from .commands import SUMMARIES
+from .environment import Environment, OutputGone, terminal_columns
 from .errors import UsageError
 
 #: Command name -> the module under ``commands/`` that implements it.
@@ -35,27 +41,12 @@ COMMANDS: dict[str, str] = {
     "check-engine": "check_engine",
 }
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
 
 def _help_width() -> int:
     """argparse's default width, ``shutil.get_terminal_size().columns - 2``,
     worked out the same way without importing shutil (which brings the
     compression modules: 2 ms of every start-up)."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-        columns = columns or 80
-    return columns - 2
+    return terminal_columns(os.environ, sys.__stdout__) - 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -132,7 +123,9 @@ def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     return actions
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    """Runs the command ``argv`` names (``sys.argv`` by default) with ``env``
+    (the process's own streams by default); returns its exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
     tail: list[str] | None = None
     if words and words[0] in TAKES_TAIL and "--" in words:
@@ -143,13 +136,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(_join_negative_values(parser, words))
     if args.command in TAKES_TAIL:
         args.tail = tail or []
+    if env is None:
+        env = Environment.detect(args.command)
+    else:
+        env.command = args.command
     try:
-        status: int = args.run(args)
+        status: int = args.run(args, env)
+        if env.output.failure is None:
+            env.stdout.flush()  # what is still buffered: its failure is the command's
     except UsageError as exc:
-        from .ui.safe_text import printable
-
-        print(f"bughouse {args.command}: error: {printable(str(exc), 2000)}", file=sys.stderr)
-        return EXIT_USAGE
+        _flush_quietly(env)
+        env.error(str(exc))
+        return exits.USAGE
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        _flush_quietly(env)
+        return exits.INTERRUPTED
+    except BaseException as exc:
+        gone = _output_gone(exc)
+        if gone is None:
+            raise
+        return _ended_by(gone, env)
+    if env.output.failure is not None:
+        # The command wrote on without its output (match, serve, tournament):
+        # a closed pipe leaves its status as it is; a full disk is a failure.
+        failure = env.output.failure
+        env.output.silence()
+        if not failure.closed:
+            env.error(failure.describe())
+            return status or exits.FAILED
     return status
+
+
+def _output_gone(exc: BaseException) -> OutputGone | None:
+    """The ``OutputGone`` that ended the command, also from inside an exception
+    group (trio's nurseries)."""
+    if isinstance(exc, OutputGone):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        found, rest = exc.split(OutputGone)
+        if found is not None and rest is None:
+            leaf: BaseException = found
+            while isinstance(leaf, BaseExceptionGroup):
+                leaf = leaf.exceptions[0]
+            return _output_gone(leaf)
+    return None
+
+
+def _flush_quietly(env: Environment) -> None:
+    try:
+        env.stdout.flush()
+    except OutputGone:
+        env.output.silence()
+
+
+def _ended_by(gone: OutputGone, env: Environment) -> int:
+    env.output.silence()
+    if gone.closed:
+        return exits.CLOSED
+    env.error(gone.describe())
+    return exits.FAILED

@@ -114,7 +114,8 @@ class FakePlayer(Player):
         broken_text: What that ``EngineFailed`` says.
         start_os_error: If set, ``start`` raises it (an engine that cannot be run).
         slow_turns: ``your_turn`` takes this many seconds.
-        hang_on: ``game_over`` and/or ``aclose`` (method names) never return.
+        hang_on: ``new_game``, ``game_over`` and/or ``aclose`` (method names) never
+            return (``new_game``: an engine that never says it is ready).
     """
 
     def __init__(
@@ -190,6 +191,8 @@ class FakePlayer(Player):
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self._maybe_broken("new_game")
+        if "new_game" in self.hang_on:
+            await trio.sleep_forever()
         self.info = info
         self.first_state = state
         self.snapshots.append(state)

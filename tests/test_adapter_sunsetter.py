@@ -9,13 +9,17 @@ chess server does: ``new``, ``variant bughouse``, moves, ``holding``.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import chess
 import pytest
 from test_adapter_common import CLOCKS, RULES, Table
-from xboard_fake import SunsetterLike
+from xboard_fake import Crashed, SunsetterLike
 
 from bughouse_arbiter.adapters import EngineMove, EngineNote, EngineWait, XboardAdapter
+from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.errors import EngineFailed
 
@@ -286,3 +290,31 @@ def test_an_engine_without_setboard_cannot_start_a_set_up_game() -> None:
     adapter.receive('feature ping=1 setboard=0 variants="bughouse" done=1')
     with pytest.raises(EngineFailed, match="setboard=1"):
         adapter.new_game(RULES, "6k1/5ppp/8/8/8/8/6PP/r6K[R] w - - 0 1", CLOCKS)
+
+
+def test_the_fake_crashes_at_new_after_memory_as_sunsetter_does() -> None:
+    engine = SunsetterLike(offers_option=False)
+    engine.feed("memory 16")
+    with pytest.raises(Crashed):
+        engine.feed("new")
+
+
+def test_a_match_never_sends_memory_unless_asked(tmp_path: Path) -> None:
+    """Two games on kept engines (a second ``new`` after the first): Sunsetter,
+    which dies at ``new`` after ``memory``, plays both to their end."""
+    fake = f"xboard:{sys.executable} {Path(__file__).with_name('xboard_fake.py')} --no-option"
+    engines = [f"--engine=WA={fake}", *(f"--engine={seat}=random" for seat in ("BA", "WB", "BB"))]
+    options = ["--tc", "2+0", "--games", "2", "--seed", "3", "--out", "s.bpgn"]
+    done = subprocess.run(
+        [sys.executable, "-m", "bughouse_arbiter", "match", *engines, *options],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    games = read_games((tmp_path / "s.bpgn").read_text())
+    assert len(games) == 2
+    assert not any("SIGSEGV" in game.tags.get("Termination", "") for game in games)
+    assert "SIGSEGV" not in done.stdout and "left" not in done.stdout

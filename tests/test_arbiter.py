@@ -571,6 +571,21 @@ async def test_a_player_that_stops_taking_notifications_has_left(autojump_clock:
     assert record.ended == 1.0 + NOTIFY_TIMEOUT
 
 
+async def test_a_player_never_ready_for_the_game_has_left_as_not_ready(
+    autojump_clock: object,
+) -> None:
+    """Not "stopped reading": what it did not answer was the new game (a native
+    engine's ``readyok`` to the ``isready`` after ``newgame``)."""
+    players = silent_table(a_white=[Move("e2e4", 1)])
+    players[2] = FakePlayer(Seat.B_WHITE, hang_on=["new_game"])
+    record, _ = await play(players, HouseRules(time=60.0))
+    assert (record.outcome.termination, record.outcome.seat) == (Termination.LEFT, Seat.B_WHITE)
+    assert record.outcome.reason == (
+        "B-White left: not ready for the game (no answer to the new game within 10 s)"
+    )
+    assert record.game.plies == 0
+
+
 # -- resign, draws, partner messages -------------------------------------------
 
 
@@ -1027,7 +1042,7 @@ async def test_prompt_players_are_told_moves_and_turns_without_a_deadline(
     record, _ = await play(players)
     assert record.outcome.seat is Seat.A_BLACK
     assert record.ended == began + NOTIFY_TIMEOUT
-    assert "stopped reading" in record.outcome.reason
+    assert "not ready for the game" in record.outcome.reason  # it was the new game
 
 
 async def _never_returns(*args: object) -> None:

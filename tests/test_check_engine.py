@@ -6,9 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from fakes import FakePlayer
 from test_external_engines import require
 
 from bughouse_arbiter.cli import main
+from bughouse_arbiter.commands.check_engine import SEAT, Checker, StepFailed
+from bughouse_arbiter.players.base import ResignAction
 
 STEPS = [
     "handshake",
@@ -154,6 +157,52 @@ def test_a_silent_sitter_passes_the_waiting_step_and_a_fast_mover_skips_mid_thin
         in out
     )
     assert "SKIP  mid-think pocket change  it moved before the piece could arrive" in out
-    assert "PASS  options" in out and "set Aggression=5, engine answered" in out
+    assert "PASS  options" in out
+    assert "set Aggression=5 (its declared default), engine answered" in out
     assert "PASS  a drop" in out
     assert "9 of 10 steps passed, 1 skipped" in out
+
+
+def test_sunsetter_is_not_sent_memory_and_passes_what_it_can(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Sunsetter announces ``memory=1`` and no option; after ``memory 16`` it
+    crashes at the next ``new``. The options step sets nothing it was not asked
+    to, says why, and the rest of the steps run."""
+    spec = f"xboard:{sys.executable} {FAKE} --no-option"
+    status, steps, out = run(capsys, spec, "--timeout", "5")
+    assert status == 0, out
+    assert "FAIL" not in steps
+    assert (
+        "SKIP  options                  features ping=0 setboard=1; the engine offers no "
+        "option to set; memory (Hash) only when the engines file sets it" in out
+    )
+    for step in ("new game", "state", "partner message", "game over", "quit"):
+        assert f"PASS  {step}" in out
+    assert "exited by itself (status 0)" in out  # it was never crashed
+    assert "6 of 10 steps passed, 4 skipped" in out
+
+
+def test_memory_is_sent_when_the_engines_file_sets_hash(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    engines = tmp_path / "engines.toml"
+    engines.write_text(
+        f"[engines.sunsetter]\nprotocol = 'xboard'\ncommand = [{str(sys.executable)!r}, "
+        f"{str(FAKE)!r}, '--no-option']\noptions = {{ Hash = '32' }}\n"
+    )
+    status, _, out = run(capsys, "sunsetter", "--engines-file", str(engines), "--timeout", "5")
+    assert "set Hash=32 (from the engines file, sent as memory 32; " in out
+    assert "FAIL  new game                 the engine left: engine killed by SIGSEGV" in out
+    assert status == 1
+
+
+async def test_a_resignation_in_place_of_a_move_is_named_as_such() -> None:
+    """Not "no answer within 15 s": the engine answered, with a resignation."""
+    checker = Checker(FakePlayer(SEAT), clock=20.0, timeout=15.0)
+    checker.send.send_nowait(ResignAction(seat=SEAT))
+    with pytest.raises(StepFailed, match=r"^it resigned instead of answering its turn$"):
+        await checker.answer(1)
+    checker.send.send_nowait(ResignAction(seat=SEAT))
+    with pytest.raises(StepFailed, match="resigned"):  # not taken for sitting silently
+        await checker.step_waiting()

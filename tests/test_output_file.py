@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_checks import expect_usage_error
 
 from bughouse_arbiter.bpgn import BpgnFile
 from bughouse_arbiter.bpgn.read import read_games
@@ -135,3 +136,24 @@ def test_sigkill_mid_game_leaves_a_file_that_replays(tmp_path: Path, wait_for: s
     assert ": ok: " in check.stdout
     if wait_for == "moves":
         assert len(game.moves) >= 11
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["match"],
+        ["play"],
+        ["serve", "--remote", "WB"],
+        ["tournament", "--engine", "a=random", "--engine", "b=random"],
+    ],
+)
+def test_an_empty_out_is_refused_not_taken_for_the_default(
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    command, *rest = argv
+    message = "--out is empty: give a name, or omit --out for the default"
+    expect_usage_error(command, [*rest, "--out", ""], message, capsys, tmp_path)

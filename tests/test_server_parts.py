@@ -502,15 +502,16 @@ def test_connect_rejects_bad_options_in_one_line(
     expect_usage_error("connect", argv, message, capsys, tmp_path)
 
 
-def test_connect_to_nothing_says_so_and_exits_2(
+def test_connect_to_nothing_says_so_and_exits_with_the_refused_status(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A seat not had is 3 (``exits.REFUSED``), apart from a usage error's 2."""
     monkeypatch.chdir(tmp_path)
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     assert (
-        main(["connect", f"127.0.0.1:{port}", "--seat", "WB", "--token", "t", "--", "random"]) == 2
+        main(["connect", f"127.0.0.1:{port}", "--seat", "WB", "--token", "t", "--", "random"]) == 3
     )
     err = capsys.readouterr().err
     assert err.startswith("bughouse connect: error: cannot connect to 127.0.0.1:")

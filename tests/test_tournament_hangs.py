@@ -19,10 +19,11 @@ from fakes import RandomFake
 
 from bughouse_arbiter.cli import main
 from bughouse_arbiter.config.specs import engine_spec
-from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.core.model import Outcome, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Action
 from bughouse_arbiter.players.native import NativeEnginePlayer
+from bughouse_arbiter.table.arbiter import NOT_READY
 from bughouse_arbiter.tournament import keeper as keeper_module
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport, play_job_async
 from bughouse_arbiter.tournament.keeper import PING_TIMEOUT, EngineKeeper, play_on_table
@@ -289,3 +290,14 @@ def test_a_participant_that_keeps_hanging_is_dropped(
     assert "game 1: bad hung: " in printed and "did not answer a ping within 1 s" in printed
     assert "bad dropped: 2 failures in a row" in printed
     assert "hangs (among the crashes): bad 2" in printed
+
+
+def test_an_engine_never_ready_for_its_game_is_a_hang() -> None:
+    outcome = Outcome(
+        termination=Termination.LEFT,
+        winner=Team.ONE,
+        reason=f"A-Black left: {NOT_READY}",
+        seat=Seat.A_BLACK,
+    )
+    [incident] = keeper_module._incidents(one_job(), outcome)
+    assert (incident.seat, incident.kind) == (Seat.A_BLACK, "hang")

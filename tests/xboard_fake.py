@@ -13,25 +13,37 @@ the real program):
   the other one; ``white``/``black`` set the side to move and give it the
   other colour; ``go`` gives it the side to move;
 - with no legal move it sits without a word, and moves as soon as a
-  ``holding`` gives it a piece to drop.
+  ``holding`` gives it a piece to drop;
+- it announces ``memory=1``, but after a ``memory N`` the next ``new``
+  crashes it (SIGSEGV: ``Crashed`` in memory).
 
 Its choice of move is simple and greedy for drops, which is what shows a
 pocket it has wrong: a drop that mates, else ``prefer`` moves in order when
 legal, else any drop, else the first legal move in UCI order. Options:
 ``keeps_bughouse`` keeps the rules through ``setboard`` (a well-behaved
-engine), ``ping`` adds ``ping=1`` and ``pong``.
+engine), ``ping`` adds ``ping=1`` and ``pong``, ``offers_option`` announces
+``option="Aggression -spin 5 0 10"`` (Sunsetter itself announces none),
+``resigns`` has it resign whenever it is to move.
 
-Run as a program (``python tests/xboard_fake.py [--keeps-bughouse] [--ping]``)
-it speaks over standard input and output.
+Run as a program (``python tests/xboard_fake.py [--keeps-bughouse] [--ping]
+[--no-option] [--resigns]``) it speaks over standard input and output.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import signal
 import sys
 
 import chess
 import chess.variant
+
+
+class Crashed(Exception):
+    """What Sunsetter does at ``new`` after a ``memory`` command: it dies (SIGSEGV)."""
+
 
 PIECES = {"P": chess.PAWN, "N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK, "Q": chess.QUEEN}
 
@@ -43,9 +55,16 @@ class SunsetterLike:
         keeps_bughouse: bool = False,
         ping: bool = False,
         prefer: list[str] | None = None,
+        offers_option: bool = True,
+        resigns: bool = False,
     ) -> None:
         self.keeps_bughouse = keeps_bughouse
         self.ping = ping
+        self.offers_option = offers_option
+        #: It resigns whenever it is to move (a hopeless engine).
+        self.resigns = resigns
+        #: A ``memory`` command came: the next ``new`` crashes it.
+        self.memory_set = False
         self.prefer = list(prefer or [])
         self.board = chess.variant.CrazyhouseBoard()
         self.rules = "bughouse"
@@ -71,12 +90,17 @@ class SunsetterLike:
         head, args = words[0], words[1:]
         if head == "protover":
             ping = 1 if self.ping else 0
+            option = 'option="Aggression -spin 5 0 10" ' if self.offers_option else ""
             return [
                 f"feature ping={ping} draw=0 sigint=0 setboard=1 analyze=1 memory=1 "
-                'myname="FakeSunsetter" variants="crazyhouse,bughouse" '
-                'option="Aggression -spin 5 0 10" done=1'
+                f'myname="FakeSunsetter" variants="crazyhouse,bughouse" {option}done=1'
             ]
-        if head in ("xboard", "new", "accepted", "easy", "hard", "level", "post", "memory"):
+        if head == "memory":
+            self.memory_set = True
+            return []
+        if head == "new" and self.memory_set:
+            raise Crashed(line)
+        if head in ("xboard", "new", "accepted", "easy", "hard", "level", "post"):
             return []
         if head == "ping" and self.ping:
             return [f"pong {' '.join(args)}"]
@@ -185,6 +209,9 @@ class SunsetterLike:
     def think(self) -> list[str]:
         if self.force or not self.thinking or self.board.turn != self.playing:
             return []
+        if self.resigns:
+            self.thinking = False
+            return ["resign"]
         move = self.choose()
         if move is None:
             return []  # sits without a word
@@ -200,12 +227,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keeps-bughouse", action="store_true")
     parser.add_argument("--ping", action="store_true")
+    parser.add_argument("--no-option", action="store_true")
+    parser.add_argument("--resigns", action="store_true")
     args = parser.parse_args()
-    engine = SunsetterLike(keeps_bughouse=args.keeps_bughouse, ping=args.ping)
+    engine = SunsetterLike(
+        keeps_bughouse=args.keeps_bughouse,
+        ping=args.ping,
+        offers_option=not args.no_option,
+        resigns=args.resigns,
+    )
     for line in sys.stdin:
         if line.strip() == "quit":
             return
-        for answer in engine.feed(line.strip()):
+        try:
+            answers = engine.feed(line.strip())
+        except Crashed:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file
+            os.kill(os.getpid(), signal.SIGSEGV)
+        for answer in answers:
             print(answer, flush=True)
 
 

@@ -7,10 +7,12 @@ state, a drop, a piece arriving while it thinks, waiting when it has no move
 prints PASS, FAIL or SKIP (the step could not be tested) per step with the
 reason, and exits 0 when no step failed, 1 otherwise, 2 for a bad SPEC.
 
-The options step really sets an option: the engine's own options from the
-engines file, or else the first option the engine offers, set to its
-default (``setoption`` for native and UCI engines, ``option NAME=VALUE`` for
-xboard ones), and expects the engine to answer ``isready``/``ping`` after it.
+The options step really sets an option, as a match would: the engine's own
+options from the engines file, or else the first option the engine declares
+with a value, set to that value (``setoption`` for native and UCI engines,
+``option NAME=VALUE`` for xboard ones), says which, and expects the engine to
+answer ``isready``/``ping`` after it. An xboard engine's ``memory`` and
+``cores`` are sent only when the engines file sets Hash or Threads.
 An engine that sits without a word where it has no move (xboard has no
 "wait") passes the waiting step if it moves once the piece comes.
 
@@ -25,9 +27,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TextIO
 
 import attrs
 import chess
@@ -39,13 +40,16 @@ from ..core.board import STARTING_FEN as START
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Outcome, Seat, Termination
 from ..core.rules import HouseRules
+from ..environment import Environment, OutputGone
 from ..errors import ConfigError, EngineFailed
+from ..exits import FAILED, OK
 from ..players.base import (
     Action,
     Gone,
     MatchInfo,
     MoveAction,
     Player,
+    ResignAction,
     TableState,
     TellAction,
     WaitAction,
@@ -101,7 +105,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     if not (args.time > 0 and math.isfinite(args.time)):
         raise ConfigError("--time must be a positive number of seconds")
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
@@ -110,22 +114,27 @@ def run(args: argparse.Namespace) -> int:
     if args.protocol:
         spec = attrs.evolve(spec, protocol=args.protocol)
     check_command(spec)
-    print(f"check-engine: {spec.name} ({spec.protocol}): {' '.join(spec.command)}", flush=True)
-    log = (lambda line: print(f"    {line}", file=sys.stderr, flush=True)) if args.debug else None
+    out = env.stdout
+    print(f"check-engine: {spec.name} ({spec.protocol}): {' '.join(spec.command)}", file=out)
+    out.flush()
+    log = (lambda line: print(f"    {line}", file=env.stderr, flush=True)) if args.debug else None
     become_subreaper()
     try:
-        results, stop = trio.run(_check, spec, args.time, args.timeout, log)
+        results, stop = trio.run(_check, spec, args.time, args.timeout, log, out)
     finally:
         kill_orphans(keep=live_engine_pids())
     if stop.signal is not None:
-        print(f"interrupted ({stop.name}) after {len(results)} steps; the engine was closed")
+        print(
+            f"interrupted ({stop.name}) after {len(results)} steps; the engine was closed",
+            file=out,
+        )
         return exit_status(stop.signal)
     passed = sum(1 for r in results if r.status == PASS)
     skipped = sum(1 for r in results if r.status == SKIP)
     failed = len(results) - passed - skipped
     tail = f", {skipped} skipped" if skipped else ""
-    print(f"{passed} of {len(results)} steps passed{tail}")
-    return 0 if failed == 0 else 1
+    print(f"{passed} of {len(results)} steps passed{tail}", file=out)
+    return OK if failed == 0 else FAILED
 
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
@@ -154,6 +163,10 @@ class StepSkipped(Exception):
 
 class EngineGone(StepFailed):
     """The engine left: the remaining steps cannot run."""
+
+
+class Resigned(StepFailed):
+    """The engine resigned where it was asked for a move."""
 
 
 class Checker:
@@ -228,6 +241,8 @@ class Checker:
                     raise EngineGone(f"the engine left: {action.reason}")
                 if isinstance(action, TellAction):
                     self.tells.append(action.text)
+                if isinstance(action, ResignAction):
+                    raise Resigned("it resigned instead of answering its turn")
                 if isinstance(action, MoveAction | WaitAction) and action.token == token:
                     return action
         raise StepFailed(f"no answer within {timeout or self.timeout:g} s")
@@ -261,12 +276,18 @@ class Checker:
     # -- the steps ------------------------------------------------------------------------
 
     async def step_options(self) -> str:
-        """Sets an option on the running engine and expects it to answer after."""
+        """Sets one option on the running engine, as a match would, and expects
+        it to answer after: the first the engines file gives it, or else the
+        first the engine declares with a value, set to that value. The
+        protocol's own settings (xboard's ``memory``, ``cores``) only when the
+        engines file asks: an engine may not survive them (Sunsetter crashes at
+        the next ``new`` after ``memory``)."""
         wanted = dict(getattr(self.player, "options", None) or {})
         adapter = getattr(self.player, "adapter", None)
         if adapter is not None:
             wanted = dict(adapter.options)
         offered = self.offered_options()
+        own = self.protocol_options()
         notes: list[str] = []
         features = getattr(adapter, "features", None)
         if features is not None:
@@ -278,17 +299,23 @@ class Checker:
                 if k in features
             )
             notes.append(f"features {shown}")
-        missing = [name for name in wanted if name not in offered]
+        missing = [name for name in wanted if name not in offered and name not in own]
         if missing:
             raise StepFailed(f"option(s) not offered by the engine: {', '.join(missing)}")
+        chosen: tuple[str, str | None] | None
         if wanted:
-            name, value = next(iter(wanted.items()))
-            chosen: tuple[str, str | None] | None = (name, value)
+            chosen = next(iter(wanted.items()))
+            how = "from the engines file"
         else:
-            valued = [(n, v) for n, v in offered.items() if v is not None]
-            chosen = next(iter(valued or offered.items()), None)
+            chosen = next(((n, v) for n, v in offered.items() if v is not None), None)
+            how = "its declared default"
         if chosen is None:
-            raise StepSkipped("; ".join([*notes, "the engine offers no option to set"]))
+            notes.append("the engine offers no option to set")
+            notes += [
+                f"{command} ({option}) only when the engines file sets it"
+                for option, command in own.items()
+            ]
+            raise StepSkipped("; ".join(notes))
         name, value = chosen
         setter = getattr(self.player, "set_option", None)
         if setter is None:
@@ -296,14 +323,16 @@ class Checker:
         with trio.fail_after(self.timeout):
             await setter(name, value)
         sent = name if value is None else f"{name}={value}"
+        if name in own and name not in offered:
+            how += f", sent as {own[name]} {value}"
         if getattr(adapter, "has_ping", True):
-            done = f"set {sent}, engine answered"
+            done = f"set {sent} ({how}), engine answered"
         else:
-            done = f"set {sent} (the engine has no ping to confirm it)"
+            done = f"set {sent} ({how}; the engine has no ping to confirm it)"
         return "; ".join([*notes, f"{len(offered)} options offered; {done}"])
 
     def offered_options(self) -> dict[str, str | None]:
-        """The options the engine announced, each with its default value."""
+        """The options the engine declared, each with its declared default."""
         adapter = getattr(self.player, "adapter", None)
         found: dict[str, str | None] = {}
         if adapter is not None and hasattr(adapter, "engine_options"):
@@ -317,16 +346,24 @@ class Checker:
                 name, kind, rest = _xboard_option(text)
                 if name and kind != "-button":
                     found[name] = rest
-            # memory=1 / smp=1: Hash and Threads, set with "memory N" / "cores N".
-            protocol_own = {"Hash": "16", "Threads": "1"}
-            for name in adapter.option_names:
-                found.setdefault(name, protocol_own.get(name))
             return found
         session = getattr(self.player, "session", None)
         for name, spec in (getattr(session, "options", None) or {}).items():
             if spec.type != "button":
                 found[name] = spec.default
         return found
+
+    def protocol_options(self) -> dict[str, str]:
+        """Options the protocol itself sets, by name, with the command that sets
+        them: an xboard engine's ``memory=1`` / ``smp=1`` (Hash, Threads)."""
+        adapter = getattr(self.player, "adapter", None)
+        features = getattr(adapter, "features", None) or {}
+        own: dict[str, str] = {}
+        if features.get("memory") == "1":
+            own["Hash"] = "memory"
+        if features.get("smp") == "1":
+            own["Threads"] = "cores"
+        return own
 
     async def step_new_game(self) -> str:
         await self.new_game()
@@ -374,6 +411,8 @@ class Checker:
         quiet = min(QUIET_SIT, self.timeout)
         try:
             action = await self.answer(token, quiet)
+        except Resigned:
+            raise
         except StepFailed:
             # No word: it sits silently (xboard has no "wait" message).
             reason = f"sat silently for {quiet:g} s"
@@ -420,14 +459,24 @@ class Checker:
 
 
 async def _check(
-    spec: EngineSpec, clock: float, timeout: float, log: Callable[[str], None] | None
+    spec: EngineSpec,
+    clock: float,
+    timeout: float,
+    log: Callable[[str], None] | None,
+    out: TextIO,
 ) -> tuple[list[StepResult], Stop]:
-    """Runs the steps; a stop signal (``table.stopping``) ends them and closes the engine."""
+    """Runs the steps, printing each to ``out``; a stop signal (``table.stopping``)
+    ends them and closes the engine, as does an output that is gone."""
     results: list[StepResult] = []
     player = create_player(SEAT, spec, log=log, handshake_timeout=timeout)
     async with stop_on_signals() as stop, trio.open_nursery() as nursery:
-        with stop.scope:
-            await _steps(player, nursery, clock, timeout, results)
+        try:
+            with stop.scope:
+                await _steps(player, nursery, clock, timeout, results, out)
+        except OutputGone:
+            with trio.CancelScope(shield=True):
+                await player.aclose()
+            raise
         if stop.signal is not None:
             with trio.CancelScope(shield=True):
                 await player.aclose()
@@ -436,7 +485,12 @@ async def _check(
 
 
 async def _steps(
-    player: Player, nursery: trio.Nursery, clock: float, timeout: float, results: list[StepResult]
+    player: Player,
+    nursery: trio.Nursery,
+    clock: float,
+    timeout: float,
+    results: list[StepResult],
+    out: TextIO,
 ) -> None:
     checker = Checker(player, clock, timeout)
     started = trio.current_time()
@@ -447,7 +501,7 @@ async def _steps(
     else:
         took = trio.current_time() - started
         results.append(StepResult("handshake", PASS, f"{player.name} in {took:.2f} s"))
-    _print(results[0])
+    _print(results[0], out)
     steps: list[tuple[str, Callable[[], Awaitable[str]]]] = [
         ("options", checker.step_options),
         ("new game", checker.step_new_game),
@@ -479,13 +533,13 @@ async def _steps(
                 gone = f"the engine failed: {exc}"
                 result = StepResult(name, FAIL, gone)
         results.append(result)
-        _print(result)
+        _print(result, out)
     if gone is not None:
         await player.aclose()
 
 
-def _print(result: StepResult) -> None:
-    print(f"  {result.status}  {result.name:<24} {result.detail}", flush=True)
+def _print(result: StepResult, out: TextIO) -> None:
+    print(f"  {result.status}  {result.name:<24} {result.detail}", file=out, flush=True)
 
 
 def _xboard_option(text: str) -> tuple[str, str, str | None]:

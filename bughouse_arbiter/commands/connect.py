@@ -11,10 +11,10 @@ on the engine's side. ``--seat`` is the seat the token was printed for: as
 the server rotates the seats between games, each game's ``newgame`` tells
 the engine (or moves the adapter to) its seat of that game. It exits when
 the server or the engine ends the session: 0 after the server's ``quit``, 1
-if the connection dropped or the engine failed, 2 for a refused seat or bad
-options. It does not reconnect by
-itself: run it again with the same token within the table's
-``reconnect_grace`` and the server tells the new engine the whole game.
+if the connection dropped or the engine failed, 3 for a refused seat (2 for
+bad options, as every command). It does not reconnect by itself: run it
+again with the same token within the table's ``reconnect_grace`` and the
+server tells the new engine the whole game.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import math
 import shlex
-import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -32,7 +31,9 @@ import trio
 from ..config.engines_file import known_engines
 from ..config.specs import EngineSpec, engine_spec
 from ..core.model import Seat
+from ..environment import Environment
 from ..errors import EngineFailed, UsageError
+from ..exits import FAILED, OK, REFUSED
 from ..players.base import Player
 from ..players.factory import check_command, create_player
 from ..players.process import EngineProcess
@@ -40,8 +41,6 @@ from ..protocol import RawLine
 from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
 from ..server.driver import PlayerDriver
 from . import SUMMARIES
-
-EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 
 
 def register(subparsers: Any) -> None:
@@ -78,7 +77,7 @@ def spec_from_args(args: argparse.Namespace) -> EngineSpec:
     return spec
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     host, port = parse_address(args.address)
     check_credentials(args.seat, args.token)
     spec = spec_from_args(args)
@@ -94,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _say(text: str) -> None:
-    print(f"bughouse connect: {text}", file=sys.stderr, flush=True)
+    """One line on stderr, ``bughouse connect: TEXT``, made printable."""
+    Environment.detect("connect").say(text)
 
 
 async def bridge_native(host: str, port: int, seat: str, token: str, spec: EngineSpec) -> int:
@@ -103,7 +103,7 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
         link = await open_seat(host, port, seat, token)
     except ConnectRefused as exc:
         _say(f"error: {exc}")
-        return EXIT_REFUSED
+        return REFUSED
     _say(f"connected to {host}:{port} as {seat}; starting {spec.name}")
     send, receive = trio.open_memory_channel[list[str]](1000)
     engine = EngineProcess(spec.command, cwd=spec.cwd, label=spec.name)
@@ -113,14 +113,14 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
         with contextlib.suppress(trio.WouldBlock):
             send.send_nowait([line.text for line in lines])
 
-    status = EXIT_OK
+    status = OK
     async with trio.open_nursery() as nursery:
         try:
             await engine.start(nursery, on_lines=on_lines)
         except EngineFailed as exc:
             _say(f"error: {exc}")
             await link.aclose()
-            return EXIT_FAILED
+            return FAILED
 
         async def engine_to_server() -> None:
             nonlocal status
@@ -129,7 +129,7 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
                     try:
                         await link.send_many(lines)
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                        status = EXIT_FAILED
+                        status = FAILED
                         break
             nursery.cancel_scope.cancel()
 
@@ -141,7 +141,7 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
                 quit_seen = quit_seen or line.text.strip() == "quit"
             if not quit_seen:
                 _say("the server closed the connection")
-                status = EXIT_FAILED
+                status = FAILED
             await engine.aclose(None if quit_seen else "quit")
             nursery.cancel_scope.cancel()
 
@@ -152,7 +152,7 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
                 await engine.wait()
             if engine.returncode not in (0, None):
                 _say(f"the engine {engine.exit_description()}")
-                status = EXIT_FAILED
+                status = FAILED
             send.close()
 
         nursery.start_soon(engine_to_server)
@@ -180,11 +180,11 @@ async def bridge_player(
         link = await open_seat(host, port, seat, token, human=human)
     except ConnectRefused as exc:
         _say(f"error: {exc}")
-        return EXIT_REFUSED
+        return REFUSED
     player = make_player()
     send, receive = trio.open_memory_channel[list[str]](math.inf)
     driver = PlayerDriver(player, send.send_nowait)
-    status = EXIT_OK
+    status = OK
     async with trio.open_nursery() as nursery:
 
         async def to_server() -> None:
@@ -199,7 +199,7 @@ async def bridge_player(
             await driver.run(nursery, _lines(link))
         except EngineFailed as exc:
             _say(f"error: {exc}")
-            status = EXIT_FAILED
+            status = FAILED
         finally:
             with trio.CancelScope(shield=True):
                 await player.aclose()
@@ -208,9 +208,9 @@ async def bridge_player(
                         await trio.sleep(0.01)
                 await link.aclose()
             nursery.cancel_scope.cancel()
-    if not driver.quit and status == EXIT_OK:
+    if not driver.quit and status == OK:
         _say("the server closed the connection")
-        status = EXIT_FAILED
+        status = FAILED
     return status
 
 

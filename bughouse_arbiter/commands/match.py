@@ -22,7 +22,6 @@ import datetime
 import io
 import math
 import os
-import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
@@ -32,7 +31,7 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
-from ..bpgn.file import check_output_path
+from ..bpgn.file import check_output_path, refuse_empty
 from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import (
     BUILTIN_ENGINES,
@@ -51,7 +50,9 @@ from ..core.clock import Clocks
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import SEATS, Result, Seat, Team
 from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..environment import Environment, OutputGone
 from ..errors import ConfigError, EngineFailed
+from ..exits import FAILED, OK
 from ..players.base import Player
 from ..players.factory import check_command, create_player, create_team_player
 from ..players.process import ProtocolLog, live_engine_pids
@@ -187,6 +188,7 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     engines, teams = with_seat_options(engines, getattr(args, "option", []), teams=teams)
     for spec in engines.values():
         check_command(spec)
+    refuse_empty(args.out)
     out = Path(args.out) if args.out else default_out(today)
     # The default folder (games/) is made when the match starts.
     if args.out or out.parent.exists():
@@ -233,21 +235,20 @@ def make_folder(out: Path) -> None:
         raise ConfigError(f"cannot make the folder {str(out.parent)!r}: {exc.strerror}") from None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     plan = plan_from_args(args, today=datetime.datetime.now())
     make_folder(plan.out)
-    out = sys.stdout
-    live = out.isatty() and os.environ.get("TERM", "") != "dumb"
-    unicode = not args.ascii and (out.encoding or "").lower().replace("-", "") == "utf8"
-    color = live and not args.no_color and "NO_COLOR" not in os.environ
-    display = Display(out, live=live, options=RenderOptions(unicode=unicode, color=color))
+    options = RenderOptions(
+        unicode=env.unicode and not args.ascii, color=env.color and not args.no_color
+    )
+    display = Display(env.stdout, live=env.live, options=options)
     become_subreaper()
     try:
         if plan.teams:
             trio.run(check_team_engines, plan)
         # Opened and locked before the match's engines start; held for every game.
         with BpgnFile.open(plan.out) as games_file:
-            return trio.run(play_matches, plan, display, games_file)
+            return trio.run(play_matches, plan, display, games_file, env)
     finally:
         display.close()  # hands on any move line still held, however it ended
         kill_orphans(keep=live_engine_pids())
@@ -334,7 +335,10 @@ def game_summary(
 
 
 async def play_matches(
-    plan: MatchPlan, display: Display, games_file: BpgnFile | None = None
+    plan: MatchPlan,
+    display: Display,
+    games_file: BpgnFile | None = None,
+    env: Environment | None = None,
 ) -> int:
     """Plays ``plan.games`` matches; returns the exit status (0, or 128+N on signal N).
 
@@ -344,7 +348,7 @@ async def play_matches(
     """
     if games_file is None:
         with BpgnFile.open(plan.out) as opened:
-            return await play_matches(plan, display, opened)
+            return await play_matches(plan, display, opened, env)
     summaries: list[GameSummary] = []
     writers: list[GameWriter] = []  # the current game's writer only
     failed: str | None = None
@@ -382,8 +386,8 @@ async def play_matches(
     interrupted = stop.signal is not None
     display.close()
     if failed is not None:
-        print(f"bughouse match: error: {printable(failed)}", file=sys.stderr)
-        return 1
+        (env or Environment.detect("match")).error(failed)
+        return FAILED
     if interrupted and len(summaries) < plan.games:
         # Ctrl+C can land while a game that has just ended is being closed:
         # say what the file really holds.
@@ -397,7 +401,7 @@ async def play_matches(
     if plan.games > 1:
         display.line(summary_table(summaries))
     display.line(f"written to {plan.out}")
-    return 0
+    return OK
 
 
 def _entrants(
@@ -809,7 +813,7 @@ class Display:
             self.unflushed = not flush
             if flush:
                 self.out.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, OutputGone):
             self.broken = True
             _silence(self.out)
 

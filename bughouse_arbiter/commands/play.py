@@ -18,24 +18,24 @@ import argparse
 import contextlib
 import datetime as dt
 import getpass
-import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from ..bpgn.file import BpgnFile, check_output_path
+from ..bpgn.file import BpgnFile, check_output_path, refuse_empty
 from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import EngineSpec, TimeControl, seat_assignment, with_seat_options
 from ..config.specs import engine_spec as read_engine_spec
 from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.model import SEATS, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..environment import Environment, OutputGone
 from ..errors import ConfigError, PositionError, UsageError
+from ..exits import FAILED, OK
 from ..players.base import Player
-from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal, detect_style
+from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal
 from ..players.factory import check_command, create_player
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
@@ -117,9 +117,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     if args.connect is not None or args.token is not None:
-        return _run_connected(args)
+        return _run_connected(args, env)
     seat = _seat(args.seat)
     rules = _rules(args.rule, args.tc)
     engines = _engines(seat, args.engine, known_engines(args.engines_file))
@@ -130,15 +130,14 @@ def run(args: argparse.Namespace) -> int:
     }
     out = _out_path(args.out)
     name = args.name or _login()
-    style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
+    style = env.style(ascii_only=args.ascii, no_color=args.no_color)
     become_subreaper()
     try:
         # Opened and locked before the engines start; an existing file is appended to.
         with BpgnFile.open(out) as games_file:
             writer = GameWriter(games_file, game_number=1, games=1)
             # A dumb terminal cannot address the cursor: it gets lines.
-            painted = os.environ.get("TERM", "") not in ("", "dumb")
-            terminal_kept = painted and sys.stdin.isatty() and sys.stdout.isatty()
+            terminal_kept = env.interactive
             if terminal_kept:
                 with TtyTerminal(style) as terminal:
                     record, stop = _play(
@@ -153,29 +152,29 @@ def run(args: argparse.Namespace) -> int:
                         bell=args.bell,
                     )
             else:
-                pipe = PipeTerminal(style)
+                pipe = PipeTerminal(style, env.stdout, env.stdin)
                 record, stop = _play(seat, name, engines, rules, writer, pipe, fens, args.debug)
     except KeyboardInterrupt:
-        _say(f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
+        _say(env, f"Game aborted (Ctrl+C); the game so far is in {out.resolve()}")
         raise
     finally:
         kill_orphans(keep=live_engine_pids())
     finished = record is not None and not record.outcome.aborted
     if stop.signal is not None and not finished:
-        _say(f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
+        _say(env, f"Game aborted ({stop.name}); the game so far is in {out.resolve()}")
         return exit_status(stop.signal)
     assert record is not None
     if writer.error is not None:
-        print(f"bughouse play: error: {printable(writer.error)}", file=sys.stderr)
-        return 1
+        env.error(writer.error)
+        return FAILED
     if not terminal_kept:
         # On a terminal the final screen said all this already.
-        _say(printable(describe_outcome(record.outcome, seat), 2000))
-        _say(f"Game written to {out.resolve()}")
-    return 0
+        _say(env, printable(describe_outcome(record.outcome, seat), 2000))
+        _say(env, f"Game written to {out.resolve()}")
+    return OK
 
 
-def _run_connected(args: argparse.Namespace) -> int:
+def _run_connected(args: argparse.Namespace, env: Environment) -> int:
     """``--connect``: the console at a seat of a remote table; the server keeps the record."""
     from ..server.client import parse_address
     from .connect import bridge_player, check_credentials
@@ -198,8 +197,7 @@ def _run_connected(args: argparse.Namespace) -> int:
         if value:
             raise UsageError(f"{option} is the server's choice; it cannot go with --connect")
     name = args.name or _login()
-    style = detect_style(sys.stdout, ascii_only=args.ascii, no_color=args.no_color)
-    painted = os.environ.get("TERM", "") not in ("", "dumb")
+    style = env.style(ascii_only=args.ascii, no_color=args.no_color)
 
     def connected(terminal: Terminal) -> int:
         return trio.run(
@@ -212,24 +210,19 @@ def _run_connected(args: argparse.Namespace) -> int:
             True,
         )
 
-    if painted and sys.stdin.isatty() and sys.stdout.isatty():
+    if env.interactive:
         with TtyTerminal(style) as terminal:
             status = connected(terminal)
     else:
-        status = connected(PipeTerminal(style))
+        status = connected(PipeTerminal(style, env.stdout, env.stdin))
     return status
 
 
-def _say(text: str) -> None:
-    """Prints a closing line; a terminal that hung up (SIGHUP) gets nothing, quietly."""
-    try:
-        print(text, flush=True)
-    except OSError:
-        # Point stdout at /dev/null, so the interpreter's last flush is quiet too.
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+def _say(env: Environment, text: str) -> None:
+    """Prints a closing line; an output that is gone (a terminal that hung up,
+    SIGHUP) gets nothing, quietly: ``cli.main`` sees to the rest."""
+    with contextlib.suppress(OutputGone):
+        print(text, file=env.stdout, flush=True)
 
 
 def _play(
@@ -333,6 +326,7 @@ def _engines(
 
 
 def _out_path(text: str | None) -> Path:
+    refuse_empty(text)
     if text is None:
         out = default_out(dt.datetime.now())
         if out.parent.exists() and not out.parent.is_dir():

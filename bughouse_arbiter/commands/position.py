@@ -18,7 +18,9 @@ from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..environment import Environment
 from ..errors import MoveError, PositionError, UsageError
+from ..exits import OK
 from . import SUMMARIES
 
 
@@ -49,7 +51,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
     fen_a = _checked_fen(args.fen, "FEN")
     fen_b = _checked_fen(args.board_b, "--board-b") if args.board_b else None
@@ -89,17 +91,17 @@ def run(args: argparse.Namespace) -> int:
                 "termination": outcome.termination.value if outcome else None,
                 "board": outcome.board.value if outcome and outcome.board else None,
             }
-        print(json.dumps(out))
-        return 0
-    print(f"fen: {board.fen()}")
-    print(f"to move: {'white' if board.turn else 'black'}")
-    print(f"status: {status.value}" + (" (in check)" if board.is_check() else ""))
-    print(f"legal moves ({len(legal)}): {' '.join(legal)}")
+        print(json.dumps(out), file=env.stdout)
+        return OK
+    print(f"fen: {board.fen()}", file=env.stdout)
+    print(f"to move: {'white' if board.turn else 'black'}", file=env.stdout)
+    print(f"status: {status.value}" + (" (in check)" if board.is_check() else ""), file=env.stdout)
+    print(f"legal moves ({len(legal)}): {' '.join(legal)}", file=env.stdout)
     if passed:
-        print(f"passed to the partner board: {' '.join(passed)}")
+        print(f"passed to the partner board: {' '.join(passed)}", file=env.stdout)
     if fen_b is not None:
-        print(f"match: {game.outcome if game.outcome else 'in play'}")
-    return 0
+        print(f"match: {game.outcome if game.outcome else 'in play'}", file=env.stdout)
+    return OK
 
 
 def _checked_fen(fen: str, what: str) -> str:

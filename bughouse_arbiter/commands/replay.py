@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -33,7 +31,9 @@ from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..environment import Environment
 from ..errors import UsageError
+from ..exits import FAILED, OK
 from ..ui.render import RenderOptions, render_table
 from ..ui.safe_text import printable, printable_lines
 from . import SUMMARIES
@@ -78,14 +78,14 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     pairs = [parse_rule(text) for text in args.rule]
     if args.html is not None and args.check:
         raise UsageError("--html writes one game's page; it does not go with --check")
     if args.check:
         for path in args.files:
             _open(path).close()  # a missing file is a usage error before any report
-        return check(args.files, pairs, strict=args.strict, out=sys.stdout)
+        return check(args.files, pairs, strict=args.strict, out=env.stdout)
     if len(args.files) != 1:
         raise UsageError("stepping through a game takes one FILE (use --check for several)")
     path = args.files[0]
@@ -105,18 +105,16 @@ def run(args: argparse.Namespace) -> int:
     if not report.frames:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     if args.html is not None:
-        return write_html(report, args.html, out=sys.stdout)
-    return step(report, sys.stdin, sys.stdout, options=_options(args, sys.stdout))
+        return write_html(report, args.html, out=env.stdout)
+    return step(report, env.stdin, env.stdout, options=_options(args, env))
 
 
-def _options(args: argparse.Namespace, out: TextIO) -> RenderOptions:
+def _options(args: argparse.Namespace, env: Environment) -> RenderOptions:
     """Glyphs on a UTF-8 output and colour on a terminal, as ``match`` and ``play``
     draw them, unless ``--ascii`` / ``--no-color`` / ``NO_COLOR``."""
-    unicode = (
-        not args.ascii and (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8"
+    return RenderOptions(
+        unicode=env.unicode and not args.ascii, color=env.color and not args.no_color
     )
-    color = out.isatty() and not args.no_color and "NO_COLOR" not in os.environ
-    return RenderOptions(unicode=unicode, color=color)
 
 
 def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
@@ -135,7 +133,7 @@ def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
         raise UsageError(f"--html {target}: cannot write it ({exc.strerror})") from None
     plies = len(report.frames) - 1
     print(f"{target}: game {report.game.number}, {plies} plies, {len(page) // 1024} KiB", file=out)
-    return 0
+    return OK
 
 
 def _open(path: str) -> BinaryIO:
@@ -194,7 +192,7 @@ def check(
         f"{failed} failed; {moves} moves replayed",
         file=out,
     )
-    return 0 if failed == 0 else 1
+    return OK if failed == 0 else FAILED
 
 
 #: The longest line ``--check`` prints, and the notes it lists per game.
@@ -262,7 +260,7 @@ def step(
         line = stdin.readline()
         if not line:
             print(file=out)
-            return 0
+            return OK
         command = line.strip().lower()
         target: int | None
         if command in ("", "n", "next", "f"):
@@ -274,7 +272,7 @@ def step(
         elif command in ("e", "end"):
             target = last
         elif command in ("q", "quit", "exit"):
-            return 0
+            return OK
         elif command in ("h", "help", "?"):
             print(HELP, file=out)
             continue

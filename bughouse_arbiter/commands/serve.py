@@ -65,6 +65,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import ipaddress
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -78,7 +79,9 @@ from ..bpgn import EngineInfo
 from ..config.specs import builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
 from ..core.rules import DrawRule, parse_rule
+from ..environment import Environment
 from ..errors import ConfigError, UsageError
+from ..exits import FAILED, OK
 from ..players.base import Player
 from ..players.factory import create_player
 from ..players.process import EngineProcess, live_engine_pids
@@ -259,14 +262,13 @@ def _port(option: str, text: str) -> int:
     return port
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     plan = plan_from_args(args, today=datetime.datetime.now())
-    out = sys.stdout
-    unicode = (out.encoding or "").lower().replace("-", "") == "utf8"
-    display = Display(out, live=False, options=RenderOptions(unicode=unicode, color=False))
+    options = RenderOptions(unicode=env.unicode, color=False)
+    display = Display(env.stdout, live=False, options=options)
     become_subreaper()
     try:
-        return trio.run(serve, plan, display)
+        return trio.run(functools.partial(serve, plan, display, env=env))
     finally:
         kill_orphans(keep=live_engine_pids())
 
@@ -283,10 +285,16 @@ def front_ends(plan: ServePlan) -> list[FrontEnd]:
     return ends
 
 
-async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None] = log_line) -> int:
+async def serve(
+    plan: ServePlan,
+    display: Display,
+    *,
+    log: Callable[[str], None] = log_line,
+    env: Environment | None = None,
+) -> int:
     """Listens, prints the tokens, plays the games; returns the exit status."""
     rules = plan.match.rules
-    status = 0
+    status = OK
     async with stop_on_signals() as stop, trio.open_nursery() as home:
         remotes = {
             seat: RemoteSeat(
@@ -310,9 +318,9 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             for end in ends:
                 await home.start(end.serve, table)
         except ServeError as exc:
-            print(f"bughouse serve: error: {exc}", file=sys.stderr)
+            (env or Environment.detect("serve")).error(str(exc))
             home.cancel_scope.cancel()
-            return 1
+            return FAILED
         # The move lines are held between flushes (see ``Display.write``).
         home.start_soon(display.keep_flushed, trio.CancelScope())
         # Several games: the local engines stay alive from one to the next, as in
@@ -355,7 +363,7 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
                 lost = [s for s, r in remotes.items() if r.lost and r.replaced_by is None]
                 if lost:
                     display.line(f"stopping: seat {lost[0]} has left for good")
-                    status = 1
+                    status = FAILED
                     break
                 for seat, remote in remotes.items():
                     if not remote.connected and remote.replaced_by is None:
@@ -386,7 +394,7 @@ async def serve(plan: ServePlan, display: Display, *, log: Callable[[str], None]
             if web is not None:
                 await web.flush()
         home.cancel_scope.cancel()
-    if status == 0:
+    if status == OK:
         display.line(f"written to {plan.match.out}")
     return status
 

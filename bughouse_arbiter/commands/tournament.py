@@ -26,8 +26,6 @@ import argparse
 import datetime
 import json
 import math
-import os
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -35,10 +33,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
+from ..bpgn.file import refuse_empty
 from ..config.engines_file import known_engines
 from ..config.specs import TimeControl, engine_spec
 from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
+from ..exits import FAILED, OK
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
@@ -425,6 +426,7 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
                 _check_saved(key, value, folder)
                 setattr(merged, key, value)
         return merged, folder
+    refuse_empty(args.out)
     folder = Path(args.out or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
     if (folder / journal.JOURNAL).exists() or (folder / journal.CONFIG).exists():
         raise ConfigError(
@@ -479,14 +481,13 @@ def _plan(args: argparse.Namespace, folder: Path) -> TournamentPlan:
         ) from None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, env: Environment) -> int:
     _ray_options_without_ray(args)
     args, folder = _prepare_out(args)
     plan = _plan(args, folder)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
-    out = sys.stdout
-    live = out.isatty() and os.environ.get("TERM", "") != "dumb"
-    progress: LineProgress = RichProgress(out) if live else LineProgress(out)
+    out = env.stdout
+    progress: LineProgress = RichProgress(out) if env.live else LineProgress(out)
     # Joined before anything is written: a cluster that is not there costs nothing.
     on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
     try:
@@ -498,13 +499,13 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
         if on_ray is not None:
             # The engines run on the cluster's workers, not under this process.
-            return trio.run(play_tournament, plan, concurrency, progress, on_ray)
+            return trio.run(play_tournament, plan, concurrency, progress, on_ray, env)
         warning = cpu_warning(concurrency)
         if warning:
-            print(f"bughouse tournament: warning: {warning}", file=sys.stderr)
+            env.warning(warning)
         become_subreaper()
         try:
-            return trio.run(play_tournament, plan, concurrency, progress)
+            return trio.run(play_tournament, plan, concurrency, progress, None, env)
         finally:
             # What engines left re-parented to us: cleared after every game
             # (tournament/leftovers.py), and once more here for an interrupted one.
@@ -542,20 +543,19 @@ async def play_tournament(
     concurrency: int,
     progress: LineProgress,
     scheduler: Scheduler | None = None,
+    env: Environment | None = None,
 ) -> int:
+    errors = env or Environment.detect("tournament")
     tournament = Tournament(plan, progress)
     try:
         done = tournament.resume()
     except OSError as exc:
         where = exc.filename if exc.filename is not None else plan.out
-        print(
-            f"bughouse tournament: error: cannot prepare {where}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return 1
+        errors.error(f"cannot prepare {where}: {exc.strerror or exc}")
+        return FAILED
     set_aside = tournament.set_aside_text()
     if set_aside is not None:
-        print(f"bughouse tournament: warning: {printable(set_aside, 2000)}", file=sys.stderr)
+        errors.warning(printable(set_aside, 2000))
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
     async with stop_on_signals() as stop:
@@ -566,14 +566,14 @@ async def play_tournament(
             )
     progress.end()
     if tournament.failed is not None:
-        print(f"bughouse tournament: error: {tournament.failed}", file=sys.stderr)
-        return 1
+        errors.error(tournament.failed)
+        return FAILED
     summary = tournament.summary()
     try:
         journal.write_summary(plan.out, summary)
     except OSError as exc:
-        print(f"bughouse tournament: error: cannot write summary: {exc}", file=sys.stderr)
-        return 1
+        errors.error(f"cannot write summary: {exc}")
+        return FAILED
     progress.write(report_text(summary))
     if stop.signal is not None:
         progress.write(
@@ -582,7 +582,7 @@ async def play_tournament(
         )
         return exit_status(stop.signal)
     progress.write(f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json)\n")
-    return 0
+    return OK
 
 
 # -- reports ----------------------------------------------------------------------------
@@ -762,7 +762,7 @@ class LineProgress:
         try:
             self.out.write(text)
             self.out.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, OutputGone):
             self.broken = True
 
 

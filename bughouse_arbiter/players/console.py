@@ -102,18 +102,6 @@ def _write(stream: TextIO, text: str) -> None:
     stream.flush()
 
 
-def detect_style(stream: TextIO, *, ascii_only: bool = False, no_color: bool = False) -> Style:
-    """Unicode when the output encoding is UTF-8, colour unless ``NO_COLOR`` or a dumb terminal."""
-    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-    term = os.environ.get("TERM", "")
-    color = not no_color and "NO_COLOR" not in os.environ and term not in ("", "dumb")
-    return Style(
-        unicode=not ascii_only and encoding == "utf8",
-        color=color and stream.isatty(),
-        colors256="256" in term or os.environ.get("COLORTERM", "") in ("truecolor", "24bit"),
-    )
-
-
 class TtyTerminal(Terminal):
     """The real terminal in cbreak mode (no echo, keys one by one, Ctrl+C
     still interrupts). Use as a context manager: the terminal's settings are

@@ -124,6 +124,11 @@ __all__ = [
 #: How long a player may take to accept one notification before it counts
 #: as having left (it stopped reading its input).
 NOTIFY_TIMEOUT = 10.0
+#: Why a player that did not take a notification in time has left.
+STOPPED_READING = f"stopped reading (a notification took over {NOTIFY_TIMEOUT:g} s)"
+#: ... and why when that notification was the new game (an engine that never
+#: said it was ready: no ``readyok`` to the ``isready`` after ``newgame``).
+NOT_READY = f"not ready for the game (no answer to the new game within {NOTIFY_TIMEOUT:g} s)"
 #: Seconds before a flag's deadline at which the arbiter stops sleeping and
 #: polls, because epoll's timeout is whole milliseconds rounded up.
 FLAG_EARLY = 0.0015
@@ -338,7 +343,9 @@ class _Table:
         )
         state = self.state(trio.current_time())
         for player in self.players:
-            await self.notify(player.seats[0], partial(player.new_game, info, state))
+            await self.notify(
+                player.seats[0], partial(player.new_game, info, state), stuck=NOT_READY
+            )
         if self.game.is_over:
             return
         now = trio.current_time()
@@ -678,15 +685,18 @@ class _Table:
             except _LOST as exc:
                 self.lost(player.seats[0], exc)
 
-    async def notify(self, seat: Seat, call: Callable[[], Awaitable[None]]) -> None:
+    async def notify(
+        self, seat: Seat, call: Callable[[], Awaitable[None]], *, stuck: str = STOPPED_READING
+    ) -> None:
         """Makes one notification (``call()``); see ``notify_each``."""
-        await self.notify_each([(seat, call)])
+        await self.notify_each([(seat, call)], stuck=stuck)
 
     async def notify_each(
         self,
         calls: Iterable[tuple[Seat, Callable[[], Awaitable[None]]]],
         *,
         prompt: bool = False,
+        stuck: str = STOPPED_READING,
     ) -> None:
         """Makes the notifications in order; a player that cannot take one has left.
 
@@ -694,6 +704,7 @@ class _Table:
         microseconds, and a move is told to four players). ``prompt``: the
         calls are ``moved`` or ``your_turn``; if every player called is
         ``Player.prompt`` they cannot block, and no deadline is set.
+        ``stuck``: the reason a player that outlasts the deadline leaves with.
         """
         batch = list(calls)
         if prompt and (self.all_prompt or all(self.seats[seat].prompt for seat, _ in batch)):
@@ -705,8 +716,7 @@ class _Table:
         except trio.TooSlowError:
             seat = self._calling
             assert seat is not None
-            why = f"stopped reading (a notification took over {NOTIFY_TIMEOUT:g} s)"
-            self.game.leave(seat, why)
+            self.game.leave(seat, stuck)
 
     async def _call_each(self, calls: Iterable[tuple[Seat, Callable[[], Awaitable[None]]]]) -> None:
         for seat, call in calls:

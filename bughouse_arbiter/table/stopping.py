@@ -25,6 +25,8 @@ from typing import Final
 
 import trio
 
+from ..exits import by_signal
+
 #: The signals that stop a match.
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -77,5 +79,5 @@ async def stop_on_signals(
 
 
 def exit_status(sig: signal.Signals) -> int:
-    """The exit status a shell shows for a program ended by ``sig``."""
-    return 128 + int(sig)
+    """The exit status a shell shows for a program ended by ``sig`` (``exits.by_signal``)."""
+    return by_signal(sig)

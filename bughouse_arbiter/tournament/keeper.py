@@ -62,7 +62,7 @@ HARNESS_LOSS_SHARE = 0.01
 _RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLEGAL_MOVE})
 #: Reasons for leaving that mean the engine stopped answering (a hang, not a crash):
 #: a notification it did not take, no ``readyok`` at the start of a game.
-_HANG_REASONS = ("stopped reading", "no 'readyok'")
+_HANG_REASONS = ("stopped reading", "no 'readyok'", "not ready for the game")
 
 
 #: What a player's ``start`` raises when it cannot start (``_start_failure`` says why).
