@@ -364,7 +364,6 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     )
     errors: list[str] = []
     page = open_page(browser, None, errors, viewport={"width": 1280, "height": 800})
-    page.on("dialog", lambda dialog: dialog.accept())
     sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     page.goto(served.seat_link("b-white"))
@@ -403,9 +402,9 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     expect(page.locator("#notice")).to_contain_text("the table refused h2h5", timeout=WAIT_MS)
     expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
 
-    # A partner signal.
-    page.get_by_role("button", name="need knight").click()
-    expect(page.locator("#messages")).to_contain_text("B-White → A-Black: need N")
+    # A partner signal, in protocol.md's words.
+    page.get_by_role("button", name="need a knight").click()
+    expect(page.locator("#messages")).to_contain_text("B-White → A-Black: ++n (need a knight)")
 
     # Moves by clicking until the partner has passed a piece, then a drop.
     pocket = page.locator("#side-B .pocket.mine")
@@ -436,6 +435,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
 
     # Resigning ends board B (board A may play on); Ctrl+C then ends the serve.
     page.get_by_role("button", name="resign").click()
+    page.get_by_role("button", name="yes, resign").click()
     expect(board).to_have_class(re.compile(r"\bover\b"), timeout=WAIT_MS)
     expect(you).not_to_contain_text("your move")
     served.interrupt()
@@ -448,7 +448,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     assert re.search(r"\b1B\. e4\b", text), "the dragged move is B-White's first"
     assert re.search(r"\b2B\. Nx?c3\b", text), "the premove is B-White's second"
     assert sum('"type":"move"' in frame for frame in sent) >= 3
-    assert "need N" in text
+    assert "++n" in text
     assert "@" + dropped[2:4] in text
     # The page lists the seat's moves as the file has them.
     game = read_games(served.out.read_bytes(), file=str(served.out))[0]
@@ -478,7 +478,6 @@ def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: An
     )
     errors: list[str] = []
     page = open_page(browser, None, errors, viewport={"width": 1280, "height": 800})
-    page.on("dialog", lambda dialog: dialog.accept())
     page.goto(served.seat_link("b-white") + "&name=Tester")
     you = page.locator("#you")
     board_a = page.locator("#side-A .board-wrap")
@@ -489,6 +488,7 @@ def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: An
     assert board_a.get_attribute("data-orientation") == "black"
     expect(page.locator("#rotated")).to_have_text("")
     page.get_by_role("button", name="resign").click()
+    page.get_by_role("button", name="yes, resign").click()
     served.wait_for(r"game 1/2: 1-0 B-White resigned")
 
     # Game 2: the same page plays B-Black, drawn from its side, and says why.
@@ -509,6 +509,7 @@ def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: An
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "seat-rotated-1280x800.png"), full_page=True)
     page.get_by_role("button", name="resign").click()
+    page.get_by_role("button", name="yes, resign").click()
     expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS)
     expect(you).to_have_text("You played B-Black.", timeout=WAIT_MS)
     # The person's side lost both games, whichever team it played as.
