@@ -225,6 +225,13 @@ RECORD_LISTS = """() => {
 }"""
 
 
+#: Whether a board's move list holds more than it shows, by a few rows.
+OVERFLOWS = """(board) => {
+  const list = document.querySelector(`#side-${board} ol.moves`);
+  return list.scrollHeight > list.clientHeight + 40;
+}"""
+
+
 def scrolled_to_end(page: Any, board: str) -> bool:
     return bool(
         page.evaluate(
@@ -265,6 +272,8 @@ def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_g
     # Reading back: a viewer who scrolled up stays there while moves arrive;
     # one at the end follows the newest move.
     expect(a_moves.nth(20)).to_be_attached(timeout=WAIT_MS)
+    # (The list fills the height left under the board: wait until it overflows.)
+    first.wait_for_function(OVERFLOWS, arg="A", timeout=WAIT_MS)
     a_list = first.locator("#side-A ol.moves")
     assert scrolled_to_end(first, "A")
     a_list.evaluate("list => { list.scrollTop = 0; }")

@@ -283,6 +283,8 @@ function dests(legal) {
 }
 
 function renderMessages(messages) {
+  // A seat's page always has the box; a spectator's shows it only with messages in it.
+  $("messages-box").hidden = !messages.length && !(page.state && page.state.you);
   const list = $("messages");
   const key = JSON.stringify(messages);
   if (list.dataset.key === key) return;
