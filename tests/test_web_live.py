@@ -225,6 +225,13 @@ RECORD_LISTS = """() => {
 }"""
 
 
+#: Whether a board's move list holds more than it shows, by a few rows.
+OVERFLOWS = """(board) => {
+  const list = document.querySelector(`#side-${board} ol.moves`);
+  return list.scrollHeight > list.clientHeight + 40;
+}"""
+
+
 def scrolled_to_end(page: Any, board: str) -> bool:
     return bool(
         page.evaluate(
@@ -265,6 +272,8 @@ def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_g
     # Reading back: a viewer who scrolled up stays there while moves arrive;
     # one at the end follows the newest move.
     expect(a_moves.nth(20)).to_be_attached(timeout=WAIT_MS)
+    # (The list fills the height left under the board: wait until it overflows.)
+    first.wait_for_function(OVERFLOWS, arg="A", timeout=WAIT_MS)
     a_list = first.locator("#side-A ol.moves")
     assert scrolled_to_end(first, "A")
     a_list.evaluate("list => { list.scrollTop = 0; }")
@@ -364,7 +373,6 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     )
     errors: list[str] = []
     page = open_page(browser, None, errors, viewport={"width": 1280, "height": 800})
-    page.on("dialog", lambda dialog: dialog.accept())
     sent: list[str] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     page.goto(served.seat_link("b-white"))
@@ -403,9 +411,9 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     expect(page.locator("#notice")).to_contain_text("the table refused h2h5", timeout=WAIT_MS)
     expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
 
-    # A partner signal.
-    page.get_by_role("button", name="need knight").click()
-    expect(page.locator("#messages")).to_contain_text("B-White → A-Black: need N")
+    # A partner signal, in protocol.md's words.
+    page.get_by_role("button", name="need a knight").click()
+    expect(page.locator("#messages")).to_contain_text("B-White → A-Black: ++n (need a knight)")
 
     # Moves by clicking until the partner has passed a piece, then a drop.
     pocket = page.locator("#side-B .pocket.mine")
@@ -436,6 +444,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
 
     # Resigning ends board B (board A may play on); Ctrl+C then ends the serve.
     page.get_by_role("button", name="resign").click()
+    page.get_by_role("button", name="yes, resign").click()
     expect(board).to_have_class(re.compile(r"\bover\b"), timeout=WAIT_MS)
     expect(you).not_to_contain_text("your move")
     served.interrupt()
@@ -448,7 +457,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     assert re.search(r"\b1B\. e4\b", text), "the dragged move is B-White's first"
     assert re.search(r"\b2B\. Nx?c3\b", text), "the premove is B-White's second"
     assert sum('"type":"move"' in frame for frame in sent) >= 3
-    assert "need N" in text
+    assert "++n" in text
     assert "@" + dropped[2:4] in text
     # The page lists the seat's moves as the file has them.
     game = read_games(served.out.read_bytes(), file=str(served.out))[0]
@@ -478,7 +487,6 @@ def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: An
     )
     errors: list[str] = []
     page = open_page(browser, None, errors, viewport={"width": 1280, "height": 800})
-    page.on("dialog", lambda dialog: dialog.accept())
     page.goto(served.seat_link("b-white") + "&name=Tester")
     you = page.locator("#you")
     board_a = page.locator("#side-A .board-wrap")
@@ -489,6 +497,7 @@ def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: An
     assert board_a.get_attribute("data-orientation") == "black"
     expect(page.locator("#rotated")).to_have_text("")
     page.get_by_role("button", name="resign").click()
+    page.get_by_role("button", name="yes, resign").click()
     served.wait_for(r"game 1/2: 1-0 B-White resigned")
 
     # Game 2: the same page plays B-Black, drawn from its side, and says why.
@@ -509,6 +518,7 @@ def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: An
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "seat-rotated-1280x800.png"), full_page=True)
     page.get_by_role("button", name="resign").click()
+    page.get_by_role("button", name="yes, resign").click()
     expect(page.locator("#result")).to_be_visible(timeout=WAIT_MS)
     expect(you).to_have_text("You played B-Black.", timeout=WAIT_MS)
     # The person's side lost both games, whichever team it played as.

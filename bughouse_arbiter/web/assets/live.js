@@ -5,7 +5,67 @@ import { Chessground } from "/assets/chessground.min.js";
 
 const ROLES = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen" };
 const POCKET_ORDER = "QRBNP";
-const SIGNAL_PIECES = "NBRQP";
+
+// Partner signals: the words of protocol.md §8.2, each with a short caption
+// for its button and what it says in full. The buttons send these words
+// exactly, and a partner message made only of them is shown with their
+// meaning; nothing else in the page knows a signal.
+const SIGNALS = new Map([
+  ["sit", ["wait", "sit: do not move until I say go"]],
+  ["go", ["move", "go: move now"]],
+  ["fast", ["faster", "play faster"]],
+  ["slow", ["slower", "you may take your time"]],
+  ["dead", ["lost", "I am lost unless something changes"]],
+  ["x", ["cancel", "cancel my requests"]],
+  ["=", ["cancel", "cancel my requests"]],
+  ["+trades", ["trade", "trades are good for me"]],
+  ["++trades", ["trade", "trades are very good for me"]],
+  ["-trades", ["no trades", "trades are bad for me"]],
+  ["--trades", ["no trades", "trades are very bad for me"]],
+  ["---trades", ["no trades", "any trade mates me"]],
+  ...[..."pnbrq"].flatMap((key) => {
+    const piece = ROLES[key.toUpperCase()];
+    return [
+      [`+${key}`, [piece, `a ${piece} would be good`]],
+      [`++${key}`, [piece, `need a ${piece}`]],
+      [`+++${key}`, [piece, `a ${piece} mates`]],
+      [`-${key}`, [piece, `a ${piece} for them is bad`]],
+      [`--${key}`, [piece, `don't give a ${piece}`]],
+      [`---${key}`, [piece, `a ${piece} for them mates me`]],
+    ];
+  }),
+]);
+// The signal buttons, a row each: what the row says, and the signals in it.
+const SIGNAL_ROWS = [
+  ["need", ["++n", "++b", "++r", "++q", "++p"]],
+  ["don't give", ["--n", "--b", "--r", "--q", "--p"]],
+  ["", ["sit", "go", "+trades", "-trades", "x"]],
+];
+
+// What a partner message means, when every word of it is a signal (protocol.md
+// §8.3: a sentence holding a signal word is a sentence, not a signal).
+function signalMeaning(text) {
+  const words = text.toLowerCase().replaceAll(",", " ").split(/\s+/).filter(Boolean);
+  if (!words.length || !words.every((w) => SIGNALS.has(w))) return "";
+  return words.map((w) => SIGNALS.get(w)[1]).join("; ");
+}
+
+function signalButton(word) {
+  const [caption, meaning] = SIGNALS.get(word);
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "signal";
+  button.dataset.tell = word;
+  button.title = meaning;
+  button.setAttribute("aria-label", meaning);
+  const label = document.createElement("b");
+  // "++n" shows as "++N": a piece letter reads best as a capital.
+  label.textContent = word.replace(/[pnbrq]$/, (letter) => letter.toUpperCase());
+  const small = document.createElement("small");
+  small.textContent = caption;
+  button.append(label, small);
+  return button;
+}
 const $ = (id) => document.getElementById(id);
 // Who asked their system for less motion sees moves land without the slide.
 const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -28,6 +88,7 @@ const page = {
   movesGame: null,
   moves: { A: [], B: [] },
   movesAsked: null,    // the gap last asked about, not asked about again
+  confirming: null,    // what "yes" does while a resign or draw waits to be confirmed
 };
 
 // -- layout ------------------------------------------------------------------
@@ -51,16 +112,22 @@ function buildSide(board) {
   title.innerHTML = `<span>Board ${board}</span><span class="note"></span>`;
   const top = seatRow();
   const topPocket = pocketRow();
+  const topLine = document.createElement("div");
+  topLine.className = "pocket-line";
+  topLine.append(topPocket, title);
   const wrap = document.createElement("div");
   wrap.className = "board-wrap";
   const cgEl = document.createElement("div");
   wrap.append(cgEl);
   const bottomPocket = pocketRow();
+  const bottomLine = document.createElement("div");
+  bottomLine.className = "pocket-line";
+  bottomLine.append(bottomPocket);
   const bottom = seatRow();
   const moveList = document.createElement("ol");
   moveList.className = "moves";
   moveList.setAttribute("aria-label", `Board ${board} moves`);
-  el.append(title, top, topPocket, wrap, bottomPocket, bottom, moveList);
+  el.append(top, topLine, wrap, bottomLine, bottom, moveList);
   const cg = Chessground(cgEl, {
     orientation: orientationOf(board),
     viewOnly: false,
@@ -81,7 +148,8 @@ function buildSide(board) {
 function seatRow() {
   const row = document.createElement("div");
   row.className = "seat";
-  row.innerHTML = '<span class="name"></span><span class="clock">–</span>';
+  row.innerHTML = '<span class="who"><span class="label"></span> <span class="name"></span></span>' +
+    '<span class="clock">–</span>';
   return row;
 }
 
@@ -150,14 +218,15 @@ function render(state) {
   }
   renderMessages(state.messages);
   renderYou(state);
-  $("draw").textContent = state.drawOffer && state.drawOffer !== page.seat ? "accept draw" : "offer draw";
+  renderButtons(state);
   const offer = state.drawOffer ? `${state.drawOffer} offers a draw` : "";
   if ($("offer").textContent !== offer) $("offer").textContent = offer;
 }
 
 function fillSeat(row, seat, state) {
   row.dataset.seat = seat;
-  row.querySelector(".name").textContent = `${seat}: ${state.names[seat] || seat}`;
+  row.querySelector(".label").textContent = seat;
+  row.querySelector(".name").textContent = state.names[seat] || seat;
   row.classList.toggle("running", state.running.includes(seat));
   row.classList.toggle("me", seat === page.seat);
 }
@@ -172,21 +241,22 @@ function fillPocket(row, board, color, info, you) {
   row.classList.toggle("mine", Boolean(mine));
   row.dataset.seat = seatOf(board, color);
   row.innerHTML = "";
+  // Every kind keeps its place, an empty one faded, so a piece is where the
+  // hand expects it; the count stands beside the piece, never over it.
   for (const letter of POCKET_ORDER) {
-    const count = pocket[letter];
-    if (!count) continue;
+    const count = pocket[letter] || 0;
     const button = document.createElement("button");
     button.type = "button";
-    button.className = "piece-btn";
+    button.className = count ? "piece-btn" : "piece-btn empty";
     button.dataset.piece = letter;
     button.title = `${count} × ${ROLES[letter]}`;
     button.setAttribute("aria-label", `${ROLES[letter]} ×${count}`);
     button.append(pieceEl(color, letter));
     const badge = document.createElement("span");
     badge.className = "count";
-    badge.textContent = count;
+    badge.textContent = count > 1 ? count : "";
     button.append(badge);
-    if (mine) {
+    if (mine && count) {
       if (page.dropRole === letter) button.classList.add("selected");
       button.addEventListener("click", () => pickDrop(letter));
       button.addEventListener("pointerdown", (e) => dragDrop(board, color, letter, e));
@@ -213,6 +283,8 @@ function dests(legal) {
 }
 
 function renderMessages(messages) {
+  // A seat's page always has the box; a spectator's shows it only with messages in it.
+  $("messages-box").hidden = !messages.length && !(page.state && page.state.you);
   const list = $("messages");
   const key = JSON.stringify(messages);
   if (list.dataset.key === key) return;
@@ -223,6 +295,13 @@ function renderMessages(messages) {
     const who = document.createElement("b");
     who.textContent = `${m.seat} → ${m.to}: `;
     li.append(who, document.createTextNode(m.text));
+    const meaning = signalMeaning(m.text);
+    if (meaning) {
+      const said = document.createElement("span");
+      said.className = "meaning";
+      said.textContent = ` (${meaning})`;
+      li.append(said);
+    }
     list.append(li);
   }
   list.scrollTop = list.scrollHeight;
@@ -231,10 +310,10 @@ function renderMessages(messages) {
 function renderYou(state) {
   const you = state.you;
   $("play").hidden = !you;
-  // On a narrow screen the seat's own board comes first.
-  const order = you && you.board === "B" ? "1" : "0";
-  if ($("side-A").style.order !== order) {
-    $("side-A").style.order = order;
+  // The seat's own board comes first (on a phone, above the seat's buttons).
+  const own = you ? you.board : "A";
+  if (!$(`side-${own}`).classList.contains("own")) {
+    for (const board of ["A", "B"]) $(`side-${board}`).classList.toggle("own", board === own);
     // chessground keeps each board's position: tell it the boards moved.
     for (const board of ["A", "B"]) page.boards[board].cg.redrawAll();
   }
@@ -247,6 +326,35 @@ function renderYou(state) {
     playQueued(state);
   }
   page.wasToMove = toMove;
+}
+
+// The seat's buttons work while its game runs; resigning, only while its board does.
+function renderButtons(state) {
+  const you = state.you;
+  const over = state.result !== null;
+  const board = you && state.boards[you.board];
+  for (const button of document.querySelectorAll("#signals button")) button.disabled = over;
+  $("draw").disabled = over;
+  $("resign").disabled = over || !(board && board.live);
+  $("draw").textContent = state.drawOffer && state.drawOffer !== page.seat ? "accept draw" : "offer draw";
+  if (over) closeConfirm();
+}
+
+// Resigning and drawing end a game: each asks "yes" first, in the page
+// (a browser's confirm() would freeze the clocks and the boards while open).
+function askFirst(question, yes, action) {
+  page.confirming = action;
+  $("confirm-text").textContent = question;
+  $("confirm-yes").textContent = yes;
+  $("confirm").hidden = false;
+  $("play").classList.add("confirming");
+  $("confirm-yes").focus({ preventScroll: true });
+}
+
+function closeConfirm() {
+  page.confirming = null;
+  $("confirm").hidden = true;
+  $("play").classList.remove("confirming");
 }
 
 function renderYouLine(state) {
@@ -363,7 +471,11 @@ function onBoardMove(board, orig, dest) {
 function choosePromotion(board, options) {
   const dialog = $("promotion");
   dialog.innerHTML = "";
-  dialog.className = "cg-wrap";
+  const pieces = document.createElement("div");
+  pieces.className = "choices cg-wrap";
+  const title = document.createElement("p");
+  title.textContent = "Promote to";
+  dialog.append(title, pieces);
   const color = page.state.you.color;
   for (const uci of options.sort((a, b) => "qrbn".indexOf(a[4]) - "qrbn".indexOf(b[4]))) {
     const letter = uci[4].toUpperCase();
@@ -371,12 +483,13 @@ function choosePromotion(board, options) {
     button.type = "button";
     button.dataset.promote = uci[4];
     button.setAttribute("aria-label", ROLES[letter]);
+    button.title = ROLES[letter];
     button.append(pieceEl(color, letter));
     button.addEventListener("click", () => {
       dialog.hidden = true;
       sendMove(uci);
     });
-    dialog.append(button);
+    pieces.append(button);
   }
   dialog.hidden = false;
   dialog.onclick = (e) => {
@@ -437,6 +550,7 @@ function playQueued(state) {
 
 function flash(text) {
   $("notice").textContent = text;
+  $("notice").title = text;
   clearTimeout(flash.timer);
   flash.timer = setTimeout(() => { $("notice").textContent = ""; }, 4000);
 }
@@ -536,30 +650,47 @@ function connect() {
 
 function sit(seat, token, name) {
   page.sitRequest = { type: "sit", seat, token, name };
+  if (name) {
+    try { localStorage.setItem("bughouse-name", name); } catch (_) { /* storage off */ }
+  }
   send(page.sitRequest);
+}
+
+function storedName() {
+  try { return localStorage.getItem("bughouse-name") || ""; } catch (_) { return ""; }
 }
 
 function setUp() {
   buildSide("A");
   buildSide("B");
-  for (const [rowId, prefix] of [["need", "need"], ["nogive", "don't give"]]) {
-    const row = $(rowId);
-    for (const letter of SIGNAL_PIECES) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = letter;
-      button.dataset.tell = `${prefix} ${letter}`;
-      button.setAttribute("aria-label", `${prefix} ${ROLES[letter]}`);
-      row.append(button);
+  for (const [words, signals] of SIGNAL_ROWS) {
+    const row = document.createElement("div");
+    row.className = "signal-row";
+    if (words) {
+      const head = document.createElement("span");
+      head.className = "signal-head";
+      head.textContent = words;
+      $("signals").append(head);
     }
+    row.append(...signals.map(signalButton));
+    $("signals").append(row);
   }
-  for (const button of document.querySelectorAll("#play [data-tell]")) {
+  for (const button of document.querySelectorAll("#signals [data-tell]")) {
     button.addEventListener("click", () => send({ type: "tell", text: button.dataset.tell }));
   }
-  $("resign").addEventListener("click", () => {
-    if (confirm("Resign the game?")) send({ type: "resign" });
+  $("resign").addEventListener("click", () =>
+    askFirst("Resign the game?", "yes, resign", () => send({ type: "resign" })));
+  $("draw").addEventListener("click", () => {
+    const accept = $("draw").textContent === "accept draw";
+    askFirst(accept ? "Accept the draw?" : "Offer a draw?", accept ? "yes, accept" : "yes, offer",
+      () => send({ type: "draw" }));
   });
-  $("draw").addEventListener("click", () => send({ type: "draw" }));
+  $("confirm-yes").addEventListener("click", () => {
+    const action = page.confirming;
+    closeConfirm();
+    if (action) action();
+  });
+  $("confirm-no").addEventListener("click", closeConfirm);
   const sound = $("sound");
   sound.checked = localStorage.getItem("bughouse-sound") === "on";
   sound.addEventListener("change", () => localStorage.setItem("bughouse-sound", sound.checked ? "on" : "off"));
@@ -568,14 +699,22 @@ function setUp() {
     sit($("sit-seat").value, $("sit-token").value.trim(), $("sit-name").value.trim());
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") { page.dropRole = null; page.predrop = null; if (page.state) render(page.state); }
+    if (event.key !== "Escape") return;
+    closeConfirm();
+    page.dropRole = null;
+    page.predrop = null;
+    if (page.state) render(page.state);
   });
-  // #seat=b-white&token=SECRET (the server prints this link): sit at once.
+  // The player's name: from the link (?name=Alice, or &name=Alice after the
+  // token), else the one this browser last sat with.
   const hash = new URLSearchParams(location.hash.slice(1));
+  const query = new URLSearchParams(location.search);
+  $("sit-name").value = (hash.get("name") || query.get("name") || storedName()).trim();
+  // #seat=b-white&token=SECRET (the server prints this link): sit at once.
   if (hash.get("seat") && hash.get("token")) {
     const seat = hash.get("seat");
     const canonical = ["A-White", "A-Black", "B-White", "B-Black"].find((s) => s.toLowerCase() === seat.toLowerCase());
-    page.sitRequest = { type: "sit", seat: canonical || seat, token: hash.get("token"), name: hash.get("name") || "" };
+    sit(canonical || seat, hash.get("token"), $("sit-name").value);
   }
   connect();
   requestAnimationFrame(tick);
