@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 class OutputGone(Exception):
     """Standard output cannot be written any more: closed (``| head``) or full.
 
-    ``closed`` is true for a reader that went away (EPIPE: a quiet end);
-    anything else (ENOSPC, EIO...) is a write error worth one line.
+    ``closed`` is true for a reader that went away (EPIPE, or EIO from a
+    terminal that hung up: a quiet end); anything else (ENOSPC...) is a write
+    error worth one line.
     """
 
     def __init__(self, error: OSError | ValueError) -> None:
@@ -47,8 +48,10 @@ class OutputGone(Exception):
 
     @property
     def closed(self) -> bool:
+        # EIO is what writes to a terminal that hung up get: the reader is gone,
+        # as with EPIPE, and SIGHUP says the rest.
         return isinstance(self.error, BrokenPipeError) or (
-            isinstance(self.error, OSError) and self.error.errno == errno.EPIPE
+            isinstance(self.error, OSError) and self.error.errno in (errno.EPIPE, errno.EIO)
         )
 
     def describe(self) -> str:

@@ -98,7 +98,9 @@ async def test_an_engine_that_crashes_every_other_game_reaches_max_failures(
     class Quiet:
         def begin(self, total: int, done: int) -> None: ...
 
-        def game(self, job: object, report: MatchReport, status: str) -> None: ...
+        def game(
+            self, job: object, report: MatchReport, status: str, left: object = None
+        ) -> None: ...
 
         def message(self, text: str) -> None:
             messages.append(text)
