@@ -570,15 +570,18 @@ async def read_all(stream: trio.SocketStream) -> bytes:
     return data
 
 
-async def test_connections_beyond_the_limit_are_turned_away() -> None:
+async def test_past_the_limit_the_oldest_unauthenticated_connection_makes_room() -> None:
     async with trio.open_nursery() as nursery:
-        front, _, logged = await serving(nursery, Limits(max_connections=2, auth_timeout=30))
+        front, table, logged = await serving(nursery, Limits(max_connections=2, auth_timeout=30))
         held = [await trio.open_tcp_stream("127.0.0.1", front.port) for _ in range(2)]
         await trio.sleep(0.2)
         extra = await trio.open_tcp_stream("127.0.0.1", front.port)
-        assert await read_all(extra) == b"error too many connections\n"
+        # The oldest is told and closed; the newcomer can still authenticate.
+        assert await read_all(held[0]) == b"error too many connections\n"
         assert front.turned_away == 1 and "too many connections" in logged[-1]
-        for stream in held:
+        await extra.send_all(f"auth WB {table.tokens[SEAT]}\n".encode())
+        assert (await extra.receive_some(100)).startswith(b"auth ok WB")
+        for stream in [*held, extra]:
             await stream.aclose()
         nursery.cancel_scope.cancel()
 

@@ -343,25 +343,28 @@ async def http(port: int, request: bytes) -> bytes:
 async def test_the_page_and_its_files_are_served_and_nothing_else() -> None:
     async with trio.open_nursery() as nursery:
         front, _, _ = await start_front(nursery)
-        page = await http(front.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        page = await http(front.port, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         head, _, body = page.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200")
         assert b"content-security-policy: default-src 'none'" in head.lower()
         assert b'src="/assets/live.js"' in body
         script = await http(
-            front.port, b"GET /assets/chessground.min.js HTTP/1.1\r\nHost: x\r\n\r\n"
+            front.port, b"GET /assets/chessground.min.js HTTP/1.1\r\nHost: localhost\r\n\r\n"
         )
         assert script.startswith(b"HTTP/1.1 200") and b"Chessground" in script
         for target in [b"/assets/../live_server.py", b"/assets/README.md", b"/etc/passwd", b"/ws"]:
-            answer = await http(front.port, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            request = b"GET " + target + b" HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            answer = await http(front.port, request)
             assert answer.startswith(b"HTTP/1.1 404"), target
-        post = await http(front.port, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        post = await http(
+            front.port, b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n"
+        )
         assert post.startswith(b"HTTP/1.1 405")
         assert await http(front.port, b"\x00\xff junk\r\n\r\n") == b""
-        huge = b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 40_000 + b"\r\n\r\n"
+        huge = b"GET / HTTP/1.1\r\nHost: localhost\r\nX: " + b"a" * 40_000 + b"\r\n\r\n"
         assert await http(front.port, huge) == b""
         # Still serving after all that.
-        again = await http(front.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        again = await http(front.port, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         assert again.startswith(b"HTTP/1.1 200")
         nursery.cancel_scope.cancel()
 
@@ -376,7 +379,8 @@ class Client:
     @classmethod
     async def open(cls, port: int, target: str = "/ws") -> Client:
         client = cls(await trio.open_tcp_stream("127.0.0.1", port))
-        await client.stream.send_all(client.ws.send(ws_events.Request(host="x", target=target)))
+        request = ws_events.Request(host="localhost", target=target)
+        await client.stream.send_all(client.ws.send(request))
         assert isinstance(await client.event(), ws_events.AcceptConnection)
         return client
 
@@ -384,6 +388,9 @@ class Client:
         with trio.fail_after(10):
             while True:
                 for event in self.ws.events():
+                    if isinstance(event, ws_events.Ping):  # as a browser does
+                        await self.stream.send_all(self.ws.send(event.response()))
+                        continue
                     return event
                 self.ws.receive_data(await self.stream.receive_some(65536) or None)
 
