@@ -151,7 +151,8 @@ class SiteNames:
         if value is None:
             return True
         try:
-            name = urlsplit("//" + value.strip()).hostname
+            url = urlsplit("//" + value.strip())
+            name, _ = url.hostname, url.port  # a port that is not a number is refused
         except ValueError:
             return False
         return name is not None and _name(name) in self.own | self.allowed
