@@ -378,3 +378,47 @@ async def test_a_thousand_wrong_tokens_write_a_bounded_log(tmp_path: Path) -> No
     assert len(refused) < 40, refused
     # The first ones, by the pages, name the page's real address.
     assert one_by_one and all(line.startswith("serve: web 127.0.0.1:") for line in one_by_one)
+
+
+class FailingEnd:
+    """A front end with a bug: it fails a second after it started."""
+
+    async def serve(
+        self, table: object, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        task_status.started()
+        await trio.sleep(1)
+        raise RuntimeError("boom")
+
+
+async def test_a_game_stopped_by_a_failing_front_end_is_recorded_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The record once read "interrupted by : ..." (no signal had come).
+    import datetime
+    import io
+
+    from bughouse_arbiter.cli import build_parser
+    from bughouse_arbiter.commands import match, serve
+    from bughouse_arbiter.table.stopping import Stop
+    from bughouse_arbiter.ui.render import RenderOptions
+
+    assert Stop().reason() == "interrupted: the match was stopped before it ended"
+    engine = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 300"
+    out = tmp_path / "game.bpgn"
+    args = build_parser().parse_args(
+        ["serve", "--web", "0", "--port", "0", "--tc", "60+0", "--out", str(out)]
+        + [f"--engine={seat}={engine}" for seat in ("WA", "BA", "WB", "BB")]
+    )
+    plan = serve.plan_from_args(args, today=datetime.datetime.now())
+    ends = serve.front_ends
+    monkeypatch.setattr(serve, "front_ends", lambda plan: [*ends(plan), FailingEnd()])
+    display = match.Display(io.StringIO(), live=False, options=RenderOptions(unicode=False))
+    with trio.fail_after(TIMEOUT), pytest.raises(BaseExceptionGroup) as failed:
+        await serve.serve(plan, display, log=lambda text: None)
+    assert failed.group_contains(RuntimeError, match="boom", depth=None)
+    game = read_games(out.read_text())[0]
+    assert game.tags["Result"] == "*"
+    assert game.tags["TerminationReason"] == (
+        "the server failed (RuntimeError: boom); the game was stopped"
+    )

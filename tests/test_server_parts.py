@@ -447,6 +447,10 @@ async def test_the_driver_moves_its_player_to_the_seat_each_newgame_names() -> N
         (["--remote", "WB", "--rule", "leaver=stay"], "takes one of lose, computer"),
         (["--remote", "WB", "--rule", "reconnect_grace=-1"], "must be >= 0"),
         (["--remote", "WB", "--tc", "fast"], "is not BASE+INC"),
+        (["--remote", "WB", "--limit", "pages=lots"], "--limit pages: 'lots' is not a number"),
+        (["--remote", "WB", "--limit", "sockets=9"], "expected NAME=VALUE with NAME one of"),
+        (["--remote", "WB", "--allow-origin", "x.org"], "--allow-origin is for the live page"),
+        (["--web", "0", "--allow-origin", "https://x.org/"], "give a host name"),
     ],
 )
 def test_serve_rejects_bad_options_in_one_line(

@@ -176,13 +176,16 @@ def register(subparsers: Any) -> None:
         help="a host name the live page may also be reached by, e.g. a reverse proxy's "
         "(repeatable; else only this server's own address and localhost)",
     )
-    limits = "; ".join(f"{name}: {what}" for name, (_, what) in LIMIT_NAMES.items())
+    base = Limits()
+    limits = "; ".join(
+        f"{name}={getattr(base, field):g}: {what}" for name, (field, what) in LIMIT_NAMES.items()
+    )
     parser.add_argument(
         "--limit",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help=f"a connection limit (repeatable). {limits}",
+        help=f"a connection limit (repeatable; the defaults shown): {limits}",
     )
     parser.set_defaults(run=run)
 
