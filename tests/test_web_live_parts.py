@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import wsproto
 import wsproto.events as ws_events
@@ -22,6 +23,7 @@ from bughouse_arbiter.core.clock import Clocks
 from bughouse_arbiter.core.game import BughouseGame, PartnerMessage
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.server.limits import Limits
 from bughouse_arbiter.server.seam import LiveTable
 from bughouse_arbiter.table.match_events import (
     DrawOffered,
@@ -31,7 +33,7 @@ from bughouse_arbiter.table.match_events import (
     PartnerTold,
 )
 from bughouse_arbiter.ui.table_view import display_san
-from bughouse_arbiter.web.live_server import WebFrontEnd
+from bughouse_arbiter.web.live_server import FULL_CLOSED, TABLE_FULL, WebFrontEnd
 from bughouse_arbiter.web.live_view import LiveView, moves_behind, moves_held
 
 SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
@@ -318,10 +320,12 @@ class Holder:
             pass
 
 
-async def start_front(nursery: trio.Nursery) -> tuple[WebFrontEnd, LiveTable, list[str]]:
+async def start_front(
+    nursery: trio.Nursery, limits: Limits | None = None
+) -> tuple[WebFrontEnd, LiveTable, list[str]]:
     logged: list[str] = []
     table = LiveTable(HouseRules(), {Seat.B_WHITE: Holder()}, names=dict, log=logged.append)  # type: ignore[dict-item]
-    front = WebFrontEnd("127.0.0.1", 0)
+    front = WebFrontEnd("127.0.0.1", 0, limits)
     await nursery.start(front.serve, table)
     return front, table, logged
 
@@ -450,6 +454,54 @@ async def test_a_page_watches_without_a_token_and_bad_messages_get_one_line() ->
         assert isinstance(closing, ws_events.CloseConnection) and closing.code == 1009
         other = await Client.open(front.port)
         assert (await other.message())["type"] == "state"
+        nursery.cancel_scope.cancel()
+
+
+async def test_past_the_watchers_limit_a_page_may_only_sit_and_is_closed_if_it_does_not() -> None:
+    async with trio.open_nursery() as nursery:
+        front, table, logged = await start_front(nursery, Limits(pages=1, auth_timeout=1))
+        watcher = await Client.open(front.port)
+        assert (await watcher.message())["type"] == "state"
+        # A second page gets no snapshot, only the line saying why, and may sit.
+        player = await Client.open(front.port)
+        told = await player.message()
+        assert told == {"type": "error", "text": TABLE_FULL}
+        await player.send('{"type": "sit", "seat": "wb", "token": "wrong"}')
+        assert (await player.message())["text"] == "cannot sit at wb: wrong token"
+        await player.send(
+            json.dumps({"type": "sit", "seat": "wb", "token": table.tokens[Seat.B_WHITE]})
+        )
+        # Seated, it gets the seat's snapshots (they may come before the word "seated").
+        got = [await player.message(), await player.message()]
+        assert sorted(m["type"] for m in got) == ["seated", "state"]
+        assert next(m for m in got if m["type"] == "state")["you"]["seat"] == "B-White"
+        # A third that does not sit in time is closed, saying why.
+        stranger = await Client.open(front.port)
+        assert (await stranger.message())["text"] == TABLE_FULL
+        assert (await stranger.message())["text"] == FULL_CLOSED
+        closing = await stranger.event()
+        assert isinstance(closing, ws_events.CloseConnection) and closing.code == 1013
+        assert any("page closed, the table is full" in line for line in logged)
+        # The seated page and the watcher were left alone.
+        assert len(front.pages) == 1 and len(front.overflow) == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_page_that_does_not_answer_pings_is_closed(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        front, _, logged = await start_front(nursery, Limits(ping_every=3))
+        page = await Client.open(front.port)
+        assert (await page.message())["type"] == "state"
+        # Reading on, but never answering a ping (as a stalled socket would not).
+        started = trio.current_time()
+        with trio.fail_after(60):
+            while await page.stream.receive_some(65536):
+                pass
+        assert trio.current_time() - started == pytest.approx(6, abs=0.1)
+        await trio.sleep(1)
+        assert logged[-1].endswith("page closed, no answer to a ping in 3 s")
         nursery.cancel_scope.cancel()
 
 

@@ -203,8 +203,8 @@ class TcpFrontEnd:
             if ticket.evicted:
                 self.turned_away += 1
                 table.refused(
-                    f"{peer}: too many connections waiting to authenticate; the oldest closed "
-                    f"({self.turned_away} so far)",
+                    f"{peer}: closed to make room, too many connections waiting to "
+                    f"authenticate ({self.turned_away} so far)",
                     "too many connections",
                 )
                 await _answer(stream, "error too many connections")

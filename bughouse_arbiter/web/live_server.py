@@ -192,7 +192,7 @@ class WebFrontEnd:
                 self.requests.release(ticket)
         if ticket.evicted:
             table.refused(
-                f"web {peer}: too many requests at once; the oldest closed with 503", "busy"
+                f"web {peer}: closed with 503 to make room, too many requests at once", "busy"
             )
             await answer_plainly(stream, 503, "the server is busy: try again in a moment")
         elif page is not None:
@@ -318,7 +318,6 @@ class PageSession:
         #: Closed to make room, or for not sitting in time (``FULL_CLOSED`` is sent).
         self.evicted = False
         self._scope = trio.CancelScope()
-        self._nursery: trio.Nursery | None = None
         self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
         self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
         #: The view version of the last snapshot sent (with every move then).
@@ -333,6 +332,7 @@ class PageSession:
 
     def evict(self) -> None:
         """Closes the page (it holds no seat) with ``FULL_CLOSED``."""
+        self.front.release(self)
         self.evicted = True
         self._scope.cancel()
 
@@ -356,7 +356,6 @@ class PageSession:
 
     async def _run(self) -> None:
         async with trio.open_nursery() as nursery:
-            self._nursery = nursery
             nursery.start_soon(self.socket.keep_alive, self.front.limits.ping_every)
             if self.overflow:
                 nursery.start_soon(self._sit_in_time)
