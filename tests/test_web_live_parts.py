@@ -487,6 +487,24 @@ async def test_past_the_watchers_limit_a_page_may_only_sit_and_is_closed_if_it_d
         nursery.cancel_scope.cancel()
 
 
+async def test_past_the_requests_limit_the_oldest_idle_request_gets_a_503_line() -> None:
+    async with trio.open_nursery() as nursery:
+        front, _, logged = await start_front(nursery, Limits(requests=2, auth_timeout=30))
+        idle = [await trio.open_tcp_stream("127.0.0.1", front.port) for _ in range(2)]
+        await trio.sleep(0.2)
+        # A newcomer gets its page; the connection idle longest makes room.
+        page = await http(front.port, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        assert page.startswith(b"HTTP/1.1 200")
+        with trio.fail_after(10):
+            answer = await idle[0].receive_some(4096)
+        assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
+        assert answer.endswith(b"\r\n\r\nthe server is busy: try again in a moment\n")
+        assert "closed with 503 to make room" in logged[-1]
+        for stream in idle:
+            await stream.aclose()
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_page_that_does_not_answer_pings_is_closed(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
