@@ -523,6 +523,48 @@ async def test_a_page_that_does_not_answer_pings_is_closed(
         nursery.cancel_scope.cancel()
 
 
+class TakenHolder:
+    """A remote seat that one link at a time holds."""
+
+    connected = False
+    lost = False
+
+    async def attach(self, link: Any) -> None:
+        self.connected = True
+        try:
+            link.send("bug")
+            while await link.receive() is not None:
+                pass
+        finally:
+            self.connected = False
+
+
+async def test_a_player_whose_old_page_went_silent_sits_again_once_pings_close_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    logged: list[str] = []
+    table = LiveTable(HouseRules(), {Seat.B_WHITE: TakenHolder()}, names=dict, log=logged.append)  # type: ignore[dict-item]
+    front = WebFrontEnd("127.0.0.1", 0, Limits(ping_every=3))
+    sit = json.dumps({"type": "sit", "seat": "wb", "token": table.tokens[Seat.B_WHITE]})
+    async with trio.open_nursery() as nursery:
+        await nursery.start(front.serve, table)
+        old = await Client.open(front.port)
+        await old.send(sit)
+        while (await old.message())["type"] != "seated":
+            pass
+        # The old page goes silent (a laptop asleep, a new network): no close, no pong.
+        new = await Client.open(front.port)
+        await new.send(sit)
+        said = [await new.message() for _ in range(2)]
+        assert {"type": "error", "text": "waiting for wb: another connection holds it"} in said
+        started = trio.current_time()
+        while (await new.message())["type"] != "seated":
+            pass
+        assert 3 <= trio.current_time() - started <= 6 + 0.5
+        assert any("page closed, no answer to a ping in 3 s" in line for line in logged)
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_page_that_sits_in_a_rotated_game_plays_its_players_seat() -> None:
     async with trio.open_nursery() as nursery:
         front, table, _ = await start_front(nursery)

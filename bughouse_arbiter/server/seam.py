@@ -212,11 +212,14 @@ class LiveTable:
         """Where the player of remote seat ``seat`` sits in the current game."""
         return self.seating.get(seat, seat)
 
-    def authenticate(self, seat_text: str, token: str, *, peer: str = "?") -> Seat:
+    def authenticate(
+        self, seat_text: str, token: str, *, peer: str = "?", quiet: bool = False
+    ) -> Seat:
         """The remote seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise.
 
         ``seat_text`` names that seat or the one its player sits at in the
-        current game; ``peer`` names the connection in the log line.
+        current game; ``peer`` names the connection in the log line
+        (``quiet``: none, for a caller that asks again and again).
         """
         named = seat_from_text(seat_text)
         try:
@@ -240,8 +243,9 @@ class LiveTable:
             if holder.connected:
                 raise AuthRefused("seat taken")
         except AuthRefused as exc:
-            text = f"{peer}: auth refused for seat {seat_text[:20]!r}: {exc.reason}"
-            self.refused(text, exc.reason)
+            if not quiet:
+                text = f"{peer}: auth refused for seat {seat_text[:20]!r}: {exc.reason}"
+                self.refused(text, exc.reason)
             raise
         return seat
 

@@ -107,6 +107,8 @@ MESSAGE_BURST = 40
 MAX_TELL = 120
 #: Seconds a page that closed gets for its seat link to wind down.
 DETACH_TIMEOUT = 5.0
+#: Seconds between looks at a seat another connection holds, for a page waiting to sit.
+SEAT_RETRY = 0.25
 #: Seconds the last snapshot gets to reach every page once the games are over.
 FLUSH_TIMEOUT = 2.0
 _NAME = re.compile(r"[^\w .\-]")
@@ -318,6 +320,7 @@ class PageSession:
         #: Closed to make room, or for not sitting in time (``FULL_CLOSED`` is sent).
         self.evicted = False
         self._scope = trio.CancelScope()
+        self._waiting = False  # for a seat another connection holds
         self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
         self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
         #: The view version of the last snapshot sent (with every move then).
@@ -380,7 +383,7 @@ class PageSession:
 
     async def _sit_in_time(self) -> None:
         await trio.sleep(self.front.limits.auth_timeout)
-        if self.player is None:
+        if self.player is None and not self._waiting:  # a waiting page holds the seat's token
             self.evict()
 
     async def _push(self) -> None:
@@ -476,8 +479,37 @@ class PageSession:
         try:
             seat = self.table.authenticate(seat_text[:20], token[:100], peer=f"web {self.peer}")
         except AuthRefused as exc:
+            if exc.reason == "seat taken" and not self._waiting:
+                # Another page or engine holds it: maybe this player's own, gone
+                # without a word (a reload, a new network), which pings will close.
+                self._waiting = True
+                nursery.start_soon(self._sit_when_free, nursery, message)
+                await self._error(f"waiting for {seat_text[:20]}: another connection holds it")
+                return
             await self._error(f"cannot sit at {seat_text[:20]}: {exc.reason}")
             return
+        await self._take(nursery, seat, message)
+
+    async def _sit_when_free(self, nursery: trio.Nursery, message: dict[str, Any]) -> None:
+        """Sits once the connection that holds the seat is gone (at most two pings away)."""
+        seat_text, token = str(message["seat"])[:20], str(message["token"])[:100]
+        reason = "seat taken"
+        with trio.move_on_after(2 * self.front.limits.ping_every + DETACH_TIMEOUT):
+            while reason == "seat taken" and self.player is None:
+                await trio.sleep(SEAT_RETRY)
+                try:
+                    seat = self.table.authenticate(seat_text, token, quiet=True)
+                except AuthRefused as exc:
+                    reason = exc.reason
+                    continue
+                self._waiting = False
+                await self._take(nursery, seat, message)
+                return
+        self._waiting = False
+        if self.player is None:
+            await self._error(f"cannot sit at {seat_text}: {reason}")
+
+    async def _take(self, nursery: trio.Nursery, seat: Seat, message: dict[str, Any]) -> None:
         # A seated page counts in no pool: strangers cannot push it out.
         self.front.release(self)
         if self.overflow:
