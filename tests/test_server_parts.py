@@ -24,7 +24,7 @@ from bughouse_arbiter.protocol import RawLine
 from bughouse_arbiter.server.client import parse_address
 from bughouse_arbiter.server.driver import PlayerDriver
 from bughouse_arbiter.server.limits import Limits, RateLimiter
-from bughouse_arbiter.server.listener import TcpFrontEnd
+from bughouse_arbiter.server.listener import PING_EVERY, PONG_WAIT, TcpFrontEnd
 from bughouse_arbiter.server.remote import RemoteEnginePlayer, RemoteSeat
 from bughouse_arbiter.server.seam import AuthRefused, LiveTable
 
@@ -608,6 +608,26 @@ async def test_unauthenticated_connections_get_little(data: bytes, answer: bytes
         await stream.send_all(data)
         assert await read_all(stream) == answer
         assert front.open_connections == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_peer_that_asked_for_pings_and_answers_none_is_dropped(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        front, table, logged = await serving(nursery, Limits())
+        stream = await trio.open_tcp_stream("127.0.0.1", front.port)
+        await stream.send_all(f"auth WB {table.tokens[SEAT]} ping\n".encode())
+        remote = table._holders[SEAT]
+        while not remote.connected:
+            await trio.sleep(0.1)
+        attached = trio.current_time()
+        with trio.fail_after(120):
+            while remote.connected:  # never a pong
+                await trio.sleep(0.1)
+        assert trio.current_time() - attached == pytest.approx(PONG_WAIT + PING_EVERY, abs=0.3)
+        assert logged[-1].endswith(f"left seat WB (no pong in {PONG_WAIT:g} s)")
+        await stream.aclose()
         nursery.cancel_scope.cancel()
 
 

@@ -8,7 +8,9 @@ connection carries protocol.md lines both ways, exactly as a pipe
 (``TcpLink``), until either side closes it. With ``ping`` the server also
 sends ``ping <n>`` after each ``go`` and every ``PING_EVERY`` seconds, and
 the client answers ``pong <n>`` at once (its engine never sees either); the
-round-trip is the lag written into the BPGN. Nothing a client sends reaches
+round-trip is the lag written into the BPGN, and a connection that leaves a
+ping unanswered for ``PONG_WAIT`` seconds is closed (a drop: its player may
+come back). Nothing a client sends reaches
 another client: the only way from a connection to the table is its seat's
 protocol session, which parses and filters every line. Every failure of one
 connection is logged (``LiveTable.refused``: a flood is counted, not
@@ -33,6 +35,8 @@ from .streams import READ_SIZE, read_lines
 AUTH_OPTIONS = frozenset({"ping", "human"})
 #: Seconds between keep-alive pings on an idle connection that asked for them.
 PING_EVERY = 5.0
+#: Seconds a ping may go unanswered before such a connection counts as gone.
+PONG_WAIT = 3 * PING_EVERY
 
 
 class TcpLink:
@@ -66,6 +70,8 @@ class TcpLink:
         self._eof = False
         self._ping_no = 0
         self._ping_sent: dict[int, float] = {}
+        #: Why the server gave up on the peer, or None.
+        self.gone: str | None = None
 
     # -- out ----------------------------------------------------------------------------
 
@@ -112,6 +118,13 @@ class TcpLink:
     async def run_pinger(self) -> None:
         while self.pings and not self._broken:
             await trio.sleep(PING_EVERY)
+            waited = [trio.current_time() - sent for sent in self._ping_sent.values()]
+            if waited and max(waited) >= PONG_WAIT:
+                # Gone without a word (a dead network): free the seat for its player.
+                self.gone = f"no pong in {PONG_WAIT:g} s"
+                self._broken = True
+                self._kick.set()
+                return
             self.ping()
 
     # -- in -----------------------------------------------------------------------------
@@ -289,7 +302,8 @@ class TcpFrontEnd:
                 await table.attach(seat, link)
             finally:
                 nursery.cancel_scope.cancel()
-        table.log(f"{peer}: left seat {seat.bpgn}")
+        gone = f" ({link.gone})" if link.gone else ""
+        table.log(f"{peer}: left seat {seat.bpgn}{gone}")
 
     def _refused(self, table: LiveTable, text: str) -> None:
         self.junk += 1
