@@ -505,6 +505,36 @@ async def test_past_the_requests_limit_the_oldest_idle_request_gets_a_503_line()
         nursery.cancel_scope.cancel()
 
 
+async def test_a_bug_in_one_pages_handling_ends_that_page_only_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bughouse_arbiter.web import live_server
+
+    parse = live_server.page_message
+
+    def buggy(text: str) -> dict[str, Any] | str:
+        if text == "boom":
+            raise RuntimeError("a bug")
+        return parse(text)
+
+    monkeypatch.setattr(live_server, "page_message", buggy)
+    async with trio.open_nursery() as nursery:
+        front, _, logged = await start_front(nursery)
+        victim, other = await Client.open(front.port), await Client.open(front.port)
+        assert (await victim.message())["type"] == (await other.message())["type"] == "state"
+        await victim.send("boom")
+        with trio.fail_after(10):
+            while await victim.stream.receive_some(65536):
+                pass
+        assert [line for line in logged if "failed" in line] == [
+            f"web 127.0.0.1:{victim.stream.socket.getsockname()[1]}: "
+            "connection failed (RuntimeError: a bug)"
+        ]
+        await other.send("[]")
+        assert (await other.message())["text"] == "a message is an object with a 'type'"
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_page_that_does_not_answer_pings_is_closed(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
