@@ -195,7 +195,8 @@ async def test_a_flood_of_junk_connections_does_not_disturb_the_game(tmp_path: P
     game = the_game(server)
     assert game.tags["Termination"] != "left"
     assert game.tags["Result"] in {"1-0", "0-1", "1/2-1/2"}
-    assert "no auth line in time" in server.err or "not an auth line" in server.err
+    # Logged one by one, or (past the first few) counted by kind.
+    assert "junk connection" in server.err
 
 
 async def flood(port: int, index: int) -> None:

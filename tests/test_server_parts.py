@@ -27,7 +27,7 @@ from bughouse_arbiter.protocol import RawLine
 from bughouse_arbiter.server.client import parse_address
 from bughouse_arbiter.server.driver import PlayerDriver
 from bughouse_arbiter.server.limits import Limits, RateLimiter
-from bughouse_arbiter.server.listener import TcpFrontEnd
+from bughouse_arbiter.server.listener import PING_EVERY, PONG_WAIT, TcpFrontEnd
 from bughouse_arbiter.server.remote import RemoteEnginePlayer, RemoteSeat
 from bughouse_arbiter.server.seam import AuthRefused, LiveTable
 from bughouse_arbiter.table.match_events import MatchStarted
@@ -468,6 +468,10 @@ async def test_the_driver_moves_its_player_to_the_seat_each_newgame_names() -> N
         (["--remote", "WB", "--rule", "leaver=stay"], "takes one of lose, computer"),
         (["--remote", "WB", "--rule", "reconnect_grace=-1"], "must be >= 0"),
         (["--remote", "WB", "--tc", "fast"], "is not BASE+INC"),
+        (["--remote", "WB", "--limit", "pages=lots"], "--limit pages: 'lots' is not a number"),
+        (["--remote", "WB", "--limit", "sockets=9"], "expected NAME=VALUE with NAME one of"),
+        (["--remote", "WB", "--allow-origin", "x.org"], "--allow-origin is for the live page"),
+        (["--web", "0", "--allow-origin", "https://x.org/"], "give a host name"),
     ],
 )
 def test_serve_rejects_bad_options_in_one_line(
@@ -592,15 +596,18 @@ async def read_all(stream: trio.SocketStream) -> bytes:
     return data
 
 
-async def test_connections_beyond_the_limit_are_turned_away() -> None:
+async def test_past_the_limit_the_oldest_unauthenticated_connection_makes_room() -> None:
     async with trio.open_nursery() as nursery:
-        front, _, logged = await serving(nursery, Limits(max_connections=2, auth_timeout=30))
+        front, table, logged = await serving(nursery, Limits(max_connections=2, auth_timeout=30))
         held = [await trio.open_tcp_stream("127.0.0.1", front.port) for _ in range(2)]
         await trio.sleep(0.2)
         extra = await trio.open_tcp_stream("127.0.0.1", front.port)
-        assert await read_all(extra) == b"error too many connections\n"
+        # The oldest is told and closed; the newcomer can still authenticate.
+        assert await read_all(held[0]) == b"error too many connections\n"
         assert front.turned_away == 1 and "too many connections" in logged[-1]
-        for stream in held:
+        await extra.send_all(f"auth WB {table.tokens[SEAT]}\n".encode())
+        assert (await extra.receive_some(100)).startswith(b"auth ok WB")
+        for stream in [*held, extra]:
             await stream.aclose()
         nursery.cancel_scope.cancel()
 
@@ -623,6 +630,26 @@ async def test_unauthenticated_connections_get_little(data: bytes, answer: bytes
         await stream.send_all(data)
         assert await read_all(stream) == answer
         assert front.open_connections == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_peer_that_asked_for_pings_and_answers_none_is_dropped(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        front, table, logged = await serving(nursery, Limits())
+        stream = await trio.open_tcp_stream("127.0.0.1", front.port)
+        await stream.send_all(f"auth WB {table.tokens[SEAT]} ping\n".encode())
+        remote = table._holders[SEAT]
+        while not remote.connected:
+            await trio.sleep(0.1)
+        attached = trio.current_time()
+        with trio.fail_after(120):
+            while remote.connected:  # never a pong
+                await trio.sleep(0.1)
+        assert trio.current_time() - attached == pytest.approx(PONG_WAIT + PING_EVERY, abs=0.3)
+        assert logged[-1].endswith(f"left seat WB (no pong in {PONG_WAIT:g} s)")
+        await stream.aclose()
         nursery.cancel_scope.cancel()
 
 

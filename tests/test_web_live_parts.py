@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import wsproto
 import wsproto.events as ws_events
@@ -24,6 +25,7 @@ from bughouse_arbiter.core.game import BughouseGame, PartnerMessage
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.protocol.signals import signals_message
+from bughouse_arbiter.server.limits import Limits
 from bughouse_arbiter.server.seam import LiveTable
 from bughouse_arbiter.table.match_events import (
     DrawOffered,
@@ -33,7 +35,7 @@ from bughouse_arbiter.table.match_events import (
     PartnerTold,
 )
 from bughouse_arbiter.ui.table_view import display_san
-from bughouse_arbiter.web.live_server import WebFrontEnd
+from bughouse_arbiter.web.live_server import FULL_CLOSED, TABLE_FULL, WebFrontEnd
 from bughouse_arbiter.web.live_view import LiveView, moves_behind, moves_held
 
 SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
@@ -329,10 +331,12 @@ class Holder:
             pass
 
 
-async def start_front(nursery: trio.Nursery) -> tuple[WebFrontEnd, LiveTable, list[str]]:
+async def start_front(
+    nursery: trio.Nursery, limits: Limits | None = None
+) -> tuple[WebFrontEnd, LiveTable, list[str]]:
     logged: list[str] = []
     table = LiveTable(HouseRules(), {Seat.B_WHITE: Holder()}, names=dict, log=logged.append)  # type: ignore[dict-item]
-    front = WebFrontEnd("127.0.0.1", 0)
+    front = WebFrontEnd("127.0.0.1", 0, limits)
     await nursery.start(front.serve, table)
     return front, table, logged
 
@@ -354,25 +358,28 @@ async def http(port: int, request: bytes) -> bytes:
 async def test_the_page_and_its_files_are_served_and_nothing_else() -> None:
     async with trio.open_nursery() as nursery:
         front, _, _ = await start_front(nursery)
-        page = await http(front.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        page = await http(front.port, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         head, _, body = page.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200")
         assert b"content-security-policy: default-src 'none'" in head.lower()
         assert b'src="/assets/live.js"' in body
         script = await http(
-            front.port, b"GET /assets/chessground.min.js HTTP/1.1\r\nHost: x\r\n\r\n"
+            front.port, b"GET /assets/chessground.min.js HTTP/1.1\r\nHost: localhost\r\n\r\n"
         )
         assert script.startswith(b"HTTP/1.1 200") and b"Chessground" in script
         for target in [b"/assets/../live_server.py", b"/assets/README.md", b"/etc/passwd", b"/ws"]:
-            answer = await http(front.port, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            request = b"GET " + target + b" HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            answer = await http(front.port, request)
             assert answer.startswith(b"HTTP/1.1 404"), target
-        post = await http(front.port, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        post = await http(
+            front.port, b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n"
+        )
         assert post.startswith(b"HTTP/1.1 405")
         assert await http(front.port, b"\x00\xff junk\r\n\r\n") == b""
-        huge = b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 40_000 + b"\r\n\r\n"
+        huge = b"GET / HTTP/1.1\r\nHost: localhost\r\nX: " + b"a" * 40_000 + b"\r\n\r\n"
         assert await http(front.port, huge) == b""
         # Still serving after all that.
-        again = await http(front.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        again = await http(front.port, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         assert again.startswith(b"HTTP/1.1 200")
         nursery.cancel_scope.cancel()
 
@@ -387,7 +394,8 @@ class Client:
     @classmethod
     async def open(cls, port: int, target: str = "/ws") -> Client:
         client = cls(await trio.open_tcp_stream("127.0.0.1", port))
-        await client.stream.send_all(client.ws.send(ws_events.Request(host="x", target=target)))
+        request = ws_events.Request(host="localhost", target=target)
+        await client.stream.send_all(client.ws.send(request))
         assert isinstance(await client.event(), ws_events.AcceptConnection)
         return client
 
@@ -395,6 +403,9 @@ class Client:
         with trio.fail_after(10):
             while True:
                 for event in self.ws.events():
+                    if isinstance(event, ws_events.Ping):  # as a browser does
+                        await self.stream.send_all(self.ws.send(event.response()))
+                        continue
                     return event
                 self.ws.receive_data(await self.stream.receive_some(65536) or None)
 
@@ -464,6 +475,144 @@ async def test_a_page_watches_without_a_token_and_bad_messages_get_one_line() ->
         assert isinstance(closing, ws_events.CloseConnection) and closing.code == 1009
         other = await Client.open(front.port)
         assert (await other.message())["type"] == "state"
+        nursery.cancel_scope.cancel()
+
+
+async def test_past_the_watchers_limit_a_page_may_only_sit_and_is_closed_if_it_does_not() -> None:
+    async with trio.open_nursery() as nursery:
+        front, table, logged = await start_front(nursery, Limits(pages=1, auth_timeout=1))
+        watcher = await Client.open(front.port)
+        assert (await watcher.message())["type"] == "state"
+        # A second page gets no snapshot, only the line saying why, and may sit.
+        player = await Client.open(front.port)
+        told = await player.message()
+        assert told == {"type": "error", "text": TABLE_FULL}
+        await player.send('{"type": "sit", "seat": "wb", "token": "wrong"}')
+        assert (await player.message())["text"] == "cannot sit at wb: wrong token"
+        await player.send(
+            json.dumps({"type": "sit", "seat": "wb", "token": table.tokens[Seat.B_WHITE]})
+        )
+        # Seated, it gets the seat's snapshots (they may come before the word "seated").
+        got = [await player.message(), await player.message()]
+        assert sorted(m["type"] for m in got) == ["seated", "state"]
+        assert next(m for m in got if m["type"] == "state")["you"]["seat"] == "B-White"
+        # A third that does not sit in time is closed, saying why.
+        stranger = await Client.open(front.port)
+        assert (await stranger.message())["text"] == TABLE_FULL
+        assert (await stranger.message())["text"] == FULL_CLOSED
+        closing = await stranger.event()
+        assert isinstance(closing, ws_events.CloseConnection) and closing.code == 1013
+        assert any("page closed, the table is full" in line for line in logged)
+        # The seated page and the watcher were left alone.
+        assert len(front.pages) == 1 and len(front.overflow) == 0
+        nursery.cancel_scope.cancel()
+
+
+async def test_past_the_requests_limit_the_oldest_idle_request_gets_a_503_line() -> None:
+    async with trio.open_nursery() as nursery:
+        front, _, logged = await start_front(nursery, Limits(requests=2, auth_timeout=30))
+        idle = [await trio.open_tcp_stream("127.0.0.1", front.port) for _ in range(2)]
+        await trio.sleep(0.2)
+        # A newcomer gets its page; the connection idle longest makes room.
+        page = await http(front.port, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        assert page.startswith(b"HTTP/1.1 200")
+        with trio.fail_after(10):
+            answer = await idle[0].receive_some(4096)
+        assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
+        assert answer.endswith(b"\r\n\r\nthe server is busy: try again in a moment\n")
+        assert "closed with 503 to make room" in logged[-1]
+        for stream in idle:
+            await stream.aclose()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_bug_in_one_pages_handling_ends_that_page_only_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bughouse_arbiter.web import live_server
+
+    parse = live_server.page_message
+
+    def buggy(text: str) -> dict[str, Any] | str:
+        if text == "boom":
+            raise RuntimeError("a bug")
+        return parse(text)
+
+    monkeypatch.setattr(live_server, "page_message", buggy)
+    async with trio.open_nursery() as nursery:
+        front, _, logged = await start_front(nursery)
+        victim, other = await Client.open(front.port), await Client.open(front.port)
+        assert (await victim.message())["type"] == (await other.message())["type"] == "state"
+        await victim.send("boom")
+        with trio.fail_after(10):
+            while await victim.stream.receive_some(65536):
+                pass
+        assert [line for line in logged if "failed" in line] == [
+            f"web 127.0.0.1:{victim.stream.socket.getsockname()[1]}: "
+            "connection failed (RuntimeError: a bug)"
+        ]
+        await other.send("[]")
+        assert (await other.message())["text"] == "a message is an object with a 'type'"
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_page_that_does_not_answer_pings_is_closed(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        front, _, logged = await start_front(nursery, Limits(ping_every=3))
+        page = await Client.open(front.port)
+        assert (await page.message())["type"] == "state"
+        # Reading on, but never answering a ping (as a stalled socket would not).
+        started = trio.current_time()
+        with trio.fail_after(60):
+            while await page.stream.receive_some(65536):
+                pass
+        assert trio.current_time() - started == pytest.approx(6, abs=0.1)
+        await trio.sleep(1)
+        assert logged[-1].endswith("page closed, no answer to a ping in 3 s")
+        nursery.cancel_scope.cancel()
+
+
+class TakenHolder:
+    """A remote seat that one link at a time holds."""
+
+    connected = False
+    lost = False
+
+    async def attach(self, link: Any) -> None:
+        self.connected = True
+        try:
+            link.send("bug")
+            while await link.receive() is not None:
+                pass
+        finally:
+            self.connected = False
+
+
+async def test_a_player_whose_old_page_went_silent_sits_again_once_pings_close_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    logged: list[str] = []
+    table = LiveTable(HouseRules(), {Seat.B_WHITE: TakenHolder()}, names=dict, log=logged.append)  # type: ignore[dict-item]
+    front = WebFrontEnd("127.0.0.1", 0, Limits(ping_every=3))
+    sit = json.dumps({"type": "sit", "seat": "wb", "token": table.tokens[Seat.B_WHITE]})
+    async with trio.open_nursery() as nursery:
+        await nursery.start(front.serve, table)
+        old = await Client.open(front.port)
+        await old.send(sit)
+        while (await old.message())["type"] != "seated":
+            pass
+        # The old page goes silent (a laptop asleep, a new network): no close, no pong.
+        new = await Client.open(front.port)
+        await new.send(sit)
+        said = [await new.message() for _ in range(2)]
+        assert {"type": "error", "text": "waiting for wb: another connection holds it"} in said
+        started = trio.current_time()
+        while (await new.message())["type"] != "seated":
+            pass
+        assert 3 <= trio.current_time() - started <= 6 + 0.5
+        assert any("page closed, no answer to a ping in 3 s" in line for line in logged)
         nursery.cancel_scope.cancel()
 
 

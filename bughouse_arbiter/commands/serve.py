@@ -67,6 +67,7 @@ import dataclasses
 import datetime
 import functools
 import ipaddress
+import re
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
@@ -86,7 +87,7 @@ from ..players.base import Player
 from ..players.factory import create_player
 from ..players.process import EngineProcess, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
-from ..server.limits import Limits
+from ..server.limits import LIMIT_NAMES, Limits, limits_from_texts
 from ..server.listener import ServeError, TcpFrontEnd
 from ..server.remote import RemoteEnginePlayer, RemoteSeat
 from ..server.seam import FrontEnd, LiveTable
@@ -120,6 +121,10 @@ from .match import plan_from_args as match_plan_from_args
 DEFAULT_PORT = 7790
 #: The live page's port with a bare ``--web``.
 DEFAULT_WEB_PORT = 7791
+#: A name ``--allow-origin`` takes: a DNS name or an address (IPv6 in brackets or not).
+_HOST_NAME = re.compile(
+    r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?\.?|\[?[0-9A-Fa-f:.]{2,45}\]?"
+)
 #: The engine that takes a seat under ``leaver=computer``.
 REPLACEMENT = "searcher"
 #: Who must agree to a draw at a served table, unless ``--rule draw=...`` says.
@@ -183,6 +188,25 @@ def register(subparsers: Any) -> None:
         metavar="PORT",
         help=f"also serve the live page on this port (default {DEFAULT_WEB_PORT}; 0 = any free)",
     )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the live page may also be reached by, e.g. a reverse proxy's "
+        "(repeatable; else only this server's own address and localhost)",
+    )
+    base = Limits()
+    limits = "; ".join(
+        f"{name}={getattr(base, field):g}: {what}" for name, (field, what) in LIMIT_NAMES.items()
+    )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"a connection limit (repeatable; the defaults shown): {limits}",
+    )
     parser.set_defaults(run=run)
 
 
@@ -196,6 +220,9 @@ class ServePlan:
     web_port: int | None = None
     #: Seats rotate between games as in ``match`` (False: ``--fixed-seats``).
     rotate: bool = True
+    limits: Limits = attrs.field(factory=Limits)
+    #: More names the live page answers to (``--allow-origin``).
+    allow_origin: tuple[str, ...] = ()
 
     def seat_in_game(self, seat: Seat, index: int) -> Seat:
         """Where the player of ``seat`` (its seat in the first game) sits in game ``index``."""
@@ -227,6 +254,15 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
             raise UsageError(f"seat {seat} is both --remote and --engine")
     port = _port("--port", args.port)
     web_port = None if args.web is None else _port("--web", args.web)
+    limits = limits_from_texts(args.limit)
+    allow = tuple(args.allow_origin)
+    if allow and web_port is None:
+        raise UsageError("--allow-origin is for the live page: give --web too")
+    for name in allow:
+        if not _HOST_NAME.fullmatch(name):
+            raise UsageError(
+                f"--allow-origin {name!r}: give a host name, such as bughouse.example.org"
+            )
     match_args = argparse.Namespace(
         rule=args.rule,
         tc=args.tc,
@@ -249,6 +285,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         port=port,
         web_port=web_port,
         rotate=not args.fixed_seats,
+        limits=limits,
+        allow_origin=allow,
     )
 
 
@@ -279,9 +317,10 @@ def log_line(text: str) -> None:
 
 def front_ends(plan: ServePlan) -> list[FrontEnd]:
     """The ways in: the TCP listener, and the live page with ``--web``."""
-    ends: list[FrontEnd] = [TcpFrontEnd(plan.host, plan.port, Limits())]
+    ends: list[FrontEnd] = [TcpFrontEnd(plan.host, plan.port, plan.limits)]
     if plan.web_port is not None:
-        ends.append(WebFrontEnd(plan.host, plan.web_port))
+        web = WebFrontEnd(plan.host, plan.web_port, plan.limits, allow_origin=plan.allow_origin)
+        ends.append(web)
     return ends
 
 
@@ -314,9 +353,17 @@ async def serve(
         for remote in remotes.values():
             remote.on_replaced = partial(_taken_over, table, names, remote.seat)
         ends = front_ends(plan)
+        failed: list[str] = []
+
+        def stop_reason() -> str:
+            # A front end that fails (a bug) cancels the games: say so, not "interrupted by".
+            if stop.signal is None and failed:
+                return f"the server failed ({failed[0]}); the game was stopped"
+            return stop.reason()
+
         try:
             for end in ends:
-                await home.start(end.serve, table)
+                await home.start(_front_end, end, table, failed)
         except ServeError as exc:
             (env or Environment.detect("serve")).error(str(exc))
             home.cancel_scope.cancel()
@@ -370,7 +417,7 @@ async def serve(
                         display.line(f"waiting for seat {seat}...")
                         await remote.wait_ready()
                 record = await _play_one(
-                    plan, index, display, remote_players, table, names, stop.reason, keeper
+                    plan, index, display, remote_players, table, names, stop_reason, keeper
                 )
                 kill_orphans(keep=live_engine_pids())
                 if plan.match.games > 1:
@@ -467,6 +514,21 @@ def _taken_over(table: LiveTable, names: dict[Seat, str], joined: Seat, engine: 
     seat = table.seat_of(joined)
     names[seat] = f"{names.get(seat, seat.value)} / {engine}"
     table.emit(SeatTakenOver(seat=seat, names=dict(names), now=trio.current_time()))
+
+
+async def _front_end(
+    end: FrontEnd,
+    table: LiveTable,
+    failed: list[str],
+    *,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Runs a front end; a failure is noted in ``failed`` (for the game's record) and raised."""
+    try:
+        await end.serve(table, task_status=task_status)
+    except Exception as exc:
+        failed.append(f"{type(exc).__name__}: {exc}"[:200])
+        raise
 
 
 def _url_host(host: str) -> str:

@@ -9,7 +9,12 @@
   the pipe replaced by whichever connection holds the seat now), with the
   reconnect grace and the leaver rule.
 - ``limits``: the bounds every connection lives under (line length, lines per
-  second, open connections, time and lines before authentication).
+  second, open connections, time and lines before authentication), and
+  ``serve --limit``.
+- ``admission``: the bounded pools of connections that hold no seat, the
+  oldest making room, a share per address.
+- ``refusals``: the log of refused connections, bounded (the first few, then
+  a count per period).
 - ``listener``: the TCP front end: accepts, authenticates (``auth SEAT TOKEN``),
   enforces the limits and attaches the connection to its seat.
 - ``client``: the other end, used by ``bughouse connect`` and ``bughouse play

@@ -8,10 +8,13 @@ connection carries protocol.md lines both ways, exactly as a pipe
 (``TcpLink``), until either side closes it. With ``ping`` the server also
 sends ``ping <n>`` after each ``go`` and every ``PING_EVERY`` seconds, and
 the client answers ``pong <n>`` at once (its engine never sees either); the
-round-trip is the lag written into the BPGN. Nothing a client sends reaches
+round-trip is the lag written into the BPGN, and a connection that leaves a
+ping unanswered for ``PONG_WAIT`` seconds is closed (a drop: its player may
+come back). Nothing a client sends reaches
 another client: the only way from a connection to the table is its seat's
 protocol session, which parses and filters every line. Every failure of one
-connection is logged and ends only that connection.
+connection is logged (``LiveTable.refused``: a flood is counted, not
+written line by line) and ends only that connection.
 """
 
 from __future__ import annotations
@@ -23,16 +26,17 @@ from functools import partial
 import trio
 
 from ..protocol import LineBuffer, RawLine
+from .admission import Pool
 from .limits import Limits, RateLimiter
 from .seam import AuthRefused, LiveTable
 from .streams import READ_SIZE, read_lines
 
 #: What may follow the token on the ``auth`` line.
 AUTH_OPTIONS = frozenset({"ping", "human"})
-#: Junk connections logged one by one before only every thousandth is.
-JUNK_LOGGED = 100
 #: Seconds between keep-alive pings on an idle connection that asked for them.
 PING_EVERY = 5.0
+#: Seconds a ping may go unanswered before such a connection counts as gone.
+PONG_WAIT = 3 * PING_EVERY
 
 
 class TcpLink:
@@ -66,6 +70,8 @@ class TcpLink:
         self._eof = False
         self._ping_no = 0
         self._ping_sent: dict[int, float] = {}
+        #: Why the server gave up on the peer, or None.
+        self.gone: str | None = None
 
     # -- out ----------------------------------------------------------------------------
 
@@ -112,6 +118,13 @@ class TcpLink:
     async def run_pinger(self) -> None:
         while self.pings and not self._broken:
             await trio.sleep(PING_EVERY)
+            waited = [trio.current_time() - sent for sent in self._ping_sent.values()]
+            if waited and max(waited) >= PONG_WAIT:
+                # Gone without a word (a dead network): free the seat for its player.
+                self.gone = f"no pong in {PONG_WAIT:g} s"
+                self._broken = True
+                self._kick.set()
+                return
             self.ping()
 
     # -- in -----------------------------------------------------------------------------
@@ -154,14 +167,25 @@ class TcpLink:
 
 
 class TcpFrontEnd:
-    """Listens on ``host:port`` (0: any free port; ``port`` holds the real one once started)."""
+    """Listens on ``host:port`` (0: any free port; ``port`` holds the real one once started).
+
+    Connections still to authenticate share one ``admission.Pool``
+    (``max_connections``, ``per_address`` from one address): a newcomer past
+    either makes the oldest such connection (of its own address first) go,
+    with ``error too many connections``. So strangers cannot keep a player
+    who holds a token out: its connection sends ``auth`` at once and leaves
+    the pool, and the ones that made it wait are the ones closed.
+    """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, limits: Limits | None = None):
         self.host = host
         self.port = port
         self.limits = limits or Limits()
+        self.waiting = Pool(
+            self.limits.max_connections, self.limits.per_address, evict=True
+        )
         self.open_connections = 0
-        #: Connections turned away because too many were open.
+        #: Connections closed to make room for newer ones.
         self.turned_away = 0
         #: Connections closed before a well-formed auth line.
         self.junk = 0
@@ -171,30 +195,48 @@ class TcpFrontEnd:
     ) -> None:
         listeners = await open_listeners(self.host, self.port)
         self.port = listeners[0].socket.getsockname()[1]
-        task_status.started()
-        await trio.serve_listeners(partial(self._handle, table), listeners)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(table.report_refusals)
+            task_status.started()
+            await trio.serve_listeners(partial(self._handle, table), listeners)
 
     async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
         peer = peer_name(stream)
-        if self.open_connections >= self.limits.max_connections:
-            self.turned_away += 1
-            if self.turned_away <= 10 or self.turned_away % 1000 == 0:
-                table.log(f"{peer}: too many connections ({self.turned_away} turned away)")
-            with trio.move_on_after(1):
-                with contextlib.suppress(trio.BrokenResourceError, OSError):
-                    await stream.send_all(b"error too many connections\n")
-            await _close(stream)
-            return
         self.open_connections += 1
         try:
-            await self._session(table, stream, peer)
+            scope = trio.CancelScope()
+            ticket = self.waiting.admit(peer_host(stream), scope.cancel)
+            assert ticket is not None  # an evicting pool always admits
+            first = None
+            with scope:
+                try:
+                    first = await self._auth_line(stream)
+                finally:
+                    self.waiting.release(ticket)
+            if ticket.evicted:
+                self.turned_away += 1
+                table.refused(
+                    f"{peer}: closed to make room, too many connections waiting to "
+                    f"authenticate ({self.turned_away} so far)",
+                    "too many connections",
+                )
+                await _answer(stream, "error too many connections")
+                return
+            if first is not None:
+                await self._session(table, stream, peer, *first)
         except Exception as exc:  # one connection's trouble never reaches the others
-            table.log(f"{peer}: connection failed ({type(exc).__name__}: {exc})")
+            table.refused(
+                f"{peer}: connection failed ({type(exc).__name__}: {exc})", "failed connection"
+            )
         finally:
             self.open_connections -= 1
             await _close(stream)
 
-    async def _session(self, table: LiveTable, stream: trio.SocketStream, peer: str) -> None:
+    async def _auth_line(
+        self, stream: trio.SocketStream
+    ) -> tuple[RawLine | None, LineBuffer, list[RawLine]] | None:
+        """The first non-blank line (None: none in time), the buffer and the lines after it;
+        None if the peer closed first."""
         buffer = LineBuffer(self.limits.max_line)
         lines: list[RawLine] = []
         auth: RawLine | None = None
@@ -207,12 +249,23 @@ class TcpFrontEnd:
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         chunk = b""
                     if not chunk:
-                        return
+                        return None
                     lines.extend(buffer.feed(chunk))
                 line = lines.pop(0)
                 seen += 1
                 if line.text.strip():
                     auth = line
+        return auth, buffer, lines
+
+    async def _session(
+        self,
+        table: LiveTable,
+        stream: trio.SocketStream,
+        peer: str,
+        auth: RawLine | None,
+        buffer: LineBuffer,
+        lines: list[RawLine],
+    ) -> None:
         if auth is None:
             self._refused(table, f"{peer}: no auth line in time; closed")
             await _answer(stream, "auth refused no auth line")
@@ -249,13 +302,12 @@ class TcpFrontEnd:
                 await table.attach(seat, link)
             finally:
                 nursery.cancel_scope.cancel()
-        table.log(f"{peer}: left seat {seat.bpgn}")
+        gone = f" ({link.gone})" if link.gone else ""
+        table.log(f"{peer}: left seat {seat.bpgn}{gone}")
 
     def _refused(self, table: LiveTable, text: str) -> None:
-        """Logs junk connections: the first ones each, then every thousandth (a flood)."""
         self.junk += 1
-        if self.junk <= JUNK_LOGGED or self.junk % 1000 == 0:
-            table.log(f"{text} ({self.junk} junk connections so far)")
+        table.refused(f"{text} ({self.junk} junk connections so far)", "junk connection")
 
 
 async def open_listeners(host: str, port: int) -> list[trio.SocketListener]:
@@ -291,3 +343,11 @@ def peer_name(stream: trio.SocketStream) -> str:
     except OSError:
         return "?"
     return f"{host}:{port}"
+
+
+def peer_host(stream: trio.SocketStream) -> str:
+    """The other end's address (what the per-address limits count by), or ``?``."""
+    try:
+        return str(stream.socket.getpeername()[0])
+    except OSError:
+        return "?"

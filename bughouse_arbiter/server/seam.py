@@ -30,7 +30,8 @@ The contract of ``LiveTable`` (everything a front end may use):
   or the seat its player sits at in the current game. Otherwise raises
   ``AuthRefused`` with a one-line reason (``unknown seat``, ``not a remote
   seat``, ``wrong token``, ``seat taken``, ``token used``). Every refusal is
-  logged. Comparison is constant-time.
+  logged through ``refused``. Comparison is constant-time; any text is
+  taken (a lone surrogate too) and refused if it opens nothing.
 - ``attach(seat, link)``: hands an authenticated ``SeatLink`` to the seat and
   returns when the link is over (the peer left, the game series ended, or the
   seat was lost for good). While attached, every line the table has for the
@@ -41,6 +42,10 @@ The contract of ``LiveTable`` (everything a front end may use):
   told the whole state again (handshake, newgame, state, and go if it is to
   move).
 - ``log(text)``: one line to the server's log (stderr).
+- ``refused(text, kind)``: a refused or dropped connection's line, through a
+  ``refusals.RefusalLog`` (the first few of a period each, then a count by
+  ``kind``); a front end runs ``report_refusals`` in its nursery so that
+  the counts are written once a period and when the server stops.
 
 ``SeatLink`` is what a front end provides per connection: ``peer`` (for logs),
 optionally ``lag`` (the last measured round-trip in seconds, or None; it is
@@ -68,6 +73,7 @@ from ..core.model import SEATS, Seat
 from ..core.rules import HouseRules
 from ..protocol import RawLine
 from ..table.match_events import MatchEvent
+from .refusals import RefusalLog
 
 Observer = Callable[[MatchEvent], None]
 Log = Callable[[str], None]
@@ -148,6 +154,29 @@ class LiveTable:
         self.seating: dict[Seat, Seat] = {seat: seat for seat in self.remote_seats}
         self._holders = dict(holders)
         self._observers: list[Observer] = []
+        self.refusals = RefusalLog()
+        self._reporting = False
+
+    # -- the log ------------------------------------------------------------------------
+
+    def refused(self, text: str, kind: str) -> None:
+        """Logs a refusal, or counts it (a flood): see ``refusals``."""
+        for line in self.refusals.note(_now(), text, kind):
+            self.log(line)
+
+    async def report_refusals(self) -> None:
+        """Writes the counted refusals once a period, and at the end; runs once per table."""
+        if self._reporting:
+            return
+        self._reporting = True
+        try:
+            while True:
+                await trio.sleep(self.refusals.period / 2)
+                for line in self.refusals.due(trio.current_time()):
+                    self.log(line)
+        finally:
+            for line in self.refusals.flush():
+                self.log(line)
 
     # -- events ------------------------------------------------------------------------
 
@@ -183,11 +212,14 @@ class LiveTable:
         """Where the player of remote seat ``seat`` sits in the current game."""
         return self.seating.get(seat, seat)
 
-    def authenticate(self, seat_text: str, token: str, *, peer: str = "?") -> Seat:
+    def authenticate(
+        self, seat_text: str, token: str, *, peer: str = "?", quiet: bool = False
+    ) -> Seat:
         """The remote seat ``token`` opens now; raises ``AuthRefused`` (and logs) otherwise.
 
         ``seat_text`` names that seat or the one its player sits at in the
-        current game; ``peer`` names the connection in the log line.
+        current game; ``peer`` names the connection in the log line
+        (``quiet``: none, for a caller that asks again and again).
         """
         named = seat_from_text(seat_text)
         try:
@@ -200,7 +232,7 @@ class LiveTable:
             opened = [
                 s
                 for s in candidates
-                if hmac.compare_digest(self.tokens[s].encode(), token.encode())
+                if hmac.compare_digest(self.tokens[s].encode(), _bytes(token))
             ]
             if not opened:
                 raise AuthRefused("wrong token")
@@ -211,13 +243,27 @@ class LiveTable:
             if holder.connected:
                 raise AuthRefused("seat taken")
         except AuthRefused as exc:
-            self.log(f"{peer}: auth refused for seat {seat_text[:20]!r}: {exc.reason}")
+            if not quiet:
+                text = f"{peer}: auth refused for seat {seat_text[:20]!r}: {exc.reason}"
+                self.refused(text, exc.reason)
             raise
         return seat
 
     async def attach(self, seat: Seat, link: SeatLink) -> None:
         """Seats ``link`` at ``seat`` (authenticated) until the link is over."""
         await self._holders[seat].attach(link)
+
+
+def _now() -> float:
+    try:
+        return trio.current_time()
+    except RuntimeError:  # outside trio (a synchronous caller): a quiet log
+        return 0.0
+
+
+def _bytes(text: str) -> bytes:
+    # A JSON string may hold a lone surrogate (\ud800), which UTF-8 cannot encode.
+    return text.encode("utf-8", "surrogatepass")
 
 
 def new_tokens(seats: Iterable[Seat]) -> dict[Seat, str]:

@@ -46,7 +46,9 @@ class Stop:
         return "Ctrl+C" if self.signal == signal.SIGINT else self.signal.name
 
     def reason(self) -> str:
-        """The sentence a game stopped by the signal is recorded with."""
+        """The sentence a game stopped by the signal (or cancelled without one) is recorded with."""
+        if self.signal is None:
+            return "interrupted: the match was stopped before it ended"
         return f"interrupted by {self.name}: the match was stopped before it ended"
 
 

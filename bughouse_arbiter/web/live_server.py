@@ -35,6 +35,19 @@ tells this server's games from those of a server that was restarted under
 the open page); one that finds a gap
 says it with ``{"type": "moves", "game": 3, "have": {"A": 120, "B": 118}}``.
 Either way the session sends the moves from there.
+
+Who may connect (``server.limits``, ``server.admission``): a request and a
+page must name this server (``Host``; a WebSocket's ``Origin`` must be
+this server's page or a name of ``serve --allow-origin``), else 403. HTTP
+requests share an evicting pool (a newcomer past it makes the oldest
+request go, with a 503 and one line); pages watching share a pool that
+admits no more than ``pages`` (``per_address`` from one address). A page
+past it is an *overflow* page: told the table is full, sent no snapshot,
+and closed (1013) unless it sits with a valid token within the timeout, so
+a player coming back always gets in however many strangers watch or stall.
+A seated page counts in no pool. A page that does not read (no answer to a
+ping, or a send that waits) is closed. Any failure of one connection is
+logged once (``LiveTable.refused``) and ends only that connection.
 """
 
 from __future__ import annotations
@@ -44,7 +57,8 @@ import json
 import math
 import re
 import secrets
-from collections.abc import AsyncIterator, Mapping
+import socket as sockets
+from collections.abc import AsyncIterator, Collection, Mapping
 from functools import partial
 from typing import Any, TypeGuard
 
@@ -65,13 +79,23 @@ from ..players.base import (
 )
 from ..protocol import RawLine
 from ..protocol.signals import signals_message
+from ..server.admission import Pool, Ticket
 from ..server.driver import PlayerDriver
-from ..server.limits import RateLimiter
-from ..server.listener import open_listeners, peer_name
+from ..server.limits import Limits, RateLimiter
+from ..server.listener import open_listeners, peer_host, peer_name
 from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
 from .assets import asset
-from .http import HttpError, WebSocket, read_request, respond, wants_websocket
+from .http import (
+    HttpError,
+    SiteNames,
+    WebSocket,
+    answer_plainly,
+    header,
+    read_request,
+    respond,
+    wants_websocket,
+)
 from .live_view import LiveView, moves_behind, moves_held
 
 #: The files the page may load, by URL name, with their content types.
@@ -83,8 +107,6 @@ ASSETS = {
     "chessground.brown.css": "text/css; charset=utf-8",
     "chessground.cburnett.css": "text/css; charset=utf-8",
 }
-#: Open connections at once (pages, plus requests for their files).
-MAX_CONNECTIONS = 64
 #: Messages per second a page may send (after a burst).
 MESSAGE_RATE = 20.0
 MESSAGE_BURST = 40
@@ -92,25 +114,43 @@ MESSAGE_BURST = 40
 MAX_TELL = 120
 #: Seconds a page that closed gets for its seat link to wind down.
 DETACH_TIMEOUT = 5.0
+#: Seconds between looks at a seat another connection holds, for a page waiting to sit.
+SEAT_RETRY = 0.25
 #: Seconds the last snapshot gets to reach every page once the games are over.
 FLUSH_TIMEOUT = 2.0
 _NAME = re.compile(r"[^\w .\-]")
 #: A move count in a page's WebSocket address: digits, nine at most.
 _COUNT = re.compile(r"[0-9]{1,9}")
 _RUN = re.compile(r"[0-9a-f]{1,32}")
+#: What an overflow page is told at once, and when it is closed.
+TABLE_FULL = "the table is full: no more watchers for now; a seat's player may still sit"
+FULL_CLOSED = "the table is full: closed (try again later)"
+_BENIGN = (HttpError, trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
 
 class WebFrontEnd:
     """The live page's HTTP + WebSocket server (a ``seam.FrontEnd``)."""
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        limits: Limits | None = None,
+        *,
+        allow_origin: Collection[str] = (),
+    ) -> None:
         self.host = host
         self.port = port
+        self.limits = limits = limits or Limits()
+        self.allow_origin = tuple(allow_origin)
         self.view = LiveView(run=secrets.token_hex(4))
+        self.requests = Pool(limits.requests, limits.per_address, evict=True)
+        self.pages = Pool(limits.pages, limits.per_address, evict=False)
+        self.overflow = Pool(limits.overflow_pages, limits.per_address, evict=True)
         self._changed = trio.Event()
-        self._open = 0
         self._sessions: set[PageSession] = set()
         self._sent = trio.Event()
+        self._hostname = sockets.gethostname()
 
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -119,8 +159,10 @@ class WebFrontEnd:
         self.port = listeners[0].socket.getsockname()[1]
         unsubscribe = table.observe(partial(self._on_event, table))
         try:
-            task_status.started()
-            await trio.serve_listeners(partial(self._handle, table), listeners)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(table.report_refusals)
+                task_status.started()
+                await trio.serve_listeners(partial(self._handle, table), listeners)
         finally:
             unsubscribe()
 
@@ -131,38 +173,108 @@ class WebFrontEnd:
             self._changed = trio.Event()
 
     async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
-        if self._open >= MAX_CONNECTIONS:
-            await stream.aclose()
-            return
-        self._open += 1
+        peer = peer_name(stream)
         try:
             async with stream:
-                conn, request = await read_request(stream)
-                await self._route(table, stream, conn, request)
-        except HttpError:
-            pass
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
+                await self._connection(table, stream, peer)
+        except Exception as exc:  # one connection's trouble never reaches the others
+            why = failure(exc)
+            if why is not None:
+                table.refused(f"web {peer}: connection failed ({why})", "failed connection")
+
+    async def _connection(self, table: LiveTable, stream: trio.SocketStream, peer: str) -> None:
+        scope = trio.CancelScope()
+        ticket = self.requests.admit(peer_host(stream), scope.cancel)
+        assert ticket is not None  # an evicting pool always admits
+        page: tuple[h11.Connection, h11.Request] | None = None
+        with scope:
+            try:
+                conn, request = await read_request(stream, self.limits.auth_timeout)
+                if await self._refuse(table, stream, peer, conn, request):
+                    return
+                path = request.target.decode("ascii", "replace").partition("?")[0]
+                if path == "/ws" and wants_websocket(request):
+                    page = conn, request
+                else:
+                    await self._route(stream, conn, request)
+            finally:
+                self.requests.release(ticket)
+        if ticket.evicted:
+            table.refused(
+                f"web {peer}: closed with 503 to make room, too many requests at once", "busy"
+            )
+            await answer_plainly(stream, 503, "the server is busy: try again in a moment")
+        elif page is not None:
+            await self._page(table, stream, peer, *page)
+
+    async def _refuse(
+        self,
+        table: LiveTable,
+        stream: trio.SocketStream,
+        peer: str,
+        conn: h11.Connection,
+        request: h11.Request,
+    ) -> bool:
+        """Answers 403 to a request that does not name this server (True), or does nothing."""
+        names = SiteNames.of(
+            stream.socket.getsockname()[0],
+            (self.host, self._hostname),
+            self.port,
+            self.allow_origin,
+        )
+        host, origin = header(request, b"host"), header(request, b"origin")
+        if not names.host_ok(host):
+            what, shown, body = "wrong Host", host, b"this server does not answer to that name\n"
+        elif wants_websocket(request) and not names.origin_ok(origin):
+            what, shown, body = "foreign Origin", origin, b"a page elsewhere may not connect\n"
+        else:
+            return False
+        table.refused(
+            f"web {peer}: refused, {what} {(shown or '')[:60]!r} "
+            "(serve --allow-origin NAME allows another name)",
+            what,
+        )
+        await respond(stream, conn, 403, body, "text/plain; charset=utf-8")
+        return True
+
+    async def _page(
+        self,
+        table: LiveTable,
+        stream: trio.SocketStream,
+        peer: str,
+        conn: h11.Connection,
+        request: h11.Request,
+    ) -> None:
+        socket = WebSocket(stream, conn, request, send_timeout=self.limits.ping_every)
+        session = PageSession(self, table, socket, peer)
+        address = peer_host(stream)
+        ticket = self.pages.admit(address, session.evict)
+        if ticket is None:
+            session.overflow = True
+            ticket = self.overflow.admit(address, session.evict)
+        session.ticket = ticket
+        try:
+            await socket.accept()
+            _, _, query = request.target.decode("ascii", "replace").partition("?")
+            session.holds(*held_in_query(query))
+            await session.run()
         finally:
-            self._open -= 1
+            self.release(session)
+
+    def release(self, session: PageSession) -> None:
+        """The page leaves its pool (it sat, or it closed)."""
+        if session.ticket is not None:
+            (self.overflow if session.overflow else self.pages).release(session.ticket)
+            session.ticket = None
 
     async def _route(
         self,
-        table: LiveTable,
         stream: trio.SocketStream,
         conn: h11.Connection,
         request: h11.Request,
     ) -> None:
-        path, _, query = request.target.decode("ascii", "replace").partition("?")
+        path = request.target.decode("ascii", "replace").partition("?")[0]
         method = request.method
-        if path == "/ws" and wants_websocket(request):
-            socket = WebSocket(stream, conn, request)
-            await socket.accept()
-            peer = peer_name(stream)
-            session = PageSession(self, table, socket, peer)
-            session.holds(*held_in_query(query))
-            await session.run()
-            return
         if method not in (b"GET", b"HEAD"):
             await respond(stream, conn, 405, b"GET only\n", "text/plain; charset=utf-8")
             return
@@ -185,7 +297,7 @@ class WebFrontEnd:
         so that every watcher sees the result.
         """
         with trio.move_on_after(timeout):
-            while any(s.sent < self.view.version for s in self._sessions):
+            while any(s.sent < self.view.version for s in self._sessions if not s.overflow):
                 await self._sent.wait()
 
     def _note_sent(self) -> None:
@@ -208,6 +320,14 @@ class PageSession:
         self.peer = peer
         self.seat: Seat | None = None
         self.player: WebPlayer | None = None
+        #: Its place in the pages' (or overflow) pool; None once it sat.
+        self.ticket: Ticket | None = None
+        #: Past the pages' limit: no snapshots, and closed unless it sits in time.
+        self.overflow = False
+        #: Closed to make room, or for not sitting in time (``FULL_CLOSED`` is sent).
+        self.evicted = False
+        self._scope = trio.CancelScope()
+        self._waiting = False  # for a seat another connection holds
         self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
         self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
         #: The view version of the last snapshot sent (with every move then).
@@ -220,17 +340,38 @@ class PageSession:
         """The page says it holds ``have`` moves per board of game ``game`` of ``run``."""
         self.have_game, self.have = (run, game), dict(have)
 
+    def evict(self) -> None:
+        """Closes the page (it holds no seat) with ``FULL_CLOSED``."""
+        self.front.release(self)
+        self.evicted = True
+        self._scope.cancel()
+
     async def run(self) -> None:
         self.front._sessions.add(self)
         try:
-            await self._run()
+            with self._scope:
+                await self._run()
+            if self.evicted:
+                self.table.refused(
+                    f"web {self.peer}: page closed, the table is full "
+                    f"({len(self.front.pages)} watching)",
+                    "table full",
+                )
+                with trio.move_on_after(1):
+                    await self._error(FULL_CLOSED)
+                    await self.socket.close(1013, "the table is full")
         finally:
             self.front._sessions.discard(self)
             self.front._note_sent()
 
     async def _run(self) -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._push)
+            nursery.start_soon(self.socket.keep_alive, self.front.limits.ping_every)
+            if self.overflow:
+                nursery.start_soon(self._sit_in_time)
+                await self._error(TABLE_FULL)
+            else:
+                nursery.start_soon(self._push)
             try:
                 while (text := await self.socket.receive()) is not None:
                     delay = self._limiter.delay(trio.current_time())
@@ -243,7 +384,14 @@ class PageSession:
                     with trio.move_on_after(DETACH_TIMEOUT):
                         await self.player.detached.wait()
                 nursery.cancel_scope.cancel()
+        if self.socket.gone is not None:
+            self.table.refused(f"web {self.peer}: page closed, {self.socket.gone}", "not reading")
         await self.socket.close()
+
+    async def _sit_in_time(self) -> None:
+        await trio.sleep(self.front.limits.auth_timeout)
+        if self.player is None and not self._waiting:  # a waiting page holds the seat's token
+            self.evict()
 
     async def _push(self) -> None:
         seen = -1
@@ -283,13 +431,9 @@ class PageSession:
         await self.socket.send(json.dumps({"type": "error", "text": text}))
 
     async def _on_message(self, nursery: trio.Nursery, text: str) -> None:
-        try:
-            message = json.loads(text)
-        except ValueError:
-            await self._error("not JSON")
-            return
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            await self._error("a message is an object with a 'type'")
+        message = page_message(text)
+        if isinstance(message, str):
+            await self._error(message)
             return
         kind = message["type"]
         if kind == "sit":
@@ -340,10 +484,44 @@ class PageSession:
             await self._error("sit needs a seat and a token")
             return
         try:
-            seat = self.table.authenticate(seat_text[:20], token[:100])
+            seat = self.table.authenticate(seat_text[:20], token[:100], peer=f"web {self.peer}")
         except AuthRefused as exc:
+            if exc.reason == "seat taken" and not self._waiting:
+                # Another page or engine holds it: maybe this player's own, gone
+                # without a word (a reload, a new network), which pings will close.
+                self._waiting = True
+                nursery.start_soon(self._sit_when_free, nursery, message)
+                await self._error(f"waiting for {seat_text[:20]}: another connection holds it")
+                return
             await self._error(f"cannot sit at {seat_text[:20]}: {exc.reason}")
             return
+        await self._take(nursery, seat, message)
+
+    async def _sit_when_free(self, nursery: trio.Nursery, message: dict[str, Any]) -> None:
+        """Sits once the connection that holds the seat is gone (at most two pings away)."""
+        seat_text, token = str(message["seat"])[:20], str(message["token"])[:100]
+        reason = "seat taken"
+        with trio.move_on_after(2 * self.front.limits.ping_every + DETACH_TIMEOUT):
+            while reason == "seat taken" and self.player is None:
+                await trio.sleep(SEAT_RETRY)
+                try:
+                    seat = self.table.authenticate(seat_text, token, quiet=True)
+                except AuthRefused as exc:
+                    reason = exc.reason
+                    continue
+                self._waiting = False
+                await self._take(nursery, seat, message)
+                return
+        self._waiting = False
+        if self.player is None:
+            await self._error(f"cannot sit at {seat_text}: {reason}")
+
+    async def _take(self, nursery: trio.Nursery, seat: Seat, message: dict[str, Any]) -> None:
+        # A seated page counts in no pool: strangers cannot push it out.
+        self.front.release(self)
+        if self.overflow:
+            self.overflow = False
+            nursery.start_soon(self._push)
         name = message.get("name")
         clean = _NAME.sub("", name)[:30].strip() if isinstance(name, str) else ""
         # The player sits where the table has it now (seats rotate between games).
@@ -356,6 +534,42 @@ class PageSession:
         seated = {"type": "seated", "seat": shown.value, "joined": seat.value, "name": player.name}
         await self.socket.send(json.dumps({**seated, "signals": signals_message()["signals"]}))
         self.kick()
+
+
+def page_message(text: str) -> dict[str, Any] | str:
+    """A page's message as a dict with a text ``type``, or the one-line answer to a bad one.
+
+    Any JSON text is taken without harm: nesting deeper than Python's
+    parser goes, and strings holding a lone surrogate (``\\ud800``, which
+    no UTF-8 line, log or file can carry), are refused here, at the edge.
+    """
+    try:
+        message = json.loads(text)
+    except RecursionError:
+        return "not JSON (nested too deeply)"
+    except ValueError:
+        return "not JSON"
+    try:
+        json.dumps(message, ensure_ascii=False).encode()
+    except RecursionError:
+        return "not JSON (nested too deeply)"
+    except UnicodeEncodeError:
+        return "not valid Unicode text (a lone surrogate)"
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "a message is an object with a 'type'"
+    return message
+
+
+def failure(exc: BaseException) -> str | None:
+    """The first failure in ``exc`` that is more than the peer going away, as text; else None."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (why := failure(inner)) is not None:
+                return why
+        return None
+    if isinstance(exc, _BENIGN) or not isinstance(exc, Exception):
+        return None
+    return f"{type(exc).__name__}: {exc}"
 
 
 def held_in_query(query: str) -> tuple[str, int, dict[BoardId, int]]:
