@@ -139,6 +139,10 @@ class WebSeat:
             if count != played_at:
                 await self.send({"type": "move", "uci": random.choice(you["legal"])})
                 played_at, moves = count, moves - 1
+        # The last move is on the board before the page goes on (a page that
+        # closes at once may take its last move with it).
+        while self.state["boards"]["B"]["moves"]["count"] == played_at:
+            await self.message()
 
     async def resign(self) -> None:
         await self.send({"type": "resign"})
