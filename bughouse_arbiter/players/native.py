@@ -76,6 +76,7 @@ from ..protocol import (
     clocks_ms,
     encode_command,
 )
+from ..protocol.flood import NATIVE_KEEP
 from ..protocol.limits import NAME_LIMIT, TELL_LIMIT, TellQuota, engine_text
 from .base import (
     Action,
@@ -160,8 +161,16 @@ class NativeEnginePlayer(Player):
         self.session = EngineSession(max_line=max_line)
         #: Where the lines go: the engine's pipes, unless another transport is given.
         self.process: LineTransport = transport or EngineProcess(
-            self.command, cwd=cwd, env=env, label=self.label, log=log, max_line=max_line
+            self.command,
+            cwd=cwd,
+            env=env,
+            label=self.label,
+            log=log,
+            max_line=max_line,
+            keep=NATIVE_KEEP,
         )
+        if isinstance(self.process, EngineProcess) and self.process.keep is None:
+            self.process.keep = NATIVE_KEEP  # past its read budget, only these are read
         # Looked up once: only some transports can say when a line reached the engine.
         self._when_written: Callable[[Callable[[float], None]], None] | None = getattr(
             self.process, "when_written", None
