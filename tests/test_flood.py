@@ -1,0 +1,67 @@
+"""An engine flooding its output spends its own clock, not the other three's
+(protocol.md §9): real processes at one table, a flood against a quiet
+control run of the same test, so both run under the same load."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from bughouse_arbiter.core.model import Seat, Termination
+from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.players.native import NativeEnginePlayer
+from bughouse_arbiter.table.arbiter import run_match
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "engines" / "hostile.py"
+FLOODER = Seat.A_WHITE
+PLIES = 60
+#: How much more harness delay per move the others may get at a flooder's
+#: table: median, and mean (a loaded machine's hiccups move the mean).
+MEDIAN_SLACK = 0.003
+MEAN_SLACK = 0.010
+
+
+class Measured(NativeEnginePlayer):
+    """A native player that keeps the harness delay of each of its turns."""
+
+    def __init__(self, seat: Seat, mode: str, turns: list[float]) -> None:
+        command = [sys.executable, str(HOSTILE), mode, "--marker", "test-flood"]
+        super().__init__(seat, command, name=seat.slug)
+        self.turns = turns
+
+    def harness_delay(
+        self, seat: Seat, token: int, opened_at: float, ended_at: float
+    ) -> float | None:
+        delay = super().harness_delay(seat, token, opened_at, ended_at)
+        if delay is not None:
+            self.turns.append(delay)
+        return delay
+
+
+async def others_delay(mode: str) -> list[float]:
+    """The others' harness delay per move at a table where A-White runs ``mode``."""
+    turns: list[float] = []
+    players = [
+        Measured(seat, mode if seat is FLOODER else "normal", [] if seat is FLOODER else turns)
+        for seat in Seat
+    ]
+    with trio.fail_after(60):
+        record = await run_match(players, HouseRules(time=60.0, max_plies=PLIES))
+    assert record.outcome.termination is Termination.MAX_PLIES, record.outcome
+    assert len(turns) >= PLIES // 2
+    return turns
+
+
+@pytest.mark.parametrize("mode", ["ignored-flood", "info-flood"])
+async def test_a_flooder_does_not_charge_the_other_engines(mode: str) -> None:
+    quiet = await others_delay("normal")
+    flooded = await others_delay(mode)
+    # Before the read budget: 55-60 ms a move more, median and mean.
+    median, mean = statistics.median, statistics.fmean
+    assert median(flooded) <= median(quiet) + MEDIAN_SLACK, (median(quiet), median(flooded))
+    assert mean(flooded) <= mean(quiet) + MEAN_SLACK, (mean(quiet), mean(flooded))
