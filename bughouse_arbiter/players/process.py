@@ -477,29 +477,31 @@ class EngineProcess:
         stream = self._process.stderr
         buffer = LineBuffer(self.max_line)
         budget = ReadBudget(buffer, _NO_LINES)
-        while True:
-            try:
-                chunk = await stream.receive_some(_READ_SIZE)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                chunk = b""
-            lines = budget.take(chunk, trio.current_time()) if chunk else buffer.close()
-            if budget.scanned:  # a flood: only its last lines, for the tail
-                lines += [buffer.line(piece) for piece in _last_lines(chunk, STDERR_TAIL)]
-            for line in lines:
-                if line.text.strip():
-                    # It may end up in a reason, the record and other engines' lines.
-                    self.stderr_tail.append(engine_text(line.text, TEXT_LIMIT))
-                    if self.log is not None and not budget.scanned:
-                        self.log(f"{self.label} ! {_for_log(line)}")
-            if budget.dropped != self.stderr_dropped:
-                self._dropping("stderr", self.stderr_dropped, budget.dropped)
-                self.stderr_dropped = budget.dropped
-            if not chunk:
-                if self.stderr_dropped:
-                    self._note(f"{self.stderr_dropped} stderr lines dropped unread (a flood)")
-                return
-            if budget.resume_at is not None:
-                await trio.sleep_until(budget.resume_at)
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive_some(_READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    chunk = b""
+                lines = budget.take(chunk, trio.current_time()) if chunk else buffer.close()
+                if budget.scanned:  # a flood: only its last lines, for the tail
+                    lines += [buffer.line(piece) for piece in _last_lines(chunk, STDERR_TAIL)]
+                for line in lines:
+                    if line.text.strip():
+                        # It may end up in a reason, the record and other engines' lines.
+                        self.stderr_tail.append(engine_text(line.text, TEXT_LIMIT))
+                        if self.log is not None and not budget.scanned:
+                            self.log(f"{self.label} ! {_for_log(line)}")
+                if budget.dropped != self.stderr_dropped:
+                    self._dropping("stderr", self.stderr_dropped, budget.dropped)
+                    self.stderr_dropped = budget.dropped
+                if not chunk:
+                    return
+                if budget.resume_at is not None:
+                    await trio.sleep_until(budget.resume_at)
+        finally:
+            if self.stderr_dropped:
+                self._note(f"{self.stderr_dropped} stderr lines dropped unread (a flood)")
 
     async def _writer(self) -> None:
         """Sends what ``send`` queued, a burst at a time; closes stdin at the end."""
