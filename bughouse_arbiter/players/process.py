@@ -402,13 +402,14 @@ class EngineProcess:
                         chunk = b""
                     if not chunk:
                         break
-                    self._deliver(budget.take(chunk, trio.current_time()))
+                    now = trio.current_time()
+                    self._deliver(budget.take(chunk, now), now)
                     if budget.dropped != self.flood_dropped:
                         self._dropping("output", self.flood_dropped, budget.dropped)
                         self.flood_dropped = budget.dropped
                     if budget.resume_at is not None:
                         await trio.sleep_until(budget.resume_at)
-            self._deliver(buffer.close())
+            self._deliver(buffer.close(), trio.current_time())
         finally:
             self._eof = True
             self._ended.set()
@@ -428,14 +429,14 @@ class EngineProcess:
                 " comes at the end of output)"
             )
 
-    def _deliver(self, lines: list[RawLine]) -> None:
+    def _deliver(self, lines: list[RawLine], now: float) -> None:
         if not lines:
             return
         if self.log is not None:
             for line in lines:
                 self.log(f"{self.label} > {_for_log(line)}")
         if self._on_lines is not None:
-            self._on_lines(lines, trio.current_time())
+            self._on_lines(lines, now)
             return
         for line in lines:
             if self._lines_out.statistics().current_buffer_used >= self.max_backlog:
