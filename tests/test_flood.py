@@ -21,9 +21,9 @@ HOSTILE = ROOT / "engines" / "hostile.py"
 FLOODER = Seat.A_WHITE
 PLIES = 60
 #: How much more harness delay per move the others may get at a flooder's
-#: table: median, and mean (a loaded machine's hiccups move the mean).
-MEDIAN_SLACK = 0.003
-MEAN_SLACK = 0.010
+#: table, at the median and the third quartile of their turns (a loaded
+#: machine's hiccups move the mean and the top turns, in either run).
+SLACK = (0.003, 0.005)
 
 
 class Measured(NativeEnginePlayer):
@@ -44,16 +44,19 @@ class Measured(NativeEnginePlayer):
 
 
 async def others_delay(mode: str) -> list[float]:
-    """The others' harness delay per move at a table where A-White runs ``mode``."""
+    """The others' harness delay per move at a table where A-White runs ``mode``
+    (a game or more: random movers may mate early)."""
     turns: list[float] = []
-    players = [
-        Measured(seat, mode if seat is FLOODER else "normal", [] if seat is FLOODER else turns)
-        for seat in Seat
-    ]
-    with trio.fail_after(60):
-        record = await run_match(players, HouseRules(time=60.0, max_plies=PLIES))
-    assert record.outcome.termination is Termination.MAX_PLIES, record.outcome
-    assert len(turns) >= PLIES // 2
+    for _ in range(4):
+        players = [
+            Measured(seat, mode if seat is FLOODER else "normal", [] if seat is FLOODER else turns)
+            for seat in Seat
+        ]
+        with trio.fail_after(60):
+            record = await run_match(players, HouseRules(time=60.0, max_plies=PLIES))
+        assert record.outcome.termination not in (Termination.FLAG, Termination.LEFT)
+        if len(turns) >= PLIES // 2:
+            break
     return turns
 
 
@@ -61,7 +64,12 @@ async def others_delay(mode: str) -> list[float]:
 async def test_a_flooder_does_not_charge_the_other_engines(mode: str) -> None:
     quiet = await others_delay("normal")
     flooded = await others_delay(mode)
-    # Before the read budget: 55-60 ms a move more, median and mean.
-    median, mean = statistics.median, statistics.fmean
-    assert median(flooded) <= median(quiet) + MEDIAN_SLACK, (median(quiet), median(flooded))
-    assert mean(flooded) <= mean(quiet) + MEAN_SLACK, (mean(quiet), mean(flooded))
+    # Before the read budget: 50-60 ms a move more at both.
+    for slack, at_quiet, at_flood in zip(SLACK, quartiles(quiet), quartiles(flooded), strict=True):
+        assert at_flood <= at_quiet + slack, (quartiles(quiet), quartiles(flooded))
+
+
+def quartiles(turns: list[float]) -> tuple[float, float]:
+    """The median and the third quartile."""
+    _, median, third = statistics.quantiles(turns, n=4)
+    return median, third
