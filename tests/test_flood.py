@@ -14,6 +14,7 @@ import trio
 from bughouse_arbiter.core.model import Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.native import NativeEnginePlayer
+from bughouse_arbiter.players.process import open_engine_process
 from bughouse_arbiter.table.arbiter import run_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,3 +74,34 @@ def quartiles(turns: list[float]) -> tuple[float, float]:
     """The median and the third quartile."""
     _, median, third = statistics.quantiles(turns, n=4)
     return median, third
+
+
+STDERR_FLOOD = """
+import sys
+for i in range(20):
+    sys.stderr.write("".join(f"noise {i} {j}\\n" for j in range(10000)))
+sys.stderr.write("last words\\n")
+sys.stderr.flush()
+sys.stdin.read()
+"""
+
+
+async def test_past_a_stderr_flood_its_last_words_are_kept_and_the_rest_counted() -> None:
+    log: list[str] = []
+    command = [sys.executable, "-c", STDERR_FLOOD]
+    async with open_engine_process(command, label="WA", log=log.append) as engine:
+        with trio.fail_after(30):
+            while list(engine.stderr_tail)[-1:] != ["last words"]:
+                await trio.sleep(0.01)
+    assert 0 < engine.stderr_dropped < 200_000
+    assert len([line for line in log if line.startswith("WA !")]) + engine.stderr_dropped < 200_001
+    assert [line for line in log if "dropped unread" in line] == [
+        f"WA : stderr over 50 lines in 10 ms: lines that cannot matter are dropped unread"
+        f" from now on ({_first_drop(log)} so far; the total comes at the end of output)",
+        f"WA : {engine.stderr_dropped} stderr lines dropped unread (a flood)",
+    ]
+
+
+def _first_drop(log: list[str]) -> str:
+    note = next(line for line in log if "so far; the total" in line)
+    return note.split("(")[1].split()[0]
