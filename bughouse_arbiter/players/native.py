@@ -11,8 +11,10 @@ instant and not for the time the action took to reach it.
 Buffering: the reader never blocks. The arbiter's own channel is unbounded,
 so actions normally go straight in. If the channel given to ``start`` has no
 room, actions wait in this player's outbox (order kept) and a forwarder task
-hands them on. The engine's output cannot flood the arbiter: search ``info``
-is coalesced (below), and past ``MAX_PENDING`` actions waiting for the
+hands them on. The engine's output cannot flood the arbiter: it is read
+within the engine's read budget (``protocol.flood``: past it only the lines
+that can matter are read), search ``info`` is coalesced (below), and past
+``MAX_PENDING`` actions waiting for the
 arbiter, further ``tell``, ``info`` and ``draw`` lines are dropped (counted
 in ``ignored`` and logged); moves, waits, resignations and ``Gone`` always go.
 

@@ -485,13 +485,14 @@ class EngineProcess:
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     chunk = b""
                 lines = budget.take(chunk, trio.current_time()) if chunk else buffer.close()
-                if budget.scanned:  # a flood: only its last lines, for the tail
+                flood = bool(chunk) and budget.scanned
+                if flood:  # only its last lines, for the tail
                     lines += [buffer.line(piece) for piece in _last_lines(chunk, STDERR_TAIL)]
                 for line in lines:
                     if line.text.strip():
                         # It may end up in a reason, the record and other engines' lines.
                         self.stderr_tail.append(engine_text(line.text, TEXT_LIMIT))
-                        if self.log is not None and not budget.scanned:
+                        if self.log is not None and not flood:
                             self.log(f"{self.label} ! {_for_log(line)}")
                 if budget.dropped != self.stderr_dropped:
                     self._dropping("stderr", self.stderr_dropped, budget.dropped)
