@@ -14,9 +14,9 @@ room, actions wait in this player's outbox (order kept) and a forwarder task
 hands them on. The engine's output cannot flood the arbiter: it is read
 within the engine's read budget (``protocol.flood``: past it only the lines
 that can matter are read), search ``info`` is coalesced (below), and past
-``MAX_PENDING`` actions waiting for the
-arbiter, further ``tell``, ``info`` and ``draw`` lines are dropped (counted
-in ``ignored`` and logged); moves, waits, resignations and ``Gone`` always go.
+``MAX_PENDING`` actions waiting for the arbiter, further ``tell``, ``info``
+and ``draw`` lines are dropped (counted in ``ignored`` and logged); moves,
+waits, resignations and ``Gone`` always go.
 
 What happens to engine lines (protocol.md §9): answers to open turns become
 ``MoveAction``/``WaitAction`` with the arbiter's token; stale, unknown,
