@@ -106,7 +106,7 @@ class ReadBudget:
         self.dropped = 0
         #: When the reader may read again (None: at once).
         self.resume_at: float | None = None
-        #: The last read was only scanned for the lines that matter.
+        #: A read of this slice was only scanned for the lines that matter.
         self.scanned = False
         self._slice_end = -1.0
         self._lines_used = 0
@@ -117,14 +117,18 @@ class ReadBudget:
         if now >= self._slice_end:
             self._slice_end = now + self.slice
             self._lines_used = self._bytes_used = 0
+            self.resume_at = None
+            self.scanned = False
         self._bytes_used += len(data)
-        self.resume_at = self._slice_end if self._bytes_used >= self.size else None
-        count = data.count(b"\n")
-        self.scanned = False
-        if self.keep is None or self._lines_used + count <= self.lines:
-            self._lines_used += count
-            if self._lines_used > self.lines:  # keep None: they wait for their share
-                self.resume_at = now + self.slice * self._lines_used / self.lines
+        if self._bytes_used >= self.size:
+            self.resume_at = self._slice_end
+        lines = self._lines_used + data.count(b"\n")
+        if lines <= self.lines:  # every read of a quiet engine
+            self._lines_used = lines
+            return self.buffer.feed(data)
+        if self.keep is None:  # every line, and the reader waits for their share
+            self._lines_used = lines
+            self.resume_at = now + self.slice * lines / self.lines
             return self.buffer.feed(data)
         self._lines_used = self.lines
         self.scanned = True
