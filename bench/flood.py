@@ -1,7 +1,7 @@
 """What one flooding engine costs the other three: harness delay and CPU.
 
     python bench/flood.py [--games 3] [--tc 10+0] [--delay 50] [--plies 300]
-                          [--only quiet info ignored stderr]
+                          [--only quiet info ignored stderr] [--logs]
 
 Four native engines (``engines/hostile.py``, a random mover thinking
 ``--delay`` ms a move) play ``--games`` games of at most ``--plies`` plies at
@@ -14,7 +14,9 @@ Per case it prints, for the three other seats: the harness delay per seat and
 game (``MatchRecord.harness_delay``: min and max over seats and games), per
 move (mean and p95 of ``Player.harness_delay``), their time used per move
 (mean, p95), how the games ended, and the arbiter's CPU share (this process's
-CPU time over the wall time of the games). Nothing is asserted.
+CPU time over the wall time of the games). With ``--logs`` every engine has
+its ``--debug`` protocol log (``DebugLogs``), and the size of the flooder's
+and of a quiet seat's log is printed too. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,6 +33,7 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bughouse_arbiter.commands.match import DebugLogs  # noqa: E402
 from bughouse_arbiter.core.model import Seat  # noqa: E402
 from bughouse_arbiter.core.rules import HouseRules  # noqa: E402
 from bughouse_arbiter.players.native import NativeEnginePlayer  # noqa: E402
@@ -68,7 +72,9 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
-async def one_game(mode: str, rules: HouseRules, delay: int, game: int) -> dict[str, object]:
+async def one_game(
+    mode: str, rules: HouseRules, delay: int, game: int, logs: DebugLogs | None
+) -> dict[str, object]:
     turns: dict[Seat, list[float]] = {seat: [] for seat in Seat}
     players = [
         Measured(
@@ -85,12 +91,17 @@ async def one_game(mode: str, rules: HouseRules, delay: int, game: int) -> dict[
             name=f"{seat.slug}",
             options={"Seed": str(game * 4 + index + 1)},
             turns=turns[seat],
+            log=logs.for_seat(seat) if logs is not None else None,
         )
         for index, seat in enumerate(Seat)
     ]
     cpu, wall = time.process_time(), time.perf_counter()
     record = await run_match(players, rules, game_id=str(game))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    sizes = {}
+    if logs is not None:
+        logs.close()
+        sizes = {seat: logs.path(seat).stat().st_size for seat in Seat}
     used: dict[Seat, list[float]] = {seat: [] for seat in Seat}
     for move, spent in zip(record.game.moves, record.used, strict=False):
         used[move.seat].append(spent)
@@ -100,11 +111,16 @@ async def one_game(mode: str, rules: HouseRules, delay: int, game: int) -> dict[
         "used": used,
         "cpu": cpu,
         "wall": wall,
+        "sizes": sizes,
     }
 
 
 async def run_case(name: str, args: argparse.Namespace, rules: HouseRules) -> None:
-    games = [await one_game(CASES[name], rules, args.delay, g) for g in range(args.games)]
+    games = []
+    with tempfile.TemporaryDirectory(prefix="flood-") as folder:
+        for g in range(args.games):
+            logs = DebugLogs(Path(folder) / f"{name}.bpgn", g + 1) if args.logs else None
+            games.append(await one_game(CASES[name], rules, args.delay, g, logs))
     others = [seat for seat in Seat if seat is not FLOODER]
     per_game = [g["record"].harness_delay.get(s, 0.0) for g in games for s in others]  # type: ignore[attr-defined]
     per_move = [d for g in games for s in others for d in g["turns"][s]]  # type: ignore[index]
@@ -129,6 +145,13 @@ async def run_case(name: str, args: argparse.Namespace, rules: HouseRules) -> No
         f" {statistics.fmean(flooder_used) * 1000 if flooder_used else float('nan'):.1f} ms"
     )
     print(f"  arbiter CPU: {cpu:.1f} s of {wall:.1f} s ({100 * cpu / wall:.0f}% of a core)")
+    if args.logs:
+        flooder = sum(g["sizes"][FLOODER] for g in games)  # type: ignore[index]
+        quiet = sum(g["sizes"][Seat.B_BLACK] for g in games)  # type: ignore[index]
+        print(
+            f"  --debug logs: A-White's {flooder / 1e6:.2f} MB ({flooder / 1e6 / wall:.2f} MB/s),"
+            f" B-Black's {quiet / 1e6:.2f} MB"
+        )
     for g in games:
         outcome = g["record"].outcome  # type: ignore[attr-defined]
         print(f"  game: {outcome.result.value} {outcome.termination.value} {outcome.reason}")
@@ -142,6 +165,7 @@ def main() -> None:
     parser.add_argument("--delay", type=int, default=50, help="each engine's ms per move")
     parser.add_argument("--plies", type=int, default=300, help="ply cap of a game")
     parser.add_argument("--only", nargs="*", choices=list(CASES), default=list(CASES))
+    parser.add_argument("--logs", action="store_true", help="give every engine a --debug log")
     args = parser.parse_args()
     base, _, inc = args.tc.partition("+")
     rules = HouseRules(time=float(base), increment=float(inc or 0), max_plies=args.plies)
