@@ -31,6 +31,13 @@ Processes that try to outlive their match:
   ``setsid``: a daemon, no longer below the engine in the process tree.
 - ``stubborn``: ignores SIGTERM, SIGINT, SIGHUP, ``quit`` and the end of its
   input, and has a helper in its group; only SIGKILL ends them.
+Floods that try to spend the other engines' clocks (from ``newgame`` on, a
+thread writes as fast as the pipe takes it, while the engine plays on):
+
+- ``info-flood``: valid ``info`` lines on standard output.
+- ``ignored-flood``: lines the protocol does not know, on standard output.
+- ``stderr-flood``: lines on standard error.
+
 - ``normal``: no attack (a random mover that carries the marker).
 """
 
@@ -41,9 +48,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
-from random_mover import AUTHOR, RandomMover, Turn, send
+import random_mover
+from random_mover import AUTHOR, RandomMover, Turn
 
 MODES = (
     "normal",
@@ -56,7 +65,27 @@ MODES = (
     "group-helper",
     "daemon-helper",
     "stubborn",
+    "info-flood",
+    "ignored-flood",
+    "stderr-flood",
 )
+#: What each flood writes, a block at a time.
+FLOODS = {
+    "info-flood": "info depth 12 seldepth 20 score cp 35 nodes 123456 nps 999 pv e2e4 e7e5\n",
+    "ignored-flood": "this is not a line of the protocol, but an engine may write it 12345\n",
+    "stderr-flood": "warning: the engine has something to say on standard error 12345\n",
+}
+_OUT = threading.Lock()  # the flood and the answers share standard output
+
+
+def send(line: str) -> None:
+    with _OUT:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+random_mover.send = send  # the mover's own answers take the lock too
+
 #: What a helper runs: a sleep whose command line carries the marker.
 SLEEPER = "import sys, time; time.sleep(float(sys.argv[1]))"
 #: The same after a double fork and ``setsid``: a daemon, whose parent is gone at once.
@@ -100,6 +129,24 @@ class Hostile(RandomMover):
             start_new_session=new_session,
             process_group=0 if new_group else None,
         )
+
+    def on_newgame(self, words: list[str]) -> None:
+        super().on_newgame(words)
+        if self.mode in FLOODS and not getattr(self, "flooding", False):
+            self.flooding = True
+            threading.Thread(target=self.flood, daemon=True).start()
+
+    def flood(self) -> None:
+        block = FLOODS[self.mode] * 1000
+        stream = sys.stderr if self.mode == "stderr-flood" else sys.stdout
+        lock = threading.Lock() if stream is sys.stderr else _OUT
+        try:
+            while True:
+                with lock:
+                    stream.write(block)
+                    stream.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return
 
     def run(self) -> int:
         code = super().run()

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
+from ..protocol.flood import Keep, keep_lines
 from ..protocol.limits import engine_text, keep_announced
 from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, move_text
 
@@ -67,6 +69,11 @@ def parse_option(text: str) -> tuple[str, dict[str, list[str]]]:
 
 class UciAdapter(EngineAdapter):
     """One UCI engine at one seat."""
+
+    #: The lines ``receive`` acts on, read even from a flood (``protocol.flood``).
+    KEEP: ClassVar[Keep] = keep_lines(
+        ("bestmove", "readyok", "uciok", "id", "option"), paired="info"
+    )
 
     def __init__(
         self,

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 import chess
 
@@ -70,6 +71,7 @@ from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
+from ..protocol.flood import Keep, keep_lines
 from ..protocol.limits import MAX_ANNOUNCED
 from ..protocol.signals import codes_of
 from .common import (
@@ -120,6 +122,13 @@ def parse_features(text: str) -> dict[str, str]:
 
 class XboardAdapter(EngineAdapter):
     """One xboard engine at one seat."""
+
+    #: The lines ``receive`` acts on, read even from a flood (``protocol.flood``).
+    KEEP: ClassVar[Keep] = keep_lines(
+        ("feature", "pong", "move", "tellics", "resign", "offer", "Illegal", "Error",
+         *CLAIM_PREFIXES),
+        prefix="Sjeng:",
+    )
 
     def __init__(
         self,

@@ -54,6 +54,7 @@ from ..environment import Environment, OutputGone
 from ..errors import ConfigError, EngineFailed
 from ..exits import FAILED, OK
 from ..players.base import Player
+from ..players.capped_log import CappedLog
 from ..players.factory import check_command, create_player, create_team_player
 from ..players.process import ProtocolLog, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
@@ -613,10 +614,12 @@ def parse_info(text: str) -> EngineInfo | None:
 class DebugLogs:
     """One protocol log per engine process, ``<out>.g<N>.<seat>.log`` (a team-mode
     engine's is ``<out>.g<N>.<seat>+<seat>.log``): milliseconds since the
-    engines were started, then each line in (``>``) or out (``<``)."""
+    engines were started, then each line in (``>``) or out (``<``). Each log
+    is capped in size and rate (``CappedLog``), with a note of what it dropped."""
 
     def __init__(self, out: Path, game_number: int) -> None:
         self.files: dict[tuple[Seat, ...], TextIO] = {}
+        self.logs: list[CappedLog] = []
         self.out = out
         self.game_number = game_number
         self.start = trio.current_time()
@@ -633,9 +636,13 @@ class DebugLogs:
         """The log of the one process holding ``seats``."""
         handle = self.path(seats).open("w", encoding="utf-8")
         self.files[seats] = handle
-        return ProtocolLog(handle, start=self.start)
+        log = CappedLog(handle, start=self.start)
+        self.logs.append(log)
+        return log
 
     def close(self) -> None:
+        for log in self.logs:
+            log.close()
         for handle in self.files.values():
             handle.close()
 

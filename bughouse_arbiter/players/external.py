@@ -89,7 +89,9 @@ class ExternalEnginePlayer(Player):
         self.adapter: Adapter = self.adapter_class(
             seat, options=options, init=init, limits=limits
         )
-        self.engine = EngineProcess(command, cwd=cwd, label=seat.bpgn, log=log)
+        self.engine = EngineProcess(
+            command, cwd=cwd, label=seat.bpgn, log=log, keep=self.adapter_class.KEEP
+        )
         self.name = engine_text(name or self.engine.label, NAME_LIMIT) or self.engine.label
         #: Partner messages this engine may still send (protocol.md §6.6).
         self.tells = TellQuota()

@@ -11,10 +11,12 @@ instant and not for the time the action took to reach it.
 Buffering: the reader never blocks. The arbiter's own channel is unbounded,
 so actions normally go straight in. If the channel given to ``start`` has no
 room, actions wait in this player's outbox (order kept) and a forwarder task
-hands them on. The engine's output cannot flood the arbiter: search ``info``
-is coalesced (below), and past ``MAX_PENDING`` actions waiting for the
-arbiter, further ``tell``, ``info`` and ``draw`` lines are dropped (counted
-in ``ignored`` and logged); moves, waits, resignations and ``Gone`` always go.
+hands them on. The engine's output cannot flood the arbiter: it is read
+within the engine's read budget (``protocol.flood``: past it only the lines
+that can matter are read), search ``info`` is coalesced (below), and past
+``MAX_PENDING`` actions waiting for the arbiter, further ``tell``, ``info``
+and ``draw`` lines are dropped (counted in ``ignored`` and logged); moves,
+waits, resignations and ``Gone`` always go.
 
 What happens to engine lines (protocol.md §9): answers to open turns become
 ``MoveAction``/``WaitAction`` with the arbiter's token; stale, unknown,
@@ -77,6 +79,7 @@ from ..protocol import (
     clocks_ms,
     encode_command,
 )
+from ..protocol.flood import NATIVE_KEEP
 from ..protocol.limits import NAME_LIMIT, TELL_LIMIT, TellQuota, engine_text
 from .base import (
     Action,
@@ -157,8 +160,16 @@ class NativeEnginePlayer(Player):
         self.session = EngineSession(max_line=max_line)
         #: Where the lines go: the engine's pipes, unless another transport is given.
         self.process: LineTransport = transport or EngineProcess(
-            self.command, cwd=cwd, env=env, label=self.label, log=log, max_line=max_line
+            self.command,
+            cwd=cwd,
+            env=env,
+            label=self.label,
+            log=log,
+            max_line=max_line,
+            keep=NATIVE_KEEP,
         )
+        if isinstance(self.process, EngineProcess) and self.process.keep is None:
+            self.process.keep = NATIVE_KEEP  # past its read budget, only these are read
         # Looked up once: only some transports can say when a line reached the engine.
         self._when_written: Callable[[Callable[[float], None]], None] | None = getattr(
             self.process, "when_written", None

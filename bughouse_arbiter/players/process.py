@@ -4,11 +4,15 @@
 process session, so Ctrl+C at the console never reaches it, and gives it
 three tasks in the caller's nursery:
 
-- a **reader** that always drains standard output into complete lines
+- a **reader** that drains standard output into complete lines
   (``LineBuffer``: partial lines kept, lines capped at ``max_line`` bytes,
-  UTF-8 decoded with replacement), so a flood never blocks the engine;
+  UTF-8 decoded with replacement) within the engine's read budget
+  (``protocol.flood``): past it, only the lines that can matter (``keep``)
+  are read and the rest are dropped unread (counted, logged once), and past
+  its bytes per slice the reader waits, so a flood costs the harness a
+  bounded share of its time and the flooder its own clock;
 - a **stderr reader** that drains standard error into the log and keeps its
-  last lines for the crash report;
+  last lines for the crash report, within a budget of its own;
 - a **writer** for what the pipe cannot take at once.
 
 Lines out: ``send(line)`` never waits. While nothing is queued it writes the
@@ -69,6 +73,7 @@ import trio
 
 from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
+from ..protocol.flood import LINES_PER_SLICE, SLICE, Keep, ReadBudget, keep_lines
 from ..protocol.limits import TEXT_LIMIT, engine_text
 from .reaper import Proc, family, kill_group, kill_listed, kill_session
 
@@ -152,6 +157,7 @@ class EngineProcess:
         log: Log | None = None,
         max_line: int = MAX_LINE,
         max_backlog: int = MAX_BACKLOG,
+        keep: Keep | None = None,
     ) -> None:
         if not argv:
             raise EngineFailed("empty engine command")
@@ -162,6 +168,12 @@ class EngineProcess:
         self.log = log
         self.max_line = max_line
         self.max_backlog = max_backlog
+        #: The lines that matter, read even past the read budget (None: every
+        #: line is read, the reader waiting whenever it is past the budget).
+        self.keep = keep
+        #: Output and stderr lines dropped unread past the read budget.
+        self.flood_dropped = 0
+        self.stderr_dropped = 0
         #: The last lines the engine wrote on standard error.
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         #: Output lines dropped because nobody read them fast enough.
@@ -380,6 +392,7 @@ class EngineProcess:
         assert self._process is not None and self._process.stdout is not None
         stream = self._process.stdout
         buffer = LineBuffer(self.max_line)
+        budget = ReadBudget(buffer, self.keep)
         try:
             with self._read_scope:
                 while True:
@@ -389,24 +402,41 @@ class EngineProcess:
                         chunk = b""
                     if not chunk:
                         break
-                    self._deliver(buffer.feed(chunk))
-            self._deliver(buffer.close())
+                    now = trio.current_time()
+                    self._deliver(budget.take(chunk, now), now)
+                    if budget.dropped != self.flood_dropped:
+                        self._dropping("output", self.flood_dropped, budget.dropped)
+                        self.flood_dropped = budget.dropped
+                    if budget.resume_at is not None:
+                        await trio.sleep_until(budget.resume_at)
+            self._deliver(buffer.close(), trio.current_time())
         finally:
             self._eof = True
             self._ended.set()
             self._lines_out.close()
             if self.dropped:
                 self._note(f"{self.dropped} output lines dropped (nobody read them)")
+            if self.flood_dropped:
+                self._note(f"{self.flood_dropped} output lines dropped unread (a flood)")
             self._note("end of output")
 
-    def _deliver(self, lines: list[RawLine]) -> None:
+    def _dropping(self, what: str, before: int, now: int) -> None:
+        """Notes the first lines of ``what`` dropped past the read budget."""
+        if not before:
+            self._note(
+                f"{what} over {LINES_PER_SLICE} lines in {SLICE * 1000:g} ms: lines that"
+                f" cannot matter are dropped unread from now on ({now} so far; the total"
+                " comes at the end of output)"
+            )
+
+    def _deliver(self, lines: list[RawLine], now: float) -> None:
         if not lines:
             return
         if self.log is not None:
             for line in lines:
                 self.log(f"{self.label} > {_for_log(line)}")
         if self._on_lines is not None:
-            self._on_lines(lines, trio.current_time())
+            self._on_lines(lines, now)
             return
         for line in lines:
             if self._lines_out.statistics().current_buffer_used >= self.max_backlog:
@@ -447,20 +477,33 @@ class EngineProcess:
         assert self._process is not None and self._process.stderr is not None
         stream = self._process.stderr
         buffer = LineBuffer(self.max_line)
-        while True:
-            try:
-                chunk = await stream.receive_some(_READ_SIZE)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                chunk = b""
-            lines = buffer.feed(chunk) if chunk else buffer.close()
-            for line in lines:
-                if line.text.strip():
-                    # It may end up in a reason, the record and other engines' lines.
-                    self.stderr_tail.append(engine_text(line.text, TEXT_LIMIT))
-                    if self.log is not None:
-                        self.log(f"{self.label} ! {_for_log(line)}")
-            if not chunk:
-                return
+        budget = ReadBudget(buffer, _NO_LINES)
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive_some(_READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    chunk = b""
+                lines = budget.take(chunk, trio.current_time()) if chunk else buffer.close()
+                flood = bool(chunk) and budget.scanned
+                if flood:  # only its last lines, for the tail
+                    lines += [buffer.line(piece) for piece in _last_lines(chunk, STDERR_TAIL)]
+                for line in lines:
+                    if line.text.strip():
+                        # It may end up in a reason, the record and other engines' lines.
+                        self.stderr_tail.append(engine_text(line.text, TEXT_LIMIT))
+                        if self.log is not None and not flood:
+                            self.log(f"{self.label} ! {_for_log(line)}")
+                if budget.dropped != self.stderr_dropped:
+                    self._dropping("stderr", self.stderr_dropped, budget.dropped)
+                    self.stderr_dropped = budget.dropped
+                if not chunk:
+                    return
+                if budget.resume_at is not None:
+                    await trio.sleep_until(budget.resume_at)
+        finally:
+            if self.stderr_dropped:
+                self._note(f"{self.stderr_dropped} stderr lines dropped unread (a flood)")
 
     async def _writer(self) -> None:
         """Sends what ``send`` queued, a burst at a time; closes stdin at the end."""
@@ -562,6 +605,16 @@ def _signal_group(process: trio.Process, sig: signal.Signals) -> None:
     except (ProcessLookupError, PermissionError):
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(sig)
+
+
+#: Standard error has no lines that matter but its last ones (``_last_lines``).
+_NO_LINES = keep_lines(())
+
+
+def _last_lines(data: bytes | bytearray, count: int) -> list[bytes]:
+    """The last ``count`` whole lines of ``data`` (without their LF)."""
+    end = data.rfind(b"\n")
+    return bytes(data[:end]).rsplit(b"\n", count)[-count:] if end >= 0 else []
 
 
 def _for_log(line: RawLine) -> str:

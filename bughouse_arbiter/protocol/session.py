@@ -133,6 +133,10 @@ class LineBuffer:
             self._partial.clear()
         return self._line(chunk)
 
+    def line(self, data: bytes) -> RawLine:
+        """One whole line (without its LF) read on its own, outside the stream."""
+        return self._line(data)
+
     def _line(self, data: bytes) -> RawLine:
         if data.endswith(b"\r"):
             data = data[:-1]
