@@ -114,6 +114,8 @@ class Frames(Sequence[Frame]):
     # -- recording (the replay calls these) ---------------------------------------
 
     def add_messages(self, messages: Sequence[BpgnMessage]) -> None:
+        if self.cut:
+            return  # past ``limit``: no frame shows them
         self._messages.extend(messages)
         self._afters.extend(m.after for m in messages)
 

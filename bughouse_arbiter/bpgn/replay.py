@@ -481,9 +481,9 @@ class GameReplay:
         self.total += len(part.moves)
         if self.only_a:
             self.only_a = all(m.board is BoardId.A for m in part.moves)
-        if self.keep_messages:
-            self.messages.extend(part.messages)
         replayer = self.replayer
+        if self.keep_messages and not (replayer and replayer.frames and replayer.frames.cut):
+            self.messages.extend(part.messages)
         if replayer is None:
             return
         replayer.feed(part)

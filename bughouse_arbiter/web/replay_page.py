@@ -68,7 +68,10 @@ def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
         },
         "boards": drawings.svgs,
         "frames": frames,
-        "messages": [{"seat": m.seat.value, "text": m.text, "at": m.at} for m in source.messages],
+        "messages": [
+            {"seat": m.seat.value, "text": m.text, "at": m.at}
+            for m in source.messages[: frames[-1]["said"]]
+        ],
         "pieces": {letter: _piece_svg(letter) for letter in POCKET_ORDER + POCKET_ORDER.lower()},
         "ending": _ending(report),
         "event": source.tag("Event") or "",
