@@ -2,9 +2,10 @@
 
 ``Frames`` is what ``replay_game(..., frames=True)`` gives: a sequence with
 one ``Frame`` per ply (0 = the start). It does not hold a frame per ply: it
-keeps every move (the file's ``BpgnMove``, the seat that played it and the
-move played, packed in an int) and, every ``every`` plies, a keyframe (both
-boards, the clocks, each board's last move). A frame is rebuilt on demand
+keeps every move, packed (``MoveList``: the file's move without its comments
+and commands, about 80 bytes; the seat that played it; the move played, in
+an int) and, every ``every`` plies, a keyframe (both boards, the clocks,
+each board's last move). A frame is rebuilt on demand
 from the keyframe before it by playing the moves between; walking forward
 (iteration, or the next ply after the one last asked for) plays one move a
 frame. Memory is the moves plus one keyframe per ``every`` plies.
@@ -18,6 +19,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import bisect
+import math
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from typing import overload
@@ -60,7 +62,7 @@ class _State:
     boards: dict[BoardId, BughouseBoard]
     clocks: dict[Seat, float | None]
     moved_at: dict[BoardId, float]
-    last: dict[BoardId, BpgnMove]
+    last: dict[BoardId, int]  # the ply of each board's last move
     marks: dict[BoardId, chess.Move]
 
     def copy(self) -> _State:
@@ -90,7 +92,7 @@ class Frames(Sequence[Frame]):
         #: Plies replayed but not kept (beyond ``limit``).
         self.cut = 0
         self._game = game
-        self.moves: list[BpgnMove] = []  # ply p's move is moves[p - 1]
+        self.moves = MoveList()  # ply p's move is moves[p - 1]
         self._seats = bytearray()
         self._played = array("l")
         self._messages: list[BpgnMessage] = []
@@ -212,7 +214,8 @@ class Frames(Sequence[Frame]):
 
     def _frame(self, state: _State) -> Frame:
         ply = state.ply
-        move = self.moves[ply - 1] if ply else None
+        moves = self.moves
+        move = moves[ply - 1] if ply else None
         boards = state.boards
         live = self._live_at(ply)
         to_move = {b: Seat.of(b, boards[b].turn) for b in BoardId}
@@ -237,17 +240,86 @@ class Frames(Sequence[Frame]):
             messages=tuple(self._messages[:said]),
             to_move=to_move,
             running=running,
-            last=dict(state.last),
+            last={board_id: moves[at - 1] for board_id, at in state.last.items()},
             marks=dict(state.marks),
         )
 
 
+class MoveList(Sequence[BpgnMove]):
+    """``BpgnMove`` values stored packed: numbers in arrays, texts once each.
+    A move read back has no ``commands`` or ``comments`` (no frame shows them)."""
+
+    def __init__(self) -> None:
+        self._numbers = array("q")  # index, number, line, column
+        self._times = array("d")  # clock, at; NaN for None
+        self._texts = array("l")  # san, written, clock_text; -1 for None
+        self._white = bytearray()
+        self._boards = bytearray()
+        self._words: list[str] = []
+        self._word_ids: dict[str, int] = {}
+
+    def append(self, move: BpgnMove) -> None:
+        self._numbers.extend((move.index, move.number, move.line, move.column))
+        self._times.append(_NAN if move.clock is None else move.clock)
+        self._times.append(_NAN if move.at is None else move.at)
+        self._texts.extend((self._id(move.san), self._id(move.written), self._id(move.clock_text)))
+        self._white.append(move.white)
+        self._boards.append(move.board is BoardId.B)
+
+    def _id(self, text: str | None) -> int:
+        if text is None:
+            return -1
+        known = self._word_ids.get(text)
+        if known is None:
+            known = self._word_ids[text] = len(self._words)
+            self._words.append(text)
+        return known
+
+    def __len__(self) -> int:
+        return len(self._white)
+
+    @overload
+    def __getitem__(self, index: int) -> BpgnMove: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[BpgnMove]: ...
+
+    def __getitem__(self, index: int | slice) -> BpgnMove | list[BpgnMove]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("move index out of range")
+        number_at, time_at, text_at = 4 * index, 2 * index, 3 * index
+        numbers, times, texts, words = self._numbers, self._times, self._texts, self._words
+        clock, at = times[time_at], times[time_at + 1]
+        clock_id = texts[text_at + 2]
+        return BpgnMove(
+            index=numbers[number_at],
+            number=numbers[number_at + 1],
+            board=BoardId.B if self._boards[index] else BoardId.A,
+            white=bool(self._white[index]),
+            san=words[texts[text_at]],
+            written=words[texts[text_at + 1]],
+            line=numbers[number_at + 2],
+            column=numbers[number_at + 3],
+            clock=None if math.isnan(clock) else clock,
+            clock_text=None if clock_id < 0 else words[clock_id],
+            at=None if math.isnan(at) else at,
+        )
+
+
+_NAN = math.nan
+
+
 def _apply(state: _State, move: BpgnMove, seat: Seat, played: chess.Move) -> None:
+    """What ``move`` (at ``state.ply``) sets: the mover's clock, the board's time, its last move."""
     if move.clock is not None:
         state.clocks[seat] = move.clock
     if move.at is not None:
         state.moved_at[move.board] = move.at
-    state.last[move.board] = move
+    state.last[move.board] = state.ply
     state.marks[move.board] = played
 
 
