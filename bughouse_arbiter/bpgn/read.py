@@ -360,12 +360,14 @@ def iter_game_parts(
 ) -> Iterator[BpgnGame]:
     """The games of ``source`` in parts, so that no game is ever held whole.
 
-    A game read within one chunk comes as one ``BpgnGame``, as ``iter_games``
-    gives it. A longer one comes as ``partial`` parts, one after each chunk,
-    then a last part: each holds the moves, messages, board ends and comments
-    read since the one before (move ``index`` and ``after`` count from the
-    game's start) and the tags; only the last holds the closing comment, the
-    result token and the problems. Memory follows the chunk, not the game.
+    A game comes as one ``BpgnGame``, as ``iter_games`` gives it, unless at
+    the end of a chunk its reader holds ``PART`` moves (messages, board ends
+    and comments count too) or more: then it comes as ``partial`` parts, one
+    after each such chunk, then a last part. Each holds the moves, messages,
+    board ends and comments read since the one before (move ``index`` and
+    ``after`` count from the game's start) and the tags; only the last holds
+    the closing comment, the result token and the problems. Memory follows
+    the chunk, not the game.
     """
     return _Reader(_chunks(source), strict=strict, file=file, parts=True).games()
 

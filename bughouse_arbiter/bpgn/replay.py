@@ -13,6 +13,10 @@ Quirks of real files are handled and reported, never hidden:
 - anything else that cannot be played stops the replay there: the report
   names the move, its line and column, and why.
 
+``GameReplay`` does the same for a game fed in parts (``iter_game_parts``),
+holding only a window of its moves; ``replay_games`` judges a whole stream
+so, as ``bughouse replay --check`` does.
+
 ``[Result]`` is read under both conventions found in real files: the
 standard's (team of White on board A) and FICS/bughousedb's (White of the
 board where the game ended); the report says which one the file follows.
