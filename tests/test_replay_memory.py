@@ -114,6 +114,7 @@ def test_the_page_of_a_huge_game_is_capped_and_says_so(
     assert f"the last {plies - 300} are left out" in captured.err
     text = page.read_text(encoding="utf-8")
     assert f'<p id="notice">{said}' in text
+    assert f"the page ends here, at ply 300 of {plies}" in text
     assert text.count('"label":') == 300  # frames 1 to 300 name their move
     assert len(text) < 600_000
 

@@ -73,7 +73,7 @@ def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
             for m in source.messages[: frames[-1]["said"]]
         ],
         "pieces": {letter: _piece_svg(letter) for letter in POCKET_ORDER + POCKET_ORDER.lower()},
-        "ending": _ending(report),
+        "ending": _ending(report, len(frames) - 1),
         "event": source.tag("Event") or "",
         "date": source.tag("Date") or "",
     }
@@ -220,7 +220,9 @@ def _piece_svg(letter: str) -> str:
     return f'<svg viewBox="0 0 45 45" class="piece"><use href="#{color}-{name}" /></svg>'
 
 
-def _ending(report: ReplayReport) -> str:
+def _ending(report: ReplayReport, shown: int) -> str:
+    if shown < report.replayed:
+        return f"the page ends here, at ply {shown} of {report.replayed} (see the note above)"
     if report.illegal is not None:
         return f"the replay stops here: next is {report.illegal.located()}"
     if report.outcome is not None:
