@@ -109,7 +109,7 @@ def main() -> None:
                 else:
                     call, stdin = [str(path), "--no-color"], b"e\nq\n"
                 cpu, seconds, peak, status, tail = run(call, code=args.code, stdin=stdin, cap=cap)
-                shown = "" if mode == "step" else f"; {tail[-90:]}"
+                shown = "" if mode == "step" else f"; {tail[-140:]}"
                 failed = "" if status in (0, 1) or mode == "check" else f" FAILED ({tail[-60:]})"
                 if mode == "check" and status not in (0, 1):
                     failed = f" FAILED ({tail[-60:]})"
