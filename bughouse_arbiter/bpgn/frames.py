@@ -78,6 +78,7 @@ def _copy(board: BughouseBoard) -> BughouseBoard:
 
 
 _SEATS = tuple(Seat)
+_SEAT_NUMBER = {seat: number for number, seat in enumerate(_SEATS)}
 
 
 class Frames(Sequence[Frame]):
@@ -123,9 +124,9 @@ class Frames(Sequence[Frame]):
 
     def before_move(self) -> None:
         """Called before each move is pushed: which boards have ended."""
-        ended = frozenset(self._game.board_results)
-        if ended != self._ended[-1][1]:
-            self._ended.append((len(self.moves) + 1, ended))
+        ended = self._game.board_results
+        if len(ended) != len(self._ended[-1][1]):  # boards only ever end
+            self._ended.append((len(self.moves) + 1, frozenset(ended)))
 
     def played(self, move: BpgnMove, seat: Seat, played: chess.Move) -> None:
         """Records ``move`` (just pushed on the game, for ``seat``)."""
@@ -133,7 +134,7 @@ class Frames(Sequence[Frame]):
             self.cut += 1
             return
         self.moves.append(move)
-        self._seats.append(_SEATS.index(seat))
+        self._seats.append(_SEAT_NUMBER[seat])
         self._played.append(_pack(played))
         state = self._state
         state.ply += 1
