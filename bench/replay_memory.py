@@ -110,9 +110,9 @@ def main() -> None:
                     call, stdin = [str(path), "--no-color"], b"e\nq\n"
                 cpu, seconds, peak, status, tail = run(call, code=args.code, stdin=stdin, cap=cap)
                 shown = "" if mode == "step" else f"; {tail[-140:]}"
-                failed = "" if status in (0, 1) or mode == "check" else f" FAILED ({tail[-60:]})"
-                if mode == "check" and status not in (0, 1):
-                    failed = f" FAILED ({tail[-60:]})"
+                # --check exits 1 for a failed game; the others only 0 succeed.
+                ok = status in (0, 1) if mode == "check" else status == 0
+                failed = "" if ok else f" FAILED, exit {status} ({tail[-60:]})"
                 extra = ""
                 if mode == "html" and page.exists() and not failed:
                     extra = f", page {page.stat().st_size / 1e6:.1f} MB"
