@@ -183,8 +183,9 @@ class _Replayer:
             self.frames.add_messages(part.messages)
         if self.stopped:
             return
-        self.window.update((m.index, m) for m in moves)
-        self.queue.extend(m.index for m in moves)
+        indices = [m.index for m in moves]
+        self.window.update(zip(indices, moves, strict=True))
+        self.queue.extend(indices)
         self.run(final=not part.partial)
         if self.stopped:
             self.window.clear()
