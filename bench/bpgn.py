@@ -4,9 +4,9 @@
     python bench/bpgn.py [--corpus DIR] [--repeat R] [--copies N] [--writer-plies N]
 
 Ours: the corpus files (``--copies`` times over, as one stream) read with
-``iter_games`` and each game re-judged with ``replay_game``: every move read,
-parsed from SAN, checked legal, played, both boards judged, the result
-compared, one game in memory at a time (as ``bughouse replay --check``).
+``iter_game_parts`` and each game re-judged with ``replay_games``: every move
+read, parsed from SAN, checked legal, played, both boards judged, the result
+compared, a part of one game in memory at a time (as ``bughouse replay --check``).
 
 python-chess: the same games, each board written as one crazyhouse PGN game
 (same start position, the same moves in python-chess's SAN with clock
@@ -44,8 +44,8 @@ import chess.variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bughouse_arbiter.bpgn.read import iter_games
-from bughouse_arbiter.bpgn.replay import replay_game
+from bughouse_arbiter.bpgn.read import iter_game_parts, iter_games
+from bughouse_arbiter.bpgn.replay import replay_game, replay_games
 from bughouse_arbiter.core.game import PlayedMove
 from bughouse_arbiter.core.model import BoardId
 
@@ -55,9 +55,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
 def ours(data: bytes) -> tuple[int, int]:
     """(games, moves replayed) for ``replay --check``'s loop over ``data``."""
     games = moves = 0
-    for game in iter_games(io.BytesIO(data)):
+    for report in replay_games(iter_game_parts(io.BytesIO(data))):
         games += 1
-        moves += replay_game(game).replayed
+        moves += report.replayed
     return games, moves
 
 
@@ -189,7 +189,7 @@ def main() -> None:
     their_peak = peak_mib(lambda: python_chess(pgn))
     print(f"corpus: {len(files)} files x {args.copies}, {len(data) / 1e6:.1f} MB")
     print(
-        f"ours (iter_games + replay_game): {games} games, {moves} moves replayed, "
+        f"ours (iter_game_parts + replay_games): {games} games, {moves} moves replayed, "
         f"{moves / our_best:8.0f} moves/s, peak {our_peak:.1f} MiB"
     )
     print(

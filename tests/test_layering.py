@@ -26,6 +26,7 @@ CORE = [
     "bpgn/claims",
     "bpgn/positions",
     "bpgn/replay",
+    "bpgn/frames",
     "protocol/__init__",
     "protocol/messages",
     "protocol/grammar",

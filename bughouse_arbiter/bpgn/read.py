@@ -163,6 +163,8 @@ class BpgnGame:
     result_token: str | None = None
     problems: tuple[Problem, ...] = ()
     file: str | None = None
+    #: True for a part of a long game read by ``iter_game_parts`` that more parts follow.
+    partial: bool = False
 
     def tag(self, name: str, default: str | None = None) -> str | None:
         """A tag's value; tag names are matched without regard to case."""
@@ -195,6 +197,7 @@ class _GameBuilder:
         self.file = file
         self.tags: dict[str, str] = {}
         self.moves: list[BpgnMove] = []
+        self.moves_before = 0  # moves handed out in earlier parts
         self.messages: list[BpgnMessage] = []
         self.draw_offers: list[BpgnDrawOffer] = []
         self.board_ends: list[BoardEnd] = []
@@ -215,6 +218,16 @@ class _GameBuilder:
         self.move_clock: str | None = None
 
     @property
+    def count(self) -> int:
+        """Moves closed so far, in this part and the earlier ones."""
+        return self.moves_before + len(self.moves)
+
+    @property
+    def held(self) -> int:
+        """Moves, messages, board ends and comments held for the next part."""
+        return len(self.moves) + len(self.messages) + len(self.board_ends) + len(self.comments)
+
+    @property
     def move_open(self) -> bool:
         return self.open_move is not None
 
@@ -227,7 +240,7 @@ class _GameBuilder:
         commands = self.move_commands
         self.moves.append(
             BpgnMove(
-                index=len(self.moves),
+                index=self.moves_before + len(self.moves),
                 number=number,
                 board=board,
                 white=white,
@@ -248,6 +261,24 @@ class _GameBuilder:
             self.move_commands = {}
         self.move_clock = None
         self.open_move = None
+
+    def part(self) -> BpgnGame:
+        """The moves, messages, board ends and comments read since the last
+        part, as a partial game; they are dropped here."""
+        part = BpgnGame(
+            number=self.number,
+            line=self.line,
+            tags=self.tags,
+            moves=tuple(self.moves),
+            messages=tuple(self.messages),
+            board_ends=tuple(self.board_ends),
+            comments=tuple(self.comments),
+            file=self.file,
+            partial=True,
+        )
+        self.moves_before += len(self.moves)
+        self.moves, self.messages, self.board_ends, self.comments = [], [], [], []
+        return part
 
     def build(self) -> BpgnGame:
         self.close_move()
@@ -284,6 +315,9 @@ MAX_PROBLEMS = 20
 MAX_TOKEN = 1 << 20
 #: Bytes read from a stream at a time.
 CHUNK = 1 << 18
+#: Moves (and messages, board ends, comments) that make ``iter_game_parts``
+#: hand out a part at the end of a chunk; a shorter game comes whole.
+PART = 4096
 
 
 def decode(data: bytes) -> str:
@@ -331,6 +365,26 @@ def iter_games(
     return _Reader(_chunks(source), strict=strict, file=file).games()
 
 
+def iter_game_parts(
+    source: str | bytes | IO[str] | IO[bytes],
+    *,
+    strict: bool = False,
+    file: str | None = None,
+) -> Iterator[BpgnGame]:
+    """The games of ``source`` in parts, so that no game is ever held whole.
+
+    A game comes as one ``BpgnGame``, as ``iter_games`` gives it, unless at
+    the end of a chunk its reader holds ``PART`` moves (messages, board ends
+    and comments count too) or more: then it comes as ``partial`` parts, one
+    after each such chunk, then a last part. Each holds the moves, messages,
+    board ends and comments read since the one before (move ``index`` and
+    ``after`` count from the game's start) and the tags; only the last holds
+    the closing comment, the result token and the problems. Memory follows
+    the chunk, not the game.
+    """
+    return _Reader(_chunks(source), strict=strict, file=file, parts=True).games()
+
+
 def _chunks(source: str | bytes | IO[str] | IO[bytes]) -> Iterator[str]:
     """The text of ``source`` in pieces; bytes are decoded line by line, so a
     piece never depends on where a read ended (but for lines over ``MAX_TOKEN``)."""
@@ -369,8 +423,11 @@ class _Reader:
     absolute with ``line_base`` and ``column_base``.
     """
 
-    def __init__(self, chunks: Iterator[str], *, strict: bool, file: str | None) -> None:
+    def __init__(
+        self, chunks: Iterator[str], *, strict: bool, file: str | None, parts: bool = False
+    ) -> None:
         self.chunks = chunks
+        self.parts = parts
         self.strict = strict
         self.file = file
         self.text = ""
@@ -441,6 +498,9 @@ class _Reader:
         while not self.eof:
             self.refill()
             self.scan()
+            game = self.game
+            if self.parts and game is not None and game.held >= PART:
+                self.done.append(game.part())
             if self.done:
                 yield from self.done
                 self.done = []
@@ -693,7 +753,7 @@ class _Reader:
         game.close_move()
         line, _ = self.where(start)
         game.messages.append(
-            BpgnMessage(seat=seat, text=text, at=at, after=len(game.moves), line=line)
+            BpgnMessage(seat=seat, text=text, at=at, after=game.count, line=line)
         )
 
     def on_draw(self, game: _GameBuilder, value: str, start: int) -> None:
@@ -726,7 +786,7 @@ class _Reader:
                 termination=termination,
                 seat=seat,
                 reason=reason,
-                after=len(game.moves),
+                after=game.count,
             )
         )
 

@@ -13,6 +13,10 @@ Quirks of real files are handled and reported, never hidden:
 - anything else that cannot be played stops the replay there: the report
   names the move, its line and column, and why.
 
+``GameReplay`` does the same for a game fed in parts (``iter_game_parts``),
+holding only a window of its moves; ``replay_games`` judges a whole stream
+so, as ``bughouse replay --check`` does.
+
 ``[Result]`` is read under both conventions found in real files: the
 standard's (team of White on board A) and FICS/bughousedb's (White of the
 board where the game ended); the report says which one the file follows.
@@ -26,7 +30,7 @@ import dataclasses
 import itertools
 import re
 from collections import deque
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 
 import attrs
 import chess
@@ -36,8 +40,11 @@ from ..core.model import BoardId, Outcome, Result, Seat, Termination
 from ..core.rules import MAX_SECONDS, HouseRules
 from ..errors import ArbiterError, MoveError
 from .claims import Claim, claim_of, seats_named
+from .frames import Frame, Frames
 from .positions import parse_san, read_move, start_fens
-from .read import BpgnGame, BpgnMessage, BpgnMove
+from .read import BoardEnd, BpgnGame, BpgnMessage, BpgnMove
+
+__all__ = ["FOREIGN_RULES", "Frame", "GameReplay", "Note", "ReplayReport", "replay_game"]
 
 #: Rules for files that do not say theirs (every dialect but ours): mate is
 #: mate even if a piece could arrive later (FICS), no ply cap.
@@ -63,22 +70,6 @@ class Note:
 
 
 @attrs.frozen(kw_only=True)
-class Frame:
-    """The table after ``ply`` moves of the replay (0 = the start)."""
-
-    ply: int
-    fens: Mapping[BoardId, str]
-    pockets: Mapping[Seat, str]
-    clocks: Mapping[Seat, float | None]
-    at: float | None
-    move: BpgnMove | None
-    messages: tuple[BpgnMessage, ...]
-    to_move: Mapping[BoardId, Seat]
-    running: frozenset[Seat] = frozenset()
-    last: Mapping[BoardId, BpgnMove] = attrs.field(factory=dict)
-
-
-@attrs.frozen(kw_only=True)
 class ReplayReport:
     """What ``replay_game`` found. ``ok`` is True when every move was played
     and the recorded result agrees with the re-judged one (either convention)."""
@@ -97,7 +88,7 @@ class ReplayReport:
     verdict: str
     ok: bool
     played: tuple[PlayedMove, ...] = ()
-    frames: tuple[Frame, ...] = ()
+    frames: Sequence[Frame] = ()
 
 
 def rules_of(game: BpgnGame, override: HouseRules | None = None) -> tuple[HouseRules, list[Note]]:
@@ -138,6 +129,12 @@ def _cut(text: str, limit: int = 40) -> str:
 
 
 class _Replayer:
+    """Plays a game's moves as they are fed, a part of the file at a time.
+
+    A move is played once ``_LOOKAHEAD`` later ones are read (a drop may need
+    the capture that supplies it): only that window of moves is held.
+    """
+
     def __init__(
         self,
         source: BpgnGame,
@@ -146,55 +143,86 @@ class _Replayer:
         frames: bool,
         notes: list[Note],
         track_repetition: bool = False,
+        frame_limit: int | None = None,
     ) -> None:
-        self.source = source
         self.rules = rules
-        self.want_frames = frames
         self.notes = notes
-        self.frames: list[Frame] = []
         self.illegal: Note | None = None
         self.replayed = 0
         fen_a, fen_b = start_fens(source)
         self.game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)
-        # Untimed play (clock=off) has no clock to show.
-        start = rules.time if rules.clock else None
-        self.clocks: dict[Seat, float | None] = dict.fromkeys(Seat, start)
-        self.moved_at: dict[BoardId, float] = {BoardId.A: 0.0, BoardId.B: 0.0}
         self.last_on_board: dict[BoardId, BpgnMove] = {}
-        self.ends_done = 0
+        self.ends: deque[BoardEnd] = deque()
         self.track_repetition = track_repetition
         self.seen: dict[BoardId, dict[Hashable, int]] = {BoardId.A: {}, BoardId.B: {}}
         for board_id in BoardId:
             self.count_position(board_id)
-
-    def run(self) -> None:
-        moves = self.source.moves
-        self.has_lower = {b: any(m.board is b and not m.white for m in moves) for b in BoardId}
+        self.window: dict[int, BpgnMove] = {}  # moves read, not yet played, by index
+        self.queue: deque[int] = deque()  # their indices, in the order to play them
+        self.read = 0
+        self.has_lower = {BoardId.A: False, BoardId.B: False}
         self.colour_from_turn: set[BoardId] = set()
-        self.snapshot(None)
+        self.stopped = False
+        #: The move the rules' end came before, the reason, and the later moves
+        #: queued then less the moves read then (the moves read at the end are added).
+        self.cut_off: tuple[BpgnMove, str, int] | None = None
+        # Untimed play (clock=off) has no clock to show.
+        start = rules.time if rules.clock else None
+        self.frames = Frames(self.game, start, limit=frame_limit) if frames else None
+
+    def feed(self, part: BpgnGame) -> None:
+        """Reads ``part``'s moves, board ends and messages and plays what it can."""
+        moves = part.moves
+        has_lower = self.has_lower
+        for board_id in BoardId:
+            if not has_lower[board_id]:
+                has_lower[board_id] = any(m.board is board_id and not m.white for m in moves)
+        self.read += len(moves)
+        self.ends.extend(part.board_ends)
+        if self.frames is not None:
+            self.frames.add_messages(part.messages)
+        if self.stopped:
+            return
+        indices = [m.index for m in moves]
+        self.window.update(zip(indices, moves, strict=True))
+        self.queue.extend(indices)
+        self.run(final=not part.partial)
+        if self.stopped:
+            self.window.clear()
+            self.queue.clear()
+
+    def finish(self) -> None:
+        """After the last part: the note of moves the rules' end left unplayed."""
+        if self.cut_off is not None:
+            move, reason, later = self.cut_off
+            self.notes.append(
+                Note(
+                    move=move,
+                    message=f"the rules ended the match before this move ({reason}): it "
+                    f"and {later + self.read} later move(s) not played",
+                )
+            )
+            self.cut_off = None
+
+    def run(self, *, final: bool) -> None:
         game = self.game
         board_a, board_b = game.boards[BoardId.A], game.boards[BoardId.B]
         lower_a, lower_b = self.has_lower[BoardId.A], self.has_lower[BoardId.B]
-        ends = len(self.source.board_ends)
-        queue = deque(range(len(moves)))
-        while queue:
+        queue, window = self.queue, self.window
+        keep = 0 if final else _LOOKAHEAD
+        while len(queue) > keep:
             index = queue.popleft()
-            move = moves[index]
-            if self.ends_done < ends:
+            move = window.pop(index)
+            if self.ends:
                 self.apply_board_ends(index)
             if game.outcome is not None:
-                self.notes.append(
-                    Note(
-                        move=move,
-                        message=f"the rules ended the match before this move "
-                        f"({game.outcome.reason}): it and {len(queue)} later move(s) "
-                        "not played",
-                    )
-                )
+                self.cut_off = (move, game.outcome.reason, len(queue) - self.read)
+                self.stopped = True
                 return
             board_id = move.board
             if board_id in game.board_results:
                 self.illegal = Note(move=move, message=f"board {board_id.value} is over")
+                self.stopped = True
                 return
             is_a = board_id is BoardId.A
             board = board_a if is_a else board_b
@@ -229,18 +257,22 @@ class _Replayer:
                         message=f"{game.to_move(board_id)} is to move on board "
                         f"{board_id.value}, not {seat} (a move missing before it?)",
                     )
+                    self.stopped = True
                     return
             else:
                 seat = move.seat
             try:
                 parsed, plain = read_move(board, move.san)
             except MoveError as exc:
-                if not self.supply_drop(moves, queue, index, move, seat):
+                if not self.supply_drop(index, move, seat):
                     self.illegal = Note(move=move, message=str(exc))
+                    self.stopped = True
                     return
+                window[index] = move
                 continue
             self.play(move, parsed, plain=plain, seat=seat)
-        self.apply_board_ends(len(moves))
+        if final:
+            self.apply_board_ends(self.read)
 
     def play(
         self,
@@ -253,6 +285,9 @@ class _Replayer:
         board_id = move.board
         if seat is None:
             seat = self.game.to_move(board_id)
+        frames = self.frames
+        if frames is not None:
+            frames.before_move()
         # A move read as plain SAN keeps its text: it is not checked or written again.
         self.game.push(seat, parsed, at=move.at, clock=move.clock, san=move.san if plain else None)
         self.replayed += 1
@@ -265,12 +300,8 @@ class _Replayer:
         self.last_on_board[board_id] = move
         if self.track_repetition:
             self.count_position(board_id)
-        if self.want_frames:
-            if move.clock is not None:
-                self.clocks[seat] = move.clock
-            if move.at is not None:
-                self.moved_at[board_id] = move.at
-            self.snapshot(move)
+        if frames is not None:
+            frames.played(move, seat, parsed)
 
     def count_position(self, board_id: BoardId) -> None:
         if not self.track_repetition:
@@ -287,17 +318,11 @@ class _Replayer:
                 return board_id
         return None
 
-    def supply_drop(
-        self,
-        moves: Sequence[BpgnMove],
-        queue: deque[int],
-        index: int,
-        move: BpgnMove,
-        seat: Seat,
-    ) -> bool:
+    def supply_drop(self, index: int, move: BpgnMove, seat: Seat) -> bool:
         """Puts the capture that supplies ``move``'s drop (among the next few
-        moves of the other board) first in ``queue``, then ``move``; False if
+        moves of the other board) first in the queue, then ``move``; False if
         there is none."""
+        queue, window = self.queue, self.window
         board = self.game.boards[move.board]
         drop = _drop_piece(move.san)
         if drop is None or board.pockets[seat.color].count(drop):
@@ -307,7 +332,7 @@ class _Replayer:
             return False
         earlier: list[int] = []
         for later in itertools.islice(queue, _LOOKAHEAD):
-            candidate = moves[later]
+            candidate = window[later]
             if candidate.board is move.board:
                 continue
             if (
@@ -322,7 +347,7 @@ class _Replayer:
             earlier.append(later)
             passed = other.last_passed
             if passed is not None and passed.color == seat.color and passed.piece_type == drop:
-                supplier = moves[later]
+                supplier = window[later]
                 self.notes.append(
                     Note(
                         move=move,
@@ -337,10 +362,9 @@ class _Replayer:
         return False
 
     def apply_board_ends(self, upto: int) -> None:
-        ends = self.source.board_ends
-        while self.ends_done < len(ends) and ends[self.ends_done].after <= upto:
-            end = ends[self.ends_done]
-            self.ends_done += 1
+        ends = self.ends
+        while ends and ends[0].after <= upto:
+            end = ends.popleft()
             if end.board in self.game.board_results or self.game.outcome is not None:
                 continue
             try:
@@ -350,34 +374,6 @@ class _Replayer:
                 continue
             claim = Claim(text=end.reason, termination=termination, seat=end.seat, board=end.board)
             apply_claim(self.game, claim, draw=end.result == Result.DRAW.value)
-
-    def snapshot(self, move: BpgnMove | None) -> None:
-        if not self.want_frames:
-            return
-        game = self.game
-        now = move.at if move is not None else 0.0
-        clocks = dict(self.clocks)
-        if now is not None:
-            for board_id in BoardId:
-                seat = game.to_move(board_id)
-                left = clocks[seat]
-                if game.is_live(board_id) and left is not None:
-                    clocks[seat] = left - max(0.0, now - self.moved_at[board_id])
-        plies = move.index + 1 if move is not None else 0
-        self.frames.append(
-            Frame(
-                ply=len(self.frames),
-                fens={b: game.fen(b) for b in BoardId},
-                pockets={s: game.boards[s.board].pocket_string(s.color) for s in Seat},
-                clocks=clocks,
-                at=move.at if move is not None else 0.0,
-                move=move,
-                messages=tuple(m for m in self.source.messages if m.after <= plies),
-                to_move={b: game.to_move(b) for b in BoardId},
-                running=frozenset(game.seats_to_move()),
-                last=dict(self.last_on_board),
-            )
-        )
 
 
 def _same(a: BpgnMove, b: BpgnMove) -> bool:
@@ -431,64 +427,155 @@ def _pick_seat(game: BughouseGame, source: BpgnGame, claim: Claim) -> Claim:
 # -- the whole replay ------------------------------------------------------------
 
 
+class GameReplay:
+    """Replays one game fed part by part (``iter_game_parts``), holding only
+    a window of its moves: memory is flat in the game's length (with
+    ``frames``, the moves and keyframes of ``Frames``).
+
+    Example::
+
+        replay = GameReplay(first_part)
+        replay.feed(first_part)      # then each later part of the game
+        report = replay.report()     # after the last part (partial False)
+    """
+
+    def __init__(
+        self,
+        first: BpgnGame,
+        *,
+        rules: HouseRules | None = None,
+        frames: bool = False,
+        frame_limit: int | None = None,
+        keep_played: bool = False,
+    ) -> None:
+        self.rules, self.notes = rules_of(first, rules)
+        self.keep_played = keep_played
+        self.parts = 0
+        self.last = first
+        self.total = 0
+        self.only_a = True
+        self.messages: list[BpgnMessage] = []
+        self.keep_messages = frames
+        self.start_error: Note | None = None
+        if first.partial:
+            # Repetitions are counted for a claimed draw; a long game's closing
+            # comment comes last, so its tags decide.
+            claim = claim_of(first)
+            drawn = first.result_tag == Result.DRAW.value
+            track = drawn or (claim is not None and claim.draw)
+        else:
+            claim = claim_of(first)
+            track = claim is not None and claim.draw
+        self.replayer: _Replayer | None = None
+        try:
+            self.replayer = _Replayer(
+                first,
+                self.rules,
+                frames=frames,
+                notes=self.notes,
+                track_repetition=track,
+                frame_limit=frame_limit,
+            )
+        except (ArbiterError, ValueError) as exc:
+            self.start_error = Note(message=f"start position cannot be read: {exc}")
+
+    def feed(self, part: BpgnGame) -> None:
+        """Plays ``part`` (the next part of this game, in order)."""
+        self.parts += 1
+        self.last = part
+        self.total += len(part.moves)
+        if self.only_a:
+            self.only_a = all(m.board is BoardId.A for m in part.moves)
+        replayer = self.replayer
+        if self.keep_messages and not (replayer and replayer.frames and replayer.frames.cut):
+            self.messages.extend(part.messages)
+        if replayer is None:
+            return
+        replayer.feed(part)
+        if not self.keep_played:
+            replayer.game.forget_moves()
+
+    def report(self) -> ReplayReport:
+        """The report, once the last part is fed."""
+        last = self.last
+        if self.parts > 1:
+            source = attrs.evolve(
+                last, moves=(), messages=tuple(self.messages), board_ends=(), partial=False
+            )
+        else:
+            source = last
+        claim = claim_of(source)
+        notes = self.notes
+        replayer = self.replayer
+        if replayer is None:
+            error = self.start_error
+            return _report(source, self.rules, None, error, notes, claim, None, self.total)
+        replayer.finish()
+        game = replayer.game
+        outcome = game.outcome
+        if replayer.illegal is None and claim is not None and outcome is None:
+            claim = _pick_seat(game, source, claim)
+            apply_claim(game, claim)
+            outcome = game.outcome
+            repeated = replayer.repeated()
+            if outcome is None and claim.draw and claim.termination is None and repeated is None:
+                # "Game drawn" with no reason the boards could show: a draw by
+                # agreement is a legal end, so the recorded draw stands as one.
+                game.agree_draw()
+                outcome = game.outcome
+            if outcome is None and claim.draw and repeated is not None:
+                # Files without our [Rules] tag do not say whether repetition
+                # ended games; a claimed draw stands when the position repeated.
+                outcome = Outcome(
+                    termination=Termination.REPETITION,
+                    winner=None,
+                    reason=f"draw: threefold repetition on board {repeated.value} (as claimed)",
+                    board=repeated,
+                )
+        if replayer.illegal is not None and self.total and self.only_a:
+            notes.append(
+                Note(message="no move on board B: this may be a crazyhouse game written as BPGN")
+            )
+        return _report(
+            source,
+            self.rules,
+            game,
+            replayer.illegal,
+            notes,
+            claim,
+            outcome,
+            self.total,
+            played=tuple(game.moves) if self.keep_played else (),
+            frames=replayer.frames if replayer.frames is not None else (),
+            replayed=replayer.replayed,
+        )
+
+
 def replay_game(
     source: BpgnGame, *, rules: HouseRules | None = None, frames: bool = False
 ) -> ReplayReport:
-    """Replays ``source`` with the rules code and compares the results."""
-    used, notes = rules_of(source, rules)
-    claim = claim_of(source)
-    try:
-        replayer = _Replayer(
-            source,
-            used,
-            frames=frames,
-            notes=notes,
-            track_repetition=claim is not None and claim.draw,
-        )
-    except (ArbiterError, ValueError) as exc:
-        note = Note(message=f"start position cannot be read: {exc}")
-        return _report(source, used, None, note, notes, claim, None, (), 0)
-    replayer.run()
-    game = replayer.game
-    outcome = game.outcome
-    if replayer.illegal is None and claim is not None and outcome is None:
-        claim = _pick_seat(game, source, claim)
-        apply_claim(game, claim)
-        outcome = game.outcome
-        repeated = replayer.repeated()
-        if outcome is None and claim.draw and claim.termination is None and repeated is None:
-            # "Game drawn" with no reason the boards could show: a draw by
-            # agreement is a legal end, so the recorded draw stands as one.
-            game.agree_draw()
-            outcome = game.outcome
-        if outcome is None and claim.draw and repeated is not None:
-            # Files without our [Rules] tag do not say whether repetition
-            # ended games; a claimed draw stands when the position repeated.
-            outcome = Outcome(
-                termination=Termination.REPETITION,
-                winner=None,
-                reason=f"draw: threefold repetition on board {repeated.value} (as claimed)",
-                board=repeated,
-            )
-    if (
-        replayer.illegal is not None
-        and source.moves
-        and all(m.board is BoardId.A for m in source.moves)
-    ):
-        notes.append(
-            Note(message="no move on board B: this may be a crazyhouse game written as BPGN")
-        )
-    return _report(
-        source,
-        used,
-        game,
-        replayer.illegal,
-        notes,
-        claim,
-        outcome,
-        tuple(replayer.frames),
-        replayer.replayed,
-    )
+    """Replays ``source`` (a whole game) with the rules code and compares the results."""
+    replay = GameReplay(source, rules=rules, frames=frames, keep_played=True)
+    replay.feed(attrs.evolve(source, partial=False) if source.partial else source)
+    return replay.report()
+
+
+def replay_games(
+    parts: Iterable[BpgnGame],
+    *,
+    rules: Callable[[BpgnGame], HouseRules | None] = lambda game: None,
+) -> Iterator[ReplayReport]:
+    """A report per game of ``parts`` (``iter_game_parts``), one game and a
+    window of its moves in memory at a time, as ``replay --check`` judges;
+    ``rules`` gives a game's rules from its first part (None: its own)."""
+    replay: GameReplay | None = None
+    for part in parts:
+        if replay is None:
+            replay = GameReplay(part, rules=rules(part))
+        replay.feed(part)
+        if not part.partial:
+            yield replay.report()
+            replay = None
 
 
 def _report(
@@ -499,8 +586,11 @@ def _report(
     notes: list[Note],
     claim: Claim | None,
     outcome: Outcome | None,
-    frames: tuple[Frame, ...],
-    replayed: int,
+    total: int,
+    *,
+    played: tuple[PlayedMove, ...] = (),
+    frames: Sequence[Frame] = (),
+    replayed: int = 0,
 ) -> ReplayReport:
     recorded = source.result_tag
     if recorded not in {r.value for r in Result}:
@@ -567,7 +657,7 @@ def _report(
         game=source,
         rules=rules,
         replayed=replayed,
-        total=len(source.moves),
+        total=total,
         illegal=illegal,
         notes=tuple(notes),
         claim=claim,
@@ -577,7 +667,7 @@ def _report(
         convention=convention,
         verdict=verdict,
         ok=ok,
-        played=tuple(game.moves) if game is not None else (),
+        played=played,
         frames=frames,
     )
 

@@ -12,22 +12,29 @@ go to that move (number, board letter: upper case White, lower case Black),
 and prints, per game, the moves replayed, the first move that cannot be
 played and where, and the recorded against the re-judged result; then a
 summary line. Exit status 0 when every game passes, 1 when any fails. Files
-are read one game at a time (memory follows the longest game); at most 20
-reading problems and 20 notes are listed per game, and control characters
-from the file are shown escaped (``\x1b``).
+are read and judged a part at a time (memory stays flat however long a game
+is); at most 20 reading problems and 20 notes are listed per game, and
+control characters from the file are shown escaped (``\x1b``).
+
+Stepping keeps the game's moves and a snapshot every 256 plies (a ply is
+rebuilt from the snapshot before it); ``--html`` embeds at most the first
+10000 plies, and says so on the page and on standard error when it leaves
+some out.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from ..bpgn.read import BpgnGame, iter_games
-from ..bpgn.replay import Frame, ReplayReport, replay_game, rules_of
+from ..bpgn.frames import Frames
+from ..bpgn.read import BpgnGame, BpgnMove, iter_game_parts
+from ..bpgn.replay import Frame, GameReplay, ReplayReport, replay_games, rules_of
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
 from ..core.rules import HouseRules, apply_rules, parse_rule
@@ -89,24 +96,41 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if len(args.files) != 1:
         raise UsageError("stepping through a game takes one FILE (use --check for several)")
     path = args.files[0]
-    source: BpgnGame | None = None
-    count = 0
-    with _open(path) as stream:
-        for game in iter_games(stream, file=path):
-            count = game.number
-            if game.number == args.game:
-                source = game
-                break
-    if count == 0:
-        raise UsageError(f"{path}: no game found")
-    if source is None:
-        raise UsageError(f"--game {args.game}: {path} holds games 1 to {count}")
-    report = replay_game(source, rules=_rules_for(source, pairs), frames=True)
+    report = _replayed(path, args.game, pairs, limit=_page_limit() if args.html else None)
     if not report.frames:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     if args.html is not None:
-        return write_html(report, args.html, out=env.stdout)
+        return write_html(report, args.html, out=env.stdout, err=env.stderr)
     return step(report, env.stdin, env.stdout, options=_options(args, env))
+
+
+def _page_limit() -> int:
+    from ..web.replay_page import MAX_PLIES
+
+    return MAX_PLIES
+
+
+def _replayed(
+    path: str, number: int, pairs: list[tuple[str, str]], *, limit: int | None
+) -> ReplayReport:
+    """Game ``number`` of ``path`` replayed with frames (at most ``limit`` plies
+    kept), read a part at a time; the games before it are skipped unjudged."""
+    replay: GameReplay | None = None
+    count = 0
+    with _open(path) as stream:
+        for part in iter_game_parts(stream, file=path):
+            count = part.number
+            if part.number != number:
+                continue
+            if replay is None:
+                rules = _rules_for(part, pairs)
+                replay = GameReplay(part, rules=rules, frames=True, frame_limit=limit)
+            replay.feed(part)
+            if not part.partial:
+                return replay.report()
+    if count == 0:
+        raise UsageError(f"{path}: no game found")
+    raise UsageError(f"--game {number}: {path} holds games 1 to {count}")
 
 
 def _options(args: argparse.Namespace, env: Environment) -> RenderOptions:
@@ -117,9 +141,9 @@ def _options(args: argparse.Namespace, env: Environment) -> RenderOptions:
     )
 
 
-def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
+def write_html(report: ReplayReport, target: str, *, out: TextIO, err: TextIO) -> int:
     """Writes the game's page to ``target`` (a new or regular file, replaced)."""
-    from ..web.replay_page import replay_page
+    from ..web.replay_page import notice, replay_page
 
     path = Path(target)
     if path.is_dir():
@@ -131,8 +155,11 @@ def write_html(report: ReplayReport, target: str, *, out: TextIO) -> int:
         path.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--html {target}: cannot write it ({exc.strerror})") from None
-    plies = len(report.frames) - 1
+    plies = report.replayed
     print(f"{target}: game {report.game.number}, {plies} plies, {len(page) // 1024} KiB", file=out)
+    left_out = notice(report)
+    if left_out:
+        print(f"{target}: {left_out}", file=err)
     return OK
 
 
@@ -148,6 +175,7 @@ def _open(path: str) -> BinaryIO:
 
 
 def _rules_for(source: BpgnGame, pairs: list[tuple[str, str]]) -> HouseRules | None:
+    """The rules ``--rule`` makes of ``source``'s own (None: no ``--rule``)."""
     if not pairs:
         return None
     base, _ = rules_of(source)
@@ -171,10 +199,12 @@ def check(
         found = 0
         try:
             with _open(path) as stream:
-                for source in iter_games(stream, file=path):
+                parts = iter_game_parts(stream, file=path)
+                rules = functools.partial(_rules_for, pairs=pairs)
+                for report in replay_games(parts, rules=rules):
+                    source = report.game
                     found += 1
                     games_total += 1
-                    report = replay_game(source, rules=_rules_for(source, pairs))
                     moves += report.replayed
                     ok = report.ok and not (strict and source.problems)
                     passed += ok
@@ -304,10 +334,7 @@ def _target(report: ReplayReport, text: str) -> int | str:
     match = _MOVE_NUMBER.fullmatch(text)
     if match is not None:
         number, letter = int(match.group(1)), match.group(2)
-        for ply, frame in enumerate(report.frames):
-            move = frame.move
-            if move is None:
-                continue
+        for ply, move in enumerate(_moves(report), start=1):
             written = move.board.value if move.white else move.board.value.lower()
             if move.number == number and written == letter:
                 return ply
@@ -318,9 +345,17 @@ def _target(report: ReplayReport, text: str) -> int | str:
         return f"unknown command {printable(text, 40)!r} ({HELP})"
 
 
+def _moves(report: ReplayReport) -> Sequence[BpgnMove]:
+    """The move of each ply from 1, without building the frames."""
+    frames = report.frames
+    if isinstance(frames, Frames):
+        return frames.moves
+    return [frame.move for frame in frames[1:] if frame.move is not None]
+
+
 def _where(report: ReplayReport, index: int) -> str:
     """``2A. exd5 · ply 5/10`` (``start · ply 0/10`` before the first move)."""
-    move = report.frames[index].move
+    move = _moves(report)[index - 1] if index else None
     at = move.label if move is not None else "start"
     return f"{at} · ply {index}/{len(report.frames) - 1}"
 
@@ -330,7 +365,7 @@ def _shown(report: ReplayReport, index: int, options: RenderOptions | None = Non
     stopped; every line from the file is shown through ``printable``."""
     # The table is our own text (colour escapes included); ``render`` passes
     # what it shows from the file through ``printable``.
-    text = render(report.frames[index], report.game, report.rules, options, report.played[:index])
+    text = render(report.frames[index], report.game, report.rules, options)
     end = ""
     if index == len(report.frames) - 1:
         if report.illegal is not None:
@@ -359,13 +394,14 @@ def render(
     """The table at ``frame`` as ``render.render_table`` draws it (board A from
     White's side, board B beside it from Black's, pockets, the four clocks at
     that moment), the last move of each board and the partner messages so far.
-    ``played`` (the moves up to ``frame``) marks each board's last move's squares."""
+    ``played`` (the moves up to ``frame``; by default the frame's ``marks``) marks
+    each board's last move's squares."""
     table = BughouseGame(rules, fen_a=frame.fens[BoardId.A], fen_b=frame.fens[BoardId.B])
     start = rules.time if rules.clock else math.inf  # untimed: shown as --:--
     clocks = {seat: start if left is None else left for seat, left in frame.clocks.items()}
     names = {seat: source.name_of(seat) or "" for seat in Seat}
     last = {board: printable(move.label, 40) for board, move in frame.last.items()}
-    marks = {move.board: move.move for move in played}
+    marks = {move.board: move.move for move in played} if played else dict(frame.marks)
     drawn = render_table(
         table, clocks, names=names, running=frame.running, options=options, last=last, marks=marks
     )

@@ -113,6 +113,8 @@ class BughouseGame:
             for board_id, fen in ((BoardId.A, fen_a), (BoardId.B, fen_b))
         }
         self.moves: list[PlayedMove] = []
+        #: Moves dropped from ``moves`` by ``forget_moves`` (still counted as plies).
+        self.forgotten = 0
         self.messages: list[PartnerMessage] = []
         #: Each seat's first draw offer or acceptance, in order.
         self.draw_offers: list[DrawOffer] = []
@@ -171,7 +173,13 @@ class BughouseGame:
 
     @property
     def plies(self) -> int:
-        return len(self.moves)
+        return self.forgotten + len(self.moves)
+
+    def forget_moves(self) -> None:
+        """Drops the record of the moves played so far; they still count as plies
+        (``max_plies``). For a replay of a long game, which needs no record."""
+        self.forgotten += len(self.moves)
+        self.moves.clear()
 
     # -- playing -----------------------------------------------------------------
 
@@ -228,7 +236,7 @@ class BughouseGame:
             else:
                 self._arrived(other, passed)
         played = PlayedMove(
-            ply=len(self.moves) + 1,
+            ply=self.forgotten + len(self.moves) + 1,
             board=board_id,
             seat=seat,
             move=move,
@@ -385,7 +393,7 @@ class BughouseGame:
         if (
             not self.board_results
             and rules.repetition != "threefold"
-            and not (rules.max_plies and len(self.moves) >= rules.max_plies)
+            and not (rules.max_plies and self.forgotten + len(self.moves) >= rules.max_plies)
         ):
             known = self._statuses
             if (known.get(moved_on) or self.status(moved_on)) is _OK and (
@@ -470,9 +478,9 @@ class BughouseGame:
                     stuck,
                 )
             return
-        if self.rules.max_plies and len(self.moves) >= self.rules.max_plies:
+        if self.rules.max_plies and self.plies >= self.rules.max_plies:
             reason = (
-                f"draw: {len(self.moves)} plies played on the two boards "
+                f"draw: {self.plies} plies played on the two boards "
                 f"(max_plies={self.rules.max_plies})"
             )
             if self.board_results:

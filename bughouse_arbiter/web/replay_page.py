@@ -8,12 +8,15 @@ messages, a move list for each board). Keys: → / ← step, Home / End jump.
 
 Each board drawing is stored once and shared by every frame that shows it
 (a ply changes one board), so the page grows with the game, one board
-drawing per ply.
+drawing per ply; ``MAX_PLIES`` caps it (a replay made with
+``frame_limit=MAX_PLIES`` keeps no more), and the page then says which
+plies it shows and how many it leaves out.
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 from collections.abc import Mapping
@@ -42,6 +45,8 @@ _SIZE = re.compile(r' width="\d+" height="\d+"')
 _PLAIN_SQUARE = re.compile(r'<rect [^>]*class="square (?:light|dark) [a-h][1-8]"[^>]*/>')
 _OPEN = re.compile(r"<svg [^>]*>")
 _XLINK = re.compile(r' xlink:href="[^"]*"')
+#: The most plies one page embeds (about 300 bytes of page a ply).
+MAX_PLIES = 10_000
 
 
 def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
@@ -50,7 +55,11 @@ def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
         raise ValueError("the report holds no frames: replay with frames=True")
     drawings = _Drawings()
     builder = _FrameBuilder(drawings)
-    frames = [builder.data(frame, previous) for previous, frame in _pairs(report.frames)]
+    frames = []
+    previous: Frame | None = None
+    for frame in itertools.islice(report.frames, MAX_PLIES + 1):
+        frames.append(builder.data(frame, previous))
+        previous = frame
     source = report.game
     data = {
         "names": {seat.value: source.name_of(seat) or seat.value for seat in Seat},
@@ -59,9 +68,12 @@ def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
         },
         "boards": drawings.svgs,
         "frames": frames,
-        "messages": [{"seat": m.seat.value, "text": m.text, "at": m.at} for m in source.messages],
+        "messages": [
+            {"seat": m.seat.value, "text": m.text, "at": m.at}
+            for m in source.messages[: frames[-1]["said"]]
+        ],
         "pieces": {letter: _piece_svg(letter) for letter in POCKET_ORDER + POCKET_ORDER.lower()},
-        "ending": _ending(report),
+        "ending": _ending(report, len(frames) - 1),
         "event": source.tag("Event") or "",
         "date": source.tag("Date") or "",
     }
@@ -71,7 +83,21 @@ def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
         style=asset_text("replay.css"),
         script=asset_text("replay.js"),
         defs=drawings.defs,
+        notice=f'<p id="notice">{html.escape(said)}</p>' if (said := notice(report)) else "",
         data=_json_for_script(data),
+    )
+
+
+def notice(report: ReplayReport) -> str:
+    """What the page leaves out of the game ("" when it shows it all)."""
+    shown = min(len(report.frames), MAX_PLIES + 1) - 1
+    left = report.replayed - shown
+    if left <= 0:
+        return ""
+    return (
+        f"This page shows plies 0 to {shown} of {report.replayed}: a page holds at most "
+        f"{MAX_PLIES} plies, so the last {left} are left out (step through them with "
+        "bughouse replay FILE)."
     )
 
 
@@ -117,10 +143,6 @@ class _Drawings:
         return self._index[key]
 
 
-def _pairs(frames: tuple[Frame, ...]) -> list[tuple[Frame | None, Frame]]:
-    return [(frames[i - 1] if i else None, frame) for i, frame in enumerate(frames)]
-
-
 class _FrameBuilder:
     """Frames as the page's script reads them, in order."""
 
@@ -131,7 +153,9 @@ class _FrameBuilder:
 
     def data(self, frame: Frame, previous: Frame | None) -> dict[str, Any]:
         move = frame.move
-        if move is not None and previous is not None:
+        if move is not None and move.board in frame.marks:
+            self.last_move[move.board] = frame.marks[move.board]
+        elif move is not None and previous is not None:
             self.last_move[move.board] = _parse(previous.fens[move.board], move.san)
         boards: dict[str, int] = {}
         checks: list[str] = []
@@ -196,7 +220,9 @@ def _piece_svg(letter: str) -> str:
     return f'<svg viewBox="0 0 45 45" class="piece"><use href="#{color}-{name}" /></svg>'
 
 
-def _ending(report: ReplayReport) -> str:
+def _ending(report: ReplayReport, shown: int) -> str:
+    if shown < report.replayed:
+        return f"the page ends here, at ply {shown} of {report.replayed} (see the note above)"
     if report.illegal is not None:
         return f"the replay stops here: next is {report.illegal.located()}"
     if report.outcome is not None:
@@ -233,6 +259,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <body>
 <svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>{defs}</defs></svg>
 <header><h1 id="title">{title}</h1><p id="subtitle"></p></header>
+{notice}
 <main id="table"></main>
 <nav id="controls" aria-label="step through the game">
 <button id="first" title="start (Home)" aria-label="start">|◀</button>
