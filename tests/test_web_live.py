@@ -412,8 +412,10 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
 
     # A partner signal, in protocol.md's words.
-    page.get_by_role("button", name="need a knight").click()
-    expect(page.locator("#messages")).to_contain_text("B-White → A-Black: ++n (need a knight)")
+    page.get_by_role("button", name="I want a knight: very good").click()
+    expect(page.locator("#messages")).to_contain_text(
+        "B-White → A-Black: ++n (I want a knight: very good)"
+    )
 
     # Moves by clicking until the partner has passed a piece, then a drop.
     pocket = page.locator("#side-B .pocket.mine")

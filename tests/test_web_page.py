@@ -193,8 +193,8 @@ def test_two_players_on_a_wide_screen_and_a_phone(
     # What a player needs is in the first screen, and a signal sent from there
     # (protocol.md's words: ++n) scrolls nothing.
     for player, needed, signal, word, partner in [
-        (wide, WIDE, "need a knight", "++n", "A-black"),
-        (phone, PHONE, "don't give a queen", "--q", "B-black"),
+        (wide, WIDE, "I want a knight: very good", "++n", "A-black"),
+        (phone, PHONE, "don't let them get a queen: very bad", "--q", "B-black"),
     ]:
         page = player.page
         assert page.evaluate(OUTSIDE, needed) == []

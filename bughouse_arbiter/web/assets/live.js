@@ -6,66 +6,60 @@ import { Chessground } from "/assets/chessground.min.js";
 const ROLES = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen" };
 const POCKET_ORDER = "QRBNP";
 
-// Partner signals: the words of protocol.md §8.2, each with a short caption
-// for its button and what it says in full. The buttons send these words
-// exactly, and a partner message made only of them is shown with their
-// meaning; nothing else in the page knows a signal.
-const SIGNALS = new Map([
-  ["sit", ["wait", "sit: do not move until I say go"]],
-  ["go", ["move", "go: move now"]],
-  ["fast", ["faster", "play faster"]],
-  ["slow", ["slower", "you may take your time"]],
-  ["dead", ["lost", "I am lost unless something changes"]],
-  ["x", ["cancel", "cancel my requests"]],
-  ["=", ["cancel", "cancel my requests"]],
-  ["+trades", ["trade", "trades are good for me"]],
-  ["++trades", ["trade", "trades are very good for me"]],
-  ["-trades", ["no trades", "trades are bad for me"]],
-  ["--trades", ["no trades", "trades are very bad for me"]],
-  ["---trades", ["no trades", "any trade mates me"]],
-  ...[..."pnbrq"].flatMap((key) => {
-    const piece = ROLES[key.toUpperCase()];
-    return [
-      [`+${key}`, [piece, `a ${piece} would be good`]],
-      [`++${key}`, [piece, `need a ${piece}`]],
-      [`+++${key}`, [piece, `a ${piece} mates`]],
-      [`-${key}`, [piece, `a ${piece} for them is bad`]],
-      [`--${key}`, [piece, `don't give a ${piece}`]],
-      [`---${key}`, [piece, `a ${piece} for them mates me`]],
-    ];
-  }),
-]);
-// The signal buttons, a row each: what the row says, and the signals in it.
+// Partner signals: protocol.md §8.2's table comes from the server (protocol/
+// signals.py, in the "seated" message), so the page knows no signal of its
+// own: its buttons send the codes exactly, their titles are the table's words,
+// and a partner message made only of signals arrives with its words.
+// The signal buttons, a row each: what the row says, and the codes in it.
 const SIGNAL_ROWS = [
   ["need", ["++n", "++b", "++r", "++q", "++p"]],
   ["don't give", ["--n", "--b", "--r", "--q", "--p"]],
   ["", ["sit", "go", "+trades", "-trades", "x"]],
 ];
 
-// What a partner message means, when every word of it is a signal (protocol.md
-// §8.3: a sentence holding a signal word is a sentence, not a signal).
-function signalMeaning(text) {
-  const words = text.toLowerCase().replaceAll(",", " ").split(/\s+/).filter(Boolean);
-  if (!words.length || !words.every((w) => SIGNALS.has(w))) return "";
-  return words.map((w) => SIGNALS.get(w)[1]).join("; ");
+// A button's short caption, from the signal's own entry in the table.
+function caption(signal) {
+  if (signal.kind === "word") return signal.words.split(/[:\s]/)[0];
+  if (signal.subject === "trades") return signal.kind === "want" ? "trade" : "no trades";
+  return ROLES[signal.subject.toUpperCase()];
 }
 
-function signalButton(word) {
-  const [caption, meaning] = SIGNALS.get(word);
+function signalButton(signal) {
   const button = document.createElement("button");
   button.type = "button";
   button.className = "signal";
-  button.dataset.tell = word;
-  button.title = meaning;
-  button.setAttribute("aria-label", meaning);
+  button.dataset.tell = signal.code;
+  button.title = signal.words;
+  button.setAttribute("aria-label", signal.words);
   const label = document.createElement("b");
   // "++n" shows as "++N": a piece letter reads best as a capital.
-  label.textContent = word.replace(/[pnbrq]$/, (letter) => letter.toUpperCase());
+  label.textContent = signal.code.replace(/[pnbrq]$/, (letter) => letter.toUpperCase());
   const small = document.createElement("small");
-  small.textContent = caption;
+  small.textContent = caption(signal);
   button.append(label, small);
+  button.addEventListener("click", () => send({ type: "tell", text: signal.code }));
   return button;
 }
+
+// The signal buttons, made once the table has come with the seat.
+function buildSignals(table) {
+  if ($("signals").childElementCount) return;
+  const byCode = new Map(table.map((signal) => [signal.code, signal]));
+  for (const [words, codes] of SIGNAL_ROWS) {
+    const row = document.createElement("div");
+    row.className = "signal-row";
+    if (words) {
+      const head = document.createElement("span");
+      head.className = "signal-head";
+      head.textContent = words;
+      $("signals").append(head);
+    }
+    row.append(...codes.filter((code) => byCode.has(code)).map((code) => signalButton(byCode.get(code))));
+    $("signals").append(row);
+  }
+  if (page.state) render(page.state);
+}
+
 const $ = (id) => document.getElementById(id);
 // Who asked their system for less motion sees moves land without the slide.
 const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -295,11 +289,10 @@ function renderMessages(messages) {
     const who = document.createElement("b");
     who.textContent = `${m.seat} → ${m.to}: `;
     li.append(who, document.createTextNode(m.text));
-    const meaning = signalMeaning(m.text);
-    if (meaning) {
+    if (m.words) {
       const said = document.createElement("span");
       said.className = "meaning";
-      said.textContent = ` (${meaning})`;
+      said.textContent = ` (${m.words})`;
       li.append(said);
     }
     list.append(li);
@@ -631,6 +624,7 @@ function connect() {
       showConnection();
     } else if (message.type === "seated") {
       page.seat = message.seat;
+      buildSignals(message.signals || []);
       for (const board of ["A", "B"]) page.boards[board].cg.set({ orientation: orientationOf(board) });
     } else if (message.type === "error") {
       flash(message.text);
@@ -663,21 +657,6 @@ function storedName() {
 function setUp() {
   buildSide("A");
   buildSide("B");
-  for (const [words, signals] of SIGNAL_ROWS) {
-    const row = document.createElement("div");
-    row.className = "signal-row";
-    if (words) {
-      const head = document.createElement("span");
-      head.className = "signal-head";
-      head.textContent = words;
-      $("signals").append(head);
-    }
-    row.append(...signals.map(signalButton));
-    $("signals").append(row);
-  }
-  for (const button of document.querySelectorAll("#signals [data-tell]")) {
-    button.addEventListener("click", () => send({ type: "tell", text: button.dataset.tell }));
-  }
   $("resign").addEventListener("click", () =>
     askFirst("Resign the game?", "yes, resign", () => send({ type: "resign" })));
   $("draw").addEventListener("click", () => {
