@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 from test_adapter_common import Table
 
 from bughouse_arbiter.adapters import UciAdapter, XboardAdapter
-from bughouse_arbiter.adapters.common import EngineInfo as AdapterInfo
-from bughouse_arbiter.adapters.common import EngineNote, EngineTell, EngineWait
+from bughouse_arbiter.adapters.common import EngineInfoLine, EngineNote, EngineTell, EngineWait
 from bughouse_arbiter.bpgn import EngineInfo
 from bughouse_arbiter.commands.match import parse_info
 from bughouse_arbiter.core.model import BoardId, Seat
@@ -245,7 +244,7 @@ def check_events(table: Table) -> None:
     for event in events:
         if isinstance(event, EngineTell):
             assert clean(event.text, TELL_LIMIT) and event.text
-        elif isinstance(event, AdapterInfo):
+        elif isinstance(event, EngineInfoLine):
             assert clean(event.text, INFO_LIMIT)
         elif isinstance(event, EngineWait):
             assert clean(event.reason, TEXT_LIMIT)

@@ -57,7 +57,7 @@ class EngineTell:
 
 
 @attrs.frozen
-class EngineInfo:
+class EngineInfoLine:
     """Search information worth keeping (score, depth, pv)."""
 
     text: str
@@ -71,7 +71,13 @@ class EngineNote:
 
 
 EngineEvent = (
-    EngineMove | EngineWait | EngineResign | EngineDrawOffer | EngineTell | EngineInfo | EngineNote
+    EngineMove
+    | EngineWait
+    | EngineResign
+    | EngineDrawOffer
+    | EngineTell
+    | EngineInfoLine
+    | EngineNote
 )
 
 #: Characters of a note for the debug log (it may quote an engine line).
@@ -165,8 +171,8 @@ class EngineAdapter:
             if not text:
                 return
             event = EngineTell(text)
-        elif isinstance(event, EngineInfo):
-            event = EngineInfo(engine_text(event.text, INFO_LIMIT))
+        elif isinstance(event, EngineInfoLine):
+            event = EngineInfoLine(engine_text(event.text, INFO_LIMIT))
         self._events.append(event)
 
     def note(self, text: str) -> None:
