@@ -61,6 +61,7 @@ from ..players.reaper import become_subreaper, kill_orphans
 from ..protocol.limits import DEPTH_LIMIT, MATE_LIMIT, SCORE_CP_LIMIT, bounded_int
 from ..table.arbiter import (
     DrawOffered,
+    InfoReported,
     MatchEnded,
     MatchEvent,
     MatchRecord,
@@ -68,7 +69,6 @@ from ..table.arbiter import (
     MovePlayed,
     MoveRefused,
     PartnerTold,
-    PlayerInfo,
     run_match,
 )
 from ..table.stopping import exit_status, stop_on_signals
@@ -552,7 +552,7 @@ class GameWriter:
                 self._out().append(self.recorder.update(infos))
         elif isinstance(event, MatchStarted):
             self._open(event.game, event.names)
-        elif isinstance(event, PlayerInfo):
+        elif isinstance(event, InfoReported):
             info = parse_info(event.text)
             if info is not None:
                 self.pending_info[event.seat] = info
