@@ -3,6 +3,17 @@
 An adapter keeps its own ``BughouseBoard`` for the seat's board, fed with the
 same moves and arrivals as the arbiter's, so that every move the engine
 produces is checked with the arbiter's own rules before it leaves the adapter.
+
+How an engine's search info reaches the BPGN: the UCI adapter keeps the
+last scored ``info`` line of a search and emits its text, just before the
+move, as an ``EngineInfoLine`` (here); ``players/external.py`` passes it on
+as an ``InfoAction`` (``players/base.py``), which is also what a native
+engine's ``Info`` message (``protocol/messages.py``) becomes in
+``players/native.py``; the arbiter tells its observers ``InfoReported``
+(``table/match_events.py``); the game's writer (``GameWriter``) reads the
+score, mate and depth out of the text with ``parse_info`` into a
+``SearchInfo`` (``bpgn/write.py``), held for the seat until its move, and
+``BpgnRecorder.update`` writes it after that move as ``[%eval +0.35,12]``.
 """
 
 from __future__ import annotations
@@ -58,7 +69,7 @@ class EngineTell:
 
 @attrs.frozen
 class EngineInfoLine:
-    """Search information worth keeping (score, depth, pv)."""
+    """The text of the engine's search info kept with its move (score, depth, pv)."""
 
     text: str
 
