@@ -109,19 +109,19 @@ def test_an_engine_line_is_cut_to_4096_characters_before_it_is_read() -> None:
 
 
 def test_engine_texts_are_cut_at_their_own_limits_not_the_default() -> None:
-    from bughouse_arbiter.adapters.common import EngineInfo, EngineNote, EngineTell
+    from bughouse_arbiter.adapters.common import EngineInfoLine, EngineNote, EngineTell
     from bughouse_arbiter.adapters.uci import UciAdapter
 
     adapter = UciAdapter(Seat.A_WHITE, rules=RULES)
     adapter.emit(EngineTell("t" * 400))
     adapter.emit(EngineTell("u" * 600))
-    adapter.emit(EngineInfo("i" * 400))
+    adapter.emit(EngineInfoLine("i" * 400))
     adapter.note("n" * 900)
     adapter.note("m" * 1200)
     assert adapter.take()[1] == [
         EngineTell("t" * 400),
         EngineTell("u" * 497 + "..."),
-        EngineInfo("i" * 400),
+        EngineInfoLine("i" * 400),
         EngineNote("n" * 900),
         EngineNote("m" * 997 + "..."),
     ]

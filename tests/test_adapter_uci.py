@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_adapter_common import CLOCKS, RULES, Table
 
-from bughouse_arbiter.adapters import EngineInfo, EngineMove, EngineNote, EngineWait, UciAdapter
+from bughouse_arbiter.adapters import EngineInfoLine, EngineMove, EngineNote, EngineWait, UciAdapter
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed
@@ -92,7 +92,7 @@ def test_a_turn_sends_the_full_fen_and_four_clock_fields_and_returns_the_move() 
     ]
     lines, evs = table.feed("info depth 1 score cp 20 pv e2e4", "bestmove e2e4 ponder e7e5")
     assert lines == []
-    assert events(evs) == [EngineInfo("depth 1 score cp 20 pv e2e4"), EngineMove(1, "e2e4")]
+    assert events(evs) == [EngineInfoLine("depth 1 score cp 20 pv e2e4"), EngineMove(1, "e2e4")]
 
 
 def test_black_gets_its_own_clock_as_btime() -> None:
@@ -299,7 +299,7 @@ def test_the_info_kept_with_a_move_is_the_last_scored_one_of_its_own_search() ->
         "info string scored later",
         "bestmove d2d4",
     )
-    assert events(evs) == [EngineInfo("depth 5 score cp 30 pv d2d4"), EngineMove(2, "d2d4")]
+    assert events(evs) == [EngineInfoLine("depth 5 score cp 30 pv d2d4"), EngineMove(2, "d2d4")]
 
 
 def test_a_good_move_restarts_the_count_of_rejected_ones() -> None:

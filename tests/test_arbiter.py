@@ -29,6 +29,7 @@ from bughouse_arbiter.table.arbiter import (
     NOTIFY_TIMEOUT,
     ActionIgnored,
     DrawOffered,
+    InfoReported,
     MatchEnded,
     MatchEvent,
     MatchRecord,
@@ -36,7 +37,6 @@ from bughouse_arbiter.table.arbiter import (
     MovePlayed,
     MoveRefused,
     PartnerTold,
-    PlayerInfo,
     PlayerWaits,
     run_match,
 )
@@ -745,7 +745,7 @@ async def test_partner_messages_go_to_the_partner_only(autojump_clock: object) -
     assert [(m.seat, m.text, m.at) for m in record.game.messages] == [(Seat.A_WHITE, "++n", 1.0)]
     [told] = of_type(events, PartnerTold)
     assert (told.message, told.now) == (record.game.messages[0], 1.0)
-    [info] = of_type(events, PlayerInfo)
+    [info] = of_type(events, InfoReported)
     assert (info.seat, info.text, info.now) == (Seat.A_WHITE, "depth 3", 2.0)
 
 

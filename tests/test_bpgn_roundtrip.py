@@ -10,7 +10,7 @@ import chess
 import pytest
 
 from bughouse_arbiter import BoardId, BughouseGame, HouseRules, Seat, Termination
-from bughouse_arbiter.bpgn import BpgnRecorder, EngineInfo, GameHeader, format_game
+from bughouse_arbiter.bpgn import BpgnRecorder, GameHeader, SearchInfo, format_game
 from bughouse_arbiter.bpgn.claims import recorded_outcome
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
@@ -26,7 +26,7 @@ ENDS = ["resign", "flag", "flag2", "illegal", "leave", "agree", "abort", "none"]
 
 
 @functools.cache
-def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, bool]:
+def _random_match(seed: int) -> tuple[BughouseGame, dict[int, SearchInfo], str, bool]:
     rng = random.Random(seed)
     profile = rng.choice(list(PROFILES.values()))
     rules = profile.with_rule("max_plies", str(rng.choice([0, 40, 120, 400])))
@@ -47,7 +47,7 @@ def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, 
     recorder = BpgnRecorder(game, header)
     incremental = seed % 3 != 0
     chunks = [recorder.header_text()]
-    infos: dict[int, EngineInfo] = {}
+    infos: dict[int, SearchInfo] = {}
     at = 0.0
     clocks = dict.fromkeys(Seat, rules.time)
     end = rng.choice(ENDS)
@@ -65,7 +65,7 @@ def _random_match(seed: int) -> tuple[BughouseGame, dict[int, EngineInfo], str, 
         clocks[seat] = round(clocks[seat] - rng.uniform(0.0, 2.0), 3)
         played = game.push(seat, move, at=at, clock=clocks[seat])
         if rng.random() < 0.3:
-            infos[played.ply] = EngineInfo(
+            infos[played.ply] = SearchInfo(
                 score_cp=rng.randint(-900, 900) if rng.random() < 0.8 else None,
                 mate=rng.randint(-5, 5) if rng.random() < 0.1 else None,
                 depth=rng.randint(1, 30) if rng.random() < 0.8 else None,

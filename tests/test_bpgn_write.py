@@ -11,7 +11,7 @@ import attrs
 import pytest
 
 from bughouse_arbiter import BoardId, BughouseGame, HouseRules, Seat
-from bughouse_arbiter.bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader, format_game
+from bughouse_arbiter.bpgn import BpgnFile, BpgnRecorder, GameHeader, SearchInfo, format_game
 from bughouse_arbiter.bpgn.file import OutputFileError, check_output_path
 from bughouse_arbiter.bpgn.read import BpgnGame, read_games
 from bughouse_arbiter.bpgn.replay import replay_game
@@ -64,7 +64,7 @@ def test_updates_give_one_line_per_new_event_in_order() -> None:
     assert recorder.update() == ""
     game.push(Seat.A_WHITE, "e4", at=0.25, clock=179.75)
     game.push(Seat.B_WHITE, "d4", at=1.0, clock=179.0)
-    chunk = recorder.update({1: EngineInfo(score_cp=-35, depth=9)})
+    chunk = recorder.update({1: SearchInfo(score_cp=-35, depth=9)})
     assert chunk == (
         "1A. e4 {179.750} {[%ts 0.250] [%eval -0.35,9]}\n1B. d4 {179.000} {[%ts 1.000]}\n"
     )
@@ -259,10 +259,10 @@ def test_board_ends_under_continue_are_written_where_each_board_ended() -> None:
 
 def test_engine_numbers_up_to_the_limit_are_kept_beyond_it_dropped() -> None:
     limit = 10**12
-    kept = EngineInfo(score_cp=-limit, depth=limit)
+    kept = SearchInfo(score_cp=-limit, depth=limit)
     assert (kept.score_cp, kept.depth) == (-limit, limit)
     assert kept.command() == f"[%eval -{limit // 100}.00,{limit}]"
-    dropped = EngineInfo(score_cp=limit + 1, mate=-limit - 1, depth=7, lag_ms=limit + 1)
+    dropped = SearchInfo(score_cp=limit + 1, mate=-limit - 1, depth=7, lag_ms=limit + 1)
     assert (dropped.score_cp, dropped.mate, dropped.lag_ms) == (None, None, None)
     assert dropped.command() == "[%eval ?,7]"
 
@@ -271,7 +271,7 @@ def test_format_game_writes_the_engine_info_it_is_given() -> None:
     game = BughouseGame()
     game.push(Seat.A_WHITE, "e4", at=0.5)
     game.push(Seat.A_BLACK, "e5", at=1.0)
-    info = {1: EngineInfo(score_cp=20, depth=10), 2: EngineInfo(mate=-3, lag_ms=40)}
+    info = {1: SearchInfo(score_cp=20, depth=10), 2: SearchInfo(mate=-3, lag_ms=40)}
     text = format_game(game, info=info)
     assert (
         "1A. e4 {[%ts 0.500] [%eval +0.20,10]}\n1a. e5 {[%ts 1.000] [%eval #-3] [%lag 40]}\n*\n"
@@ -460,7 +460,7 @@ def test_each_board_end_is_written_once_in_the_update_that_saw_it() -> None:
     ("cp", "written"), [(0, "+0.00"), (1, "+0.01"), (-1, "-0.01"), (-100, "-1.00"), (250, "+2.50")]
 )
 def test_an_even_score_is_written_with_a_plus_sign(cp: int, written: str) -> None:
-    assert EngineInfo(score_cp=cp, depth=3).command() == f"[%eval {written},3]"
+    assert SearchInfo(score_cp=cp, depth=3).command() == f"[%eval {written},3]"
 
 
 def test_moves_written_one_update_at_a_time_are_numbered_as_in_one_go() -> None:

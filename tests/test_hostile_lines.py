@@ -19,9 +19,8 @@ from hypothesis import strategies as st
 from test_adapter_common import Table
 
 from bughouse_arbiter.adapters import UciAdapter, XboardAdapter
-from bughouse_arbiter.adapters.common import EngineInfo as AdapterInfo
-from bughouse_arbiter.adapters.common import EngineNote, EngineTell, EngineWait
-from bughouse_arbiter.bpgn import EngineInfo
+from bughouse_arbiter.adapters.common import EngineInfoLine, EngineNote, EngineTell, EngineWait
+from bughouse_arbiter.bpgn import SearchInfo
 from bughouse_arbiter.commands.match import parse_info
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
@@ -245,7 +244,7 @@ def check_events(table: Table) -> None:
     for event in events:
         if isinstance(event, EngineTell):
             assert clean(event.text, TELL_LIMIT) and event.text
-        elif isinstance(event, AdapterInfo):
+        elif isinstance(event, EngineInfoLine):
             assert clean(event.text, INFO_LIMIT)
         elif isinstance(event, EngineWait):
             assert clean(event.reason, TEXT_LIMIT)
@@ -286,11 +285,11 @@ def test_search_info_numbers_are_bounded_and_always_written(text: str) -> None:
 
 def test_a_score_of_hundreds_of_digits_counts_as_absent() -> None:
     digits = "9" * 500
-    assert parse_info(f"depth 12 score cp {digits}") == EngineInfo(depth=12)
+    assert parse_info(f"depth 12 score cp {digits}") == SearchInfo(depth=12)
     assert parse_info(f"score mate -{'7' * 5000}") is None
-    assert parse_info("depth 7 score cp -35") == EngineInfo(score_cp=-35, depth=7)
-    assert EngineInfo(score_cp=10**400, depth=3).command() == "[%eval ?,3]"
-    assert EngineInfo(score_cp=-5).command() == "[%eval -0.05]"
+    assert parse_info("depth 7 score cp -35") == SearchInfo(score_cp=-35, depth=7)
+    assert SearchInfo(score_cp=10**400, depth=3).command() == "[%eval ?,3]"
+    assert SearchInfo(score_cp=-5).command() == "[%eval -0.05]"
     assert bounded_int("+12", 100) == 12 and bounded_int("101", 100) is None
     assert bounded_int("1e3", 10**6) is None and bounded_int("", 5) is None
 

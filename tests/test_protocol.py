@@ -26,7 +26,6 @@ from bughouse_arbiter.protocol import (
     BugOk,
     Command,
     Draw,
-    DrawOffered,
     EngineError,
     EngineSession,
     Feature,
@@ -49,6 +48,7 @@ from bughouse_arbiter.protocol import (
     RawLine,
     ReadyOk,
     Refused,
+    RelayedDrawOffer,
     Resign,
     RulesInfo,
     SessionState,
@@ -195,7 +195,7 @@ COMMAND_LINES: list[tuple[Command, str]] = [
         "illegal turn 2 move e2e5 reason not legal",
     ),
     (PartnerTell("sit\nnow"), "ptell sit now"),
-    (DrawOffered(Seat.B_WHITE), "draw offer by b-white"),
+    (RelayedDrawOffer(Seat.B_WHITE), "draw offer by b-white"),
     (
         BoardOver(
             board=BoardId.A,
@@ -472,7 +472,7 @@ commands = st.one_of(
     ),
     st.builds(Refused, token=tokens, move=words, reason=texts),
     st.builds(PartnerTell, texts),
-    st.builds(DrawOffered, seats),
+    st.builds(RelayedDrawOffer, seats),
     st.builds(
         GameOver,
         result=st.sampled_from(Result),

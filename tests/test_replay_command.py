@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bughouse_arbiter import BughouseGame, HouseRules, Seat
-from bughouse_arbiter.bpgn import BpgnRecorder, EngineInfo, GameHeader
+from bughouse_arbiter.bpgn import BpgnRecorder, GameHeader, SearchInfo
 from bughouse_arbiter.cli import main
 
 DATA = Path(__file__).parent / "data"
@@ -57,7 +57,7 @@ def test_the_writer_still_writes_the_golden_file() -> None:
         played = game.push(seat, move, at=at, clock=clock[seat])
         if i == 3:
             game.tell(Seat.B_BLACK, "pawn coming {for you}", at=at + 0.5)
-        info = {played.ply: EngineInfo(score_cp=20 * i - 50, depth=8 + i)} if seat.color else None
+        info = {played.ply: SearchInfo(score_cp=20 * i - 50, depth=8 + i)} if seat.color else None
         recorder.update(info)
     game.resign(Seat.A_WHITE)
     assert recorder.final_text() == GOLDEN.read_text()

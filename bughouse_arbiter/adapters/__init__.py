@@ -11,7 +11,7 @@ from __future__ import annotations
 from .common import (
     EngineDrawOffer,
     EngineEvent,
-    EngineInfo,
+    EngineInfoLine,
     EngineMove,
     EngineNote,
     EngineResign,
@@ -24,7 +24,7 @@ from .xboard import XboardAdapter
 __all__ = [
     "EngineDrawOffer",
     "EngineEvent",
-    "EngineInfo",
+    "EngineInfoLine",
     "EngineMove",
     "EngineNote",
     "EngineResign",

@@ -3,6 +3,17 @@
 An adapter keeps its own ``BughouseBoard`` for the seat's board, fed with the
 same moves and arrivals as the arbiter's, so that every move the engine
 produces is checked with the arbiter's own rules before it leaves the adapter.
+
+How an engine's search info reaches the BPGN: the UCI adapter keeps the
+last scored ``info`` line of a search and emits its text, just before the
+move, as an ``EngineInfoLine`` (here); ``players/external.py`` passes it on
+as an ``InfoAction`` (``players/base.py``), which is also what a native
+engine's ``Info`` message (``protocol/messages.py``) becomes in
+``players/native.py``; the arbiter tells its observers ``InfoReported``
+(``table/match_events.py``); the game's writer (``GameWriter``) reads the
+score, mate and depth out of the text with ``parse_info`` into a
+``SearchInfo`` (``bpgn/write.py``), held for the seat until its move, and
+``BpgnRecorder.update`` writes it after that move as ``[%eval +0.35,12]``.
 """
 
 from __future__ import annotations
@@ -57,8 +68,8 @@ class EngineTell:
 
 
 @attrs.frozen
-class EngineInfo:
-    """Search information worth keeping (score, depth, pv)."""
+class EngineInfoLine:
+    """The text of the engine's search info kept with its move (score, depth, pv)."""
 
     text: str
 
@@ -71,7 +82,13 @@ class EngineNote:
 
 
 EngineEvent = (
-    EngineMove | EngineWait | EngineResign | EngineDrawOffer | EngineTell | EngineInfo | EngineNote
+    EngineMove
+    | EngineWait
+    | EngineResign
+    | EngineDrawOffer
+    | EngineTell
+    | EngineInfoLine
+    | EngineNote
 )
 
 #: Characters of a note for the debug log (it may quote an engine line).
@@ -165,8 +182,8 @@ class EngineAdapter:
             if not text:
                 return
             event = EngineTell(text)
-        elif isinstance(event, EngineInfo):
-            event = EngineInfo(engine_text(event.text, INFO_LIMIT))
+        elif isinstance(event, EngineInfoLine):
+            event = EngineInfoLine(engine_text(event.text, INFO_LIMIT))
         self._events.append(event)
 
     def note(self, text: str) -> None:

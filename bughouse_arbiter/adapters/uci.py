@@ -33,7 +33,7 @@ from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..protocol.flood import Keep, keep_lines
 from ..protocol.limits import engine_text, keep_announced
-from .common import EngineAdapter, EngineInfo, EngineMove, EngineWait, clip, move_text
+from .common import EngineAdapter, EngineInfoLine, EngineMove, EngineWait, clip, move_text
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
@@ -262,7 +262,7 @@ class UciAdapter(EngineAdapter):
             return
         self.rejected = 0
         if self._last_info:
-            self.emit(EngineInfo(self._last_info))
+            self.emit(EngineInfoLine(self._last_info))
         self.emit(EngineMove(self.token, move_text(move)))
 
     # -- searching ------------------------------------------------------------------------

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from .file import BpgnFile
 from .read import BpgnGame, BpgnMove, Problem, read_games
-from .write import BpgnRecorder, EngineInfo, GameHeader, format_game
+from .write import BpgnRecorder, GameHeader, SearchInfo, format_game
 
 __all__ = [
     "BpgnFile",
     "BpgnGame",
     "BpgnMove",
     "BpgnRecorder",
-    "EngineInfo",
     "GameHeader",
     "Problem",
+    "SearchInfo",
     "format_game",
     "read_games",
 ]

@@ -7,7 +7,7 @@ returns to a ``BpgnFile`` (``bpgn/file.py``)::
     header = recorder.streamed_header()        # tags, the outcome slot says [Result "*"]
     out.start_game(header.text, slot=header.slot)
     ...                                        # after every move, message or board end:
-    out.append(recorder.update(info={played.ply: EngineInfo(score_cp=35, depth=12)}))
+    out.append(recorder.update(info={played.ply: SearchInfo(score_cp=35, depth=12)}))
     ...
     out.end_game(recorder.outcome_slot(), recorder.closing_text())
 
@@ -64,7 +64,7 @@ class GameHeader:
     extra: tuple[tuple[str, str], ...] = ()
 
 
-#: Largest magnitude an ``EngineInfo`` number may have; beyond it the number
+#: Largest magnitude a ``SearchInfo`` number may have; beyond it the number
 #: counts as absent (an engine's digits are not trusted).
 INFO_NUMBER_LIMIT = 10**12
 
@@ -85,7 +85,7 @@ class HeaderText:
 
 
 @attrs.frozen(kw_only=True)
-class EngineInfo:
+class SearchInfo:
     """What an engine said about its move: score (centipawns or mate in N, from
     the mover's side) and search depth. Every field is optional."""
 
@@ -131,7 +131,7 @@ class BpgnRecorder:
         self._messages_seen = 0
         self._offers_seen = 0
         self._ends_seen: set[BoardId] = set()
-        self._infos: dict[int, EngineInfo] = {}
+        self._infos: dict[int, SearchInfo] = {}
         #: Moves written so far on each board (for the move numbers).
         self._written: dict[BoardId, int] = dict.fromkeys(BoardId, 0)
         self._starts = {b: _start_counters(game.start_fens[b]) for b in BoardId}
@@ -160,7 +160,7 @@ class BpgnRecorder:
         """The rest of the movetext, the closing comment and the result token."""
         return self.update() + _closing_line(self.game.outcome)
 
-    def update(self, info: Mapping[int, EngineInfo] | None = None) -> str:
+    def update(self, info: Mapping[int, SearchInfo] | None = None) -> str:
         """Movetext for the events since the last call ("" if none).
 
         ``info`` maps a move's ply to what its engine reported; it may also be
@@ -314,7 +314,7 @@ def format_game(
     game: BughouseGame,
     header: GameHeader | None = None,
     *,
-    info: Mapping[int, EngineInfo] | None = None,
+    info: Mapping[int, SearchInfo] | None = None,
 ) -> str:
     """The whole game as BPGN in one go (moves and messages ordered by time stamp)."""
     recorder = BpgnRecorder(game, header)

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 import attrs
 import trio
 
-from ..bpgn import BpgnFile, BpgnRecorder, EngineInfo, GameHeader
+from ..bpgn import BpgnFile, BpgnRecorder, GameHeader, SearchInfo
 from ..bpgn.file import check_output_path, refuse_empty
 from ..config.engines_file import ENGINES_FILE_HELP, known_engines
 from ..config.specs import (
@@ -61,6 +61,7 @@ from ..players.reaper import become_subreaper, kill_orphans
 from ..protocol.limits import DEPTH_LIMIT, MATE_LIMIT, SCORE_CP_LIMIT, bounded_int
 from ..table.arbiter import (
     DrawOffered,
+    InfoReported,
     MatchEnded,
     MatchEvent,
     MatchRecord,
@@ -68,7 +69,6 @@ from ..table.arbiter import (
     MovePlayed,
     MoveRefused,
     PartnerTold,
-    PlayerInfo,
     run_match,
 )
 from ..table.stopping import exit_status, stop_on_signals
@@ -522,7 +522,7 @@ class GameWriter:
         self._owns_file = not isinstance(out, BpgnFile)
         self.round = str(game_number) if games > 1 else "-"
         self.recorder: BpgnRecorder | None = None
-        self.pending_info: dict[Seat, EngineInfo] = {}
+        self.pending_info: dict[Seat, SearchInfo] = {}
         #: Why the file could not be written, if it could not.
         self.error: str | None = None
         #: The result written when the game ended (``*`` if it was aborted).
@@ -552,7 +552,7 @@ class GameWriter:
                 self._out().append(self.recorder.update(infos))
         elif isinstance(event, MatchStarted):
             self._open(event.game, event.names)
-        elif isinstance(event, PlayerInfo):
+        elif isinstance(event, InfoReported):
             info = parse_info(event.text)
             if info is not None:
                 self.pending_info[event.seat] = info
@@ -590,7 +590,7 @@ class GameWriter:
         self._out().start_game(start.text, slot=start.slot)
 
 
-def parse_info(text: str) -> EngineInfo | None:
+def parse_info(text: str) -> SearchInfo | None:
     """Reads ``depth``, ``score cp`` and ``score mate`` from UCI-style info tokens.
 
     Numbers are read into bounded values (``protocol.limits``): one that is not
@@ -608,7 +608,7 @@ def parse_info(text: str) -> EngineInfo | None:
             mate = bounded_int(value, MATE_LIMIT)
     if depth is None and cp is None and mate is None:
         return None
-    return EngineInfo(score_cp=cp, mate=mate, depth=depth)
+    return SearchInfo(score_cp=cp, mate=mate, depth=depth)
 
 
 class DebugLogs:

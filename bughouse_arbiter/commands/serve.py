@@ -76,7 +76,7 @@ from typing import Any
 import attrs
 import trio
 
-from ..bpgn import EngineInfo
+from ..bpgn import SearchInfo
 from ..config.specs import builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
 from ..core.rules import DrawRule, parse_rule
@@ -586,7 +586,7 @@ async def _play_one(
             if player is not None:
                 lag = player.move_lag.pop(seat, None)
                 if lag is not None:
-                    info = writer.pending_info.get(seat, EngineInfo())
+                    info = writer.pending_info.get(seat, SearchInfo())
                     writer.pending_info[seat] = attrs.evolve(info, lag_ms=round(lag * 1000))
         if isinstance(event, MatchEnded) and writer.recorder is not None:
             header = writer.recorder.header

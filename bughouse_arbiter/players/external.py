@@ -23,7 +23,7 @@ import trio
 from ..adapters.common import (
     EngineDrawOffer,
     EngineEvent,
-    EngineInfo,
+    EngineInfoLine,
     EngineMove,
     EngineNote,
     EngineResign,
@@ -206,7 +206,7 @@ class ExternalEnginePlayer(Player):
             if note is not None:
                 self._note(note)
             return TellAction(seat=seat, text=event.text) if allowed else None
-        if isinstance(event, EngineInfo):
+        if isinstance(event, EngineInfoLine):
             return InfoAction(seat=seat, text=event.text)
         if isinstance(event, EngineNote):
             self._note(event.text)

@@ -50,7 +50,6 @@ from ..protocol import (
     Bug,
     Command,
     Draw,
-    DrawOffered,
     EngineError,
     EngineSession,
     Event,
@@ -69,6 +68,7 @@ from ..protocol import (
     RawLine,
     ReadyOk,
     Refused,
+    RelayedDrawOffer,
     Resign,
     RulesInfo,
     SessionState,
@@ -383,7 +383,7 @@ class NativeEnginePlayer(Player):
 
     async def draw_offered(self, by: Seat) -> None:
         if by not in self.seats:
-            self._send(DrawOffered(by))
+            self._send(RelayedDrawOffer(by))
 
     async def move_refused(self, seat: Seat, token: int, move: str, reason: str) -> None:
         """Says ``illegal`` for the answered turn; call it before the next ``your_turn``."""

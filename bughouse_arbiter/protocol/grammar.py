@@ -21,7 +21,6 @@ from .messages import (
     Clocks,
     Command,
     Draw,
-    DrawOffered,
     EngineError,
     Feature,
     GameOver,
@@ -39,6 +38,7 @@ from .messages import (
     Quit,
     ReadyOk,
     Refused,
+    RelayedDrawOffer,
     Resign,
     RulesInfo,
     SetOption,
@@ -306,7 +306,7 @@ def format_command(command: Command) -> str:
             return f"illegal turn {token} move {move} reason {reason}".rstrip(" \t")
         case PartnerTell(text=text):
             return f"ptell {engine_text(text, TELL_LIMIT)}"
-        case DrawOffered(by=by):
+        case RelayedDrawOffer(by=by):
             return f"draw offer by {seat_text(by)}"
         case BoardOver(board=board, result=result, reason=reason, seat=seat, text=text):
             seat_part = "" if seat is None else f" seat {seat_text(seat)}"
@@ -437,7 +437,7 @@ def parse_command(line: str) -> Command:
     if keyword == "draw":
         fields.expect("offer")
         fields.expect("by")
-        return DrawOffered(parse_seat(fields.word("seat")))
+        return RelayedDrawOffer(parse_seat(fields.word("seat")))
     if keyword in ("boardover", "gameover"):
         found = fields.pairs(("board", "result", "reason", "seat"), text_key="text")
         seat_word = _maybe(found, "seat")

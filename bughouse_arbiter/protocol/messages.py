@@ -152,7 +152,7 @@ class PartnerTell:
 
 
 @attrs.frozen
-class DrawOffered:
+class RelayedDrawOffer:
     KEYWORD: ClassVar[str] = "draw"
     by: Seat
 
@@ -194,7 +194,7 @@ Command = (
     | Go
     | Refused
     | PartnerTell
-    | DrawOffered
+    | RelayedDrawOffer
     | BoardOver
     | GameOver
     | Quit
@@ -211,7 +211,7 @@ COMMAND_TYPES: Final[tuple[type[Command], ...]] = (
     Go,
     Refused,
     PartnerTell,
-    DrawOffered,
+    RelayedDrawOffer,
     BoardOver,
     GameOver,
     Quit,

@@ -47,7 +47,6 @@ from ..protocol import (
     BugOk,
     Command,
     Draw,
-    DrawOffered,
     GameOver,
     Go,
     Id,
@@ -63,6 +62,7 @@ from ..protocol import (
     RawLine,
     ReadyOk,
     Refused,
+    RelayedDrawOffer,
     Resign,
     RulesInfo,
     State,
@@ -164,7 +164,7 @@ class PlayerDriver:
                     await player.move_refused(self.turns[token], token, move, reason)
             case PartnerTell(text=text):
                 await player.partner_says(self.seats[0], text)
-            case DrawOffered(by=by):
+            case RelayedDrawOffer(by=by):
                 await player.draw_offered(by)
             case BoardOver(board=board, result=result, reason=reason, seat=seat, text=text):
                 ended = BoardResult(

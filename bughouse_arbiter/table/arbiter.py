@@ -91,6 +91,7 @@ from ..players.base import (
 from .match_events import (
     ActionIgnored,
     DrawOffered,
+    InfoReported,
     MatchEnded,
     MatchEvent,
     MatchRecord,
@@ -99,7 +100,6 @@ from .match_events import (
     MoveRefused,
     Observer,
     PartnerTold,
-    PlayerInfo,
     PlayerWaits,
 )
 
@@ -108,6 +108,7 @@ __all__ = [
     "NOTIFY_TIMEOUT",
     "ActionIgnored",
     "DrawOffered",
+    "InfoReported",
     "MatchEnded",
     "MatchEvent",
     "MatchRecord",
@@ -116,7 +117,6 @@ __all__ = [
     "MoveRefused",
     "Observer",
     "PartnerTold",
-    "PlayerInfo",
     "PlayerWaits",
     "run_match",
 ]
@@ -403,7 +403,7 @@ class _Table:
             )
             self.emit(PartnerTold(message=message, now=now))
         elif isinstance(action, InfoAction):
-            self.emit(PlayerInfo(seat=action.seat, text=action.text, now=now))
+            self.emit(InfoReported(seat=action.seat, text=action.text, now=now))
         elif isinstance(action, Gone):
             self.game.leave(action.seat, action.reason)
             await self.after_change(now)

@@ -89,7 +89,7 @@ class DrawOffered:
 
 
 @attrs.frozen(kw_only=True)
-class PlayerInfo:
+class InfoReported:
     """Search information an engine sent (depth, score...)."""
 
     seat: Seat
@@ -132,7 +132,7 @@ MatchEvent = (
     | PlayerWaits
     | PartnerTold
     | DrawOffered
-    | PlayerInfo
+    | InfoReported
     | SeatTakenOver
     | MatchEnded
 )
