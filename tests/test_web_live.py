@@ -365,7 +365,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
         "--remote=B-white",
         f"--engine=A-white={RANDOM} --delay 100",
         f"--engine=A-black={RANDOM} --delay 100",
-        f"--engine=B-black={RANDOM} --delay 1500",
+        f"--engine=B-black={RANDOM} --delay 2500",
         "--rule=board_end=continue",
         "--rule=drop_check=no-check",
         "--tc",
@@ -391,13 +391,25 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     page.mouse.up()
     start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
     expect(board).not_to_have_attribute("data-fen", start, timeout=WAIT_MS)
-    # A premove while B-Black thinks (1.5 s): shown at once, played when the turn comes.
+    # The server has taken it: B-Black's turn (no legal moves for the page).
+    expect(board).to_have_attribute("data-legal", "", timeout=WAIT_MS)
+    # A premove while B-Black thinks (2.5 s): shown at once, played when the turn comes.
     page.mouse.click(*square_center(page, "B", "b1"))
     page.mouse.click(*square_center(page, "B", "c3"))
     expect(board.locator("square.current-premove")).to_have_count(2)
     expect(board.locator("square.current-premove")).to_have_count(0, timeout=WAIT_MS)
 
     # An illegal move is refused in the page: nothing is sent, the turn stays open.
+    # First B-Black answers the premove: the server's turn again, the knight on c3.
+    page.wait_for_function(
+        """() => {
+            const wrap = document.querySelector("#side-B .board-wrap");
+            if (!wrap.dataset.legal) return false;
+            const rank3 = wrap.dataset.fen.split(" ")[0].split("/")[5];
+            return rank3.replace(/[1-8]/g, (n) => ".".repeat(Number(n)))[2] === "N";
+        }""",
+        timeout=WAIT_MS,
+    )
     expect(you).to_have_text("You play B-White: your move", timeout=WAIT_MS)
     before = board.get_attribute("data-fen")
     page.mouse.click(*square_center(page, "B", "e4"))
