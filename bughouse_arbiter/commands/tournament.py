@@ -34,7 +34,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from ..config.engines_file import known_engines
-from ..config.options import add_engines_file, add_out, add_rule, add_tc, house_rules, out_text
+from ..config.options import (
+    add_engines_file,
+    add_out,
+    add_rule,
+    add_tc,
+    house_rules,
+    out_text,
+    spec_help,
+)
 from ..config.specs import engine_spec
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
@@ -112,7 +120,7 @@ def register(subparsers: Any) -> None:
         action=_InOrder,
         default=[],
         metavar="NAME=SPEC",
-        help="a participant: two instances of SPEC (any spec 'match' takes) (repeatable)",
+        help=f"a participant: two instances of SPEC, {spec_help()} (repeatable)",
     )
     add(
         "--team",
