@@ -79,12 +79,17 @@ def test_bad_shared_options_are_one_line_and_exit_2(
         assert "--out is empty: give a name, or omit --out for the default" in err
 
 
-def test_the_options_module_imports_neither_trio_nor_chess() -> None:
-    probe = (
-        "import sys, bughouse_arbiter.config.options; "
-        "print(sorted(m for m in ('trio', 'chess', 'attrs') if m in sys.modules))"
-    )
+def loaded_by(code: str) -> str:
+    heavy = "sorted(m for m in ('trio', 'chess', 'attrs') if m in sys.modules)"
+    probe = f"import sys; {code}; print({heavy})"
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
-    assert done.stdout.strip() == "[]"
+    return done.stdout.strip()
+
+
+def test_the_options_module_imports_neither_trio_nor_chess() -> None:
+    assert loaded_by("import bughouse_arbiter.config.options") == "[]"
+    # Rules without a time control (position's) need the rules, not the specs (attrs).
+    rules = "from bughouse_arbiter.config.options import house_rules; house_rules(['max_plies=9'])"
+    assert loaded_by(rules) == "['chess']"

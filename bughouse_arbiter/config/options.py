@@ -89,7 +89,6 @@ def house_rules(
     play (``--tc none``, ``--rule clock=off``) is refused.
     """
     from ..core.rules import HouseRules, apply_rules, parse_rule
-    from .specs import TimeControl
 
     pairs = [parse_rule(text) for text in rule_texts]
     rules = apply_rules(base if base is not None else HouseRules(), pairs)
@@ -97,6 +96,8 @@ def house_rules(
     if tc_text is None and not named & CLOCK_RULES:
         tc_text = default_tc
     if tc_text is not None:
+        from .specs import TimeControl  # attrs: not for position's start-up
+
         rules = apply_rules(rules, TimeControl.parse(tc_text).rule_pairs(), keep_profile=True)
     if not untimed and not rules.clock:
         raise ConfigError(
