@@ -188,15 +188,6 @@ class BpgnFile:
             fcntl.fcntl(self.fd, fcntl.F_SETFL, flags)
 
 
-def refuse_empty(text: str | None, option: str = "--out") -> None:
-    """An option given an empty name (``--out ""``) is refused: it is not the
-    default (which is what leaving the option out gives), nor the folder ``.``."""
-    if text is not None and not text:
-        raise OutputFileError(
-            f"{option} is empty: give a name, or omit {option} for the default"
-        )
-
-
 def check_output_path(path: str | os.PathLike[str], option: str = "--out") -> None:
     """Refuses, before anything starts, a path ``BpgnFile.open`` would refuse:
     a missing folder, a folder, a FIFO, a device, a socket, a file or folder

@@ -34,7 +34,8 @@ import attrs
 import chess
 import trio
 
-from ..config.engines_file import ENGINES_FILE_HELP, known_engines
+from ..config.engines_file import known_engines
+from ..config.options import add_engines_file
 from ..config.specs import PROTOCOLS, EngineSpec, engine_spec
 from ..core.board import STARTING_FEN as START
 from ..core.game import BughouseGame
@@ -82,11 +83,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("spec", metavar="SPEC", help="engine name or command line")
     parser.add_argument("--protocol", choices=PROTOCOLS, help="the protocol the engine speaks")
-    parser.add_argument(
-        "--engines-file",
-        metavar="FILE",
-        help=ENGINES_FILE_HELP,
-    )
+    add_engines_file(parser)
     parser.add_argument(
         "--time",
         type=float,

@@ -29,6 +29,7 @@ from typing import Any
 import trio
 
 from ..config.engines_file import known_engines
+from ..config.options import add_engines_file
 from ..config.specs import EngineSpec, engine_spec
 from ..core.model import Seat
 from ..environment import Environment
@@ -53,7 +54,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("address", metavar="HOST:PORT", help="where 'bughouse serve' listens")
     parser.add_argument("--seat", required=True, help="the seat to take (A-white ... B-black)")
     parser.add_argument("--token", required=True, help="the seat's token, printed by serve")
-    parser.add_argument("--engines-file", metavar="FILE", help="a TOML file of named engines")
+    add_engines_file(parser)
     parser.add_argument(
         "spec", nargs="*", metavar="-- SPEC", help="the engine, as for match --engine"
     )

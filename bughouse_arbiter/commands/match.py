@@ -31,13 +31,21 @@ import attrs
 import trio
 
 from ..bpgn import BpgnFile, BpgnRecorder, GameHeader, SearchInfo
-from ..bpgn.file import check_output_path, refuse_empty
-from ..config.engines_file import ENGINES_FILE_HELP, known_engines
+from ..bpgn.file import check_output_path
+from ..config.engines_file import known_engines
+from ..config.options import (
+    TABLE_TC,
+    add_engines_file,
+    add_out,
+    add_rule,
+    add_seat_engine,
+    add_tc,
+    house_rules,
+    out_text,
+)
 from ..config.specs import (
-    BUILTIN_ENGINES,
     DEFAULT_ENGINE,
     EngineSpec,
-    TimeControl,
     rotate,
     rotated_seat,
     rotated_team,
@@ -49,7 +57,7 @@ from ..config.specs import (
 from ..core.clock import Clocks
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import SEATS, Result, Seat, Team
-from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..core.rules import HouseRules
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, EngineFailed
 from ..exits import FAILED, OK
@@ -78,7 +86,7 @@ from ..ui.render import RenderOptions, move_line, render_table
 from ..ui.safe_text import printable, printable_lines
 from . import SUMMARIES
 
-DEFAULT_TC = "60+0"
+DEFAULT_TC = TABLE_TC
 #: Live display refreshes per second (at least one, as promised).
 REFRESH_HZ = 4
 #: Characters of unflushed display text held before they are handed to the
@@ -93,17 +101,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--engine",
-        action="append",
-        default=[],
-        metavar="SEAT=SPEC",
-        help="who plays a seat (A-white, A-black, B-white, B-black or WA, BA, WB, BB): "
-        f"a built-in engine ({', '.join(n for n in BUILTIN_ENGINES if '-' not in n)}), "
-        "a name from the engines file (sjeng, fairy-stockfish...), "
-        "or a command line, optionally prefixed uci: or xboard: (repeatable; "
-        f"default {DEFAULT_ENGINE})",
-    )
+    add_seat_engine(parser, default=DEFAULT_ENGINE)
     parser.add_argument(
         "--team",
         action="append",
@@ -121,29 +119,12 @@ def register(subparsers: Any) -> None:
         "seats rotate): setoption for native and UCI engines, option NAME=VALUE for xboard "
         "(Hash and Threads as memory/cores where offered); repeatable",
     )
-    parser.add_argument(
-        "--tc",
-        metavar="BASE+INC",
-        help=f"time control in seconds (default {DEFAULT_TC}); 'none' plays untimed, with "
-        "the stalling rule and a time per move for each engine (engines file: movetime, depth, "
-        "nodes; timed play sends them beside the clocks)",
-    )
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a house rule, e.g. stalemate=draw or profile=club (repeatable)",
-    )
-    parser.add_argument(
-        "--engines-file",
-        metavar="FILE",
-        help=ENGINES_FILE_HELP,
-    )
+    add_tc(parser, default=DEFAULT_TC)
+    add_rule(parser)
+    add_engines_file(parser)
     parser.add_argument("--games", default="1", metavar="N", help="matches to play (default 1)")
-    parser.add_argument(
-        "--out",
-        metavar="FILE",
+    add_out(
+        parser,
         help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn); an existing file is "
         "appended to, never replaced; it is locked while the match runs (a second "
         "writer is refused); only a regular file (or a symlink to one) is accepted",
@@ -175,12 +156,7 @@ class MatchPlan:
 
 def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> MatchPlan:
     """Reads and checks the options; raises ConfigError (or RuleError) on bad input."""
-    rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
-    rule_names = {parse_rule(text)[0] for text in args.rule}
-    if args.tc is not None or not rule_names & {"time", "increment", "clock"}:
-        tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
-        # The time control keeps the profile's name: it is not a house-rule variant.
-        rules = apply_rules(rules, tc.rule_pairs(), keep_profile=True)
+    rules = house_rules(args.rule, args.tc, default_tc=DEFAULT_TC)
     games = _positive_int(args.games, "--games")
     seed = _int(args.seed, "--seed") if args.seed is not None else None
     known = known_engines(getattr(args, "engines_file", None))
@@ -189,10 +165,10 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Mat
     engines, teams = with_seat_options(engines, getattr(args, "option", []), teams=teams)
     for spec in engines.values():
         check_command(spec)
-    refuse_empty(args.out)
-    out = Path(args.out) if args.out else default_out(today)
+    given = out_text(args)
+    out = Path(given) if given else default_out(today)
     # The default folder (games/) is made when the match starts.
-    if args.out or out.parent.exists():
+    if given or out.parent.exists():
         check_output_path(out)
     return MatchPlan(
         engines=engines,

@@ -24,13 +24,22 @@ from typing import Any
 
 import trio
 
-from ..bpgn.file import BpgnFile, check_output_path, refuse_empty
-from ..config.engines_file import ENGINES_FILE_HELP, known_engines
-from ..config.specs import EngineSpec, TimeControl, seat_assignment, with_seat_options
+from ..bpgn.file import BpgnFile, check_output_path
+from ..config.engines_file import known_engines
+from ..config.options import (
+    add_engines_file,
+    add_out,
+    add_rule,
+    add_seat_engine,
+    add_tc,
+    house_rules,
+    out_text,
+)
+from ..config.specs import EngineSpec, seat_assignment, with_seat_options
 from ..config.specs import engine_spec as read_engine_spec
 from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.model import SEATS, Seat
-from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..core.rules import HouseRules
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, PositionError, UsageError
 from ..exits import FAILED, OK
@@ -62,13 +71,7 @@ def register(subparsers: Any) -> None:
         default="A-white",
         help="your seat: A-white, A-black, B-white, B-black (or WA, BA, WB, BB); default A-white",
     )
-    parser.add_argument(
-        "--engine",
-        action="append",
-        default=[],
-        metavar="SEAT=SPEC",
-        help=f"the engine at another seat (default {DEFAULT_ENGINE}); repeatable",
-    )
+    add_seat_engine(parser, default=DEFAULT_ENGINE, note="; any seat but yours")
     parser.add_argument(
         "--option",
         action="append",
@@ -76,22 +79,11 @@ def register(subparsers: Any) -> None:
         metavar="SEAT.NAME=VALUE",
         help="an engine option for the engine at SEAT (for example BA.Hash=64); repeatable",
     )
-    parser.add_argument(
-        "--engines-file",
-        metavar="FILE",
-        help=ENGINES_FILE_HELP,
-    )
-    parser.add_argument(
-        "--tc",
-        metavar="BASE+INC",
-        help=f"time control in seconds (default {DEFAULT_TC}, or the time/increment rules)",
-    )
-    parser.add_argument(
-        "--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule"
-    )
-    parser.add_argument(
-        "--out",
-        metavar="FILE",
+    add_engines_file(parser)
+    add_tc(parser, default=DEFAULT_TC, untimed=False)
+    add_rule(parser)
+    add_out(
+        parser,
         help="BPGN file (default games/bughouse-YYYYmmdd-HHMMSS.bpgn); an existing file is "
         "appended to, never replaced, and locked while the game runs",
     )
@@ -121,14 +113,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.connect is not None or args.token is not None:
         return _run_connected(args, env)
     seat = _seat(args.seat)
-    rules = _rules(args.rule, args.tc)
+    rules = house_rules(args.rule, args.tc, default_tc=DEFAULT_TC, untimed=False)
     engines = _engines(seat, args.engine, known_engines(args.engines_file))
     engines, _ = with_seat_options(engines, args.option)
     fens = {
         "fen_a": _fen(args.fen_a, "--fen-a"),
         "fen_b": _fen(args.fen_b, "--fen-b"),
     }
-    out = _out_path(args.out)
+    out = _out_path(out_text(args))
     name = args.name or _login()
     style = env.style(ascii_only=args.ascii, no_color=args.no_color)
     become_subreaper()
@@ -294,16 +286,6 @@ def _fen(text: str | None, option: str) -> str:
         raise PositionError(f"{option}: {exc}") from None
 
 
-def _rules(rule_texts: list[str], tc_text: str | None) -> HouseRules:
-    rules = apply_rules(HouseRules(), [parse_rule(text) for text in rule_texts])
-    if tc_text is not None:
-        tc = TimeControl.parse(tc_text)
-        if tc.base is None:
-            raise ConfigError("--tc none: untimed play is for engine matches (bughouse match)")
-        rules = apply_rules(rules, [("time", f"{tc.base:g}"), ("increment", f"{tc.increment:g}")])
-    return rules
-
-
 def _engines(
     seat: Seat, assignments: list[str], known: Mapping[str, EngineSpec]
 ) -> dict[Seat, EngineSpec]:
@@ -326,7 +308,6 @@ def _engines(
 
 
 def _out_path(text: str | None) -> Path:
-    refuse_empty(text)
     if text is None:
         out = default_out(dt.datetime.now())
         if out.parent.exists() and not out.parent.is_dir():

@@ -14,10 +14,10 @@ from typing import Any
 
 import chess
 
+from ..config.options import add_rule, house_rules
 from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Seat
-from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..environment import Environment
 from ..errors import MoveError, PositionError, UsageError
 from ..exits import OK
@@ -40,19 +40,13 @@ def register(subparsers: Any) -> None:
         help="moves in UCI (or SAN) to apply to board A; +X adds piece X to a pocket",
     )
     parser.add_argument("--board-b", metavar="FEN", help="board B, to judge the whole match")
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a house rule, e.g. wait_for_block=off or stalemate=draw (repeatable)",
-    )
+    add_rule(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
+    rules = house_rules(args.rule)
     fen_a = _checked_fen(args.fen, "FEN")
     fen_b = _checked_fen(args.board_b, "--board-b") if args.board_b else None
     # Without --board-b, board B is only where passed pieces go: the starting

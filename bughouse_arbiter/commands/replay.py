@@ -35,9 +35,10 @@ from typing import Any, BinaryIO, TextIO
 from ..bpgn.frames import Frames
 from ..bpgn.read import BpgnGame, BpgnMove, iter_game_parts
 from ..bpgn.replay import Frame, GameReplay, ReplayReport, replay_games, rules_of
+from ..config.options import add_rule, house_rules
 from ..core.game import BughouseGame, PlayedMove
 from ..core.model import BoardId, Seat
-from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..core.rules import HouseRules
 from ..environment import Environment
 from ..errors import UsageError
 from ..exits import FAILED, OK
@@ -74,29 +75,27 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--ascii", action="store_true", help="letters instead of chess glyphs")
     parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="judge with this house rule changed (files without a [Rules] tag are judged "
-        "with wait_for_block=on, no ply cap)",
+    add_rule(
+        parser,
+        note="; the game is judged with it changed (files without a [Rules] tag are "
+        "judged with wait_for_block=on, no ply cap)",
     )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    pairs = [parse_rule(text) for text in args.rule]
+    rule_texts: list[str] = args.rule
+    house_rules(rule_texts)  # a bad rule is one line before any file is read
     if args.html is not None and args.check:
         raise UsageError("--html writes one game's page; it does not go with --check")
     if args.check:
         for path in args.files:
             _open(path).close()  # a missing file is a usage error before any report
-        return check(args.files, pairs, strict=args.strict, out=env.stdout)
+        return check(args.files, rule_texts, strict=args.strict, out=env.stdout)
     if len(args.files) != 1:
         raise UsageError("stepping through a game takes one FILE (use --check for several)")
     path = args.files[0]
-    report = _replayed(path, args.game, pairs, limit=_page_limit() if args.html else None)
+    report = _replayed(path, args.game, rule_texts, limit=_page_limit() if args.html else None)
     if not report.frames:
         raise UsageError(f"{path} game {args.game}: {report.verdict}")
     if args.html is not None:
@@ -111,7 +110,7 @@ def _page_limit() -> int:
 
 
 def _replayed(
-    path: str, number: int, pairs: list[tuple[str, str]], *, limit: int | None
+    path: str, number: int, rule_texts: Sequence[str], *, limit: int | None
 ) -> ReplayReport:
     """Game ``number`` of ``path`` replayed with frames (at most ``limit`` plies
     kept), read a part at a time; the games before it are skipped unjudged."""
@@ -123,7 +122,7 @@ def _replayed(
             if part.number != number:
                 continue
             if replay is None:
-                rules = _rules_for(part, pairs)
+                rules = _rules_for(part, rule_texts)
                 replay = GameReplay(part, rules=rules, frames=True, frame_limit=limit)
             replay.feed(part)
             if not part.partial:
@@ -174,12 +173,12 @@ def _open(path: str) -> BinaryIO:
         raise UsageError(f"{path}: cannot read it ({exc.strerror})") from None
 
 
-def _rules_for(source: BpgnGame, pairs: list[tuple[str, str]]) -> HouseRules | None:
+def _rules_for(source: BpgnGame, rule_texts: Sequence[str]) -> HouseRules | None:
     """The rules ``--rule`` makes of ``source``'s own (None: no ``--rule``)."""
-    if not pairs:
+    if not rule_texts:
         return None
     base, _ = rules_of(source)
-    return apply_rules(base, pairs)
+    return house_rules(rule_texts, base=base)
 
 
 # -- --check ------------------------------------------------------------------------
@@ -187,7 +186,7 @@ def _rules_for(source: BpgnGame, pairs: list[tuple[str, str]]) -> HouseRules | N
 
 def check(
     paths: Sequence[str],
-    pairs: list[tuple[str, str]],
+    rule_texts: Sequence[str],
     *,
     strict: bool,
     out: TextIO,
@@ -200,7 +199,7 @@ def check(
         try:
             with _open(path) as stream:
                 parts = iter_game_parts(stream, file=path)
-                rules = functools.partial(_rules_for, pairs=pairs)
+                rules = functools.partial(_rules_for, rule_texts=rule_texts)
                 for report in replay_games(parts, rules=rules):
                     source = report.game
                     found += 1

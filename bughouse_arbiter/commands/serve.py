@@ -63,7 +63,6 @@ server (a bug), so catch per-connection errors inside.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime
 import functools
 import ipaddress
@@ -77,9 +76,18 @@ import attrs
 import trio
 
 from ..bpgn import SearchInfo
-from ..config.specs import builtin_engine, rotated_seat, seeded
+from ..config.options import (
+    TABLE_TC,
+    add_engines_file,
+    add_out,
+    add_rule,
+    add_seat_engine,
+    add_tc,
+    house_rules,
+)
+from ..config.specs import DEFAULT_ENGINE, builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
-from ..core.rules import DrawRule, parse_rule
+from ..core.rules import DrawRule
 from ..environment import Environment
 from ..errors import ConfigError, UsageError
 from ..exits import FAILED, OK
@@ -127,7 +135,8 @@ _HOST_NAME = re.compile(
 )
 #: The engine that takes a seat under ``leaver=computer``.
 REPLACEMENT = "searcher"
-#: Who must agree to a draw at a served table, unless ``--rule draw=...`` says.
+#: Who must agree to a draw at a served table, unless ``--rule draw=...`` says:
+#: strangers may join, and one person alone must not draw against engines.
 SERVE_DRAW: DrawRule = "both-teams"
 
 
@@ -151,23 +160,14 @@ def register(subparsers: Any) -> None:
         metavar="SEAT",
         help="a seat that waits for a network player (repeatable; its seat in the first game)",
     )
-    parser.add_argument(
-        "--engine",
-        action="append",
-        default=[],
-        metavar="SEAT=SPEC",
-        help="as for match (SEAT: its seat in the first game)",
+    add_seat_engine(parser, default=DEFAULT_ENGINE, note="; SEAT is its seat in the first game")
+    add_tc(parser, default=TABLE_TC)
+    add_rule(
+        parser,
+        note="; a served table also takes reconnect_grace=60 or leaver=computer, and "
+        "plays draw=both-teams unless a draw rule is given",
     )
-    parser.add_argument("--tc", metavar="BASE+INC", help="time control, as for match")
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a house rule, e.g. reconnect_grace=60 or leaver=computer (repeatable); "
-        "a served table plays draw=both-teams unless a draw rule is given",
-    )
-    parser.add_argument("--engines-file", metavar="FILE", help="a TOML file of named engines")
+    add_engines_file(parser)
     parser.add_argument(
         "--games",
         default="1",
@@ -179,7 +179,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="keep every player at its seat for the whole run (no rotation)",
     )
-    parser.add_argument("--out", metavar="FILE", help="BPGN file to append the games to")
+    add_out(
+        parser,
+        help="BPGN file to append the games to (default games/bughouse-YYYYmmdd-HHMMSS.bpgn), "
+        "locked while the table runs",
+    )
     parser.add_argument("--seed", metavar="N", help="seed for the built-in engines")
     parser.add_argument(
         "--web",
@@ -275,9 +279,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         debug=False,
     )
     plan = match_plan_from_args(match_args, today=today)
-    if not any(parse_rule(text)[0] == "draw" for text in args.rule):
-        # Strangers may join: one person alone must not draw against engines.
-        plan = attrs.evolve(plan, rules=dataclasses.replace(plan.rules, draw=SERVE_DRAW))
+    rules = house_rules(args.rule, args.tc, default_tc=TABLE_TC, table=[("draw", SERVE_DRAW)])
+    plan = attrs.evolve(plan, rules=rules)
     return ServePlan(
         match=plan,
         remote=tuple(s for s in SEATS if s in remote),

@@ -33,10 +33,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
-from ..bpgn.file import refuse_empty
 from ..config.engines_file import known_engines
-from ..config.specs import TimeControl, engine_spec
-from ..core.rules import HouseRules, apply_rules, parse_rule
+from ..config.options import (
+    add_engines_file,
+    add_out,
+    add_rule,
+    add_tc,
+    house_rules,
+    out_text,
+    spec_help,
+)
+from ..config.specs import engine_spec
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
 from ..exits import FAILED, OK
@@ -113,7 +120,7 @@ def register(subparsers: Any) -> None:
         action=_InOrder,
         default=[],
         metavar="NAME=SPEC",
-        help="a participant: two instances of SPEC (any spec 'match' takes) (repeatable)",
+        help=f"a participant: two instances of SPEC, {spec_help()} (repeatable)",
     )
     add(
         "--team",
@@ -136,13 +143,9 @@ def register(subparsers: Any) -> None:
         f"swapped (default 2; with --sprt, up to {SPRT_GAMES})",
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
-    add(
-        "--tc",
-        metavar="BASE+INC|none",
-        help=f"time control in seconds, or none for untimed play (default {DEFAULT_TC})",
-    )
-    add("--rule", action="append", default=[], metavar="NAME=VALUE", help="a house rule")
-    add("--engines-file", metavar="FILE", help="a TOML file of named engines")
+    add_tc(parser, default=DEFAULT_TC)
+    add_rule(parser)
+    add_engines_file(parser)
     add(
         "--openings",
         metavar="FILE",
@@ -185,7 +188,7 @@ def register(subparsers: Any) -> None:
         "its last 2N-1 games (default 3)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
-    add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
+    add_out(parser, metavar="DIR", help="new folder for the results (default tournament-<time>)")
     add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
     add(
         "--ray",
@@ -342,15 +345,6 @@ def participants_from(
     return participants
 
 
-def rules_from(args: argparse.Namespace) -> HouseRules:
-    rules = apply_rules(HouseRules(), [parse_rule(text) for text in args.rule])
-    rule_names = {parse_rule(text)[0] for text in args.rule}
-    if args.tc is not None or not rule_names & {"time", "increment", "clock"}:
-        tc = TimeControl.parse(args.tc if args.tc is not None else DEFAULT_TC)
-        rules = apply_rules(rules, tc.rule_pairs(), keep_profile=True)
-    return rules
-
-
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     known = known_engines(args.engines_file)
     participants = participants_from(
@@ -360,7 +354,7 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         getattr(args, "order", ()),
         check_commands=getattr(args, "ray", None) is None,
     )
-    rules = rules_from(args)
+    rules = house_rules(args.rule, args.tc, default_tc=DEFAULT_TC)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if sprt is not None and len(participants) != 2:
         raise ConfigError(f"--sprt compares two participants; {len(participants)} were given")
@@ -426,8 +420,7 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
                 _check_saved(key, value, folder)
                 setattr(merged, key, value)
         return merged, folder
-    refuse_empty(args.out)
-    folder = Path(args.out or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
+    folder = Path(out_text(args) or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
     if (folder / journal.JOURNAL).exists() or (folder / journal.CONFIG).exists():
         raise ConfigError(
             f"--out {str(folder)!r} already holds a tournament; continue it with --resume {folder}"

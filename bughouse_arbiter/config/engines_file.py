@@ -39,17 +39,6 @@ from .specs import PROTOCOLS, EngineSpec, Protocol
 
 KEYS = ("protocol", "command", "cwd", "options", "init", "movetime", "depth", "nodes")
 
-#: ``--engines-file`` in every command's ``--help``: the format in one sentence.
-ENGINES_FILE_HELP = (
-    "a TOML file of named engines, one [engines.NAME] table each with protocol "
-    '("native", "uci" or "xboard"), command (a list, or a string split like a shell), '
-    "and optional cwd (working folder), options (a table NAME = VALUE, set after the "
-    "handshake), init (lines sent after the handshake) and movetime (ms), depth and nodes "
-    "(limits on every move); later files win over "
-    "~/.config/bughouse-arbiter/engines.toml and the built-ins. See engines.example.toml "
-    "and protocol.md appendix A"
-)
-
 
 def _program(name: str) -> str:
     """``/usr/games/NAME`` when it is there (often not on PATH), else ``NAME``."""
