@@ -3,11 +3,19 @@ records, a participant that never plays, and a resume that plays more games."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from bughouse_arbiter.cli import main
+from bughouse_arbiter.tournament.lock import hold
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def script(folder: Path, name: str, body: str) -> Path:
@@ -36,6 +44,35 @@ def random_pair(out: Path, *extra: str, games: str = "2") -> list[str]:
         str(out),
         *extra,
     ]
+
+
+def journal_text(folder: Path) -> str:
+    return (folder / "results.jsonl").read_text()
+
+
+def test_a_second_driver_of_one_folder_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    command = [sys.executable, "-m", "bughouse_arbiter", *random_pair(out, games="200")]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (
+            (out / "results.jsonl").exists() and journal_text(out).count("\n") >= 1
+        ):
+            time.sleep(0.05)
+        capsys.readouterr()
+        assert main(["tournament", "--resume", str(out)]) == 2
+        [line] = capsys.readouterr().err.splitlines()
+        assert f"{out} is in use by another bughouse tournament (pid {first.pid})" in line
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    assert first.returncode == 143
+    with hold(out):  # its lock went with it
+        pass
 
 
 def test_a_uci_engine_that_dies_at_once_is_said_to_have_exited(

@@ -23,6 +23,7 @@ same.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -44,7 +45,7 @@ from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament import journal
+from ..tournament import journal, lock
 from ..tournament.display import (
     SEPARATOR,
     WIDTH,
@@ -491,28 +492,46 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     # Joined before anything is written: a cluster that is not there costs nothing.
     on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
     try:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            if args.resume is None:
-                journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
-        except OSError as exc:
-            raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
-        if on_ray is not None:
-            # The engines run on the cluster's workers, not under this process.
-            return trio.run(play_tournament, plan, concurrency, progress, on_ray, env)
-        warning = cpu_warning(concurrency)
-        if warning:
-            env.warning(warning)
-        become_subreaper()
-        try:
-            return trio.run(play_tournament, plan, concurrency, progress, None, env)
-        finally:
-            # What engines left re-parented to us: cleared after every game
-            # (tournament/leftovers.py), and once more here for an interrupted one.
-            kill_orphans(keep=live_engine_pids())
+        with contextlib.ExitStack() as held:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                held.enter_context(lock.hold(folder))
+                if args.resume is None:
+                    journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot write to {str(folder)!r}: {exc.strerror or exc}"
+                ) from None
+            except lock.FolderInUse as exc:
+                # As a second match on one BPGN file: a usage error, exit 2.
+                raise ConfigError(str(exc)) from None
+            return _play(plan, concurrency, progress, on_ray, env)
     finally:
         if on_ray is not None:
             on_ray.shutdown()
+
+
+def _play(
+    plan: TournamentPlan,
+    concurrency: int,
+    progress: LineProgress,
+    on_ray: RayScheduler | None,
+    env: Environment,
+) -> int:
+    """Plays the tournament here or on the cluster (the folder is ours)."""
+    if on_ray is not None:
+        # The engines run on the cluster's workers, not under this process.
+        return trio.run(play_tournament, plan, concurrency, progress, on_ray, env)
+    warning = cpu_warning(concurrency)
+    if warning:
+        env.warning(warning)
+    become_subreaper()
+    try:
+        return trio.run(play_tournament, plan, concurrency, progress, None, env)
+    finally:
+        # What engines left re-parented to us: cleared after every game
+        # (tournament/leftovers.py), and once more here for an interrupted one.
+        kill_orphans(keep=live_engine_pids())
 
 
 def _ray_options_without_ray(args: argparse.Namespace) -> None:
