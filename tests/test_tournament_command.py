@@ -173,6 +173,7 @@ def test_a_crashing_engine_forfeits_its_games_and_is_reported(
         "5+0",
         "--max-failures",
         "10",
+        "--recover",
         "--out",
         str(out),
     ]
@@ -209,6 +210,7 @@ def test_a_participant_failing_too_often_is_dropped(
         "max_plies=150",
         "--max-failures",
         "2",
+        "--recover",
         "--out",
         str(out),
     ]

@@ -3,6 +3,7 @@ records, a participant that never plays, and a resume that plays more games."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -80,9 +81,30 @@ def test_a_uci_engine_that_dies_at_once_is_said_to_have_exited(
 ) -> None:
     # Its output closes a moment before it exits: the status is waited for.
     boom = script(tmp_path, "boom.sh", "exec >&-\necho boom >&2\nsleep 0.2\nexit 3\n")
-    argv = random_pair(tmp_path / "t", "--max-failures", "5")
+    argv = random_pair(tmp_path / "t", "--max-failures", "5", "--recover")
     argv[4] = f"b=uci:{boom}"
     main(argv)
     printed = " ".join(capsys.readouterr().out.split())
     assert "engine exited with status 3 (stderr: boom)" in printed
     assert "still running" not in printed
+
+
+def test_an_engine_that_never_starts_stops_the_run_until_it_is_fixed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    engine = script(tmp_path, "b.sh", "echo boom >&2\nexit 3\n")
+    argv = random_pair(out)
+    argv[4] = f"b={engine}"
+    assert main(argv) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert "error: b failed in game 1 without having completed a game" in line
+    assert "exited with status 3 (stderr: boom)" in line
+    assert f"continue with --resume {out}, or give --recover" in line
+    assert journal_text(out) == ""  # the game is not scored
+    # Fixed, it plays every game.
+    mover = ROOT / "engines" / "random_mover.py"
+    script(tmp_path, "b.sh", f"exec {sys.executable} {mover}\n")
+    assert main(["tournament", "--resume", str(out)]) == 0
+    data = json.loads((out / "summary.json").read_text())
+    assert data["games_played"] == 2 and data["crashes"] == {"a": 0, "b": 0}

@@ -185,6 +185,12 @@ def register(subparsers: Any) -> None:
         help="drop a participant after N crashes/hangs/failed starts in a row, or among "
         "its last 2N-1 games (default 3)",
     )
+    add(
+        "--recover",
+        action="store_true",
+        help="score a participant's failures as losses even before it completed a game "
+        "(a flaky engine); by default the run stops with an error there",
+    )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
     add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
@@ -402,6 +408,7 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         sprt=sprt,
         max_failures=_int(args.max_failures, "--max-failures", 1),
         event=args.event,
+        stop_on_never_played=not getattr(args, "recover", False),
     )
 
 
