@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,3 +109,35 @@ def test_an_engine_that_never_starts_stops_the_run_until_it_is_fixed(
     assert main(["tournament", "--resume", str(out)]) == 0
     data = json.loads((out / "summary.json").read_text())
     assert data["games_played"] == 2 and data["crashes"] == {"a": 0, "b": 0}
+
+
+def place(line: dict[str, Any]) -> tuple[object, ...]:
+    """A journal line's place in the schedule: number, game, sides, round and opening tags."""
+    tags = [t for t in line["report"]["bpgn"].splitlines() if t.startswith(("[Round", "[Open"))]
+    return line["number"], line["job_id"], line["sides"], tags
+
+
+def test_resume_plays_more_games_and_keeps_the_first_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    assert main(random_pair(out, "--seed", "5", games="2")) == 0
+    first = journal_text(out)
+    assert main(["tournament", "--resume", str(out), "--games", "4"]) == 0
+    assert journal_text(out).startswith(first)  # the first games as they were
+    lines = [json.loads(line) for line in journal_text(out).splitlines()]
+    assert [(line["number"], line["job_id"]) for line in lines] == [
+        (1, "p0-g0"), (2, "p0-g1"), (3, "p0-g2"), (4, "p0-g3")
+    ]
+    data = json.loads((out / "summary.json").read_text())
+    assert data["games_played"] == data["games_scheduled"] == 4
+    # The new length is kept; the same schedule as a run of four games from the start.
+    assert main(["tournament", "--resume", str(out)]) == 0
+    assert "4 of 4 games already played" in capsys.readouterr().out
+    assert main(random_pair(tmp_path / "u", "--seed", "5", games="4")) == 0
+    again = [json.loads(line) for line in journal_text(tmp_path / "u").splitlines()]
+    assert [place(line) for line in again] == [place(line) for line in lines]
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(out), "--games", "2"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "--games 2: the tournament in" in line and "has 4 games per pairing" in line

@@ -58,6 +58,7 @@ from ..tournament.display import (
     plural,
     signed,
 )
+from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
 from ..tournament.runner import Tournament, TournamentPlan
@@ -94,6 +95,11 @@ _SAVED = (
     "event",
 )
 
+
+#: Saved options a --resume may give again to play more games per pairing.
+_GROWING = ("order", "games", "rounds")
+#: The games per pairing of a tournament --resume extended (beside its first ``games``).
+_EXTENDED = "extended_games"
 
 #: The parser's defaults of the saved options (an option given with --resume is refused).
 _DEFAULTS: dict[str, object] = {}
@@ -134,7 +140,8 @@ def register(subparsers: Any) -> None:
         "--games",
         metavar="N",
         help=f"games per pairing, an even number: each opening is played twice, the teams "
-        f"swapped (default 2; with --sprt, up to {SPRT_GAMES})",
+        f"swapped (default 2; with --sprt, up to {SPRT_GAMES}); with --resume, more games "
+        "for a run (its first games as they were, the new ones after them)",
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
     add(
@@ -389,15 +396,31 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     plies = _int(args.opening_plies, "--opening-plies", 0)
     book_format = getattr(args, "openings_format", "auto")  # absent from older folders
     book = ordered(load_book(args.openings, plies, book_format), args.opening_order, seed)
-    jobs = schedule(
-        participants,
-        format=args.format,
-        games=games,
-        rules=rules,
-        openings=book,
-        seed=seed,
-        event=args.event,
-    )
+    def jobs_of(games: int) -> list[MatchJob]:
+        return schedule(
+            participants,
+            format=args.format,
+            games=games,
+            rules=rules,
+            openings=book,
+            seed=seed,
+            event=args.event,
+        )
+
+    jobs = jobs_of(games)
+    # A --resume with more --games: the first schedule, then the games it adds.
+    grown: int | None = getattr(args, "grown", None)
+    more: int | None = getattr(args, "more_games", None)
+    now = max(games, grown or 0)
+    if more is not None and more < now:
+        raise ConfigError(
+            f"--games {more}: the tournament in {str(out)!r} has {now} games per "
+            "pairing; --resume can add games, not take them away"
+        )
+    total = max(now, more or 0)
+    if total != games:
+        jobs = extended(jobs, jobs_of(total), seed)
+        games = total
     return TournamentPlan(
         participants=tuple(participants),
         format=args.format,
@@ -417,13 +440,20 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     if args.resume is not None:
         if args.out is not None:
             raise ConfigError("--resume DIR writes to DIR; leave out --out")
-        given = [k for k in _SAVED if k != "order" and getattr(args, k, None) != _DEFAULTS.get(k)]
+        given = [
+            k
+            for k in _SAVED
+            if k not in _GROWING and getattr(args, k, None) != _DEFAULTS.get(k)
+        ]
         if given:
             option = "--" + given[0].replace("_", "-")
             raise ConfigError(
                 f"--resume keeps the tournament's own options; {option} cannot be changed "
-                "(only --concurrency can)"
+                "(only --concurrency, --recover, --readmit and more --games can)"
             )
+        if args.games is not None and args.rounds is not None:
+            raise ConfigError("give --games or --rounds, not both")
+        more = _games_given(args)
         folder = Path(args.resume)
         if not folder.is_dir():
             raise ConfigError(f"--resume {args.resume!r}: no such folder")
@@ -433,6 +463,15 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
             if key in _SAVED:
                 _check_saved(key, value, folder)
                 setattr(merged, key, value)
+        grown = saved.get(_EXTENDED)
+        if grown is not None and (not isinstance(grown, int) or isinstance(grown, bool)):
+            raise ConfigError(
+                f"--resume {str(folder)!r}: {folder / journal.CONFIG}: option {_EXTENDED!r} "
+                f"is {json.dumps(grown)[:60]}, not a whole number"
+            )
+        merged.saved_options = saved
+        merged.more_games = more
+        merged.grown = grown
         return merged, folder
     refuse_empty(args.out)
     folder = Path(args.out or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
@@ -443,6 +482,21 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"--out {str(folder)!r} is a file, not a folder")
     return args, folder
+
+
+def _games_given(args: argparse.Namespace) -> int | None:
+    """The games per pairing --games or --rounds asks a --resume for (None if neither)."""
+    if args.rounds is not None:
+        return 2 * _int(args.rounds, "--rounds", 1)
+    if args.games is None:
+        return None
+    games = _int(args.games, "--games", 1)
+    if games % 2:
+        raise ConfigError(
+            f"--games {games}: openings are played in pairs (the second game with the "
+            f"teams swapped), so give an even number"
+        )
+    return games
 
 
 def _check_saved(key: str, value: object, folder: Path) -> None:
@@ -505,6 +559,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 held.enter_context(lock.hold(folder))
                 if args.resume is None:
                     journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
+                elif args.more_games is not None and plan.games != args.grown:
+                    # Kept beside the first --games: its schedule stays the first part.
+                    journal.save_config(folder, {**args.saved_options, _EXTENDED: plan.games})
             except OSError as exc:
                 raise ConfigError(
                     f"cannot write to {str(folder)!r}: {exc.strerror or exc}"
