@@ -141,3 +141,64 @@ def test_resume_plays_more_games_and_keeps_the_first_ones(
     assert main(["tournament", "--resume", str(out), "--games", "2"]) == 2
     [line] = capsys.readouterr().err.splitlines()
     assert "--games 2: the tournament in" in line and "has 4 games per pairing" in line
+
+
+def test_a_dropped_participant_comes_back_with_readmit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    mover = ROOT / "engines" / "random_mover.py"
+    broken = tmp_path / "broken"
+    engine = script(
+        tmp_path,
+        "b.sh",
+        f"if [ -e {broken} ]; then echo boom >&2; exit 3; fi\nexec {sys.executable} {mover}\n",
+    )
+    argv = random_pair(out, "--max-failures", "1")
+    argv[4] = f"b={engine}"
+    assert main(argv) == 0
+    broken.touch()
+    assert main(["tournament", "--resume", str(out), "--games", "6"]) == 0
+    assert "b dropped: 1 failure in a row" in capsys.readouterr().out
+    data = json.loads((out / "summary.json").read_text())
+    assert data["games_played"] == 3 and list(data["dropped"]) == ["b"]
+    broken.unlink()
+    assert main(["tournament", "--resume", str(out), "--readmit", "b"]) == 0
+    assert "b readmitted: its remaining games are played" in capsys.readouterr().out
+    data = json.loads((out / "summary.json").read_text())
+    assert data["games_played"] == 6 and data["dropped"] == {}
+    assert data["crashes"] == {"a": 0, "b": 1}
+    # Still back on the next resume (the readmission is in tournament.json).
+    assert main(["tournament", "--resume", str(out)]) == 0
+    assert json.loads((out / "summary.json").read_text())["dropped"] == {}
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(out), "--readmit", "b"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"bughouse tournament: error: --readmit 'b': b is not dropped in {out}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--readmit", "zz"], "--readmit 'zz': no such participant (those are: a, b)"),
+        (["--games", "5"], "--games 5: openings are played in pairs"),
+    ],
+)
+def test_bad_resume_values_exit_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    out = tmp_path / "t"
+    assert main(random_pair(out)) == 0
+    before = journal_text(out)
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(out), *extra]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert message in line
+    assert journal_text(out) == before
+
+
+def test_readmit_goes_with_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(random_pair(tmp_path / "t", "--readmit", "a")) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "--readmit NAME brings back a participant of a --resume DIR" in line

@@ -40,7 +40,7 @@ from ..config.specs import TimeControl, engine_spec
 from ..core.rules import HouseRules, apply_rules, parse_rule
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
-from ..exits import FAILED, OK
+from ..exits import FAILED, OK, USAGE
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
@@ -100,6 +100,9 @@ _SAVED = (
 _GROWING = ("order", "games", "rounds")
 #: The games per pairing of a tournament --resume extended (beside its first ``games``).
 _EXTENDED = "extended_games"
+
+#: Participants brought back by --readmit, with their game counts then.
+_READMITTED = "readmitted"
 
 #: The parser's defaults of the saved options (an option given with --resume is refused).
 _DEFAULTS: dict[str, object] = {}
@@ -197,6 +200,14 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="score a participant's failures as losses even before it completed a game "
         "(a flaky engine); by default the run stops with an error there",
+    )
+    add(
+        "--readmit",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --resume: bring back participant NAME, dropped for its failures, to "
+        "play its remaining games (its engine fixed) (repeatable)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
@@ -432,6 +443,7 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         max_failures=_int(args.max_failures, "--max-failures", 1),
         event=args.event,
         stop_on_never_played=not getattr(args, "recover", False),
+        readmitted=_readmitted(args, participants, out),
     )
 
 
@@ -482,6 +494,32 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"--out {str(folder)!r} is a file, not a folder")
     return args, folder
+
+
+def _readmitted(
+    args: argparse.Namespace, participants: Sequence[Participant], folder: Path
+) -> dict[str, tuple[int, ...]]:
+    """The saved readmissions (``Tournament.readmit``), checked with --readmit's names."""
+    names = {p.name for p in participants}
+    for name in getattr(args, "readmit", []):
+        if getattr(args, "resume", None) is None:
+            raise ConfigError("--readmit NAME brings back a participant of a --resume DIR")
+        if name not in names:
+            known = ", ".join(sorted(names))
+            raise ConfigError(f"--readmit {name!r}: no such participant (those are: {known})")
+    saved = getattr(args, "saved_options", {}).get(_READMITTED, {})
+    fits = isinstance(saved, dict) and all(
+        name in names
+        and isinstance(counts, list)
+        and all(isinstance(c, int) and not isinstance(c, bool) for c in counts)
+        for name, counts in saved.items()
+    )
+    if not fits:
+        raise ConfigError(
+            f"--resume {str(folder)!r}: {folder / journal.CONFIG}: option {_READMITTED!r} is "
+            f"{json.dumps(saved)[:60]}, not an object of participants' game counts"
+        )
+    return {name: tuple(counts) for name, counts in saved.items()}
 
 
 def _games_given(args: argparse.Namespace) -> int | None:
@@ -569,7 +607,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             except lock.FolderInUse as exc:
                 # As a second match on one BPGN file: a usage error, exit 2.
                 raise ConfigError(str(exc)) from None
-            return _play(plan, concurrency, progress, on_ray, env)
+            return _play(plan, concurrency, progress, on_ray, env, args.readmit)
     finally:
         if on_ray is not None:
             on_ray.shutdown()
@@ -581,17 +619,18 @@ def _play(
     progress: LineProgress,
     on_ray: RayScheduler | None,
     env: Environment,
+    readmit: Sequence[str],
 ) -> int:
     """Plays the tournament here or on the cluster (the folder is ours)."""
     if on_ray is not None:
         # The engines run on the cluster's workers, not under this process.
-        return trio.run(play_tournament, plan, concurrency, progress, on_ray, env)
+        return trio.run(play_tournament, plan, concurrency, progress, on_ray, env, readmit)
     warning = cpu_warning(concurrency)
     if warning:
         env.warning(warning)
     become_subreaper()
     try:
-        return trio.run(play_tournament, plan, concurrency, progress, None, env)
+        return trio.run(play_tournament, plan, concurrency, progress, None, env, readmit)
     finally:
         # What engines left re-parented to us: cleared after every game
         # (tournament/leftovers.py), and once more here for an interrupted one.
@@ -621,17 +660,33 @@ def _ray_scheduler(args: argparse.Namespace, progress: LineProgress) -> RaySched
     )
 
 
+def _save_readmission(folder: Path, name: str, games: int) -> None:
+    """Notes in tournament.json that ``name`` came back after ``games`` of its games."""
+    options = journal.load_config(folder)
+    readmitted = dict(options.get(_READMITTED) or {})  # type: ignore[call-overload]
+    readmitted[name] = [*readmitted.get(name, []), games]
+    journal.save_config(folder, {**options, _READMITTED: readmitted})
+
+
 async def play_tournament(
     plan: TournamentPlan,
     concurrency: int,
     progress: LineProgress,
     scheduler: Scheduler | None = None,
     env: Environment | None = None,
+    readmit: Sequence[str] = (),
 ) -> int:
     errors = env or Environment.detect("tournament")
     tournament = Tournament(plan, progress)
     try:
         done = tournament.resume()
+        for name in readmit:
+            if name not in tournament.dropped:
+                tournament.journal.close()
+                errors.error(f"--readmit {name!r}: {name} is not dropped in {plan.out}")
+                return USAGE
+            _save_readmission(plan.out, name, tournament.readmit(name))
+            progress.message(f"{name} readmitted: its remaining games are played")
     except OSError as exc:
         where = exc.filename if exc.filename is not None else plan.out
         errors.error(f"cannot prepare {where}: {exc.strerror or exc}")

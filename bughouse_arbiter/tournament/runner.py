@@ -76,6 +76,9 @@ class TournamentPlan:
     #: Stop the run (``failed``) when a participant fails in a game before it
     #: completed one: its engine does not work, and its games are not scored.
     stop_on_never_played: bool = False
+    #: Participants brought back after a drop (``--readmit``): after how many of
+    #: their games (in the journal) each readmission came.
+    readmitted: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
 
 
 class Tournament:
@@ -95,6 +98,8 @@ class Tournament:
         self.dropped: dict[str, str] = {}
         #: Participants that completed a game without a failure of their own.
         self.completed: set[str] = set()
+        #: Games accounted per participant (where ``plan.readmitted`` applies).
+        self.games_of: dict[str, int] = {}
         #: Failures (crash, failed start, hang) per participant, and the hangs among them.
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
@@ -298,6 +303,16 @@ class Tournament:
             if recent.count(True) >= limit and name not in self.dropped:
                 why = "; ".join(i.text for i in report.incidents if i.participant == name)
                 self.dropped[name] = f"{_failures_text(recent, limit)} (last: {why})"
+            self.games_of[name] = self.games_of.get(name, 0) + 1
+            if self.games_of[name] in self.plan.readmitted.get(name, ()):
+                self.readmit(name)
+
+    def readmit(self, name: str) -> int:
+        """Brings a dropped participant back, its failures forgotten; returns
+        how many of its games are in so far (``TournamentPlan.readmitted``)."""
+        self.dropped.pop(name, None)
+        self.recent.pop(name, None)
+        return self.games_of.get(name, 0)
 
     def _sprt_decided(self) -> bool:
         if self.plan.sprt is None:
