@@ -202,3 +202,36 @@ def test_readmit_goes_with_resume(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(random_pair(tmp_path / "t", "--readmit", "a")) == 2
     [line] = capsys.readouterr().err.splitlines()
     assert "--readmit NAME brings back a participant of a --resume DIR" in line
+
+
+def test_resume_plays_the_recorded_engines_and_says_what_the_file_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    mover = ROOT / "engines" / "random_mover.py"
+    engines = tmp_path / "engines.toml"
+    engines.write_text(
+        f'[engines.mover]\ncommand = ["{sys.executable}", "{mover}"]\nmovetime = 50\n'
+    )
+    argv = random_pair(out, "--engines-file", str(engines))
+    argv[4] = "b=mover"
+    assert main(argv) == 0
+    [a, b] = json.loads((out / "tournament.json").read_text())["options"]["participants"]
+    assert b["name"] == "b" and b["members"][0]["command"] == [sys.executable, str(mover)]
+    assert b["members"][0]["movetime"] == 50 and a["members"][0]["movetime"] is None
+    played = json.loads((out / "summary.json").read_text())["participants"]
+    assert played[1]["members"][1]["movetime"] == 50
+    games = (out / "games.bpgn").read_text()
+    # b holds team 2's seats in game 1 and team 1's in game 2.
+    assert games.count('EngineLimits "movetime 50"]') == 4
+    assert '[WhiteBEngineLimits "movetime 50"]' in games.split("\n\n[Event")[0]
+    # The file now points b at an engine that crashes: the recorded one plays on.
+    boom = script(tmp_path, "boom.sh", "echo boom >&2\nexit 3\n")
+    engines.write_text(f'[engines.mover]\ncommand = ["{boom}"]\n')
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(out), "--games", "4"]) == 0
+    [line] = capsys.readouterr().err.splitlines()
+    assert "warning: participant b: the engines now give other command, movetime" in line
+    assert f"({boom}); playing the recorded ones ({sys.executable} {mover} movetime 50)" in line
+    data = json.loads((out / "summary.json").read_text())
+    assert data["games_played"] == 4 and data["crashes"] == {"a": 0, "b": 0}

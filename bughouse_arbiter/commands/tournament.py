@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+import attrs
 import trio
 
 from ..bpgn.file import refuse_empty
@@ -45,7 +46,7 @@ from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament import journal, lock
+from ..tournament import journal, lock, roster
 from ..tournament.display import (
     SEPARATOR,
     WIDTH,
@@ -101,6 +102,8 @@ _GROWING = ("order", "games", "rounds")
 #: The games per pairing of a tournament --resume extended (beside its first ``games``).
 _EXTENDED = "extended_games"
 
+#: The participants as recorded (``tournament/roster.py``): a resume plays those.
+_PARTICIPANTS = "participants"
 #: Participants brought back by --readmit, with their game counts then.
 _READMITTED = "readmitted"
 
@@ -377,14 +380,17 @@ def rules_from(args: argparse.Namespace) -> HouseRules:
 
 
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
-    known = known_engines(args.engines_file)
-    participants = participants_from(
-        args.engine,
-        args.team,
-        known,
-        getattr(args, "order", ()),
-        check_commands=getattr(args, "ray", None) is None,
-    )
+    recorded = getattr(args, "saved_options", {}).get(_PARTICIPANTS)
+    if recorded is None:
+        participants = participants_from(
+            args.engine,
+            args.team,
+            known_engines(args.engines_file),
+            getattr(args, "order", ()),
+            check_commands=getattr(args, "ray", None) is None,
+        )
+    else:
+        participants = _recorded_participants(args, recorded, out)
     rules = rules_from(args)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if sprt is not None and len(participants) != 2:
@@ -432,6 +438,8 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     if total != games:
         jobs = extended(jobs, jobs_of(total), seed)
         games = total
+    # The options and limits each seat's engine plays with, in the game's tags.
+    jobs = [attrs.evolve(j, tags=(*j.tags, *roster.seat_tags(j.entrants))) for j in jobs]
     return TournamentPlan(
         participants=tuple(participants),
         format=args.format,
@@ -522,6 +530,35 @@ def _readmitted(
     return {name: tuple(counts) for name, counts in saved.items()}
 
 
+def _recorded_participants(
+    args: argparse.Namespace, recorded: object, folder: Path
+) -> list[Participant]:
+    """The participants tournament.json recorded; how today's engines differ
+    from them goes to ``args.roster_notes`` (one warning line each)."""
+    try:
+        participants = list(roster.restore(recorded))
+    except ValueError as exc:
+        raise ConfigError(
+            f"--resume {str(folder)!r}: {folder / journal.CONFIG}: its {_PARTICIPANTS!r}: {exc}"
+        ) from None
+    try:
+        current = participants_from(
+            args.engine,
+            args.team,
+            known_engines(args.engines_file),
+            getattr(args, "order", ()),
+            check_commands=False,
+        )
+        args.roster_notes = roster.changes(participants, current)
+    except UsageError as exc:
+        args.roster_notes = [f"the engines no longer read ({exc}); playing the recorded ones"]
+    if getattr(args, "ray", None) is None:
+        for participant in participants:
+            for spec in participant.members:
+                check_command(spec)
+    return participants
+
+
 def _games_given(args: argparse.Namespace) -> int | None:
     """The games per pairing --games or --rounds asks a --resume for (None if neither)."""
     if args.rounds is not None:
@@ -595,11 +632,18 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
                 held.enter_context(lock.hold(folder))
+                players = {_PARTICIPANTS: roster.record(plan.participants)}
                 if args.resume is None:
-                    journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
-                elif args.more_games is not None and plan.games != args.grown:
+                    journal.save_config(
+                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players}
+                    )
+                elif (
+                    args.more_games is not None and plan.games != args.grown
+                ) or _PARTICIPANTS not in args.saved_options:
                     # Kept beside the first --games: its schedule stays the first part.
-                    journal.save_config(folder, {**args.saved_options, _EXTENDED: plan.games})
+                    journal.save_config(
+                        folder, {**args.saved_options, _EXTENDED: plan.games, **players}
+                    )
             except OSError as exc:
                 raise ConfigError(
                     f"cannot write to {str(folder)!r}: {exc.strerror or exc}"
@@ -607,6 +651,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             except lock.FolderInUse as exc:
                 # As a second match on one BPGN file: a usage error, exit 2.
                 raise ConfigError(str(exc)) from None
+            for note in getattr(args, "roster_notes", ()):
+                env.warning(printable(note, 2000))
             return _play(plan, concurrency, progress, on_ray, env, args.readmit)
     finally:
         if on_ray is not None:
@@ -706,7 +752,7 @@ async def play_tournament(
     if tournament.failed is not None:
         errors.error(tournament.failed)
         return FAILED
-    summary = tournament.summary()
+    summary = {**tournament.summary(), _PARTICIPANTS: roster.record(plan.participants)}
     try:
         journal.write_summary(plan.out, summary)
     except OSError as exc:
