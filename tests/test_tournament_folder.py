@@ -235,3 +235,17 @@ def test_resume_plays_the_recorded_engines_and_says_what_the_file_changed(
     assert f"({boom}); playing the recorded ones ({sys.executable} {mover} movetime 50)" in line
     data = json.loads((out / "summary.json").read_text())
     assert data["games_played"] == 4 and data["crashes"] == {"a": 0, "b": 0}
+
+
+def test_a_recorded_participant_that_does_not_read_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    assert main(random_pair(out)) == 0
+    config = json.loads((out / "tournament.json").read_text())
+    config["options"]["participants"][1]["members"][0]["command"] = "not a list"
+    (out / "tournament.json").write_text(json.dumps(config))
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(out)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "tournament.json: its 'participants': an engine's command is not a list" in line

@@ -11,8 +11,13 @@ between games (restarted after a crash, which is counted). The folder
 ``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
 ``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C, SIGTERM or
 SIGHUP loses at most the games in flight (exit status 130, 143, 129), and
-``--resume DIR`` continues. With ``--sprt elo0=0,elo1=5`` (two participants)
-the run stops once the SPRT (GSPRT on the pentanomial counts) has decided.
+``--resume DIR`` continues (one driver at a time: the folder is locked),
+with the engines recorded when the run started; ``--resume DIR --games N``
+plays a run on to N games, ``--readmit NAME`` brings back a dropped
+participant. A participant that fails before completing any game stops the
+run (exit 1) unless ``--recover`` scores such failures as losses. With
+``--sprt elo0=0,elo1=5`` (two participants) the run stops once the SPRT
+(GSPRT on the pentanomial counts) has decided.
 Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
 ``--ray local``) plays the games on a cluster instead, one Ray actor per
 game slot keeping its engines from game to game (``pip install
