@@ -6,9 +6,10 @@
 Runs ``bughouse tournament`` (a child process, the driver) between the random
 mover and ``tests/forking_engine.py``, which forks C sleeping children and D
 double-forked daemons on its first turn of every game and exits (a crash;
-``--max-failures`` is set high, so it is never dropped). After each game's
-progress line it counts the driver's zombie children and the daemons of
-the games so far that are still alive, and prints them; then the figures
+``--max-failures`` is set high and ``--recover`` given, so it is never
+dropped nor stops the run). After each game's progress line it counts
+the driver's zombie children and the daemons of the games so far that are
+still alive, and prints them; then the figures
 after the last game and after the driver exited. With ``--ray`` (``local``,
 or a cluster's address on this machine) the games are played by Ray tables,
 and the zombies counted are those of the Ray workers (``ray::`` processes).
@@ -98,8 +99,8 @@ def main() -> int:
             sys.executable, "-m", "bughouse_arbiter", "tournament",
             "--engine", "r=random", "--engine", f"bad={bad}",
             "--games", str(args.games), "--tc", "5+0", "--rule", "max_plies=40",
-            "--max-failures", str(10 * args.games), "--concurrency", str(args.concurrency),
-            "--out", str(Path(folder) / "t"),
+            "--max-failures", str(10 * args.games), "--recover",
+            "--concurrency", str(args.concurrency), "--out", str(Path(folder) / "t"),
         ]  # fmt: skip
         if args.ray:
             argv += ["--ray", args.ray]

@@ -173,6 +173,7 @@ def test_a_crashing_engine_forfeits_its_games_and_is_reported(
         "5+0",
         "--max-failures",
         "10",
+        "--recover",
         "--out",
         str(out),
     ]
@@ -209,6 +210,7 @@ def test_a_participant_failing_too_often_is_dropped(
         "max_plies=150",
         "--max-failures",
         "2",
+        "--recover",
         "--out",
         str(out),
     ]
@@ -249,7 +251,8 @@ def test_a_participant_failing_too_often_is_dropped(
         (["--engine", "a=random", "--engine", "b=random", "--tc", "0"], "base time"),
         (["--engine", "a=random", "--engine", "b=random", "--concurrency", "0"], "at least 1"),
         (["--resume", "nowhere"], "no such folder"),
-        (["--resume", "nowhere", "--games", "8"], "--games cannot be changed"),
+        (["--resume", "nowhere", "--games", "8"], "no such folder"),
+        (["--resume", "nowhere", "--tc", "8"], "--tc cannot be changed"),
         (
             [
                 "--engine",

@@ -11,8 +11,13 @@ between games (restarted after a crash, which is counted). The folder
 ``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
 ``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C, SIGTERM or
 SIGHUP loses at most the games in flight (exit status 130, 143, 129), and
-``--resume DIR`` continues. With ``--sprt elo0=0,elo1=5`` (two participants)
-the run stops once the SPRT (GSPRT on the pentanomial counts) has decided.
+``--resume DIR`` continues (one driver at a time: the folder is locked),
+with the engines recorded when the run started; ``--resume DIR --games N``
+plays a run on to N games, ``--readmit NAME`` brings back a dropped
+participant. A participant that fails before completing any game stops the
+run (exit 1) unless ``--recover`` scores such failures as losses. With
+``--sprt elo0=0,elo1=5`` (two participants) the run stops once the SPRT
+(GSPRT on the pentanomial counts) has decided.
 Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
 ``--ray local``) plays the games on a cluster instead, one Ray actor per
 game slot keeping its engines from game to game (``pip install
@@ -23,6 +28,7 @@ same.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -31,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+import attrs
 import trio
 
 from ..config.engines_file import known_engines
@@ -46,12 +53,12 @@ from ..config.options import (
 from ..config.specs import engine_spec
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
-from ..exits import FAILED, OK
+from ..exits import FAILED, OK, USAGE
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament import journal
+from ..tournament import journal, lock, roster
 from ..tournament.display import (
     SEPARATOR,
     WIDTH,
@@ -64,6 +71,7 @@ from ..tournament.display import (
     plural,
     signed,
 )
+from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
 from ..tournament.runner import Tournament, TournamentPlan
@@ -100,6 +108,16 @@ _SAVED = (
     "event",
 )
 
+
+#: Saved options a --resume may give again to play more games per pairing.
+_GROWING = ("order", "games", "rounds")
+#: The games per pairing of a tournament --resume extended (beside its first ``games``).
+_EXTENDED = "extended_games"
+
+#: The participants as recorded (``tournament/roster.py``): a resume plays those.
+_PARTICIPANTS = "participants"
+#: Participants brought back by --readmit, with their game counts then.
+_READMITTED = "readmitted"
 
 #: The parser's defaults of the saved options (an option given with --resume is refused).
 _DEFAULTS: dict[str, object] = {}
@@ -140,7 +158,8 @@ def register(subparsers: Any) -> None:
         "--games",
         metavar="N",
         help=f"games per pairing, an even number: each opening is played twice, the teams "
-        f"swapped (default 2; with --sprt, up to {SPRT_GAMES})",
+        f"swapped (default 2; with --sprt, up to {SPRT_GAMES}); with --resume, more games "
+        "for a run (its first games as they were, the new ones after them)",
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
     add_tc(parser, default=DEFAULT_TC)
@@ -186,6 +205,20 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="drop a participant after N crashes/hangs/failed starts in a row, or among "
         "its last 2N-1 games (default 3)",
+    )
+    add(
+        "--recover",
+        action="store_true",
+        help="score a participant's failures as losses even before it completed a game "
+        "(a flaky engine); by default the run stops with an error there",
+    )
+    add(
+        "--readmit",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --resume: bring back participant NAME, dropped for its failures, to "
+        "play its remaining games (its engine fixed) (repeatable)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
     add_out(parser, metavar="DIR", help="new folder for the results (default tournament-<time>)")
@@ -346,14 +379,17 @@ def participants_from(
 
 
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
-    known = known_engines(args.engines_file)
-    participants = participants_from(
-        args.engine,
-        args.team,
-        known,
-        getattr(args, "order", ()),
-        check_commands=getattr(args, "ray", None) is None,
-    )
+    recorded = getattr(args, "saved_options", {}).get(_PARTICIPANTS)
+    if recorded is None:
+        participants = participants_from(
+            args.engine,
+            args.team,
+            known_engines(args.engines_file),
+            getattr(args, "order", ()),
+            check_commands=getattr(args, "ray", None) is None,
+        )
+    else:
+        participants = _recorded_participants(args, recorded, out)
     rules = house_rules(args.rule, args.tc, default_tc=DEFAULT_TC)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if sprt is not None and len(participants) != 2:
@@ -376,15 +412,33 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     plies = _int(args.opening_plies, "--opening-plies", 0)
     book_format = getattr(args, "openings_format", "auto")  # absent from older folders
     book = ordered(load_book(args.openings, plies, book_format), args.opening_order, seed)
-    jobs = schedule(
-        participants,
-        format=args.format,
-        games=games,
-        rules=rules,
-        openings=book,
-        seed=seed,
-        event=args.event,
-    )
+    def jobs_of(games: int) -> list[MatchJob]:
+        return schedule(
+            participants,
+            format=args.format,
+            games=games,
+            rules=rules,
+            openings=book,
+            seed=seed,
+            event=args.event,
+        )
+
+    jobs = jobs_of(games)
+    # A --resume with more --games: the first schedule, then the games it adds.
+    grown: int | None = getattr(args, "grown", None)
+    more: int | None = getattr(args, "more_games", None)
+    now = max(games, grown or 0)
+    if more is not None and more < now:
+        raise ConfigError(
+            f"--games {more}: the tournament in {str(out)!r} has {now} games per "
+            "pairing; --resume can add games, not take them away"
+        )
+    total = max(now, more or 0)
+    if total != games:
+        jobs = extended(jobs, jobs_of(total), seed)
+        games = total
+    # The options and limits each seat's engine plays with, in the game's tags.
+    jobs = [attrs.evolve(j, tags=(*j.tags, *roster.seat_tags(j.entrants))) for j in jobs]
     return TournamentPlan(
         participants=tuple(participants),
         format=args.format,
@@ -395,6 +449,8 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         sprt=sprt,
         max_failures=_int(args.max_failures, "--max-failures", 1),
         event=args.event,
+        stop_on_never_played=not getattr(args, "recover", False),
+        readmitted=_readmitted(args, participants, out),
     )
 
 
@@ -403,13 +459,20 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     if args.resume is not None:
         if args.out is not None:
             raise ConfigError("--resume DIR writes to DIR; leave out --out")
-        given = [k for k in _SAVED if k != "order" and getattr(args, k, None) != _DEFAULTS.get(k)]
+        given = [
+            k
+            for k in _SAVED
+            if k not in _GROWING and getattr(args, k, None) != _DEFAULTS.get(k)
+        ]
         if given:
             option = "--" + given[0].replace("_", "-")
             raise ConfigError(
                 f"--resume keeps the tournament's own options; {option} cannot be changed "
-                "(only --concurrency can)"
+                "(only --concurrency, --recover, --readmit and more --games can)"
             )
+        if args.games is not None and args.rounds is not None:
+            raise ConfigError("give --games or --rounds, not both")
+        more = _games_given(args)
         folder = Path(args.resume)
         if not folder.is_dir():
             raise ConfigError(f"--resume {args.resume!r}: no such folder")
@@ -419,6 +482,15 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
             if key in _SAVED:
                 _check_saved(key, value, folder)
                 setattr(merged, key, value)
+        grown = saved.get(_EXTENDED)
+        if grown is not None and (not isinstance(grown, int) or isinstance(grown, bool)):
+            raise ConfigError(
+                f"--resume {str(folder)!r}: {folder / journal.CONFIG}: option {_EXTENDED!r} "
+                f"is {json.dumps(grown)[:60]}, not a whole number"
+            )
+        merged.saved_options = saved
+        merged.more_games = more
+        merged.grown = grown
         return merged, folder
     folder = Path(out_text(args) or f"tournament-{datetime.datetime.now():%Y%m%d-%H%M%S}")
     if (folder / journal.JOURNAL).exists() or (folder / journal.CONFIG).exists():
@@ -428,6 +500,76 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"--out {str(folder)!r} is a file, not a folder")
     return args, folder
+
+
+def _readmitted(
+    args: argparse.Namespace, participants: Sequence[Participant], folder: Path
+) -> dict[str, tuple[int, ...]]:
+    """The saved readmissions (``Tournament.readmit``), checked with --readmit's names."""
+    names = {p.name for p in participants}
+    for name in getattr(args, "readmit", []):
+        if getattr(args, "resume", None) is None:
+            raise ConfigError("--readmit NAME brings back a participant of a --resume DIR")
+        if name not in names:
+            known = ", ".join(sorted(names))
+            raise ConfigError(f"--readmit {name!r}: no such participant (those are: {known})")
+    saved = getattr(args, "saved_options", {}).get(_READMITTED, {})
+    fits = isinstance(saved, dict) and all(
+        name in names
+        and isinstance(counts, list)
+        and all(isinstance(c, int) and not isinstance(c, bool) for c in counts)
+        for name, counts in saved.items()
+    )
+    if not fits:
+        raise ConfigError(
+            f"--resume {str(folder)!r}: {folder / journal.CONFIG}: option {_READMITTED!r} is "
+            f"{json.dumps(saved)[:60]}, not an object of participants' game counts"
+        )
+    return {name: tuple(counts) for name, counts in saved.items()}
+
+
+def _recorded_participants(
+    args: argparse.Namespace, recorded: object, folder: Path
+) -> list[Participant]:
+    """The participants tournament.json recorded; how today's engines differ
+    from them goes to ``args.roster_notes`` (one warning line each)."""
+    try:
+        participants = list(roster.restore(recorded))
+    except ValueError as exc:
+        raise ConfigError(
+            f"--resume {str(folder)!r}: {folder / journal.CONFIG}: its {_PARTICIPANTS!r}: {exc}"
+        ) from None
+    try:
+        current = participants_from(
+            args.engine,
+            args.team,
+            known_engines(args.engines_file),
+            getattr(args, "order", ()),
+            check_commands=False,
+        )
+        args.roster_notes = roster.changes(participants, current)
+    except UsageError as exc:
+        args.roster_notes = [f"the engines no longer read ({exc}); playing the recorded ones"]
+    if getattr(args, "ray", None) is None:
+        for participant in participants:
+            for spec in participant.members:
+                check_command(spec)
+    return participants
+
+
+def _games_given(args: argparse.Namespace) -> int | None:
+    """The games per pairing --games or --rounds asks a --resume for (None if neither)."""
+    if args.rounds is not None:
+        return 2 * _int(args.rounds, "--rounds", 1)
+    if args.games is None:
+        return None
+    games = _int(args.games, "--games", 1)
+    if games % 2:
+        raise ConfigError(
+            f"--games {games}: openings are played in pairs (the second game with the "
+            f"teams swapped), so give an even number"
+        )
+    return games
 
 
 def _check_saved(key: str, value: object, folder: Path) -> None:
@@ -484,28 +626,59 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     # Joined before anything is written: a cluster that is not there costs nothing.
     on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
     try:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            if args.resume is None:
-                journal.save_config(folder, {k: getattr(args, k) for k in _SAVED})
-        except OSError as exc:
-            raise ConfigError(f"cannot write to {str(folder)!r}: {exc.strerror or exc}") from None
-        if on_ray is not None:
-            # The engines run on the cluster's workers, not under this process.
-            return trio.run(play_tournament, plan, concurrency, progress, on_ray, env)
-        warning = cpu_warning(concurrency)
-        if warning:
-            env.warning(warning)
-        become_subreaper()
-        try:
-            return trio.run(play_tournament, plan, concurrency, progress, None, env)
-        finally:
-            # What engines left re-parented to us: cleared after every game
-            # (tournament/leftovers.py), and once more here for an interrupted one.
-            kill_orphans(keep=live_engine_pids())
+        with contextlib.ExitStack() as held:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                held.enter_context(lock.hold(folder))
+                players = {_PARTICIPANTS: roster.record(plan.participants)}
+                if args.resume is None:
+                    journal.save_config(
+                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players}
+                    )
+                elif (
+                    args.more_games is not None and plan.games != args.grown
+                ) or _PARTICIPANTS not in args.saved_options:
+                    # Kept beside the first --games: its schedule stays the first part.
+                    journal.save_config(
+                        folder, {**args.saved_options, _EXTENDED: plan.games, **players}
+                    )
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot write to {str(folder)!r}: {exc.strerror or exc}"
+                ) from None
+            except lock.FolderInUse as exc:
+                # As a second match on one BPGN file: a usage error, exit 2.
+                raise ConfigError(str(exc)) from None
+            for note in getattr(args, "roster_notes", ()):
+                env.warning(printable(note, 2000))
+            return _play(plan, concurrency, progress, on_ray, env, args.readmit)
     finally:
         if on_ray is not None:
             on_ray.shutdown()
+
+
+def _play(
+    plan: TournamentPlan,
+    concurrency: int,
+    progress: LineProgress,
+    on_ray: RayScheduler | None,
+    env: Environment,
+    readmit: Sequence[str],
+) -> int:
+    """Plays the tournament here or on the cluster (the folder is ours)."""
+    if on_ray is not None:
+        # The engines run on the cluster's workers, not under this process.
+        return trio.run(play_tournament, plan, concurrency, progress, on_ray, env, readmit)
+    warning = cpu_warning(concurrency)
+    if warning:
+        env.warning(warning)
+    become_subreaper()
+    try:
+        return trio.run(play_tournament, plan, concurrency, progress, None, env, readmit)
+    finally:
+        # What engines left re-parented to us: cleared after every game
+        # (tournament/leftovers.py), and once more here for an interrupted one.
+        kill_orphans(keep=live_engine_pids())
 
 
 def _ray_options_without_ray(args: argparse.Namespace) -> None:
@@ -531,17 +704,33 @@ def _ray_scheduler(args: argparse.Namespace, progress: LineProgress) -> RaySched
     )
 
 
+def _save_readmission(folder: Path, name: str, games: int) -> None:
+    """Notes in tournament.json that ``name`` came back after ``games`` of its games."""
+    options = journal.load_config(folder)
+    readmitted = dict(options.get(_READMITTED) or {})  # type: ignore[call-overload]
+    readmitted[name] = [*readmitted.get(name, []), games]
+    journal.save_config(folder, {**options, _READMITTED: readmitted})
+
+
 async def play_tournament(
     plan: TournamentPlan,
     concurrency: int,
     progress: LineProgress,
     scheduler: Scheduler | None = None,
     env: Environment | None = None,
+    readmit: Sequence[str] = (),
 ) -> int:
     errors = env or Environment.detect("tournament")
     tournament = Tournament(plan, progress)
     try:
         done = tournament.resume()
+        for name in readmit:
+            if name not in tournament.dropped:
+                tournament.journal.close()
+                errors.error(f"--readmit {name!r}: {name} is not dropped in {plan.out}")
+                return USAGE
+            _save_readmission(plan.out, name, tournament.readmit(name))
+            progress.message(f"{name} readmitted: its remaining games are played")
     except OSError as exc:
         where = exc.filename if exc.filename is not None else plan.out
         errors.error(f"cannot prepare {where}: {exc.strerror or exc}")
@@ -561,7 +750,7 @@ async def play_tournament(
     if tournament.failed is not None:
         errors.error(tournament.failed)
         return FAILED
-    summary = tournament.summary()
+    summary = {**tournament.summary(), _PARTICIPANTS: roster.record(plan.participants)}
     try:
         journal.write_summary(plan.out, summary)
     except OSError as exc:

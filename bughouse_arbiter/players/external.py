@@ -51,7 +51,7 @@ from .base import (
     WaitAction,
 )
 from .latency import read_lag
-from .process import EngineProcess, Log
+from .process import EXIT_WAIT, EngineProcess, Log
 
 Adapter = UciAdapter | XboardAdapter
 
@@ -153,7 +153,8 @@ class ExternalEnginePlayer(Player):
             if self._failure is not None:
                 raise self._failure
             if self.engine.eof:
-                raise EngineFailed(f"engine {self.engine.exit_description()} during the handshake")
+                end = await self.engine.describe_end(EXIT_WAIT)
+                raise EngineFailed(f"engine {end} during the handshake")
             await self._changed.wait()
         if self._failure is not None:
             raise self._failure
@@ -186,10 +187,10 @@ class ExternalEnginePlayer(Player):
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         return
         if not self._closing and self._actions is not None:
+            # Its output ends a moment before its exit status is there: wait for it.
+            reason = f"engine {await self.engine.describe_end(EXIT_WAIT)}"
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                await self._actions.send(
-                    Gone(seat=self.seat, reason=f"engine {self.engine.exit_description()}")
-                )
+                await self._actions.send(Gone(seat=self.seat, reason=reason))
 
     def _action(self, event: EngineEvent) -> Action | None:
         seat = self.seat

@@ -95,7 +95,7 @@ from .base import (
     WaitAction,
 )
 from .latency import read_lag
-from .process import QUIT_GRACE, TERM_GRACE, EngineProcess, Log
+from .process import EXIT_WAIT, QUIT_GRACE, TERM_GRACE, EngineProcess, Log
 from .transport import LineTransport
 
 _C = TypeVar("_C", bound=Command)  # a command shared through TableState.shared
@@ -103,8 +103,6 @@ _C = TypeVar("_C", bound=Command)  # a command shared through TableState.shared
 #: Ignored lines logged one by one before only every ``IGNORED_EVERY``-th is.
 IGNORED_LOGGED = 100
 IGNORED_EVERY = 1000
-#: Seconds to wait for the exit status once the output has ended.
-EXIT_WAIT = 0.5
 #: Actions waiting for the arbiter beyond which chatter (tell, info, draw) is dropped.
 MAX_PENDING = 1000
 _GAME_ID = re.compile(r"[^A-Za-z0-9._:-]")

@@ -99,6 +99,8 @@ STDERR_TAIL = 5
 #: its own may hold the pipe open (what the engine wrote is read well within).
 EXIT_DRAIN = 0.5
 _READ_SIZE = 65536
+#: Seconds to wait for an engine's exit status once its output ended (``describe_end``).
+EXIT_WAIT = 0.5
 #: The pids of the engines started and not reaped yet (``reaper.kill_orphans`` spares them).
 _LIVE: set[int] = set()
 
@@ -370,7 +372,10 @@ class EngineProcess:
     async def describe_end(self, timeout: float) -> str:
         """How the engine ended (waits up to ``timeout`` s for its exit status)."""
         if await self.wait_exit(timeout) is None:
-            return "closed its output"
+            text = "closed its output"
+            if self.stderr_tail:
+                text += f" (stderr: {self.stderr_tail[-1][:200]})"
+            return text
         return self.exit_description()
 
     async def wait(self) -> int:

@@ -73,6 +73,12 @@ class TournamentPlan:
     sprt: Sprt | None = None
     max_failures: int = 3
     event: str = "bughouse-arbiter tournament"
+    #: Stop the run (``failed``) when a participant fails in a game before it
+    #: completed one: its engine does not work, and its games are not scored.
+    stop_on_never_played: bool = False
+    #: Participants brought back after a drop (``--readmit``): after how many of
+    #: their games (in the journal) each readmission came.
+    readmitted: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
 
 
 class Tournament:
@@ -90,6 +96,10 @@ class Tournament:
         #: Per participant, whether each of its last games was a failure of its own.
         self.recent: dict[str, deque[bool]] = {}
         self.dropped: dict[str, str] = {}
+        #: Participants that completed a game without a failure of their own.
+        self.completed: set[str] = set()
+        #: Games accounted per participant (where ``plan.readmitted`` applies).
+        self.games_of: dict[str, int] = {}
         #: Failures (crash, failed start, hang) per participant, and the hangs among them.
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
@@ -219,6 +229,11 @@ class Tournament:
                 self.given_up[job.job_id] = report.error or "unfinished"
                 self.progress.message(f"game {job.number} given up: {report.error}")
             return
+        never = self._never_played(report)
+        if never:
+            self.failed = never
+            self.stop.cancel()
+            return
         try:
             self.journal.append(job, report)
         except OSError as exc:
@@ -242,6 +257,25 @@ class Tournament:
         if self._sprt_decided():
             self.stop.cancel()
 
+    def _never_played(self, report: MatchReport) -> str:
+        """Why the run stops at this game ("" if it does not): with
+        ``stop_on_never_played``, a participant failed in it before completing any."""
+        if not self.plan.stop_on_never_played:
+            return ""
+        failing = sorted(
+            {i.participant for i in report.incidents if i.is_failure} - self.completed
+        )
+        if not failing:
+            return ""
+        name = failing[0]
+        why = "; ".join(i.text for i in report.incidents if i.participant == name and i.is_failure)
+        number = self.jobs[report.job_id].number
+        return (
+            f"{name} failed in game {number} without having completed a game ({why}); "
+            f"that game is not scored: fix its engine and continue with --resume "
+            f"{self.plan.out}, or give --recover to score such failures as losses"
+        )
+
     def _account(self, job: MatchJob, report: MatchReport) -> None:
         # The game's text is in the journal and games.bpgn; memory keeps the rest.
         self.reports[job.job_id] = attrs.evolve(report, bpgn="")
@@ -260,6 +294,7 @@ class Tournament:
         for name in {i.participant for i in report.incidents if i.kind == "hang"}:
             self.hangs[name] = self.hangs.get(name, 0) + 1
         limit = self.plan.max_failures
+        self.completed |= set(job.sides.values()) - failing
         for name in job.sides.values():
             recent = self.recent.setdefault(name, deque(maxlen=2 * limit - 1))
             recent.append(name in failing)
@@ -268,6 +303,16 @@ class Tournament:
             if recent.count(True) >= limit and name not in self.dropped:
                 why = "; ".join(i.text for i in report.incidents if i.participant == name)
                 self.dropped[name] = f"{_failures_text(recent, limit)} (last: {why})"
+            self.games_of[name] = self.games_of.get(name, 0) + 1
+            if self.games_of[name] in self.plan.readmitted.get(name, ()):
+                self.readmit(name)
+
+    def readmit(self, name: str) -> int:
+        """Brings a dropped participant back, its failures forgotten; returns
+        how many of its games are in so far (``TournamentPlan.readmitted``)."""
+        self.dropped.pop(name, None)
+        self.recent.pop(name, None)
+        return self.games_of.get(name, 0)
 
     def _sprt_decided(self) -> bool:
         if self.plan.sprt is None:
