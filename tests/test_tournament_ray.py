@@ -828,3 +828,41 @@ def test_a_table_clears_what_its_engines_left_after_every_game(
         ray.kill(table)
     finally:
         scheduler.shutdown()
+
+
+def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cluster of its own (one node: the head), whose GCS is killed mid-run: every
+    # call to the head would block for Ray's 60 s reconnection timeout.
+    _ray_or_skip()
+    from ray._private import ray_constants
+    from ray.cluster_utils import Cluster
+
+    key, value = MARK.split("=")
+    monkeypatch.setenv(key, value)
+    head = {"num_cpus": 2, "object_store_memory": STORE, "include_dashboard": False}
+    doomed = Cluster(initialize_head=True, head_node_args=head)
+    address = doomed.address
+    try:
+        driver = _random_tournament(doomed, tmp_path, games=20)
+        try:
+            _worker_playing_a_game(timeout=120)
+            (gcs,) = doomed.head_node.all_processes[ray_constants.PROCESS_TYPE_GCS_SERVER]
+            gcs.process.kill()
+            gcs.process.wait()
+            out, err = driver.communicate(timeout=40)
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+                driver.communicate()
+    finally:
+        doomed.shutdown()
+    assert driver.returncode == 1, err
+    (line,) = [line for line in err.splitlines() if "no longer answers" in line]
+    assert f"head at {address} no longer answers" in line
+    assert line.endswith(f"continue with: bughouse tournament --resume t --ray {address}")
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["complete"] is False
+    assert f"{summary['games_played']} of 20 games are in t" in line
+    assert "Traceback" not in err

@@ -96,8 +96,17 @@ POLL_SECONDS = 1.0
 CANCEL_GRACE = 3.0
 #: Seconds the tables get to close their idle engines at the end of a run.
 CLOSE_GRACE = 15.0
+#: Seconds a call to the cluster may take before the driver checks that the head
+#: (and a dead table's node) still answers on its port.
+HEAD_PATIENCE = 1.5
+#: Seconds a look at the head's or a node's port may take.
+PROBE_TIMEOUT = 2.0
 _LOCAL = "local"
 _NODE_ID_LABEL = "ray.io/node-id"
+
+
+class HeadLost(Exception):
+    """The cluster's head no longer answers: the run cannot go on."""
 
 
 def require_ray() -> Any:
@@ -149,6 +158,8 @@ class _Table:
     ref: Any = None
     #: Set once the table is up (its first call answered).
     node_id: str | None = None
+    #: Its node's raylet (host, port), to tell a dead node from a dead worker.
+    raylet: tuple[str, int] | None = None
     #: Keys of the engines it holds idle (after its last game).
     idle: tuple[str, ...] = ()
     flight: _Flight | None = None
@@ -209,9 +220,16 @@ class RayScheduler:
         self.dispatches: list[Dispatch] = []
         #: (job id, attempt) of every job handed out again after its worker or node died.
         self.requeued: list[tuple[str, int]] = []
-        self.concurrency = self._capacity(self._alive_nodes())
+        #: The head's GCS address (HOST:PORT), and why the run stopped if it went.
+        self.head = _gcs_address(ray)
+        self.head_lost: str | None = None
+        #: What ``--ray`` was given (set by ``connect``), for the line that says how to resume.
+        self.address = "ADDRESS"
+        alive = [node for node in ray.nodes() if node.get("Alive")]
+        self._nodes: dict[str, Mapping[str, Any]] = {str(n["NodeID"]): n for n in alive}
+        self.concurrency = self._capacity(alive)
         if self.concurrency == 0:
-            raise ConfigError(self._no_room_message())
+            raise ConfigError(self._no_room_message(alive))
 
     # -- connecting -------------------------------------------------------------------
 
@@ -236,10 +254,14 @@ class RayScheduler:
         if not ray.is_initialized():
             _init(ray, address)
         try:
-            return cls(ray, cpus_per_match=cpus_per_match, concurrency=concurrency, notice=notice)
+            scheduler = cls(
+                ray, cpus_per_match=cpus_per_match, concurrency=concurrency, notice=notice
+            )
         except ConfigError:
             ray.shutdown()
             raise
+        scheduler.address = address
+        return scheduler
 
     def shutdown(self) -> None:
         """Closes any table left (engines first), then disconnects from the
@@ -249,8 +271,46 @@ class RayScheduler:
 
     # -- the cluster ------------------------------------------------------------------
 
-    def _alive_nodes(self) -> list[Mapping[str, Any]]:
-        return [node for node in self._ray.nodes() if node.get("Alive")]
+    async def _alive_nodes(self) -> list[Mapping[str, Any]]:
+        nodes = await self._ask(self._ray.nodes)
+        alive = [node for node in nodes if node.get("Alive")]
+        self._nodes.update((str(n["NodeID"]), n) for n in alive)
+        return alive
+
+    async def _ask(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, a blocking call to the cluster, off the event loop
+        (so Ctrl+C ends it at once); HeadLost if it takes long and the head's
+        port no longer answers."""
+        answer: list[Any] = []
+        failure: list[BaseException] = []
+        lost = False
+
+        async def asking(scope: trio.CancelScope) -> None:
+            try:
+                answer.append(await trio.to_thread.run_sync(call, *args, abandon_on_cancel=True))
+            except Exception as exc:
+                failure.append(exc)
+            scope.cancel()
+
+        async def watching(scope: trio.CancelScope) -> None:
+            nonlocal lost
+            while True:
+                await trio.sleep(HEAD_PATIENCE)
+                if self.head is None:
+                    continue
+                up = await trio.to_thread.run_sync(_answers, self.head, abandon_on_cancel=True)
+                if not up:
+                    lost = True
+                    scope.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(asking, nursery.cancel_scope)
+            nursery.start_soon(watching, nursery.cancel_scope)
+        if lost:
+            raise HeadLost(f"the Ray cluster's head at {self.head} no longer answers")
+        if failure:
+            raise failure[0]
+        return answer[0]
 
     def _slots(self, node: Mapping[str, Any]) -> int:
         cpus = float(node.get("Resources", {}).get("CPU", 0.0))
@@ -261,9 +321,9 @@ class RayScheduler:
         slots = sum(self._slots(node) for node in alive)
         return slots if self.limit is None else min(slots, self.limit)
 
-    def _no_room_message(self) -> str:
+    def _no_room_message(self, alive: Sequence[Mapping[str, Any]]) -> str:
         largest = max(
-            (float(n.get("Resources", {}).get("CPU", 0.0)) for n in self._alive_nodes()),
+            (float(n.get("Resources", {}).get("CPU", 0.0)) for n in alive),
             default=0.0,
         )
         return (
@@ -346,7 +406,7 @@ class RayScheduler:
         waiting: deque[tuple[MatchJob, int]] = deque()
         try:
             while True:
-                alive = self._alive_nodes()
+                alive = await self._alive_nodes()
                 self.concurrency = max(self._capacity(alive), 1)
                 self._tidy(alive)
                 await self._fill(next_job, on_report, again, waiting, alive)
@@ -358,14 +418,15 @@ class RayScheduler:
                 if not calls:  # jobs wait for room that is not there yet: look again soon
                     await trio.sleep(POLL_SECONDS)
                     continue
-                ready = await trio.to_thread.run_sync(
-                    _wait_ready, ray, calls, abandon_on_cancel=True
-                )
+                ready = await self._ask(_wait_ready, ray, calls)
                 for ref in ready:
                     await self._answered(ref, again, on_report)
+        except HeadLost as exc:
+            # Nothing more can be played: the run ends as if stopped, its journal intact.
+            self.head_lost = str(exc)
         finally:
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(self._close_tables)
+            with trio.CancelScope(shield=True), trio.move_on_after(CANCEL_GRACE + 2.0):
+                await trio.to_thread.run_sync(self._close_tables, abandon_on_cancel=True)
 
     async def _fill(
         self,
@@ -414,7 +475,7 @@ class RayScheduler:
         avoid = self._avoid(job)
         allowed = [n for n in alive if self._slots(n) > 0 and str(n["NodeID"]) not in avoid]
         if not allowed:
-            await on_report(error_report(job, self._nowhere_message(job, avoid)))
+            await on_report(error_report(job, self._nowhere_message(job, avoid, alive)))
             await trio.lowlevel.checkpoint_if_cancelled()
             return True
         if self._start_failures >= self.max_attempts and not self._tables:
@@ -471,7 +532,7 @@ class RayScheduler:
             self._table_up(table, ref)
             return
         received = time.time()
-        report, played = self._collect(table, ref, flight, again)
+        report, played = await self._collect(table, ref, flight, again)
         if report is None:
             return
         if report.played:
@@ -507,8 +568,11 @@ class RayScheduler:
             return
         self._start_failures = 0
         table.node_id = node.node_id
+        raylet = self._nodes.get(node.node_id, {})
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            table.raylet = (str(raylet["NodeManagerAddress"]), int(raylet["NodeManagerPort"]))
 
-    def _collect(
+    async def _collect(
         self, table: _Table, ref: Any, flight: _Flight, again: deque[tuple[MatchJob, int]]
     ) -> tuple[MatchReport | None, Played | None]:
         """The report of a finished game; None if its job was put back in line."""
@@ -523,9 +587,8 @@ class RayScheduler:
             ray.exceptions.ObjectLostError,
         ) as exc:
             self._drop(table)
-            alive = {str(node["NodeID"]) for node in self._alive_nodes()}
-            node_gone = isinstance(exc, ray.exceptions.NodeDiedError) or (
-                table.node_id is not None and table.node_id not in alive
+            node_gone = isinstance(exc, ray.exceptions.NodeDiedError) or await self._node_died(
+                table
             )
             lost = "its node died" if node_gone else "its worker process died"
             if flight.attempt < self.max_attempts:
@@ -548,6 +611,19 @@ class RayScheduler:
         table.idle = played.idle
         return self._judge_start(job, played), played
 
+    async def _node_died(self, table: _Table) -> bool:
+        """Whether the node of ``table`` (whose worker died) is gone too.
+
+        Ray marks a node dead only once its health checks have failed for a
+        while, so its raylet is asked directly: a raylet killed with its node
+        no longer answers on its port, while a lone dead worker's raylet does.
+        """
+        if table.raylet is not None:
+            host, port = table.raylet
+            return not await self._ask(_answers, f"{host}:{port}")
+        alive = {str(node["NodeID"]) for node in await self._alive_nodes()}
+        return table.node_id is not None and table.node_id not in alive
+
     def _judge_start(self, job: MatchJob, played: Played) -> MatchReport:
         """Turns a game lost to an engine that did not start into that node's error."""
         report = played.report
@@ -565,7 +641,9 @@ class RayScheduler:
         )
         return error_report(job, message, node=report.node)
 
-    def _nowhere_message(self, job: MatchJob, avoid: set[str]) -> str:
+    def _nowhere_message(
+        self, job: MatchJob, avoid: set[str], alive: Sequence[Mapping[str, Any]]
+    ) -> str:
         engines = sorted(
             {
                 entrant.engine
@@ -574,7 +652,7 @@ class RayScheduler:
             }
         )
         if not engines:
-            return self._no_room_message()
+            return self._no_room_message(alive)
         names = ", ".join(repr(name) for name in engines)
         return f"engine {names} does not start on any live node of the Ray cluster"
 
@@ -586,6 +664,25 @@ def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
         more, _ = ray.wait(rest, num_returns=len(rest), timeout=0, fetch_local=False)
         ready.extend(more)
     return list(ready)
+
+
+def _gcs_address(ray: Any) -> str | None:
+    """The head's GCS address (HOST:PORT) this driver is connected to, if Ray says."""
+    try:
+        address = ray.get_runtime_context().gcs_address
+    except Exception:
+        return None
+    return str(address) if address else None
+
+
+def _answers(address: str) -> bool:
+    """Whether something accepts a TCP connection at ``address`` (HOST:PORT)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def _first_line(exc: BaseException) -> str:
