@@ -38,6 +38,7 @@ import attrs
 import trio
 
 from .. import __version__
+from ..config.engines_file import SJENG_FOLDER, sjeng_folder
 from ..config.specs import BUILTIN_ENGINES, EngineSpec, builtin_engine
 from ..core.model import Result
 from ..players.process import live_engine_pids
@@ -86,8 +87,9 @@ def localize_job(job: MatchJob) -> MatchJob:
     """``job`` with its built-in engines resolved on this machine.
 
     The driver resolved ``random`` to its own Python and its own ``engines/``
-    folder; a worker node may keep both elsewhere. Other commands are left
-    as written.
+    folder; a worker node may keep both elsewhere. The built-in ``sjeng``'s
+    working folder (under the temporary folder) is made here, where it runs.
+    Other commands are left as written.
     """
     entrants = tuple(
         attrs.evolve(entrant, spec=_localize_spec(entrant.spec)) for entrant in job.entrants
@@ -96,6 +98,9 @@ def localize_job(job: MatchJob) -> MatchJob:
 
 
 def _localize_spec(spec: EngineSpec) -> EngineSpec:
+    if spec.cwd is not None and Path(spec.cwd).name == SJENG_FOLDER:
+        # The built-in sjeng's folder: the driver made its own; this node makes its own.
+        spec = attrs.evolve(spec, cwd=str(sjeng_folder()))
     script = BUILTIN_ENGINES.get(spec.name)
     if script is None or len(spec.command) != len(script) + 1:
         return spec
