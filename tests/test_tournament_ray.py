@@ -536,6 +536,11 @@ def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
     assert done.stdout.count("given up") == 2
     assert "games: 0 of 2 scheduled" in done.stdout
     assert journal(tmp_path / "t") == []
+    # No game could be played: not a success, and said in one line.
+    assert done.returncode == 1
+    assert "written to" not in done.stdout
+    (line,) = [line for line in done.stderr.splitlines() if "no game could be played" in line]
+    assert "all 2 were given up" in line and "does not start on any live node" in line
     assert "Traceback" not in done.stderr
 
 
@@ -589,10 +594,11 @@ def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) 
         finally:
             del os.environ["BUGHOUSE_TEST_NODE"]
     assert driver.returncode == 0, err
-    # Ray tells a node's death as NodeDiedError, or as WorkerCrashedError when it
-    # notices the worker's end first: either way the game is played again.
+    # Ray tells a node's death as an actor's (its worker's) death when it notices
+    # the worker's end first: the node's raylet, gone, tells the two apart.
     lost = [line for line in out.splitlines() if " lost (its " in line]
     assert len(lost) == 1, out
+    assert " lost (its node died)" in lost[0]
     assert "played again (attempt 2 of 3)" in lost[0]
     ids = [r["job_id"] for r in journal(tmp_path / "t")]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
@@ -733,6 +739,27 @@ def test_built_in_engines_are_found_where_the_worker_keeps_them() -> None:
         assert localize_job(job) == job
 
 
+def test_the_built_in_sjengs_folder_is_made_on_the_node_that_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from bughouse_arbiter.config.engines_file import builtin_external_engines
+
+    sjeng = builtin_external_engines()["sjeng"]
+    # The driver's folder is not there on this "node", whose temporary folder is its own.
+    node_tmp = tmp_path / "node-tmp"
+    node_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(node_tmp))
+    moved = attrs.evolve(sjeng, cwd=str(tmp_path / "driver-tmp" / "bughouse-arbiter-sjeng"))
+    (job,) = _jobs(1, moved)[:1]
+    localized = localize_job(job)
+    folder = node_tmp / "bughouse-arbiter-sjeng"
+    assert folder.is_dir()
+    assert all(entrant.spec.cwd == str(folder) for entrant in localized.entrants)
+    assert all(entrant.spec.command == sjeng.command for entrant in localized.entrants)
+
+
 async def test_a_node_with_another_version_refuses_the_game_naming_itself(
     cluster: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -851,7 +878,7 @@ def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
             (gcs,) = doomed.head_node.all_processes[ray_constants.PROCESS_TYPE_GCS_SERVER]
             gcs.process.kill()
             gcs.process.wait()
-            out, err = driver.communicate(timeout=40)
+            _, err = driver.communicate(timeout=40)
         finally:
             if driver.poll() is None:
                 driver.kill()
