@@ -64,4 +64,4 @@ def test_a_game_stopped_mid_play_is_reported_abandoned_however_the_stop_reaches_
     (report,) = (p.report for p in played)
     assert report.error == ABANDONED
     assert not report.played
-    assert report.node.endswith(f" ray-node {node.node_id[:8]}")
+    assert report.node.endswith(f" ray-node {node.node_id} {node.ip}")

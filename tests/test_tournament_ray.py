@@ -106,6 +106,11 @@ def journal(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line)["report"] for line in lines]
 
 
+def _node_id(where: str) -> str:
+    """The Ray node id in a report's ``node`` (``host:pid ray-node NODE_ID IP``)."""
+    return where.split(" ray-node ")[1].split()[0]
+
+
 def comparable_summary(folder: Path) -> dict[str, Any]:
     """summary.json without the time it was written and the incidents' free text
     (which names the position and seat, a matter of timing)."""
@@ -116,6 +121,8 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
     del summary["engines_this_session"]
     # The harness's measured delay on the clocks: timing, not what was played.
     del summary["harness_delay"]
+    # Which nodes played (none in a local run).
+    summary.pop("nodes", None)
     summary["incidents"] = sorted(
         (i["game"], i["participant"], i["kind"]) for i in summary["incidents"]
     )
@@ -127,6 +134,8 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
 #: team move illegally on their second turn; ``TerminationSeat`` is compared as
 #: the participant sitting there).
 TIMING_TAGS = {"Date", "Time", "TerminationReason", "TerminationBoard", "TerminationSeat"}
+#: The incidents that count as an engine's failure (``Incident.is_failure``).
+FAILURES = ("crash", "start", "hang")
 SEAT_TAGS = {"WA": "WhiteA", "BA": "BlackA", "WB": "WhiteB", "BB": "BlackB"}
 
 
@@ -177,13 +186,25 @@ def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
     # The standings printed at the end are the same text (but for the harness's
     # measured delay on the clocks, a matter of timing).
     def standings(out: str) -> str:
-        text = out.split("\n #")[1].split("\nwritten to")[0]
+        text = out.split("\n #")[1].split("\nwritten to")[0].split("\nnode ")[0]
         return re.sub(r" \(its delay on an engine's clock[^)]*\)", "", text)
 
     assert standings(on_ray.stdout) == standings(local.stdout)
     # Both nodes played (each report names the Ray node of its worker).
-    nodes = {r["node"].split(" ray-node ")[1] for r in ray_journal}
-    assert nodes == {node.node_id[:8] for node in cluster.list_all_nodes()}
+    nodes = {_node_id(r["node"]) for r in ray_journal}
+    assert nodes == {node.node_id for node in cluster.list_all_nodes()}
+    # ... and summary.json counts the games per node, as the last lines print them.
+    per_node = json.loads((tmp_path / "ray" / "summary.json").read_text())["nodes"]
+    assert {n["node_id"] for n in per_node} == nodes
+    for counted in per_node:
+        played_there = [r for r in ray_journal if _node_id(r["node"]) == counted["node_id"]]
+        assert counted["games"] == len(played_there) > 0
+        assert counted["address"] == played_there[0]["node"].split()[-1]
+        faults = [i for r in played_there for i in r["incidents"]]
+        assert counted["failures"] == sum(1 for i in faults if i["kind"] in FAILURES)
+        assert counted["games_per_second"] > 0
+        line = f"({counted['address']}, {counted['node_id'][:8]}): {counted['games']} games"
+        assert line in on_ray.stdout
 
 
 def _marked_processes() -> dict[int, tuple[int, str]]:
@@ -325,7 +346,7 @@ def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_p
     # plays every later game with them.
     tables = {r["node"].split(" ray-node ")[0] for r in reports}
     assert len(tables) == 2
-    assert len({r["node"].split(" ray-node ")[1] for r in reports}) == 2
+    assert len({_node_id(r["node"]) for r in reports}) == 2
     for table in tables:
         started = [r["started_engines"] for r in reports if r["node"].startswith(table + " ")]
         assert started[0] == 4 and not any(started[1:]), (table, started)
@@ -616,7 +637,7 @@ def _first_report_from(folder: Path, node_id: str, timeout: float) -> tuple[int,
             if not line.endswith("\n"):
                 break  # being written
             report: dict[str, Any] = json.loads(line)["report"]
-            if report["node"].endswith(f" ray-node {node_id[:8]}"):
+            if _node_id(report["node"]) == node_id:
                 return at, report
         time.sleep(0.2)
     raise AssertionError(f"no game played on node {node_id[:8]} in {timeout:g} s")
@@ -654,9 +675,9 @@ def test_a_node_that_joins_mid_run_gets_a_table_and_every_game_is_counted_once(
     # table was made and given games while both others were still playing.
     assert at == 0 and joined["started_engines"] == 4
     reports = journal(tmp_path / "t")
-    nodes = [r["node"].split(" ray-node ")[1] for r in reports]
-    assert third.node_id[:8] in nodes
-    assert set(nodes) - {third.node_id[:8]}, "the first two nodes' games were not reported"
+    nodes = [_node_id(r["node"]) for r in reports]
+    assert third.node_id in nodes
+    assert set(nodes) - {third.node_id}, "the first two nodes' games were not reported"
     # Every game once, in the journal, in games.bpgn and in the results.
     ids = [r["job_id"] for r in reports]
     assert len(ids) == 6 and len(set(ids)) == 6
@@ -812,7 +833,7 @@ async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewh
     refused = [r for r in reports if not r.played]
     played = [r for r in reports if r.played]
     assert len(reports) == 4 and len(refused) <= 1
-    assert all(r.node.endswith(f"ray-node {second[:8]}") for r in played)
+    assert all(_node_id(r.node) == second for r in played)
     if refused:
         # The first table landed on the head: its engine did not start there, so
         # that table was retired and the next one made on the second node.

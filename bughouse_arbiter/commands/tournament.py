@@ -569,12 +569,17 @@ async def play_tournament(
         errors.error(tournament.failed)
         return FAILED
     summary = tournament.summary()
+    counts = getattr(scheduler, "node_counts", None)
+    if counts is not None:  # on Ray: which node played what
+        summary["nodes"] = counts.as_list()
     try:
         journal.write_summary(plan.out, summary)
     except OSError as exc:
         errors.error(f"cannot write summary: {exc}")
         return FAILED
     progress.write(report_text(summary))
+    if counts is not None:
+        progress.write("".join(f"{line}\n" for line in counts.lines()))
     lost = getattr(scheduler, "head_lost", None)
     if lost:
         where = getattr(scheduler, "address", "ADDRESS")

@@ -72,6 +72,7 @@ from .. import __version__
 from ..errors import ConfigError
 from .jobs import MatchJob, MatchReport
 from .keeper import fit
+from .ray_nodes import NodeCounts
 from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
 from .scheduler import NextJob, OnReport, SchedulerStats
 
@@ -123,7 +124,7 @@ class Dispatch:
 
     job_id: str
     attempt: int
-    #: Where it ran: ``host:pid ray-node ID`` (the table's worker process and its node).
+    #: Where it ran: ``host:pid ray-node NODE_ID IP`` (the table's worker process and its node).
     node: str
     submitted: float
     started: float
@@ -220,6 +221,8 @@ class RayScheduler:
         self.dispatches: list[Dispatch] = []
         #: (job id, attempt) of every job handed out again after its worker or node died.
         self.requeued: list[tuple[str, int]] = []
+        #: Games, failures and games/s per node that had a table.
+        self.node_counts = NodeCounts()
         #: The head's GCS address (HOST:PORT), and why the run stopped if it went.
         self.head = _gcs_address(ray)
         self.head_lost: str | None = None
@@ -537,6 +540,8 @@ class RayScheduler:
             return
         if report.played:
             self.reported.add(report.job_id)
+        if table.node_id is not None:
+            self.node_counts.reported(table.node_id, report, received)
         self.stats.engines_started += report.started_engines
         if report.played and report.started_engines == 0:
             self.stats.games_reusing += 1
@@ -568,6 +573,7 @@ class RayScheduler:
             return
         self._start_failures = 0
         table.node_id = node.node_id
+        self.node_counts.up(node.node_id, node.ip, node.host, time.time())
         raylet = self._nodes.get(node.node_id, {})
         with contextlib.suppress(KeyError, TypeError, ValueError):
             table.raylet = (str(raylet["NodeManagerAddress"]), int(raylet["NodeManagerPort"]))
@@ -591,6 +597,7 @@ class RayScheduler:
                 table
             )
             lost = "its node died" if node_gone else "its worker process died"
+            self.node_counts.lost(table.node_id, time.time())
             if flight.attempt < self.max_attempts:
                 again.append((job, flight.attempt + 1))
                 self.requeued.append((job.job_id, flight.attempt + 1))

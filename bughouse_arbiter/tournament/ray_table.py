@@ -215,10 +215,10 @@ class RayTable:
         """Plays ``job`` with this table's engines (blocking) and reports it.
 
         Every report names its table as host:pid, as locally, and the Ray
-        node that worker belongs to."""
+        node that worker belongs to: ``host:pid ray-node NODE_ID IP``."""
         started = time.time()
         node = self._node
-        where = f"{node_name()} ray-node {node.node_id[:8]}"
+        where = f"{node_name()} ray-node {node.node_id} {node.ip}"
         if driver_version != __version__:
             report = error_report(
                 job,
