@@ -914,3 +914,28 @@ def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
     assert summary["complete"] is False
     assert f"{summary['games_played']} of 20 games are in t" in line
     assert "Traceback" not in err
+
+
+def test_a_driver_the_cluster_refuses_says_it_is_the_token_in_one_line() -> None:
+    import socket as sockets
+
+    from bughouse_arbiter.errors import ConfigError
+    from bughouse_arbiter.tournament import ray_backend
+
+    class Refusing:
+        """``ray.init`` as Ray's client does it without the cluster's token."""
+
+        def init(self, **options: Any) -> None:
+            for _ in range(20):
+                os.write(2, b"gcs_client.cc:210: Failed to get cluster ID from GCS server: "
+                         b"Unauthenticated: RPC error: InvalidAuthToken\n")  # fmt: skip
+            raise ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6390")
+
+    with sockets.socket() as head:
+        head.bind(("127.0.0.1", 0))
+        head.listen()
+        address = f"127.0.0.1:{head.getsockname()[1]}"
+        with pytest.raises(ConfigError) as refused:
+            ray_backend._init(Refusing(), address)
+    assert str(refused.value) == f"--ray {address}: {ray_backend.UNAUTHENTICATED}"
+    assert "RAY_AUTH_MODE=token" in str(refused.value)

@@ -58,12 +58,14 @@ import contextlib
 import importlib
 import logging
 import math
+import os
 import socket
 import sys
+import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from typing import IO, Any
 
 import attrs
 import trio
@@ -86,6 +88,11 @@ __all__ = [
     "require_ray",
 ]
 
+UNAUTHENTICATED = (
+    "the Ray cluster refuses this driver's authentication token: set RAY_AUTH_MODE=token "
+    "and the cluster's token (~/.ray/auth_token or RAY_AUTH_TOKEN) here as on its nodes "
+    "(docs/distributed.md)"
+)
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'bughouse-arbiter[ray]'"
 #: CPUs a match reserves by default: two engines think at once in a bughouse game.
 DEFAULT_CPUS_PER_MATCH = 2.0
@@ -731,11 +738,37 @@ def _init(ray: Any, address: str) -> None:
         return
     if address != "auto":
         _check_reachable(address)
+    # Ray's C++ client writes each refused attempt to fd 2 (about 20 lines when
+    # the token is wrong): kept aside, and said in one line if that was why.
+    with tempfile.TemporaryFile() as aside:
+        try:
+            with _fd2_to(aside):
+                ray.init(address=address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            aside.seek(0)
+            said = aside.read().decode(errors="replace")
+            if "Unauthenticated" in said or "InvalidAuthToken" in said:
+                raise ConfigError(f"--ray {address}: {UNAUTHENTICATED}") from None
+            why = _first_line(exc)
+            raise ConfigError(f"--ray {address}: cannot join the Ray cluster: {why}") from None
+        aside.seek(0)
+        said = aside.read().decode(errors="replace")
+    if said:
+        sys.stderr.write(said)
+
+
+@contextlib.contextmanager
+def _fd2_to(file: IO[bytes]) -> Iterator[None]:
+    """Sends what is written to fd 2 (by C++ code too) to ``file`` for a while."""
+    sys.stderr.flush()
+    saved = os.dup(2)
     try:
-        ray.init(address=address, **quiet)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        why = _first_line(exc)
-        raise ConfigError(f"--ray {address}: cannot join the Ray cluster: {why}") from None
+        os.dup2(file.fileno(), 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _check_reachable(address: str) -> None:

@@ -116,11 +116,13 @@ def error_report(job: MatchJob, error: str, *, node: str = "") -> MatchReport:
 
 def _node_here() -> NodeInfo:
     ray: Any = importlib.import_module("ray")
-    return NodeInfo(
-        node_id=str(ray.get_runtime_context().get_node_id()),
-        ip=str(ray.util.get_node_ip_address()),
-        host=socket.gethostname(),
-    )
+    node_id = str(ray.get_runtime_context().get_node_id())
+    # The address the node registered under (``ray start --node-ip-address``);
+    # the worker's own guess would be this machine's routable address.
+    nodes = ray.nodes()
+    registered = (str(n.get("NodeManagerAddress", "")) for n in nodes if n["NodeID"] == node_id)
+    ip = next(registered, "") or str(ray.util.get_node_ip_address())
+    return NodeInfo(node_id=node_id, ip=ip, host=socket.gethostname())
 
 
 class _TableLoop:
