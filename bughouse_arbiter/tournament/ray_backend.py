@@ -44,6 +44,14 @@ What the cluster adds, and how it is kept out of the results:
   job no live node can take is reported as an error at once.
 - A node with another bughouse-arbiter version refuses each game naming
   itself (the version is checked per job).
+- Which it was, a table's worker or its whole node, is asked of that node's
+  raylet port (Ray reports a node's end as its actors' deaths first).
+- No call to the cluster blocks the event loop (``_ask`` runs each in a
+  thread the loop can leave, so Ctrl+C always works); one that takes long
+  makes the driver look at the head's port, and a head that no longer
+  answers ends ``run`` with ``head_lost`` set (the command says how to
+  resume) instead of a silent minute in Ray's reconnection timeout.
+- Per node, the games, failures and games/s are counted (``node_counts``).
 - The built-in engines (``searcher``, ``random``...) are found on the worker
   where that node's installation keeps them; every other command runs on the
   worker as written (install it at the same path on every node).
