@@ -12,6 +12,7 @@ import threading
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 
 from bughouse_arbiter import __version__
@@ -65,3 +66,30 @@ def test_a_game_stopped_mid_play_is_reported_abandoned_however_the_stop_reaches_
     assert report.error == ABANDONED
     assert not report.played
     assert report.node.endswith(f" ray-node {node.node_id} {node.ip}")
+
+
+def test_the_per_node_counts_take_games_failures_and_lost_games() -> None:
+    from bughouse_arbiter.core.model import Result, Seat
+    from bughouse_arbiter.tournament.jobs import MatchReport, SeatIncident
+    from bughouse_arbiter.tournament.ray_nodes import NodeCounts
+
+    counts = NodeCounts()
+    counts.up("a" * 56, "10.0.0.5", "box", now=100.0)
+    crash = SeatIncident(seat=next(iter(Seat)), participant="p", engine="e", kind="crash", text="")
+    illegal = attrs.evolve(crash, kind="illegal")
+    played = MatchReport(job_id="1", result=Result.DRAW, incidents=(crash, illegal))
+    counts.reported("a" * 56, played, now=104.0)
+    counts.reported("a" * 56, MatchReport(job_id="2", result=Result.UNFINISHED, error="x"), 108.0)
+    counts.lost("a" * 56, now=110.0)
+    counts.reported("b" * 56, played, now=110.0)  # no table came up there: not counted
+    assert counts.as_list() == [
+        {
+            "node_id": "a" * 56,
+            "address": "10.0.0.5",
+            "host": "box",
+            "games": 1,
+            "failures": 3,
+            "games_per_second": 0.1,
+        }
+    ]
+    assert counts.lines() == ["node box (10.0.0.5, aaaaaaaa): 1 games, 3 failures, 0.10 games/s"]

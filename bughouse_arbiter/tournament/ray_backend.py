@@ -117,6 +117,8 @@ CLOSE_GRACE = 15.0
 HEAD_PATIENCE = 1.5
 #: Seconds a look at the head's or a node's port may take.
 PROBE_TIMEOUT = 2.0
+#: Seconds between the progress lines of per-node counts.
+NODES_EVERY = 60.0
 _LOCAL = "local"
 _NODE_ID_LABEL = "ray.io/node-id"
 
@@ -238,6 +240,7 @@ class RayScheduler:
         self.requeued: list[tuple[str, int]] = []
         #: Games, failures and games/s per node that had a table.
         self.node_counts = NodeCounts()
+        self._nodes_said = time.monotonic()
         #: The head's GCS address (HOST:PORT), and why the run stopped if it went.
         self.head = _gcs_address(ray)
         self.head_lost: str | None = None
@@ -425,6 +428,7 @@ class RayScheduler:
         try:
             while True:
                 alive = await self._alive_nodes()
+                self._say_nodes()
                 self.concurrency = max(self._capacity(alive), 1)
                 self._tidy(alive)
                 await self._fill(next_job, on_report, again, waiting, alive)
@@ -445,6 +449,14 @@ class RayScheduler:
         finally:
             with trio.CancelScope(shield=True), trio.move_on_after(CANCEL_GRACE + 2.0):
                 await trio.to_thread.run_sync(self._close_tables, abandon_on_cancel=True)
+
+    def _say_nodes(self) -> None:
+        """Every ``NODES_EVERY`` seconds, one progress line of the per-node counts."""
+        now = time.monotonic()
+        if now - self._nodes_said < NODES_EVERY or not self.node_counts.nodes:
+            return
+        self._nodes_said = now
+        self._notice("; ".join(self.node_counts.lines()))
 
     async def _fill(
         self,
