@@ -106,6 +106,11 @@ def journal(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line)["report"] for line in lines]
 
 
+def _node_id(where: str) -> str:
+    """The Ray node id in a report's ``node`` (``host:pid ray-node NODE_ID IP``)."""
+    return where.split(" ray-node ")[1].split()[0]
+
+
 def comparable_summary(folder: Path) -> dict[str, Any]:
     """summary.json without the time it was written and the incidents' free text
     (which names the position and seat, a matter of timing)."""
@@ -116,6 +121,8 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
     del summary["engines_this_session"]
     # The harness's measured delay on the clocks: timing, not what was played.
     del summary["harness_delay"]
+    # Which nodes played (none in a local run).
+    summary.pop("nodes", None)
     summary["incidents"] = sorted(
         (i["game"], i["participant"], i["kind"]) for i in summary["incidents"]
     )
@@ -127,6 +134,8 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
 #: team move illegally on their second turn; ``TerminationSeat`` is compared as
 #: the participant sitting there).
 TIMING_TAGS = {"Date", "Time", "TerminationReason", "TerminationBoard", "TerminationSeat"}
+#: The incidents that count as an engine's failure (``Incident.is_failure``).
+FAILURES = ("crash", "start", "hang")
 SEAT_TAGS = {"WA": "WhiteA", "BA": "BlackA", "WB": "WhiteB", "BB": "BlackB"}
 
 
@@ -177,13 +186,25 @@ def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
     # The standings printed at the end are the same text (but for the harness's
     # measured delay on the clocks, a matter of timing).
     def standings(out: str) -> str:
-        text = out.split("\n #")[1].split("\nwritten to")[0]
+        text = out.split("\n #")[1].split("\nwritten to")[0].split("\nnode ")[0]
         return re.sub(r" \(its delay on an engine's clock[^)]*\)", "", text)
 
     assert standings(on_ray.stdout) == standings(local.stdout)
     # Both nodes played (each report names the Ray node of its worker).
-    nodes = {r["node"].split(" ray-node ")[1] for r in ray_journal}
-    assert nodes == {node.node_id[:8] for node in cluster.list_all_nodes()}
+    nodes = {_node_id(r["node"]) for r in ray_journal}
+    assert nodes == {node.node_id for node in cluster.list_all_nodes()}
+    # ... and summary.json counts the games per node, as the last lines print them.
+    per_node = json.loads((tmp_path / "ray" / "summary.json").read_text())["nodes"]
+    assert {n["node_id"] for n in per_node} == nodes
+    for counted in per_node:
+        played_there = [r for r in ray_journal if _node_id(r["node"]) == counted["node_id"]]
+        assert counted["games"] == len(played_there) > 0
+        assert counted["address"] == played_there[0]["node"].split()[-1]
+        faults = [i for r in played_there for i in r["incidents"]]
+        assert counted["failures"] == sum(1 for i in faults if i["kind"] in FAILURES)
+        assert counted["games_per_second"] > 0
+        line = f"({counted['address']}, {counted['node_id'][:8]}): {counted['games']} games"
+        assert line in on_ray.stdout
 
 
 def _marked_processes() -> dict[int, tuple[int, str]]:
@@ -325,7 +346,7 @@ def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_p
     # plays every later game with them.
     tables = {r["node"].split(" ray-node ")[0] for r in reports}
     assert len(tables) == 2
-    assert len({r["node"].split(" ray-node ")[1] for r in reports}) == 2
+    assert len({_node_id(r["node"]) for r in reports}) == 2
     for table in tables:
         started = [r["started_engines"] for r in reports if r["node"].startswith(table + " ")]
         assert started[0] == 4 and not any(started[1:]), (table, started)
@@ -536,6 +557,11 @@ def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
     assert done.stdout.count("given up") == 2
     assert "games: 0 of 2 scheduled" in done.stdout
     assert journal(tmp_path / "t") == []
+    # No game could be played: not a success, and said in one line.
+    assert done.returncode == 1
+    assert "written to" not in done.stdout
+    (line,) = [line for line in done.stderr.splitlines() if "no game could be played" in line]
+    assert "all 2 were given up" in line and "does not start on any live node" in line
     assert "Traceback" not in done.stderr
 
 
@@ -589,10 +615,11 @@ def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) 
         finally:
             del os.environ["BUGHOUSE_TEST_NODE"]
     assert driver.returncode == 0, err
-    # Ray tells a node's death as NodeDiedError, or as WorkerCrashedError when it
-    # notices the worker's end first: either way the game is played again.
+    # Ray tells a node's death as an actor's (its worker's) death when it notices
+    # the worker's end first: the node's raylet, gone, tells the two apart.
     lost = [line for line in out.splitlines() if " lost (its " in line]
     assert len(lost) == 1, out
+    assert " lost (its node died)" in lost[0]
     assert "played again (attempt 2 of 3)" in lost[0]
     ids = [r["job_id"] for r in journal(tmp_path / "t")]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
@@ -610,7 +637,7 @@ def _first_report_from(folder: Path, node_id: str, timeout: float) -> tuple[int,
             if not line.endswith("\n"):
                 break  # being written
             report: dict[str, Any] = json.loads(line)["report"]
-            if report["node"].endswith(f" ray-node {node_id[:8]}"):
+            if _node_id(report["node"]) == node_id:
                 return at, report
         time.sleep(0.2)
     raise AssertionError(f"no game played on node {node_id[:8]} in {timeout:g} s")
@@ -648,9 +675,9 @@ def test_a_node_that_joins_mid_run_gets_a_table_and_every_game_is_counted_once(
     # table was made and given games while both others were still playing.
     assert at == 0 and joined["started_engines"] == 4
     reports = journal(tmp_path / "t")
-    nodes = [r["node"].split(" ray-node ")[1] for r in reports]
-    assert third.node_id[:8] in nodes
-    assert set(nodes) - {third.node_id[:8]}, "the first two nodes' games were not reported"
+    nodes = [_node_id(r["node"]) for r in reports]
+    assert third.node_id in nodes
+    assert set(nodes) - {third.node_id}, "the first two nodes' games were not reported"
     # Every game once, in the journal, in games.bpgn and in the results.
     ids = [r["job_id"] for r in reports]
     assert len(ids) == 6 and len(set(ids)) == 6
@@ -733,6 +760,27 @@ def test_built_in_engines_are_found_where_the_worker_keeps_them() -> None:
         assert localize_job(job) == job
 
 
+def test_the_built_in_sjengs_folder_is_made_on_the_node_that_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from bughouse_arbiter.config.engines_file import builtin_external_engines
+
+    sjeng = builtin_external_engines()["sjeng"]
+    # The driver's folder is not there on this "node", whose temporary folder is its own.
+    node_tmp = tmp_path / "node-tmp"
+    node_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(node_tmp))
+    moved = attrs.evolve(sjeng, cwd=str(tmp_path / "driver-tmp" / "bughouse-arbiter-sjeng"))
+    (job,) = _jobs(1, moved)[:1]
+    localized = localize_job(job)
+    folder = node_tmp / "bughouse-arbiter-sjeng"
+    assert folder.is_dir()
+    assert all(entrant.spec.cwd == str(folder) for entrant in localized.entrants)
+    assert all(entrant.spec.command == sjeng.command for entrant in localized.entrants)
+
+
 async def test_a_node_with_another_version_refuses_the_game_naming_itself(
     cluster: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -785,7 +833,7 @@ async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewh
     refused = [r for r in reports if not r.played]
     played = [r for r in reports if r.played]
     assert len(reports) == 4 and len(refused) <= 1
-    assert all(r.node.endswith(f"ray-node {second[:8]}") for r in played)
+    assert all(_node_id(r.node) == second for r in played)
     if refused:
         # The first table landed on the head: its engine did not start there, so
         # that table was retired and the next one made on the second node.
@@ -828,3 +876,66 @@ def test_a_table_clears_what_its_engines_left_after_every_game(
         ray.kill(table)
     finally:
         scheduler.shutdown()
+
+
+def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cluster of its own (one node: the head), whose GCS is killed mid-run: every
+    # call to the head would block for Ray's 60 s reconnection timeout.
+    _ray_or_skip()
+    from ray._private import ray_constants
+    from ray.cluster_utils import Cluster
+
+    key, value = MARK.split("=")
+    monkeypatch.setenv(key, value)
+    head = {"num_cpus": 2, "object_store_memory": STORE, "include_dashboard": False}
+    doomed = Cluster(initialize_head=True, head_node_args=head)
+    address = doomed.address
+    try:
+        driver = _random_tournament(doomed, tmp_path, games=20)
+        try:
+            _worker_playing_a_game(timeout=120)
+            (gcs,) = doomed.head_node.all_processes[ray_constants.PROCESS_TYPE_GCS_SERVER]
+            gcs.process.kill()
+            gcs.process.wait()
+            _, err = driver.communicate(timeout=40)
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+                driver.communicate()
+    finally:
+        doomed.shutdown()
+    assert driver.returncode == 1, err
+    (line,) = [line for line in err.splitlines() if "no longer answers" in line]
+    assert f"head at {address} no longer answers" in line
+    assert line.endswith(f"continue with: bughouse tournament --resume t --ray {address}")
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["complete"] is False
+    assert f"{summary['games_played']} of 20 games are in t" in line
+    assert "Traceback" not in err
+
+
+def test_a_driver_the_cluster_refuses_says_it_is_the_token_in_one_line() -> None:
+    import socket as sockets
+
+    from bughouse_arbiter.errors import ConfigError
+    from bughouse_arbiter.tournament import ray_backend
+
+    class Refusing:
+        """``ray.init`` as Ray's client does it without the cluster's token."""
+
+        def init(self, **options: Any) -> None:
+            for _ in range(20):
+                os.write(2, b"gcs_client.cc:210: Failed to get cluster ID from GCS server: "
+                         b"Unauthenticated: RPC error: InvalidAuthToken\n")  # fmt: skip
+            raise ConnectionError("Failed to connect to Ray cluster at 192.0.2.2:6390")
+
+    with sockets.socket() as head:
+        head.bind(("127.0.0.1", 0))
+        head.listen()
+        address = f"127.0.0.1:{head.getsockname()[1]}"
+        with pytest.raises(ConfigError) as refused:
+            ray_backend._init(Refusing(), address)
+    assert str(refused.value) == f"--ray {address}: {ray_backend.UNAUTHENTICATED}"
+    assert "RAY_AUTH_MODE=token" in str(refused.value)

@@ -751,18 +751,39 @@ async def play_tournament(
         errors.error(tournament.failed)
         return FAILED
     summary = {**tournament.summary(), _PARTICIPANTS: roster.record(plan.participants)}
+    counts = getattr(scheduler, "node_counts", None)
+    if counts is not None:  # on Ray: which node played what
+        summary["nodes"] = counts.as_list()
     try:
         journal.write_summary(plan.out, summary)
     except OSError as exc:
         errors.error(f"cannot write summary: {exc}")
         return FAILED
     progress.write(report_text(summary))
+    if counts is not None:
+        progress.write("".join(f"{line}\n" for line in counts.lines()))
+    lost = getattr(scheduler, "head_lost", None)
+    if lost:
+        where = getattr(scheduler, "address", "ADDRESS")
+        again = f"bughouse tournament --resume {plan.out} --ray {where}"
+        errors.error(
+            f"{lost}: {len(tournament.reports)} of {len(plan.jobs)} games are in {plan.out}; "
+            f"start the cluster again and continue with: {again}"
+        )
+        return FAILED
     if stop.signal is not None:
         progress.write(
             f"interrupted ({stop.name}): {len(tournament.reports)} of {len(plan.jobs)} games "
             f"are in {plan.out}; continue with: bughouse tournament --resume {plan.out}\n"
         )
         return exit_status(stop.signal)
+    if not tournament.reports and tournament.given_up:
+        last = next(reversed(tournament.given_up.values()))
+        errors.error(
+            f"no game could be played: all {len(tournament.given_up)} were given up "
+            f"(the last: {last}); see {plan.out}/summary.json"
+        )
+        return FAILED
     progress.write(f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json)\n")
     return OK
 

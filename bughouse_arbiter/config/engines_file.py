@@ -48,21 +48,30 @@ def _program(name: str) -> str:
     return name
 
 
+#: The built-in sjeng's working folder, under this machine's temporary folder.
+SJENG_FOLDER = "bughouse-arbiter-sjeng"
+
+
+def sjeng_folder() -> Path:
+    """The built-in sjeng's working folder on this machine, made if missing
+    (sjeng writes its learning files there); the temporary folder if it cannot be."""
+    folder = Path(tempfile.gettempdir()) / SJENG_FOLDER
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError:
+        return Path(tempfile.gettempdir())
+    return folder
+
+
 def builtin_external_engines() -> dict[str, EngineSpec]:
     """Debian's bughouse engines, usable as ``--engine A-white=sjeng`` without any file."""
     stockfish = _program("fairy-stockfish")
-    # Sjeng writes its learning files into its working folder.
-    sjeng_cwd = Path(tempfile.gettempdir()) / "bughouse-arbiter-sjeng"
-    try:
-        sjeng_cwd.mkdir(exist_ok=True)
-    except OSError:
-        sjeng_cwd = Path(tempfile.gettempdir())
     return {
         "sjeng": EngineSpec(
             name="sjeng",
             protocol="xboard",
             command=(_program("sjeng"),),
-            cwd=str(sjeng_cwd),
+            cwd=str(sjeng_folder()),
         ),
         "fairy-stockfish": EngineSpec(
             name="fairy-stockfish",

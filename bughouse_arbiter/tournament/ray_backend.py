@@ -44,6 +44,14 @@ What the cluster adds, and how it is kept out of the results:
   job no live node can take is reported as an error at once.
 - A node with another bughouse-arbiter version refuses each game naming
   itself (the version is checked per job).
+- Which it was, a table's worker or its whole node, is asked of that node's
+  raylet port (Ray reports a node's end as its actors' deaths first).
+- No call to the cluster blocks the event loop (``_ask`` runs each in a
+  thread the loop can leave, so Ctrl+C always works); one that takes long
+  makes the driver look at the head's port, and a head that no longer
+  answers ends ``run`` with ``head_lost`` set (the command says how to
+  resume) instead of a silent minute in Ray's reconnection timeout.
+- Per node, the games, failures and games/s are counted (``node_counts``).
 - The built-in engines (``searcher``, ``random``...) are found on the worker
   where that node's installation keeps them; every other command runs on the
   worker as written (install it at the same path on every node).
@@ -58,12 +66,14 @@ import contextlib
 import importlib
 import logging
 import math
+import os
 import socket
 import sys
+import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from typing import IO, Any
 
 import attrs
 import trio
@@ -72,6 +82,7 @@ from .. import __version__
 from ..errors import ConfigError
 from .jobs import MatchJob, MatchReport
 from .keeper import fit
+from .ray_nodes import NodeCounts
 from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
 from .scheduler import NextJob, OnReport, SchedulerStats
 
@@ -85,6 +96,11 @@ __all__ = [
     "require_ray",
 ]
 
+UNAUTHENTICATED = (
+    "the Ray cluster refuses this driver's authentication token: set RAY_AUTH_MODE=token "
+    "and the cluster's token (~/.ray/auth_token or RAY_AUTH_TOKEN) here as on its nodes "
+    "(docs/distributed.md)"
+)
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'bughouse-arbiter[ray]'"
 #: CPUs a match reserves by default: two engines think at once in a bughouse game.
 DEFAULT_CPUS_PER_MATCH = 2.0
@@ -96,8 +112,19 @@ POLL_SECONDS = 1.0
 CANCEL_GRACE = 3.0
 #: Seconds the tables get to close their idle engines at the end of a run.
 CLOSE_GRACE = 15.0
+#: Seconds a call to the cluster may take before the driver checks that the head
+#: (and a dead table's node) still answers on its port.
+HEAD_PATIENCE = 1.5
+#: Seconds a look at the head's or a node's port may take.
+PROBE_TIMEOUT = 2.0
+#: Seconds between the progress lines of per-node counts.
+NODES_EVERY = 60.0
 _LOCAL = "local"
 _NODE_ID_LABEL = "ray.io/node-id"
+
+
+class HeadLost(Exception):
+    """The cluster's head no longer answers: the run cannot go on."""
 
 
 def require_ray() -> Any:
@@ -114,7 +141,7 @@ class Dispatch:
 
     job_id: str
     attempt: int
-    #: Where it ran: ``host:pid ray-node ID`` (the table's worker process and its node).
+    #: Where it ran: ``host:pid ray-node NODE_ID IP`` (the table's worker process and its node).
     node: str
     submitted: float
     started: float
@@ -149,6 +176,8 @@ class _Table:
     ref: Any = None
     #: Set once the table is up (its first call answered).
     node_id: str | None = None
+    #: Its node's raylet (host, port), to tell a dead node from a dead worker.
+    raylet: tuple[str, int] | None = None
     #: Keys of the engines it holds idle (after its last game).
     idle: tuple[str, ...] = ()
     flight: _Flight | None = None
@@ -209,9 +238,19 @@ class RayScheduler:
         self.dispatches: list[Dispatch] = []
         #: (job id, attempt) of every job handed out again after its worker or node died.
         self.requeued: list[tuple[str, int]] = []
-        self.concurrency = self._capacity(self._alive_nodes())
+        #: Games, failures and games/s per node that had a table.
+        self.node_counts = NodeCounts()
+        self._nodes_said = time.monotonic()
+        #: The head's GCS address (HOST:PORT), and why the run stopped if it went.
+        self.head = _gcs_address(ray)
+        self.head_lost: str | None = None
+        #: What ``--ray`` was given (set by ``connect``), for the line that says how to resume.
+        self.address = "ADDRESS"
+        alive = [node for node in ray.nodes() if node.get("Alive")]
+        self._nodes: dict[str, Mapping[str, Any]] = {str(n["NodeID"]): n for n in alive}
+        self.concurrency = self._capacity(alive)
         if self.concurrency == 0:
-            raise ConfigError(self._no_room_message())
+            raise ConfigError(self._no_room_message(alive))
 
     # -- connecting -------------------------------------------------------------------
 
@@ -236,10 +275,14 @@ class RayScheduler:
         if not ray.is_initialized():
             _init(ray, address)
         try:
-            return cls(ray, cpus_per_match=cpus_per_match, concurrency=concurrency, notice=notice)
+            scheduler = cls(
+                ray, cpus_per_match=cpus_per_match, concurrency=concurrency, notice=notice
+            )
         except ConfigError:
             ray.shutdown()
             raise
+        scheduler.address = address
+        return scheduler
 
     def shutdown(self) -> None:
         """Closes any table left (engines first), then disconnects from the
@@ -249,8 +292,46 @@ class RayScheduler:
 
     # -- the cluster ------------------------------------------------------------------
 
-    def _alive_nodes(self) -> list[Mapping[str, Any]]:
-        return [node for node in self._ray.nodes() if node.get("Alive")]
+    async def _alive_nodes(self) -> list[Mapping[str, Any]]:
+        nodes = await self._ask(self._ray.nodes)
+        alive = [node for node in nodes if node.get("Alive")]
+        self._nodes.update((str(n["NodeID"]), n) for n in alive)
+        return alive
+
+    async def _ask(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, a blocking call to the cluster, off the event loop
+        (so Ctrl+C ends it at once); HeadLost if it takes long and the head's
+        port no longer answers."""
+        answer: list[Any] = []
+        failure: list[BaseException] = []
+        lost = False
+
+        async def asking(scope: trio.CancelScope) -> None:
+            try:
+                answer.append(await trio.to_thread.run_sync(call, *args, abandon_on_cancel=True))
+            except Exception as exc:
+                failure.append(exc)
+            scope.cancel()
+
+        async def watching(scope: trio.CancelScope) -> None:
+            nonlocal lost
+            while True:
+                await trio.sleep(HEAD_PATIENCE)
+                if self.head is None:
+                    continue
+                up = await trio.to_thread.run_sync(_answers, self.head, abandon_on_cancel=True)
+                if not up:
+                    lost = True
+                    scope.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(asking, nursery.cancel_scope)
+            nursery.start_soon(watching, nursery.cancel_scope)
+        if lost:
+            raise HeadLost(f"the Ray cluster's head at {self.head} no longer answers")
+        if failure:
+            raise failure[0]
+        return answer[0]
 
     def _slots(self, node: Mapping[str, Any]) -> int:
         cpus = float(node.get("Resources", {}).get("CPU", 0.0))
@@ -261,9 +342,9 @@ class RayScheduler:
         slots = sum(self._slots(node) for node in alive)
         return slots if self.limit is None else min(slots, self.limit)
 
-    def _no_room_message(self) -> str:
+    def _no_room_message(self, alive: Sequence[Mapping[str, Any]]) -> str:
         largest = max(
-            (float(n.get("Resources", {}).get("CPU", 0.0)) for n in self._alive_nodes()),
+            (float(n.get("Resources", {}).get("CPU", 0.0)) for n in alive),
             default=0.0,
         )
         return (
@@ -346,7 +427,8 @@ class RayScheduler:
         waiting: deque[tuple[MatchJob, int]] = deque()
         try:
             while True:
-                alive = self._alive_nodes()
+                alive = await self._alive_nodes()
+                self._say_nodes()
                 self.concurrency = max(self._capacity(alive), 1)
                 self._tidy(alive)
                 await self._fill(next_job, on_report, again, waiting, alive)
@@ -358,14 +440,23 @@ class RayScheduler:
                 if not calls:  # jobs wait for room that is not there yet: look again soon
                     await trio.sleep(POLL_SECONDS)
                     continue
-                ready = await trio.to_thread.run_sync(
-                    _wait_ready, ray, calls, abandon_on_cancel=True
-                )
+                ready = await self._ask(_wait_ready, ray, calls)
                 for ref in ready:
                     await self._answered(ref, again, on_report)
+        except HeadLost as exc:
+            # Nothing more can be played: the run ends as if stopped, its journal intact.
+            self.head_lost = str(exc)
         finally:
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(self._close_tables)
+            with trio.CancelScope(shield=True), trio.move_on_after(CANCEL_GRACE + 2.0):
+                await trio.to_thread.run_sync(self._close_tables, abandon_on_cancel=True)
+
+    def _say_nodes(self) -> None:
+        """Every ``NODES_EVERY`` seconds, one progress line of the per-node counts."""
+        now = time.monotonic()
+        if now - self._nodes_said < NODES_EVERY or not self.node_counts.nodes:
+            return
+        self._nodes_said = now
+        self._notice("; ".join(self.node_counts.lines()))
 
     async def _fill(
         self,
@@ -414,7 +505,7 @@ class RayScheduler:
         avoid = self._avoid(job)
         allowed = [n for n in alive if self._slots(n) > 0 and str(n["NodeID"]) not in avoid]
         if not allowed:
-            await on_report(error_report(job, self._nowhere_message(job, avoid)))
+            await on_report(error_report(job, self._nowhere_message(job, avoid, alive)))
             await trio.lowlevel.checkpoint_if_cancelled()
             return True
         if self._start_failures >= self.max_attempts and not self._tables:
@@ -471,11 +562,13 @@ class RayScheduler:
             self._table_up(table, ref)
             return
         received = time.time()
-        report, played = self._collect(table, ref, flight, again)
+        report, played = await self._collect(table, ref, flight, again)
         if report is None:
             return
         if report.played:
             self.reported.add(report.job_id)
+        if table.node_id is not None:
+            self.node_counts.reported(table.node_id, report, received)
         self.stats.engines_started += report.started_engines
         if report.played and report.started_engines == 0:
             self.stats.games_reusing += 1
@@ -507,8 +600,12 @@ class RayScheduler:
             return
         self._start_failures = 0
         table.node_id = node.node_id
+        self.node_counts.up(node.node_id, node.ip, node.host, time.time())
+        raylet = self._nodes.get(node.node_id, {})
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            table.raylet = (str(raylet["NodeManagerAddress"]), int(raylet["NodeManagerPort"]))
 
-    def _collect(
+    async def _collect(
         self, table: _Table, ref: Any, flight: _Flight, again: deque[tuple[MatchJob, int]]
     ) -> tuple[MatchReport | None, Played | None]:
         """The report of a finished game; None if its job was put back in line."""
@@ -523,11 +620,11 @@ class RayScheduler:
             ray.exceptions.ObjectLostError,
         ) as exc:
             self._drop(table)
-            alive = {str(node["NodeID"]) for node in self._alive_nodes()}
-            node_gone = isinstance(exc, ray.exceptions.NodeDiedError) or (
-                table.node_id is not None and table.node_id not in alive
+            node_gone = isinstance(exc, ray.exceptions.NodeDiedError) or await self._node_died(
+                table
             )
             lost = "its node died" if node_gone else "its worker process died"
+            self.node_counts.lost(table.node_id, time.time())
             if flight.attempt < self.max_attempts:
                 again.append((job, flight.attempt + 1))
                 self.requeued.append((job.job_id, flight.attempt + 1))
@@ -548,6 +645,19 @@ class RayScheduler:
         table.idle = played.idle
         return self._judge_start(job, played), played
 
+    async def _node_died(self, table: _Table) -> bool:
+        """Whether the node of ``table`` (whose worker died) is gone too.
+
+        Ray marks a node dead only once its health checks have failed for a
+        while, so its raylet is asked directly: a raylet killed with its node
+        no longer answers on its port, while a lone dead worker's raylet does.
+        """
+        if table.raylet is not None:
+            host, port = table.raylet
+            return not await self._ask(_answers, f"{host}:{port}")
+        alive = {str(node["NodeID"]) for node in await self._alive_nodes()}
+        return table.node_id is not None and table.node_id not in alive
+
     def _judge_start(self, job: MatchJob, played: Played) -> MatchReport:
         """Turns a game lost to an engine that did not start into that node's error."""
         report = played.report
@@ -565,7 +675,9 @@ class RayScheduler:
         )
         return error_report(job, message, node=report.node)
 
-    def _nowhere_message(self, job: MatchJob, avoid: set[str]) -> str:
+    def _nowhere_message(
+        self, job: MatchJob, avoid: set[str], alive: Sequence[Mapping[str, Any]]
+    ) -> str:
         engines = sorted(
             {
                 entrant.engine
@@ -574,7 +686,7 @@ class RayScheduler:
             }
         )
         if not engines:
-            return self._no_room_message()
+            return self._no_room_message(alive)
         names = ", ".join(repr(name) for name in engines)
         return f"engine {names} does not start on any live node of the Ray cluster"
 
@@ -586,6 +698,25 @@ def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
         more, _ = ray.wait(rest, num_returns=len(rest), timeout=0, fetch_local=False)
         ready.extend(more)
     return list(ready)
+
+
+def _gcs_address(ray: Any) -> str | None:
+    """The head's GCS address (HOST:PORT) this driver is connected to, if Ray says."""
+    try:
+        address = ray.get_runtime_context().gcs_address
+    except Exception:
+        return None
+    return str(address) if address else None
+
+
+def _answers(address: str) -> bool:
+    """Whether something accepts a TCP connection at ``address`` (HOST:PORT)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def _first_line(exc: BaseException) -> str:
@@ -627,11 +758,37 @@ def _init(ray: Any, address: str) -> None:
         return
     if address != "auto":
         _check_reachable(address)
+    # Ray's C++ client writes each refused attempt to fd 2 (about 20 lines when
+    # the token is wrong): kept aside, and said in one line if that was why.
+    with tempfile.TemporaryFile() as aside:
+        try:
+            with _fd2_to(aside):
+                ray.init(address=address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            aside.seek(0)
+            said = aside.read().decode(errors="replace")
+            if "Unauthenticated" in said or "InvalidAuthToken" in said:
+                raise ConfigError(f"--ray {address}: {UNAUTHENTICATED}") from None
+            why = _first_line(exc)
+            raise ConfigError(f"--ray {address}: cannot join the Ray cluster: {why}") from None
+        aside.seek(0)
+        said = aside.read().decode(errors="replace")
+    if said:
+        sys.stderr.write(said)
+
+
+@contextlib.contextmanager
+def _fd2_to(file: IO[bytes]) -> Iterator[None]:
+    """Sends what is written to fd 2 (by C++ code too) to ``file`` for a while."""
+    sys.stderr.flush()
+    saved = os.dup(2)
     try:
-        ray.init(address=address, **quiet)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        why = _first_line(exc)
-        raise ConfigError(f"--ray {address}: cannot join the Ray cluster: {why}") from None
+        os.dup2(file.fileno(), 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _check_reachable(address: str) -> None:

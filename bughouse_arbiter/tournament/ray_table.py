@@ -38,6 +38,7 @@ import attrs
 import trio
 
 from .. import __version__
+from ..config.engines_file import SJENG_FOLDER, sjeng_folder
 from ..config.specs import BUILTIN_ENGINES, EngineSpec, builtin_engine
 from ..core.model import Result
 from ..players.process import live_engine_pids
@@ -86,8 +87,9 @@ def localize_job(job: MatchJob) -> MatchJob:
     """``job`` with its built-in engines resolved on this machine.
 
     The driver resolved ``random`` to its own Python and its own ``engines/``
-    folder; a worker node may keep both elsewhere. Other commands are left
-    as written.
+    folder; a worker node may keep both elsewhere. The built-in ``sjeng``'s
+    working folder (under the temporary folder) is made here, where it runs.
+    Other commands are left as written.
     """
     entrants = tuple(
         attrs.evolve(entrant, spec=_localize_spec(entrant.spec)) for entrant in job.entrants
@@ -96,6 +98,9 @@ def localize_job(job: MatchJob) -> MatchJob:
 
 
 def _localize_spec(spec: EngineSpec) -> EngineSpec:
+    if spec.cwd is not None and Path(spec.cwd).name == SJENG_FOLDER:
+        # The built-in sjeng's folder: the driver made its own; this node makes its own.
+        spec = attrs.evolve(spec, cwd=str(sjeng_folder()))
     script = BUILTIN_ENGINES.get(spec.name)
     if script is None or len(spec.command) != len(script) + 1:
         return spec
@@ -111,11 +116,13 @@ def error_report(job: MatchJob, error: str, *, node: str = "") -> MatchReport:
 
 def _node_here() -> NodeInfo:
     ray: Any = importlib.import_module("ray")
-    return NodeInfo(
-        node_id=str(ray.get_runtime_context().get_node_id()),
-        ip=str(ray.util.get_node_ip_address()),
-        host=socket.gethostname(),
-    )
+    node_id = str(ray.get_runtime_context().get_node_id())
+    # The address the node registered under (``ray start --node-ip-address``);
+    # the worker's own guess would be this machine's routable address.
+    nodes = ray.nodes()
+    registered = (str(n.get("NodeManagerAddress", "")) for n in nodes if n["NodeID"] == node_id)
+    ip = next(registered, "") or str(ray.util.get_node_ip_address())
+    return NodeInfo(node_id=node_id, ip=ip, host=socket.gethostname())
 
 
 class _TableLoop:
@@ -210,10 +217,10 @@ class RayTable:
         """Plays ``job`` with this table's engines (blocking) and reports it.
 
         Every report names its table as host:pid, as locally, and the Ray
-        node that worker belongs to."""
+        node that worker belongs to: ``host:pid ray-node NODE_ID IP``."""
         started = time.time()
         node = self._node
-        where = f"{node_name()} ray-node {node.node_id[:8]}"
+        where = f"{node_name()} ray-node {node.node_id} {node.ip}"
         if driver_version != __version__:
             report = error_report(
                 job,
