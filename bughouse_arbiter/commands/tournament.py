@@ -53,12 +53,15 @@ from ..tournament.display import (
     eta_text,
     fit,
     nelo_text,
+    pairing_status,
     percent,
     plural,
     signed,
+    status_lines,
 )
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
+from ..tournament.report_file import ReportFile
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
@@ -185,6 +188,12 @@ def register(subparsers: Any) -> None:
         "its last 2N-1 games (default 3)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
+    add(
+        "--report-every",
+        metavar="N",
+        help="print the full report (standings, pairings, SPRT) every N games, as well as "
+        "at the end (may be given with --resume)",
+    )
     add("--out", metavar="DIR", help="new folder for the results (default tournament-<time>)")
     add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
     add(
@@ -486,8 +495,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     args, folder = _prepare_out(args)
     plan = _plan(args, folder)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
+    every = _int(args.report_every, "--report-every", 1) if args.report_every else 0
     out = env.stdout
     progress: LineProgress = RichProgress(out) if env.live else LineProgress(out)
+    progress.report_every = every
     # Joined before anything is written: a cluster that is not there costs nothing.
     on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
     try:
@@ -556,8 +567,13 @@ async def play_tournament(
     set_aside = tournament.set_aside_text()
     if set_aside is not None:
         errors.warning(printable(set_aside, 2000))
+    page = ReportFile(plan.out, plan.sprt, warn=errors.warning)
+    for job_id, report in tournament.reports.items():
+        page.game(tournament.jobs[job_id], report)
+    progress.attach(page, tournament.summary, plan.sprt)
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
+        progress.write("".join(line + "\n" for line in progress.status_lines()))
     async with stop_on_signals() as stop:
         with stop.scope:
             await tournament.run(
@@ -575,13 +591,17 @@ async def play_tournament(
         errors.error(f"cannot write summary: {exc}")
         return FAILED
     progress.write(report_text(summary))
+    state = "stopped" if tournament.decision else "finished"
+    page.finish(summary, "interrupted" if stop.signal is not None else state)
     if stop.signal is not None:
         progress.write(
             f"interrupted ({stop.name}): {len(tournament.reports)} of {len(plan.jobs)} games "
             f"are in {plan.out}; continue with: bughouse tournament --resume {plan.out}\n"
         )
         return exit_status(stop.signal)
-    progress.write(f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json)\n")
+    progress.write(
+        f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json, report.html)\n"
+    )
     return OK
 
 
@@ -716,7 +736,9 @@ def game_line(job: MatchJob, report: MatchReport) -> str:
 
 class LineProgress:
     """One finished game per entry, its parts packed into 80-column lines
-    (output that is not a terminal), with the ETA of the games left."""
+    (output that is not a terminal), with the record and figures of the
+    game's pairing and the ETA of the games left; every ``report_every``
+    games the full report. Once ``attach``ed, it also keeps ``report.html``."""
 
     def __init__(self, out: TextIO, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.out = out
@@ -726,6 +748,47 @@ class LineProgress:
         self.clock = clock
         self._started = clock()
         self._done_at_start = 0
+        self.report_every = 0
+        self.page: ReportFile | None = None
+        self.summary: Callable[[], Mapping[str, Any]] | None = None
+        self.sprt: Sprt | None = None
+
+    def attach(
+        self, page: ReportFile, summary: Callable[[], Mapping[str, Any]], sprt: Sprt | None
+    ) -> None:
+        """Status from ``page``'s live tally, reports and the page from ``summary``."""
+        self.page, self.summary, self.sprt = page, summary, sprt
+
+    def pairing_status(self, pairing: int) -> str:
+        """One pairing's live record and figures (``display.pairing_status``)."""
+        assert self.page is not None
+        tally = self.page.tally.pairings[pairing]
+        summary = tally.summary()
+        sprt = None
+        if self.sprt is not None and pairing == 0:
+            sprt = {
+                "llr": self.sprt.llr(summary.penta),
+                "lower": self.sprt.lower,
+                "upper": self.sprt.upper,
+            }
+        return pairing_status(tally.first, tally.second, summary, sprt)
+
+    def status_lines(self, most: int = 12, width: int = WIDTH) -> list[str]:
+        """Every pairing's status (the first ``most``), packed into lines."""
+        if self.page is None:
+            return []
+        statuses = [self.pairing_status(index) for index, _ in self.page.tally.in_order()]
+        return status_lines(statuses, most, width)
+
+    def _after_game(self, job: MatchJob, report: MatchReport, left: Remaining | None) -> None:
+        """The page and, every ``report_every`` games, the full report."""
+        if self.page is None or self.summary is None:
+            return
+        # The last game's report is the final one, printed once.
+        if self.report_every and self.done % self.report_every == 0 and self.done < self.total:
+            self.write(f"-- report after {plural(self.done, 'game')} --\n")
+            self.write(report_text(self.summary()))
+        self.page.update(self.summary, "running", self.eta(left))
 
     def begin(self, total: int, done: int) -> None:
         self.total, self.done = total, done
@@ -743,12 +806,16 @@ class LineProgress:
         self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
     ) -> None:
         self.done += 1
+        if self.page is not None:
+            self.page.game(job, report)
+            status = self.pairing_status(job.pairing)
         count = f"{self.done}, SPRT" if left is not None and left.approximate else (
             f"{self.done}/{self.total}"
         )
         lines = fit([f"game {job.number} ({count}): {game_line(job, report)}"])
         lines += fit([*status.split(SEPARATOR), self.eta(left)], first="  ")
         self.write("".join(line + "\n" for line in lines))
+        self._after_game(job, report, left)
 
     def message(self, text: str) -> None:
         self.write(text + "\n")
@@ -811,8 +878,22 @@ class RichProgress(LineProgress):
         self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
     ) -> None:
         self.done += 1
-        self.lines = fit(status.split(SEPARATOR), width=min(WIDTH, self.console.width))
+        width = min(WIDTH, self.console.width)
+        if self.page is not None:
+            self.page.game(job, report)
+            self.lines = self.status_lines(8, width)
+        else:
+            self.lines = fit(status.split(SEPARATOR), width=width)
         self.bar.update(self.task, completed=self.done, eta=self.eta(left))
+        self._after_game(job, report, left)
+
+    def write(self, text: str) -> None:
+        if self.broken:
+            return
+        try:
+            self.bar.console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+        except (OSError, ValueError, OutputGone):
+            self.broken = True
 
     def message(self, text: str) -> None:
         self.bar.console.print(text, markup=False, highlight=False)
