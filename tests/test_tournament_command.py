@@ -248,6 +248,18 @@ def test_a_participant_failing_too_often_is_dropped(
         ),
         (["--engine", "a=random", "--engine", "b=random", "--tc", "0"], "base time"),
         (["--engine", "a=random", "--engine", "b=random", "--concurrency", "0"], "at least 1"),
+        (
+            ["--engine", "a=random", "--engine", "b=random", "--report-every", "0"],
+            "--report-every must be at least 1, not 0",
+        ),
+        (
+            ["--engine", "a=random", "--engine", "b=random", "--report-every", "-1"],
+            "--report-every must be at least 1, not -1",
+        ),
+        (
+            ["--engine", "a=random", "--engine", "b=random", "--report-every", "x"],
+            "--report-every takes a whole number, not 'x'",
+        ),
         (["--resume", "nowhere"], "no such folder"),
         (["--resume", "nowhere", "--games", "8"], "--games cannot be changed"),
         (

@@ -495,7 +495,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     args, folder = _prepare_out(args)
     plan = _plan(args, folder)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
-    every = _int(args.report_every, "--report-every", 1) if args.report_every else 0
+    every = _int(args.report_every, "--report-every", 1) if args.report_every is not None else 0
     out = env.stdout
     progress: LineProgress = RichProgress(out) if env.live else LineProgress(out)
     progress.report_every = every
@@ -767,7 +767,7 @@ class LineProgress:
         sprt = None
         if self.sprt is not None and pairing == 0:
             sprt = {
-                "llr": self.sprt.llr(summary.penta),
+                "llr": tally.llr_now,
                 "lower": self.sprt.lower,
                 "upper": self.sprt.upper,
             }

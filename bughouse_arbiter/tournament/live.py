@@ -95,12 +95,15 @@ class PairingTally:
         self._open: dict[int, float] = {}  # pair index -> first game's points
         self.elo = Trajectory()
         self.llr: Trajectory | None = Trajectory() if with_llr else None
+        #: The SPRT's LLR now (it changes only when a pair completes).
+        self.llr_now = 0.0
 
     @property
     def games(self) -> int:
         return self.wins + self.losses + self.draws
 
-    def add(self, game: int, points: float) -> None:
+    def add(self, game: int, points: float) -> bool:
+        """Counts a game; True if it completed its opening pair."""
         self.wins += points == 1.0
         self.losses += points == 0.0
         self.draws += points == 0.5
@@ -108,8 +111,9 @@ class PairingTally:
         if pair in self._open:
             total = self._open.pop(pair) + points
             self.penta[round(2 * total)] += 1
-        else:
-            self._open[pair] = points
+            return True
+        self._open[pair] = points
+        return False
 
     def summary(self) -> Summary:
         p = self.penta
@@ -154,12 +158,14 @@ class LiveTally:
         if tally is None:
             with_llr = self.sprt is not None and job.pairing == 0
             tally = self.pairings[job.pairing] = PairingTally(first, second, with_llr=with_llr)
-        tally.add(job.game, report.points(team))
+        paired = tally.add(job.game, report.points(team))
         summary = tally.summary()
         low, high = summary.elo_interval() if summary.interval_known else (math.nan, math.nan)
         tally.elo.add(Point(tally.games, summary.elo, low, high))
         if tally.llr is not None and self.sprt is not None:
-            tally.llr.add(Point(tally.games, self.sprt.llr(summary.penta)))
+            if paired:  # the LLR is a function of the pairs (and costs ms to compute)
+                tally.llr_now = self.sprt.llr(summary.penta)
+            tally.llr.add(Point(tally.games, tally.llr_now))
         for seat in report.time_losses:
             self._engine(job.sides[seat.team]).time_losses += 1
         for seat in report.harness_time_losses:
