@@ -116,7 +116,7 @@ def _cards(view: PageView) -> str:
         return ""
     summary = tally.summary()
     cards = [
-        ("Elo", _elo_short(summary), f"{tally.first} vs {tally.second}"),
+        ("Elo", _elo_short(summary), f"{_interval(summary)} · {tally.first} vs {tally.second}"),
         ("nElo", nelo_text(summary).removeprefix("nElo "), "normalized"),
         ("LOS", percent(summary.los), f"+{tally.wins} −{tally.losses} ={tally.draws}"),
     ]
@@ -136,6 +136,14 @@ def _cards(view: PageView) -> str:
         for label, value, sub in cards
     )
     return f'<section class="kpis">{inner}</section>'
+
+
+def _interval(summary: Summary) -> str:
+    """``95% [-10.2, +80.3]``, or ``95% n/a`` while the results bound nothing."""
+    if not summary.interval_known:
+        return "95% n/a"
+    low, high = summary.elo_interval()
+    return f"95% [{signed(low)}, {signed(high)}]"
 
 
 def _elo_short(summary: Summary) -> str:
@@ -529,7 +537,7 @@ background:var(--line);color:var(--text)}
 .kpis{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px}
 .kpi,.card{background:var(--card);border:1px solid var(--line);border-radius:12px;
 box-shadow:0 1px 2px rgba(16,24,40,.05)}
-.kpi{padding:12px 16px}.card{padding:16px;min-width:0}
+.kpi{padding:12px 16px;min-width:0}.card{padding:16px;min-width:0}
 .kpi .label{color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.05em}
 .kpi .value{font-size:1.6rem;font-weight:650;font-variant-numeric:tabular-nums;white-space:nowrap}
 .kpi .sub{color:var(--muted);font-size:.85rem;overflow:hidden;text-overflow:ellipsis;
@@ -560,14 +568,14 @@ color-mix(in srgb,var(--loss) calc((1 - var(--s))*45%),transparent))}
 figcaption{color:var(--muted);font-size:.88rem;margin-bottom:4px}
 svg.chart{width:100%;height:auto;display:block}
 .chart .grid{stroke:var(--line);stroke-width:1}
-.chart .tick{fill:var(--muted);font-size:13px}
+.chart .tick{fill:var(--muted);font-size:14px}
 .chart .zero{stroke:var(--muted);stroke-width:1;stroke-dasharray:4 3}
 .chart .band{fill:var(--band);stroke:none}
 .chart .line{fill:none;stroke:var(--accent);stroke-width:2;stroke-linejoin:round}
 .chart .dot{fill:var(--accent)}
 .chart .inside{fill:rgba(127,127,127,.06)}
 .chart .bound{stroke-width:1.5}.chart .upper{stroke:var(--win)}.chart .lower{stroke:var(--loss)}
-.chart .bound-label{fill:var(--muted);font-size:13px}
+.chart .bound-label{fill:var(--muted);font-size:14px}
 .res{font-weight:600}.name.won{color:var(--win)}.name.lost{color:var(--muted);font-weight:400}
 a{color:var(--accent)}
 code{font:.85em ui-monospace,"DejaVu Sans Mono",monospace;background:rgba(127,127,127,.12);
