@@ -9,7 +9,8 @@ the teams swapped, and seats rotate so every side plays each colour on each
 board equally. ``--concurrency K`` games run at once; engines stay alive
 between games (restarted after a crash, which is counted). The folder
 ``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
-``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C, SIGTERM or
+``games.bpgn``, ``summary.json``, ``tournament.json`` and ``report.html``
+(a page of the figures and plots, rewritten as games finish); Ctrl+C, SIGTERM or
 SIGHUP loses at most the games in flight (exit status 130, 143, 129), and
 ``--resume DIR`` continues. With ``--sprt elo0=0,elo1=5`` (two participants)
 the run stops once the SPRT (GSPRT on the pentanomial counts) has decided.
@@ -423,7 +424,7 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
             option = "--" + given[0].replace("_", "-")
             raise ConfigError(
                 f"--resume keeps the tournament's own options; {option} cannot be changed "
-                "(only --concurrency can)"
+                "(only --concurrency and --report-every can)"
             )
         folder = Path(args.resume)
         if not folder.is_dir():
