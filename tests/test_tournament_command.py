@@ -120,6 +120,7 @@ def test_interrupt_then_resume_gives_every_game_once(tmp_path: Path) -> None:
     assert f"--resume {out}" in stdout
     played = len(journal(out))
     assert 3 <= played < 10
+    assert ">interrupted<" in (out / "report.html").read_text()
     with (out / "results.jsonl").open("a") as handle:
         handle.write('{"job_id": "p0-g9", "report": {"torn')  # a power loss mid-line
     assert main(["tournament", "--resume", str(out)]) == 0

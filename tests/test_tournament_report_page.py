@@ -164,6 +164,26 @@ def test_report_every_n_games_prints_the_full_report(tmp_path: Path) -> None:
     after_six = out.split("-- report after 6 games --")[1]
     assert "games: 6 of 8 scheduled" in after_six and " 1  a " in after_six
     assert all(len(line) <= WIDTH for line in out.splitlines())
+    page = (tmp_path / REPORT).read_text()  # written after the first game, then throttled
+    assert ">running<" in page and 'id="game-1"' in page
+
+
+def test_the_live_bar_shows_every_pairings_status(tmp_path: Path) -> None:
+    from bughouse_arbiter.commands.tournament import RichProgress
+
+    jobs = _jobs("abc", 2)
+    out = io.StringIO()
+    progress = RichProgress(out)
+    tournament = _progress(tmp_path, jobs, "abc")._tournament  # type: ignore[attr-defined]
+    progress.attach(ReportFile(tmp_path, None), tournament.summary, None)
+    progress.begin(len(jobs), 0)
+    for job, points in zip(jobs, (1.0, 0.0, 0.5, 1.0), strict=True):
+        report = _report(job, points)
+        tournament._account(job, report)
+        progress.game(job, report, "ignored")
+    progress.end()
+    text = out.getvalue()
+    assert "a vs b: +1 -1 =0" in text and "a vs c: +1 -0 =1" in text
 
 
 # -- the page ----------------------------------------------------------------------------
