@@ -294,7 +294,8 @@ def _elo_plots(tally: LiveTally) -> str:
         )
     more = len(tally.pairings) - MAX_PLOTS
     note = f'<p class="note">{more} more pairings are in the table above.</p>' if more > 0 else ""
-    return _section("Elo over the games played", "".join(plots) + note) if plots else ""
+    inner = f'<div class="plots">{"".join(plots)}</div>{note}'
+    return _section("Elo over the games played", inner) if plots else ""
 
 
 def _sprt(view: PageView) -> str:
@@ -553,8 +554,10 @@ tbody tr:hover{background:rgba(127,127,127,.06)}
 table.num td:not(:first-child):not(:nth-child(2)),
 table.num th:not(:first-child):not(:nth-child(2)){text-align:right}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}
+.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:14px 18px}
 .name{font-weight:600}.w{color:var(--win)}.l{color:var(--loss)}
 .muted,.self{color:var(--muted)}
+.cross th{text-transform:none;font-size:.85rem}
 .cell{display:inline-block;min-width:3.5em;padding:1px 6px;border-radius:6px;text-align:center;
 background:color-mix(in srgb,var(--win) calc(var(--s)*45%),
 color-mix(in srgb,var(--loss) calc((1 - var(--s))*45%),transparent))}
@@ -564,7 +567,7 @@ color-mix(in srgb,var(--loss) calc((1 - var(--s))*45%),transparent))}
 .p0{background:var(--loss)}.p1{background:color-mix(in srgb,var(--loss) 55%,var(--draw))}
 .p2{background:var(--draw)}.p3{background:color-mix(in srgb,var(--win) 55%,var(--draw))}
 .p4{background:var(--win)}
-.plot{margin:0 0 14px}.plot:last-child{margin-bottom:0}
+.plot{margin:0}.card>.plot+.plot{margin-top:14px}
 figcaption{color:var(--muted);font-size:.88rem;margin-bottom:4px}
 svg.chart{width:100%;height:auto;display:block}
 .chart .grid{stroke:var(--line);stroke-width:1}
