@@ -7,9 +7,12 @@ For each game count it feeds that many finished games of one SPRT pairing
 into a ``LiveTally`` (what the driver does after every game), then builds
 the page once from it and a summary (what a rewrite does), and prints the
 tally's cost per game, the page's build time and size, the points its plots
-hold, and the peak resident memory of this process. The page's size and the
-points stay flat however many games; the tally's cost per game is mostly the
-SPRT's LLR, computed once per completed pair. Nothing is asserted.
+hold, and the peak resident memory of this process (the bench's own list of
+reports is most of it). The page's size and the points stay flat however
+many games. The SPRT's LLR (milliseconds each with the normalized model) is
+computed when the page is built, once per plotted point, so the first build
+after a long feed (a resume) pays for every point and later ones only for
+the new. Nothing is asserted.
 """
 
 from __future__ import annotations

@@ -81,8 +81,10 @@ def test_the_tally_counts_as_the_summary_does() -> None:
         )
     expected = pairing_summary(results)
     assert tally.pairings[0].summary() == expected
-    llr = tally.pairings[0].llr
-    assert llr is not None and llr.points()[-1].value == Sprt(elo0=0, elo1=10).llr(expected.penta)
+    sprt = Sprt(elo0=0, elo1=10)
+    llrs = tally.pairings[0].llr_points(sprt)
+    assert len(llrs) == len(POINTS) and llrs[-1].value == sprt.llr(expected.penta)
+    assert tally.pairings[0].llr_now(sprt) == llrs[-1].value
     elo = tally.pairings[0].elo.points()[-1]
     assert (elo.value, (elo.low, elo.high)) == (expected.elo, expected.elo_interval())
 

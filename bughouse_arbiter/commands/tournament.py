@@ -768,7 +768,7 @@ class LineProgress:
         sprt = None
         if self.sprt is not None and pairing == 0:
             sprt = {
-                "llr": tally.llr_now,
+                "llr": tally.llr_now(self.sprt),
                 "lower": self.sprt.lower,
                 "upper": self.sprt.upper,
             }

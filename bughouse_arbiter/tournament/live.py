@@ -5,8 +5,10 @@ finished (a resume feeds the journal's games first). It keeps, per pairing,
 W/L/D and the pentanomial counts of complete pairs (so the live status of
 every pairing costs nothing to compute), the Elo ± and (for the SPRT's
 pairing) LLR after each game as a ``Trajectory`` of at most ``MAX_POINTS``
-points, per participant its time losses and the harness's delay, and the
-last ``RECENT`` games. Its memory does not grow with the number of games.
+points (an LLR costs milliseconds: each is computed when first shown, so a
+resume feeding the journal's games pays only for the points kept), per
+participant its time losses and the harness's delay, and the last
+``RECENT`` games. Its memory does not grow with the number of games.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class Point:
     value: float
     low: float = math.nan
     high: float = math.nan
+    #: The pentanomial counts it is a function of (an LLR, computed when shown).
+    penta: tuple[int, int, int, int, int] | None = None
 
 
 class Trajectory:
@@ -95,8 +99,7 @@ class PairingTally:
         self._open: dict[int, float] = {}  # pair index -> first game's points
         self.elo = Trajectory()
         self.llr: Trajectory | None = Trajectory() if with_llr else None
-        #: The SPRT's LLR now (it changes only when a pair completes).
-        self.llr_now = 0.0
+        self._llrs: dict[tuple[int, ...], float] = {}
 
     @property
     def games(self) -> int:
@@ -114,6 +117,28 @@ class PairingTally:
             return True
         self._open[pair] = points
         return False
+
+    def llr_points(self, sprt: Sprt) -> list[Point]:
+        """The LLR trajectory's points with their values (each computed once)."""
+        if self.llr is None:
+            return []
+        points = self.llr.points()
+        known = {p.penta: self._llrs.get(p.penta) for p in points if p.penta is not None}
+        for penta, value in known.items():
+            if value is None:
+                known[penta] = sprt.llr(Pentanomial(penta))
+        self._llrs = {k: v for k, v in known.items() if v is not None}
+        return [
+            attrs.evolve(p, value=self._llrs[p.penta]) if p.penta is not None else p
+            for p in points
+        ]
+
+    def llr_now(self, sprt: Sprt) -> float:
+        """The LLR after the games so far."""
+        counts = self.summary().penta.counts
+        if counts not in self._llrs:
+            self._llrs[counts] = sprt.llr(Pentanomial(counts))
+        return self._llrs[counts]
 
     def summary(self) -> Summary:
         p = self.penta
@@ -158,14 +183,13 @@ class LiveTally:
         if tally is None:
             with_llr = self.sprt is not None and job.pairing == 0
             tally = self.pairings[job.pairing] = PairingTally(first, second, with_llr=with_llr)
-        paired = tally.add(job.game, report.points(team))
+        tally.add(job.game, report.points(team))
         summary = tally.summary()
         low, high = summary.elo_interval() if summary.interval_known else (math.nan, math.nan)
         tally.elo.add(Point(tally.games, summary.elo, low, high))
-        if tally.llr is not None and self.sprt is not None:
-            if paired:  # the LLR is a function of the pairs (and costs ms to compute)
-                tally.llr_now = self.sprt.llr(summary.penta)
-            tally.llr.add(Point(tally.games, tally.llr_now))
+        if tally.llr is not None:
+            # The LLR takes ms to compute: it is, when shown (a resume feeds many games).
+            tally.llr.add(Point(tally.games, math.nan, penta=summary.penta.counts))
         for seat in report.time_losses:
             self._engine(job.sides[seat.team]).time_losses += 1
         for seat in report.harness_time_losses:

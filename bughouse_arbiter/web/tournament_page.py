@@ -303,7 +303,7 @@ def _sprt(view: PageView) -> str:
     tally = view.tally.pairings.get(0)
     if not isinstance(sprt, Mapping) or tally is None or tally.llr is None:
         return ""
-    points = tally.llr.points()
+    points = tally.llr_points(view.tally.sprt) if view.tally.sprt is not None else []
     lower, upper = float(sprt["lower"]), float(sprt["upper"])
     decision = {"H1": "H1 accepted (elo1)", "H0": "H0 accepted (elo0)"}.get(
         str(sprt.get("decision")), "undecided"
