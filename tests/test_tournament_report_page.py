@@ -290,3 +290,21 @@ def test_a_report_that_cannot_be_written_is_said_once(tmp_path: Path) -> None:
     page.finish(_summary(), "finished")
     page.finish(_summary(), "finished")
     assert len(said) == 1 and "cannot write" in said[0]
+
+
+def test_a_page_that_cannot_be_made_is_said_once_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bughouse_arbiter.tournament.report_file as report_file
+
+    def broken(view: PageView) -> str:
+        raise KeyError("standings")
+
+    monkeypatch.setattr(report_file, "tournament_page", broken)
+    said: list[str] = []
+    now = [0.0]
+    page = ReportFile(tmp_path, None, clock=lambda: now[0], warn=said.append)
+    for t in (0.0, 5.0):
+        now[0] = t
+        page.update(_summary)
+    assert said == [f"cannot make {tmp_path / REPORT}: KeyError: 'standings'"]

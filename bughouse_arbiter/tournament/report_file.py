@@ -86,10 +86,15 @@ class ReportFile:
         self, summary: Mapping[str, Any], state: str, eta: str, replays: Mapping[int, str]
     ) -> None:
         updated = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        page = tournament_page(
-            PageView(summary=summary, tally=self.tally, state=state, updated=updated, eta=eta,
-                     replays=replays)
+        view = PageView(
+            summary=summary, tally=self.tally, state=state, updated=updated, eta=eta,
+            replays=replays,
         )
+        try:
+            page = tournament_page(view)
+        except Exception as exc:  # the page is a view: a fault in it never stops the run
+            self._fail(f"cannot make {self.path}: {type(exc).__name__}: {exc}")
+            return
         try:
             _write_atomic(self.path, page)
             self.writes += 1
