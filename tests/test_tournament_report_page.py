@@ -308,3 +308,18 @@ def test_a_page_that_cannot_be_made_is_said_once_and_the_run_goes_on(
         now[0] = t
         page.update(_summary)
     assert said == [f"cannot make {tmp_path / REPORT}: KeyError: 'standings'"]
+
+
+def test_the_standings_keep_to_80_columns_with_long_names() -> None:
+    from bughouse_arbiter.commands.tournament import report_text
+
+    names = ("champion-engine-v2", "champion-engine-v3")
+    summary = {
+        **_summary(*names),
+        "crashes": {},
+        "games_played": 12,
+        "games_scheduled": 20,
+    }
+    text = report_text(summary)
+    assert all(len(line) <= WIDTH for line in text.splitlines())
+    assert " champi…ine-v2 " in text and " champi…ine-v3 " in text  # told apart

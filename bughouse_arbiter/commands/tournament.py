@@ -625,11 +625,21 @@ def _interval_text(s: Summary) -> str:
     return f"Elo {signed(s.elo, 1)} [{signed(low, 1)}, {signed(high, 1)}]"
 
 
+def _cut(name: str, width: int) -> str:
+    """``name``, or its start and end around ``…`` in ``width`` columns."""
+    if len(name) <= width:
+        return name
+    head = (width - 1) // 2
+    return name[:head] + "…" + name[len(name) - (width - 1 - head) :]
+
+
 def report_text(summary: Mapping[str, Any]) -> str:
     """The final standings, crosstable, pairings, SPRT and incidents, as plain text."""
     lines: list[str] = []
     rows = summary["standings"]
-    width = max([len(r["name"]) for r in rows] + [4])
+    # The other columns take 67: a longer name is cut in its middle (its end
+    # tells versions apart), so the table keeps to 80 columns.
+    width = min(max([len(r["name"]) for r in rows] + [4]), WIDTH - 67)
     lines.append(
         f"{'#':>2}  {'name':<{width}}  {'games':>5}  {'W':>4} {'L':>4} {'D':>4}  "
         f"{'points':>6}  {'score':>6}  {'Elo':>7} {'±':>6}  {'LOS':>6}"
@@ -638,7 +648,8 @@ def report_text(summary: Mapping[str, Any]) -> str:
         elo = r["elo"]
         record = Summary(wins=r["wins"], losses=r["losses"], draws=r["draws"])
         lines.append(
-            f"{rank:>2}  {r['name']:<{width}}  {r['games']:>5}  {r['wins']:>4} {r['losses']:>4} "
+            f"{rank:>2}  {_cut(r['name'], width):<{width}}  {r['games']:>5}  "
+            f"{r['wins']:>4} {r['losses']:>4} "
             f"{r['draws']:>4}  {r['points']:>6g}  {percent(record.score):>6}  "
             f"{signed(elo, 1) if elo is not None else '-':>7} "
             f"{_fmt(r['elo_margin'], '6.1f'):>6}  {percent(record.los):>6}"
