@@ -847,7 +847,8 @@ class LineProgress:
 
 class RichProgress(LineProgress):
     """A live ``rich`` progress bar (games done/total, elapsed, ETA of the games
-    left) with the status below it: Elo ±, nElo ±, LOS and LLR."""
+    left) with every pairing's status below it (the first 8): W/L/D, pairs,
+    Elo ±, nElo ±, LOS and the SPRT's LLR."""
 
     def __init__(self, out: TextIO) -> None:
         super().__init__(out)
