@@ -120,6 +120,7 @@ def test_interrupt_then_resume_gives_every_game_once(tmp_path: Path) -> None:
     assert f"--resume {out}" in stdout
     played = len(journal(out))
     assert 3 <= played < 10
+    assert ">interrupted<" in (out / "report.html").read_text()
     with (out / "results.jsonl").open("a") as handle:
         handle.write('{"job_id": "p0-g9", "report": {"torn')  # a power loss mid-line
     assert main(["tournament", "--resume", str(out)]) == 0
@@ -250,6 +251,18 @@ def test_a_participant_failing_too_often_is_dropped(
         ),
         (["--engine", "a=random", "--engine", "b=random", "--tc", "0"], "base time"),
         (["--engine", "a=random", "--engine", "b=random", "--concurrency", "0"], "at least 1"),
+        (
+            ["--engine", "a=random", "--engine", "b=random", "--report-every", "0"],
+            "--report-every must be at least 1, not 0",
+        ),
+        (
+            ["--engine", "a=random", "--engine", "b=random", "--report-every", "-1"],
+            "--report-every must be at least 1, not -1",
+        ),
+        (
+            ["--engine", "a=random", "--engine", "b=random", "--report-every", "x"],
+            "--report-every takes a whole number, not 'x'",
+        ),
         (["--resume", "nowhere"], "no such folder"),
         (["--resume", "nowhere", "--games", "8"], "no such folder"),
         (["--resume", "nowhere", "--tc", "8"], "--tc cannot be changed"),

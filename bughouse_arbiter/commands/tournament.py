@@ -9,7 +9,8 @@ the teams swapped, and seats rotate so every side plays each colour on each
 board equally. ``--concurrency K`` games run at once; engines stay alive
 between games (restarted after a crash, which is counted). The folder
 ``--out DIR`` gets ``results.jsonl`` (one fsynced line per game),
-``games.bpgn``, ``summary.json`` and ``tournament.json``; Ctrl+C, SIGTERM or
+``games.bpgn``, ``summary.json``, ``tournament.json`` and ``report.html``
+(a page of the figures and plots, rewritten as games finish); Ctrl+C, SIGTERM or
 SIGHUP loses at most the games in flight (exit status 130, 143, 129), and
 ``--resume DIR`` continues (one driver at a time: the folder is locked),
 with the engines recorded when the run started; ``--resume DIR --games N``
@@ -67,13 +68,16 @@ from ..tournament.display import (
     eta_text,
     fit,
     nelo_text,
+    pairing_status,
     percent,
     plural,
     signed,
+    status_lines,
 )
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
+from ..tournament.report_file import ReportFile
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
@@ -221,6 +225,12 @@ def register(subparsers: Any) -> None:
         "play its remaining games (its engine fixed) (repeatable)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
+    add(
+        "--report-every",
+        metavar="N",
+        help="print the full report (standings, pairings, SPRT) every N games, as well as "
+        "at the end (may be given with --resume)",
+    )
     add_out(parser, metavar="DIR", help="new folder for the results (default tournament-<time>)")
     add("--resume", metavar="DIR", help="continue the tournament in DIR (its options are kept)")
     add(
@@ -468,7 +478,7 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
             option = "--" + given[0].replace("_", "-")
             raise ConfigError(
                 f"--resume keeps the tournament's own options; {option} cannot be changed "
-                "(only --concurrency, --recover, --readmit and more --games can)"
+                "(only --concurrency, --report-every, --recover, --readmit and more --games can)"
             )
         if args.games is not None and args.rounds is not None:
             raise ConfigError("give --games or --rounds, not both")
@@ -621,8 +631,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     args, folder = _prepare_out(args)
     plan = _plan(args, folder)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
+    every = _int(args.report_every, "--report-every", 1) if args.report_every is not None else 0
     out = env.stdout
     progress: LineProgress = RichProgress(out) if env.live else LineProgress(out)
+    progress.report_every = every
     # Joined before anything is written: a cluster that is not there costs nothing.
     on_ray = _ray_scheduler(args, progress) if args.ray is not None else None
     try:
@@ -738,8 +750,13 @@ async def play_tournament(
     set_aside = tournament.set_aside_text()
     if set_aside is not None:
         errors.warning(printable(set_aside, 2000))
+    page = ReportFile(plan.out, plan.sprt, warn=errors.warning)
+    for job_id, report in tournament.reports.items():
+        page.game(tournament.jobs[job_id], report)
+    progress.attach(page, tournament.summary, plan.sprt)
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
+        progress.write("".join(line + "\n" for line in progress.status_lines()))
     async with stop_on_signals() as stop:
         with stop.scope:
             await tournament.run(
@@ -760,6 +777,8 @@ async def play_tournament(
         errors.error(f"cannot write summary: {exc}")
         return FAILED
     progress.write(report_text(summary))
+    state = "stopped" if tournament.decision else "finished"
+    page.finish(summary, "interrupted" if stop.signal is not None else state)
     if counts is not None:
         progress.write("".join(f"{line}\n" for line in counts.lines()))
     lost = getattr(scheduler, "head_lost", None)
@@ -784,7 +803,9 @@ async def play_tournament(
             f"(the last: {last}); see {plan.out}/summary.json"
         )
         return FAILED
-    progress.write(f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json)\n")
+    progress.write(
+        f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json, report.html)\n"
+    )
     return OK
 
 
@@ -807,11 +828,21 @@ def _interval_text(s: Summary) -> str:
     return f"Elo {signed(s.elo, 1)} [{signed(low, 1)}, {signed(high, 1)}]"
 
 
+def _cut(name: str, width: int) -> str:
+    """``name``, or its start and end around ``…`` in ``width`` columns."""
+    if len(name) <= width:
+        return name
+    head = (width - 1) // 2
+    return name[:head] + "…" + name[len(name) - (width - 1 - head) :]
+
+
 def report_text(summary: Mapping[str, Any]) -> str:
     """The final standings, crosstable, pairings, SPRT and incidents, as plain text."""
     lines: list[str] = []
     rows = summary["standings"]
-    width = max([len(r["name"]) for r in rows] + [4])
+    # The other columns take 67: a longer name is cut in its middle (its end
+    # tells versions apart), so the table keeps to 80 columns.
+    width = min(max([len(r["name"]) for r in rows] + [4]), WIDTH - 67)
     lines.append(
         f"{'#':>2}  {'name':<{width}}  {'games':>5}  {'W':>4} {'L':>4} {'D':>4}  "
         f"{'points':>6}  {'score':>6}  {'Elo':>7} {'±':>6}  {'LOS':>6}"
@@ -820,7 +851,8 @@ def report_text(summary: Mapping[str, Any]) -> str:
         elo = r["elo"]
         record = Summary(wins=r["wins"], losses=r["losses"], draws=r["draws"])
         lines.append(
-            f"{rank:>2}  {r['name']:<{width}}  {r['games']:>5}  {r['wins']:>4} {r['losses']:>4} "
+            f"{rank:>2}  {_cut(r['name'], width):<{width}}  {r['games']:>5}  "
+            f"{r['wins']:>4} {r['losses']:>4} "
             f"{r['draws']:>4}  {r['points']:>6g}  {percent(record.score):>6}  "
             f"{signed(elo, 1) if elo is not None else '-':>7} "
             f"{_fmt(r['elo_margin'], '6.1f'):>6}  {percent(record.los):>6}"
@@ -919,7 +951,9 @@ def game_line(job: MatchJob, report: MatchReport) -> str:
 
 class LineProgress:
     """One finished game per entry, its parts packed into 80-column lines
-    (output that is not a terminal), with the ETA of the games left."""
+    (output that is not a terminal), with the record and figures of the
+    game's pairing and the ETA of the games left; every ``report_every``
+    games the full report. Once ``attach``ed, it also keeps ``report.html``."""
 
     def __init__(self, out: TextIO, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.out = out
@@ -929,6 +963,47 @@ class LineProgress:
         self.clock = clock
         self._started = clock()
         self._done_at_start = 0
+        self.report_every = 0
+        self.page: ReportFile | None = None
+        self.summary: Callable[[], Mapping[str, Any]] | None = None
+        self.sprt: Sprt | None = None
+
+    def attach(
+        self, page: ReportFile, summary: Callable[[], Mapping[str, Any]], sprt: Sprt | None
+    ) -> None:
+        """Status from ``page``'s live tally, reports and the page from ``summary``."""
+        self.page, self.summary, self.sprt = page, summary, sprt
+
+    def pairing_status(self, pairing: int) -> str:
+        """One pairing's live record and figures (``display.pairing_status``)."""
+        assert self.page is not None
+        tally = self.page.tally.pairings[pairing]
+        summary = tally.summary()
+        sprt = None
+        if self.sprt is not None and pairing == 0:
+            sprt = {
+                "llr": tally.llr_now(self.sprt),
+                "lower": self.sprt.lower,
+                "upper": self.sprt.upper,
+            }
+        return pairing_status(tally.first, tally.second, summary, sprt)
+
+    def status_lines(self, most: int = 12, width: int = WIDTH) -> list[str]:
+        """Every pairing's status (the first ``most``), packed into lines."""
+        if self.page is None:
+            return []
+        statuses = [self.pairing_status(index) for index, _ in self.page.tally.in_order()]
+        return status_lines(statuses, most, width)
+
+    def _after_game(self, job: MatchJob, report: MatchReport, left: Remaining | None) -> None:
+        """The page and, every ``report_every`` games, the full report."""
+        if self.page is None or self.summary is None:
+            return
+        # The last game's report is the final one, printed once.
+        if self.report_every and self.done % self.report_every == 0 and self.done < self.total:
+            self.write(f"-- report after {plural(self.done, 'game')} --\n")
+            self.write(report_text(self.summary()))
+        self.page.update(self.summary, "running", self.eta(left))
 
     def begin(self, total: int, done: int) -> None:
         self.total, self.done = total, done
@@ -946,12 +1021,16 @@ class LineProgress:
         self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
     ) -> None:
         self.done += 1
+        if self.page is not None:
+            self.page.game(job, report)
+            status = self.pairing_status(job.pairing)
         count = f"{self.done}, SPRT" if left is not None and left.approximate else (
             f"{self.done}/{self.total}"
         )
         lines = fit([f"game {job.number} ({count}): {game_line(job, report)}"])
         lines += fit([*status.split(SEPARATOR), self.eta(left)], first="  ")
         self.write("".join(line + "\n" for line in lines))
+        self._after_game(job, report, left)
 
     def message(self, text: str) -> None:
         self.write(text + "\n")
@@ -971,7 +1050,8 @@ class LineProgress:
 
 class RichProgress(LineProgress):
     """A live ``rich`` progress bar (games done/total, elapsed, ETA of the games
-    left) with the status below it: Elo ±, nElo ±, LOS and LLR."""
+    left) with every pairing's status below it (the first 8): W/L/D, pairs,
+    Elo ±, nElo ±, LOS and the SPRT's LLR."""
 
     def __init__(self, out: TextIO) -> None:
         super().__init__(out)
@@ -1014,8 +1094,22 @@ class RichProgress(LineProgress):
         self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
     ) -> None:
         self.done += 1
-        self.lines = fit(status.split(SEPARATOR), width=min(WIDTH, self.console.width))
+        width = min(WIDTH, self.console.width)
+        if self.page is not None:
+            self.page.game(job, report)
+            self.lines = self.status_lines(8, width)
+        else:
+            self.lines = fit(status.split(SEPARATOR), width=width)
         self.bar.update(self.task, completed=self.done, eta=self.eta(left))
+        self._after_game(job, report, left)
+
+    def write(self, text: str) -> None:
+        if self.broken:
+            return
+        try:
+            self.bar.console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+        except (OSError, ValueError, OutputGone):
+            self.broken = True
 
     def message(self, text: str) -> None:
         self.bar.console.print(text, markup=False, highlight=False)

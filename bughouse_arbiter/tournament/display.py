@@ -79,6 +79,26 @@ def status_text(
     return SEPARATOR.join(parts)
 
 
+def pairing_status(
+    first: str, second: str, summary: Summary, sprt: Mapping[str, object] | None = None
+) -> str:
+    """``a vs b: +3 -1 =2 · 3 pairs · Elo +35 ± 20 · nElo +40 ± 23 · LOS 91.2%``,
+    with an SPRT's ``LLR`` after it: one pairing's live record and figures."""
+    record = f"{first} vs {second}: +{summary.wins} -{summary.losses} ={summary.draws}"
+    rest = status_text(first, second, summary, sprt).split(SEPARATOR)
+    rest[0] = rest[0].removeprefix(f"{first} vs {second}: ")
+    return SEPARATOR.join([record, plural(summary.penta.pairs, "pair"), *rest])
+
+
+def status_lines(statuses: Sequence[str], most: int, width: int = WIDTH) -> list[str]:
+    """Each pairing's status packed into ``width`` columns, the first ``most``
+    of them, then how many more there are."""
+    lines = [line for status in statuses[:most] for line in fit(status.split(SEPARATOR), width)]
+    if len(statuses) > most:
+        lines.append(f"  … and {plural(len(statuses) - most, 'more pairing')}")
+    return lines
+
+
 def _number(value: object) -> float:
     assert isinstance(value, int | float)
     return float(value)
