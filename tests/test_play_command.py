@@ -18,8 +18,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pexpect
 import pytest
+
+pytest.importorskip("pexpect")
+
+import pexpect
 from console_vt import VirtualTerminal
 
 from bughouse_arbiter.bpgn.read import read_games

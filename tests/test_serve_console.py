@@ -6,6 +6,10 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("pexpect")
+
 import pexpect
 from test_play_command import ENGINE, Program, needs_engine, your_move
 

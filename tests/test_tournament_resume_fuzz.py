@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
