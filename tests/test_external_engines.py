@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from cli_checks import run_bughouse
 
 from bughouse_arbiter.adapters.xboard import XboardAdapter
 from bughouse_arbiter.bpgn.read import read_games
@@ -159,8 +160,6 @@ def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path)
     """The command line end to end: an engines file name, the built-in names,
     a native engine, then ``bughouse replay --check`` on what was written."""
     require("sjeng", "fairy-stockfish")
-    import subprocess
-    import sys
 
     engines = tmp_path / "engines.toml"
     engines.write_text(
@@ -171,7 +170,7 @@ def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path)
     )
     out = tmp_path / "games.bpgn"
     match = [
-        sys.executable, "-m", "bughouse_arbiter", "match",
+        "match",
         "--engines-file", str(engines),
         "--engine", "A-white=sjeng",
         "--engine", "A-black=my-fsf",
@@ -179,13 +178,12 @@ def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path)
         "--engine", "B-black=random",
         "--tc", "5+0", "--out", str(out),
     ]  # fmt: skip
-    done = subprocess.run(match, capture_output=True, text=True, timeout=120, check=False)
+    done = run_bughouse(*match)
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert '[WhiteA "Sjeng 11.2"]' in text
     assert '[BlackA "Fairy-Stockfish 11.1 LB 64"]' in text
-    check = [sys.executable, "-m", "bughouse_arbiter", "replay", "--check", str(out)]
-    replayed = subprocess.run(check, capture_output=True, text=True, timeout=60, check=False)
+    replayed = run_bughouse("replay", "--check", str(out), timeout=60)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     [game] = read_games(text)
     assert len(game.moves) >= 10

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_checks import BUGHOUSE
 
 from bughouse_arbiter.bpgn import read as bpgn_read
 from bughouse_arbiter.bpgn.frames import Frames
@@ -64,7 +65,7 @@ def _run(args: list[str], stdin: bytes = b"") -> tuple[int, int, str]:
     """(exit status, peak RSS in bytes, output) of ``bughouse replay ARGS`` in a child."""
     with tempfile.TemporaryDirectory() as folder:
         peak_file = Path(folder) / "peak"
-        command = [sys.executable, "-m", "bughouse_arbiter", "replay", *args]
+        command = [*BUGHOUSE, "replay", *args]
         done = subprocess.run(
             [sys.executable, "-c", _MEASURE, str(peak_file), *command],
             input=stdin,

@@ -17,13 +17,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 import trio
-from cli_checks import expect_usage_error
+from cli_checks import BUGHOUSE, expect_usage_error, run_bughouse
 from proc_checks import forking, recorded, running, zombies_of
 
 from bughouse_arbiter import __version__
@@ -58,6 +59,10 @@ GAUNTLET = [
 ]  # fmt: skip
 
 
+#: ``bughouse`` as a process, as every test here runs it.
+bughouse = partial(run_bughouse, timeout=300.0)
+
+
 def _ray_or_skip() -> Any:
     try:
         import ray
@@ -87,17 +92,6 @@ def cluster() -> Iterator[Any]:
         os.environ.pop("BUGHOUSE_TEST_NODE", None)
         made.shutdown()
         os.environ.pop(key, None)
-
-
-def bughouse(*argv: str, cwd: Path, timeout: float = 300.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 def journal(folder: Path) -> list[dict[str, Any]]:
@@ -227,7 +221,7 @@ def _tournament(
         "--ray", cluster.address, "--out", "t",
     ]  # fmt: skip
     return subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        [*BUGHOUSE, *argv],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_checks import BUGHOUSE
 
 from bughouse_arbiter.bpgn.read import BpgnGame, read_games
 from bughouse_arbiter.core.model import BoardId
@@ -30,7 +31,7 @@ from tests.test_web_replay import browser as browser  # the shared fixture
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'}"
 WAIT_MS = 30_000
-SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
+SERVE = [*BUGHOUSE, "serve"]
 
 
 class Served:
