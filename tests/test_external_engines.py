@@ -85,6 +85,7 @@ def check_match(record: MatchRecord, events: list[MatchEvent]) -> None:
     assert report.rejudged == outcome.result.value
 
 
+@pytest.mark.slow
 async def test_sjeng_pair_against_fairy_stockfish_pair() -> None:
     require("sjeng", "fairy-stockfish")
     known = builtin_external_engines()
@@ -99,6 +100,7 @@ async def test_sjeng_pair_against_fairy_stockfish_pair() -> None:
     assert "Sjeng" in record.names[Seat.A_WHITE] or record.names[Seat.A_WHITE] == "sjeng"
 
 
+@pytest.mark.slow
 async def test_fairy_stockfish_in_xboard_mode_beside_sjeng_and_uci() -> None:
     require("sjeng", "fairy-stockfish")
     known = builtin_external_engines()
@@ -156,6 +158,7 @@ async def test_a_missing_program_fails_to_start() -> None:
         await player.aclose()
 
 
+@pytest.mark.slow
 def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path) -> None:
     """The command line end to end: an engines file name, the built-in names,
     a native engine, then ``bughouse replay --check`` on what was written."""

@@ -225,6 +225,7 @@ async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str, mode: str
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_a_daemon_is_collected_by_the_subreaper(tmp_path: Path, marker: str) -> None:
     # Double fork and setsid: when the engine stops, the daemon is no longer
     # below it. Re-parented to the command (a subreaper), it is killed there.
@@ -240,6 +241,7 @@ def test_a_daemon_is_collected_by_the_subreaper(tmp_path: Path, marker: str) -> 
     assert not survivors(marker, wait=1.0)
 
 
+@pytest.mark.slow
 def test_an_orphan_holding_the_pipes_is_scored_left_by_the_command(
     tmp_path: Path, marker: str
 ) -> None:
@@ -265,6 +267,7 @@ def wait_for_line(process: subprocess.Popen[str], pattern: str) -> None:
     raise AssertionError(f"no line matching {pattern!r}; exit {process.wait()}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: str(s.name)
 )
@@ -300,6 +303,7 @@ def test_a_signal_stops_the_match_writes_the_game_and_closes_every_engine(
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_check_engine_and_kills_a_stubborn_engine(
     tmp_path: Path, marker: str
 ) -> None:
@@ -324,6 +328,7 @@ def test_sigterm_stops_check_engine_and_kills_a_stubborn_engine(
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_sighup_aborts_play_writes_the_game_and_closes_every_engine(
     tmp_path: Path, marker: str
 ) -> None:
@@ -375,6 +380,7 @@ def wait_pid(pid: int, timeout: float = GUARD) -> int:
     raise AssertionError(f"pid {pid} still runs after {timeout:g} s")
 
 
+@pytest.mark.slow
 def test_a_terminal_that_hangs_up_aborts_play_like_ctrl_c(tmp_path: Path, marker: str) -> None:
     # The real thing: the terminal goes away under `bughouse play` (its reads
     # and writes fail, SIGHUP and SIGCONT arrive), not just a signal.
@@ -418,6 +424,7 @@ def test_a_terminal_that_hangs_up_aborts_play_like_ctrl_c(tmp_path: Path, marker
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["helper", "daemon-helper"])
 def test_check_engine_leaves_no_process_behind(tmp_path: Path, marker: str, mode: str) -> None:
     done = bughouse("check-engine", hostile(mode, marker), "--timeout", "10", cwd=tmp_path)

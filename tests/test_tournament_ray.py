@@ -139,6 +139,7 @@ def games_by_round(folder: Path) -> dict[str, dict[str, str]]:
     return comparable
 
 
+@pytest.mark.slow
 def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -244,6 +245,7 @@ def _gated_tournament(
     return _tournament(cluster, tmp_path, gated, games=games, tc="600+0", max_plies=16)
 
 
+@pytest.mark.slow
 def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -282,6 +284,7 @@ def _engines_left(timeout: float, what: str = "random_mover.py") -> list[str]:
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_ctrl_c_abandons_the_games_and_closes_every_table_and_engine(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -303,6 +306,7 @@ def test_ctrl_c_abandons_the_games_and_closes_every_table_and_engine(
     assert len(ids) == len(set(ids)) < 8
 
 
+@pytest.mark.slow
 def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_path: Path) -> None:
     argv = [
         "tournament", "--engine", "a=random", "--engine", "b=random",
@@ -329,6 +333,7 @@ def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_p
     assert _engines_left(timeout=30) == []
 
 
+@pytest.mark.slow
 async def test_a_killed_table_costs_its_game_only_and_a_new_table_takes_its_slot(
     cluster: Any,
 ) -> None:
@@ -375,6 +380,7 @@ async def test_a_killed_table_costs_its_game_only_and_a_new_table_takes_its_slot
     assert _engines_left(timeout=30) == []
 
 
+@pytest.mark.slow
 def test_stop_reaches_a_table_mid_game_and_its_watch_returns(cluster: Any, tmp_path: Path) -> None:
     ray = _ray_or_skip()
     scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
@@ -399,6 +405,7 @@ def test_stop_reaches_a_table_mid_game_and_its_watch_returns(cluster: Any, tmp_p
         scheduler.shutdown()
 
 
+@pytest.mark.slow
 async def test_a_table_that_dies_idle_is_dropped_before_it_is_handed_a_game(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -459,6 +466,7 @@ async def test_a_table_that_dies_idle_is_dropped_before_it_is_handed_a_game(
     assert _engines_left(timeout=30, what=str(GATED)) == []
 
 
+@pytest.mark.slow
 def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -488,6 +496,7 @@ def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     assert summary["games_played"] == 4 and summary["crashes"]["picky"] == 0
 
 
+@pytest.mark.slow
 def test_a_driver_restarted_resumes_from_its_journal_on_the_cluster(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -518,6 +527,7 @@ def test_a_driver_restarted_resumes_from_its_journal_on_the_cluster(
     assert json.loads((tmp_path / "t" / "summary.json").read_text())["games_played"] == 6
 
 
+@pytest.mark.slow
 def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -555,6 +565,7 @@ def _wait_for(what: str, done: Callable[[], bool], timeout: float) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) -> None:
     # Four games for two tables (one per node), held until the gate opens: the
     # second node's table is mid-game when the node goes.
@@ -610,6 +621,7 @@ def _first_report_from(folder: Path, node_id: str, timeout: float) -> tuple[int,
     raise AssertionError(f"no game played on node {node_id[:8]} in {timeout:g} s")
 
 
+@pytest.mark.slow
 def test_a_node_that_joins_mid_run_gets_a_table_and_every_game_is_counted_once(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -682,6 +694,7 @@ def test_bad_ray_options_exit_2_with_one_line(
     expect_usage_error("tournament", [*base, *argv], message, capsys, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_match_larger_than_every_node_is_refused(cluster: Any, tmp_path: Path) -> None:
     argv = [
         "tournament", "--engine", "a=random", "--engine", "b=random",
@@ -727,6 +740,7 @@ def test_built_in_engines_are_found_where_the_worker_keeps_them() -> None:
         assert localize_job(job) == job
 
 
+@pytest.mark.slow
 async def test_a_node_with_another_version_refuses_the_game_naming_itself(
     cluster: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -755,6 +769,7 @@ async def test_a_node_with_another_version_refuses_the_game_naming_itself(
     assert scheduler.concurrency == 2
 
 
+@pytest.mark.slow
 async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewhere(
     cluster: Any,
 ) -> None:
@@ -791,6 +806,7 @@ async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewh
     assert scheduler.concurrency == 1
 
 
+@pytest.mark.slow
 def test_a_table_clears_what_its_engines_left_after_every_game(
     cluster: Any, tmp_path: Path
 ) -> None:
