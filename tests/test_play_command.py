@@ -412,6 +412,7 @@ def test_moves_in_check_lists_the_drop_squares(tmp_path: Path) -> None:
         program.kill()
 
 
+@pytest.mark.slow
 @needs_engine
 def test_bell_rings_only_when_asked(tmp_path: Path) -> None:
     signaller = f"{sys.executable} {ROOT / 'tests' / 'partner_engine.py'} ++n"

@@ -46,6 +46,7 @@ class ConnectedProgram(Program):
         self.raw = []
 
 
+@pytest.mark.slow
 @needs_engine
 def test_the_console_plays_a_game_over_connect(tmp_path: Path) -> None:
     out = tmp_path / "served.bpgn"

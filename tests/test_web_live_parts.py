@@ -734,6 +734,7 @@ async def test_pages_get_the_move_lists_in_ranges_from_what_they_hold() -> None:
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 def test_serve_web_options_are_checked(tmp_path: Path) -> None:
     for args, message in [
         (["--web", "http"], "--web takes a number, not 'http'"),

@@ -169,6 +169,7 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
 def test_stepping_through_a_replay_in_the_browser(
     browser: Any, tmp_path: Path, width: int, height: int
@@ -215,6 +216,7 @@ def test_stepping_through_a_replay_in_the_browser(
     page.close()
 
 
+@pytest.mark.slow
 def test_a_hostile_name_is_shown_as_text(browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "hostile.html"
     out.write_text(replay_page(report_of(HOSTILE)))
