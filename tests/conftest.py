@@ -6,28 +6,34 @@ import os
 import sys
 
 import pytest
-from hypothesis import HealthCheck, settings
 
-# Hypothesis's per-example deadline (200 ms) fails healthy tests on a loaded
-# machine (CI, or a mutation run that traces every line); how fast things are
-# is measured by the scripts under bench/, never asserted in a test.
-settings.register_profile("bughouse", deadline=None)
-settings.load_profile("bughouse")
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # an optional test dependency: its modules skip themselves
+    HealthCheck = settings = None  # type: ignore[assignment,misc]
 
-# tools/mutation.py runs the tests once per mutant with BUGHOUSE_MUTATION=1:
-# few examples, the same ones for every mutant (so a verdict can be rerun),
-# no example database, and property tests after the quick ones (-x stops at
-# the first failure, so a mutant a plain test kills costs no search at all).
 MUTATION_RUN = bool(os.environ.get("BUGHOUSE_MUTATION"))
-settings.register_profile(
-    "mutation",
-    parent=settings.get_profile("bughouse"),
-    max_examples=20,
-    derandomize=True,
-    database=None,
-)
-if MUTATION_RUN:
-    settings.load_profile("mutation")
+
+if settings is not None:
+    # Hypothesis's per-example deadline (200 ms) fails healthy tests on a loaded
+    # machine (CI, or a mutation run that traces every line); how fast things are
+    # is measured by the scripts under bench/, never asserted in a test.
+    settings.register_profile("bughouse", deadline=None)
+    settings.load_profile("bughouse")
+
+    # tools/mutation.py runs the tests once per mutant with BUGHOUSE_MUTATION=1:
+    # few examples, the same ones for every mutant (so a verdict can be rerun),
+    # no example database, and property tests after the quick ones (-x stops at
+    # the first failure, so a mutant a plain test kills costs no search at all).
+    settings.register_profile(
+        "mutation",
+        parent=settings.get_profile("bughouse"),
+        max_examples=20,
+        derandomize=True,
+        database=None,
+    )
+    if MUTATION_RUN:
+        settings.load_profile("mutation")
 
 #: Set by tools/mutation.py (--examples): a test's own @settings outrank any
 #: profile, so this caps each property test's examples where they are read;

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import trio
+from cli_checks import BUGHOUSE, ROOT, environment
 
-ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = environment()
 
 
 def bughouse(*args: str) -> list[str]:
-    return [sys.executable, "-m", "bughouse_arbiter", *args]
+    return [*BUGHOUSE, *args]
 
 
 class Server:

@@ -5,6 +5,10 @@ while a search runs."""
 from __future__ import annotations
 
 import chess
+import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_adapter_common import CLOCKS, RULES

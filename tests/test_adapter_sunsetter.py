@@ -9,12 +9,12 @@ chess server does: ``new``, ``variant bughouse``, moves, ``holding``.
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
 from pathlib import Path
 
 import chess
 import pytest
+from cli_checks import run_bughouse
 from test_adapter_common import CLOCKS, RULES, Table
 from xboard_fake import Crashed, SunsetterLike
 
@@ -305,14 +305,7 @@ def test_a_match_never_sends_memory_unless_asked(tmp_path: Path) -> None:
     fake = f"xboard:{sys.executable} {Path(__file__).with_name('xboard_fake.py')} --no-option"
     engines = [f"--engine=WA={fake}", *(f"--engine={seat}=random" for seat in ("BA", "WB", "BB"))]
     options = ["--tc", "2+0", "--games", "2", "--seed", "3", "--out", "s.bpgn"]
-    done = subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", "match", *engines, *options],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_bughouse("match", *engines, *options, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     games = read_games((tmp_path / "s.bpgn").read_text())
     assert len(games) == 2

@@ -10,6 +10,9 @@ import random
 import chess
 import chess.variant
 import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given, settings
 from strategies import bughouse_fens, crazyhouse_walk
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 import chess
 import chess.variant
 import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import crazyhouse_walk, house_rules, played_games

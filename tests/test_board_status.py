@@ -7,6 +7,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import bughouse_fens, crazyhouse_walk, house_rules

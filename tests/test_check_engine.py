@@ -145,6 +145,7 @@ def test_a_sunsetter_like_engine_is_checked_without_setboard(
     assert "7 of 10 steps passed, 3 skipped" in out
 
 
+@pytest.mark.slow
 def test_a_silent_sitter_passes_the_waiting_step_and_a_fast_mover_skips_mid_think(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

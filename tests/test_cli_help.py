@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
+from cli_checks import run_bughouse
 
 COMMANDS = ["match", "play", "replay", "position", "check-engine"]
 
 
-def bughouse(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_has_no_markup_or_internal_names(command: str) -> None:
-    done = bughouse(command, "--help")
+    done = run_bughouse(command, "--help")
     assert done.returncode == 0
     assert "``" not in done.stdout
     for internal in (".py", "ui.render", "bughouse_arbiter"):
@@ -30,13 +18,13 @@ def test_help_has_no_markup_or_internal_names(command: str) -> None:
 
 
 def test_play_help_gives_the_default_seat() -> None:
-    text = " ".join(bughouse("play", "--help").stdout.split())
+    text = " ".join(run_bughouse("play", "--help").stdout.split())
     assert "BA, WB, BB); default A-white" in text
 
 
 @pytest.mark.parametrize("command", ["play", "match"])
 def test_a_negative_time_control_gets_a_clear_error(command: str) -> None:
-    done = bughouse(command, "--tc", "-5+0")
+    done = run_bughouse(command, "--tc", "-5+0")
     assert done.returncode == 2
     assert done.stderr == (
         f"bughouse {command}: error: time control '-5+0': the base time must be above 0 seconds\n"
@@ -62,13 +50,7 @@ def test_help_is_as_wide_as_argparse_would_make_it(
 
 @pytest.mark.parametrize("columns", ["50", "200"])
 def test_the_help_text_wraps_at_the_terminal_width(columns: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", "position", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "COLUMNS": columns},
-    )
+    done = run_bughouse("position", "--help", env={"COLUMNS": columns})
     assert done.returncode == 0
     # The description is printed as written; the options are wrapped.
     options = done.stdout.split("\noptions:\n", 1)[1]

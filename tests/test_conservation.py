@@ -11,6 +11,10 @@ import itertools
 from collections import Counter
 
 import chess
+import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import house_rules, play_randomly, played_games

@@ -24,6 +24,10 @@ import re
 from collections import Counter
 
 import chess
+import pytest
+
+pytest.importorskip("pyffish")
+
 import pyffish as sf
 
 from bughouse_arbiter.core.board import BoardStatus, BughouseBoard

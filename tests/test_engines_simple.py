@@ -16,8 +16,11 @@ from pathlib import Path
 
 import chess
 import chess.variant
-import pexpect
 import pytest
+
+pytest.importorskip("pexpect")
+
+import pexpect
 from pexpect.popen_spawn import PopenSpawn
 
 from bughouse_arbiter.core.game import BughouseGame

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from cli_checks import run_bughouse
 
 from bughouse_arbiter.adapters.xboard import XboardAdapter
 from bughouse_arbiter.bpgn.read import read_games
@@ -84,6 +85,7 @@ def check_match(record: MatchRecord, events: list[MatchEvent]) -> None:
     assert report.rejudged == outcome.result.value
 
 
+@pytest.mark.slow
 async def test_sjeng_pair_against_fairy_stockfish_pair() -> None:
     require("sjeng", "fairy-stockfish")
     known = builtin_external_engines()
@@ -98,6 +100,7 @@ async def test_sjeng_pair_against_fairy_stockfish_pair() -> None:
     assert "Sjeng" in record.names[Seat.A_WHITE] or record.names[Seat.A_WHITE] == "sjeng"
 
 
+@pytest.mark.slow
 async def test_fairy_stockfish_in_xboard_mode_beside_sjeng_and_uci() -> None:
     require("sjeng", "fairy-stockfish")
     known = builtin_external_engines()
@@ -155,12 +158,11 @@ async def test_a_missing_program_fails_to_start() -> None:
         await player.aclose()
 
 
+@pytest.mark.slow
 def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path) -> None:
     """The command line end to end: an engines file name, the built-in names,
     a native engine, then ``bughouse replay --check`` on what was written."""
     require("sjeng", "fairy-stockfish")
-    import subprocess
-    import sys
 
     engines = tmp_path / "engines.toml"
     engines.write_text(
@@ -171,7 +173,7 @@ def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path)
     )
     out = tmp_path / "games.bpgn"
     match = [
-        sys.executable, "-m", "bughouse_arbiter", "match",
+        "match",
         "--engines-file", str(engines),
         "--engine", "A-white=sjeng",
         "--engine", "A-black=my-fsf",
@@ -179,13 +181,12 @@ def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path)
         "--engine", "B-black=random",
         "--tc", "5+0", "--out", str(out),
     ]  # fmt: skip
-    done = subprocess.run(match, capture_output=True, text=True, timeout=120, check=False)
+    done = run_bughouse(*match)
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert '[WhiteA "Sjeng 11.2"]' in text
     assert '[BlackA "Fairy-Stockfish 11.1 LB 64"]' in text
-    check = [sys.executable, "-m", "bughouse_arbiter", "replay", "--check", str(out)]
-    replayed = subprocess.run(check, capture_output=True, text=True, timeout=60, check=False)
+    replayed = run_bughouse("replay", "--check", str(out), timeout=60)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     [game] = read_games(text)
     assert len(game.moves) >= 10

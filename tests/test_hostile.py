@@ -21,10 +21,12 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
+from functools import partial
 from pathlib import Path
 
 import pytest
 import trio
+from cli_checks import BUGHOUSE, environment, run_bughouse
 
 from bughouse_arbiter.bpgn.read import BpgnGame, read_games
 from bughouse_arbiter.bpgn.replay import replay_game
@@ -41,6 +43,10 @@ HOSTILE = ROOT / "engines" / "hostile.py"
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 SEAT_OPTIONS = {Seat.A_WHITE: "WA", Seat.A_BLACK: "BA", Seat.B_WHITE: "WB", Seat.B_BLACK: "BB"}
 GUARD = 90.0
+
+
+#: ``bughouse`` as a process, as every test here runs it.
+bughouse = partial(run_bughouse, timeout=GUARD)
 
 
 @pytest.fixture
@@ -82,22 +88,6 @@ def seats(marker: str, attacker: Mapping[Seat, str], *, delay: int = 0) -> list[
     """``--engine`` options: the attackers, and markered random movers elsewhere."""
     normal = hostile("normal", marker, f"--delay {delay}" if delay else "")
     return [f"--engine={SEAT_OPTIONS[s]}={attacker.get(s, normal)}" for s in Seat]
-
-
-def env() -> dict[str, str]:
-    path = os.environ.get("PYTHONPATH", "")
-    return {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{path}" if path else str(ROOT)}
-
-
-def bughouse(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=cwd,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-    )
 
 
 def one_game(path: Path) -> BpgnGame:
@@ -235,6 +225,7 @@ async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str, mode: str
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_a_daemon_is_collected_by_the_subreaper(tmp_path: Path, marker: str) -> None:
     # Double fork and setsid: when the engine stops, the daemon is no longer
     # below it. Re-parented to the command (a subreaper), it is killed there.
@@ -250,6 +241,7 @@ def test_a_daemon_is_collected_by_the_subreaper(tmp_path: Path, marker: str) -> 
     assert not survivors(marker, wait=1.0)
 
 
+@pytest.mark.slow
 def test_an_orphan_holding_the_pipes_is_scored_left_by_the_command(
     tmp_path: Path, marker: str
 ) -> None:
@@ -275,6 +267,7 @@ def wait_for_line(process: subprocess.Popen[str], pattern: str) -> None:
     raise AssertionError(f"no line matching {pattern!r}; exit {process.wait()}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: str(s.name)
 )
@@ -285,10 +278,10 @@ def test_a_signal_stops_the_match_writes_the_game_and_closes_every_engine(
     attack = {Seat.A_WHITE: hostile("stubborn", marker, "--delay", "50")}
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "bughouse_arbiter", "match", *seats(marker, attack, delay=50),
+            *BUGHOUSE, "match", *seats(marker, attack, delay=50),
             "--tc", "600", "--rule", "max_plies=100000", "--out", "s.bpgn",
         ],
-        cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         wait_for_line(process, r"^ply +4 ")
@@ -310,15 +303,16 @@ def test_a_signal_stops_the_match_writes_the_game_and_closes_every_engine(
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_check_engine_and_kills_a_stubborn_engine(
     tmp_path: Path, marker: str
 ) -> None:
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "bughouse_arbiter", "check-engine",
+            *BUGHOUSE, "check-engine",
             hostile("stubborn", marker, "--delay", "3000"),
         ],
-        cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         wait_for_line(process, r"PASS +handshake")
@@ -334,6 +328,7 @@ def test_sigterm_stops_check_engine_and_kills_a_stubborn_engine(
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_sighup_aborts_play_writes_the_game_and_closes_every_engine(
     tmp_path: Path, marker: str
 ) -> None:
@@ -344,10 +339,10 @@ def test_sighup_aborts_play_writes_the_game_and_closes_every_engine(
     ]
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "bughouse_arbiter", "play", "--seat", "WA", *engines,
+            *BUGHOUSE, "play", "--seat", "WA", *engines,
             "--tc", "600", "--out", "p.bpgn", "--name", "tester",
         ],
-        cwd=tmp_path, env={**env(), "TERM": "dumb"}, stdin=subprocess.PIPE,
+        cwd=tmp_path, env={**environment(), "TERM": "dumb"}, stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -385,6 +380,7 @@ def wait_pid(pid: int, timeout: float = GUARD) -> int:
     raise AssertionError(f"pid {pid} still runs after {timeout:g} s")
 
 
+@pytest.mark.slow
 def test_a_terminal_that_hangs_up_aborts_play_like_ctrl_c(tmp_path: Path, marker: str) -> None:
     # The real thing: the terminal goes away under `bughouse play` (its reads
     # and writes fail, SIGHUP and SIGCONT arrive), not just a signal.
@@ -395,14 +391,14 @@ def test_a_terminal_that_hangs_up_aborts_play_like_ctrl_c(tmp_path: Path, marker
         if seat is not Seat.A_WHITE
     ]
     command = shlex.join(
-        [sys.executable, "-m", "bughouse_arbiter", "play", "--seat", "WA", *engines,
+        [*BUGHOUSE, "play", "--seat", "WA", *engines,
          "--tc", "600", "--out", "h.bpgn", "--name", "tester"]
     )  # fmt: skip
     child = pexpect.spawn(
         "bash",
         ["-c", f"exec {command} 2>errors.txt"],
         cwd=str(tmp_path),
-        env={**env(), "TERM": "xterm", "LANG": "C.UTF-8"},
+        env={**environment(), "TERM": "xterm", "LANG": "C.UTF-8"},
         dimensions=(30, 100),
         encoding="utf-8",
         timeout=GUARD,
@@ -428,6 +424,7 @@ def test_a_terminal_that_hangs_up_aborts_play_like_ctrl_c(tmp_path: Path, marker
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["helper", "daemon-helper"])
 def test_check_engine_leaves_no_process_behind(tmp_path: Path, marker: str, mode: str) -> None:
     done = bughouse("check-engine", hostile(mode, marker), "--timeout", "10", cwd=tmp_path)

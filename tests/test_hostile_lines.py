@@ -13,7 +13,11 @@ from __future__ import annotations
 import math
 import re
 
+import pytest
 import trio
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_adapter_common import Table

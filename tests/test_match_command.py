@@ -18,7 +18,7 @@ from pathlib import Path
 import attrs
 import pytest
 import trio
-from cli_checks import expect_usage_error
+from cli_checks import expect_usage_error, run_bughouse
 from fakes import Info, Move, RandomFake, Tell, silent_table
 
 from bughouse_arbiter.bpgn import BpgnFile
@@ -132,7 +132,7 @@ def test_options_go_to_the_engine_at_their_seat_and_to_team_engines() -> None:
 
 
 def test_an_option_reaches_the_engine(tmp_path: Path) -> None:
-    done = bughouse(
+    done = run_bughouse(
         "match",
         "--engine=WA=random",
         "--option",
@@ -474,21 +474,10 @@ REAL_ENGINES = (ROOT / "engines" / "random_mover.py").is_file()
 needs_engines = pytest.mark.skipif(not REAL_ENGINES, reason="engines/random_mover.py missing")
 
 
-def bughouse(*argv: str, cwd: Path, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
 @needs_engines
 def test_cli_plays_random_movers_and_writes_a_replayable_file(tmp_path: Path) -> None:
     engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
-    done = bughouse(
+    done = run_bughouse(
         "match", *engines, "--tc", "3+0", "--seed", "3", "--out", "m.bpgn", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
@@ -508,7 +497,7 @@ def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     mover = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --seed"
     seeds = {Seat.A_WHITE: 701, Seat.B_BLACK: 702, Seat.A_BLACK: 703, Seat.B_WHITE: 704}
     engines = [f"--engine={seat.slug}={mover} {seed}" for seat, seed in seeds.items()]
-    done = bughouse(
+    done = run_bughouse(
         "match",
         *engines,
         "--games",
@@ -712,7 +701,7 @@ async def test_a_file_that_cannot_be_written_is_reported(
 @needs_engines
 def test_cli_writes_the_record_of_a_crashed_engines_match(tmp_path: Path) -> None:
     engines = ["--engine=WA=faulty-crash"] + [f"--engine={s}=random" for s in ("BA", "WB", "BB")]
-    done = bughouse("match", *engines, "--tc", "5", "--out", "crash.bpgn", cwd=tmp_path)
+    done = run_bughouse("match", *engines, "--tc", "5", "--out", "crash.bpgn", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "result: 0-1 (A-White left: the engine exited with status 3" in done.stdout
     (game,) = read_games((tmp_path / "crash.bpgn").read_text())
@@ -728,7 +717,7 @@ def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
         f'[engines.lucky]\nprotocol = "native"\ncommand = ["{sys.executable}", "{mover}"]\n'
     )
     engines = [f"--engine={seat}=lucky" for seat in ("WA", "BA", "WB", "BB")]
-    done = bughouse(
+    done = run_bughouse(
         "match",
         "--engines-file",
         "engines.toml",
@@ -742,7 +731,7 @@ def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     (game,) = read_games((tmp_path / "f.bpgn").read_text())
     assert game.finished
-    bad = bughouse(
+    bad = run_bughouse(
         "match", "--engines-file", "engines.toml", "--engine", "WA=unlucky x'", cwd=tmp_path
     )
     assert bad.returncode == 2
@@ -861,7 +850,7 @@ def _clock_seconds(text: str) -> float:
 @needs_engines
 def test_without_out_the_game_goes_under_games(tmp_path: Path) -> None:
     engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
-    done = bughouse("match", *engines, "--tc", "10", cwd=tmp_path)
+    done = run_bughouse("match", *engines, "--tc", "10", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["games"]  # nothing else in the folder
     (written,) = (tmp_path / "games").iterdir()

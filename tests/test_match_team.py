@@ -3,12 +3,12 @@ through seat rotation, the BPGN names, the debug logs and the summary table."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
-from cli_checks import expect_usage_error
+from cli_checks import expect_usage_error, run_bughouse
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
@@ -20,15 +20,8 @@ from bughouse_arbiter.errors import ConfigError
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def bughouse(*argv: str, cwd: Path, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+#: ``bughouse`` as a process, as every test here runs it.
+bughouse = partial(run_bughouse, timeout=60.0)
 
 
 # -- options ---------------------------------------------------------------------

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_checks import run_bughouse
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
-
-
-def bughouse(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 @pytest.mark.parametrize(
@@ -43,7 +31,7 @@ def test_an_absurd_time_control_is_one_line_and_exit_2(
         "match": ["--out", "m.bpgn"],
         "play": ["--out", "p.bpgn"],
     }[command]
-    done = bughouse(command, "--tc", tc, *extra, cwd=tmp_path)
+    done = run_bughouse(command, "--tc", tc, *extra, cwd=tmp_path)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_checks import expect_usage_error
+from cli_checks import BUGHOUSE, expect_usage_error, run_bughouse
 
 from bughouse_arbiter.bpgn import BpgnFile
 from bughouse_arbiter.bpgn.read import read_games
@@ -20,24 +20,13 @@ from bughouse_arbiter.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 MOVER = ROOT / "engines" / "random_mover.py"
-MATCH = [sys.executable, "-m", "bughouse_arbiter", "match"]
+MATCH = [*BUGHOUSE, "match"]
 needs_engines = pytest.mark.skipif(not MOVER.is_file(), reason="engines/random_mover.py missing")
 
 
 def _slow_engines(delay_ms: int = 20) -> list[str]:
     spec = f"{sys.executable} {MOVER} --delay {delay_ms}"
     return [f"--engine={seat}={spec}" for seat in ("WA", "BA", "WB", "BB")]
-
-
-def _bughouse(*argv: str, cwd: Path, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize("command", ["match", "play"])
@@ -86,7 +75,7 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
         deadline = time.monotonic() + 60
         while "1A." not in out.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
-        second = _bughouse("match", "--tc", "2+0", "--out", str(out), cwd=tmp_path)
+        second = run_bughouse("match", "--tc", "2+0", "--out", str(out), cwd=tmp_path)
         assert second.returncode == 2
         assert "another process is writing this file" in second.stderr
         first.send_signal(signal.SIGTERM)
@@ -100,7 +89,7 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
     assert len(games) == 2
     assert "interrupted by SIGTERM" in out.read_text()
     assert len(games[1].moves) >= 1
-    check = _bughouse("replay", "--check", str(out), cwd=tmp_path)
+    check = run_bughouse("replay", "--check", str(out), cwd=tmp_path)
     assert check.returncode == 0, check.stdout
     assert "checked 2 game(s) in 1 file(s): 2 passed, 0 failed" in check.stdout
 
@@ -131,7 +120,7 @@ def test_sigkill_mid_game_leaves_a_file_that_replays(tmp_path: Path, wait_for: s
     (game,) = read_games(out.read_bytes())
     assert not game.finished
     assert game.tag("Result") == "*"
-    check = _bughouse("replay", "--check", str(out), cwd=tmp_path)
+    check = run_bughouse("replay", "--check", str(out), cwd=tmp_path)
     assert check.returncode == 0, check.stdout
     assert ": ok: " in check.stdout
     if wait_for == "moves":

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_checks import BUGHOUSE, run_bughouse
 
 from bughouse_arbiter import exits
 from bughouse_arbiter.cli import main
@@ -21,7 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "tests" / "data" / "arbiter_game.bpgn"
 CORPUS = sorted((ROOT / "tests" / "data" / "corpus").glob("*.bpgn"))
 FEN = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1"
-BUGHOUSE = [sys.executable, "-m", "bughouse_arbiter"]
 RANDOM_MATCH = [
     "match",
     *(f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")),
@@ -43,19 +43,6 @@ STOPPED = {
 }
 
 
-def run_into(stdout: int, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*BUGHOUSE, *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def closed_pipe() -> int:
     """The write end of a pipe whose reader has gone (``| head`` once it has
     read its lines): every write gets EPIPE."""
@@ -68,7 +55,7 @@ def closed_pipe() -> int:
 def test_a_closed_output_ends_the_command_quietly(name: str, tmp_path: Path) -> None:
     write = closed_pipe()
     try:
-        done = run_into(write, STOPPED[name], tmp_path)
+        done = run_bughouse(*STOPPED[name], cwd=tmp_path, stdout=write)
     finally:
         os.close(write)
     assert done.stderr == ""
@@ -78,7 +65,7 @@ def test_a_closed_output_ends_the_command_quietly(name: str, tmp_path: Path) -> 
 @pytest.mark.parametrize("name", list(STOPPED))
 def test_a_full_output_is_one_write_error_line(name: str, tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
-        done = run_into(full.fileno(), STOPPED[name], tmp_path)
+        done = run_bughouse(*STOPPED[name], cwd=tmp_path, stdout=full.fileno())
     command = STOPPED[name][0]
     assert done.stderr == (
         f"bughouse {command}: error: cannot write to standard output: No space left on device\n"
@@ -133,7 +120,7 @@ def test_check_engine_whose_output_closes_mid_run_closes_the_engine(tmp_path: Pa
 def test_match_plays_on_into_its_file_when_the_output_closes(tmp_path: Path) -> None:
     write = closed_pipe()
     try:
-        done = run_into(write, RANDOM_MATCH, tmp_path)
+        done = run_bughouse(*RANDOM_MATCH, cwd=tmp_path, stdout=write)
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (exits.OK, "")
@@ -142,7 +129,7 @@ def test_match_plays_on_into_its_file_when_the_output_closes(tmp_path: Path) -> 
 
 def test_match_into_a_full_output_plays_on_and_then_says_so(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
-        done = run_into(full.fileno(), RANDOM_MATCH, tmp_path)
+        done = run_bughouse(*RANDOM_MATCH, cwd=tmp_path, stdout=full.fileno())
     assert done.stderr == (
         "bughouse match: error: cannot write to standard output: No space left on device\n"
     )

@@ -12,14 +12,17 @@ from __future__ import annotations
 import io
 import os
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pexpect
 import pytest
+
+pytest.importorskip("pexpect")
+
+import pexpect
+from cli_checks import run_bughouse
 from console_vt import VirtualTerminal
 
 from bughouse_arbiter.bpgn.read import read_games
@@ -305,18 +308,11 @@ def test_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) ->
 @needs_engine
 def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
     out = tmp_path / "piped.bpgn"
-    args = [sys.executable, "-m", "bughouse_arbiter", "play", "--out", str(out)]
+    args = ["play", "--out", str(out)]
     for seat in ("A-black", "B-white", "B-black"):
         args += ["--engine", f"{seat}={ENGINE}"]
     args += ["--fen-b", FEN_B, "--tc", "300+0"]
-    done = subprocess.run(
-        args,
-        input="sit\nresign\ny\n",
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        cwd=tmp_path,
-    )
+    done = run_bughouse(*args, input="sit\nresign\ny\n", timeout=TIMEOUT, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
     assert "you to partner: sit" in done.stdout
@@ -416,6 +412,7 @@ def test_moves_in_check_lists_the_drop_squares(tmp_path: Path) -> None:
         program.kill()
 
 
+@pytest.mark.slow
 @needs_engine
 def test_bell_rings_only_when_asked(tmp_path: Path) -> None:
     signaller = f"{sys.executable} {ROOT / 'tests' / 'partner_engine.py'} ++n"

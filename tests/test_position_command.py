@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
+from cli_checks import run_bughouse
 
 from bughouse_arbiter.cli import main
 from bughouse_arbiter.core.board import STARTING_FEN
@@ -189,36 +188,21 @@ def test_argparse_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_real_process() -> None:
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bughouse_arbiter",
-            "position",
+    completed = run_bughouse(
+        "position",
             WHITE_WAITS,
             "--json",
             "--moves",
             "+N",
             "N@g1",
             "h8g8",
-            "--board-b",
-            STARTING_FEN,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+        "--board-b",
+        STARTING_FEN,
     )
     assert completed.returncode == 0, completed.stderr
     out = json.loads(completed.stdout)
     assert out["status"] == "ok" and out["match"]["over"] is False
-    failed = subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", "position", "rnbqkbnr/8"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    failed = run_bughouse("position", "rnbqkbnr/8")
     assert failed.returncode == 2
     assert failed.stdout == ""
     assert failed.stderr.startswith("bughouse position: error: FEN: ")

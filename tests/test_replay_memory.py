@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_checks import BUGHOUSE
 
 from bughouse_arbiter.bpgn import read as bpgn_read
 from bughouse_arbiter.bpgn.frames import Frames
@@ -64,7 +65,7 @@ def _run(args: list[str], stdin: bytes = b"") -> tuple[int, int, str]:
     """(exit status, peak RSS in bytes, output) of ``bughouse replay ARGS`` in a child."""
     with tempfile.TemporaryDirectory() as folder:
         peak_file = Path(folder) / "peak"
-        command = [sys.executable, "-m", "bughouse_arbiter", "replay", *args]
+        command = [*BUGHOUSE, "replay", *args]
         done = subprocess.run(
             [sys.executable, "-c", _MEASURE, str(peak_file), *command],
             input=stdin,
@@ -76,6 +77,7 @@ def _run(args: list[str], stdin: bytes = b"") -> tuple[int, int, str]:
     return done.returncode, peak, done.stdout.decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_check_memory_is_flat_in_the_length_of_a_game(check_peaks: dict[str, int]) -> None:
     # Four times the game, 3 MB more file: before, the peak grew by about
     # 20 bytes of memory a byte of file (about 60 MB here); now it stays put.
@@ -83,6 +85,7 @@ def test_check_memory_is_flat_in_the_length_of_a_game(check_peaks: dict[str, int
     assert grown < 16 * 2**20, f"--check peak grew {grown / 2**20:.1f} MiB for 3 MB more game"
 
 
+@pytest.mark.slow
 def test_stepping_to_the_last_ply_of_a_huge_game_keeps_only_moves_and_keyframes(
     games: dict[str, tuple[Path, int]], check_peaks: dict[str, int]
 ) -> None:
@@ -98,6 +101,7 @@ def test_stepping_to_the_last_ply_of_a_huge_game_keeps_only_moves_and_keyframes(
     assert extra < 25 * MB, f"stepping took {extra / 2**20:.1f} MiB more than --check"
 
 
+@pytest.mark.slow
 def test_the_page_of_a_huge_game_is_capped_and_says_so(
     games: dict[str, tuple[Path, int]],
     tmp_path: Path,
@@ -148,6 +152,7 @@ def test_a_game_read_in_parts_is_the_game_read_whole(monkeypatch: pytest.MonkeyP
         )
 
 
+@pytest.mark.slow
 def test_check_judges_parts_as_it_judges_whole_games(monkeypatch: pytest.MonkeyPatch) -> None:
     data = b"\n\n".join(path.read_bytes() for path in sorted(CORPUS.glob("*.bpgn")))
     whole = [describe(replay_game(game), "f") for game in iter_games(io.BytesIO(data))]
@@ -157,6 +162,7 @@ def test_check_judges_parts_as_it_judges_whole_games(monkeypatch: pytest.MonkeyP
     assert streamed == whole
 
 
+@pytest.mark.slow
 def test_frames_rebuilt_from_keyframes_are_the_frames_of_every_ply(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import given
 from strategies import house_rules
 

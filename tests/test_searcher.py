@@ -19,17 +19,17 @@ from bughouse_arbiter.protocol.signals import BY_CODE, SIGNALS
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
 sys.path.insert(0, str(ENGINES))
 
-from searcher.evaluation import (  # noqa: E402
+from searcher.evaluation import (
     MUST_WAIT_SCORE,
     Stakes,
     evaluate,
     king_danger,
 )
-from searcher.partner import PartnerWishes, request_word  # noqa: E402
-from searcher.plan import Decision, Table, build_stakes, decide, think_seconds, threats_after  # noqa: E402
-from searcher.position import BugBoard, BugRules, Situation, mates_with  # noqa: E402
-from searcher.protocol import Engine  # noqa: E402
-from searcher.search import Limits, Searcher, search  # noqa: E402
+from searcher.partner import PartnerWishes, request_word
+from searcher.plan import Decision, Table, build_stakes, decide, think_seconds, threats_after
+from searcher.position import BugBoard, BugRules, Situation, mates_with
+from searcher.protocol import Engine
+from searcher.search import Limits, Searcher, search
 
 START = chess.variant.CrazyhouseBoard.starting_fen
 SMOTHER = "6rk/6pp/8/8/8/8/5PPP/6K1[{pocket}] w - - 0 1"

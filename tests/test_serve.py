@@ -43,6 +43,7 @@ def remote_moves(game: BpgnGame) -> list[dict[str, str]]:
     ]
 
 
+@pytest.mark.slow
 async def test_two_remote_engines_and_two_local_ones_play_a_full_game(tmp_path: Path) -> None:
     server = Server(tmp_path, *REMOTE, "--tc", "8+0")
     with trio.fail_after(GAME_TIMEOUT):
@@ -62,6 +63,7 @@ async def test_two_remote_engines_and_two_local_ones_play_a_full_game(tmp_path: 
     assert "took seat WB" in server.err and "took seat BA" in server.err
 
 
+@pytest.mark.slow
 async def test_the_move_lines_show_while_the_game_goes_on(tmp_path: Path) -> None:
     # Each move's line reaches the output within a flush tick, not once
     # thousands of characters have gathered (about ninety lines) or at the end.
@@ -79,6 +81,7 @@ async def test_the_move_lines_show_while_the_game_goes_on(tmp_path: Path) -> Non
     assert 1 <= len(shown) < 10, shown
 
 
+@pytest.mark.slow
 async def test_a_killed_client_that_comes_back_within_the_grace_plays_on(tmp_path: Path) -> None:
     server = Server(
         tmp_path, *REMOTE, *SLOW_BOARD_A, "--tc", "20+0", "--rule", "reconnect_grace=30"
@@ -103,6 +106,7 @@ async def test_a_killed_client_that_comes_back_within_the_grace_plays_on(tmp_pat
     assert game.tags["WhiteB"] == "Searcher 1.0"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("leaver", ["lose", "computer"])
 async def test_a_client_that_does_not_come_back(tmp_path: Path, leaver: str) -> None:
     server = Server(
@@ -179,6 +183,7 @@ async def ask(port: int, line: str) -> str:
     return data.decode().strip()
 
 
+@pytest.mark.slow
 async def test_a_flood_of_junk_connections_does_not_disturb_the_game(tmp_path: Path) -> None:
     server = Server(tmp_path, *REMOTE, "--tc", "10+0")
     with trio.fail_after(GAME_TIMEOUT):

@@ -6,6 +6,10 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("pexpect")
+
 import pexpect
 from test_play_command import ENGINE, Program, needs_engine, your_move
 
@@ -42,6 +46,7 @@ class ConnectedProgram(Program):
         self.raw = []
 
 
+@pytest.mark.slow
 @needs_engine
 def test_the_console_plays_a_game_over_connect(tmp_path: Path) -> None:
     out = tmp_path / "served.bpgn"

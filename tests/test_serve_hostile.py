@@ -194,6 +194,7 @@ async def play_on(server: Server, seat: WebSeat, gate: Path) -> None:
     await seat.aclose()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sender", "message", "answer"),
     [
@@ -234,6 +235,7 @@ async def test_a_message_that_broke_the_server_is_answered_and_the_game_goes_on(
     assert "interrupted" not in server.out.read_text()
 
 
+@pytest.mark.slow
 async def test_stalled_websockets_cannot_keep_a_reloading_player_out(tmp_path: Path) -> None:
     server, gate = gated_server(tmp_path, "--limit", "ping=1")
     with trio.fail_after(TIMEOUT):
@@ -294,6 +296,7 @@ async def idle_connections(port: int, opened: list[int]) -> None:
         await trio.sleep(0.2)
 
 
+@pytest.mark.slow
 async def test_idle_tcp_connections_cannot_keep_a_dropped_engine_out(tmp_path: Path) -> None:
     server, gate = gated_server(tmp_path)
     log = tmp_path / "seat.log"
@@ -323,6 +326,7 @@ async def test_idle_tcp_connections_cannot_keep_a_dropped_engine_out(tmp_path: P
     assert "too many connections" in server.err
 
 
+@pytest.mark.slow
 async def test_a_foreign_origin_and_a_wrong_host_are_refused(tmp_path: Path) -> None:
     server, gate = gated_server(tmp_path, "--allow-origin", "bughouse.example.org")
     with trio.fail_after(TIMEOUT):
@@ -356,6 +360,7 @@ async def wrong_tcp_tokens(port: int, count: int) -> None:
             assert await stream.receive_some(100) == b"auth refused wrong token\n"
 
 
+@pytest.mark.slow
 async def test_a_thousand_wrong_tokens_write_a_bounded_log(tmp_path: Path) -> None:
     server, gate = gated_server(tmp_path)
     with trio.fail_after(TIMEOUT):

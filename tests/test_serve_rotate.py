@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 from serve_helpers import ROOT, Server, reap
 
@@ -79,6 +80,7 @@ async def serve_alpha_and_beta(
     return server, alpha, beta
 
 
+@pytest.mark.slow
 async def test_four_games_rotate_every_remote_player_over_every_seat(tmp_path: Path) -> None:
     server, alpha, beta = await serve_alpha_and_beta(tmp_path, "--games=4")
     # One connection each for the whole run, told its seat by each game's newgame:
@@ -127,6 +129,7 @@ async def test_four_games_rotate_every_remote_player_over_every_seat(tmp_path: P
     assert table[3].split()[:6] == ["2", "B", "R", "R", "A", "0-1"]
 
 
+@pytest.mark.slow
 async def test_a_player_that_drops_mid_run_comes_back_to_its_seat_of_that_game(
     tmp_path: Path,
 ) -> None:
@@ -172,6 +175,7 @@ async def test_a_player_that_drops_mid_run_comes_back_to_its_seat_of_that_game(
     assert two.tags["TerminationSeat"] == "BB" and two.tags["Result"] == "0-1"
 
 
+@pytest.mark.slow
 async def test_the_local_engines_are_kept_from_game_to_game_at_their_rotated_seats(
     tmp_path: Path,
 ) -> None:
@@ -189,6 +193,7 @@ async def test_the_local_engines_are_kept_from_game_to_game_at_their_rotated_sea
     assert [game.tags["TerminationSeat"] for game in games] == ["WB", "BB", "WA"]
 
 
+@pytest.mark.slow
 async def test_fixed_seats_keep_every_player_at_its_seat(tmp_path: Path) -> None:
     server, alpha, beta = await serve_alpha_and_beta(tmp_path, "--games=2", "--fixed-seats")
     assert seats_told(alpha) == [("1", "b-white"), ("2", "b-white")]
@@ -202,6 +207,7 @@ async def test_fixed_seats_keep_every_player_at_its_seat(tmp_path: Path) -> None
     assert any(line.startswith(f"score: {LOCAL}+{LOCAL} 2 - 0 Beta+Alpha") for line in server.lines)
 
 
+@pytest.mark.slow
 async def test_the_computer_that_took_a_seat_over_moves_with_it(tmp_path: Path) -> None:
     alpha, beta = tmp_path / "alpha.log", tmp_path / "beta.log"
     server = Server(

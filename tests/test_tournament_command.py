@@ -84,6 +84,7 @@ def test_a_small_gauntlet_writes_the_folder(
     assert text.count("[Opening ") == 4 and text.count("[OpeningPair ") == 4
 
 
+@pytest.mark.slow
 def test_interrupt_then_resume_gives_every_game_once(tmp_path: Path) -> None:
     out = tmp_path / "t"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -134,6 +135,7 @@ def test_interrupt_then_resume_gives_every_game_once(tmp_path: Path) -> None:
     assert len(journal(out)) == 10
 
 
+@pytest.mark.slow
 def test_sprt_stops_early_with_h1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "t"
     argv = [
@@ -189,6 +191,7 @@ def test_a_crashing_engine_forfeits_its_games_and_is_reported(
     assert "crashes: bad 4" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_participant_failing_too_often_is_dropped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -193,6 +193,7 @@ async def test_a_player_that_cannot_be_pinged_is_not_hung(
 # -- real engine processes -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_freezing_engine_is_a_hang_a_slow_one_is_not() -> None:
     freezing = schedule(
         [plain("good", "random"), plain("frozen", "faulty-freeze")],
@@ -257,6 +258,7 @@ async def test_uci_and_xboard_engines_answer_the_ping(engine: str) -> None:
     assert answered is True
 
 
+@pytest.mark.slow
 def test_a_participant_that_keeps_hanging_is_dropped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

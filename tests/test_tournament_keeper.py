@@ -115,6 +115,7 @@ async def test_a_harness_failure_is_reported_as_not_played() -> None:
     assert not report.played and report.error and "nobody holds" in report.error
 
 
+@pytest.mark.slow
 async def test_local_scheduler_plays_every_job_with_two_tables() -> None:
     todo = jobs("random", "random", 4)
     reports: list[MatchReport] = []

@@ -17,13 +17,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 import trio
-from cli_checks import expect_usage_error
+from cli_checks import BUGHOUSE, expect_usage_error, run_bughouse
 from proc_checks import forking, recorded, running, zombies_of
 
 from bughouse_arbiter import __version__
@@ -58,6 +59,10 @@ GAUNTLET = [
 ]  # fmt: skip
 
 
+#: ``bughouse`` as a process, as every test here runs it.
+bughouse = partial(run_bughouse, timeout=300.0)
+
+
 def _ray_or_skip() -> Any:
     try:
         import ray
@@ -87,17 +92,6 @@ def cluster() -> Iterator[Any]:
         os.environ.pop("BUGHOUSE_TEST_NODE", None)
         made.shutdown()
         os.environ.pop(key, None)
-
-
-def bughouse(*argv: str, cwd: Path, timeout: float = 300.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 def journal(folder: Path) -> list[dict[str, Any]]:
@@ -154,6 +148,7 @@ def games_by_round(folder: Path) -> dict[str, dict[str, str]]:
     return comparable
 
 
+@pytest.mark.slow
 def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -248,7 +243,7 @@ def _tournament(
         "--ray", cluster.address, "--out", "t",
     ]  # fmt: skip
     return subprocess.Popen(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
+        [*BUGHOUSE, *argv],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -271,6 +266,7 @@ def _gated_tournament(
     return _tournament(cluster, tmp_path, gated, games=games, tc="600+0", max_plies=16)
 
 
+@pytest.mark.slow
 def test_a_killed_worker_costs_its_game_only_played_again_and_counted_once(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -309,6 +305,7 @@ def _engines_left(timeout: float, what: str = "random_mover.py") -> list[str]:
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_ctrl_c_abandons_the_games_and_closes_every_table_and_engine(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -330,6 +327,7 @@ def test_ctrl_c_abandons_the_games_and_closes_every_table_and_engine(
     assert len(ids) == len(set(ids)) < 8
 
 
+@pytest.mark.slow
 def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_path: Path) -> None:
     argv = [
         "tournament", "--engine", "a=random", "--engine", "b=random",
@@ -356,6 +354,7 @@ def test_each_table_keeps_its_four_engines_from_game_to_game(cluster: Any, tmp_p
     assert _engines_left(timeout=30) == []
 
 
+@pytest.mark.slow
 async def test_a_killed_table_costs_its_game_only_and_a_new_table_takes_its_slot(
     cluster: Any,
 ) -> None:
@@ -402,6 +401,7 @@ async def test_a_killed_table_costs_its_game_only_and_a_new_table_takes_its_slot
     assert _engines_left(timeout=30) == []
 
 
+@pytest.mark.slow
 def test_stop_reaches_a_table_mid_game_and_its_watch_returns(cluster: Any, tmp_path: Path) -> None:
     ray = _ray_or_skip()
     scheduler = RayScheduler.connect(cluster.address, notice=lambda line: None)
@@ -426,6 +426,7 @@ def test_stop_reaches_a_table_mid_game_and_its_watch_returns(cluster: Any, tmp_p
         scheduler.shutdown()
 
 
+@pytest.mark.slow
 async def test_a_table_that_dies_idle_is_dropped_before_it_is_handed_a_game(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -486,6 +487,7 @@ async def test_a_table_that_dies_idle_is_dropped_before_it_is_handed_a_game(
     assert _engines_left(timeout=30, what=str(GATED)) == []
 
 
+@pytest.mark.slow
 def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -515,6 +517,7 @@ def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     assert summary["games_played"] == 4 and summary["crashes"]["picky"] == 0
 
 
+@pytest.mark.slow
 def test_a_driver_restarted_resumes_from_its_journal_on_the_cluster(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -545,6 +548,7 @@ def test_a_driver_restarted_resumes_from_its_journal_on_the_cluster(
     assert json.loads((tmp_path / "t" / "summary.json").read_text())["games_played"] == 6
 
 
+@pytest.mark.slow
 def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -587,6 +591,7 @@ def _wait_for(what: str, done: Callable[[], bool], timeout: float) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) -> None:
     # Four games for two tables (one per node), held until the gate opens: the
     # second node's table is mid-game when the node goes.
@@ -643,6 +648,7 @@ def _first_report_from(folder: Path, node_id: str, timeout: float) -> tuple[int,
     raise AssertionError(f"no game played on node {node_id[:8]} in {timeout:g} s")
 
 
+@pytest.mark.slow
 def test_a_node_that_joins_mid_run_gets_a_table_and_every_game_is_counted_once(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -715,6 +721,7 @@ def test_bad_ray_options_exit_2_with_one_line(
     expect_usage_error("tournament", [*base, *argv], message, capsys, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_match_larger_than_every_node_is_refused(cluster: Any, tmp_path: Path) -> None:
     argv = [
         "tournament", "--engine", "a=random", "--engine", "b=random",
@@ -781,6 +788,7 @@ def test_the_built_in_sjengs_folder_is_made_on_the_node_that_runs_it(
     assert all(entrant.spec.command == sjeng.command for entrant in localized.entrants)
 
 
+@pytest.mark.slow
 async def test_a_node_with_another_version_refuses_the_game_naming_itself(
     cluster: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -809,6 +817,7 @@ async def test_a_node_with_another_version_refuses_the_game_naming_itself(
     assert scheduler.concurrency == 2
 
 
+@pytest.mark.slow
 async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewhere(
     cluster: Any,
 ) -> None:
@@ -845,6 +854,7 @@ async def test_a_lone_table_on_a_node_its_engine_avoids_makes_way_for_one_elsewh
     assert scheduler.concurrency == 1
 
 
+@pytest.mark.slow
 def test_a_table_clears_what_its_engines_left_after_every_game(
     cluster: Any, tmp_path: Path
 ) -> None:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_checks import run_bughouse
+
+pytest.importorskip("hypothesis")
+
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +40,10 @@ from bughouse_arbiter.tournament.schedule import Participant, schedule
 ROOT = Path(__file__).resolve().parent.parent
 RULES = HouseRules(time=2.0, max_plies=6)
 GAMES = 4
+
+
+#: ``bughouse`` as a process, as every test here runs it.
+bughouse = partial(run_bughouse, cwd=ROOT)
 
 
 class Quiet:
@@ -256,17 +263,6 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return folder
-
-
-def bughouse(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 @settings(max_examples=2, suppress_health_check=[HealthCheck.function_scoped_fixture])

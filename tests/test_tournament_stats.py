@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
+
+pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+import numpy as np
 from scipy import optimize, stats
 
 from bughouse_arbiter.tournament.stats import (

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_checks import BUGHOUSE
 
 from bughouse_arbiter.bpgn.read import BpgnGame, read_games
 from bughouse_arbiter.core.model import BoardId
@@ -30,7 +31,7 @@ from tests.test_web_replay import browser as browser  # the shared fixture
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'}"
 WAIT_MS = 30_000
-SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
+SERVE = [*BUGHOUSE, "serve"]
 
 
 class Served:
@@ -160,6 +161,7 @@ WATCH_SLIDES = """() => new Promise((done) => {
 })"""
 
 
+@pytest.mark.slow
 def test_a_spectator_watches_an_engine_match_to_its_end(browser: Any, serve: Any) -> None:
     from playwright.sync_api import expect
 
@@ -241,6 +243,7 @@ def scrolled_to_end(page: Any, board: str) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_game(
     browser: Any, serve: Any
 ) -> None:
@@ -353,6 +356,7 @@ def test_move_lists_of_two_games_for_pages_there_from_the_start_or_joining_mid_g
     assert errors == []
 
 
+@pytest.mark.slow
 def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     """Moves (drag, click, premove), a drop, a partner signal, refusals, resigning."""
     from playwright.sync_api import expect
@@ -485,6 +489,7 @@ def test_a_seat_played_from_the_page(browser: Any, serve: Any) -> None:
     assert errors == []
 
 
+@pytest.mark.slow
 def test_the_page_follows_its_player_as_the_seats_rotate(browser: Any, serve: Any) -> None:
     """Two games: the person who joined B-White plays B-Black in game 2, on the same page."""
     from playwright.sync_api import expect

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 import trio
 import wsproto
 import wsproto.events as ws_events
+from cli_checks import BUGHOUSE, run_bughouse
 from serve_helpers import Server
 
 from bughouse_arbiter.core.clock import Clocks
@@ -38,7 +38,7 @@ from bughouse_arbiter.ui.table_view import display_san
 from bughouse_arbiter.web.live_server import FULL_CLOSED, TABLE_FULL, WebFrontEnd
 from bughouse_arbiter.web.live_view import LiveView, moves_behind, moves_held
 
-SERVE = [sys.executable, "-m", "bughouse_arbiter", "serve"]
+SERVE = [*BUGHOUSE, "serve"]
 NAMES = {seat: seat.value.lower() for seat in Seat}
 
 
@@ -734,19 +734,14 @@ async def test_pages_get_the_move_lists_in_ranges_from_what_they_hold() -> None:
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 def test_serve_web_options_are_checked(tmp_path: Path) -> None:
     for args, message in [
         (["--web", "http"], "--web takes a number, not 'http'"),
         (["--web", "70000"], "--web 70000 is out of range"),
         ([], "name at least one --remote seat, or --web"),
     ]:
-        done = subprocess.run(
-            [*SERVE, *args],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            timeout=60,
-        )
+        done = run_bughouse("serve", *args, cwd=tmp_path)
         assert done.returncode == 2, done.stderr
         assert message in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
@@ -759,13 +754,8 @@ def test_a_taken_web_port_is_one_error_line(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        done = subprocess.run(
-            [*SERVE, "--port", "0", "--web", str(port), "--remote", "WB"],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            timeout=60,
-        )
+        argv = ["serve", "--port", "0", "--web", str(port), "--remote", "WB"]
+        done = run_bughouse(*argv, cwd=tmp_path)
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}: the port is in use" in done.stderr
 

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import pytest
+
 from bughouse_arbiter.bpgn.read import read_games
 from tests.test_web_live import WAIT_MS, open_page, square_center
 from tests.test_web_live import serve as serve  # the shared fixture
@@ -142,6 +144,7 @@ def seat_page(
     return Player(page, seat[0], seat, name.group(1), f"{width}x{height}", sent)
 
 
+@pytest.mark.slow
 def test_two_players_on_a_wide_screen_and_a_phone(
     browser: Any, serve: Any, tmp_path: Path
 ) -> None:

@@ -13,13 +13,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_checks import run_bughouse
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import ReplayReport, replay_game
@@ -122,19 +121,9 @@ def test_every_corpus_dialect_makes_a_page(path: Path) -> None:
 # -- the command --------------------------------------------------------------------------
 
 
-def bughouse(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bughouse_arbiter", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
 def test_replay_html_writes_the_page(tmp_path: Path) -> None:
     out = tmp_path / "game.html"
-    done = bughouse("replay", str(GOLDEN), "--html", str(out), cwd=tmp_path)
+    done = run_bughouse("replay", str(GOLDEN), "--html", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"{out}: game 1, 10 plies")
     assert page_data(out.read_text())["names"]["B-Black"] == "searcher"
@@ -151,7 +140,7 @@ def test_replay_html_writes_the_page(tmp_path: Path) -> None:
     ],
 )
 def test_replay_html_refuses_bad_targets(tmp_path: Path, args: list[str], message: str) -> None:
-    done = bughouse("replay", str(GOLDEN), *args, cwd=tmp_path)
+    done = run_bughouse("replay", str(GOLDEN), *args, cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -180,6 +169,7 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
 def test_stepping_through_a_replay_in_the_browser(
     browser: Any, tmp_path: Path, width: int, height: int
@@ -226,6 +216,7 @@ def test_stepping_through_a_replay_in_the_browser(
     page.close()
 
 
+@pytest.mark.slow
 def test_a_hostile_name_is_shown_as_text(browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "hostile.html"
     out.write_text(replay_page(report_of(HOSTILE)))
