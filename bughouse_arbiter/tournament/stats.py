@@ -253,13 +253,8 @@ def mle_with_mean(scores: Sequence[float], probs: Sequence[float], s: float) -> 
     """
     lo = -1.0 / (max(scores) - s)
     hi = -1.0 / (min(scores) - s)
-
-    def f(theta: float) -> float:
-        return sum(
-            p * (a - s) / (1.0 + theta * (a - s)) for a, p in zip(scores, probs, strict=True)
-        )
-
-    theta = _bisect(f, lo, hi)
+    terms = [(p * (a - s), a - s) for a, p in zip(scores, probs, strict=True)]
+    theta = _bisect_terms(terms, lo, hi)
     return [p / (1.0 + theta * (a - s)) for a, p in zip(scores, probs, strict=True)]
 
 
@@ -277,11 +272,8 @@ def mle_with_t(
         if not min(phi) < 0.0 < max(phi):
             break  # no distribution on these scores reaches t_star: keep the nearest so far
         lo, hi = -1.0 / max(phi), -1.0 / min(phi)
-
-        def f(theta: float, phi: list[float] = phi) -> float:
-            return sum(q * g / (1.0 + theta * g) for q, g in zip(probs, phi, strict=True))
-
-        theta = _bisect(f, lo, hi)
+        terms = [(q * g, g) for q, g in zip(probs, phi, strict=True)]
+        theta = _bisect_terms(terms, lo, hi)
         new = [q / (1.0 + theta * g) for q, g in zip(probs, phi, strict=True)]
         change = max(abs(a - b) for a, b in zip(new, p, strict=True))
         p = new
@@ -290,15 +282,15 @@ def mle_with_t(
     return p
 
 
-def _bisect(f: object, lo: float, hi: float) -> float:
-    """The root of the decreasing function ``f`` strictly inside (lo, hi)."""
-    assert callable(f)
+def _bisect_terms(terms: Sequence[tuple[float, float]], lo: float, hi: float) -> float:
+    """The root strictly inside (lo, hi) of the decreasing ``sum(c / (1 + theta g))``
+    over ``terms`` of ``(c, g)``, by bisection (``c`` is ``p g``, computed once)."""
     a, b = lo, hi
     for _ in range(200):
         mid = (a + b) / 2
         if mid in (a, b):
             break
-        if f(mid) > 0:
+        if sum([c / (1.0 + mid * g) for c, g in terms]) > 0:
             a = mid
         else:
             b = mid
