@@ -31,16 +31,15 @@ from .jobs import DELAY_DIGITS, MatchJob, MatchReport
 from .journal import Line
 from .results import (
     GameResult,
-    by_pairing,
     crosstable,
     engine_ratings,
-    pairing_summary,
     sprt_state,
+    sprt_state_of,
     standings,
 )
 from .schedule import Participant, side_of
 from .scheduler import Scheduler
-from .stats import Sprt
+from .stats import Sprt, Tally
 
 #: Times a job is handed out again after the harness failed to play it.
 MAX_RETRIES = 3
@@ -104,8 +103,20 @@ class Tournament:
         self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
-        # The SPRT over the first so many games: results only grow, so the count keys it.
-        self._sprt_of: tuple[int, dict[str, object]] | None = None
+        # Kept game by game, so that a finished game costs the same at game 100,000
+        # as at game 10: each pairing's tally (by its sides' names, in the order
+        # the pairings first finished a game, as ``by_pairing``), the first
+        # pairing's, and the scheduled games not yet played per pairing.
+        self._tallies: dict[tuple[str, str], Tally] = {}
+        self._first: Tally | None = None
+        self._first_names = ("", "")
+        self._unplayed: dict[int, int] = {}
+        self._names: dict[int, frozenset[str]] = {}
+        for job in plan.jobs:
+            self._unplayed[job.pairing] = self._unplayed.get(job.pairing, 0) + 1
+            self._names.setdefault(job.pairing, frozenset(job.sides.values()))
+        # The SPRT's state for the first pairing's pentanomial counts (they key it).
+        self._sprt_of: tuple[tuple[int, ...], dict[str, object]] | None = None
 
     # -- state from the journal ---------------------------------------------------------
 
@@ -243,19 +254,26 @@ class Tournament:
             self.stop.cancel()
 
     def _account(self, job: MatchJob, report: MatchReport) -> None:
+        if job.job_id in self.reports:
+            return  # counted once, whatever reported it again
         # The game's text is in the journal and games.bpgn; memory keeps the rest.
         self.reports[job.job_id] = attrs.evolve(report, bpgn="")
         team = side_of(job.game)
-        self._results.append(
-            GameResult(
-                job_id=job.job_id,
-                pairing=job.pairing,
-                game=job.game,
-                first=job.sides[team],
-                second=job.sides[team.other],
-                points=report.points(team),
-            )
+        result = GameResult(
+            job_id=job.job_id,
+            pairing=job.pairing,
+            game=job.game,
+            first=job.sides[team],
+            second=job.sides[team.other],
+            points=report.points(team),
         )
+        self._results.append(result)
+        tally = self._tallies.setdefault((result.first, result.second), Tally())
+        tally.add(job.pair, result.points)
+        if job.pairing == 0 and self._first is None:
+            self._first, self._first_names = tally, (result.first, result.second)
+        if job.pairing in self._unplayed:
+            self._unplayed[job.pairing] -= 1
         failing = {i.participant for i in report.incidents if i.is_failure}
         for name in {i.participant for i in report.incidents if i.kind == "hang"}:
             self.hangs[name] = self.hangs.get(name, 0) + 1
@@ -277,9 +295,12 @@ class Tournament:
         return self.decision is not None
 
     def _sprt(self, sprt: Sprt) -> dict[str, object]:
-        """The SPRT state over the games so far, computed once per finished game."""
-        if self._sprt_of is None or self._sprt_of[0] != len(self._results):
-            self._sprt_of = (len(self._results), sprt_state(sprt, self._results))
+        """The SPRT state over the games so far, computed again only when a pair
+        of the first pairing completes."""
+        first = self._first if self._first is not None else Tally()
+        key = tuple(first.counts)
+        if self._sprt_of is None or self._sprt_of[0] != key:
+            self._sprt_of = (key, sprt_state_of(sprt, first.penta))
         return self._sprt_of[1]
 
     # -- results ---------------------------------------------------------------------------
@@ -290,32 +311,30 @@ class Tournament:
 
     def status_text(self) -> str:
         """Elo, nElo and LOS of the first pairing, and the LLR with an SPRT (``display``)."""
-        results = [r for r in self.results() if r.pairing == 0]
-        if not results:
+        if self._first is None:
             return ""
         sprt = self._sprt(self.plan.sprt) if self.plan.sprt is not None else None
-        return status_text(results[0].first, results[0].second, pairing_summary(results), sprt)
+        return status_text(*self._first_names, self._first.summary(), sprt)
 
     def games_left(self) -> Remaining:
         """Scheduled games not played yet (none of a dropped participant's), or with
         an SPRT its expected length (``display.remaining``)."""
         left = sum(
-            1
-            for job in self.plan.jobs
-            if job.job_id not in self.reports
-            and not any(name in self.dropped for name in job.sides.values())
+            count
+            for pairing, count in self._unplayed.items()
+            if not any(name in self.dropped for name in self._names[pairing])
         )
         if self.plan.sprt is None:
             return remaining(left)
-        sprt_games = sum(1 for r in self._results if r.pairing == 0)
+        sprt_games = self._first.games if self._first is not None else 0
         return remaining(left, self._sprt(self.plan.sprt), sprt_games)
 
     def summary(self) -> dict[str, object]:
         results = self.results()
         participants = self.plan.participants
         pairings: list[dict[str, object]] = []
-        for (first, second), games in by_pairing(results).items():
-            s = pairing_summary(games)
+        for (first, second), tally in self._tallies.items():
+            s = tally.summary()
             low, high = s.elo_interval()
             pairings.append(
                 {

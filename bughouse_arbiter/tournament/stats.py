@@ -182,6 +182,44 @@ class Summary:
         return normal_cdf((self.score - 0.5) / se)
 
 
+@attrs.define
+class Tally:
+    """One side's W/L/D and pentanomial, kept game by game: its ``summary`` is
+    what ``results.pairing_summary`` gives for the same games, in any order."""
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    counts: list[int] = attrs.Factory(lambda: [0] * 5)
+    #: The points of the one game seen so far of each pair not yet complete.
+    halves: dict[int, float] = attrs.Factory(dict)
+
+    def add(self, pair: int, points: float) -> None:
+        """Counts a game of opening pair ``pair`` in which the side scored ``points``."""
+        if points not in (0.0, 0.5, 1.0):
+            raise ValueError(f"a game scores 0, 0.5 or 1 point, not {points}")
+        self.wins += points == 1.0
+        self.losses += points == 0.0
+        self.draws += points == 0.5
+        other = self.halves.pop(pair, None)
+        if other is None:
+            self.halves[pair] = points
+        else:
+            self.counts[round((points + other) * 2)] += 1
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def penta(self) -> Pentanomial:
+        c = self.counts
+        return Pentanomial((c[0], c[1], c[2], c[3], c[4]))
+
+    def summary(self) -> Summary:
+        return Summary(wins=self.wins, losses=self.losses, draws=self.draws, penta=self.penta)
+
+
 # -- SPRT ---------------------------------------------------------------------------------
 
 
