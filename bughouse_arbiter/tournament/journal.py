@@ -2,7 +2,8 @@
 
 The journal is the truth: one JSON line per finished game (the job's place
 in the schedule and its ``MatchReport``, BPGN text included), written and
-fsynced before anything else hears of the game. A crash or power loss loses
+fsynced before anything else hears of the game (``Journal.append_all``: the
+games that finished together in one write and one fsync per file). A crash or power loss loses
 at most the games in flight and, at worst, leaves a torn last line.
 ``games.bpgn`` is rebuilt from the journal when a tournament resumes, then
 appended to (and fsynced) game by game, so it always holds exactly the
@@ -232,9 +233,16 @@ class Journal:
         self._games = (self.folder / GAMES).open("a", encoding="utf-8")
 
     def append(self, job: MatchJob, report: MatchReport) -> None:
+        self.append_all([(job, report)])
+
+    def append_all(self, games: Sequence[tuple[MatchJob, MatchReport]]) -> None:
+        """Appends ``games`` with one write and one fsync per file (the journal first)."""
         assert self._journal is not None and self._games is not None
-        _durable(self._journal, json.dumps(entry(job, report), ensure_ascii=False) + "\n")
-        _durable(self._games, _game_text(report))
+        _durable(
+            self._journal,
+            "".join(json.dumps(entry(j, r), ensure_ascii=False) + "\n" for j, r in games),
+        )
+        _durable(self._games, "".join(_game_text(r) for _, r in games))
 
     def close(self) -> None:
         for handle in (self._journal, self._games):

@@ -27,7 +27,7 @@ import trio
 from ..core.rules import HouseRules
 from . import journal as journal_module
 from .display import Remaining, remaining, status_text
-from .jobs import DELAY_DIGITS, MatchJob, MatchReport
+from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
 from .results import (
     GameResult,
@@ -93,6 +93,9 @@ class Tournament:
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
+        #: Reports counted but not yet journaled (``_commit``), and the bell for them.
+        self._pending: list[_Pending] = []
+        self._arrived = trio.Event()
         #: The journal's lines ``resume`` did not keep, and why.
         self.set_aside: list[Line] = []
         #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
@@ -197,15 +200,26 @@ class Tournament:
     # -- running -------------------------------------------------------------------------
 
     async def run(self, scheduler: Scheduler, stop: trio.CancelScope) -> None:
-        """Plays the remaining games; ``stop`` is cancelled when the SPRT decides."""
+        """Plays the remaining games; ``stop`` is cancelled when the SPRT decides.
+
+        A played game's report is counted at once (so a drop or a decided SPRT
+        takes effect before the next job is handed out) and journaled by
+        ``_commit_loop``: every report that arrived meanwhile in one write and
+        fsync, in a thread, while the scheduler goes on. Nothing about a game
+        is shown before its fsync returned."""
         self.stop = stop
         self.progress.begin(len(self.plan.jobs), len(self.reports))
         try:
             if self._sprt_decided():
                 return
-            with stop:
-                await scheduler.run(self._next_job, self._on_report)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._commit_loop)
+                with stop:
+                    await scheduler.run(self._next_job, self._on_report)
+                nursery.cancel_scope.cancel()
         finally:
+            with trio.CancelScope(shield=True):
+                await self._commit()  # what arrived since the last write
             self.journal.close()
             self.engine_stats = attrs.asdict(scheduler.stats)
 
@@ -218,6 +232,8 @@ class Tournament:
 
     async def _on_report(self, report: MatchReport) -> None:
         job = self.jobs[report.job_id]
+        if self.failed is not None:
+            return  # the journal cannot be written: nothing more is kept
         if not report.played:
             tries = self.retries[job.job_id] = self.retries.get(job.job_id, 0) + 1
             if tries <= MAX_RETRIES:
@@ -230,28 +246,54 @@ class Tournament:
                 self.given_up[job.job_id] = report.error or "unfinished"
                 self.progress.message(f"game {job.number} given up: {report.error}")
             return
-        try:
-            self.journal.append(job, report)
-        except OSError as exc:
-            # Nothing more can be kept: stop, with the games journaled so far intact.
-            self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
-            self.stop.cancel()
-            return
         dropped = set(self.dropped)
         self._account(job, report)
-        self.progress.game(job, report, self.status_text(), self.games_left())
-        for incident in report.incidents:
-            if incident.kind == "hang":
-                who = incident.participant
-                if incident.engine != who:
-                    who += f" ({incident.engine})"
-                self.progress.message(f"game {job.number}: {who} hung: {incident.text}")
-        for name in self.dropped.keys() - dropped:
-            self.progress.message(
-                f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
-            )
+        # What the person sees of this game, as of this game, shown once it is durable.
+        messages = [
+            f"game {job.number}: {self._hung_text(incident)}"
+            for incident in report.incidents
+            if incident.kind == "hang"
+        ]
+        messages += [
+            f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
+            for name in self.dropped.keys() - dropped
+        ]
+        self._pending.append(_Pending(job, report, self.status_text(), self.games_left(), messages))
+        self._arrived.set()
         if self._sprt_decided():
             self.stop.cancel()
+
+    @staticmethod
+    def _hung_text(incident: SeatIncident) -> str:
+        who = incident.participant
+        if incident.engine != who:
+            who += f" ({incident.engine})"
+        return f"{who} hung: {incident.text}"
+
+    async def _commit_loop(self) -> None:
+        while True:
+            await self._arrived.wait()
+            self._arrived = trio.Event()
+            await self._commit()
+
+    async def _commit(self) -> None:
+        """Journals every report not yet written (one write and fsync per file
+        for all of them, off the event loop), then shows them."""
+        while self._pending and self.failed is None:
+            batch, self._pending = self._pending, []
+            entries = [(p.job, p.report) for p in batch]
+            try:
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(self.journal.append_all, entries)
+            except OSError as exc:
+                # Nothing more can be kept: stop, with the games journaled so far intact.
+                self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
+                self.stop.cancel()
+                return
+            for p in batch:
+                self.progress.game(p.job, p.report, p.status, p.left)
+                for text in p.messages:
+                    self.progress.message(text)
 
     def _account(self, job: MatchJob, report: MatchReport) -> None:
         if job.job_id in self.reports:
@@ -397,6 +439,17 @@ class Tournament:
         return summary
 
 
+@attrs.frozen
+class _Pending:
+    """A played game waiting for its journal write, with what will be shown of it."""
+
+    job: MatchJob
+    report: MatchReport
+    status: str
+    left: Remaining
+    messages: list[str]
+
+
 def _failures_text(recent: deque[bool], limit: int) -> str:
     """``3 failures in a row``, or ``3 failures in its last 5 games``."""
     games = list(recent)
@@ -424,8 +477,6 @@ def _maybe(value: float | None) -> float | None:
 
 
 def _incident(i: object) -> dict[str, object]:
-    from .jobs import SeatIncident
-
     assert isinstance(i, SeatIncident)
     return {
         "seat": i.seat.bpgn,
