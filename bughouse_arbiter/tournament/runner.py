@@ -128,24 +128,36 @@ class Tournament:
 
         Every line that is not the first record of a scheduled game is set
         aside (``set_aside``, and the journal's ``SET_ASIDE`` file); the games
-        it held are played again."""
-        kept: dict[str, Line] = {}
-        for line in journal_module.read(self.plan.out):
-            why = line.why or self._unfit(line, kept)
-            if why:
-                self.set_aside.append(line if line.why else line.set_aside(why))
-            else:
-                assert line.report is not None
-                kept[line.report.job_id] = line
-        in_schedule = [kept[job.job_id] for job in self.plan.jobs if job.job_id in kept]
-        self.journal.open(in_schedule, self.set_aside)
-        for line in in_schedule:
-            assert line.report is not None
-            self._account(self.jobs[line.report.job_id], line.report)
+        it held are played again. The journal is read a line at a time and
+        no game's BPGN is held (``journal.Rebuild``); the games are counted
+        in the schedule's order, as an uninterrupted run would see them."""
+        kept: dict[str, MatchReport] = {}
+        where: dict[str, int] = {}
+        rebuild = journal_module.Rebuild(self.plan.out)
+        try:
+            for line in journal_module.scan(self.plan.out):
+                why = line.why or self._unfit(line, where)
+                if why:
+                    self.set_aside.append(line if line.why else line.set_aside(why))
+                    rebuild.leave(line)
+                else:
+                    assert line.report is not None
+                    rebuild.keep(line)
+                    kept[line.report.job_id] = attrs.evolve(line.report, bpgn="")
+                    where[line.report.job_id] = line.number
+            rebuild.finish(self.set_aside)
+        except BaseException:
+            rebuild.abandon()
+            raise
+        self.journal.open_to_append()
+        for job in self.plan.jobs:
+            report = kept.pop(job.job_id, None)
+            if report is not None:
+                self._account(job, report)
         self.queue = deque(j for j in self.plan.jobs if j.job_id not in self.reports)
         return len(self.reports)
 
-    def _unfit(self, line: Line, kept: Mapping[str, Line]) -> str:
+    def _unfit(self, line: Line, kept: Mapping[str, int]) -> str:
         """Why a line holding a readable report is not kept ("" if it is)."""
         report = line.report
         assert report is not None
@@ -155,7 +167,7 @@ class Tournament:
         if not report.played:
             return f"game {job.number} was not played ({report.error or 'unfinished'})"[:300]
         if report.job_id in kept:
-            return f"game {job.number} again, as on line {kept[report.job_id].number}"
+            return f"game {job.number} again, as on line {kept[report.job_id]}"
         if not journal_module.fits(line, job):
             return f"its place in the schedule is not game {job.number}'s"
         return ""
