@@ -10,9 +10,10 @@ through ``--games`` games of two participants, with the SPRT on (as a long
 engine test runs) unless ``--no-sprt``. The journal is written to a real
 folder (``--dir``, by default a fresh one under the current directory, so
 that fsync costs what it costs on this disk; removed afterwards). Printed:
-games per second over the whole run, the driver's wall time per game in
-windows of 1,000 games (from game 1,000 on, and the last 1,000), their
-ratio, then a resume of the journal just written: its time and the peak
+games per second over the whole run, the driver's wall and CPU time per game
+in windows of 1,000 games (from game 1,000 on, and the last 1,000), the CPU
+ratio of the last window to the first, the time the summary's figures take,
+then a resume of the journal just written: its time and the peak
 growth of this process's resident memory while it ran (the schedule, built
 before, not counted; its own size is printed too). Other processes move
 every figure; the load average is printed. Nothing is asserted.
@@ -24,6 +25,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,6 +103,7 @@ class Clocked:
 
     def __init__(self) -> None:
         self.times: list[float] = []
+        self.cpu: list[float] = []
 
     def begin(self, total: int, done: int) -> None: ...
 
@@ -108,6 +111,7 @@ class Clocked:
         self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
     ) -> None:
         self.times.append(time.perf_counter())
+        self.cpu.append(time.process_time())
 
     def message(self, text: str) -> None: ...
 
@@ -142,13 +146,38 @@ def reset_peak_rss() -> None:
         Path("/proc/self/clear_refs").write_text("5")
 
 
+def resume_of(out: Path, games: int, sprt: bool) -> None:
+    """Resumes the tournament in ``out`` (as ``--resume`` would) and prints what it took."""
+    plan = make_plan(games, out, sprt)
+    journal_mib = (out / "results.jsonl").stat().st_size / 2**20
+    tournament = Tournament(plan, Clocked())
+    reset_peak_rss()
+    base = rss_kib("VmRSS")
+    cpu = time.process_time()
+    started = time.perf_counter()
+    kept = tournament.resume()
+    took = time.perf_counter() - started
+    cpu = time.process_time() - cpu
+    peak = (rss_kib("VmHWM") - base) / 1024
+    tournament.journal.close()
+    print(
+        f"resume: {kept} games from a {journal_mib:.0f} MiB journal in {took:.2f} s wall "
+        f"({cpu:.2f} s CPU), resident memory up {peak:.0f} MiB at most "
+        f"(process: {rss_kib('VmHWM') / 1024:.0f} MiB at most, schedule included)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--slots", type=int, default=1000)
     parser.add_argument("--no-sprt", action="store_true")
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument("--resume-of", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.resume_of is not None:
+        resume_of(args.resume_of, args.games, not args.no_sprt)
+        return
     out = Path(tempfile.mkdtemp(prefix="bench-driver-", dir=args.dir or Path.cwd()))
     try:
         before = rss_kib("VmRSS")
@@ -175,33 +204,32 @@ def main() -> None:
             f"run: {done} games, {args.slots} slots open, {sprt}: {wall:.2f} s wall, "
             f"{cpu:.2f} s CPU, {done / wall:.0f} games/s"
         )
-        times = progress.times
+        times, cpu_times = progress.times, progress.cpu
         windows = [start for start in (1000, 10_000, 50_000) if start + 1000 <= done]
         if done >= 2000 and done - 1000 not in windows:
             windows.append(done - 1000)
         costs = []
         for start in windows:
             per_game = (times[start + 999] - times[start - 1]) / 1000
-            costs.append(per_game)
-            print(f"  games {start + 1}-{start + 1000}: {per_game * 1e6:.0f} µs a game")
+            cpu_game = (cpu_times[start + 999] - cpu_times[start - 1]) / 1000
+            costs.append(cpu_game)
+            print(
+                f"  games {start + 1}-{start + 1000}: {per_game * 1e6:.0f} µs a game wall, "
+                f"{cpu_game * 1e6:.0f} µs CPU"
+            )
         if len(costs) >= 2:
-            print(f"  last window / first: {costs[-1] / costs[0]:.2f}")
+            print(f"  CPU a game, last window / first: {costs[-1] / costs[0]:.2f}")
         if tournament.decision is not None:
             print(f"  (the SPRT decided {tournament.decision}: the run stopped early)")
-        journal_mib = (out / "results.jsonl").stat().st_size / 2**20
-        del tournament, progress
-        again = Tournament(plan, Clocked())
-        reset_peak_rss()
-        base = rss_kib("VmRSS")
         started = time.perf_counter()
-        kept = again.resume()
-        took = time.perf_counter() - started
-        peak = (rss_kib("VmHWM") - base) / 1024
-        again.journal.close()
-        print(
-            f"resume: {kept} games from a {journal_mib:.0f} MiB journal in {took:.2f} s, "
-            f"resident memory up {peak:.0f} MiB at most"
-        )
+        tournament.summary()
+        print(f"summary.json's figures: {time.perf_counter() - started:.2f} s")
+        del tournament, progress
+        # The resume runs in a fresh process, so that its memory is its own.
+        command = [sys.executable, __file__, "--games", str(args.games), "--resume-of", str(out)]
+        if args.no_sprt:
+            command.append("--no-sprt")
+        subprocess.run(command, check=True)
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
