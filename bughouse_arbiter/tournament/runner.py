@@ -120,6 +120,7 @@ class Tournament:
             self._names.setdefault(job.pairing, frozenset(job.sides.values()))
         # The SPRT's state for the first pairing's pentanomial counts (they key it).
         self._sprt_of: tuple[tuple[int, ...], dict[str, object]] | None = None
+        self._texts: dict[str, str] = {}
 
     # -- state from the journal ---------------------------------------------------------
 
@@ -310,8 +311,17 @@ class Tournament:
     def _account(self, job: MatchJob, report: MatchReport) -> None:
         if job.job_id in self.reports:
             return  # counted once, whatever reported it again
-        # The game's text is in the journal and games.bpgn; memory keeps the rest.
-        self.reports[job.job_id] = attrs.evolve(report, bpgn="")
+        # The game's text is in the journal and games.bpgn; memory keeps the rest,
+        # its words shared with the games that say the same (100,000 games add up).
+        texts = self._texts
+        self.reports[job.job_id] = attrs.evolve(
+            report,
+            job_id=job.job_id,
+            bpgn="",
+            termination=texts.setdefault(report.termination, report.termination),
+            reason=texts.setdefault(report.reason, report.reason),
+            node=texts.setdefault(report.node, report.node),
+        )
         team = side_of(job.game)
         result = GameResult(
             job_id=job.job_id,
