@@ -371,6 +371,7 @@ def fit_ratings(
     are ``1.96 sqrt`` of the diagonal of the inverse information, for the
     ratings relative to their mean.
     """
+    games = _merged(games)
     names = sorted({name for g in games for name in (*g.side, *g.other)})
     if len(names) < 2:
         return {name: Rating(elo=0.0, margin=math.inf) for name in names}
@@ -428,6 +429,21 @@ def fit_ratings(
             margin = Z95 * math.sqrt(max(var, 0.0))
         ratings[name] = Rating(elo=full[i] - mean, margin=margin)
     return ratings
+
+
+def _merged(games: Sequence[RatedGame]) -> list[RatedGame]:
+    """``games`` with identical ones made one of their summed weight, in a fixed
+    order: the fit costs the same for 100,000 games as for 10, and does not
+    depend on the order the games came in."""
+    weights: dict[tuple[tuple[tuple[str, float], ...], tuple[tuple[str, float], ...], float], float]
+    weights = {}
+    for g in games:
+        key = (tuple(sorted(g.side.items())), tuple(sorted(g.other.items())), g.score)
+        weights[key] = weights.get(key, 0.0) + g.weight
+    return [
+        RatedGame(side=dict(side), other=dict(other), score=score, weight=weight)
+        for (side, other, score), weight in sorted(weights.items())
+    ]
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
