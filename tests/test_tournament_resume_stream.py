@@ -51,9 +51,14 @@ def _aside(line: journal.Line) -> tuple[int, str, str]:
     lines=st.lists(st.one_of(LINE, st.just(""), st.just("  ")), max_size=12),
     end=st.sampled_from(["\n", ""]),
     broken=st.booleans(),
+    games=st.none() | st.binary(max_size=40),
 )
 def test_a_streamed_resume_reaches_the_whole_file_resumes_state(
-    tmp_path_factory: pytest.TempPathFactory, lines: list[str], end: str, broken: bool
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[str],
+    end: str,
+    broken: bool,
+    games: bytes | None,
 ) -> None:
     old, new = tmp_path_factory.mktemp("old"), tmp_path_factory.mktemp("new")
     data = ("\n".join(lines) + end).encode("utf-8")
@@ -61,6 +66,8 @@ def test_a_streamed_resume_reaches_the_whole_file_resumes_state(
         data = data.replace(b"e", b"\xff", 1)  # a byte that is not UTF-8
     for folder in (old, new):
         (folder / journal.JOURNAL).write_bytes(data)
+        if games is not None:
+            (folder / journal.GAMES).write_bytes(games)
     before = whole_file_resume(old)
     after = Tournament(plan_in(new), Quiet())
     after.resume()
@@ -98,3 +105,22 @@ def test_a_clean_journal_is_not_rewritten_and_games_follow_the_journals_order(
         (json.loads(line)["job_id"] for line in lines),
         key=[j.job_id for j in tournament.plan.jobs].index,
     )
+
+
+def test_games_bpgn_is_completed_where_the_run_stopped_and_left_alone_when_whole(
+    tmp_path: Path,
+) -> None:
+    lines = GOOD[:3]
+    (tmp_path / journal.JOURNAL).write_text("".join(line + "\n" for line in lines), "utf-8")
+    bpgn = [json.loads(line)["report"]["bpgn"].rstrip("\n") + "\n\n" for line in lines]
+    games = tmp_path / journal.GAMES
+    games.write_text("".join(bpgn[:2]), "utf-8")  # stopped before the third game's BPGN
+    tournament = Tournament(plan_in(tmp_path), Quiet())
+    tournament.resume()
+    tournament.journal.close()
+    assert games.read_text("utf-8") == "".join(bpgn)
+    inode = games.stat().st_ino
+    again = Tournament(plan_in(tmp_path), Quiet())
+    again.resume()
+    again.journal.close()
+    assert games.stat().st_ino == inode and games.read_text("utf-8") == "".join(bpgn)

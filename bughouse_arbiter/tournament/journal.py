@@ -21,6 +21,7 @@ ever lost, and the games they held are played again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -288,10 +289,12 @@ class Journal:
 
 class Rebuild:
     """What ``Journal.open(kept, aside)`` does, for lines given one at a time
-    (``keep`` or ``leave`` each, in the journal's order): ``games.bpgn`` is
-    rewritten with the kept lines' games as they come, and the journal only
-    from the first line it cannot keep byte for byte (one set aside, a blank
-    or unreadable one), the lines before it copied as they are. ``finish``
+    (``keep`` or ``leave`` each, in the journal's order). Each file is
+    rewritten only from where it first differs from what it must hold (the
+    bytes before copied as they are): the journal from its first line not
+    kept byte for byte (one set aside, a blank or unreadable one),
+    ``games.bpgn`` from the first byte that is not the kept lines' games in
+    turn (a game the run did not append before it stopped). ``finish``
     appends the lines left to ``SET_ASIDE``, then puts both files in place;
     nothing is changed before (``abandon`` removes what was written)."""
 
@@ -299,14 +302,26 @@ class Rebuild:
         self.folder = folder
         self._games_tmp = folder / (GAMES + ".tmp")
         self._journal_tmp = folder / (JOURNAL + ".tmp")
-        self._games: IO[str] | None = self._games_tmp.open("w", encoding="utf-8")
+        self._games: IO[bytes] | None = None
         self._journal: IO[bytes] | None = None
         #: Bytes of the journal kept as they are so far (all of it, while ``_journal`` is None).
         self._verbatim = 0
+        #: ``games.bpgn`` as it is, read alongside, and how much of it is right so far.
+        self._games_old: IO[bytes] | None = None
+        with contextlib.suppress(FileNotFoundError):
+            self._games_old = (folder / GAMES).open("rb")
+        self._games_same = 0
 
     def keep(self, line: Line) -> None:
-        assert self._games is not None and line.report is not None
-        self._games.write(_game_text(line.report))
+        assert line.report is not None
+        game = _game_text(line.report).encode("utf-8")
+        if self._games is None and self._games_old is not None:
+            if self._games_old.read(len(game)) == game:
+                self._games_same += len(game)
+            else:
+                self._games_writing().write(game)
+        else:
+            self._games_writing().write(game)
         if self._journal is None and line.exact and line.start == self._verbatim:
             self._verbatim = line.end + 1
             return
@@ -317,15 +332,15 @@ class Rebuild:
 
     def _rewriting(self) -> IO[bytes]:
         if self._journal is None:
-            journal = self._journal_tmp.open("wb")
-            self._journal = journal
-            if self._verbatim:
-                with (self.folder / JOURNAL).open("rb") as source:
-                    left = self._verbatim
-                    while left > 0 and (chunk := source.read(min(left, 1 << 20))):
-                        journal.write(chunk)
-                        left -= len(chunk)
+            self._journal = self._journal_tmp.open("wb")
+            _copy_start(self.folder / JOURNAL, self._journal, self._verbatim)
         return self._journal
+
+    def _games_writing(self) -> IO[bytes]:
+        if self._games is None:
+            self._games = self._games_tmp.open("wb")
+            _copy_start(self.folder / GAMES, self._games, self._games_same)
+        return self._games
 
     def finish(self, aside: Sequence[Line]) -> None:
         if aside:
@@ -342,7 +357,11 @@ class Rebuild:
         size = path.stat().st_size if path.exists() else 0
         if self._journal is None and self._verbatim != size:
             self._rewriting()  # blank lines after the last kept one
-        handles: tuple[tuple[IO[bytes] | IO[str] | None, Path, Path], ...] = (
+        if self._games is None and (self._games_old is None or self._games_old.read(1)):
+            self._games_writing()  # none yet, or more than the journal's games
+        if self._games_old is not None:
+            self._games_old.close()
+        handles: tuple[tuple[IO[bytes] | None, Path, Path], ...] = (
             (self._journal, self._journal_tmp, path),
             (self._games, self._games_tmp, self.folder / GAMES),
         )
@@ -355,7 +374,9 @@ class Rebuild:
         self._journal = self._games = None
 
     def abandon(self) -> None:
-        handles: tuple[tuple[IO[bytes] | IO[str] | None, Path], ...] = (
+        if self._games_old is not None:
+            self._games_old.close()
+        handles: tuple[tuple[IO[bytes] | None, Path], ...] = (
             (self._journal, self._journal_tmp),
             (self._games, self._games_tmp),
         )
@@ -364,6 +385,16 @@ class Rebuild:
                 handle.close()
                 tmp.unlink(missing_ok=True)
         self._journal = self._games = None
+
+
+def _copy_start(source: Path, target: IO[bytes], size: int) -> None:
+    """Writes the first ``size`` bytes of ``source`` to ``target``."""
+    if size <= 0:
+        return
+    with source.open("rb") as handle:
+        while size > 0 and (chunk := handle.read(min(size, 1 << 20))):
+            target.write(chunk)
+            size -= len(chunk)
 
 
 def write_summary(folder: Path, summary: dict[str, object]) -> None:
