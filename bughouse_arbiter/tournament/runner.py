@@ -150,6 +150,7 @@ class Tournament:
         except BaseException:
             rebuild.abandon()
             raise
+        del where  # no longer needed: its memory goes before the games are counted
         self.journal.open_to_append()
         for job in self.plan.jobs:
             report = kept.pop(job.job_id, None)
