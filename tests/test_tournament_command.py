@@ -365,16 +365,16 @@ def test_a_journal_that_cannot_be_written_stops_with_one_error_line(
 
     from bughouse_arbiter.tournament import journal as journal_module
 
-    real_append = journal_module.Journal.append
+    real_append = journal_module.Journal.append_all
     calls = []
 
-    def append(self: journal_module.Journal, job: object, report: object) -> None:
-        calls.append(job)
+    def append_all(self: journal_module.Journal, games: object) -> None:
+        calls.append(games)
         if len(calls) > 1:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_append(self, job, report)  # type: ignore[arg-type]
+        real_append(self, games)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(journal_module.Journal, "append", append)
+    monkeypatch.setattr(journal_module.Journal, "append_all", append_all)
     out = tmp_path / "t"
     argv = four_random_games(out)
     assert main(argv) == 1

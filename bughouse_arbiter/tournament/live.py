@@ -21,7 +21,7 @@ import attrs
 
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport
 from .schedule import side_of
-from .stats import Pentanomial, Sprt, Summary
+from .stats import Pentanomial, Sprt, Summary, Tally
 
 #: The most points a trajectory keeps.
 MAX_POINTS = 500
@@ -90,33 +90,26 @@ class RecentGame:
 
 
 class PairingTally:
-    """One pairing's results so far, from its first participant's side."""
+    """One pairing's results so far, from its first participant's side: its
+    counts (``stats.Tally``) and the trajectories the report page draws."""
 
     def __init__(self, first: str, second: str, *, with_llr: bool = False) -> None:
         self.first, self.second = first, second
-        self.wins = self.losses = self.draws = 0
-        self.penta = [0, 0, 0, 0, 0]
-        self._open: dict[int, float] = {}  # pair index -> first game's points
+        self.counts = Tally()
         self.elo = Trajectory()
         self.llr: Trajectory | None = Trajectory() if with_llr else None
         self._llrs: dict[tuple[int, ...], float] = {}
 
     @property
     def games(self) -> int:
-        return self.wins + self.losses + self.draws
+        return self.counts.games
 
     def add(self, game: int, points: float) -> bool:
         """Counts a game; True if it completed its opening pair."""
-        self.wins += points == 1.0
-        self.losses += points == 0.0
-        self.draws += points == 0.5
         pair = game // 2
-        if pair in self._open:
-            total = self._open.pop(pair) + points
-            self.penta[round(2 * total)] += 1
-            return True
-        self._open[pair] = points
-        return False
+        completes = pair in self.counts.halves
+        self.counts.add(pair, points)
+        return completes
 
     def llr_points(self, sprt: Sprt) -> list[Point]:
         """The LLR trajectory's points with their values (each computed once)."""
@@ -141,13 +134,7 @@ class PairingTally:
         return self._llrs[counts]
 
     def summary(self) -> Summary:
-        p = self.penta
-        return Summary(
-            wins=self.wins,
-            losses=self.losses,
-            draws=self.draws,
-            penta=Pentanomial((p[0], p[1], p[2], p[3], p[4])),
-        )
+        return self.counts.summary()
 
 
 @attrs.define

@@ -132,8 +132,12 @@ def crosstable(
 
 def sprt_state(sprt: Sprt, results: Sequence[GameResult]) -> dict[str, object]:
     """LLR, bounds and decision for the first pairing's first participant."""
-    summary = pairing_summary(r for r in results if r.pairing == 0)
-    llr = sprt.llr(summary.penta)
+    return sprt_state_of(sprt, pairing_summary(r for r in results if r.pairing == 0).penta)
+
+
+def sprt_state_of(sprt: Sprt, penta: Pentanomial) -> dict[str, object]:
+    """``sprt_state`` from the first pairing's pentanomial."""
+    llr = sprt.llr(penta)
     return {
         "elo0": sprt.elo0,
         "elo1": sprt.elo1,
@@ -144,5 +148,5 @@ def sprt_state(sprt: Sprt, results: Sequence[GameResult]) -> dict[str, object]:
         "lower": round(sprt.lower, 4),
         "upper": round(sprt.upper, 4),
         "decision": sprt.decision(llr),
-        "pairs": summary.penta.pairs,
+        "pairs": penta.pairs,
     }

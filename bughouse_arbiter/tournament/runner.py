@@ -27,20 +27,19 @@ import trio
 from ..core.rules import HouseRules
 from . import journal as journal_module
 from .display import Remaining, remaining, status_text
-from .jobs import DELAY_DIGITS, MatchJob, MatchReport
+from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
 from .results import (
     GameResult,
-    by_pairing,
     crosstable,
     engine_ratings,
-    pairing_summary,
     sprt_state,
+    sprt_state_of,
     standings,
 )
 from .schedule import Participant, side_of
 from .scheduler import Scheduler
-from .stats import Sprt
+from .stats import Sprt, Tally
 
 #: Times a job is handed out again after the harness failed to play it.
 MAX_RETRIES = 3
@@ -104,18 +103,36 @@ class Tournament:
         self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
         self.decision: str | None = None
+        #: Reports counted but not yet journaled (``_commit``), and the bell for them.
+        self._pending: list[_Pending] = []
+        self._arrived = trio.Event()
         #: The journal's lines ``resume`` did not keep, and why.
         self.set_aside: list[Line] = []
         #: Jobs the harness failed to play ``MAX_RETRIES`` + 1 times, with the last error.
         self.given_up: dict[str, str] = {}
         #: Why the tournament had to stop (the journal could not be written), if it did.
         self.failed: str | None = None
+        #: The journal could not be written: nothing more is kept (``failed`` says why).
+        self._journal_broken = False
         #: The scheduler's counts for this session (engines started, games reusing all).
         self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
-        # The SPRT over the first so many games: results only grow, so the count keys it.
-        self._sprt_of: tuple[int, dict[str, object]] | None = None
+        # Kept game by game, so that a finished game costs the same at game 100,000
+        # as at game 10: each pairing's tally (by its sides' names, in the order
+        # the pairings first finished a game, as ``by_pairing``), the first
+        # pairing's, and the scheduled games not yet played per pairing.
+        self._tallies: dict[tuple[str, str], Tally] = {}
+        self._first: Tally | None = None
+        self._first_names = ("", "")
+        self._unplayed: dict[int, int] = {}
+        self._names: dict[int, frozenset[str]] = {}
+        for job in plan.jobs:
+            self._unplayed[job.pairing] = self._unplayed.get(job.pairing, 0) + 1
+            self._names.setdefault(job.pairing, frozenset(job.sides.values()))
+        # The SPRT's state for the first pairing's pentanomial counts (they key it).
+        self._sprt_of: tuple[tuple[int, ...], dict[str, object]] | None = None
+        self._texts: dict[str, str] = {}
 
     # -- state from the journal ---------------------------------------------------------
 
@@ -124,24 +141,37 @@ class Tournament:
 
         Every line that is not the first record of a scheduled game is set
         aside (``set_aside``, and the journal's ``SET_ASIDE`` file); the games
-        it held are played again."""
-        kept: dict[str, Line] = {}
-        for line in journal_module.read(self.plan.out):
-            why = line.why or self._unfit(line, kept)
-            if why:
-                self.set_aside.append(line if line.why else line.set_aside(why))
-            else:
-                assert line.report is not None
-                kept[line.report.job_id] = line
-        in_schedule = [kept[job.job_id] for job in self.plan.jobs if job.job_id in kept]
-        self.journal.open(in_schedule, self.set_aside)
-        for line in in_schedule:
-            assert line.report is not None
-            self._account(self.jobs[line.report.job_id], line.report)
+        it held are played again. The journal is read a line at a time and
+        no game's BPGN is held (``journal.Rebuild``); the games are counted
+        in the schedule's order, as an uninterrupted run would see them."""
+        kept: dict[str, MatchReport] = {}
+        where: dict[str, int] = {}
+        rebuild = journal_module.Rebuild(self.plan.out)
+        try:
+            for line in journal_module.scan(self.plan.out):
+                why = line.why or self._unfit(line, where)
+                if why:
+                    self.set_aside.append(line if line.why else line.set_aside(why))
+                    rebuild.leave(line)
+                else:
+                    assert line.report is not None
+                    rebuild.keep(line)
+                    kept[line.report.job_id] = attrs.evolve(line.report, bpgn="")
+                    where[line.report.job_id] = line.number
+            rebuild.finish(self.set_aside)
+        except BaseException:
+            rebuild.abandon()
+            raise
+        del where  # no longer needed: its memory goes before the games are counted
+        self.journal.open_to_append()
+        for job in self.plan.jobs:
+            report = kept.pop(job.job_id, None)
+            if report is not None:
+                self._account(job, report)
         self.queue = deque(j for j in self.plan.jobs if j.job_id not in self.reports)
         return len(self.reports)
 
-    def _unfit(self, line: Line, kept: Mapping[str, Line]) -> str:
+    def _unfit(self, line: Line, kept: Mapping[str, int]) -> str:
         """Why a line holding a readable report is not kept ("" if it is)."""
         report = line.report
         assert report is not None
@@ -151,7 +181,7 @@ class Tournament:
         if not report.played:
             return f"game {job.number} was not played ({report.error or 'unfinished'})"[:300]
         if report.job_id in kept:
-            return f"game {job.number} again, as on line {kept[report.job_id].number}"
+            return f"game {job.number} again, as on line {kept[report.job_id]}"
         if not journal_module.fits(line, job):
             return f"its place in the schedule is not game {job.number}'s"
         return ""
@@ -196,15 +226,26 @@ class Tournament:
     # -- running -------------------------------------------------------------------------
 
     async def run(self, scheduler: Scheduler, stop: trio.CancelScope) -> None:
-        """Plays the remaining games; ``stop`` is cancelled when the SPRT decides."""
+        """Plays the remaining games; ``stop`` is cancelled when the SPRT decides.
+
+        A played game's report is counted at once (so a drop or a decided SPRT
+        takes effect before the next job is handed out) and journaled by
+        ``_commit_loop``: every report that arrived meanwhile in one write and
+        fsync, in a thread, while the scheduler goes on. Nothing about a game
+        is shown before its fsync returned."""
         self.stop = stop
         self.progress.begin(len(self.plan.jobs), len(self.reports))
         try:
             if self._sprt_decided():
                 return
-            with stop:
-                await scheduler.run(self._next_job, self._on_report)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._commit_loop)
+                with stop:
+                    await scheduler.run(self._next_job, self._on_report)
+                nursery.cancel_scope.cancel()
         finally:
+            with trio.CancelScope(shield=True):
+                await self._commit()  # what arrived since the last write
             self.journal.close()
             self.engine_stats = attrs.asdict(scheduler.stats)
 
@@ -217,6 +258,8 @@ class Tournament:
 
     async def _on_report(self, report: MatchReport) -> None:
         job = self.jobs[report.job_id]
+        if self.failed is not None:
+            return  # the run stops (a journal that cannot be written, a failed start)
         if not report.played:
             tries = self.retries[job.job_id] = self.retries.get(job.job_id, 0) + 1
             if tries <= MAX_RETRIES:
@@ -234,26 +277,20 @@ class Tournament:
             self.failed = never
             self.stop.cancel()
             return
-        try:
-            self.journal.append(job, report)
-        except OSError as exc:
-            # Nothing more can be kept: stop, with the games journaled so far intact.
-            self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
-            self.stop.cancel()
-            return
         dropped = set(self.dropped)
         self._account(job, report)
-        self.progress.game(job, report, self.status_text(), self.games_left())
-        for incident in report.incidents:
-            if incident.kind == "hang":
-                who = incident.participant
-                if incident.engine != who:
-                    who += f" ({incident.engine})"
-                self.progress.message(f"game {job.number}: {who} hung: {incident.text}")
-        for name in self.dropped.keys() - dropped:
-            self.progress.message(
-                f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
-            )
+        # What the person sees of this game, as of this game, shown once it is durable.
+        messages = [
+            f"game {job.number}: {self._hung_text(incident)}"
+            for incident in report.incidents
+            if incident.kind == "hang"
+        ]
+        messages += [
+            f"{name} dropped: {self.dropped[name]}; its remaining games are not played"
+            for name in self.dropped.keys() - dropped
+        ]
+        self._pending.append(_Pending(job, report, self.status_text(), self.games_left(), messages))
+        self._arrived.set()
         if self._sprt_decided():
             self.stop.cancel()
 
@@ -276,20 +313,69 @@ class Tournament:
             f"{self.plan.out}, or give --recover to score such failures as losses"
         )
 
+    @staticmethod
+    def _hung_text(incident: SeatIncident) -> str:
+        who = incident.participant
+        if incident.engine != who:
+            who += f" ({incident.engine})"
+        return f"{who} hung: {incident.text}"
+
+    async def _commit_loop(self) -> None:
+        while True:
+            await self._arrived.wait()
+            self._arrived = trio.Event()
+            await self._commit()
+
+    async def _commit(self) -> None:
+        """Journals every report not yet written (one write and fsync per file
+        for all of them, off the event loop), then shows them."""
+        while self._pending and not self._journal_broken:
+            batch, self._pending = self._pending, []
+            entries = [(p.job, p.report) for p in batch]
+            try:
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(self.journal.append_all, entries)
+            except OSError as exc:
+                # Nothing more can be kept: stop, with the games journaled so far intact.
+                self._journal_broken = True
+                self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
+                self.stop.cancel()
+                return
+            for p in batch:
+                self.progress.game(p.job, p.report, p.status, p.left)
+                for text in p.messages:
+                    self.progress.message(text)
+
     def _account(self, job: MatchJob, report: MatchReport) -> None:
-        # The game's text is in the journal and games.bpgn; memory keeps the rest.
-        self.reports[job.job_id] = attrs.evolve(report, bpgn="")
-        team = side_of(job.game)
-        self._results.append(
-            GameResult(
-                job_id=job.job_id,
-                pairing=job.pairing,
-                game=job.game,
-                first=job.sides[team],
-                second=job.sides[team.other],
-                points=report.points(team),
-            )
+        if job.job_id in self.reports:
+            return  # counted once, whatever reported it again
+        # The game's text is in the journal and games.bpgn; memory keeps the rest,
+        # its words shared with the games that say the same (100,000 games add up).
+        texts = self._texts
+        self.reports[job.job_id] = attrs.evolve(
+            report,
+            job_id=job.job_id,
+            bpgn="",
+            termination=texts.setdefault(report.termination, report.termination),
+            reason=texts.setdefault(report.reason, report.reason),
+            node=texts.setdefault(report.node, report.node),
         )
+        team = side_of(job.game)
+        result = GameResult(
+            job_id=job.job_id,
+            pairing=job.pairing,
+            game=job.game,
+            first=job.sides[team],
+            second=job.sides[team.other],
+            points=report.points(team),
+        )
+        self._results.append(result)
+        tally = self._tallies.setdefault((result.first, result.second), Tally())
+        tally.add(job.pair, result.points)
+        if job.pairing == 0 and self._first is None:
+            self._first, self._first_names = tally, (result.first, result.second)
+        if job.pairing in self._unplayed:
+            self._unplayed[job.pairing] -= 1
         failing = {i.participant for i in report.incidents if i.is_failure}
         for name in {i.participant for i in report.incidents if i.kind == "hang"}:
             self.hangs[name] = self.hangs.get(name, 0) + 1
@@ -322,9 +408,12 @@ class Tournament:
         return self.decision is not None
 
     def _sprt(self, sprt: Sprt) -> dict[str, object]:
-        """The SPRT state over the games so far, computed once per finished game."""
-        if self._sprt_of is None or self._sprt_of[0] != len(self._results):
-            self._sprt_of = (len(self._results), sprt_state(sprt, self._results))
+        """The SPRT state over the games so far, computed again only when a pair
+        of the first pairing completes."""
+        first = self._first if self._first is not None else Tally()
+        key = tuple(first.counts)
+        if self._sprt_of is None or self._sprt_of[0] != key:
+            self._sprt_of = (key, sprt_state_of(sprt, first.penta))
         return self._sprt_of[1]
 
     # -- results ---------------------------------------------------------------------------
@@ -335,32 +424,30 @@ class Tournament:
 
     def status_text(self) -> str:
         """Elo, nElo and LOS of the first pairing, and the LLR with an SPRT (``display``)."""
-        results = [r for r in self.results() if r.pairing == 0]
-        if not results:
+        if self._first is None:
             return ""
         sprt = self._sprt(self.plan.sprt) if self.plan.sprt is not None else None
-        return status_text(results[0].first, results[0].second, pairing_summary(results), sprt)
+        return status_text(*self._first_names, self._first.summary(), sprt)
 
     def games_left(self) -> Remaining:
         """Scheduled games not played yet (none of a dropped participant's), or with
         an SPRT its expected length (``display.remaining``)."""
         left = sum(
-            1
-            for job in self.plan.jobs
-            if job.job_id not in self.reports
-            and not any(name in self.dropped for name in job.sides.values())
+            count
+            for pairing, count in self._unplayed.items()
+            if not any(name in self.dropped for name in self._names[pairing])
         )
         if self.plan.sprt is None:
             return remaining(left)
-        sprt_games = sum(1 for r in self._results if r.pairing == 0)
+        sprt_games = self._first.games if self._first is not None else 0
         return remaining(left, self._sprt(self.plan.sprt), sprt_games)
 
     def summary(self) -> dict[str, object]:
         results = self.results()
         participants = self.plan.participants
         pairings: list[dict[str, object]] = []
-        for (first, second), games in by_pairing(results).items():
-            s = pairing_summary(games)
+        for (first, second), tally in self._tallies.items():
+            s = tally.summary()
             low, high = s.elo_interval()
             pairings.append(
                 {
@@ -423,6 +510,17 @@ class Tournament:
         return summary
 
 
+@attrs.frozen
+class _Pending:
+    """A played game waiting for its journal write, with what will be shown of it."""
+
+    job: MatchJob
+    report: MatchReport
+    status: str
+    left: Remaining
+    messages: list[str]
+
+
 def _failures_text(recent: deque[bool], limit: int) -> str:
     """``3 failures in a row``, or ``3 failures in its last 5 games``."""
     games = list(recent)
@@ -450,8 +548,6 @@ def _maybe(value: float | None) -> float | None:
 
 
 def _incident(i: object) -> dict[str, object]:
-    from .jobs import SeatIncident
-
     assert isinstance(i, SeatIncident)
     return {
         "seat": i.seat.bpgn,

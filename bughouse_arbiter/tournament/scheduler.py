@@ -19,8 +19,9 @@ The contract
   and no game is in flight, ``run`` returns.
 - ``on_report(report) -> Awaitable[None]`` is awaited once per job handed out
   that finished, one call at a time, in completion order, in the caller's
-  trio loop. The caller writes its journal there; the scheduler does not
-  take another job until it returns (so a job is never started after the
+  trio loop. The caller counts the game there (and hands its journal write
+  to a task of its own, so it returns at once); the scheduler does not take
+  another job until it returns (so a job is never started after the
   tournament decided to stop).
 - At most ``scheduler.concurrency`` games are in flight.
 - A game is a game whatever happened at the table: an engine that crashed,

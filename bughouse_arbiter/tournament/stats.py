@@ -182,6 +182,44 @@ class Summary:
         return normal_cdf((self.score - 0.5) / se)
 
 
+@attrs.define
+class Tally:
+    """One side's W/L/D and pentanomial, kept game by game: its ``summary`` is
+    what ``results.pairing_summary`` gives for the same games, in any order."""
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    counts: list[int] = attrs.Factory(lambda: [0] * 5)
+    #: The points of the one game seen so far of each pair not yet complete.
+    halves: dict[int, float] = attrs.Factory(dict)
+
+    def add(self, pair: int, points: float) -> None:
+        """Counts a game of opening pair ``pair`` in which the side scored ``points``."""
+        if points not in (0.0, 0.5, 1.0):
+            raise ValueError(f"a game scores 0, 0.5 or 1 point, not {points}")
+        self.wins += points == 1.0
+        self.losses += points == 0.0
+        self.draws += points == 0.5
+        other = self.halves.pop(pair, None)
+        if other is None:
+            self.halves[pair] = points
+        else:
+            self.counts[round((points + other) * 2)] += 1
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def penta(self) -> Pentanomial:
+        c = self.counts
+        return Pentanomial((c[0], c[1], c[2], c[3], c[4]))
+
+    def summary(self) -> Summary:
+        return Summary(wins=self.wins, losses=self.losses, draws=self.draws, penta=self.penta)
+
+
 # -- SPRT ---------------------------------------------------------------------------------
 
 
@@ -253,13 +291,8 @@ def mle_with_mean(scores: Sequence[float], probs: Sequence[float], s: float) -> 
     """
     lo = -1.0 / (max(scores) - s)
     hi = -1.0 / (min(scores) - s)
-
-    def f(theta: float) -> float:
-        return sum(
-            p * (a - s) / (1.0 + theta * (a - s)) for a, p in zip(scores, probs, strict=True)
-        )
-
-    theta = _bisect(f, lo, hi)
+    terms = [(p * (a - s), a - s) for a, p in zip(scores, probs, strict=True)]
+    theta = _bisect_terms(terms, lo, hi)
     return [p / (1.0 + theta * (a - s)) for a, p in zip(scores, probs, strict=True)]
 
 
@@ -277,11 +310,8 @@ def mle_with_t(
         if not min(phi) < 0.0 < max(phi):
             break  # no distribution on these scores reaches t_star: keep the nearest so far
         lo, hi = -1.0 / max(phi), -1.0 / min(phi)
-
-        def f(theta: float, phi: list[float] = phi) -> float:
-            return sum(q * g / (1.0 + theta * g) for q, g in zip(probs, phi, strict=True))
-
-        theta = _bisect(f, lo, hi)
+        terms = [(q * g, g) for q, g in zip(probs, phi, strict=True)]
+        theta = _bisect_terms(terms, lo, hi)
         new = [q / (1.0 + theta * g) for q, g in zip(probs, phi, strict=True)]
         change = max(abs(a - b) for a, b in zip(new, p, strict=True))
         p = new
@@ -290,15 +320,15 @@ def mle_with_t(
     return p
 
 
-def _bisect(f: object, lo: float, hi: float) -> float:
-    """The root of the decreasing function ``f`` strictly inside (lo, hi)."""
-    assert callable(f)
+def _bisect_terms(terms: Sequence[tuple[float, float]], lo: float, hi: float) -> float:
+    """The root strictly inside (lo, hi) of the decreasing ``sum(c / (1 + theta g))``
+    over ``terms`` of ``(c, g)``, by bisection (``c`` is ``p g``, computed once)."""
     a, b = lo, hi
     for _ in range(200):
         mid = (a + b) / 2
         if mid in (a, b):
             break
-        if f(mid) > 0:
+        if sum([c / (1.0 + mid * g) for c, g in terms]) > 0:
             a = mid
         else:
             b = mid
@@ -341,6 +371,7 @@ def fit_ratings(
     are ``1.96 sqrt`` of the diagonal of the inverse information, for the
     ratings relative to their mean.
     """
+    games = _merged(games)
     names = sorted({name for g in games for name in (*g.side, *g.other)})
     if len(names) < 2:
         return {name: Rating(elo=0.0, margin=math.inf) for name in names}
@@ -398,6 +429,21 @@ def fit_ratings(
             margin = Z95 * math.sqrt(max(var, 0.0))
         ratings[name] = Rating(elo=full[i] - mean, margin=margin)
     return ratings
+
+
+def _merged(games: Sequence[RatedGame]) -> list[RatedGame]:
+    """``games`` with identical ones made one of their summed weight, in a fixed
+    order: the fit costs the same for 100,000 games as for 10, and does not
+    depend on the order the games came in."""
+    weights: dict[tuple[tuple[tuple[str, float], ...], tuple[tuple[str, float], ...], float], float]
+    weights = {}
+    for g in games:
+        key = (tuple(sorted(g.side.items())), tuple(sorted(g.other.items())), g.score)
+        weights[key] = weights.get(key, 0.0) + g.weight
+    return [
+        RatedGame(side=dict(side), other=dict(other), score=score, weight=weight)
+        for (side, other, score), weight in sorted(weights.items())
+    ]
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:

@@ -118,7 +118,7 @@ def _cards(view: PageView) -> str:
     cards = [
         ("Elo", _elo_short(summary), f"{_interval(summary)} · {tally.first} vs {tally.second}"),
         ("nElo", nelo_text(summary).removeprefix("nElo "), "normalized"),
-        ("LOS", percent(summary.los), f"+{tally.wins} −{tally.losses} ={tally.draws}"),
+        ("LOS", percent(summary.los), f"+{summary.wins} −{summary.losses} ={summary.draws}"),
     ]
     sprt = view.summary.get("sprt")
     if isinstance(sprt, Mapping):
