@@ -36,15 +36,16 @@ from ..errors import ConfigError, PositionError, UsageError
 from ..exits import FAILED, OK
 from ..players.base import Player
 from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal
+from ..players.debug_logs import DebugLogs
 from ..players.factory import check_command, create_player
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.arbiter import MatchRecord, run_match
+from ..table.recording import GameWriter, default_out, make_folder
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
 from ..ui.safe_text import printable
 from . import SUMMARIES
-from .match import DebugLogs, GameWriter, default_out, make_folder
 
 DEFAULT_ENGINE = "searcher"
 DEFAULT_TC = "180+0"
@@ -238,7 +239,9 @@ def _play(
     bell: bool = False,
 ) -> tuple[MatchRecord | None, Stop]:
     """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
-    logs = DebugLogs(writer.path, 1) if debug else None
+    path = writer.path
+    assert path is not None, "play writes its game to a file"
+    logs = DebugLogs(path, 1) if debug else None
 
     async def main() -> tuple[MatchRecord | None, Stop]:
         console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True, bell=bell)
@@ -259,7 +262,7 @@ def _play(
                     stop_reason=stop.reason,
                 )
                 # A finished game's screen stays until a key is pressed.
-                await console.hold_final_screen(f"Game written to {writer.path.resolve()}")
+                await console.hold_final_screen(f"Game written to {path.resolve()}")
         return record, stop
 
     try:

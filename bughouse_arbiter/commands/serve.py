@@ -76,7 +76,6 @@ from typing import Any
 import attrs
 import trio
 
-from ..bpgn import EngineInfo
 from ..config.specs import builtin_engine, rotated_seat, seeded
 from ..core.model import SEATS, Seat
 from ..core.rules import DrawRule, parse_rule
@@ -100,23 +99,23 @@ from ..table.arbiter import (
     run_match,
 )
 from ..table.match_events import SeatTakenOver
+from ..table.recording import GameWriter
 from ..table.stopping import exit_status, stop_on_signals
 from ..tournament.jobs import Entrant
 from ..tournament.keeper import EngineKeeper
-from ..ui.render import RenderOptions
-from ..web.live_server import WebFrontEnd
-from . import SUMMARIES
-from .match import (
+from ..ui.match_view import (
     Display,
     GameSummary,
-    GameWriter,
-    MatchPlan,
     game_summary,
     progress_line,
     score_text,
     summary_table,
 )
-from .match import plan_from_args as match_plan_from_args
+from ..ui.render import RenderOptions
+from ..web.live_server import WebFrontEnd
+from . import SUMMARIES
+from .plans import MatchPlan
+from .plans import plan_from_args as match_plan_from_args
 
 DEFAULT_PORT = 7790
 #: The live page's port with a bare ``--web``.
@@ -586,17 +585,15 @@ async def _play_one(
             if player is not None:
                 lag = player.move_lag.pop(seat, None)
                 if lag is not None:
-                    info = writer.pending_info.get(seat, EngineInfo())
-                    writer.pending_info[seat] = attrs.evolve(info, lag_ms=round(lag * 1000))
-        if isinstance(event, MatchEnded) and writer.recorder is not None:
-            header = writer.recorder.header
-            players_now = dict(header.players)
-            for seat, player in playing.items():
-                if player.remote.replaced_by is not None:
-                    players_now[seat] = (
-                        f"{players_now.get(seat, player.name)} / {player.remote.replaced_by}"
-                    )
-            writer.recorder.header = attrs.evolve(header, players=players_now)
+                    writer.add_lag(seat, round(lag * 1000))
+        if isinstance(event, MatchEnded):
+            writer.rename(
+                {
+                    seat: f"{writer.players.get(seat, player.name)} / {player.remote.replaced_by}"
+                    for seat, player in playing.items()
+                    if player.remote.replaced_by is not None
+                }
+            )
         writer.observe(event)
         display.observe(event)
         if isinstance(event, MatchStarted | MatchEnded):
