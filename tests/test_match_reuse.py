@@ -15,7 +15,7 @@ from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.commands import match
 from bughouse_arbiter.commands.plans import MatchPlan, plan_from_args
-from bughouse_arbiter.tournament.keeper import EngineKeeper
+from bughouse_arbiter.table.keeper import EngineKeeper
 from bughouse_arbiter.ui import match_view
 from bughouse_arbiter.ui.match_view import Display
 from bughouse_arbiter.ui.render import RenderOptions

@@ -20,7 +20,7 @@ import argparse
 import contextlib
 import datetime
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -30,26 +30,24 @@ from ..config.engines_file import ENGINES_FILE_HELP
 from ..config.specs import (
     BUILTIN_ENGINES,
     DEFAULT_ENGINE,
-    EngineSpec,
+    game_seed,
     rotate,
     rotated_seat,
     rotated_team,
-    seeded,
 )
-from ..core.model import SEATS, Seat, Team
+from ..core.model import SEATS, Seat
 from ..environment import Environment
 from ..errors import ConfigError, EngineFailed
 from ..exits import FAILED, OK
-from ..players.base import Player
 from ..players.debug_logs import DebugLogs
-from ..players.factory import create_player, create_team_player
+from ..players.factory import create_team_player
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
-from ..table.arbiter import MatchEvent, run_match
+from ..table.arbiter import MatchEvent
+from ..table.games import play_game
+from ..table.keeper import EngineKeeper, entrants
 from ..table.recording import GameWriter, make_folder
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament.jobs import Entrant
-from ..tournament.keeper import EngineKeeper
 from ..ui.match_view import (
     Display,
     GameSummary,
@@ -263,26 +261,6 @@ async def play_matches(
     return OK
 
 
-def _entrants(
-    seating: Mapping[Seat, EngineSpec], teams: Mapping[Team, EngineSpec]
-) -> list[Entrant]:
-    entrants = [
-        Entrant(seats=team.seats, spec=spec, participant=f"team {team.value}", engine=spec.name)
-        for team, spec in teams.items()
-    ]
-    entrants += [
-        Entrant(
-            seats=(seat,),
-            spec=seating[seat],
-            participant=f"team {seat.team.value}",
-            engine=seating[seat].name,
-        )
-        for seat in SEATS
-        if seat.team not in teams
-    ]
-    return entrants
-
-
 async def play_one(
     plan: MatchPlan,
     index: int,
@@ -299,7 +277,6 @@ async def play_one(
     seating = rotate(plan.engines, index)
     teams = {rotated_team(team, index): spec for team, spec in plan.teams.items()}
     logs = DebugLogs(plan.out, index + 1) if plan.debug and keeper is None else None
-    players = [] if keeper is not None else _fresh_players(plan, index, seating, teams, logs)
     out = games_file if games_file is not None else plan.out
     writer = GameWriter(out, game_number=index + 1, games=plan.games)
     writers[:] = [writer]  # the current game's only: memory stays flat in --games
@@ -311,23 +288,16 @@ async def play_one(
 
     try:
         async with display.kept_current():
-            if keeper is None:
-                record = await run_match(
-                    players,
-                    plan.rules,
-                    game_id=str(index + 1),
-                    observer=observe,
-                    stop_reason=stop_reason,
-                )
-            else:
-                record, _ = await keeper.play(
-                    _entrants(seating, teams),
-                    plan.rules,
-                    game_id=str(index + 1),
-                    observer=observe,
-                    seed=plan.seed,
-                    stop_reason=stop_reason,
-                )
+            record, _ = await play_game(
+                entrants({seat: seating[seat] for seat in SEATS}, teams=teams),
+                plan.rules,
+                game_id=str(index + 1),
+                keeper=keeper,
+                seed=game_seed(plan.seed, index),
+                observer=observe,
+                stop_reason=stop_reason,
+                logs=logs,
+            )
     finally:
         display.end_live()
         if logs is not None:
@@ -339,28 +309,3 @@ async def play_one(
         team_seats=frozenset(seat for team in teams for seat in team.seats),
         write_error=writer.error,
     )
-
-
-def _fresh_players(
-    plan: MatchPlan,
-    index: int,
-    seating: Mapping[Seat, EngineSpec],
-    teams: Mapping[Team, EngineSpec],
-    logs: DebugLogs | None,
-) -> list[Player]:
-    """New, unstarted players for game ``index``: the teams' engines, then one per other seat."""
-    players: list[Player] = []
-    for team, spec in teams.items():
-        log = logs.for_seats(team.seats) if logs else None
-        players.append(
-            create_team_player(team.seats, seeded(spec, plan.seed, index, team.seats[0]), log=log)
-        )
-    for seat in SEATS:
-        if seat.team not in teams:
-            log = logs.for_seat(seat) if logs else None
-            players.append(
-                create_player(seat, seeded(seating[seat], plan.seed, index, seat), log=log)
-            )
-    return players
-
-

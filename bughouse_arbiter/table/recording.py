@@ -143,6 +143,8 @@ class GameWriter:
             if self.recorder is None:
                 self._open(event.game, event.names)
             assert self.recorder is not None
+            if self._name_engines:  # as they told them, once every player has started
+                self.recorder.header = attrs.evolve(self.recorder.header, engines=dict(event.names))
             if self.path is None:
                 self.text = self.recorder.final_text()
             else:
