@@ -135,8 +135,7 @@ class GameWriter:
         elif isinstance(event, PlayerInfo):
             info = parse_info(event.text)
             if info is not None:
-                lag = self._pending.get(event.seat, EngineInfo()).lag_ms
-                self._pending[event.seat] = attrs.evolve(info, lag_ms=lag)
+                self._pending[event.seat] = info
         elif isinstance(event, PartnerTold | DrawOffered) and self.recorder is not None:
             self._append(self.recorder.update())
         elif isinstance(event, MatchEnded):
