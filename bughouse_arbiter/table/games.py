@@ -64,6 +64,18 @@ async def play_game(
             stop_reason=stop_reason,
         )
         return record, len(players)
+    if not others:
+        return await keeper.play(
+            entrants,
+            rules,
+            game_id=game_id,
+            fen_a=fen_a,
+            fen_b=fen_b,
+            observer=observer,
+            seed=seed,
+            stop_reason=stop_reason,
+            human_seats=human_seats,
+        )
     started: list[Player] = list(others)
 
     async def start(at: int, player: Player, nursery: trio.Nursery) -> None:
