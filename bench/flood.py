@@ -33,9 +33,9 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bughouse_arbiter.commands.match import DebugLogs  # noqa: E402
 from bughouse_arbiter.core.model import Seat  # noqa: E402
 from bughouse_arbiter.core.rules import HouseRules  # noqa: E402
+from bughouse_arbiter.players.debug_logs import DebugLogs  # noqa: E402
 from bughouse_arbiter.players.native import NativeEnginePlayer  # noqa: E402
 from bughouse_arbiter.table.arbiter import run_match  # noqa: E402
 

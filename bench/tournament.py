@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bughouse_arbiter.config.specs import engine_spec
 from bughouse_arbiter.core.rules import HouseRules
-from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport, play_job_async
+from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
+from bughouse_arbiter.tournament.play import play_job_async
 from bughouse_arbiter.tournament.schedule import Participant, schedule
 from bughouse_arbiter.tournament.scheduler import LocalScheduler
 
@@ -100,7 +101,7 @@ def measure(label: str, run: object, *args: object) -> dict[str, float]:
 async def ping_cost(job: MatchJob, rounds: int) -> float:
     """Seconds of wall time per ping of a table's four live engines (all at once)."""
     from bughouse_arbiter.core.model import Outcome, Termination
-    from bughouse_arbiter.tournament.keeper import EngineKeeper
+    from bughouse_arbiter.table.keeper import EngineKeeper
 
     async with EngineKeeper.open() as keeper:
         await play_job_async(job, keeper)  # four engines, kept alive after it

@@ -1,4 +1,27 @@
-"""bughouse-arbiter: seat four players at a bughouse table and judge the match."""
+"""bughouse-arbiter: seat four players at a bughouse table and judge the match.
+
+The layers, lowest first; each imports only from those below it
+(``tests/test_layering.py`` checks it):
+
+- ``errors``, ``exits``: the exceptions and the exit statuses.
+- ``core``: the rules (boards, the four-seat game, clocks, house rules). Sans-IO.
+- ``config`` (engine specs, time controls, the engines file), ``protocol``
+  (protocol.md's lines), ``bpgn`` (the game format: write, read, replay). Sans-IO.
+- ``adapters`` (UCI and xboard engines behind protocol.md; an info line's
+  score, ``adapters.search_info``) and ``ui``'s text (the table drawn, the
+  console's input). Sans-IO.
+- ``players`` (one ``Player`` per seat: engine processes, the console) and
+  ``environment`` (what the terminal can do).
+- ``table``: the trio arbiter (``arbiter.run_match``), one game played
+  (``games.play_game``), engines kept between games (``keeper.EngineKeeper``),
+  a game recorded (``recording.GameWriter``).
+- ``server`` (network seats, the table seam) and ``ui.match_view`` (the live
+  match display and the summary of a run).
+- ``web``: the live page.
+- ``tournament``: schedules, the journal, statistics, local and Ray tables.
+- ``commands``: one module per ``bughouse`` verb; no command imports another.
+- ``cli``: the argument parser and ``main``.
+"""
 
 from typing import TYPE_CHECKING
 

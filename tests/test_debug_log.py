@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from bughouse_arbiter.commands.match import DebugLogs
 from bughouse_arbiter.core.model import Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.capped_log import CappedLog
+from bughouse_arbiter.players.debug_logs import DebugLogs
 from bughouse_arbiter.players.native import NativeEnginePlayer
 from bughouse_arbiter.table.arbiter import run_match
 

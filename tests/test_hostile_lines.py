@@ -24,8 +24,8 @@ from test_adapter_common import Table
 
 from bughouse_arbiter.adapters import UciAdapter, XboardAdapter
 from bughouse_arbiter.adapters.common import EngineInfoLine, EngineNote, EngineTell, EngineWait
+from bughouse_arbiter.adapters.search_info import parse_info
 from bughouse_arbiter.bpgn import SearchInfo
-from bughouse_arbiter.commands.match import parse_info
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import EngineFailed

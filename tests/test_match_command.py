@@ -21,20 +21,11 @@ import trio
 from cli_checks import expect_usage_error, run_bughouse
 from fakes import Info, Move, RandomFake, Tell, silent_table
 
+from bughouse_arbiter.adapters.search_info import parse_info
 from bughouse_arbiter.bpgn import BpgnFile
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
-from bughouse_arbiter.commands.match import (
-    HELD_CHARS,
-    MOVE_LINE_CHARS,
-    Display,
-    GameSummary,
-    GameWriter,
-    parse_info,
-    plan_from_args,
-    progress_line,
-    summary_table,
-)
+from bughouse_arbiter.commands.plans import plan_from_args
 from bughouse_arbiter.config.specs import builtin_engine
 from bughouse_arbiter.core.clock import Clocks
 from bughouse_arbiter.core.game import BughouseGame
@@ -48,6 +39,15 @@ from bughouse_arbiter.table.arbiter import (
     MatchStarted,
     MovePlayed,
     run_match,
+)
+from bughouse_arbiter.table.recording import GameWriter
+from bughouse_arbiter.ui.match_view import (
+    HELD_CHARS,
+    MOVE_LINE_CHARS,
+    Display,
+    GameSummary,
+    progress_line,
+    summary_table,
 )
 from bughouse_arbiter.ui.render import RenderOptions, move_line
 

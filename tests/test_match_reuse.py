@@ -14,7 +14,10 @@ import trio
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.commands import match
-from bughouse_arbiter.tournament.keeper import EngineKeeper
+from bughouse_arbiter.commands.plans import MatchPlan, plan_from_args
+from bughouse_arbiter.table.keeper import EngineKeeper
+from bughouse_arbiter.ui import match_view
+from bughouse_arbiter.ui.match_view import Display
 from bughouse_arbiter.ui.render import RenderOptions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _plan(
     tmp_path: Path, games: int, engine: list[str], team: list[str], rules: list[str] | None = None
-) -> match.MatchPlan:
+) -> MatchPlan:
     args = argparse.Namespace(
         engine=engine,
         team=team,
@@ -34,7 +37,7 @@ def _plan(
         debug=False,
         engines_file=None,
     )
-    return match.plan_from_args(args, today=datetime.datetime(2026, 1, 1))
+    return plan_from_args(args, today=datetime.datetime(2026, 1, 1))
 
 
 @pytest.mark.parametrize(
@@ -60,7 +63,7 @@ def test_three_games_start_the_engines_once(
 
     monkeypatch.setattr(match, "EngineKeeper", Counted)
     plan = _plan(tmp_path, 3, engine, team)
-    display = match.Display(io.StringIO(), live=False, options=RenderOptions())
+    display = Display(io.StringIO(), live=False, options=RenderOptions())
     assert trio.run(match.play_matches, plan, display) == 0
     [keeper] = keepers
     assert keeper.engines_started == processes
@@ -87,12 +90,12 @@ def test_kept_engines_games_still_flush_their_move_lines_during_play(
     """Output that is not a terminal gets its move lines a few times a second in
     every game, as in a one-game match (``Display.keep_flushed``), not only once
     ``HELD_CHARS`` of them are held or the game ends."""
-    monkeypatch.setattr(match, "HELD_CHARS", 10**9)  # only a flush can hand lines on
+    monkeypatch.setattr(match_view, "HELD_CHARS", 10**9)  # only a flush can hand lines on
     mover = f"{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 25"
     engines = [f"{seat}={mover}" for seat in ("WA", "BA", "WB", "BB")]
     plan = _plan(tmp_path, 2, engines, [], rules=["max_plies=40"])
     out = Flushes()
-    display = match.Display(out, live=False, options=RenderOptions())
+    display = Display(out, live=False, options=RenderOptions())
 
     async def play() -> int:
         with trio.fail_after(60):

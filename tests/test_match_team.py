@@ -12,10 +12,10 @@ from cli_checks import expect_usage_error, run_bughouse
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
-from bughouse_arbiter.commands.match import GameSummary, summary_table
 from bughouse_arbiter.config.specs import rotated_seat, rotated_team, seat_engines, team_engines
 from bughouse_arbiter.core.model import SEATS, Result, Seat, Team
 from bughouse_arbiter.errors import ConfigError
+from bughouse_arbiter.ui.match_view import GameSummary, summary_table
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,10 +10,10 @@ import pytest
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.cli import main
-from bughouse_arbiter.commands.match import Display
 from bughouse_arbiter.commands.replay import step
 from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.ui.match_view import Display
 from bughouse_arbiter.ui.render import RenderOptions, move_line, render_table
 from bughouse_arbiter.ui.safe_text import printable
 

@@ -408,8 +408,9 @@ async def test_a_game_stopped_by_a_failing_front_end_is_recorded_as_such(
     import io
 
     from bughouse_arbiter.cli import build_parser
-    from bughouse_arbiter.commands import match, serve
+    from bughouse_arbiter.commands import serve
     from bughouse_arbiter.table.stopping import Stop
+    from bughouse_arbiter.ui.match_view import Display
     from bughouse_arbiter.ui.render import RenderOptions
 
     assert Stop().reason() == "interrupted: the match was stopped before it ended"
@@ -422,7 +423,7 @@ async def test_a_game_stopped_by_a_failing_front_end_is_recorded_as_such(
     plan = serve.plan_from_args(args, today=datetime.datetime.now())
     ends = serve.front_ends
     monkeypatch.setattr(serve, "front_ends", lambda plan: [*ends(plan), FailingEnd()])
-    display = match.Display(io.StringIO(), live=False, options=RenderOptions(unicode=False))
+    display = Display(io.StringIO(), live=False, options=RenderOptions(unicode=False))
     with trio.fail_after(TIMEOUT), pytest.raises(BaseExceptionGroup) as failed:
         await serve.serve(plan, display, log=lambda text: None)
     assert failed.group_contains(RuntimeError, match="boom", depth=None)

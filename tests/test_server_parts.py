@@ -678,8 +678,9 @@ async def test_a_kept_serve_game_starts_its_remote_players_together_and_closes_o
     from fakes import FakePlayer
 
     from bughouse_arbiter.cli import build_parser
-    from bughouse_arbiter.commands.serve import _play_kept, plan_from_args
-    from bughouse_arbiter.tournament.keeper import START_TIMEOUT, EngineKeeper
+    from bughouse_arbiter.commands.serve import plan_from_args
+    from bughouse_arbiter.table.games import play_game
+    from bughouse_arbiter.table.keeper import START_TIMEOUT, EngineKeeper
 
     argv = ["serve", "--games", "2"] + [f"--remote={seat}" for seat in SEATS]
     plan = plan_from_args(build_parser().parse_args(argv), today=datetime.datetime(2026, 1, 1))
@@ -687,15 +688,13 @@ async def test_a_kept_serve_game_starts_its_remote_players_together_and_closes_o
     players = [FakePlayer(seat, start_delay=10.0) for seat in SEATS[:3]]
     stuck = FakePlayer(Seat.B_BLACK, start_delay=math.inf)
     async with EngineKeeper.open() as keeper:
-        record = await _play_kept(
-            plan,
-            2,
-            keeper,
-            [*players, stuck],
-            local=(),
-            seating={},
-            humans=(),
-            observe=lambda event: None,
+        record, _ = await play_game(
+            [],
+            plan.match.rules,
+            game_id="3",
+            keeper=keeper,
+            others=[*players, stuck],
+            observer=lambda event: None,
             stop_reason=lambda: "",
         )
         # Together: the game began when the stuck one's limit ran out, not after

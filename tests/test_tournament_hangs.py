@@ -23,10 +23,12 @@ from bughouse_arbiter.core.model import Outcome, Seat, Team, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.players.base import Action
 from bughouse_arbiter.players.native import NativeEnginePlayer
+from bughouse_arbiter.table import keeper as keeper_module
 from bughouse_arbiter.table.arbiter import NOT_READY
-from bughouse_arbiter.tournament import keeper as keeper_module
-from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport, play_job_async
-from bughouse_arbiter.tournament.keeper import PING_TIMEOUT, EngineKeeper, play_on_table
+from bughouse_arbiter.table.keeper import PING_TIMEOUT, EngineKeeper
+from bughouse_arbiter.tournament import play as play_module
+from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
+from bughouse_arbiter.tournament.play import play_job_async, play_on_table
 from bughouse_arbiter.tournament.schedule import Participant, schedule
 
 RULES = HouseRules(time=10.0, increment=0.0)
@@ -302,5 +304,5 @@ def test_an_engine_never_ready_for_its_game_is_a_hang() -> None:
         reason=f"A-Black left: {NOT_READY}",
         seat=Seat.A_BLACK,
     )
-    [incident] = keeper_module._incidents(one_job(), outcome)
+    [incident] = play_module._incidents(one_job(), outcome)
     assert (incident.seat, incident.kind) == (Seat.A_BLACK, "hang")

@@ -16,8 +16,9 @@ from bughouse_arbiter.cli import main
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.players import latency
 from bughouse_arbiter.players.process import open_engine_process
+from bughouse_arbiter.table.keeper import EngineKeeper
 from bughouse_arbiter.tournament.jobs import MatchReport
-from bughouse_arbiter.tournament.keeper import HARNESS_LOSS_SHARE, EngineKeeper, play_on_table
+from bughouse_arbiter.tournament.play import HARNESS_LOSS_SHARE, play_on_table
 
 ECHO = [sys.executable, "-u", "-c", "import sys\nfor line in sys.stdin: print(line, end='')"]
 

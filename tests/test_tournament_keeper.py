@@ -11,10 +11,11 @@ import trio
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 from bughouse_arbiter.config.specs import engine_spec
-from bughouse_arbiter.core.model import Result
+from bughouse_arbiter.core.model import Result, Seat
 from bughouse_arbiter.core.rules import HouseRules
-from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport, play_job, play_job_async
-from bughouse_arbiter.tournament.keeper import EngineKeeper
+from bughouse_arbiter.table.keeper import EngineKeeper
+from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
+from bughouse_arbiter.tournament.play import play_job, play_job_async
 from bughouse_arbiter.tournament.schedule import Participant, schedule
 from bughouse_arbiter.tournament.scheduler import LocalScheduler, cpu_warning
 
@@ -173,7 +174,7 @@ async def test_a_hanging_engine_loses_on_time_and_is_restarted() -> None:
 
 
 async def test_a_keeper_closes_the_least_recently_used_engines_beyond_its_limit() -> None:
-    from bughouse_arbiter.tournament.keeper import MAX_IDLE
+    from bughouse_arbiter.table.keeper import MAX_IDLE
 
     short = HouseRules(time=60.0, max_plies=10)
 
@@ -250,7 +251,7 @@ async def test_a_keeper_seats_players_it_does_not_own_and_leaves_them_alone() ->
     from fakes import FakePlayer, Move, Resign
 
     from bughouse_arbiter.core.model import Seat, Termination
-    from bughouse_arbiter.tournament.jobs import Entrant
+    from bughouse_arbiter.table.keeper import Entrant
 
     spec = engine_spec("random")
     entrants = [
@@ -281,3 +282,18 @@ async def test_a_keeper_seats_players_it_does_not_own_and_leaves_them_alone() ->
             assert (outcome.termination, outcome.seat) == (Termination.LEFT, Seat.B_WHITE)
             assert outcome.reason == "B-White left: failed to start: gone"
             nursery.cancel_scope.cancel()
+
+
+async def test_a_tournament_game_records_the_engines_evals() -> None:
+    # Written once by format_game with no engine info: match games had [%eval], these none.
+    [job] = jobs("searcher", "random", 1)
+    with trio.fail_after(120):
+        report = await play_job_async(job)
+    check(report)
+    [game] = read_games(report.bpgn)
+    searcher = {seat for seat in Seat if job.entrant_at(seat).engine == "searcher"}
+    # The searcher reports a score and depth; the random mover only "depth 0".
+    scored = [move for move in game.moves if move.commands.get("eval", "?")[:1] != "?"]
+    assert scored, report.bpgn
+    assert all(Seat.of(move.board, move.white) in searcher for move in scored)
+    assert game.tag("WhiteAEngine") is not None

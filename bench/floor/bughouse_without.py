@@ -13,7 +13,8 @@ from __future__ import annotations
 import sys
 
 from bughouse_arbiter.cli import main
-from bughouse_arbiter.commands import match
+from bughouse_arbiter.table.recording import GameWriter
+from bughouse_arbiter.ui.match_view import Display
 
 
 def _deaf(self: object, event: object) -> None:
@@ -24,7 +25,7 @@ if __name__ == "__main__":
     what = sys.argv[1]
     if what not in ("record", "observer"):
         sys.exit("first argument: record or observer")
-    match.GameWriter.observe = _deaf  # type: ignore[method-assign]
+    GameWriter.observe = _deaf  # type: ignore[method-assign]
     if what == "observer":
-        match.Display.observe = _deaf  # type: ignore[method-assign]
+        Display.observe = _deaf  # type: ignore[method-assign]
     sys.exit(main(sys.argv[2:]))

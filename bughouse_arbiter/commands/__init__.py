@@ -1,7 +1,9 @@
 """The `bughouse` subcommands: one module per verb, each with `register` and `run`.
 
 The only layer that reads arguments, opens files given by the user and
-prints to the terminal; the work is done by the layers below.
+prints to the terminal; the work is done by the layers below. No command
+imports another: what several share is in a module that is not a command
+(``plans``: ``match``'s options read into a ``MatchPlan``, for ``serve`` too).
 """
 
 #: Each command's one-line summary: its ``help`` in ``bughouse --help``,

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import shlex
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import trio
@@ -35,12 +33,11 @@ from ..core.model import Seat
 from ..environment import Environment
 from ..errors import EngineFailed, UsageError
 from ..exits import FAILED, OK, REFUSED
-from ..players.base import Player
 from ..players.factory import check_command, create_player
 from ..players.process import EngineProcess
 from ..protocol import RawLine
+from ..server.bridge import bridge_player, check_credentials, say
 from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
-from ..server.driver import PlayerDriver
 from . import SUMMARIES
 
 
@@ -59,13 +56,6 @@ def register(subparsers: Any) -> None:
         "spec", nargs="*", metavar="-- SPEC", help="the engine, as for match --engine"
     )
     parser.set_defaults(run=run)
-
-
-def check_credentials(seat: str, token: str) -> None:
-    """One word each, printable: what goes on the ``auth`` line."""
-    for what, text in (("--seat", seat), ("--token", token)):
-        if not text or len(text) > 200 or any(c.isspace() or not c.isprintable() for c in text):
-            raise UsageError(f"{what} must be one printable word")
 
 
 def spec_from_args(args: argparse.Namespace) -> EngineSpec:
@@ -93,19 +83,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     )
 
 
-def _say(text: str) -> None:
-    """One line on stderr, ``bughouse connect: TEXT``, made printable."""
-    Environment.detect("connect").say(text)
-
-
 async def bridge_native(host: str, port: int, seat: str, token: str, spec: EngineSpec) -> int:
     """Joins the engine's pipes to the seat until either side ends."""
     try:
         link = await open_seat(host, port, seat, token)
     except ConnectRefused as exc:
-        _say(f"error: {exc}")
+        say(f"error: {exc}")
         return REFUSED
-    _say(f"connected to {host}:{port} as {seat}; starting {spec.name}")
+    say(f"connected to {host}:{port} as {seat}; starting {spec.name}")
     send, receive = trio.open_memory_channel[list[str]](1000)
     engine = EngineProcess(spec.command, cwd=spec.cwd, label=spec.name)
 
@@ -119,7 +104,7 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
         try:
             await engine.start(nursery, on_lines=on_lines)
         except EngineFailed as exc:
-            _say(f"error: {exc}")
+            say(f"error: {exc}")
             await link.aclose()
             return FAILED
 
@@ -141,7 +126,7 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
                 engine.send(line.text)
                 quit_seen = quit_seen or line.text.strip() == "quit"
             if not quit_seen:
-                _say("the server closed the connection")
+                say("the server closed the connection")
                 status = FAILED
             await engine.aclose(None if quit_seen else "quit")
             nursery.cancel_scope.cancel()
@@ -152,7 +137,7 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
             with trio.move_on_after(1):
                 await engine.wait()
             if engine.returncode not in (0, None):
-                _say(f"the engine {engine.exit_description()}")
+                say(f"the engine {engine.exit_description()}")
                 status = FAILED
             send.close()
 
@@ -163,58 +148,3 @@ async def bridge_native(host: str, port: int, seat: str, token: str, spec: Engin
         await engine.aclose(None)
         await link.aclose()
     return status
-
-
-async def bridge_player(
-    host: str,
-    port: int,
-    seat: str,
-    token: str,
-    make_player: Callable[[], Player],
-    human: bool = False,
-) -> int:
-    """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end.
-
-    ``human``: a person plays, so the table treats the seat as a person's.
-    """
-    try:
-        link = await open_seat(host, port, seat, token, human=human)
-    except ConnectRefused as exc:
-        _say(f"error: {exc}")
-        return REFUSED
-    player = make_player()
-    send, receive = trio.open_memory_channel[list[str]](math.inf)
-    driver = PlayerDriver(player, send.send_nowait)
-    status = OK
-    async with trio.open_nursery() as nursery:
-
-        async def to_server() -> None:
-            async for lines in receive:
-                try:
-                    await link.send_many(lines)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    return
-
-        nursery.start_soon(to_server)
-        try:
-            await driver.run(nursery, _lines(link))
-        except EngineFailed as exc:
-            _say(f"error: {exc}")
-            status = FAILED
-        finally:
-            with trio.CancelScope(shield=True):
-                await player.aclose()
-                with trio.move_on_after(1):  # the last answers (a resignation) go out
-                    while receive.statistics().current_buffer_used:
-                        await trio.sleep(0.01)
-                await link.aclose()
-            nursery.cancel_scope.cancel()
-    if not driver.quit and status == OK:
-        _say("the server closed the connection")
-        status = FAILED
-    return status
-
-
-async def _lines(link: ClientLink) -> AsyncIterator[RawLine]:
-    while (line := await link.receive()) is not None:
-        yield line

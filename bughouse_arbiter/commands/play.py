@@ -43,17 +43,19 @@ from ..core.rules import HouseRules
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, PositionError, UsageError
 from ..exits import FAILED, OK
-from ..players.base import Player
 from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal
-from ..players.factory import check_command, create_player
+from ..players.debug_logs import DebugLogs
+from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
-from ..table.arbiter import MatchRecord, run_match
+from ..table.arbiter import MatchRecord
+from ..table.games import play_game
+from ..table.keeper import entrants
+from ..table.recording import GameWriter, default_out, make_folder
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from ..ui.console_session import describe_outcome
 from ..ui.safe_text import printable
 from . import SUMMARIES
-from .match import DebugLogs, GameWriter, default_out, make_folder
 
 DEFAULT_ENGINE = "searcher"
 DEFAULT_TC = "180+0"
@@ -168,8 +170,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def _run_connected(args: argparse.Namespace, env: Environment) -> int:
     """``--connect``: the console at a seat of a remote table; the server keeps the record."""
+    from ..server.bridge import bridge_player, check_credentials
     from ..server.client import parse_address
-    from .connect import bridge_player, check_credentials
 
     if args.connect is None or args.token is None:
         raise UsageError("--connect HOST:PORT and --token TOKEN go together")
@@ -230,28 +232,29 @@ def _play(
     bell: bool = False,
 ) -> tuple[MatchRecord | None, Stop]:
     """Plays the game; the record is None when a signal (``table.stopping``) stopped it."""
-    logs = DebugLogs(writer.path, 1) if debug else None
+    path = writer.path
+    assert path is not None, "play writes its game to a file"
+    logs = DebugLogs(path, 1) if debug else None
 
     async def main() -> tuple[MatchRecord | None, Stop]:
         console = ConsolePlayer(seat, terminal, name=name, keep_final_screen=True, bell=bell)
-        players: list[Player] = [console]
-        for other, spec in engines.items():
-            log = logs.for_seat(other) if logs is not None else None
-            players.append(create_player(other, spec, log=log))
         record = None
         async with stop_on_signals() as stop:
             with stop.scope:
-                record = await run_match(
-                    players,
+                record, _ = await play_game(
+                    entrants(engines),
                     rules,
+                    game_id="1",
+                    others=[console],
                     fen_a=fens["fen_a"],
                     fen_b=fens["fen_b"],
                     human_seats=(seat,),
                     observer=writer.observe,
                     stop_reason=stop.reason,
+                    logs=logs,
                 )
                 # A finished game's screen stays until a key is pressed.
-                await console.hold_final_screen(f"Game written to {writer.path.resolve()}")
+                await console.hold_final_screen(f"Game written to {path.resolve()}")
         return record, stop
 
     try:

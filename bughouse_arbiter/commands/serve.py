@@ -68,14 +68,13 @@ import functools
 import ipaddress
 import re
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
 import attrs
 import trio
 
-from ..bpgn import SearchInfo
 from ..config.options import (
     TABLE_TC,
     add_engines_file,
@@ -85,14 +84,13 @@ from ..config.options import (
     add_tc,
     house_rules,
 )
-from ..config.specs import DEFAULT_ENGINE, builtin_engine, rotated_seat, seeded
+from ..config.specs import DEFAULT_ENGINE, builtin_engine, game_seed, rotated_seat
 from ..core.model import SEATS, Seat
 from ..core.rules import DrawRule
 from ..environment import Environment
 from ..errors import ConfigError, UsageError
 from ..exits import FAILED, OK
 from ..players.base import Player
-from ..players.factory import create_player
 from ..players.process import EngineProcess, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..server.limits import LIMIT_NAMES, Limits, limits_from_texts
@@ -105,26 +103,25 @@ from ..table.arbiter import (
     MatchRecord,
     MatchStarted,
     MovePlayed,
-    run_match,
 )
+from ..table.games import play_game
+from ..table.keeper import EngineKeeper, entrants
 from ..table.match_events import SeatTakenOver
+from ..table.recording import GameWriter
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament.jobs import Entrant
-from ..tournament.keeper import EngineKeeper
-from ..ui.render import RenderOptions
-from ..web.live_server import WebFrontEnd
-from . import SUMMARIES
-from .match import (
+from ..ui.match_view import (
     Display,
     GameSummary,
-    GameWriter,
-    MatchPlan,
     game_summary,
     progress_line,
     score_text,
     summary_table,
 )
-from .match import plan_from_args as match_plan_from_args
+from ..ui.render import RenderOptions
+from ..web.live_server import WebFrontEnd
+from . import SUMMARIES
+from .plans import MatchPlan
+from .plans import plan_from_args as match_plan_from_args
 
 DEFAULT_PORT = 7790
 #: The live page's port with a bare ``--web``.
@@ -449,58 +446,6 @@ async def serve(
     return status
 
 
-async def _play_kept(
-    plan: ServePlan,
-    index: int,
-    keeper: EngineKeeper,
-    remote: Sequence[Player],
-    local: Sequence[Seat],
-    seating: Mapping[Seat, Seat],
-    humans: Collection[Seat],
-    observe: Callable[[MatchEvent], None],
-    stop_reason: Callable[[], str],
-) -> MatchRecord:
-    """``_play_one``'s game with the keeper's local engines: the remote players
-    are started into the keeper's channel for this game (one that cannot start
-    leaves as the game begins, as ``run_match`` would have it) and their game
-    channel closed after it."""
-    match = plan.match
-    entrants = [
-        Entrant(
-            seats=(seating[seat],),
-            spec=match.engines[seat],
-            participant=f"team {seating[seat].team.value}",
-            engine=match.engines[seat].name,
-        )
-        for seat in local
-    ]
-    others: list[Player] = list(remote)
-
-    async def start(at: int, player: Player, nursery: trio.Nursery) -> None:
-        others[at] = await keeper.start_player(player, player.name, nursery)
-
-    async with trio.open_nursery() as nursery:
-        async with trio.open_nursery() as starting:  # all at once, as run_match does
-            for at, player in enumerate(remote):
-                starting.start_soon(start, at, player, nursery)
-        try:
-            record, _ = await keeper.play(
-                entrants,
-                match.rules,
-                game_id=str(index + 1),
-                observer=observe,
-                seed=match.seed,
-                stop_reason=stop_reason,
-                others=others,
-                human_seats=humans,
-            )
-        finally:
-            with trio.CancelScope(shield=True):
-                for player in others:
-                    await player.aclose()
-    return record
-
-
 def _names_now(
     names: Mapping[Seat, str], playing: Mapping[Seat, RemoteEnginePlayer]
 ) -> dict[Seat, str]:
@@ -570,10 +515,6 @@ async def _play_one(
         players.append(player)
     table.seat_players({joined: seating[joined] for joined in remote_players})
     local = [seat for seat in SEATS if seat not in remote_players]
-    if keeper is None:
-        for seat in local:
-            at = seating[seat]
-            players.append(create_player(at, seeded(match.engines[seat], match.seed, index, at)))
     # The remote players by the seat they hold in this game.
     playing = {player.seat: player for player in remote_players.values()}
     writer = GameWriter(match.out, game_number=index + 1, games=match.games)
@@ -589,17 +530,15 @@ async def _play_one(
             if player is not None:
                 lag = player.move_lag.pop(seat, None)
                 if lag is not None:
-                    info = writer.pending_info.get(seat, SearchInfo())
-                    writer.pending_info[seat] = attrs.evolve(info, lag_ms=round(lag * 1000))
-        if isinstance(event, MatchEnded) and writer.recorder is not None:
-            header = writer.recorder.header
-            players_now = dict(header.players)
-            for seat, player in playing.items():
-                if player.remote.replaced_by is not None:
-                    players_now[seat] = (
-                        f"{players_now.get(seat, player.name)} / {player.remote.replaced_by}"
-                    )
-            writer.recorder.header = attrs.evolve(header, players=players_now)
+                    writer.add_lag(seat, round(lag * 1000))
+        if isinstance(event, MatchEnded):
+            writer.rename(
+                {
+                    seat: f"{writer.players.get(seat, player.name)} / {player.remote.replaced_by}"
+                    for seat, player in playing.items()
+                    if player.remote.replaced_by is not None
+                }
+            )
         writer.observe(event)
         display.observe(event)
         if isinstance(event, MatchStarted | MatchEnded):
@@ -608,19 +547,17 @@ async def _play_one(
         table.emit(event)
 
     humans = [seat for seat, player in playing.items() if player.remote.human]
-    if keeper is None:
-        record = await run_match(
-            players,
-            match.rules,
-            game_id=str(index + 1),
-            human_seats=humans,
-            observer=observe,
-            stop_reason=stop_reason,
-        )
-    else:
-        record = await _play_kept(
-            plan, index, keeper, players, local, seating, humans, observe, stop_reason
-        )
+    record, _ = await play_game(
+        entrants({seating[seat]: match.engines[seat] for seat in local}),
+        match.rules,
+        game_id=str(index + 1),
+        keeper=keeper,
+        seed=game_seed(match.seed, index),
+        others=players,
+        human_seats=humans,
+        observer=observe,
+        stop_reason=stop_reason,
+    )
     if writer.error is not None:
         raise ConfigError(writer.error)
     return record

@@ -345,9 +345,15 @@ def rotated_team(team: Team, game_index: int) -> Team:
 def seeded(spec: EngineSpec, seed: int | None, game_index: int, seat: Seat) -> EngineSpec:
     """``spec`` with the ``Seed`` option of game ``game_index`` at ``seat``, if it is a
     built-in engine and ``seed`` is set: four seeds a game, one per seat, never repeated."""
-    if seed is None or spec.name not in BUILTIN_ENGINES:
+    base = game_seed(seed, game_index)
+    if base is None or spec.name not in BUILTIN_ENGINES:
         return spec
-    return spec.with_options(Seed=str(seed + 4 * game_index + SEATS.index(seat)))
+    return spec.with_options(Seed=str(base + SEATS.index(seat)))
+
+
+def game_seed(seed: int | None, game_index: int) -> int | None:
+    """The seed of game ``game_index`` of a run seeded ``seed`` (its seats add 0-3)."""
+    return None if seed is None else seed + 4 * game_index
 
 
 #: What ``--option`` says, for its help text and error messages.

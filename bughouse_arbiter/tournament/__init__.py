@@ -8,8 +8,10 @@ folder and the progress display.
 
 Where a game is played is not its business: the tournament hands
 ``MatchJob`` values (``jobs.py``) to a ``Scheduler`` (``scheduler.py``) and
-gets ``MatchReport`` values back. ``LocalScheduler`` plays them in this
-process with trio; ``RayScheduler`` (``ray_backend.py``) on other machines,
-each game slot a Ray actor (``ray_table.py``) keeping its engines.
+gets ``MatchReport`` values back; a table plays each with ``play.py`` on the
+table layer's ``EngineKeeper`` and ``play_game``, as ``match`` does.
+``LocalScheduler`` plays them in this process with trio; ``RayScheduler``
+(``ray_backend.py``) on other machines, each game slot a Ray actor
+(``ray_table.py``) keeping its engines.
 Nothing above the scheduler knows which backend runs it.
 """

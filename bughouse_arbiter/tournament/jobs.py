@@ -8,14 +8,11 @@ and time control, the opening, the seed and the BPGN tags. A report holds
 the whole game as BPGN text, the result from team 1's point of view and, per
 seat, what went wrong (a crash, a hang, a failed start).
 
-Playing a job: ``play_job(job)`` is blocking and self-contained (it calls
-``trio.run``, starts the four engines and closes them): use it in a fresh
-process or a remote worker. ``play_job_async(job, keeper)`` plays it in the
-running trio loop; with an ``EngineKeeper`` (``keeper.py``) the engines stay
-alive from one job to the next. Neither raises for anything a player does: a
-player's fault is a result (a forfeit) with a reason. An error of the
-harness itself (an exception while setting the table) becomes a report with
-``error`` set, meaning "not played, try again elsewhere".
+A job is played by ``play.py`` (``play_on_table``, on an ``EngineKeeper``'s
+engines). Nothing a player does raises: a player's fault is a result (a
+forfeit) with a reason. An error of the harness itself (an exception while
+setting the table) becomes a report with ``error`` set (``failed_report``),
+meaning "not played, try again elsewhere".
 """
 
 from __future__ import annotations
@@ -23,61 +20,24 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import attrs
-import trio
 
-from ..config.specs import EngineSpec
 from ..core.model import Result, Seat, Team
 from ..core.rules import HouseRules
+from ..table.keeper import Entrant
 from .openings import Opening
 
-if TYPE_CHECKING:
-    from .keeper import EngineKeeper
-
 __all__ = [
-    "Entrant",
     "MatchJob",
     "MatchReport",
     "SeatIncident",
-    "entrant_key",
-    "play_job",
-    "play_job_async",
+    "failed_report",
 ]
 
 
 #: Decimals of a second the journal keeps of the harness's delays: to the microsecond.
 DELAY_DIGITS = 6
-
-
-def entrant_key(spec: EngineSpec, team_mode: bool) -> str:
-    """Equal keys mean interchangeable engine processes (same program, options, mode)."""
-    options = ",".join(f"{k}={v}" for k, v in sorted(spec.options.items()))
-    mode = "team" if team_mode else "seat"
-    return f"{mode}|{spec.protocol}|{spec.cwd or ''}|{' '.join(spec.command)}|{options}|" + (
-        "\n".join(spec.init)
-    )
-
-
-@attrs.frozen(kw_only=True)
-class Entrant:
-    """One engine process at the table: one seat, or both seats of a team (team mode)."""
-
-    seats: tuple[Seat, ...]
-    spec: EngineSpec
-    #: The tournament participant (the side) this process plays for.
-    participant: str
-    #: The engine's own name within the participant (for per-engine ratings of mixed teams).
-    engine: str
-
-    @property
-    def team_mode(self) -> bool:
-        return len(self.seats) == 2
-
-    @property
-    def key(self) -> str:
-        return entrant_key(self.spec, self.team_mode)
 
 
 @attrs.frozen(kw_only=True)
@@ -304,18 +264,6 @@ def node_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def play_job(job: MatchJob) -> MatchReport:
-    """Plays ``job`` in a new trio loop with engines started for it and closed after.
-
-    Blocking; for a fresh process or a remote worker. Never raises for an
-    engine's fault (a forfeit) nor for a harness error (``report.error``).
-    """
-    try:
-        return trio.run(play_job_async, job)
-    except Exception as exc:  # the harness failed: "not played", the caller may retry
-        return failed_report(job, exc)
-
-
 def failed_report(job: MatchJob, exc: BaseException) -> MatchReport:
     """The report of a job the harness could not play (``error`` set)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -326,20 +274,3 @@ def failed_report(job: MatchJob, exc: BaseException) -> MatchReport:
         error=f"{type(exc).__name__}: {exc}",
         node=node_name(),
     )
-
-
-async def play_job_async(job: MatchJob, keeper: EngineKeeper | None = None) -> MatchReport:
-    """Plays ``job`` in the running trio loop.
-
-    With ``keeper``, engines it holds from earlier jobs play again (and stay
-    alive afterwards); without, they are started for this job and closed.
-    Cancellation propagates (the game is abandoned, nothing is reported), and
-    so does an exception of the harness itself (``failed_report`` makes it a
-    report).
-    """
-    from .keeper import EngineKeeper, play_on_table
-
-    if keeper is not None:
-        return await play_on_table(job, keeper)
-    async with EngineKeeper.open() as own:
-        return await play_on_table(job, own)

@@ -80,8 +80,8 @@ import trio
 
 from .. import __version__
 from ..errors import ConfigError
+from ..table.keeper import fit
 from .jobs import MatchJob, MatchReport
-from .keeper import fit
 from .ray_nodes import NodeCounts
 from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
 from .scheduler import NextJob, OnReport, SchedulerStats

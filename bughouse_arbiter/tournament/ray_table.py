@@ -4,7 +4,7 @@ A ``RayTable`` is the class of a Ray actor (``ray_backend.py`` makes it
 remote, reserving ``cpus_per_match`` CPUs, so a node holds no more tables
 than it has cores for). It plays one game at a time and keeps that table's
 engines alive from one game to the next, exactly as a local table does: an
-``EngineKeeper`` (``keeper.py``) reseats idle engines by ``Entrant.key``,
+``EngineKeeper`` (``table/keeper.py``) reseats idle engines by ``Entrant.key``,
 pings them after each game and restarts the ones that crashed, hung, failed
 to start, lost on time or moved illegally. The actor's worker process is a
 child subreaper: what the engines leave behind comes to it, and is killed
@@ -43,9 +43,10 @@ from ..config.specs import BUILTIN_ENGINES, EngineSpec, builtin_engine
 from ..core.model import Result
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
+from ..table.keeper import CLOSE_TIMEOUT, EngineKeeper
 from .jobs import MatchJob, MatchReport, failed_report, node_name
-from .keeper import CLOSE_TIMEOUT, EngineKeeper, play_on_table
 from .leftovers import clear_leftovers
+from .play import play_on_table
 
 __all__ = ["NodeInfo", "Played", "RayTable", "error_report", "localize_job"]
 

@@ -19,7 +19,7 @@ import attrs
 
 from ..bpgn.notation import SEAT_TAGS
 from ..config.specs import PROTOCOLS, EngineSpec
-from .jobs import Entrant
+from ..table.keeper import Entrant
 from .schedule import Participant
 
 #: The spec fields said by ``changes`` and in what words.

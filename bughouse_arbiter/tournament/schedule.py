@@ -23,7 +23,8 @@ import attrs
 from ..config.specs import EngineSpec, rotated_seat
 from ..core.model import Seat, Team
 from ..core.rules import HouseRules
-from .jobs import Entrant, MatchJob
+from ..table.keeper import Entrant, entrants
+from .jobs import MatchJob
 from .openings import Opening
 
 
@@ -54,27 +55,18 @@ def pairings(participants: Sequence[Participant], format: str) -> list[tuple[int
 
 def seating(first: Participant, second: Participant, game: int) -> tuple[Entrant, ...]:
     """The entrants of game ``game`` of a pairing (``first`` sits as team 1 in game 0)."""
-    entrants: list[Entrant] = []
+    found: list[Entrant] = []
     for participant, home in ((first, Team.ONE), (second, Team.TWO)):
         seats = tuple(rotated_seat(seat, game) for seat in home.seats)
-        if participant.team_mode:
-            ordered = tuple(sorted(seats, key=lambda s: s.team.seats.index(s)))
-            entrants.append(
-                Entrant(
-                    seats=ordered,
-                    spec=participant.members[0],
-                    participant=participant.name,
-                    engine=participant.member_names[0],
-                )
-            )
-            continue
-        for seat, spec, engine in zip(
-            seats, participant.members, participant.member_names, strict=True
-        ):
-            entrants.append(
-                Entrant(seats=(seat,), spec=spec, participant=participant.name, engine=engine)
-            )
-    return tuple(entrants)
+        team = seats[0].team  # partners stay partners: one team of this game
+        members = dict(zip(seats, participant.members, strict=True))
+        found += entrants(
+            members,
+            teams={team: participant.members[0]} if participant.team_mode else None,
+            participants={team: participant.name},
+            names=dict(zip(seats, participant.member_names, strict=True)),
+        )
+    return tuple(found)
 
 
 def side_of(game: int) -> Team:

@@ -58,9 +58,10 @@ from typing import Protocol
 import attrs
 import trio
 
+from ..table.keeper import EngineKeeper
 from .jobs import MatchJob, MatchReport, failed_report
-from .keeper import EngineKeeper, play_on_table
 from .leftovers import clear_leftovers
+from .play import play_on_table
 
 __all__ = [
     "LocalScheduler",

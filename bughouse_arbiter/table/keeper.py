@@ -6,8 +6,16 @@ the job names: an idle engine with the same ``Entrant.key`` that can play
 again is moved to its new seats (``Player.reseat``); otherwise a new one is
 started. After the game an engine that crashed, hung, failed to start, lost
 on time or moved illegally is closed, so the next game gets a fresh one; the
-others wait, idle, for the next job. ``play_on_table`` plays one job on a
-keeper and turns the record into a ``MatchReport``.
+others wait, idle, for the next job. ``match``, ``serve`` and a tournament's
+tables (local or Ray) all keep their engines so.
+
+An ``Entrant`` is one engine process at the table (one seat, or both seats
+of a team in team mode); ``entrants`` is the one way to list a game's.
+
+Seeds. The project's own engines take a ``Seed`` option, set once when the
+process starts (a kept engine keeps its random stream). It is derived from
+the game's seed and the entrant's seat (``config.specs.seeded``), never from
+the order engines happen to start in, so one ``--seed`` seats the same seeds.
 
 Hangs. After every game each engine still alive is asked whether it
 answers (``Player.ping``: ``isready``, or an xboard ``ping``), all at once,
@@ -26,26 +34,24 @@ next one (its turn tokens are gone too).
 from __future__ import annotations
 
 import contextlib
-import datetime
 import math
-import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 
+import attrs
 import trio
 
-from ..bpgn import GameHeader
-from ..bpgn.write import format_game
-from ..config.specs import BUILTIN_ENGINES
+from ..config.specs import EngineSpec, seeded
 from ..core.board import STARTING_FEN
 from ..core.game import PlayedMove
-from ..core.model import SEATS, Outcome, Seat, Termination
+from ..core.model import Outcome, Seat, Team, Termination
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..players.base import Action, Gone, MatchInfo, Player, TableState
 from ..players.factory import create_player, create_team_player
 from ..players.reaper import starting_engine
-from ..table.arbiter import MatchRecord, Observer, run_match
-from .jobs import Entrant, MatchJob, MatchReport, SeatIncident, node_name
+from .arbiter import MatchRecord, Observer, run_match
+
+__all__ = ["EngineKeeper", "Entrant", "entrant_key", "entrants", "fit"]
 
 #: Seconds an engine gets to start (handshake, options).
 START_TIMEOUT = 30.0
@@ -55,14 +61,8 @@ MAX_IDLE = 8
 CLOSE_TIMEOUT = 10.0
 #: Seconds an engine gets to answer the ping after each game.
 PING_TIMEOUT = 5.0
-#: A time loss counts as caused by the harness when the harness's delay on
-#: that seat's clock came to this share of the seat's time (start + increments).
-HARNESS_LOSS_SHARE = 0.01
 #: Terminations after which the blamed engine is restarted before its next game.
 _RESTART_AFTER = frozenset({Termination.LEFT, Termination.FLAG, Termination.ILLEGAL_MOVE})
-#: Reasons for leaving that mean the engine stopped answering (a hang, not a crash):
-#: a notification it did not take, no ``readyok`` at the start of a game.
-_HANG_REASONS = ("stopped reading", "no 'readyok'", "not ready for the game")
 
 
 #: What a player's ``start`` raises when it cannot start (``_start_failure`` says why).
@@ -77,6 +77,71 @@ def _start_failure(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
     return str(exc)
+
+
+def entrant_key(spec: EngineSpec, team_mode: bool) -> str:
+    """Equal keys mean interchangeable engine processes (same program, options, mode)."""
+    options = ",".join(f"{k}={v}" for k, v in sorted(spec.options.items()))
+    mode = "team" if team_mode else "seat"
+    return f"{mode}|{spec.protocol}|{spec.cwd or ''}|{' '.join(spec.command)}|{options}|" + (
+        "\n".join(spec.init)
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Entrant:
+    """One engine process at the table: one seat, or both seats of a team (team mode)."""
+
+    seats: tuple[Seat, ...]
+    spec: EngineSpec
+    #: The side this process plays for (a tournament's participant, or ``team N``).
+    participant: str
+    #: The engine's own name within the participant (for per-engine ratings of mixed teams).
+    engine: str
+
+    @property
+    def team_mode(self) -> bool:
+        return len(self.seats) == 2
+
+    @property
+    def key(self) -> str:
+        return entrant_key(self.spec, self.team_mode)
+
+
+def entrants(
+    engines: Mapping[Seat, EngineSpec],
+    *,
+    teams: Mapping[Team, EngineSpec] | None = None,
+    participants: Mapping[Team, str] | None = None,
+    names: Mapping[Seat, str] | None = None,
+) -> list[Entrant]:
+    """The entrants of one game: each of ``teams`` as one team-mode process at
+    both its seats, then one per seat of ``engines`` (by the seats of this
+    game, in the order given) not held by a team.
+
+    ``participants`` names the side each team's seats play for (default
+    ``team N``); ``names`` the engine at a seat (default its spec's name).
+    """
+    teams = teams or {}
+
+    def side(team: Team) -> str:
+        return (participants or {}).get(team, f"team {team.value}")
+
+    def name(seat: Seat, spec: EngineSpec) -> str:
+        return (names or {}).get(seat, spec.name)
+
+    found = [
+        Entrant(
+            seats=team.seats, spec=spec, participant=side(team), engine=name(team.seats[0], spec)
+        )
+        for team, spec in teams.items()
+    ]
+    found += [
+        Entrant(seats=(seat,), spec=spec, participant=side(seat.team), engine=name(seat, spec))
+        for seat, spec in engines.items()
+        if seat.team not in teams
+    ]
+    return found
 
 
 def fit(entrants: Sequence[Entrant], idle: Collection[str]) -> int:
@@ -152,7 +217,8 @@ class EngineKeeper:
         """Players for ``entrants`` (kept ones reseated, missing ones started at
         once) and how many were started. An engine that fails to start is
         stood in for by a player that leaves with the reason when the game begins.
-        ``seed`` (for the built-in engines) is set once per process."""
+        ``seed`` is the game's: an engine started gets ``seeded(spec, seed, 0,
+        seat)`` for its (first) seat."""
         players: list[Player | None] = [self._take(entrant) for entrant in entrants]
         missing = [i for i, player in enumerate(players) if player is None]
         async with trio.open_nursery() as starters:
@@ -185,10 +251,8 @@ class EngineKeeper:
         self, players: list[Player | None], index: int, entrant: Entrant, seed: int | None
     ) -> None:
         assert self._nursery is not None, "the keeper is not serving"
-        spec = entrant.spec
-        if seed is not None and spec.name in BUILTIN_ENGINES:
-            # Set once per process: a kept engine keeps its random stream.
-            spec = spec.with_options(Seed=str(seed + self.engines_started))
+        # Set once per process: a kept engine keeps its random stream.
+        spec = seeded(entrant.spec, seed, 0, entrant.seats[0])
         if entrant.team_mode:
             player = create_team_player((entrant.seats[0], entrant.seats[1]), spec)
         else:
@@ -363,100 +427,3 @@ class _FailedPlayer(Player):
 
     async def aclose(self) -> None:
         pass
-
-
-# -- one job -------------------------------------------------------------------------
-
-
-async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
-    """Plays ``job`` with ``keeper``'s engines and reports it (see ``jobs.py``)."""
-    wall = time.monotonic()
-    opening = job.opening
-    now = datetime.datetime.now(datetime.UTC)
-    record, started = await keeper.play(
-        job.entrants,
-        job.rules,
-        game_id=job.job_id,
-        fen_a=opening.fen_a if opening else STARTING_FEN,
-        fen_b=opening.fen_b if opening else STARTING_FEN,
-        seed=job.seed,
-    )
-    outcome = record.outcome
-    time_losses = (
-        (outcome.seat,)
-        if outcome.termination is Termination.FLAG and outcome.seat is not None
-        else ()
-    )
-    names = {seat: job.entrant_at(seat).engine for seat in SEATS}
-    header = GameHeader(
-        players=names,
-        engines=dict(record.names),
-        event=job.event,
-        date=f"{now:%Y.%m.%d}",
-        time=f"{now:%H:%M:%S}",
-        round=str(job.number),
-        extra=job.tags,
-    )
-    return MatchReport(
-        job_id=job.job_id,
-        result=outcome.result,
-        termination=outcome.termination.value,
-        reason=outcome.reason,
-        bpgn=format_game(record.game, header),
-        plies=record.game.plies,
-        seconds=time.monotonic() - wall,
-        incidents=_incidents(job, outcome, keeper.hung),
-        time_losses=time_losses,
-        overhead_max=max(record.overheads, default=0.0),
-        harness_delay=dict(record.harness_delay),
-        harness_delay_max=record.harness_delay_max,
-        harness_time_losses=tuple(s for s in time_losses if harness_caused(record, s)),
-        started_engines=started,
-        node=node_name(),
-    )
-
-
-def harness_caused(record: MatchRecord, seat: Seat) -> bool:
-    """Whether the harness's delay on ``seat``'s clock came to ``HARNESS_LOSS_SHARE``
-    of the time the seat had (start time and the increments of its moves)."""
-    rules = record.rules
-    moves = sum(1 for move in record.game.moves if move.seat is seat)
-    had = rules.time + rules.increment * moves
-    return record.harness_delay.get(seat, 0.0) >= HARNESS_LOSS_SHARE * had
-
-
-def _incidents(
-    job: MatchJob, outcome: Outcome, hung: Mapping[Seat, str] | None = None
-) -> tuple[SeatIncident, ...]:
-    """What went wrong, per seat: the seat the game ended on (a crash, a failed
-    start, an illegal move, a time loss), and every engine that did not answer
-    the ping after the game (``hang``, which replaces a time loss)."""
-    hung = dict(hung or {})
-    found: list[tuple[Seat, str, str]] = []
-    seat = outcome.seat
-    kinds = {
-        Termination.LEFT: "crash",
-        Termination.FLAG: "time",
-        Termination.ILLEGAL_MOVE: "illegal",
-    }
-    kind = kinds.get(outcome.termination)
-    if seat is not None and kind is not None:
-        if kind == "crash" and "failed to start" in outcome.reason:
-            kind = "start"
-        elif kind == "crash" and any(why in outcome.reason for why in _HANG_REASONS):
-            kind = "hang"
-        if seat in hung:
-            found.append((seat, "hang", hung.pop(seat)))
-        else:
-            found.append((seat, kind, outcome.reason))
-    found.extend((s, "hang", text) for s, text in sorted(hung.items()))
-    return tuple(
-        SeatIncident(
-            seat=s,
-            participant=job.participant_at(s),
-            engine=job.entrant_at(s).engine,
-            kind=k,
-            text=text,
-        )
-        for s, k, text in found
-    )
