@@ -31,9 +31,9 @@ from bughouse_arbiter.core.model import Result
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.tournament.jobs import MatchReport
 from bughouse_arbiter.tournament.live import LiveTally
+from bughouse_arbiter.tournament.report_page import PageView, tournament_page
 from bughouse_arbiter.tournament.schedule import Participant, schedule
 from bughouse_arbiter.tournament.stats import Sprt
-from bughouse_arbiter.web.tournament_page import PageView, tournament_page
 
 RESULTS = (Result.TEAM_ONE, Result.DRAW, Result.TEAM_TWO, Result.DRAW, Result.TEAM_ONE)
 

@@ -20,11 +20,11 @@ from bughouse_arbiter.tournament.display import WIDTH
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
 from bughouse_arbiter.tournament.live import MAX_POINTS, LiveTally, Point, Trajectory
 from bughouse_arbiter.tournament.report_file import REPORT, ReportFile
+from bughouse_arbiter.tournament.report_page import PageView, tournament_page
 from bughouse_arbiter.tournament.results import GameResult, pairing_summary
 from bughouse_arbiter.tournament.runner import Tournament, TournamentPlan
 from bughouse_arbiter.tournament.schedule import Participant, schedule, side_of
 from bughouse_arbiter.tournament.stats import Sprt
-from bughouse_arbiter.web.tournament_page import PageView, tournament_page
 
 
 def _jobs(names: str, games: int, format: str = "gauntlet") -> list[MatchJob]:

@@ -4,7 +4,8 @@ Owns everything between "these participants, this format" and "this
 summary": the schedule of games (pairings, opening pairs with teams swapped,
 seats rotated), the opening book, the journal (``results.jsonl``) and resume,
 the statistics (Elo, LOS, pentanomial, SPRT, rating fits; pure), the output
-folder and the progress display.
+folder, the progress display and the report page (``report_page.py``, pure;
+``report_file.py`` keeps ``report.html`` in the run folder).
 
 Where a game is played is not its business: the tournament hands
 ``MatchJob`` values (``jobs.py``) to a ``Scheduler`` (``scheduler.py``) and

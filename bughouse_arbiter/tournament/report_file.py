@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..web.tournament_page import PageView, tournament_page
 from .jobs import MatchJob, MatchReport
 from .live import LiveTally
+from .report_page import PageView, tournament_page
 from .stats import Sprt
 
 REPORT = "report.html"

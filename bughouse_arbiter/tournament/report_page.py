@@ -19,9 +19,9 @@ from typing import Any
 
 import attrs
 
-from ..tournament.display import nelo_text, percent, plural, signed
-from ..tournament.live import LiveTally, Point, RecentGame
-from ..tournament.stats import Pentanomial, Summary
+from .display import nelo_text, percent, plural, signed
+from .live import LiveTally, Point, RecentGame
+from .stats import Pentanomial, Summary
 
 #: Pairings drawn as Elo plots (a large round robin lists the rest in its table only).
 MAX_PLOTS = 12
