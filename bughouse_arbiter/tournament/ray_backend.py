@@ -17,9 +17,12 @@ its ``started_engines`` feed ``stats`` (``engines_started``,
 The driver hands each job to an idle table whose idle engines fit it best;
 it starts a new table (and waits for it to be up before giving it a game)
 when the live nodes have room for one more, up to ``--concurrency``. The
-tables are polled with the games (every ``POLL_SECONDS``): the capacity is
-counted again (a node that joins gets a table as soon as a game waits),
-tables on nodes that left are dropped, tables beyond the capacity retired.
+tables are polled with the games (every ``POLL_SECONDS``); the node list is
+asked for at most every ``NODES_SECONDS`` (and at once after a table died or
+failed to start): the capacity is counted again (a node that joins gets a
+table as soon as a game waits), tables on nodes that left are dropped, tables
+beyond the capacity retired. A pass's bookkeeping does not grow with the
+calls that return in it (tables are found by their calls' refs).
 Each table has a ``watch`` call in flight for its whole life, which Ray
 fails when the actor dies: a table that died idle is dropped before it is
 handed a game. When ``run``
@@ -73,7 +76,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import attrs
 import trio
@@ -106,8 +109,11 @@ RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'bughouse-ar
 DEFAULT_CPUS_PER_MATCH = 2.0
 #: Attempts a job gets when its worker or node dies under it.
 MAX_ATTEMPTS = 3
-#: Seconds between looks at the cluster while games are in flight (nodes come and go).
+#: Seconds the loop waits for a call to answer before it looks around again.
 POLL_SECONDS = 1.0
+#: Seconds between asks for the node list (nodes come and go); a table's death
+#: or failed start makes the next pass ask at once.
+NODES_SECONDS = 1.0
 #: Seconds a cancelled run's tables get to close their engines before they are killed.
 CANCEL_GRACE = 3.0
 #: Seconds the tables get to close their idle engines at the end of a run.
@@ -226,6 +232,12 @@ class RayScheduler:
         #: The live tables, and the retired ones closing their engines (by their stop call).
         self._tables: list[_Table] = []
         self._retiring: dict[Any, _Table] = {}
+        #: The live tables by their call in flight and by their ``watch`` (kept
+        #: in step with ``_Table.ref`` and ``.watch`` by ``_call``, ``_unwatch``, ``_forget``).
+        self._by_ref: dict[Any, _Table] = {}
+        self._by_watch: dict[Any, _Table] = {}
+        #: The live tables that are ready (up, no call in flight), oldest ready first.
+        self._ready: dict[_Table, None] = {}
         #: Tables started in all (a dead or retired one is replaced by a new one).
         self.tables_started = 0
         #: Tables that failed to start in a row, and why the last one did.
@@ -248,6 +260,9 @@ class RayScheduler:
         self.address = "ADDRESS"
         alive = [node for node in ray.nodes() if node.get("Alive")]
         self._nodes: dict[str, Mapping[str, Any]] = {str(n["NodeID"]): n for n in alive}
+        #: The last node list asked for, and when (trio time; None: ask at the next pass).
+        self._alive: list[Mapping[str, Any]] = alive
+        self._alive_asked: float | None = None
         self.concurrency = self._capacity(alive)
         if self.concurrency == 0:
             raise ConfigError(self._no_room_message(alive))
@@ -296,7 +311,16 @@ class RayScheduler:
         nodes = await self._ask(self._ray.nodes)
         alive = [node for node in nodes if node.get("Alive")]
         self._nodes.update((str(n["NodeID"]), n) for n in alive)
+        self._alive, self._alive_asked = alive, trio.current_time()
         return alive
+
+    async def _recent_nodes(self) -> list[Mapping[str, Any]]:
+        """The live nodes, asked of the cluster at most every ``NODES_SECONDS``
+        (its cost grows with the nodes), or at once after a table died or failed."""
+        asked = self._alive_asked
+        if asked is None or trio.current_time() - asked >= NODES_SECONDS:
+            return await self._alive_nodes()
+        return self._alive
 
     async def _ask(self, call: Callable[..., Any], *args: Any) -> Any:
         """``call(*args)``, a blocking call to the cluster, off the event loop
@@ -365,19 +389,53 @@ class RayScheduler:
         if avoid:
             options["label_selector"] = {_NODE_ID_LABEL: f"!in({','.join(sorted(avoid))})"}
         handle = self._table_class.options(**options).remote()
-        self._tables.append(_Table(handle, ref=handle.node.remote(), watch=handle.watch.remote()))
+        table = _Table(handle, watch=handle.watch.remote())
+        self._by_watch[table.watch] = table
+        self._call(table, handle.node.remote())
+        self._tables.append(table)
         self.tables_started += 1
+
+    def _call(self, table: _Table, ref: Any) -> None:
+        """``ref`` (or None) is now the call ``table`` has in flight."""
+        if table.ref is not None:
+            self._by_ref.pop(table.ref, None)
+        table.ref = ref
+        if ref is not None:
+            self._by_ref[ref] = table
+        self._mark(table)
+
+    def _mark(self, table: _Table) -> None:
+        """Keeps ``_ready`` in step with a live table's ``ready``."""
+        if table.ready:
+            self._ready[table] = None
+        else:
+            self._ready.pop(table, None)
+
+    def _unwatch(self, table: _Table) -> None:
+        if table.watch is not None:
+            self._by_watch.pop(table.watch, None)
+        table.watch = None
+
+    def _forget(self, table: _Table) -> None:
+        """Takes ``table`` out of the live tables and their indexes."""
+        if table in self._tables:
+            self._tables.remove(table)
+        if table.ref is not None and self._by_ref.get(table.ref) is table:
+            del self._by_ref[table.ref]
+        if table.watch is not None and self._by_watch.get(table.watch) is table:
+            del self._by_watch[table.watch]
+        self._ready.pop(table, None)
 
     def _drop(self, table: _Table) -> None:
         """Forgets ``table`` and kills its actor (it is dead, or its call lost)."""
-        if table in self._tables:
-            self._tables.remove(table)
+        self._forget(table)
+        self._alive_asked = None  # its node may have gone: the next pass asks
         with contextlib.suppress(Exception):
             self._ray.kill(table.handle, no_restart=True)
 
     def _retire(self, table: _Table) -> None:
         """Asks an idle ``table`` to close its engines; it is killed once done."""
-        self._tables.remove(table)
+        self._forget(table)
         self._retiring[table.handle.stop.remote()] = table
 
     def _tidy(self, alive: Sequence[Mapping[str, Any]]) -> None:
@@ -412,6 +470,7 @@ class RayScheduler:
             with contextlib.suppress(Exception):
                 stops.append(table.handle.stop.remote())
         self._tables, self._retiring = [], {}
+        self._by_ref, self._by_watch, self._ready = {}, {}, {}
         with contextlib.suppress(Exception):
             grace = CANCEL_GRACE if playing else CLOSE_GRACE
             self._ray.wait(stops, num_returns=len(stops), timeout=grace, fetch_local=False)
@@ -425,18 +484,19 @@ class RayScheduler:
         ray = self._ray
         again: deque[tuple[MatchJob, int]] = deque()
         waiting: deque[tuple[MatchJob, int]] = deque()
+        self._alive_asked = None  # a run begins with a fresh look
         try:
             while True:
-                alive = await self._alive_nodes()
+                alive = await self._recent_nodes()
                 self._say_nodes()
                 self.concurrency = max(self._capacity(alive), 1)
                 self._tidy(alive)
                 await self._fill(next_job, on_report, again, waiting, alive)
-                calls = [t.ref for t in self._tables if t.ref is not None]
+                calls = list(self._by_ref)
                 if not calls and not again and not waiting:
                     return
                 calls.extend(self._retiring)
-                calls.extend(t.watch for t in self._tables if t.watch is not None)
+                calls.extend(self._by_watch)
                 if not calls:  # jobs wait for room that is not there yet: look again soon
                     await trio.sleep(POLL_SECONDS)
                     continue
@@ -469,56 +529,80 @@ class RayScheduler:
         """Hands waiting jobs (lost ones first), then new ones, to ready tables,
         starting tables where there is room."""
         unplaced = 0
+        roomy = [node for node in alive if self._slots(node) > 0]
         for line in (again, waiting):
             for item in list(line):
-                placed = await self._place(item, alive, on_report, unplaced)
-                if placed:
+                placed = await self._place(item, alive, roomy, on_report, unplaced)
+                if placed != "waits":
                     line.remove(item)
                 else:
                     unplaced += 1
+        taken: set[str] | None = None  # job ids waiting or in flight, once a new job comes
         while not again and len(waiting) < self.concurrency and self._room_for_more():
             job = next_job()
             if job is None:
                 return
-            taken = {item[0].job_id for item in (*again, *waiting)}
-            taken.update(t.flight.job.job_id for t in self._tables if t.flight is not None)
+            if taken is None:
+                taken = {item[0].job_id for item in waiting}
+                taken.update(t.flight.job.job_id for t in self._tables if t.flight is not None)
             if job.job_id in self.reported or job.job_id in taken:
                 self._notice(f"job {job.job_id} is already played or in flight: skipped")
                 continue
-            if not await self._place((job, 1), alive, on_report, unplaced):
+            # A job reported at once (nowhere to play it) may come back at once.
+            placed = await self._place((job, 1), alive, roomy, on_report, unplaced)
+            if placed != "reported":
+                taken.add(job.job_id)
+            if placed == "waits":
                 waiting.append((job, 1))
                 unplaced += 1
 
     def _room_for_more(self) -> bool:
-        return len(self._tables) < self.concurrency or any(t.ready for t in self._tables)
+        return len(self._tables) < self.concurrency or bool(self._ready)
+
+    def _best_ready(self, job: MatchJob, avoid: Collection[str]) -> _Table | None:
+        """The ready table off ``avoid`` whose idle engines fit ``job`` best (the
+        first of the best); the search ends at one that fits it wholly."""
+        keys = [entrant.key for entrant in job.entrants]
+        best, best_fit = None, -1
+        for table in self._ready:
+            if table.node_id in avoid:
+                continue
+            fits = _fit(keys, table.idle)
+            if fits > best_fit:
+                best, best_fit = table, fits
+                if fits == len(keys):
+                    break
+        return best
 
     async def _place(
         self,
         item: tuple[MatchJob, int],
         alive: Sequence[Mapping[str, Any]],
+        roomy: Sequence[Mapping[str, Any]],
         on_report: OnReport,
         unplaced: int,
-    ) -> bool:
-        """Hands ``item`` to the ready table that fits it best; True if handed
-        out or reported (no live node can take it)."""
+    ) -> Literal["handed", "reported", "waits"]:
+        """Hands ``item`` to the ready table that fits it best (``handed``), or
+        reports it as not played when no live node can take it (``reported``);
+        ``waits`` for a table otherwise. ``roomy``: the live nodes with room for
+        a table."""
         job, attempt = item
         avoid = self._avoid(job)
-        allowed = [n for n in alive if self._slots(n) > 0 and str(n["NodeID"]) not in avoid]
+        allowed = [n for n in roomy if str(n["NodeID"]) not in avoid] if avoid else roomy
         if not allowed:
             await on_report(error_report(job, self._nowhere_message(job, avoid, alive)))
             await trio.lowlevel.checkpoint_if_cancelled()
-            return True
+            return "reported"
         if self._start_failures >= self.max_attempts and not self._tables:
             self._start_failures = 0
             await on_report(error_report(job, self._last_start_failure))
             await trio.lowlevel.checkpoint_if_cancelled()
-            return True
-        ready = [t for t in self._tables if t.ready and t.node_id not in avoid]
-        if ready:
-            table = max(ready, key=lambda t: fit(job.entrants, t.idle))
+            return "reported"
+        table = self._best_ready(job, avoid)
+        if table is not None:
             table.flight = _Flight(job, attempt, time.time())
-            table.ref = table.handle.play.remote(job, __version__)
-            return True
+            self._call(table, table.handle.play.remote(job, __version__))
+            return "handed"
         # Nothing ready for it: a new table where there is room (one per waiting job) ...
         allowed_ids = {str(n["NodeID"]) for n in allowed}
         starting = sum(1 for t in self._tables if t.starting)
@@ -526,14 +610,14 @@ class RayScheduler:
         room = sum(self._slots(n) for n in allowed) - taken if avoid else 1
         if len(self._tables) < self.concurrency and room > 0 and starting <= unplaced:
             self._start_table(avoid)
-            return False
+            return "waits"
         # ... or, with no room and no table on an allowed node to wait for, an idle
         # table on a node it avoids makes way for one.
         if not any(t.starting or t.node_id in allowed_ids for t in self._tables):
             spare = next((t for t in self._tables if t.ready), None)
             if spare is not None:
                 self._retire(spare)
-        return False
+        return "waits"
 
     async def _answered(
         self, ref: Any, again: deque[tuple[MatchJob, int]], on_report: OnReport
@@ -544,19 +628,21 @@ class RayScheduler:
             with contextlib.suppress(Exception):
                 self._ray.kill(retired.handle, no_restart=True)
             return
-        watched = next((t for t in self._tables if t.watch is not None and t.watch == ref), None)
+        watched = self._by_watch.get(ref)
         if watched is not None:
             # The actor died (or its loop ended). Idle, it is dropped before it
-            # gets a game (``_tidy``); starting or playing, that call fails too
-            # and is handled as it answers.
-            watched.watch, watched.gone = None, True
+            # gets a game (``_tidy``, after a fresh look at the nodes); starting
+            # or playing, that call fails too and is handled as it answers.
+            self._unwatch(watched)
+            watched.gone = True
+            self._alive_asked = None
             with contextlib.suppress(Exception):
                 self._ray.get(ref)  # fetched, so that Ray does not log it as unhandled
             return
-        table = next((t for t in self._tables if t.ref is not None and t.ref == ref), None)
+        table = self._by_ref.get(ref)
         if table is None:  # dropped meanwhile
             return
-        table.ref = None
+        self._call(table, None)
         flight, table.flight = table.flight, None
         if flight is None:
             self._table_up(table, ref)
@@ -600,6 +686,7 @@ class RayScheduler:
             return
         self._start_failures = 0
         table.node_id = node.node_id
+        self._mark(table)
         self.node_counts.up(node.node_id, node.ip, node.host, time.time())
         raylet = self._nodes.get(node.node_id, {})
         with contextlib.suppress(KeyError, TypeError, ValueError):
@@ -689,6 +776,17 @@ class RayScheduler:
             return self._no_room_message(alive)
         names = ", ".join(repr(name) for name in engines)
         return f"engine {names} does not start on any live node of the Ray cluster"
+
+
+def _fit(keys: Sequence[str], idle: Collection[str]) -> int:
+    """``keeper.fit`` for entrants whose keys are ``keys`` (worked out once per job)."""
+    left = list(idle)
+    count = 0
+    for key in keys:
+        if key in left:
+            left.remove(key)
+            count += 1
+    return count
 
 
 def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
