@@ -51,7 +51,7 @@ from ..players.factory import create_player, create_team_player
 from ..players.reaper import starting_engine
 from .arbiter import MatchRecord, Observer, run_match
 
-__all__ = ["EngineKeeper", "Entrant", "entrant_key", "entrants", "fit"]
+__all__ = ["EngineKeeper", "Entrant", "entrant_key", "entrants", "fit", "fit_keys"]
 
 #: Seconds an engine gets to start (handshake, options).
 START_TIMEOUT = 30.0
@@ -146,11 +146,16 @@ def entrants(
 
 def fit(entrants: Sequence[Entrant], idle: Collection[str]) -> int:
     """How many of ``entrants`` engines with the ``idle`` keys could play (one each)."""
-    keys = list(idle)
+    return fit_keys([entrant.key for entrant in entrants], idle)
+
+
+def fit_keys(keys: Sequence[str], idle: Collection[str]) -> int:
+    """``fit`` for entrants whose keys are ``keys`` (a caller that works them out once)."""
+    left = list(idle)
     count = 0
-    for entrant in entrants:
-        if entrant.key in keys:
-            keys.remove(entrant.key)
+    for key in keys:
+        if key in left:
+            left.remove(key)
             count += 1
     return count
 

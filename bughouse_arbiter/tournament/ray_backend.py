@@ -83,7 +83,7 @@ import trio
 
 from .. import __version__
 from ..errors import ConfigError
-from ..table.keeper import fit
+from ..table.keeper import fit_keys
 from .jobs import MatchJob, MatchReport
 from .ray_nodes import NodeCounts
 from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
@@ -567,7 +567,7 @@ class RayScheduler:
         for table in self._ready:
             if table.node_id in avoid:
                 continue
-            fits = _fit(keys, table.idle)
+            fits = fit_keys(keys, table.idle)
             if fits > best_fit:
                 best, best_fit = table, fits
                 if fits == len(keys):
@@ -776,17 +776,6 @@ class RayScheduler:
             return self._no_room_message(alive)
         names = ", ".join(repr(name) for name in engines)
         return f"engine {names} does not start on any live node of the Ray cluster"
-
-
-def _fit(keys: Sequence[str], idle: Collection[str]) -> int:
-    """``keeper.fit`` for entrants whose keys are ``keys`` (worked out once per job)."""
-    left = list(idle)
-    count = 0
-    for key in keys:
-        if key in left:
-            left.remove(key)
-            count += 1
-    return count
 
 
 def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
