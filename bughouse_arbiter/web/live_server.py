@@ -175,12 +175,15 @@ class WebFrontEnd:
     async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
         peer = peer_name(stream)
         try:
-            async with stream:
-                await self._connection(table, stream, peer)
+            await self._connection(table, stream, peer)
         except Exception as exc:  # one connection's trouble never reaches the others
             why = failure(exc)
             if why is not None:
                 table.refused(f"web {peer}: connection failed ({why})", "failed connection")
+        finally:
+            # Closed once its failure is logged: the peer sees the end after the line.
+            with contextlib.suppress(Exception):
+                await stream.aclose()
 
     async def _connection(self, table: LiveTable, stream: trio.SocketStream, peer: str) -> None:
         scope = trio.CancelScope()
