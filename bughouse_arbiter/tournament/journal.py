@@ -247,16 +247,7 @@ class Journal:
         """Appends the ``aside`` lines to ``SET_ASIDE``, rewrites the journal to
         hold exactly the ``kept`` lines (in order) and ``games.bpgn`` their games
         (in ``kept``'s order too), then opens both to append."""
-        if aside:
-            with (self.folder / SET_ASIDE).open("a", encoding="utf-8") as handle:
-                _durable(
-                    handle,
-                    "".join(
-                        json.dumps({"line": line.number, "why": line.why, "text": line.text})
-                        + "\n"
-                        for line in aside
-                    ),
-                )
+        _set_aside(self.folder, aside)
         reports = [line.report for line in kept if line.usable and line.report is not None]
         in_order = sorted(kept, key=lambda line: line.number)
         _write_atomic(self.folder / JOURNAL, "".join(line.text + "\n" for line in in_order))
@@ -343,16 +334,7 @@ class Rebuild:
         return self._games
 
     def finish(self, aside: Sequence[Line]) -> None:
-        if aside:
-            with (self.folder / SET_ASIDE).open("a", encoding="utf-8") as handle:
-                _durable(
-                    handle,
-                    "".join(
-                        json.dumps({"line": line.number, "why": line.why, "text": line.text})
-                        + "\n"
-                        for line in aside
-                    ),
-                )
+        _set_aside(self.folder, aside)
         path = self.folder / JOURNAL
         size = path.stat().st_size if path.exists() else 0
         if self._journal is None and self._verbatim != size:
@@ -404,6 +386,20 @@ def write_summary(folder: Path, summary: dict[str, object]) -> None:
 def _game_text(report: MatchReport) -> str:
     text = report.bpgn.rstrip("\n")
     return text + "\n\n" if text else ""
+
+
+def _set_aside(folder: Path, aside: Sequence[Line]) -> None:
+    """Appends the ``aside`` lines (number, why, text) to ``SET_ASIDE``, durably."""
+    if not aside:
+        return
+    with (folder / SET_ASIDE).open("a", encoding="utf-8") as handle:
+        _durable(
+            handle,
+            "".join(
+                json.dumps({"line": line.number, "why": line.why, "text": line.text}) + "\n"
+                for line in aside
+            ),
+        )
 
 
 def _durable(handle: IO[str], text: str) -> None:
