@@ -93,9 +93,11 @@ def test_the_one_machine_cluster_of_the_docs_plays_as_written(tmp_path: Path) ->
     lines = (tmp_path / "t" / "results.jsonl").read_text().splitlines()
     reports = [json.loads(line)["report"] for line in lines]
     assert len(reports) == 4
-    # Both nodes played, under the one address they registered with, as counted.
+    # The nodes that played (the second may join after the games are handed
+    # out: the block waits for the head only), under the one address they
+    # registered with, as counted.
     summary = json.loads((tmp_path / "t" / "summary.json").read_text())
-    assert len(summary["nodes"]) == 2, summary["nodes"]
+    assert 1 <= len(summary["nodes"]) <= 2, summary["nodes"]
     assert sum(n["games"] for n in summary["nodes"]) == 4
     assert {r["node"].split()[-1] for r in reports} == {n["address"] for n in summary["nodes"]}
     # Its last line stopped this cluster's processes, and only them.
