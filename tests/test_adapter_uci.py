@@ -357,13 +357,27 @@ def test_the_increment_is_sent_in_milliseconds_for_both_sides() -> None:
     assert table.adapter.take()[0][1] == "go wtime 60000 btime 60000 winc 2500 binc 2500"
 
 
-def test_an_option_the_engine_lacks_is_sent_anyway_with_a_note() -> None:
-    adapter = UciAdapter(Seat.A_WHITE, options={"Contempt": "10"})
+def test_an_option_the_engine_lacks_fails_the_start_naming_the_closest() -> None:
+    adapter = UciAdapter(Seat.A_WHITE, options={"Hsah": "10"})
+    with pytest.raises(EngineFailed) as failed:
+        for line in FSF_HELLO:
+            adapter.receive(line)
+    assert str(failed.value) == "engine has no option 'Hsah' (did you mean 'Hash'?)"
+    assert not any(line.startswith("setoption") for line in adapter.take()[0])
+    far = UciAdapter(Seat.A_WHITE, options={"Contempt": "10"})
+    with pytest.raises(EngineFailed) as failed:
+        for line in FSF_HELLO:
+            far.receive(line)
+    assert str(failed.value) == (
+        "engine has no option 'Contempt'; it declares 'Threads', 'Hash', 'UCI_Variant'"
+    )
+
+
+def test_an_option_is_declared_whatever_its_letter_case() -> None:
+    adapter = UciAdapter(Seat.A_WHITE, options={"hash": "32"})
     for line in FSF_HELLO:
         adapter.receive(line)
-    lines, evs = adapter.take()
-    assert "setoption name Contempt value 10" in lines
-    assert evs == [EngineNote("engine has no option 'Contempt'; sent anyway")]
+    assert "setoption name hash value 32" in adapter.take()[0]
     adapter.receive("uciok")  # said twice: the handshake is not run again
     assert adapter.take() == ([], [])
 

@@ -58,7 +58,7 @@ def test_handshake_accepts_each_feature_and_sends_options_and_init_after_done() 
     adapter = XboardAdapter(Seat.B_BLACK, options={"Hash": "8"}, init=["nopost"])
     adapter.begin()
     adapter.take()
-    for line in SJENG_HELLO[:-1]:
+    for line in [*SJENG_HELLO[:-1], 'feature option="Hash -spin 16 1 64"']:
         adapter.receive(line)
     assert not adapter.handshake_done
     adapter.receive(SJENG_HELLO[-1])
@@ -68,6 +68,21 @@ def test_handshake_accepts_each_feature_and_sends_options_and_init_after_done() 
     assert lines[-2:] == ["option Hash=8", "nopost"]
     assert adapter.name == "Sjeng 11.2"
     assert not adapter.uses_usermove and adapter.has_ping
+
+
+def test_an_option_the_engine_did_not_offer_fails_the_start() -> None:
+    adapter = XboardAdapter(Seat.A_WHITE, options={"Hahs": "8", "THREADS": "1"})
+    with pytest.raises(EngineFailed) as failed:
+        for line in FSF_HELLO:
+            adapter.receive(line)
+    assert str(failed.value) == "engine has no option 'Hahs' (did you mean 'Hash'?)"
+    assert not any(line.startswith(("option", "memory")) for line in adapter.take()[0])
+    # Sjeng declares no options at all: any option is refused, saying so.
+    sjeng = XboardAdapter(Seat.A_WHITE, options={"Hash": "8"})
+    with pytest.raises(EngineFailed) as failed:
+        for line in SJENG_HELLO:
+            sjeng.receive(line)
+    assert str(failed.value) == "engine has no option 'Hash': it declares no options"
 
 
 def test_a_protocol_one_engine_is_accepted_after_the_timeout() -> None:
@@ -379,7 +394,7 @@ def test_pockets_wait_until_a_white_engine_knows_its_colour() -> None:
 
 def test_hash_and_threads_use_memory_and_cores_where_offered() -> None:
     adapter = XboardAdapter(Seat.A_WHITE, options={"Hash": "16", "Threads": "1", "Skill": "3"})
-    for line in FSF_HELLO:
+    for line in [*FSF_HELLO[:-1], 'feature option="Skill -spin 20 0 20"', FSF_HELLO[-1]]:
         adapter.receive(line)
     lines, _ = adapter.take()
     assert lines[-3:] == ["memory 16", "cores 1", "option Skill=3"]
@@ -389,9 +404,9 @@ def test_hash_and_threads_use_memory_and_cores_where_offered() -> None:
     assert not adapter.option_done
     adapter.receive("pong 1")
     assert adapter.option_done
-    # Sjeng offers neither: the plain option command.
+    # An engine that offers neither but declares the option: the plain option command.
     sjeng = XboardAdapter(Seat.A_WHITE, options={"Hash": "16"})
-    for line in SJENG_HELLO:
+    for line in [*SJENG_HELLO[:-1], 'feature option="Hash -spin 16 1 64"', SJENG_HELLO[-1]]:
         sjeng.receive(line)
     assert sjeng.take()[0][-1] == "option Hash=16"
 

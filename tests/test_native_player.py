@@ -551,6 +551,17 @@ async def test_stale_answers_are_ignored(nursery: trio.Nursery) -> None:
     assert "ignored (wait for turn 1002, which is not open" in log
 
 
+async def test_an_option_the_engine_did_not_declare_fails_the_start(
+    nursery: trio.Nursery,
+) -> None:
+    # Native names are matched as written: the engine compares them so.
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, options={"Delay": "0", "seed": "5"})
+    refusal = r"^engine has no option 'seed' \(did you mean 'Seed'\?\)$"
+    with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=refusal):
+        await seat(nursery, player, game=False)
+    assert_reaped(player.process.pid)
+
+
 async def test_slow_start_fails_the_handshake(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("slow-start"), handshake_timeout=0.5)
     with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=r"no 'bugok' within 0\.5 s"):

@@ -179,7 +179,7 @@ async def test_a_keeper_closes_the_least_recently_used_engines_beyond_its_limit(
     short = HouseRules(time=60.0, max_plies=10)
 
     def variant(n: int) -> Participant:
-        s = engine_spec("random").with_options(Variant=str(n))  # another key each
+        s = engine_spec("random").with_options(Delay=str(n))  # another key each
         return Participant(name=f"r{n}", members=(s, s), member_names=(f"r{n}", f"r{n}"))
 
     played = []

@@ -34,6 +34,7 @@ from ..errors import EngineFailed
 from ..protocol.flood import Keep, keep_lines
 from ..protocol.limits import engine_text, keep_announced
 from .common import EngineAdapter, EngineInfoLine, EngineMove, EngineWait, clip, move_text
+from .declared import undeclared_option
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
@@ -120,10 +121,13 @@ class UciAdapter(EngineAdapter):
         if "bughouse" not in variant.get("var", []):
             raise EngineFailed("engine's UCI_Variant does not offer bughouse")
         self.handshake_done = True
+        for name in self.options:
+            # UCI option names are matched whatever their letter case.
+            refusal = undeclared_option(name, self.engine_options, any_case=True)
+            if refusal is not None:
+                raise EngineFailed(refusal)
         self.send("setoption name UCI_Variant value bughouse")
         for name, value in self.options.items():
-            if name not in self.engine_options:
-                self.note(f"engine has no option {name!r}; sent anyway")
             self.send(f"setoption name {name} value {value}")
         self.send(*self.init)
         self.send("isready")

@@ -86,6 +86,7 @@ from .common import (
     plain_fen,
     pocket_letters,
 )
+from .declared import undeclared_option
 
 CLAIM_PREFIXES = ("1-0", "0-1", "1/2-1/2")
 #: The commands that carry a spec's limits (see the module docstring).
@@ -183,6 +184,10 @@ class XboardAdapter(EngineAdapter):
         variants = self.features.get("variants")
         if variants is not None and "bughouse" not in variants.split(","):
             raise EngineFailed(f"engine does not play bughouse (variants: {variants})")
+        for key in self.options:
+            refusal = undeclared_option(self._declared_as(key), self.option_names)
+            if refusal is not None:
+                raise EngineFailed(refusal)
         for key, value in self.options.items():
             self.send(self.option_line(key, value))
         self.send(*self.init)
@@ -233,6 +238,16 @@ class XboardAdapter(EngineAdapter):
         ):
             return f"cores {value}"
         return f"option {name}" if value is None else f"option {name}={value}"
+
+    def _declared_as(self, name: str) -> str:
+        """The declared name ``name`` is set through: ``Hash`` and ``Threads``
+        (``cores``) in any letter case where ``memory``/``smp`` carry them."""
+        folded = name.lower()
+        if folded == "hash" and self.features.get("memory") == "1":
+            return "Hash"
+        if folded in ("threads", "cores") and self.features.get("smp") == "1":
+            return "Threads"
+        return name
 
     @property
     def option_names(self) -> list[str]:

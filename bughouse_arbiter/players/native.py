@@ -38,6 +38,7 @@ from typing import TypeVar
 
 import trio
 
+from ..adapters.declared import undeclared_option
 from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import SEATS, BoardId, Outcome, Result, Seat
@@ -224,9 +225,11 @@ class NativeEnginePlayer(Player):
                 raise EngineFailed(
                     "it did not announce 'feature team', so it cannot hold two seats"
                 )
+            for option in self.options:
+                refusal = undeclared_option(option, self.session.options)
+                if refusal is not None:
+                    raise EngineFailed(refusal)
             for option, value in self.options.items():
-                if option not in self.session.options:
-                    self._note(f"option {option!r} was not announced; sending it anyway")
                 self._send(SetOption(option, value))
             for line in self.init:
                 if "\n" in line or "\r" in line:
