@@ -5,7 +5,9 @@ and UCI ``option name ...``, xboard ``feature option="..."``). An option set
 for an engine that did not declare it would be sent, ignored, and the engine
 would play as if it had never been set (a misspelt ``Skil Level`` plays at
 full strength), so the start fails instead, naming the closest declared
-name. Pure: names in, a line (or None) out.
+name (``UndeclaredOption``, an ``EngineFailed``, so that a caller can tell
+a setting to correct from an engine that broke). Pure: names in, a line
+(or None) out.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection
 
-__all__ = ["undeclared_option"]
+from ..errors import EngineFailed
+
+__all__ = ["UndeclaredOption", "undeclared_option"]
+
+
+class UndeclaredOption(EngineFailed):
+    """An option set for an engine that did not declare it (the start fails)."""
 
 #: Declared names listed when none is close to the one asked for.
 _LISTED = 8

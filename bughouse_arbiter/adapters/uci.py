@@ -34,7 +34,7 @@ from ..errors import EngineFailed
 from ..protocol.flood import Keep, keep_lines
 from ..protocol.limits import engine_text, keep_announced
 from .common import EngineAdapter, EngineInfoLine, EngineMove, EngineWait, clip, move_text
-from .declared import undeclared_option
+from .declared import UndeclaredOption, undeclared_option
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
@@ -125,7 +125,7 @@ class UciAdapter(EngineAdapter):
             # UCI option names are matched whatever their letter case.
             refusal = undeclared_option(name, self.engine_options, any_case=True)
             if refusal is not None:
-                raise EngineFailed(refusal)
+                raise UndeclaredOption(refusal)
         self.send("setoption name UCI_Variant value bughouse")
         for name, value in self.options.items():
             self.send(f"setoption name {name} value {value}")

@@ -86,7 +86,7 @@ from .common import (
     plain_fen,
     pocket_letters,
 )
-from .declared import undeclared_option
+from .declared import UndeclaredOption, undeclared_option
 
 CLAIM_PREFIXES = ("1-0", "0-1", "1/2-1/2")
 #: The commands that carry a spec's limits (see the module docstring).
@@ -187,7 +187,7 @@ class XboardAdapter(EngineAdapter):
         for key in self.options:
             refusal = undeclared_option(self._declared_as(key), self.option_names)
             if refusal is not None:
-                raise EngineFailed(refusal)
+                raise UndeclaredOption(refusal)
         for key, value in self.options.items():
             self.send(self.option_line(key, value))
         self.send(*self.init)

@@ -19,6 +19,11 @@ participant. A participant that fails before completing any game stops the
 run (exit 1) unless ``--recover`` scores such failures as losses. With
 ``--sprt elo0=0,elo1=5`` (two participants) the run stops once the SPRT
 (GSPRT on the pentanomial counts) has decided.
+``--each KEY=VALUE`` sets every engine's option (``option.Hash=16``) or
+limit (``movetime=MS``, ``depth=N``, ``nodes=N``), ``--set NAME.KEY=VALUE``
+and ``--option NAME.OPT=VALUE`` one participant's; they are recorded with
+the participants. An option an engine does not declare stops the run with
+one line. ``--debug DIR`` keeps each game's protocol logs.
 Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
 ``--ray local``) plays the games on a cluster instead, one Ray actor per
 game slot keeping its engines from game to game (``pip install
@@ -43,12 +48,14 @@ import trio
 
 from ..config.engines_file import known_engines
 from ..config.options import (
+    SETTING_FORM,
     add_engines_file,
     add_out,
     add_rule,
     add_tc,
     house_rules,
     out_text,
+    settings_of,
     spec_help,
 )
 from ..config.specs import engine_spec
@@ -77,6 +84,7 @@ from ..tournament.display import (
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
+from ..tournament.option_check import undeclared_options
 from ..tournament.report_file import ReportFile
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
@@ -110,6 +118,9 @@ _SAVED = (
     "sprt",
     "max_failures",
     "event",
+    "each",
+    "set",
+    "option",
 )
 
 
@@ -151,6 +162,7 @@ def register(subparsers: Any) -> None:
         metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC",
         help="a mixed team, or one team-mode engine holding both seats (repeatable)",
     )
+    _add_engine_settings(add)
     add(
         "--format",
         choices=("gauntlet", "round-robin"),
@@ -250,6 +262,41 @@ def register(subparsers: Any) -> None:
     for action in parser._actions:
         if action.dest in _SAVED and action.choices is not None:
             _CHOICES[action.dest] = tuple(action.choices)
+
+
+def _add_engine_settings(add: Callable[..., Any]) -> None:
+    """``--each``, ``--set``, ``--option`` (``config.options.settings_of``) and ``--debug``."""
+    add(
+        "--each",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"a setting for every engine: {SETTING_FORM}, or tc=BASE+INC (as --tc) "
+        "(repeatable)",
+    )
+    add(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME.KEY=VALUE",
+        help="a setting for participant NAME's engines, as for --each but tc (one clock "
+        "for all: see docs/tournament.md), e.g. sf.depth=8; it wins over --each (repeatable)",
+    )
+    add(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME.OPT=VALUE",
+        help="an engine option for participant NAME's engines, as --set NAME.option.OPT=VALUE "
+        "(e.g. 'sf.Skill Level=3'); an option the engine does not declare stops the run "
+        "(repeatable)",
+    )
+    add(
+        "--debug",
+        metavar="DIR",
+        help="write each game's protocol logs, one per engine, capped in size, to "
+        "DIR/game.g<ROUND>.<seat>.log (each game then starts its own engines); not with --ray",
+    )
 
 
 class _InOrder(argparse.Action):
@@ -388,19 +435,42 @@ def participants_from(
     return participants
 
 
+def _settled(args: argparse.Namespace, participants: Sequence[Participant]) -> list[Participant]:
+    """``participants`` with --each, --set and --option (absent from older folders)."""
+    every, by_name = settings_of(
+        getattr(args, "each", ()),
+        getattr(args, "set", ()),
+        getattr(args, "option", ()),
+        [p.name for p in participants],
+    )
+    return roster.settled(participants, every, by_name)
+
+
+def _tc(args: argparse.Namespace) -> str | None:
+    """--tc, or --each tc=BASE+INC (refused if both give different ones)."""
+    every, _ = settings_of(getattr(args, "each", ()), (), (), ())
+    each = every.get("tc")
+    if each is not None and args.tc is not None and each != args.tc:
+        raise ConfigError(f"--each tc={each} and --tc {args.tc} give two time controls")
+    return each if each is not None else args.tc
+
+
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     recorded = getattr(args, "saved_options", {}).get(_PARTICIPANTS)
     if recorded is None:
-        participants = participants_from(
-            args.engine,
-            args.team,
-            known_engines(args.engines_file),
-            getattr(args, "order", ()),
-            check_commands=getattr(args, "ray", None) is None,
+        participants = _settled(
+            args,
+            participants_from(
+                args.engine,
+                args.team,
+                known_engines(args.engines_file),
+                getattr(args, "order", ()),
+                check_commands=getattr(args, "ray", None) is None,
+            ),
         )
     else:
         participants = _recorded_participants(args, recorded, out)
-    rules = house_rules(args.rule, args.tc, default_tc=DEFAULT_TC)
+    rules = house_rules(args.rule, _tc(args), default_tc=DEFAULT_TC)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if sprt is not None and len(participants) != 2:
         raise ConfigError(f"--sprt compares two participants; {len(participants)} were given")
@@ -550,12 +620,15 @@ def _recorded_participants(
             f"--resume {str(folder)!r}: {folder / journal.CONFIG}: its {_PARTICIPANTS!r}: {exc}"
         ) from None
     try:
-        current = participants_from(
-            args.engine,
-            args.team,
-            known_engines(args.engines_file),
-            getattr(args, "order", ()),
-            check_commands=False,
+        current = _settled(
+            args,
+            participants_from(
+                args.engine,
+                args.team,
+                known_engines(args.engines_file),
+                getattr(args, "order", ()),
+                check_commands=False,
+            ),
         )
         args.roster_notes = roster.changes(participants, current)
     except UsageError as exc:
@@ -630,6 +703,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     _ray_options_without_ray(args)
     args, folder = _prepare_out(args)
     plan = _plan(args, folder)
+    debug = _debug_folder(args)
+    if args.ray is None:  # on a cluster the engines start elsewhere: their games say it
+        refusal = trio.run(undeclared_options, plan.participants)
+        if refusal is not None:
+            raise ConfigError(refusal)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
     every = _int(args.report_every, "--report-every", 1) if args.report_every is not None else 0
     out = env.stdout
@@ -641,6 +719,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         with contextlib.ExitStack() as held:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
+                if debug is not None:
+                    debug.mkdir(parents=True, exist_ok=True)
                 held.enter_context(lock.hold(folder))
                 players = {_PARTICIPANTS: roster.record(plan.participants)}
                 if args.resume is None:
@@ -663,7 +743,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 raise ConfigError(str(exc)) from None
             for note in getattr(args, "roster_notes", ()):
                 env.warning(printable(note, 2000))
-            return _play(plan, concurrency, progress, on_ray, env, args.readmit)
+            return _play(plan, concurrency, progress, on_ray, env, args.readmit, debug)
     finally:
         if on_ray is not None:
             on_ray.shutdown()
@@ -676,6 +756,7 @@ def _play(
     on_ray: RayScheduler | None,
     env: Environment,
     readmit: Sequence[str],
+    debug: Path | None = None,
 ) -> int:
     """Plays the tournament here or on the cluster (the folder is ours)."""
     if on_ray is not None:
@@ -686,11 +767,27 @@ def _play(
         env.warning(warning)
     become_subreaper()
     try:
-        return trio.run(play_tournament, plan, concurrency, progress, None, env, readmit)
+        scheduler = LocalScheduler(concurrency, debug=debug)
+        return trio.run(play_tournament, plan, concurrency, progress, scheduler, env, readmit)
     finally:
         # What engines left re-parented to us: cleared after every game
         # (tournament/leftovers.py), and once more here for an interrupted one.
         kill_orphans(keep=live_engine_pids())
+
+
+def _debug_folder(args: argparse.Namespace) -> Path | None:
+    """--debug DIR (not saved: a --resume may give it or not), checked."""
+    text = getattr(args, "debug", None)
+    if text is None:
+        return None
+    if not text:
+        raise ConfigError("--debug is empty: give a folder for the protocol logs")
+    if args.ray is not None:
+        raise ConfigError("--debug keeps the logs of games played here; leave out --ray")
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"--debug {text!r} is a file, not a folder")
+    return folder
 
 
 def _ray_options_without_ray(args: argparse.Namespace) -> None:

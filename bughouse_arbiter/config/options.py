@@ -14,13 +14,14 @@ by the functions that need them.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from ..core.rules import HouseRules
+    from .specs import EngineSpec
 
 #: ``--engines-file`` in every command's ``--help``: the format in one sentence.
 ENGINES_FILE_HELP = (
@@ -148,3 +149,137 @@ def out_text(args: argparse.Namespace, option: str = "--out") -> str | None:
     if text is not None and not text:
         raise ConfigError(f"{option} is empty: give a name, or omit {option} for the default")
     return text
+
+
+def targeted(text: str, flag: str, form: str) -> tuple[str, str, str]:
+    """Reads ``NAME.KEY=VALUE`` (``match --option WA.Hash=64``, ``tournament
+    --set sf.depth=8``): the target NAME, the KEY after its first dot, and
+    the VALUE, each stripped. ``form`` says the expected form in the errors.
+
+    Raises:
+        ConfigError: not that form, an empty NAME or KEY, or a line break.
+    """
+    target, equals, value = text.partition("=")
+    name, dot, key = target.partition(".")
+    if not equals or not dot:
+        raise ConfigError(f"{flag} {text!r} is not {form}")
+    name, key, value = name.strip(), key.strip(), value.strip()
+    if not name:
+        raise ConfigError(f"{flag} {text!r}: no NAME before the dot ({form})")
+    if not key:
+        raise ConfigError(f"{flag} {text!r}: the option has no name ({form})")
+    if any(c in key + value for c in "\r\n\0"):
+        raise ConfigError(f"{flag} {text!r}: a name or value cannot hold a line break")
+    return name, key, value
+
+
+#: The limits a setting may give (``EngineSpec`` fields, ``SearchLimits``).
+LIMIT_KEYS = ("movetime", "depth", "nodes")
+#: What a SETTING of ``--each`` / ``--set`` is.
+SETTING_FORM = "option.NAME=VALUE, movetime=MS, depth=N or nodes=N"
+#: Why a time control cannot be one engine's.
+NO_TC_PER_ENGINE = (
+    "a time control per engine cannot be played: the four seats' clocks run "
+    "under one time control (the rules' time and increment, and BPGN's one "
+    "[TimeControl]), so --tc (or --each tc=BASE+INC) sets every engine's"
+)
+
+
+def engine_setting(key: str, value: str, flag: str, text: str) -> tuple[str, str]:
+    """One SETTING's ``(key, value)``: ``option.NAME`` with any value, or a
+    limit with a whole number above 0 (kept as its digits); ``tc`` with
+    ``flag`` ``--each`` only (the caller reads it as ``--tc``). ``text`` is
+    the setting as given, for the errors.
+
+    Raises:
+        ConfigError: an unknown key, a limit that is not a whole number above
+            0, an option with no name, or ``tc`` for one engine.
+    """
+    head, dot, name = key.partition(".")
+    if head == "option" and dot:
+        if not name.strip():
+            raise ConfigError(f"{flag} {text!r}: the option has no name")
+        return f"option.{name.strip()}", value
+    if key == "tc":
+        if flag != "--each":
+            raise ConfigError(f"{flag} {text!r}: {NO_TC_PER_ENGINE}")
+        return key, value
+    if key in LIMIT_KEYS:
+        if not value.isdecimal() or int(value) <= 0:
+            raise ConfigError(f"{flag} {text!r}: {key} must be a whole number above 0")
+        return key, str(int(value))
+    raise ConfigError(f"{flag} {text!r}: unknown setting {key!r} (one of {SETTING_FORM})")
+
+
+def settings_of(
+    each: Sequence[str], sets: Sequence[str], options: Sequence[str], names: Sequence[str]
+) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """The settings of ``--each KEY=VALUE`` (for every engine) and ``--set
+    NAME.KEY=VALUE`` / ``--option NAME.OPT=VALUE`` (``--set
+    NAME.option.OPT=VALUE``) for each of ``names``: ``(every, by_name)``,
+    keys as ``engine_setting`` gives them.
+
+    Raises:
+        ConfigError: a setting that does not read, a NAME not in ``names``,
+            or one key given two values for the same engines.
+    """
+    every: dict[str, str] = {}
+    given: dict[tuple[str, str], str] = {}
+    for text in each:
+        key, equals, value = text.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(f"--each {text!r} is not KEY=VALUE ({SETTING_FORM}, or tc=BASE+INC)")
+        if any(c in text for c in "\r\n\0"):
+            raise ConfigError(f"--each {text!r}: a name or value cannot hold a line break")
+        key, value = engine_setting(key.strip(), value.strip(), "--each", text)
+        _once(every, given, ("", key), value, f"--each {text!r}")
+    by_name: dict[str, dict[str, str]] = {}
+    flagged = [("--set", t) for t in sets] + [("--option", t) for t in options]
+    for flag, text in flagged:
+        form = (
+            "NAME.OPT=VALUE (for example 'sf.Skill Level=3')"
+            if flag == "--option"
+            else f"NAME.KEY=VALUE (KEY=VALUE: {SETTING_FORM})"
+        )
+        name, key, value = targeted(text, flag, form)
+        if name not in names:
+            raise ConfigError(
+                f"{flag} {text!r}: no participant {name!r} (those are: {', '.join(names)})"
+            )
+        key, value = engine_setting(
+            f"option.{key}" if flag == "--option" else key, value, flag, text
+        )
+        _once(by_name.setdefault(name, {}), given, (name, key), value, f"{flag} {text!r}")
+    return every, by_name
+
+
+def _once(
+    chosen: dict[str, str],
+    given: dict[tuple[str, str], str],
+    slot: tuple[str, str],
+    value: str,
+    said: str,
+) -> None:
+    """Sets ``chosen[key]``, refusing a second, other value for the same slot."""
+    key = slot[1]
+    if key in chosen and chosen[key] != value:
+        raise ConfigError(f"{said}: {key} is already set to {chosen[key]!r} by {given[slot]}")
+    chosen[key] = value
+    given[slot] = said
+
+
+def with_settings(spec: EngineSpec, settings: Mapping[str, str]) -> EngineSpec:
+    """``spec`` with ``settings`` (``settings_of``'s keys; ``tc`` is not a spec's)."""
+    import attrs
+
+    options = {k[len("option.") :]: v for k, v in settings.items() if k.startswith("option.")}
+
+    def limit(key: str, now: int | None) -> int | None:
+        return int(settings[key]) if key in settings else now
+
+    return attrs.evolve(
+        spec.with_options(**options),
+        movetime=limit("movetime", spec.movetime),
+        depth=limit("depth", spec.depth),
+        nodes=limit("nodes", spec.nodes),
+    )

@@ -31,6 +31,7 @@ import attrs
 from ..core.model import SEATS, Seat, Team
 from ..core.rules import MAX_SECONDS
 from ..errors import ConfigError
+from .options import targeted
 
 Protocol = Literal["native", "uci", "xboard"]
 PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
@@ -366,19 +367,11 @@ def seat_option(text: str) -> tuple[Seat, str, str]:
     Raises:
         ConfigError: not that form, an unknown seat, an empty name, or a line break.
     """
-    target, equals, value = text.partition("=")
-    seat_text, dot, name = target.partition(".")
-    if not equals or not dot:
-        raise ConfigError(f"--option {text!r} is not {OPTION_FORM}")
+    seat_text, name, value = targeted(text, "--option", OPTION_FORM)
     try:
-        seat = Seat.parse(seat_text.strip())
+        seat = Seat.parse(seat_text)
     except ValueError as exc:
         raise ConfigError(f"--option {text!r}: {exc}") from None
-    name, value = name.strip(), value.strip()
-    if not name:
-        raise ConfigError(f"--option {text!r}: the option has no name ({OPTION_FORM})")
-    if any(c in name + value for c in "\r\n\0"):
-        raise ConfigError(f"--option {text!r}: a name or value cannot hold a line break")
     return seat, name, value
 
 

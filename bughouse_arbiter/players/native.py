@@ -38,7 +38,7 @@ from typing import TypeVar
 
 import trio
 
-from ..adapters.declared import undeclared_option
+from ..adapters.declared import UndeclaredOption, undeclared_option
 from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import SEATS, BoardId, Outcome, Result, Seat
@@ -228,7 +228,7 @@ class NativeEnginePlayer(Player):
             for option in self.options:
                 refusal = undeclared_option(option, self.session.options)
                 if refusal is not None:
-                    raise EngineFailed(refusal)
+                    raise UndeclaredOption(refusal)
             for option, value in self.options.items():
                 self._send(SetOption(option, value))
             for line in self.init:

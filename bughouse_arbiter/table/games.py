@@ -48,8 +48,9 @@ async def play_game(
     gets ``seeded(spec, seed, 0, seat)`` for its seat. ``others`` are players
     that are not engines of the table (unstarted): with a keeper they are
     started into its channel for this game and closed after it, as
-    ``run_match`` would do without one. ``logs`` (``--debug``) are for fresh
-    engines only.
+    ``run_match`` would do without one. With ``logs`` (``--debug``) every
+    engine is started for this game with its log, and closed after it (with
+    a keeper too: ``EngineKeeper.play``).
     """
     if keeper is None:
         players = [_fresh(entrant, seed, logs) for entrant in entrants]
@@ -75,6 +76,7 @@ async def play_game(
             seed=seed,
             stop_reason=stop_reason,
             human_seats=human_seats,
+            logs=logs,
         )
     started: list[Player] = list(others)
 
@@ -97,6 +99,7 @@ async def play_game(
                 stop_reason=stop_reason,
                 others=started,
                 human_seats=human_seats,
+                logs=logs,
             )
         finally:
             with trio.CancelScope(shield=True):

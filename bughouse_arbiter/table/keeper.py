@@ -47,6 +47,7 @@ from ..core.model import Outcome, Seat, Team, Termination
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..players.base import Action, Gone, MatchInfo, Player, TableState
+from ..players.debug_logs import DebugLogs
 from ..players.factory import create_player, create_team_player
 from ..players.reaper import starting_engine
 from .arbiter import MatchRecord, Observer, run_match
@@ -217,18 +218,25 @@ class EngineKeeper:
     # -- seating -------------------------------------------------------------------------
 
     async def seat(
-        self, entrants: Sequence[Entrant], *, seed: int | None = None
+        self,
+        entrants: Sequence[Entrant],
+        *,
+        seed: int | None = None,
+        logs: DebugLogs | None = None,
     ) -> tuple[list[Player], int]:
         """Players for ``entrants`` (kept ones reseated, missing ones started at
         once) and how many were started. An engine that fails to start is
         stood in for by a player that leaves with the reason when the game begins.
         ``seed`` is the game's: an engine started gets ``seeded(spec, seed, 0,
-        seat)`` for its (first) seat."""
-        players: list[Player | None] = [self._take(entrant) for entrant in entrants]
+        seat)`` for its (first) seat. With ``logs`` every engine is started,
+        each with its protocol log."""
+        players: list[Player | None] = [
+            None if logs is not None else self._take(entrant) for entrant in entrants
+        ]
         missing = [i for i, player in enumerate(players) if player is None]
         async with trio.open_nursery() as starters:
             for i in missing:
-                starters.start_soon(self._start_into, players, i, entrants[i], seed)
+                starters.start_soon(self._start_into, players, i, entrants[i], seed, logs)
         ready = [player for player in players if player is not None]
         assert len(ready) == len(entrants)
         return ready, len(missing)
@@ -253,15 +261,21 @@ class EngineKeeper:
         return None
 
     async def _start_into(
-        self, players: list[Player | None], index: int, entrant: Entrant, seed: int | None
+        self,
+        players: list[Player | None],
+        index: int,
+        entrant: Entrant,
+        seed: int | None,
+        logs: DebugLogs | None,
     ) -> None:
         assert self._nursery is not None, "the keeper is not serving"
         # Set once per process: a kept engine keeps its random stream.
         spec = seeded(entrant.spec, seed, 0, entrant.seats[0])
+        log = logs.for_seats(entrant.seats) if logs is not None else None
         if entrant.team_mode:
-            player = create_team_player((entrant.seats[0], entrant.seats[1]), spec)
+            player = create_team_player((entrant.seats[0], entrant.seats[1]), spec, log=log)
         else:
-            player = create_player(entrant.seats[0], spec)
+            player = create_player(entrant.seats[0], spec, log=log)
         self.engines_started += 1
         players[index] = await self.start_player(player, entrant.engine, self._nursery)
 
@@ -293,16 +307,19 @@ class EngineKeeper:
         stop_reason: Callable[[], str] | None = None,
         others: Sequence[Player] = (),
         human_seats: Collection[Seat] = (),
+        logs: DebugLogs | None = None,
     ) -> tuple[MatchRecord, int]:
         """Plays one game with kept (or new) engines; returns its record and how
         many engines were started for it. Cancellation closes this game's engines.
+        With ``logs`` (``--debug``) its engines are new, each with its log, and
+        closed after it, so that a log holds one game.
 
         ``others``: players at the seats no entrant holds, not the keeper's
         (``serve``'s remote players): started by the caller, answering into
         ``sender()``; the keeper neither pings, keeps nor closes them.
         ``human_seats``: as ``run_match``'s.
         """
-        players, started = await self.seat(entrants, seed=seed)
+        players, started = await self.seat(entrants, seed=seed, logs=logs)
         if started == 0:
             self.games_reusing += 1
         self.drain()
@@ -326,6 +343,8 @@ class EngineKeeper:
             raise
         outcome = record.outcome
         blamed = {outcome.seat} if outcome.termination in _RESTART_AFTER and outcome.seat else set()
+        if logs is not None:
+            blamed = {seat for entrant in entrants for seat in entrant.seats}
         self.hung = {}
         try:
             self.hung = await self.ping_all(players, outcome)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 import trio
 
 from ..bpgn import GameHeader
 from ..core.board import STARTING_FEN
 from ..core.model import Outcome, Seat, Termination
+from ..players.debug_logs import DebugLogs
 from ..table.arbiter import MatchRecord
 from ..table.games import play_game
 from ..table.keeper import EngineKeeper
@@ -35,8 +37,14 @@ HARNESS_LOSS_SHARE = 0.01
 _HANG_REASONS = ("stopped reading", "no 'readyok'", "not ready for the game")
 
 
-async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
-    """Plays ``job`` with ``keeper``'s engines and reports it (see ``jobs.py``)."""
+async def play_on_table(
+    job: MatchJob, keeper: EngineKeeper, *, debug: Path | None = None
+) -> MatchReport:
+    """Plays ``job`` with ``keeper``'s engines and reports it (see ``jobs.py``).
+
+    ``debug`` (``--debug DIR``): the game's engines are started for it, each
+    with its protocol log, ``DIR/game.g<ROUND>.<seat>.log``, and closed after.
+    """
     wall = time.monotonic()
     opening = job.opening
     names = {seat: entrant.engine for entrant in job.entrants for seat in entrant.seats}
@@ -47,16 +55,22 @@ async def play_on_table(job: MatchJob, keeper: EngineKeeper) -> MatchReport:
         extra=job.tags,
     )
     writer = GameWriter(None, game_number=job.number, games=0, header=header, name_engines=True)
-    record, started = await play_game(
-        job.entrants,
-        job.rules,
-        game_id=job.job_id,
-        keeper=keeper,
-        fen_a=opening.fen_a if opening else STARTING_FEN,
-        fen_b=opening.fen_b if opening else STARTING_FEN,
-        seed=job.seed,
-        observer=writer.observe,
-    )
+    logs = DebugLogs(debug / "game", job.number) if debug is not None else None
+    try:
+        record, started = await play_game(
+            job.entrants,
+            job.rules,
+            game_id=job.job_id,
+            keeper=keeper,
+            fen_a=opening.fen_a if opening else STARTING_FEN,
+            fen_b=opening.fen_b if opening else STARTING_FEN,
+            seed=job.seed,
+            observer=writer.observe,
+            logs=logs,
+        )
+    finally:
+        if logs is not None:
+            logs.close()
     outcome = record.outcome
     time_losses = (
         (outcome.seat,)

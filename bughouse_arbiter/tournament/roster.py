@@ -4,7 +4,9 @@ protocol, options and limits, kept in ``tournament.json`` so that
 file says now. Pure: JSON values in and out.
 
 ``record`` writes them, ``restore`` reads them back (``ValueError`` naming
-what does not read), ``changes`` says, one line a participant, how a
+what does not read), ``settled`` gives the participants the command line's settings (``--each``,
+``--set``, ``--option``) before they are recorded, ``changes`` says, one
+line a participant, how a
 participant built from today's files differs from its record, and
 ``seat_tags`` gives a game's BPGN tags naming the options and limits each
 seat's engine played with.
@@ -12,12 +14,13 @@ seat's engine played with.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from ..bpgn.notation import SEAT_TAGS
+from ..config.options import with_settings
 from ..config.specs import PROTOCOLS, EngineSpec
 from ..table.keeper import Entrant
 from .schedule import Participant
@@ -48,6 +51,34 @@ def _plain(value: object) -> object:
     if isinstance(value, dict) or hasattr(value, "items"):
         return dict(value)  # type: ignore[call-overload]
     return value
+
+
+def settled(
+    participants: Iterable[Participant],
+    every: Mapping[str, str],
+    by_name: Mapping[str, Mapping[str, str]],
+) -> list[Participant]:
+    """``participants`` with the settings of ``config.options.settings_of``:
+    ``every`` for each engine, then those of the participant a member was
+    taken from (a ``--team``'s member named after an ``--engine``), then the
+    participant's own, each later one winning."""
+    given = list(participants)
+    sources = {p.name for p in given if not p.mixed}  # what a --team member may name
+
+    def member(spec: EngineSpec, name: str, own: str) -> EngineSpec:
+        taken = by_name.get(name, {}) if name in sources else {}
+        return with_settings(spec, {**every, **taken, **by_name.get(own, {})})
+
+    return [
+        attrs.evolve(
+            p,
+            members=(
+                member(p.members[0], p.member_names[0], p.name),
+                member(p.members[1], p.member_names[1], p.name),
+            ),
+        )
+        for p in given
+    ]
 
 
 def record(participants: Iterable[Participant]) -> list[dict[str, object]]:

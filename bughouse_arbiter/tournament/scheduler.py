@@ -53,6 +53,7 @@ import math
 import os
 from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from typing import Protocol
 
 import attrs
@@ -126,10 +127,12 @@ class LocalScheduler:
     subreaper, ``reaper.become_subreaper``, as the command makes it).
     """
 
-    def __init__(self, concurrency: int = 1) -> None:
+    def __init__(self, concurrency: int = 1, *, debug: Path | None = None) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
+        #: ``--debug DIR``: each game's protocol logs go there (``play_on_table``).
+        self.debug = debug
         self.stats = SchedulerStats()
 
     async def run(self, next_job: NextJob, on_report: OnReport) -> None:
@@ -171,7 +174,7 @@ class LocalScheduler:
         free: list[EngineKeeper],
     ) -> None:
         try:
-            report = await play_on_table(job, keeper)
+            report = await play_on_table(job, keeper, debug=self.debug)
         except Exception as exc:  # the harness failed: report, let the tournament re-queue
             report = failed_report(job, exc)
             await keeper.close_all()
