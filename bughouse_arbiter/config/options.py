@@ -4,7 +4,9 @@ An ``add_*`` function adds one option (its name, metavar, default and help)
 to a command's parser; the reader next to it turns the parsed text into a
 value, raising a ``UsageError`` subclass (one line, exit status 2) on a bad
 one. ``house_rules`` is the one way from ``--rule`` and ``--tc`` to the
-``HouseRules`` of a game, for every command.
+``HouseRules`` of a game, for every command. ``targeted`` reads every
+``NAME.KEY=VALUE`` (``match --option``, ``tournament --set/--option``), and
+``settings_of`` a tournament's engine settings.
 
 Imported while a command's parser is built, so it imports neither trio nor
 chess: ``core.rules`` (which brings chess) and ``config.specs`` are imported
@@ -28,8 +30,9 @@ ENGINES_FILE_HELP = (
     "a TOML file of named engines, one [engines.NAME] table each with protocol "
     '("native", "uci" or "xboard"), command (a list, or a string split like a shell), '
     "and optional cwd (working folder), options (a table NAME = VALUE, set after the "
-    "handshake), init (lines sent after the handshake) and movetime (ms), depth and nodes "
-    "(limits on every move); later files win over "
+    "handshake; one the engine does not declare fails its start), init (lines sent "
+    "after the handshake) and movetime (ms), depth and nodes (limits on every move); "
+    "later files win over "
     "~/.config/bughouse-arbiter/engines.toml and the built-ins. See engines.example.toml "
     "and protocol.md appendix A"
 )
