@@ -71,6 +71,7 @@ def test_settings_reach_the_engines_the_record_the_tags_and_a_resume(
     assert err.count("\n") == 1 and "--each cannot be changed" in err
     # ... and plays its added games with them (--debug is the run's, not saved).
     assert main(["tournament", "--resume", str(out), "--games", "4"]) == 0
+    assert "participant" not in capsys.readouterr().err  # today's engines are the recorded
     games = read_games((out / "games.bpgn").read_text())
     assert len(games) == 4
     for game in games:
