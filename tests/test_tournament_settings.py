@@ -21,7 +21,7 @@ from bughouse_arbiter.commands.tournament import participants_from
 from bughouse_arbiter.config.engines_file import builtin_external_engines, load_engines_file
 from bughouse_arbiter.config.options import settings_of
 from bughouse_arbiter.tournament import roster
-from bughouse_arbiter.tournament.option_check import undeclared_options
+from bughouse_arbiter.tournament.engine_options import undeclared_options
 from bughouse_arbiter.tournament.schedule import Participant
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -81,10 +81,10 @@ from ..tournament.display import (
     signed,
     status_lines,
 )
+from ..tournament.engine_options import undeclared_options
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
-from ..tournament.option_check import undeclared_options
 from ..tournament.report_file import ReportFile
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
