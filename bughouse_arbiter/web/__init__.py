@@ -6,6 +6,9 @@
 - ``live_view``: the running table as the live page sees it (arbiter events
   in, JSON snapshots out, with a seat's legal moves and each board's moves
   by range). Pure.
+- ``asgi_host``: ``serve_asgi``, an ASGI app (Starlette) under Hypercorn's
+  trio worker in the current trio run: TLS, HTTP/1.1, WebSocket framing and
+  every connection's bounds from Hypercorn, a graceful stop on cancellation.
 - ``http``: just enough HTTP (``h11``) and WebSocket (``wsproto``) for the
   live page, trio at the edge.
 - ``live_server``: ``WebFrontEnd``, the live page of ``bughouse serve --web``,
