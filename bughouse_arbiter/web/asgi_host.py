@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import ssl
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
+from ..errors import UsageError
 from ..server.listener import ServeError, open_listeners
+from ..server.tls import server_context
 
 if TYPE_CHECKING:
     from hypercorn.config import Config
@@ -68,24 +69,6 @@ class WebBounds:
         answers each ping at once: one that answered none since the last ping is
         closed at the next (Hypercorn's pinger ends the connection it finds closed)."""
         return 1.5 * self.ping_every
-
-
-def server_tls(certfile: str, keyfile: str) -> ssl.SSLContext:
-    """A server's TLS context from a certificate and key (PEM); one clear ``ServeError`` if bad."""
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    try:
-        context.load_cert_chain(certfile, keyfile)
-    except FileNotFoundError as exc:
-        raise ServeError(f"cannot read {exc.filename}: no such file") from None
-    except PermissionError as exc:
-        raise ServeError(f"cannot read {exc.filename}: permission denied") from None
-    except (ssl.SSLError, OSError) as exc:
-        raise ServeError(
-            f"--certfile {certfile} / --keyfile {keyfile}: not a PEM certificate and its "
-            f"key ({getattr(exc, 'reason', None) or exc})"
-        ) from None
-    return context
 
 
 def hypercorn_config(
@@ -129,7 +112,10 @@ async def serve_asgi(
     if (certfile is None) != (keyfile is None):
         raise ServeError("--certfile and --keyfile go together")
     if certfile is not None and keyfile is not None:
-        server_tls(certfile, keyfile)  # a bad file is one line before anything listens
+        try:  # a bad file is one line before anything listens
+            server_context(certfile, keyfile)
+        except UsageError as exc:
+            raise ServeError(str(exc)) from None
     listeners = await open_listeners(host, port)
     bound = listeners[0].socket.getsockname()[1]
     binds = []
