@@ -113,6 +113,8 @@ class BughouseGame:
             for board_id, fen in ((BoardId.A, fen_a), (BoardId.B, fen_b))
         }
         self.moves: list[PlayedMove] = []
+        #: The first moves of ``moves`` that came from an opening book (``play_opening``).
+        self.opening_plies = 0
         #: Moves dropped from ``moves`` by ``forget_moves`` (still counted as plies).
         self.forgotten = 0
         self.messages: list[PartnerMessage] = []
@@ -254,6 +256,18 @@ class BughouseGame:
         if watched is not None:
             self._count_stall(watched)
         return played
+
+    def play_opening(self, moves: Iterable[tuple[Seat, str]]) -> None:
+        """Plays a book's moves (UCI or SAN, in the order given) before the match
+        begins: stamped at second 0, without a clock, uncounted by the stalling
+        rule. Raises MoveError or NotYourTurnError as ``push`` does, and
+        ValueError if the match ends within them (the game is unusable then)."""
+        for seat, text in moves:
+            self.push(seat, text, at=0.0)
+            if self.outcome is not None or self.board_results:
+                raise ValueError(f"the opening ends the game at ply {self.plies}")
+        self._stalls.clear()
+        self.opening_plies = len(self.moves)
 
     def _stall_watch(self, mover: Seat) -> Seat | None:
         """``mover``'s partner if it is to move and could move (``push`` asks only
