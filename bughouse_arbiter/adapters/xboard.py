@@ -13,7 +13,8 @@ Fairy-Stockfish 11.1):
 - **No ``setboard`` from the standard start.** Sunsetter's ``setboard``
   switches it to crazyhouse (it then ignores ``holding``, keeps captures and
   drops pieces it does not have) and makes it play the side *not* to move.
-  Games from the standard start and every re-sync replay the board's moves in
+  Games from the standard start (a book opening's moves included: they are
+  replayed after ``new``) and every re-sync replay the board's moves in
   ``force`` mode instead. Only a game set up from another position uses
   ``setboard`` (the engine must have announced ``setboard=1``), and the first
   time, a probe checks that the engine still plays bughouse after it: the
