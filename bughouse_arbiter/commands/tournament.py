@@ -433,7 +433,7 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     book_format = getattr(args, "openings_format", "auto")  # absent from older folders
     start = _int(getattr(args, "opening_start", "1"), "--opening-start", 1)
     book = ordered(
-        load_book(args.openings, plies, book_format), args.opening_order, seed, start
+        load_book(args.openings, plies, book_format, rules), args.opening_order, seed, start
     )
     def jobs_of(games: int) -> list[MatchJob]:
         return schedule(

@@ -33,6 +33,7 @@ import chess
 from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Seat
+from ..core.rules import HouseRules
 from ..errors import ArbiterError, ConfigError
 
 if TYPE_CHECKING:
@@ -67,15 +68,15 @@ class Opening:
         """True when a board starts from a position other than the standard start."""
         return self.fen_a != STARTING_FEN or self.fen_b != STARTING_FEN
 
-    def game(self) -> BughouseGame:
-        """A game at the end of the opening (the default house rules).
+    def game(self, rules: HouseRules | None = None) -> BughouseGame:
+        """A game at the end of the opening (under ``rules``, the default ones if None).
 
         Raises:
             ValueError: a start is no bughouse position, a move cannot be
                 played, or the game ends within the moves.
         """
         try:
-            game = BughouseGame(fen_a=self.fen_a, fen_b=self.fen_b)
+            game = BughouseGame(rules, fen_a=self.fen_a, fen_b=self.fen_b)
             game.play_opening(self.moves)
         except ArbiterError as exc:
             raise ValueError(str(exc)) from None

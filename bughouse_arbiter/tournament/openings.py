@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
+from ..core.rules import HouseRules
 from ..errors import ConfigError
 from .book_formats import (
     Opening,
@@ -94,16 +95,36 @@ def book_format(text: str, name: str = "") -> str:
 
 
 def load_book(
-    path: str | None, plies: int | None = None, book: str = "auto"
+    path: str | None,
+    plies: int | None = None,
+    book: str = "auto",
+    rules: HouseRules | None = None,
 ) -> list[Opening]:
     """The book in ``path`` (format ``book``: one of ``FORMATS``), or the default
     book. ``plies`` cuts each game of a BPGN or PGN book (a BPGN book's default
     is ``DEFAULT_PLIES``, a PGN book's its whole games); the default book's
-    openings are whole unless it is given.
+    openings are whole unless it is given. With ``rules``, every opening must
+    be playable under them (an opening longer than ``max_plies`` is not).
 
     Raises:
-        ConfigError: the file cannot be read or holds no usable opening.
+        ConfigError: the file cannot be read, holds no usable opening, or
+            one that the rules do not let be played.
     """
+    openings = _read_book(path, plies, book)
+    if rules is not None:
+        for opening in openings:
+            try:
+                opening.game(rules)
+            except ValueError as exc:
+                where = "the default book" if path is None else f"--openings {path!r}"
+                raise ConfigError(
+                    f"{where}: opening {opening.name!r} cannot be played under these "
+                    f"house rules: {exc}"
+                ) from None
+    return openings
+
+
+def _read_book(path: str | None, plies: int | None, book: str) -> list[Opening]:
     if book not in FORMATS:
         raise ConfigError(f"--openings-format {book!r} is not one of {', '.join(FORMATS)}")
     if path is None:
