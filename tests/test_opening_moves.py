@@ -50,9 +50,24 @@ def test_an_opening_is_played_before_the_clocks_and_the_stalling_rule() -> None:
     assert game.opening_plies == 6 and game.plies == 6 and not game.is_over
     assert [m.at for m in game.moves] == [0.0] * 6 and all(m.clock is None for m in game.moves)
     assert game.fen(BoardId.B).startswith("rnbqkbnr/pppppppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR[P] w")
-    short = BughouseGame(HouseRules(max_plies=4))
-    with pytest.raises(ValueError, match="the opening ends the game at ply 4"):
-        short.play_opening(OPENING)
+    shuffle = [(Seat.A_WHITE, "g1f3"), (Seat.A_BLACK, "g8f6"), (Seat.A_WHITE, "f3g1"),
+               (Seat.A_BLACK, "f6g8")] * 2  # fmt: skip
+    with pytest.raises(ValueError, match="the opening ends the game at ply 8"):
+        BughouseGame(HouseRules(repetition="threefold")).play_opening(shuffle)
+
+
+def test_the_ply_cap_counts_the_moves_after_the_opening_and_so_does_the_replay() -> None:
+    game = BughouseGame(HouseRules(max_plies=2))
+    game.play_opening(OPENING)
+    assert not game.is_over
+    game.push(Seat.A_WHITE, "b1c3")
+    game.push(Seat.B_WHITE, "d2d4")
+    assert game.outcome is not None and game.outcome.reason == (
+        "draw: 2 plies played on the two boards after the opening's 6 (max_plies=2)"
+    )
+    text = format_game(game, GameHeader(extra=(("OpeningPlies", "6"),)))
+    [report] = [replay_game(played) for played in read_games(text)]
+    assert report.ok and report.replayed == 8, report.verdict
 
 
 def test_an_xboard_engine_without_setboard_is_told_the_opening_as_moves_after_new() -> None:

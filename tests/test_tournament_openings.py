@@ -158,9 +158,9 @@ def test_an_explicit_format_wins_over_suffix_and_content(tmp_path: Path) -> None
         ("b.fen", f"{START}\n", ["--opening-start", "0"], "--opening-start must be at least 1"),
         ("b.fen", f"{START}\n", ["--opening-start", "x"], "--opening-start takes a whole number"),
         ("b.fen", f"{START}\n", ["--opening-plies", "-1"], "--opening-plies must be at least 0"),
-        ("b.pgn", "1. e4 e5 2. Nf3 *\n", ["--rule", "max_plies=4"],
-         "-b.pgn#1' cannot be played under these house rules: "
-         "the opening ends the game at ply 4"),
+        ("b.bpgn", "1A. e4 1a. f5 2A. exf5 1B. d4 1b. P@d2 *\n",
+         ["--opening-plies", "5", "--rule", "drop_check=no-check"],
+         "-b.bpgn#1' cannot be played under these house rules: "),
     ],
 )  # fmt: skip
 def test_bad_books_and_values_are_one_line_and_exit_2(
