@@ -51,6 +51,8 @@ __all__ = [
 MAX_GAMES = 100_000
 #: The standard start as our board writes it.
 _STANDARD = BughouseBoard().fen()
+#: Moves after a BPGN opening's that are replayed with it (the replay's lookahead).
+_LOOKAHEAD = 16
 
 
 @attrs.frozen(kw_only=True)
@@ -107,6 +109,10 @@ def openings_from_bpgn(
             continue
         if not game.moves and not game.tag("FEN"):
             continue  # nothing to play (an empty game, say, of a file's comments)
+        if plies is not None:
+            # The moves after the opening are not needed, but for a few: a drop
+            # may be written before the capture on the other board that supplied it.
+            game = attrs.evolve(game, moves=game.moves[: plies + _LOOKAHEAD], board_ends=())
         report = replay_game(game)
         played = report.played if plies is None else report.played[:plies]
         if plies is not None and len(played) < plies:
