@@ -166,7 +166,7 @@ def test_a_tournament_from_a_pgn_book_records_the_moves_and_replay_check_passes(
     out = tmp_path / "t"
     done = run_bughouse(
         "tournament", "--engine", "a=random", "--engine", "b=random", "--games", "2",
-        "--tc", "1+0", "--openings", str(book), "--out", str(out),
+        "--tc", "1+0", "--rule", "max_plies=20", "--openings", str(book), "--out", str(out),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     games = read_games((out / "games.bpgn").read_text())
@@ -175,6 +175,7 @@ def test_a_tournament_from_a_pgn_book_records_the_moves_and_replay_check_passes(
         assert game.tag("Opening") == "Scandinavian" and game.tag("OpeningPlies") == "6"
         assert not game.tag("FEN")
         assert [m.san for m in game.moves[:6]] == ["e4", "e4", "d5", "d5", "exd5", "exd5"]
+        assert len(game.moves) <= 6 + 20  # max_plies counts the moves after the book's
     checked = run_bughouse("replay", "--check", str(out / "games.bpgn"), timeout=60)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "2 passed, 0 failed" in checked.stdout
