@@ -104,7 +104,7 @@ def load_book(
     book. ``plies`` cuts each game of a BPGN or PGN book (a BPGN book's default
     is ``DEFAULT_PLIES``, a PGN book's its whole games); the default book's
     openings are whole unless it is given. With ``rules``, every opening must
-    be playable under them (an opening longer than ``max_plies`` is not).
+    be playable under them (one with a checking drop is not under ``drop_check=no-check``).
 
     Raises:
         ConfigError: the file cannot be read, holds no usable opening, or
