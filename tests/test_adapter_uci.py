@@ -83,11 +83,11 @@ def test_option_names_may_contain_spaces() -> None:
     assert adapter.engine_options["Skill Level"]["max"] == ["20"]
 
 
-def test_a_turn_sends_the_full_fen_and_four_clock_fields_and_returns_the_move() -> None:
+def test_a_turn_sends_the_position_and_four_clock_fields_and_returns_the_move() -> None:
     table = ready()
     lines, evs = table.your_turn()
     assert lines == [
-        f"position fen {START}",
+        "position startpos",
         "go wtime 60000 btime 60000 winc 0 binc 0",
     ]
     lines, evs = table.feed("info depth 1 score cp 20 pv e2e4", "bestmove e2e4 ponder e7e5")
@@ -234,7 +234,7 @@ def test_untimed_play_asks_for_a_fixed_time_per_move() -> None:
     table.adapter.take()
     table.adapter.your_turn(1, table.fen, zero)  # type: ignore[attr-defined]
     lines, _ = table.adapter.take()
-    assert lines == [f"position fen {START}", "go movetime 1000"]
+    assert lines == ["position startpos", "go movetime 1000"]
 
 
 def test_quit_during_a_search_stops_it_first() -> None:
@@ -402,7 +402,7 @@ def test_a_turn_opened_while_the_last_games_search_still_stops_is_searched_after
     assert table.your_turn()[0] == []  # one search at a time: the old one is still stopping
     lines, evs = table.feed("bestmove e2e4")
     assert events(evs) == []
-    assert lines == [f"position fen {START}", "go wtime 60000 btime 60000 winc 0 binc 0"]
+    assert lines == ["position startpos", "go wtime 60000 btime 60000 winc 0 binc 0"]
 
 
 def test_once_the_stopped_search_is_replaced_a_repeated_turn_stops_nothing() -> None:
@@ -460,7 +460,7 @@ def test_white_gets_its_own_clock_as_wtime_and_a_new_game_needs_no_re_read() -> 
     clocks = {Seat.A_WHITE: 1.0, Seat.A_BLACK: 2.0, Seat.B_WHITE: 50.0, Seat.B_BLACK: 40.5}
     table.adapter.your_turn(1, table.fen, clocks)
     assert table.adapter.take() == (
-        [f"position fen {START}", "go wtime 50000 btime 40500 winc 0 binc 0"],
+        ["position startpos", "go wtime 50000 btime 40500 winc 0 binc 0"],
         [],
     )
 

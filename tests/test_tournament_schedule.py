@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from bughouse_arbiter.config.specs import engine_spec
-from bughouse_arbiter.core.model import SEATS, Team
+from bughouse_arbiter.core.model import SEATS, BoardId, Seat, Team
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import ConfigError
 from bughouse_arbiter.tournament.openings import Opening, load_book, parse_fen_pairs
@@ -103,7 +103,10 @@ def test_fen_pair_file_and_errors() -> None:
 def test_default_book_is_shipped_and_valid() -> None:
     book = load_book(None)
     assert len(book) >= 50
-    assert len({(o.fen_a, o.fen_b) for o in book}) == len(book)
+    ends = {(g.fen(BoardId.A), g.fen(BoardId.B)) for g in (o.game() for o in book)}
+    assert len(ends) == len(book)
+    # Move sequences from the standard start, which every engine can be told as moves.
+    assert all(o.moves and not o.set_up for o in book)
 
 
 def test_bpgn_openings_take_the_first_plies_of_both_boards(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -113,7 +116,11 @@ def test_bpgn_openings_take_the_first_plies_of_both_boards(tmp_path) -> None:  #
         "2A. Nf3 {1} 2a. Nc6 {1} *\n"
     )
     [opening] = load_book(str(path), plies=4)
-    assert opening.fen_a.startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR")
-    assert opening.fen_b.startswith("rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR")
-    with pytest.raises(ConfigError, match="no game with 40 replayable plies"):
+    game = opening.game()
+    assert game.fen(BoardId.A).startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR")
+    assert game.fen(BoardId.B).startswith("rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR")
+    assert [seat for seat, _ in opening.moves] == [
+        Seat.A_WHITE, Seat.A_BLACK, Seat.B_WHITE, Seat.B_BLACK
+    ]
+    with pytest.raises(ConfigError, match="no BPGN game with 40 replayable plies"):
         load_book(str(path), plies=40)

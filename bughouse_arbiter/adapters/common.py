@@ -24,7 +24,7 @@ import attrs
 import chess
 
 from ..config.specs import NO_LIMITS, SearchLimits
-from ..core.board import BughouseBoard
+from ..core.board import STARTING_FEN, BughouseBoard
 from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
@@ -95,6 +95,8 @@ EngineEvent = (
 NOTE_LIMIT = 1000
 POCKET_ORDER = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 MAX_LINE = 4096
+#: The standard start as our board writes it.
+STANDARD_START = BughouseBoard(STARTING_FEN).fen()
 
 
 def pocket_letters(
@@ -143,6 +145,9 @@ class EngineAdapter:
         #: Illegal moves the engine proposed on the open turn.
         self.rejected = 0
         self.board = BughouseBoard(rules=self.rules)
+        #: Where the board's move stack starts: the game's start, or the
+        #: position the board was last rebuilt from (``reset_board``).
+        self.start_fen = STANDARD_START
         self.clocks: dict[Seat, float] = {s: self.rules.time for s in Seat}
         self.token: int | None = None
         #: A move for the open turn is on its way to the arbiter.
@@ -199,9 +204,29 @@ class EngineAdapter:
     def my_turn(self) -> bool:
         return not self.over and self.board.turn == self.seat.color
 
-    def start_board(self, rules: HouseRules, fen: str, clocks: Mapping[Seat, float]) -> None:
+    def start_board(
+        self,
+        rules: HouseRules,
+        fen: str,
+        clocks: Mapping[Seat, float],
+        opening: Sequence[PlayedMove] = (),
+        now: str | None = None,
+    ) -> None:
+        """A new game from ``fen``, then the ``opening``'s moves (both boards: ours
+        are played, the other's passed pieces arrive), so the engine can be told
+        them as moves. ``now``: the table's position for this board; if the
+        moves do not lead there, the board is rebuilt from it (set up)."""
         self.rules = rules
         self.board = BughouseBoard(fen, rules=rules)
+        self.start_fen = self.board.fen()
+        for played in opening:
+            if played.board is self.seat.board:
+                self.board.push(played.move)
+            elif played.passed is not None:
+                self.board.receive(played.passed)
+        if now is not None and self.board.fen() != now:
+            self.note(f"the opening's moves do not lead to {now}; it is set up instead")
+            self.reset_board(now)
         self.clocks = dict(clocks)
         self.token = None
         self.answered = False
@@ -237,10 +262,13 @@ class EngineAdapter:
         return in_step
 
     def reset_board(self, fen: str) -> None:
+        """Rebuilds the board from ``fen``: the moves that led there are gone."""
         try:
             self.board = BughouseBoard(fen, rules=self.rules)
         except PositionError as exc:
             self.note(f"unreadable position from the arbiter: {exc}")
+        else:
+            self.start_fen = self.board.fen()
 
     def check_move(self, text: str) -> chess.Move | None:
         """The engine's move if it is legal for this seat now; notes why not otherwise."""

@@ -4,8 +4,14 @@ A search is a small state machine, ``idle -> searching -> stopping -> idle``,
 so a second ``go`` is never sent while one runs (that hangs Fairy-Stockfish).
 Traps handled (each seen in real runs of Fairy-Stockfish 11.1):
 
-- Every ``go`` is preceded by ``position fen <FEN with [pocket] and ~>``, never
-  a ``moves`` list (illegal moves there are dropped silently).
+- Every ``go`` is preceded by the position. While the board's record is plain
+  chess (no drop, no piece in a pocket: the opening of a book, the first moves
+  of any game) it goes as moves, ``position startpos moves e2e4 ...`` (or
+  ``position fen <start> moves ...`` from a set-up start), which every UCI
+  engine reads and which gives it the game's history; once a pocket holds a
+  piece it goes as ``position fen <FEN with [pocket] and ~>``, because a moves
+  list cannot say which pieces arrived from the partner board (and illegal
+  moves in one are dropped silently).
 - ``bestmove (none)`` means no move now: we answer "wait" and search again
   on the next change to our board (a piece arriving).
 - A pocket change during our search: ``stop``, discard the next ``bestmove``
@@ -26,6 +32,8 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+import chess
+
 from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import PlayedMove
 from ..core.model import Seat
@@ -33,7 +41,15 @@ from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..protocol.flood import Keep, keep_lines
 from ..protocol.limits import engine_text, keep_announced
-from .common import EngineAdapter, EngineInfoLine, EngineMove, EngineWait, clip, move_text
+from .common import (
+    STANDARD_START,
+    EngineAdapter,
+    EngineInfoLine,
+    EngineMove,
+    EngineWait,
+    clip,
+    move_text,
+)
 from .declared import UndeclaredOption, undeclared_option
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
@@ -145,8 +161,16 @@ class UciAdapter(EngineAdapter):
 
     # -- arbiter notifications ------------------------------------------------------
 
-    def new_game(self, rules: HouseRules, fen: str, clocks: Mapping[Seat, float]) -> None:
-        self.start_board(rules, fen, clocks)
+    def new_game(
+        self,
+        rules: HouseRules,
+        fen: str,
+        clocks: Mapping[Seat, float],
+        opening: Sequence[PlayedMove] = (),
+        now: str | None = None,
+    ) -> None:
+        """A new game from ``fen`` and the ``opening``'s moves (``start_board``)."""
+        self.start_board(rules, fen, clocks, opening, now)
         self.restart = self.waiting = False
         self.rejected = 0
         if self.search is Search.SEARCHING:
@@ -271,6 +295,18 @@ class UciAdapter(EngineAdapter):
 
     # -- searching ------------------------------------------------------------------------
 
+    def position(self) -> str:
+        """The ``position`` line for the board: its moves from the start while
+        they are plain chess (see the module docstring), else its FEN."""
+        board = self.board
+        stack = board.move_stack
+        if any(board.pockets[c] for c in chess.COLORS) or any(m.drop for m in stack):
+            return f"position fen {board.fen()}"
+        start = "startpos" if self.start_fen == STANDARD_START else f"fen {self.start_fen}"
+        if not stack:
+            return f"position {start}"
+        return f"position {start} moves {' '.join(move_text(m) for m in stack)}"
+
     def _stop(self) -> None:
         self.send("stop")
         self.search = Search.STOPPING
@@ -285,7 +321,7 @@ class UciAdapter(EngineAdapter):
             else (self.opponent_ms(), self.own_ms())
         )
         inc = round(self.rules.increment * 1000)
-        self.send(f"position fen {self.board.fen()}")
+        self.send(self.position())
         words = ["go"]
         if self.rules.clock:
             words.append(f"wtime {white} btime {black} winc {inc} binc {inc}")

@@ -13,7 +13,8 @@ Fairy-Stockfish 11.1):
 - **No ``setboard`` from the standard start.** Sunsetter's ``setboard``
   switches it to crazyhouse (it then ignores ``holding``, keeps captures and
   drops pieces it does not have) and makes it play the side *not* to move.
-  Games from the standard start and every re-sync replay the board's moves in
+  Games from the standard start (a book opening's moves included: they are
+  replayed after ``new``) and every re-sync replay the board's moves in
   ``force`` mode instead. Only a game set up from another position uses
   ``setboard`` (the engine must have announced ``setboard=1``), and the first
   time, a probe checks that the engine still plays bughouse after it: the
@@ -66,7 +67,7 @@ from typing import ClassVar
 import chess
 
 from ..config.specs import NO_LIMITS, SearchLimits
-from ..core.board import STARTING_FEN, BughouseBoard
+from ..core.board import BughouseBoard
 from ..core.game import PlayedMove
 from ..core.model import Seat
 from ..core.rules import HouseRules
@@ -75,6 +76,7 @@ from ..protocol.flood import Keep, keep_lines
 from ..protocol.limits import MAX_ANNOUNCED
 from ..protocol.signals import codes_of
 from .common import (
+    STANDARD_START,
     EngineAdapter,
     EngineDrawOffer,
     EngineMove,
@@ -103,8 +105,6 @@ PROBE_MOVE = "N@f7"
 #: both ``time`` and ``otim``, so that an engine budgets about a second a move.
 #: (Not ``st``: Sunsetter answers it "Illegal move".)
 UNTIMED_CLOCK_CS = 3000
-#: The standard start as our board writes it.
-STANDARD_START = BughouseBoard(STARTING_FEN).fen()
 
 
 def parse_features(text: str) -> dict[str, str]:
@@ -163,7 +163,6 @@ class XboardAdapter(EngineAdapter):
         self._believes: chess.Color = chess.BLACK
         # A pocket change the engine has not been told (it believed the wrong colour).
         self._holding_due = False
-        self._start_fen = STANDARD_START
         #: Limit commands the engine refused (``Illegal move``/``Error``): not sent again.
         self.refused_limits: set[str] = set()
         self._nodes_noted = False
@@ -223,7 +222,7 @@ class XboardAdapter(EngineAdapter):
     @property
     def set_up(self) -> bool:
         """This game started from a position other than the standard start."""
-        return self._start_fen != STANDARD_START
+        return self.start_fen != STANDARD_START
 
     def option_line(self, name: str, value: str | None) -> str:
         """How option ``name`` is set: ``option NAME=VALUE`` (``option NAME`` for a
@@ -271,18 +270,21 @@ class XboardAdapter(EngineAdapter):
 
     # -- arbiter notifications ------------------------------------------------------
 
-    def new_game(self, rules: HouseRules, fen: str, clocks: Mapping[Seat, float]) -> None:
-        self.start_board(rules, fen, clocks)
-        self._start_fen = self.board.fen()
+    def new_game(
+        self,
+        rules: HouseRules,
+        fen: str,
+        clocks: Mapping[Seat, float],
+        opening: Sequence[PlayedMove] = (),
+        now: str | None = None,
+    ) -> None:
+        """A new game from ``fen`` and the ``opening``'s moves (``start_board``):
+        the engine gets them replayed after ``new``, as any re-sync does."""
+        self.start_board(rules, fen, clocks, opening, now)
         self.thinking = self.claimed = self.needs_sync = self.gave_up = False
         self.rejected = 0
         self.resyncs = 0
         self._sync(first=True)
-
-    def reset_board(self, fen: str) -> None:
-        super().reset_board(fen)
-        # The moves that led here are gone: the engine gets this position set up.
-        self._start_fen = self.board.fen()
 
     def your_turn(self, token: int, fen: str, clocks: Mapping[Seat, float]) -> None:
         self.clocks = dict(clocks)
@@ -601,7 +603,7 @@ class XboardAdapter(EngineAdapter):
             self.note("re-syncing the engine")
         self._reset_engine()
         moves = list(self.board.move_stack)
-        start = BughouseBoard(self._start_fen, rules=self.rules)
+        start = BughouseBoard(self.start_fen, rules=self.rules)
         if self.set_up:
             self._set_up(start)
         drops = _dropped(start, moves)

@@ -151,6 +151,10 @@ class _Replayer:
         self.replayed = 0
         fen_a, fen_b = start_fens(source)
         self.game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)
+        # A tournament game's book moves, which the ply cap and stalling skip.
+        book = source.tag("OpeningPlies") or ""
+        if book.isascii() and book.isdigit() and len(book) <= 6:
+            self.game.opening_plies = int(book)
         self.last_on_board: dict[BoardId, BpgnMove] = {}
         self.ends: deque[BoardEnd] = deque()
         self.track_repetition = track_repetition

@@ -84,7 +84,7 @@ from ..tournament.display import (
 from ..tournament.engine_options import undeclared_options
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
-from ..tournament.openings import DEFAULT_PLIES, FORMATS, load_book, ordered
+from ..tournament.openings import DEFAULT_PLIES, FORMATS, ORDERS, load_book, ordered
 from ..tournament.report_file import ReportFile
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
@@ -114,6 +114,7 @@ _SAVED = (
     "openings_format",
     "opening_plies",
     "opening_order",
+    "opening_start",
     "seed",
     "sprt",
     "max_failures",
@@ -184,28 +185,37 @@ def register(subparsers: Any) -> None:
     add(
         "--openings",
         metavar="FILE",
-        help="BPGN file (its first --opening-plies plies) or FEN pairs 'FEN_A | FEN_B'; "
-        "default: the book built from the project's corpus",
+        help="opening book: BPGN (each game's first --opening-plies plies), PGN (chess games, "
+        "played on both boards), EPD or FEN lines ('POS' for both boards, 'FEN_A | FEN_B'); "
+        "default: move sequences from the project's corpus",
     )
     add(
         "--openings-format",
         choices=FORMATS,
         default="auto",
-        help="how --openings is read: fen (FEN pairs), bpgn, or auto (default): by the "
-        "suffix (.bpgn/.pgn, .fen/.epd), else by the first line (a tag pair [Name \"value\"] "
-        "or movetext is BPGN)",
+        help="how --openings is read: bpgn, pgn, fen, epd, or auto (default): by the suffix "
+        "(.bpgn, .pgn, .fen, .epd), else by the content (games with board letters such as "
+        "1A. are BPGN, other games PGN, anything else positions)",
     )
     add(
         "--opening-plies",
-        default=str(DEFAULT_PLIES),
+        default=None,
         metavar="K",
-        help=f"plies (both boards) taken from each BPGN game (default {DEFAULT_PLIES})",
+        help=f"plies taken from each game of the book: both boards for BPGN (default "
+        f"{DEFAULT_PLIES}), the chess game's for PGN (default: all of it)",
     )
     add(
         "--opening-order",
-        choices=("sequential", "random"),
+        choices=ORDERS,
         default="sequential",
         help="the book's order, or shuffled with --seed (default sequential)",
+    )
+    add(
+        "--opening-start",
+        default="1",
+        metavar="N",
+        help="begin at the book's N-th opening (after --opening-order; 1-based, default 1) "
+        "and wrap around",
     )
     add("--seed", metavar="N", help="seed for --opening-order random and the built-in engines")
     add("--concurrency", metavar="K", help="games at once (default 1)")
@@ -489,9 +499,12 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     else:
         games = SPRT_GAMES if sprt else 2
     seed = _int(args.seed, "--seed", -(2**62)) if args.seed is not None else None
-    plies = _int(args.opening_plies, "--opening-plies", 0)
+    plies = None if args.opening_plies is None else _int(args.opening_plies, "--opening-plies", 0)
     book_format = getattr(args, "openings_format", "auto")  # absent from older folders
-    book = ordered(load_book(args.openings, plies, book_format), args.opening_order, seed)
+    start = _int(getattr(args, "opening_start", "1"), "--opening-start", 1)
+    book = ordered(
+        load_book(args.openings, plies, book_format, rules), args.opening_order, seed, start
+    )
     def jobs_of(games: int) -> list[MatchJob]:
         return schedule(
             participants,

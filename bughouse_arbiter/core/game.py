@@ -113,6 +113,10 @@ class BughouseGame:
             for board_id, fen in ((BoardId.A, fen_a), (BoardId.B, fen_b))
         }
         self.moves: list[PlayedMove] = []
+        #: How many of the first moves come from an opening book (``play_opening``;
+        #: a replay sets it before its moves): the ply cap and the stalling
+        #: rule count only the moves after them.
+        self.opening_plies = 0
         #: Moves dropped from ``moves`` by ``forget_moves`` (still counted as plies).
         self.forgotten = 0
         self.messages: list[PartnerMessage] = []
@@ -175,6 +179,11 @@ class BughouseGame:
     def plies(self) -> int:
         return self.forgotten + len(self.moves)
 
+    @property
+    def counted_plies(self) -> int:
+        """Plies after the opening's (what ``max_plies`` caps)."""
+        return max(0, self.plies - self.opening_plies)
+
     def forget_moves(self) -> None:
         """Drops the record of the moves played so far; they still count as plies
         (``max_plies``). For a replay of a long game, which needs no record."""
@@ -222,7 +231,10 @@ class BughouseGame:
             raise MoveError(f"{move.uci()}: illegal move in {board.fen()}")
         number = board.fullmove_number
         rules = self.rules
-        watched = None if rules.clock or not rules.stalling else self._stall_watch(seat)
+        in_book = self.plies < self.opening_plies
+        watched = (
+            None if rules.clock or not rules.stalling or in_book else self._stall_watch(seat)
+        )
         if san is None:
             san = board.san_and_push(move)
         else:
@@ -254,6 +266,19 @@ class BughouseGame:
         if watched is not None:
             self._count_stall(watched)
         return played
+
+    def play_opening(self, moves: Iterable[tuple[Seat, str]]) -> None:
+        """Plays a book's moves (UCI or SAN, in the order given) before the match
+        begins: stamped at second 0, without a clock, counted neither by the
+        ply cap nor by the stalling rule. Raises MoveError or NotYourTurnError
+        as ``push`` does, and ValueError if the match ends within them (the
+        game is unusable then)."""
+        book = list(moves)
+        self.opening_plies = self.plies + len(book)
+        for seat, text in book:
+            self.push(seat, text, at=0.0)
+            if self.outcome is not None or self.board_results:
+                raise ValueError(f"the opening ends the game at ply {self.plies}")
 
     def _stall_watch(self, mover: Seat) -> Seat | None:
         """``mover``'s partner if it is to move and could move (``push`` asks only
@@ -393,7 +418,7 @@ class BughouseGame:
         if (
             not self.board_results
             and rules.repetition != "threefold"
-            and not (rules.max_plies and self.forgotten + len(self.moves) >= rules.max_plies)
+            and not (rules.max_plies and self.counted_plies >= rules.max_plies)
         ):
             known = self._statuses
             if (known.get(moved_on) or self.status(moved_on)) is _OK and (
@@ -478,9 +503,10 @@ class BughouseGame:
                     stuck,
                 )
             return
-        if self.rules.max_plies and self.plies >= self.rules.max_plies:
+        if self.rules.max_plies and self.counted_plies >= self.rules.max_plies:
+            after = f" after the opening's {self.opening_plies}" if self.opening_plies else ""
             reason = (
-                f"draw: {self.plies} plies played on the two boards "
+                f"draw: {self.counted_plies} plies played on the two boards{after} "
                 f"(max_plies={self.rules.max_plies})"
             )
             if self.board_results:

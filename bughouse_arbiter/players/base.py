@@ -49,6 +49,9 @@ class MatchInfo:
     start_fens: Mapping[BoardId, str]
     #: Seats held by people (the others are engines).
     human_seats: frozenset[Seat] = frozenset()
+    #: The book moves played from ``start_fens`` before the clocks started
+    #: (both boards, in order); the table's position is where they lead.
+    opening: tuple[PlayedMove, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

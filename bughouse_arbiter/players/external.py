@@ -272,9 +272,8 @@ class ExternalEnginePlayer(Player):
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
         self.tells.new_game()
         self._turn_written.clear()
-        self.adapter.new_game(info.rules, info.start_fens[self.seat.board], state.clocks)
-        if info.start_fens[self.seat.board] != self._fen(state):
-            self.adapter.reset_board(self._fen(state))
+        start = info.start_fens[self.seat.board]
+        self.adapter.new_game(info.rules, start, state.clocks, info.opening, self._fen(state))
         self._flush()
         await self._settle_probe()
 

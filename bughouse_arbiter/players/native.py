@@ -303,7 +303,7 @@ class NativeEnginePlayer(Player):
         await self._barrier()
 
     def _announce_game(self, info: MatchInfo, state: TableState) -> None:
-        """``newgame``, the four ``player`` lines, ``rules`` and the ``state``."""
+        """``newgame``, the four ``player`` lines, ``rules``, a book's moves and the ``state``."""
         self._last_state = None
         rules = info.rules
         self._untimed = not rules.clock
@@ -319,7 +319,34 @@ class NativeEnginePlayer(Player):
             human = seat in info.human_seats
             self._send(PlayerInfo(seat, "human" if human else "engine", info.names.get(seat, "?")))
         self._send(RulesInfo(tuple(rules.to_pairs())))
+        if info.opening:
+            self._send_opening(info, state)
         self._send_state(state)
+
+    def _send_opening(self, info: MatchInfo, state: TableState) -> None:
+        """A book's moves as they would have come: the ``state`` of the start
+        (version 0), then one ``event`` a move, all at the full clocks."""
+        clocks = _clocks(state)
+        self._send(
+            State(
+                version=0,
+                fen_a=info.start_fens[BoardId.A],
+                fen_b=info.start_fens[BoardId.B],
+                clocks=clocks,
+                no_double=None if state.no_double is None else ((), ()),
+            )
+        )
+        for played in info.opening:
+            passed = played.passed.symbol() if played.passed is not None else None
+            self._send(
+                MoveEvent(
+                    version=played.ply,
+                    board=played.board,
+                    move=played.uci,
+                    passed=passed,
+                    clocks=clocks,
+                )
+            )
 
     def batched(self) -> AbstractContextManager[None]:
         return self.process.batched()

@@ -146,6 +146,7 @@ async def run_match(
     game_id: str = "1",
     fen_a: str = STARTING_FEN,
     fen_b: str = STARTING_FEN,
+    opening: Sequence[tuple[Seat, str]] = (),
     human_seats: Collection[Seat] = (),
     observer: Observer | None = None,
     start_timeout: float = 30.0,
@@ -161,6 +162,10 @@ async def run_match(
         rules: House rules (time control included); the default rules if None.
         game_id: Told to the players in ``MatchInfo``.
         fen_a, fen_b: Start positions of the two boards.
+        opening: A book's first moves, both boards in the order played
+            (``BughouseGame.play_opening``): part of the game and its record,
+            played before the clocks start; players are told them as moves
+            (``MatchInfo.opening``).
         human_seats: Seats held by people: their illegal moves are refused,
             and they must agree to a draw (under ``draw=humans``, only they).
         observer: Called (synchronously, keep it quick) with every
@@ -194,9 +199,11 @@ async def run_match(
     (``Termination.LEFT``, "failed to start: ...").
     """
     seat_players = _seat_map(players)
+    game = BughouseGame(rules, fen_a=fen_a, fen_b=fen_b)
+    game.play_opening(opening)
     table = _Table(
         seat_players,
-        BughouseGame(rules, fen_a=fen_a, fen_b=fen_b),
+        game,
         game_id=game_id,
         human_seats=frozenset(human_seats),
         observer=observer,
@@ -340,6 +347,7 @@ class _Table:
             rules=self.game.rules,
             start_fens=dict(self.game.start_fens),
             human_seats=self.human_seats,
+            opening=tuple(self.game.moves[: self.game.opening_plies]),
         )
         state = self.state(trio.current_time())
         for player in self.players:

@@ -40,6 +40,7 @@ async def play_game(
     stop_reason: Callable[[], str] | None = None,
     fen_a: str = STARTING_FEN,
     fen_b: str = STARTING_FEN,
+    opening: Sequence[tuple[Seat, str]] = (),
     logs: DebugLogs | None = None,
 ) -> tuple[MatchRecord, int]:
     """Plays one game; returns its record and how many engines were started for it.
@@ -60,6 +61,7 @@ async def play_game(
             game_id=game_id,
             fen_a=fen_a,
             fen_b=fen_b,
+            opening=opening,
             human_seats=human_seats,
             observer=observer,
             stop_reason=stop_reason,
@@ -72,6 +74,7 @@ async def play_game(
             game_id=game_id,
             fen_a=fen_a,
             fen_b=fen_b,
+            opening=opening,
             observer=observer,
             seed=seed,
             stop_reason=stop_reason,
@@ -94,6 +97,7 @@ async def play_game(
                 game_id=game_id,
                 fen_a=fen_a,
                 fen_b=fen_b,
+                opening=opening,
                 observer=observer,
                 seed=seed,
                 stop_reason=stop_reason,

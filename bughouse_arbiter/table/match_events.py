@@ -145,7 +145,9 @@ class MatchRecord:
 
     ``started`` is the trio time at which the clocks started (None if the
     match never started); ``PlayedMove.at`` counts from it. ``used`` holds the
-    seconds each move's turn took, by ply, up to the move's arrival.
+    seconds each move's turn took, up to the move's arrival, for the moves
+    played at the table in order (a book's opening moves, played before the
+    clocks started, have none).
     ``overheads`` holds, per move, the seconds from taking the move off the
     action channel to having told every player about it; ``flag_latencies``
     the seconds between a flag's deadline and the arbiter declaring it.

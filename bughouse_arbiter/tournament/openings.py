@@ -1,25 +1,23 @@
-"""Two-board starting positions for tournaments.
+"""Opening books for tournaments: which file, which format, which order.
 
-An opening is the start of both boards, pockets included (FEN with the
-``[...]`` pocket field, as ``BughouseGame`` takes them). Books come from:
+An opening (``Opening``, read by ``book_formats``) is where both boards
+start and the moves played from there, both boards in one interleaved
+order. A game from it starts at the standard start (or the book's set-up
+position) and plays those moves first, before the clocks start: they are
+the game's first moves in its record, and the engines are told them as
+moves (UCI ``position startpos moves ...``, xboard moves after ``new``, the
+native protocol's ``event`` lines), so an engine that cannot set up a
+position (an xboard engine without ``setboard``) plays every opening that
+is moves from the standard start. Only a FEN or EPD book is set up.
 
-- a BPGN file: each game's position after its first ``plies`` moves (both
-  boards together, in the order they were played; pieces passed between the
-  boards are in the pockets). Games that are too short or cannot be replayed
-  are skipped;
-- a file of FEN pairs, one opening a line: ``FEN_A | FEN_B`` or
-  ``NAME | FEN_A | FEN_B``; blank lines and lines starting with ``#`` are
-  skipped;
-- the default book shipped with the package (``data/openings.txt``, a FEN
-  pair file built from the project's BPGN corpus by
-  ``scripts/build_openings.py``).
-
-Reading is pure (text in, openings out); ``load_book`` reads a file. Its
-format is ``fen`` or ``bpgn`` as given (``--openings-format``), else by the
-file's suffix (``.bpgn``/``.pgn``, ``.fen``/``.epd``), else by its content
-(``book_format``): a BPGN file's first line is a tag pair ``[Name "value"]``
-or movetext; a FEN with a pocket (``.../PPPPPPPP[Nq] w KQkq - 0 1``) also
-holds a ``[`` but is no tag.
+Books: the default book shipped with the package (``data/openings.bpgn``,
+move sequences built from the project's BPGN corpus by
+``scripts/build_openings.py``), or a file (``load_book``) in one of
+``FORMATS``: ``bpgn`` (each game's first ``--opening-plies`` plies, both
+boards), ``pgn`` (single-board chess games, played on both boards), ``fen``
+and ``epd`` (positions: one for both boards, or a pair). The format is the
+one given (``--openings-format``), else by the file's suffix, else by its
+content (``book_format``).
 """
 
 from __future__ import annotations
@@ -30,111 +28,108 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-import attrs
+from ..core.rules import HouseRules
+from ..errors import ConfigError
+from .book_formats import (
+    Opening,
+    format_book,
+    openings_from_bpgn,
+    openings_from_pgn,
+    parse_positions,
+)
 
-from ..core.game import BughouseGame
-from ..errors import ArbiterError, ConfigError
+__all__ = [
+    "DEFAULT_PLIES",
+    "FORMATS",
+    "ORDERS",
+    "Opening",
+    "book_format",
+    "format_book",
+    "load_book",
+    "openings_from_bpgn",
+    "openings_from_pgn",
+    "ordered",
+    "parse_fen_pairs",
+    "parse_positions",
+]
 
+#: Plies (both boards) taken from each game of a BPGN book unless told.
 DEFAULT_PLIES = 8
 #: The book formats ``--openings-format`` takes (``auto``: by suffix, else content).
-FORMATS = ("auto", "fen", "bpgn")
-_SUFFIXES = {".bpgn": "bpgn", ".pgn": "bpgn", ".fen": "fen", ".epd": "fen"}
+FORMATS = ("auto", "bpgn", "pgn", "fen", "epd")
+#: ``--opening-order``: the book's order, or shuffled with the seed.
+ORDERS = ("sequential", "random")
+_SUFFIXES = {".bpgn": "bpgn", ".fen": "fen", ".epd": "epd"}
 #: A PGN tag pair: ``[Event "x"]`` (a FEN's pocket ``[Nq] w`` has no quoted value).
 _TAG = re.compile(r'^\[\s*[A-Za-z0-9_]+\s+"')
 #: The start of PGN movetext: ``1.``, ``1A.``, ``1...``, or a comment.
 _MOVETEXT = re.compile(r"^(\d+[ABab]?\.|\{)")
+#: A bughouse move number (``12A.``, ``3b.``) or tag (``[WhiteA "..."]``): BPGN, not PGN.
+_BUGHOUSE = re.compile(r'(^|\s)\d+[ABab]\.|^\s*\[\s*(White|Black)[AB]\s+"', re.MULTILINE)
+#: Characters of a file's start that tell PGN from BPGN.
+_SNIFF = 65536
 
-
-@attrs.frozen(kw_only=True)
-class Opening:
-    """The start of both boards (FEN with pockets, as ``BughouseGame`` takes them)."""
-
-    name: str
-    fen_a: str
-    fen_b: str
-
-
-def parse_fen_pairs(text: str, *, source: str = "openings") -> list[Opening]:
-    """Reads a FEN pair file; raises ConfigError naming the first bad line."""
-    openings: list[Opening] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        fields = [f.strip() for f in line.split("|")]
-        if len(fields) == 2:
-            name, fen_a, fen_b = f"{source}:{number}", fields[0], fields[1]
-        elif len(fields) == 3:
-            name, fen_a, fen_b = fields
-        else:
-            raise ConfigError(
-                f"{source} line {number}: expected 'FEN_A | FEN_B' or 'NAME | FEN_A | FEN_B'"
-            )
-        try:
-            BughouseGame(fen_a=fen_a, fen_b=fen_b)
-        except (ArbiterError, ValueError) as exc:
-            raise ConfigError(f"{source} line {number}: not a bughouse position: {exc}") from None
-        openings.append(Opening(name=name, fen_a=fen_a, fen_b=fen_b))
-    return openings
-
-
-def openings_from_bpgn(text: str, plies: int, *, source: str = "openings") -> list[Opening]:
-    """The position after ``plies`` moves of each game in the BPGN ``text``."""
-    from ..bpgn import read_games
-    from ..bpgn.replay import replay_game
-
-    openings: list[Opening] = []
-    for index, game in enumerate(read_games(text), 1):
-        if len(game.moves) < plies:
-            continue
-        report = replay_game(game, frames=True)
-        if report.replayed < plies or len(report.frames) <= plies:
-            continue
-        frame = report.frames[plies]
-        fens = frame.fens
-        from ..core.model import BoardId
-
-        opening = Opening(name=f"{source}#{index}", fen_a=fens[BoardId.A], fen_b=fens[BoardId.B])
-        try:
-            BughouseGame(fen_a=opening.fen_a, fen_b=opening.fen_b)
-        except (ArbiterError, ValueError):
-            continue
-        openings.append(opening)
-    return openings
-
-
-def format_fen_pairs(openings: Sequence[Opening]) -> str:
-    return "".join(f"{o.name} | {o.fen_a} | {o.fen_b}\n" for o in openings)
+#: The reader of FEN pair files under its old name.
+parse_fen_pairs = parse_positions
 
 
 def book_format(text: str, name: str = "") -> str:
-    """``bpgn`` or ``fen``: by the suffix of ``name``, else by ``text``'s first
-    line that is not blank, a ``#`` comment (FEN pairs) or a ``%`` escape (PGN)."""
+    """``bpgn``, ``pgn``, ``fen`` or ``epd``: by the suffix of ``name``, else by
+    ``text``'s first line that is not blank, a ``#`` comment (positions) or a
+    ``%`` escape (PGN). Games (``.pgn`` or content) are BPGN when board
+    letters show (``1A.``, ``[WhiteA ...]``), else PGN."""
     suffix = Path(name).suffix.lower()
     if suffix in _SUFFIXES:
         return _SUFFIXES[suffix]
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", "%")):
-            continue
-        return "bpgn" if _TAG.match(line) or _MOVETEXT.match(line) else "fen"
-    return "fen"
+    games = suffix == ".pgn"
+    if not games:
+        for raw in text.splitlines():
+            line = raw.strip()
+            if not line or line.startswith(("#", "%")):
+                continue
+            games = bool(_TAG.match(line) or _MOVETEXT.match(line))
+            break
+    if not games:
+        return "fen"
+    return "bpgn" if _BUGHOUSE.search(text[:_SNIFF]) else "pgn"
 
 
 def load_book(
-    path: str | None, plies: int = DEFAULT_PLIES, book: str = "auto"
+    path: str | None,
+    plies: int | None = None,
+    book: str = "auto",
+    rules: HouseRules | None = None,
 ) -> list[Opening]:
-    """The book in ``path`` (format ``book``: ``fen``, ``bpgn``, or ``auto`` for
-    ``book_format``'s guess), or the default book.
+    """The book in ``path`` (format ``book``: one of ``FORMATS``), or the default
+    book. ``plies`` cuts each game of a BPGN or PGN book (a BPGN book's default
+    is ``DEFAULT_PLIES``, a PGN book's its whole games); the default book's
+    openings are whole unless it is given. With ``rules``, every opening must
+    be playable under them (one with a checking drop is not under ``drop_check=no-check``).
 
     Raises:
-        ConfigError: the file cannot be read or holds no usable opening.
+        ConfigError: the file cannot be read, holds no usable opening, or
+            one that the rules do not let be played.
     """
+    openings = _read_book(path, plies, book)
+    if rules is not None:
+        for opening in openings:
+            try:
+                opening.game(rules)
+            except ValueError as exc:
+                where = "the default book" if path is None else f"--openings {path!r}"
+                raise ConfigError(
+                    f"{where}: opening {opening.name!r} cannot be played under these "
+                    f"house rules: {exc}"
+                ) from None
+    return openings
+
+
+def _read_book(path: str | None, plies: int | None, book: str) -> list[Opening]:
     if book not in FORMATS:
         raise ConfigError(f"--openings-format {book!r} is not one of {', '.join(FORMATS)}")
     if path is None:
-        text = resources.files(__package__).joinpath("data/openings.txt").read_text("utf-8")
-        return parse_fen_pairs(text, source="default book")
+        text = resources.files(__package__).joinpath("data/openings.bpgn").read_text("utf-8")
+        return openings_from_bpgn(text, plies, source="default book")
     file = Path(path)
     try:
         data = file.read_bytes()
@@ -144,22 +139,48 @@ def load_book(
 
     text = decode(data)
     name = file.name
-    if (book if book != "auto" else book_format(text, name)) == "bpgn":
-        openings = openings_from_bpgn(text, plies, source=name)
+    kind = book if book != "auto" else book_format(text, name)
+    if kind == "bpgn":
+        cut = DEFAULT_PLIES if plies is None else plies
+        openings = openings_from_bpgn(text, cut, source=name)
         if not openings:
             raise ConfigError(
-                f"--openings {path!r}: no game with {plies} replayable plies (see --opening-plies)"
+                f"--openings {path!r}: no BPGN game with {cut} replayable plies "
+                "(see --opening-plies)"
+            )
+    elif kind == "pgn":
+        openings = openings_from_pgn(text, plies, source=name)
+        if not openings:
+            least = "" if plies is None else f" with {plies} plies"
+            raise ConfigError(
+                f"--openings {path!r}: no chess game{least} that both boards can play "
+                "(see --opening-plies)"
             )
     else:
-        openings = parse_fen_pairs(text, source=name)
+        openings = parse_positions(text, source=name)
         if not openings:
             raise ConfigError(f"--openings {path!r}: no opening in the file")
     return openings
 
 
-def ordered(openings: Sequence[Opening], order: str, seed: int | None) -> list[Opening]:
-    """``sequential`` keeps the file's order; ``random`` shuffles it with ``seed``."""
+def ordered(
+    openings: Sequence[Opening], order: str, seed: int | None, start: int = 1
+) -> list[Opening]:
+    """``sequential`` keeps the book's order, ``random`` shuffles it with ``seed``;
+    then the book is begun at its ``start``-th opening (1-based, as fastchess's
+    ``-openings start=N``) and wraps around.
+
+    Raises:
+        ConfigError: ``order`` is unknown or ``start`` is not in the book.
+    """
+    if order not in ORDERS:
+        raise ConfigError(f"--opening-order {order!r} is not one of {', '.join(ORDERS)}")
+    if not 1 <= start <= max(1, len(openings)):
+        raise ConfigError(
+            f"--opening-start {start}: the book has {len(openings)} openings "
+            f"(give 1 to {len(openings)})"
+        )
     result = list(openings)
     if order == "random":
         random.Random(seed).shuffle(result)
-    return result
+    return result[start - 1 :] + result[: start - 1]

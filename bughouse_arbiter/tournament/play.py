@@ -64,6 +64,7 @@ async def play_on_table(
             keeper=keeper,
             fen_a=opening.fen_a if opening else STARTING_FEN,
             fen_b=opening.fen_b if opening else STARTING_FEN,
+            opening=opening.moves if opening else (),
             seed=job.seed,
             observer=writer.observe,
             logs=logs,
@@ -100,9 +101,11 @@ async def play_on_table(
 
 def harness_caused(record: MatchRecord, seat: Seat) -> bool:
     """Whether the harness's delay on ``seat``'s clock came to ``HARNESS_LOSS_SHARE``
-    of the time the seat had (start time and the increments of its moves)."""
+    of the time the seat had (start time and the increments of its moves; the
+    opening's moves had none)."""
     rules = record.rules
-    moves = sum(1 for move in record.game.moves if move.seat is seat)
+    game = record.game
+    moves = sum(1 for move in game.moves[game.opening_plies :] if move.seat is seat)
     had = rules.time + rules.increment * moves
     return record.harness_delay.get(seat, 0.0) >= HARNESS_LOSS_SHARE * had
 

@@ -107,6 +107,8 @@ def schedule(
                 ]
                 if opening is not None:
                     tags.append(("Opening", opening.name))
+                    if opening.moves:
+                        tags.append(("OpeningPlies", str(len(opening.moves))))
                 jobs.append(
                     MatchJob(
                         job_id=f"p{pairing}-g{game}",
