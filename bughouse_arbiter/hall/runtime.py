@@ -228,7 +228,7 @@ class Hall:
                 await poke.wait()
             if self._poke is poke and poke.is_set():
                 self._poke = trio.Event()
-            self._apply(self.lobby.tick(self._now()))
+            self._apply(self.lobby.tick(self._now()), wake=False)
 
     async def _views(self) -> None:
         sent = -1
@@ -248,7 +248,9 @@ class Hall:
 
     # -- effects -----------------------------------------------------------------------------
 
-    def _apply(self, effects: list[Effect]) -> None:
+    def _apply(self, effects: list[Effect], *, wake: bool = True) -> None:
+        """Carries out the lobby's effects; ``wake``: the timers look at the deadlines again
+        (a change from outside may have added one; the timers' own tick needs no second look)."""
         for effect in effects:
             if isinstance(effect, Send):
                 member = self.members.get(effect.name)
@@ -260,7 +262,8 @@ class Hall:
                 host = self.hosts.get(effect.table)
                 if host is not None:
                     host.end_series()
-        self._wake()
+        if wake:
+            self._wake()
 
     def _start(self, effect: StartGame) -> None:
         host = self.host_for(effect.table)
