@@ -145,6 +145,19 @@ async def test_a_bot_is_offered_its_seat_and_plays_there(tmp_path: Path) -> None
     assert "botty" in game.tags.values() and game.tags["WhiteA"] == "alice"
 
 
+async def test_a_player_back_in_the_lobby_is_told_its_seat_again(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            _alice, seat = await sit_and_start(hall, "alice")
+            hall.leave(next(iter(hall.members.values())))
+            again = Inbox()
+            hall.join(Identity("alice"), again.send)
+            assert await again.next("seat") == seat
+            nursery.cancel_scope.cancel()
+
+
 async def test_a_seat_not_taken_in_time_calls_the_game_off_and_says_why(tmp_path: Path) -> None:
     hall = Hall(tmp_path, log=lambda text: None, join_timeout=0.5)
     with trio.fail_after(TIMEOUT):

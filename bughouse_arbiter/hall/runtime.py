@@ -149,6 +149,11 @@ class Hall:
         self.members[identity.name] = member
         member.send({"type": "welcome", "name": identity.name})
         member.send(self.lobby.view())
+        # Back within the grace: the seats it holds in games being played, again.
+        for host in list(self.hosts.values()):
+            for seat, who in host.who.items():
+                if who.name == identity.name and seat in host.live.tokens:
+                    self._seated(host.id, who, seat, host.live.tokens[seat])
         self._wake()
         return member
 
