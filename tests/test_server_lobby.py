@@ -387,3 +387,32 @@ async def upgrade_status(port: int, origin: str) -> int:
         head += chunk
     await stream.aclose()
     return int(head.split()[1])
+
+
+def test_bad_options_and_a_taken_port_are_one_line(tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            bughouse("server", "--out", str(tmp_path / "games"), *args),
+            capture_output=True,
+            text=True,
+            env=ENV,
+            cwd=str(ROOT),
+            timeout=60,
+        )
+
+    for args, says in (
+        (("--port", "x"), "--port takes a number, not 'x'"),
+        (("--certfile", "cert.pem"), "--certfile and --keyfile go together"),
+        (("--computer", "no-such-engine-anywhere"), "no program 'no-such-engine-anywhere'"),
+    ):
+        done = run(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        done = run("--port", str(taken.getsockname()[1]), "--line-port", "0")
+    assert done.returncode == 1 and "in use" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
