@@ -293,10 +293,23 @@ async def test_hostile_messages_at_one_table_leave_the_other_playing(tmp_path: P
                 await resign(bob_page)
                 await resign(alice_page)
                 await lobby_view(bob, lambda v: table_in(v, two).get("state") == "between")
+                # A rematch from the table page: the same table, colours swapped.
+                await bob_page.send({"type": "rematch"})
+                view = await lobby_view(
+                    bob,
+                    lambda v: table_in(v, two).get("game") == 2
+                    and table_in(v, two).get("state") == "playing",
+                )
+                assert table_in(view, two)["seats"]["A-black"]["name"] == "bob"
+                while bob_page.state.get("game") != 2 or bob_page.state.get("result"):
+                    await bob_page.message()
+                await resign(bob_page)
         finally:
             assert server.process is not None
             await reap(server.process)
-    assert server.games(two)[0].tags["Termination"] == "resignation"
+    first, second = server.games(two)
+    assert first.tags["WhiteA"] == "bob" and second.tags["BlackA"] == "bob"
+    assert second.tags["Termination"] == "resignation" and second.tags["Result"] == "1-0"
     assert server.games(one)[0].tags["Termination"] == "resignation"
 
 
