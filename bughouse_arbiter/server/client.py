@@ -38,9 +38,9 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 class ClientLink:
-    """An authenticated connection to a ``bughouse serve`` seat."""
+    """An authenticated connection to a ``bughouse serve`` seat (or to the line lobby)."""
 
-    def __init__(self, stream: trio.SocketStream, buffer: LineBuffer, pending: list[RawLine]):
+    def __init__(self, stream: trio.abc.Stream, buffer: LineBuffer, pending: list[RawLine]):
         self.stream = stream
         self._buffer = buffer
         self._pending = pending

@@ -1,0 +1,140 @@
+"""The client end of the line lobby: find the line port, dial it, say hello.
+
+``--server URL`` is either the web address of ``bughouse server``
+(``http://host:port``: ``GET /api/server`` names the line port) or the line
+port itself (``tcp://host:port``). ``open_lobby`` dials, sends the hello line
+(protocol.md §12.6) and waits for ``hello ok``; a refusal raises
+``ConnectRefused`` with the server's reason. The ``ClientLink`` it returns
+answers the server's pings itself, as for a seat.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import attrs
+import trio
+
+from ..errors import UsageError
+from ..protocol import MAX_LINE, LineBuffer, RawLine
+from ..protocol.lobby_lines import Hello, HelloOk, HelloRefused, format_hello, parse_server_line
+from .client import AUTH_TIMEOUT, ClientLink, ConnectRefused
+
+#: Seconds the web side has to answer ``GET /api/server``.
+API_TIMEOUT = 10.0
+
+
+@attrs.frozen
+class LinePort:
+    """Where the line lobby listens."""
+
+    host: str
+    port: int
+    tls: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def parse_server_url(text: str) -> tuple[str, str, int]:
+    """``http://host:port`` / ``https://...`` / ``tcp://host:port`` as (scheme, host, port);
+    UsageError if not one of these."""
+    try:
+        url = urllib.parse.urlsplit(text.strip())
+        port = url.port
+    except ValueError as exc:
+        raise UsageError(f"--server {text!r}: {exc}") from None
+    scheme = url.scheme.lower()
+    if scheme not in ("http", "https", "tcp") or not url.hostname:
+        raise UsageError(
+            f"--server {text!r}: expected http://HOST:PORT (the server's web address) "
+            "or tcp://HOST:PORT (its line port)"
+        )
+    if port is None:
+        if scheme == "tcp":
+            raise UsageError(f"--server {text!r}: tcp:// needs a port")
+        port = 443 if scheme == "https" else 80
+    if not 0 < port < 65536:
+        raise UsageError(f"--server {text!r}: port {port} is out of range")
+    return scheme, url.hostname, port
+
+
+def line_port_of(info: object, host: str) -> LinePort:
+    """The line port named by ``/api/server``'s JSON; ConnectRefused if it names none."""
+    port = info.get("line_port") if isinstance(info, dict) else None
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+        raise ConnectRefused("the server's /api/server names no line port")
+    tls = info.get("tls") is True if isinstance(info, dict) else False
+    return LinePort(host, port, tls)
+
+
+def _fetch_api(base: str) -> object:
+    url = base.rstrip("/") + "/api/server"
+    try:
+        with urllib.request.urlopen(url, timeout=API_TIMEOUT) as answer:
+            body = answer.read(65536)
+    except urllib.error.HTTPError as exc:
+        raise ConnectRefused(f"{url} answered {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ConnectRefused(f"cannot reach {url}: {reason}") from None
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise ConnectRefused(f"{url} did not answer JSON") from None
+
+
+async def find_line_port(text: str) -> LinePort:
+    """The line port ``--server URL`` leads to (asks the web side for an http URL)."""
+    scheme, host, port = parse_server_url(text)
+    if scheme == "tcp":
+        return LinePort(host, port)
+    base = f"{scheme}://{host}:{port}"
+    info = await trio.to_thread.run_sync(_fetch_api, base, abandon_on_cancel=True)
+    return line_port_of(info, host)
+
+
+async def _dial(where: LinePort) -> trio.abc.Stream:
+    try:
+        if where.tls:
+            return await trio.open_ssl_over_tcp_stream(
+                where.host, where.port, ssl_context=ssl.create_default_context()
+            )
+        return await trio.open_tcp_stream(where.host, where.port)
+    except OSError as exc:
+        raise ConnectRefused(f"cannot connect to {where}: {exc.strerror or exc}") from exc
+
+
+async def open_lobby(where: LinePort, hello: Hello) -> tuple[ClientLink, str]:
+    """Dials the line port and says hello; the link and the name the server
+    took. Raises ``ConnectRefused`` (unreachable, refused, no answer)."""
+    stream = await _dial(where)
+    pending: list[RawLine] = []
+    link = ClientLink(stream, LineBuffer(MAX_LINE), pending)
+    try:
+        with trio.fail_after(AUTH_TIMEOUT):
+            await link.send(format_hello(hello))
+            while True:
+                answer = await link.receive()
+                if answer is None or answer.text.strip():
+                    break
+    except trio.TooSlowError:
+        await link.aclose()
+        raise ConnectRefused(f"{where} did not answer the hello line") from None
+    except (trio.BrokenResourceError, OSError) as exc:
+        await link.aclose()
+        raise ConnectRefused(f"{where} closed the connection: {exc}") from exc
+    parsed = parse_server_line(answer.text) if answer is not None else None
+    if isinstance(parsed, HelloOk):
+        return link, parsed.name
+    await link.aclose()
+    if isinstance(parsed, HelloRefused):
+        raise ConnectRefused(f"{hello.name!r} refused: {parsed.reason}")
+    text = answer.text.strip()[:200] if answer is not None else ""
+    raise ConnectRefused(
+        f"{where} is not a line lobby ({text!r})" if text else f"{where} closed the connection"
+    )
