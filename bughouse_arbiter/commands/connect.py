@@ -19,8 +19,8 @@ server tells the new engine the whole game.
 
 With ``--server URL`` (``http://HOST:PORT``, the web address of ``bughouse
 server``, or ``tcp://HOST:PORT``, its line port) the engine joins the
-server's lobby as the bot NAME, for the time controls ``--tc`` names (any, if
-none): tables and queues that take bots seat it, game after game, on the
+server's lobby as the bot NAME, for the time controls ``--tc`` names (180+0
+if none): tables and queues that take bots seat it, game after game, on the
 same engine process (protocol.md §12.6). ``--games N`` ends it after N games
 (exit 0); the first Ctrl+C ends it after the game being played, a second one
 at once. ``--debug FILE`` writes the engine's protocol log there. A name the
@@ -53,6 +53,9 @@ from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
 from ..server.lobby_client import find_line_port, open_lobby, parse_server_url
 from . import SUMMARIES
 
+#: The time control a bot plays when no --tc is given (the lobby's default table).
+DEFAULT_BOT_TC = "180+0"
+
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -77,7 +80,8 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="TC",
-        help="with --server: a time control the bot accepts (repeatable, or comma-separated)",
+        help="with --server: a time control the bot plays, BASE+INC in seconds (repeatable, "
+        f"or comma-separated; default {DEFAULT_BOT_TC})",
     )
     parser.add_argument(
         "--games", type=int, metavar="N", help="with --server: stop after N games"
@@ -205,7 +209,7 @@ def bot_hello(args: argparse.Namespace) -> Hello:
     name = args.bot
     if not 0 < len(name) <= MAX_WORD or any(c.isspace() or not c.isprintable() for c in name):
         raise UsageError(f"--bot must be one printable word of at most {MAX_WORD} characters")
-    tcs = [tc.strip() for text in args.tc for tc in text.split(",")]
+    tcs = [tc.strip() for text in args.tc or [DEFAULT_BOT_TC] for tc in text.split(",")]
     for tc in tcs:
         if not tc or len(tc) > MAX_WORD or any(c.isspace() or not c.isprintable() for c in tc):
             raise UsageError(f"--tc {tc!r}: a time control is one word, e.g. 3+0")

@@ -12,7 +12,8 @@ with the next ``newgame`` (protocol.md §3: ``ready`` → ``playing``).
 
 ``--games N`` ends it after N games; the first Ctrl+C ends it after the game
 being played (or at once when idle), a second one (or SIGTERM / SIGHUP) at
-once. It then says ``quit`` to the lobby and stops its engine.
+once. To end, it says ``quit`` to the lobby (at the start of its last game,
+so no next game is offered) and stops its engine once the server has let it go.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from ..protocol.lobby_lines import Notice, Seated, Unseated, parse_server_line
 from .client import ClientLink
 from .driver import PlayerDriver
 
+#: Seconds the server has to close the link once ``quit`` was sent between games.
+QUIT_WAIT = 10.0
 #: The engine's lines that answer ``bug 1`` (kept to answer the later ones).
 HANDSHAKE_WORDS = frozenset({"id", "option", "feature", "bugok"})
 
@@ -44,8 +47,9 @@ class BotLines:
 
     Iterating yields the lines of every seated game (``seated`` and
     ``unseated`` themselves, and the lobby's lines between games, are not
-    yielded); it ends when ``games`` games are over or a stop was asked
-    (once the bot is unseated), or when the server closes the link.
+    yielded) until the server closes the link. The bot says ``quit`` as the
+    last game it wants begins (``--games N``) or at the first Ctrl+C; the
+    server then ends the game being played, sends ``unseated`` and closes.
     """
 
     def __init__(self, link: ClientLink, games: int | None, say: Say) -> None:
@@ -54,83 +58,77 @@ class BotLines:
         self.say = say
         self.played = 0
         self.seated = False
-        #: Set by the first Ctrl+C: end after the game being played.
-        self.stopping = False
-        #: The server ended the link (not at our ``quit``).
+        self.in_game = False
+        #: ``quit`` was sent: the end of the link is the end asked for.
+        self.quit_sent = False
+        #: The server ended the link without being asked.
         self.closed = False
-        self._idle = trio.CancelScope()
 
-    def stop_after_game(self) -> None:
-        """Ends after the current game, or now if no game is being played."""
-        self.stopping = True
-        if not self.seated:
-            self._idle.cancel()
-
-    def _done(self) -> bool:
-        return self.stopping or (self.games is not None and self.played >= self.games)
-
-    async def __aiter__(self) -> AsyncIterator[RawLine]:
-        while True:
-            if not self.seated and self._done():
-                await self._quit()
-                return
-            line = await self._receive()
-            if line is None:
-                if self.stopping and not self.seated:
-                    await self._quit()  # the stop came while idle
-                else:
-                    self.closed = True
-                return
-            parsed = parse_server_line(line.text)
-            if self.seated:
-                if isinstance(parsed, Unseated):
-                    self.seated = False
-                    continue
-                yield line
-                if line.text.startswith("gameover"):
-                    self.played += 1
-                    self.say(f"game {self.played} over: {line.text.strip()[9:][:200]}")
-                    if self._done():
-                        # Leave before the table offers another game.
-                        await self._quit()
-                        self.seated = False
-                        return
-                continue
-            match parsed:
-                case Seated(table=table, seat=seat):
-                    self.seated = True
-                    self.say(f"seated at {table} as {seat}")
-                case Notice(kind=kind, text=text):
-                    self.say(f"{kind}: {text[:200]}")
-
-    async def _receive(self) -> RawLine | None:
-        if self.seated:
-            return await self.link.receive()
-        self._idle = trio.CancelScope()
-        if self._done():
-            return None
-        with self._idle:
-            return await self.link.receive()
-        return None  # cancelled: a stop asked while idle
-
-    async def _quit(self) -> None:
+    async def quit(self) -> None:
+        """Asks the server to let the bot go (after the game being played)."""
+        if self.quit_sent:
+            return
+        self.quit_sent = True
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await self.link.send("quit")
 
+    async def __aiter__(self) -> AsyncIterator[RawLine]:
+        while True:
+            line = await self._receive()
+            if line is None:
+                self.closed = not self.quit_sent
+                return
+            parsed = parse_server_line(line.text)
+            if not self.seated:
+                match parsed:
+                    case Seated(table=table, seat=seat):
+                        self.seated = True
+                        self.say(f"seated at {table} as {seat}")
+                    case Notice(kind=kind, text=text):
+                        self.say(f"{kind}: {text[:200]}")
+                continue
+            if isinstance(parsed, Unseated):
+                self.seated = self.in_game = False
+                continue
+            word = line.text.split(maxsplit=1)[0] if line.text.strip() else ""
+            if word == "newgame":
+                self.in_game = True
+                if self.games is not None and self.played + 1 >= self.games:
+                    await self.quit()  # this is the last game: leave when it ends
+            yield line
+            if word == "gameover" and self.in_game:
+                self.in_game = False
+                self.played += 1
+                self.say(f"game {self.played} over: {line.text.strip()[9:][:200]}")
+
+    async def _receive(self) -> RawLine | None:
+        if self.quit_sent and not self.in_game:
+            # Only the server's goodbye is due; do not wait for ever.
+            with trio.move_on_after(QUIT_WAIT):
+                return await self.link.receive()
+            return None
+        return await self.link.receive()
+
 
 async def watch_signals(lines: BotLines, now: trio.CancelScope, say: Say) -> signal.Signals | None:
-    """First Ctrl+C: stop after the game; a second one, SIGTERM or SIGHUP: cancel ``now``.
+    """First Ctrl+C: leave after the game; a second one, SIGTERM or SIGHUP: cancel ``now``.
 
     Returns the signal that stopped everything at once (it runs until cancelled)."""
-    wanted = [s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-              if signal.getsignal(s) != signal.SIG_IGN]
+    wanted = [
+        s
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        if signal.getsignal(s) != signal.SIG_IGN
+    ]
     with trio.open_signal_receiver(*wanted) as received:
         async for number in received:
             sig = signal.Signals(number)
-            if sig == signal.SIGINT and not lines.stopping:
-                say("Ctrl+C: stopping after this game (Ctrl+C again to stop now)"
-                    if lines.seated else "Ctrl+C: leaving the lobby")
-                lines.stop_after_game()
+            if sig == signal.SIGINT and not lines.quit_sent:
+                say(
+                    "Ctrl+C: leaving after this game (Ctrl+C again to stop now)"
+                    if lines.in_game
+                    else "Ctrl+C: leaving the lobby"
+                )
+                await lines.quit()
                 continue
             say(f"{'Ctrl+C' if sig == signal.SIGINT else sig.name}: stopping now")
             now.cancel()
