@@ -8,6 +8,7 @@ import io
 import math
 import sys
 from collections.abc import Callable, Collection, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import trio
 from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.exits import OK
-from bughouse_arbiter.hall.line_lobby import LineLobby
+from bughouse_arbiter.hall.line_lobby import serve_line_lobby
 from bughouse_arbiter.hall.runtime import JoinRefused
 from bughouse_arbiter.lobby.identity import Identity
 from bughouse_arbiter.players.process import EngineProcess, ProtocolLog
@@ -93,6 +94,7 @@ class FakeHall:
         self.left: list[str] = []
         self.tables: dict[str, FakeTable] = {}
         self.joined = trio.Event()
+        self.log = print
 
     def join(self, identity: Identity, send: Callable[[dict[str, Any]], None]) -> str:
         if identity.name in self.members:
@@ -161,8 +163,9 @@ class Peer:
 
 
 async def _lobby(nursery: trio.Nursery, hall: FakeHall, log: list[str]) -> int:
-    lobby = LineLobby(hall, log=log.append)  # type: ignore[arg-type]
-    port: int = await nursery.start(lobby.serve, "127.0.0.1", 0)
+    port: int = await nursery.start(
+        partial(serve_line_lobby, hall, host="127.0.0.1", port=0, log=log.append)  # type: ignore[arg-type]
+    )
     return port
 
 

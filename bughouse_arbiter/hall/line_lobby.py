@@ -70,6 +70,8 @@ class Ticket(Protocol):
 class HallApi(Protocol):
     """The part of ``hall.runtime.Hall`` the line lobby calls (lobby-spec)."""
 
+    log: Log
+
     def join(self, identity: Identity, send: Callable[[dict[str, Any]], None]) -> Any: ...
 
     def leave(self, member: Any) -> None: ...
@@ -446,6 +448,24 @@ class LineLobby:
             connection.ticket.leave()
         if connection.member is not None:
             self.hall.leave(connection.member)
+
+
+async def serve_line_lobby(
+    hall: HallApi,
+    *,
+    host: str,
+    port: int,
+    limits: Limits | None = None,
+    ssl_context: ssl.SSLContext | None = None,
+    log: Log | None = None,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """The line lobby of ``hall`` on ``host:port`` (0: any free port, given to
+    ``task_status``), until cancelled; ``log`` defaults to the hall's."""
+    lobby = LineLobby(
+        hall, log=log if log is not None else hall.log, limits=limits, ssl_context=ssl_context
+    )
+    await lobby.serve(host, port, task_status=task_status)
 
 
 async def _close(stream: trio.abc.Stream) -> None:
