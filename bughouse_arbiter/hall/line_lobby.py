@@ -11,7 +11,9 @@ connection is seated for a game it gets ``seated <table> <seat>``, then its
 link is attached to that ``LiveTable`` seat exactly as ``serve``'s TCP front
 end attaches an authenticated one, and ``unseated <table>`` once the seat is
 done with it; it is then idle in the lobby again (a bot waits for its next
-seat). While seated, the lobby's notices for it wait until ``unseated``.
+seat). While seated, the lobby's notices for it wait until ``unseated``;
+between the games of a series (after a ``gameover``, before the next
+``newgame``) its idle commands are heard (``stand``, ``rematch``...).
 
 The table's own ``quit`` never reaches the client: it ends the attachment
 only. A client's ``quit`` ends the connection (after the game's end, if it
@@ -35,6 +37,7 @@ from ..lobby.identity import Identity, name_problem
 from ..lobby.messages import time_control
 from ..protocol import LineBuffer, RawLine
 from ..protocol.lobby_lines import (
+    USAGE,
     Hello,
     Quit,
     Tables,
@@ -54,6 +57,8 @@ from .runtime import JoinRefused
 Log = Callable[[str], None]
 #: Notices held for a seated connection (the oldest are dropped past it).
 MAX_HELD = 100
+#: The idle commands' verbs (as one-word lists), heard from a seat between games too.
+LOBBY_VERBS = [[verb] for verb in USAGE if verb != "quit"]
 #: First words of the engine lines a seat may still send after its game: dropped when idle.
 ENGINE_WORDS = frozenset(
     {"bestmove", "wait", "resign", "draw", "ptell", "info", "readyok", "error"}
@@ -202,7 +207,10 @@ class Connection:
                     return
                 self._leave_after_game(seating)
                 continue
-            if seating is not None and seating.feed(line):
+            # Between the games of a series a seat may stand or ask for a rematch.
+            lobby_verb = line.text.split()[:1] in LOBBY_VERBS
+            if seating is not None and not seating.ended and (seating.in_game or not lobby_verb):
+                seating.feed(line)
                 continue
             if self.quitting or not line.text.strip() or line.text.split()[0] in ENGINE_WORDS:
                 continue

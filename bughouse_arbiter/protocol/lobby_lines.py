@@ -2,8 +2,9 @@
 
 A connection to the server's line port starts with a hello line (``bot
 <name> [tc=3+0,1+0] [ping]`` or ``guest <name> [ping] [human]``); while it
-is not seated it speaks the idle commands (``tables``, ``sit``, ``stand``,
-``queue``, ``leave``, ``accept``, ``decline``, ``quit``), and the server
+is not seated it speaks the idle commands (``tables``, ``create``, ``sit``,
+``stand``, ``start``, ``rematch``, ``queue``, ``leave``, ``accept``,
+``decline``, ``quit``), and the server
 answers with the lines rendered here. Seated, the connection carries plain
 protocol.md lines between ``seated`` and ``unseated``.
 
@@ -83,11 +84,32 @@ class Answer:
 
 
 @attrs.frozen
+class Create:
+    """``create <tc>``: a new table (computers may fill its empty seats)."""
+
+    tc: str
+
+
+@attrs.frozen
+class Start:
+    """``start <table>``: starts it, computers filling the empty seats."""
+
+    table: str
+
+
+@attrs.frozen
+class Rematch:
+    """``rematch <table>``: between games, asks for another with the same four."""
+
+    table: str
+
+
+@attrs.frozen
 class Quit:
     """``quit``: the connection ends."""
 
 
-IdleCommand = Tables | Sit | Stand | Queue | Leave | Answer | Quit
+IdleCommand = Tables | Create | Sit | Stand | Start | Rematch | Queue | Leave | Answer | Quit
 
 
 def clean_text(text: str) -> str:
@@ -133,8 +155,11 @@ def parse_idle(text: str) -> IdleCommand | str:
         return "words of at most 40 printable characters"
     shapes: dict[str, tuple[int, ...]] = {
         "tables": (0,),
+        "create": (1,),
         "sit": (2,),
         "stand": (1,),
+        "start": (1,),
+        "rematch": (1,),
         "queue": (1, 3),
         "leave": (0,),
         "accept": (1,),
@@ -149,6 +174,12 @@ def parse_idle(text: str) -> IdleCommand | str:
     match verb:
         case "tables":
             return Tables()
+        case "create":
+            return Create(args[0])
+        case "start":
+            return Start(args[0])
+        case "rematch":
+            return Rematch(args[0])
         case "sit":
             return Sit(args[0], args[1])
         case "stand":
@@ -166,8 +197,11 @@ def parse_idle(text: str) -> IdleCommand | str:
 
 USAGE = {
     "tables": "tables",
+    "create": "create <tc>",
     "sit": "sit <table> <seat>",
     "stand": "stand <table>",
+    "start": "start <table>",
+    "rematch": "rematch <table>",
     "queue": "queue <tc> [partner <name>]",
     "leave": "leave",
     "accept": "accept <name>",
@@ -180,6 +214,12 @@ def lobby_message(command: IdleCommand) -> dict[str, Any] | None:
     """The lobby socket message (lobby-spec) a command stands for; None for
     ``tables`` and ``quit``, which the line lobby answers itself."""
     match command:
+        case Create(tc=tc):
+            return {"type": "create", "tc": tc, "computers": True}
+        case Start(table=table):
+            return {"type": "start", "table": table}
+        case Rematch(table=table):
+            return {"type": "rematch", "table": table}
         case Sit(table=table, seat=seat):
             return {"type": "sit", "table": table, "seat": seat}
         case Stand(table=table):
@@ -257,6 +297,9 @@ def render_message(message: Mapping[str, Any]) -> list[str]:
             return [f"error {_text(message.get('text', 'error'))}"]
         case "created":
             return [f"created {_one_word(message.get('table'))}"]
+        case "rematch":
+            table, who = message.get("table"), message.get("from")
+            return [f"rematch {_one_word(table)} {_one_word(who)}"]
     return []
 
 
@@ -304,14 +347,14 @@ class Unseated:
 @attrs.frozen
 class Notice:
     """Any other lobby line (``queued``, ``invited``, ``declined``, ``chat``,
-    ``created``, ``error``): its keyword and the rest of the line."""
+    ``created``, ``rematch``, ``error``): its keyword and the rest of the line."""
 
     kind: str
     text: str
 
 
 ServerLine = HelloOk | HelloRefused | TableRow | End | Seated | Unseated | Notice
-NOTICES = frozenset({"queued", "invited", "declined", "chat", "created", "error"})
+NOTICES = frozenset({"queued", "invited", "declined", "chat", "created", "rematch", "error"})
 
 
 def parse_server_line(text: str) -> ServerLine | None:
