@@ -11,9 +11,9 @@ connection is seated for a game it gets ``seated <table> <seat>``, then its
 link is attached to that ``LiveTable`` seat exactly as ``serve``'s TCP front
 end attaches an authenticated one, and ``unseated <table>`` once the seat is
 done with it; it is then idle in the lobby again (a bot waits for its next
-seat). While seated, the lobby's notices for it wait until ``unseated``;
-between the games of a series (after a ``gameover``, before the next
-``newgame``) its idle commands are heard (``stand``, ``rematch``...).
+seat). During a game (``newgame`` ... ``gameover``) the lobby's notices for
+it wait until the game is over; between the games of a series its idle
+commands are heard (``stand``, ``rematch``...) and answered.
 
 The table's own ``quit`` never reaches the client: it ends the attachment
 only. A client's ``quit`` ends the connection (after the game's end, if it
@@ -110,6 +110,8 @@ class LobbySeatLink:
         self.in_game = False
         #: The client said ``quit`` during the game: it ends with the game.
         self.leaving = False
+        #: Called after a ``gameover`` went out (the held notices follow it).
+        self.on_gameover: Callable[[], None] | None = None
         self._send, self._receive = trio.open_memory_channel[RawLine](math.inf)
 
     @property
@@ -130,6 +132,8 @@ class LobbySeatLink:
             self.in_game = False
             if self.leaving:
                 self.end()
+            if self.on_gameover is not None:
+                self.on_gameover()
 
     def feed(self, line: RawLine) -> bool:
         """Hands a client line to the seat; False once the seating is over."""
@@ -185,7 +189,7 @@ class Connection:
                 self._seats.send_nowait(message)
             return
         for line in render_message(message):
-            if self.seating is not None:
+            if self.seating is not None and self.seating.in_game:
                 self.held = [*self.held[-(MAX_HELD - 1) :], line]
             else:
                 self.link.send(line)
@@ -289,6 +293,7 @@ class Connection:
 
     async def _play(self, table_id: str, table: LiveTable, seat: Seat) -> None:
         seating = LobbySeatLink(self.link)
+        seating.on_gameover = self._flush_held
         self.seating = seating
         name = seat.slug[0].upper() + seat.slug[1:]
         self.link.send(f"seated {table_id} {name}")
@@ -299,9 +304,12 @@ class Connection:
             seating.end()
             self.seating = None
             self.link.send(f"unseated {table_id}")
-            held, self.held = self.held, []
-            for line in held:
-                self.link.send(line)
+            self._flush_held()
+
+    def _flush_held(self) -> None:
+        held, self.held = self.held, []
+        for line in held:
+            self.link.send(line)
 
 
 class LineLobby:

@@ -90,6 +90,9 @@ class BotLines:
             if isinstance(parsed, Unseated):
                 self.seated = self.in_game = False
                 continue
+            if isinstance(parsed, Notice):  # the lobby's, between games: not the engine's
+                self.say(f"{parsed.kind}: {parsed.text[:200]}")
+                continue
             word = line.text.split(maxsplit=1)[0] if line.text.strip() else ""
             if word == "newgame":
                 self.in_game = True

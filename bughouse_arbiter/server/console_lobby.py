@@ -6,9 +6,9 @@ the server as an idle command (protocol.md §12.6: ``tables``, ``create``,
 they come (``tables`` as a table). Once the server seats the person
 (``seated``) the game is played on the same screen as ``bughouse play``
 (``ConsolePlayer`` driven by ``driver.PlayerDriver``); when it is over the
-console stands up from the table (``stand``), shows the final screen until a
-key is pressed, and the prompt comes back. ``quit`` (or the end of input)
-leaves the lobby.
+console shows the final screen until a key is pressed, stands up from the
+table (``stand``, so no rematch is waited for) and the prompt comes back.
+``quit`` (or the end of input) leaves the lobby.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ from .client import ClientLink
 from .driver import PlayerDriver
 
 PROMPT = "lobby> "
+#: Times ``stand`` is asked after a game (the table may not be between games yet),
+#: and seconds to wait for ``unseated`` each time.
+STAND_TRIES, STAND_WAIT = 10, 1.0
 HELP = """\
 In the lobby:
   tables                     the tables and who sits where
@@ -157,6 +160,9 @@ class ConsoleLobby:
         self.games = 0
         #: The server ended the link without being asked.
         self.closed = False
+        self._unseated = False
+        #: Lobby lines that came during a game, shown after it.
+        self._later: list[str] = []
 
     def say(self, text: str) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -256,8 +262,9 @@ class ConsoleLobby:
                         await self._send_many(batch)
 
                 nursery.start_soon(to_server)
+                self._unseated = False
                 try:
-                    await driver.run(nursery, self._game_lines(table))
+                    await driver.run(nursery, self._game_lines())
                 finally:
                     with trio.CancelScope(shield=True):
                         await player.aclose()
@@ -266,22 +273,49 @@ class ConsoleLobby:
                                 await trio.sleep(0.01)
                 nursery.cancel_scope.cancel()
             await player.hold_final_screen(f"game {self.games} at {table} is over")
-        self.say(f"Back in the lobby (the games are kept by the server, table {table}).")
-        await self.link.send("tables")
+        if not self._unseated and not self.closed:
+            await self._stand(table)
+        if self.closed:
+            return
+        self.say(f"Back in the lobby (the server keeps the games of table {table}).")
+        later, self._later = self._later, []
+        for text in later:
+            self.say(text)
+        await self._send("tables")
 
     async def _send_many(self, batch: list[str]) -> None:
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await self.link.send_many(batch)
 
-    async def _game_lines(self, table: str) -> AsyncIterator[RawLine]:
+    async def _game_lines(self) -> AsyncIterator[RawLine]:
+        """The seat's lines up to its ``gameover`` (or ``unseated``, or the end)."""
         while (line := await self.link.receive()) is not None:
-            if isinstance(parse_server_line(line.text), Unseated):
+            parsed = parse_server_line(line.text)
+            if isinstance(parsed, Unseated):
+                self._unseated = True
                 return
+            if isinstance(parsed, Notice):
+                self._later.append(f"{parsed.kind}: {parsed.text}")
+                continue
             yield line
             if line.text.split()[:1] == ["gameover"]:
                 self.games += 1
-                await self._send(f"stand {table}")  # back to the lobby, no rematch wait
+                return
         self.closed = True
+
+    async def _stand(self, table: str) -> None:
+        """Stands up from ``table`` after its game, until the server says ``unseated``."""
+        for _ in range(STAND_TRIES):
+            await self._send(f"stand {table}")
+            with trio.move_on_after(STAND_WAIT):
+                while (line := await self.link.receive()) is not None:
+                    parsed = parse_server_line(line.text)
+                    if isinstance(parsed, Unseated):
+                        return
+                    if isinstance(parsed, Notice) and parsed.kind != "error":
+                        self._later.append(f"{parsed.kind}: {parsed.text}")
+                self.closed = True
+                return
 
     @contextlib.contextmanager
     def _terminal(self) -> Iterator[Terminal]:
