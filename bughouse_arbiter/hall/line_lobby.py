@@ -16,9 +16,11 @@ it wait until the game is over; between the games of a series its idle
 commands are heard (``stand``, ``rematch``...) and answered.
 
 The table's own ``quit`` never reaches the client: it ends the attachment
-only. A client's ``quit`` ends the connection (after the game's end, if it
-comes while seated: the seat counts as left). A dropped connection leaves
-the seat to the table's reconnect rules and the member to ``Hall.leave``.
+only. A client's ``quit`` ends the connection: at once when idle or between
+a series' games, else after the game being played (or about to begin) has
+sent its ``gameover`` and ``unseated``; a bot is taken out of the Hall's
+offers at once. A dropped connection leaves the seat to the table's
+reconnect rules and the member to ``Hall.leave``.
 """
 
 from __future__ import annotations
@@ -108,6 +110,8 @@ class LobbySeatLink:
         self.ended = False
         #: Between a ``newgame`` and its ``gameover``.
         self.in_game = False
+        #: No ``newgame`` yet: the seating's first game is about to begin.
+        self.starting = True
         #: The client said ``quit`` during the game: it ends with the game.
         self.leaving = False
         #: Called after a ``gameover`` went out (the held notices follow it).
@@ -127,7 +131,7 @@ class LobbySeatLink:
             return
         self.link.send(line)
         if word == "newgame":
-            self.in_game = True
+            self.in_game, self.starting = True, False
         elif word == "gameover":
             self.in_game = False
             if self.leaving:
@@ -224,11 +228,11 @@ class Connection:
             self.seating.end()  # a drop: the seat's grace period starts
 
     def _leave_after_game(self, seating: LobbySeatLink) -> None:
-        """``quit`` while seated: the game being played ends first (if any)."""
+        """``quit`` while seated: the game being played (or about to begin) ends first."""
         self.quitting = True
         if self.ticket is not None:
             self.ticket.leave()  # offered nothing more
-        if seating.in_game:
+        if seating.in_game or seating.starting:
             seating.leaving = True
         else:
             seating.end()

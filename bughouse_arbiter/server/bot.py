@@ -34,7 +34,7 @@ from ..protocol.lobby_lines import Notice, Seated, Unseated, parse_server_line
 from .client import ClientLink
 from .driver import PlayerDriver
 
-#: Seconds the server has to close the link once ``quit`` was sent between games.
+#: Seconds the server has to close the link once ``quit`` was sent while idle.
 QUIT_WAIT = 10.0
 #: The engine's lines that answer ``bug 1`` (kept to answer the later ones).
 HANDSHAKE_WORDS = frozenset({"id", "option", "feature", "bugok"})
@@ -105,8 +105,9 @@ class BotLines:
                 self.say(f"game {self.played} over: {line.text.strip()[9:][:200]}")
 
     async def _receive(self) -> RawLine | None:
-        if self.quit_sent and not self.in_game:
-            # Only the server's goodbye is due; do not wait for ever.
+        if self.quit_sent and not self.seated:
+            # Only the server's goodbye is due; do not wait for ever. (Seated, the
+            # game about to begin may wait for the other players a while.)
             with trio.move_on_after(QUIT_WAIT):
                 return await self.link.receive()
             return None
@@ -128,7 +129,7 @@ async def watch_signals(lines: BotLines, now: trio.CancelScope, say: Say) -> sig
             if sig == signal.SIGINT and not lines.quit_sent:
                 say(
                     "Ctrl+C: leaving after this game (Ctrl+C again to stop now)"
-                    if lines.in_game
+                    if lines.seated
                     else "Ctrl+C: leaving the lobby"
                 )
                 await lines.quit()
@@ -179,6 +180,7 @@ async def pump_native(lines: BotLines, engine: EngineProcess, say: Say) -> int:
     send, receive = trio.open_memory_channel[list[str]](1000)
     handshake: list[str] = []
     answered = False  # the engine's first handshake is complete (``bugok`` seen)
+    done = False  # the games are over: the engine is told to quit
     status = OK
 
     def on_lines(got: list[RawLine], _at: float) -> None:
@@ -212,6 +214,8 @@ async def pump_native(lines: BotLines, engine: EngineProcess, say: Say) -> int:
         async def engine_end() -> None:
             nonlocal status
             await engine.wait_eof()
+            if done:
+                return  # told to quit
             with trio.move_on_after(1):
                 await engine.wait()
             say(f"the engine {engine.exit_description()}")
@@ -228,9 +232,11 @@ async def pump_native(lines: BotLines, engine: EngineProcess, say: Say) -> int:
         with trio.move_on_after(1):  # the last answers go out
             while receive.statistics().current_buffer_used:
                 await trio.sleep(0.01)
+        done = True
+        await engine.aclose("quit")  # while its writer still runs, so it hears quit
         nursery.cancel_scope.cancel()
     with trio.CancelScope(shield=True):
-        await engine.aclose("quit")
+        await engine.aclose(None)  # stopped early (the engine failed, a second Ctrl+C)
     return status
 
 
