@@ -110,6 +110,7 @@ async def _joined(server: ServerProcess, *names: str) -> None:
         await trio.sleep(0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path(FAIRY).exists(), reason="needs fairy-stockfish")
 async def test_two_bots_play_two_games_each_on_one_engine_and_stop(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path)
@@ -150,6 +151,7 @@ async def test_two_bots_play_two_games_each_on_one_engine_and_stop(tmp_path: Pat
         assert '"srch"]' in text and '"fsf"]' in text and "[Result " in text
 
 
+@pytest.mark.slow
 async def test_ctrl_c_ends_a_bot_after_its_game_and_twice_at_once(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path)
     calm, hasty = BotProcess(tmp_path, "calm"), BotProcess(tmp_path, "hasty")

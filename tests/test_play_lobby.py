@@ -5,11 +5,10 @@ usual screen, and comes back to the lobby prompt after the game."""
 from __future__ import annotations
 
 import os
-import queue
+import re
+import subprocess
 import sys
-import threading
 import time
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,11 +16,8 @@ import pytest
 pytest.importorskip("pexpect")
 
 import pexpect
-import trio
 from test_play_command import Program, needs_engine, your_move
 
-from bughouse_arbiter.hall.line_lobby import serve_line_lobby
-from bughouse_arbiter.hall.runtime import Hall
 from bughouse_arbiter.players.console import KEY_GRACE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,44 +57,47 @@ class LobbyProgram(Program):
 
 
 class LobbyServer:
-    """A hall and its line lobby on 127.0.0.1, run by trio in a thread of their own."""
+    """A ``bughouse server --port 0 --line-port 0`` process; entering gives its web port."""
 
-    def __init__(self, games: Path) -> None:
-        self.games = games
-        self.log: list[str] = []
-        self._started: queue.Queue[tuple[int, trio.lowlevel.TrioToken, trio.CancelScope]]
-        self._started = queue.Queue()
-        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
-        self._stop: tuple[trio.lowlevel.TrioToken, trio.CancelScope] | None = None
-
-    async def _main(self) -> None:
-        hall = Hall(self.games, log=self.log.append)
-        async with trio.open_nursery() as nursery:
-            await nursery.start(hall.run)
-            port = await nursery.start(partial(serve_line_lobby, hall, host="127.0.0.1", port=0))
-            self._started.put((port, trio.lowlevel.current_trio_token(), nursery.cancel_scope))
+    def __init__(self, tmp_path: Path) -> None:
+        self.games = tmp_path / "games"
+        self.err = (tmp_path / "server.err").open("wb")
+        self.process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> int:
-        self._thread.start()
-        port, token, scope = self._started.get(timeout=TIMEOUT)
-        self._stop = (token, scope)
-        return port
+        argv = [sys.executable, "-m", "bughouse_arbiter", "server", "--port", "0"]
+        argv += ["--line-port", "0", "--out", str(self.games)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=self.err, env=env, cwd=str(ROOT)
+        )
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline().decode()
+            if m := re.match(r"lobby: http://127\.0\.0\.1:(\d+)/", line):
+                return int(m.group(1))
+            assert line, "the server ended before it listened"
+        raise AssertionError("the server did not say where it listens")
 
     def __exit__(self, *exc: object) -> None:
-        if self._stop is not None:
-            token, scope = self._stop
-            trio.from_thread.run_sync(scope.cancel, trio_token=token)
-        self._thread.join(timeout=10)
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.err.close()
 
 
 @pytest.mark.slow
 @needs_engine
 def test_the_console_lists_creates_sits_plays_and_comes_back(tmp_path: Path) -> None:
-    games = tmp_path / "games"
-    games.mkdir()
-    server = LobbyServer(games)
+    server = LobbyServer(tmp_path)
     with server as port:
-        program = LobbyProgram(tmp_path, f"tcp://127.0.0.1:{port}")
+        # The web address: play asks /api/server for the line port.
+        program = LobbyProgram(tmp_path, f"http://127.0.0.1:{port}")
         try:
             program.wait_for("In the lobby as tester")
             program.wait_for("no tables yet")
@@ -132,6 +131,6 @@ def test_the_console_lists_creates_sits_plays_and_comes_back(tmp_path: Path) -> 
             assert program.child.exitstatus == 0
         finally:
             program.kill()
-    (written,) = games.glob("*.bpgn")
+    (written,) = server.games.glob("*.bpgn")
     text = written.read_text()
     assert '[WhiteA "tester"]' in text and '[Termination "resignation"]' in text
