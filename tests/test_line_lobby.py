@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import trio
+from cli_checks import expect_usage_error
 
 from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.core.model import Seat
@@ -25,7 +26,13 @@ from bughouse_arbiter.players.process import EngineProcess, ProtocolLog
 from bughouse_arbiter.protocol.lobby_lines import Hello
 from bughouse_arbiter.server import bot
 from bughouse_arbiter.server.client import ConnectRefused
-from bughouse_arbiter.server.lobby_client import LinePort, open_lobby
+from bughouse_arbiter.server.lobby_client import (
+    LinePort,
+    find_line_port,
+    line_port_of,
+    open_lobby,
+    parse_server_url,
+)
 from bughouse_arbiter.server.seam import AuthRefused, SeatLink
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -353,3 +360,61 @@ async def test_a_refused_name_is_a_connect_refused() -> None:
             with pytest.raises(ConnectRefused, match="'alice' refused: the name 'alice' is taken"):
                 await open_lobby(LinePort("127.0.0.1", port), Hello("guest", "alice"))
             nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--server", "ftp://x", "--bot", "rnd", "--", "random"], "expected http://HOST:PORT"),
+        (["--server", "tcp://127.0.0.1", "--bot", "rnd", "--", "random"], "tcp:// needs a port"),
+        (["--server", "http://h:99999", "--bot", "rnd", "--", "random"], "out of range"),
+        (["--bot", "rnd", "--", "random"], "--server URL and --bot NAME go together"),
+        (["--server", "tcp://h:1", "--", "random"], "--server URL and --bot NAME go together"),
+        (["--server", "tcp://h:1", "--bot", "a b", "--", "random"], "--bot must be one"),
+        (["--server", "tcp://h:1", "--bot", "rnd", "--games", "0", "--", "random"], "at least 1"),
+        (["--server", "tcp://h:1", "--bot", "rnd", "--tc", "1+0,,2+0", "--", "random"], "--tc"),
+        (["--server", "tcp://h:1", "--bot", "rnd", "--seat", "WA", "--", "random"], "--seat is"),
+        (["h:1", "--seat", "WA", "--token", "t", "--games", "2", "--", "random"], "--games goes"),
+        (["h:1", "--", "random"], "give HOST:PORT --seat SEAT --token TOKEN, or --server"),
+        (["--server", "tcp://h:1", "--bot", "rnd"], "name the engine after '--'"),
+    ],
+)
+def test_connect_bot_usage_errors_are_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    expect_usage_error("connect", argv, message, capsys, tmp_path)
+
+
+def test_play_server_usage_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for argv, message in [
+        (["--server", "mailto:x"], "expected http://HOST:PORT"),
+        (["--server", "tcp://h:1", "--token", "t"], "--token is for a seat"),
+        (["--server", "tcp://h:1", "--seat", "BB"], "--seat is chosen in the lobby"),
+        (["--server", "tcp://h:1", "--tc", "60+0"], "--tc is the server's choice"),
+        (["--server", "tcp://h:1", "--name", "a b"], "--name must be one printable word"),
+    ]:
+        expect_usage_error("play", argv, message, capsys, tmp_path)
+
+
+def test_the_web_address_names_the_line_port() -> None:
+    assert line_port_of({"line_port": 7790, "tls": False}, "h") == LinePort("h", 7790)
+    assert line_port_of({"line_port": 7790, "tls": True}, "h").tls
+    for bad in ({}, {"line_port": "7790"}, {"line_port": True}, {"line_port": 0}, [7790]):
+        with pytest.raises(ConnectRefused, match="names no line port"):
+            line_port_of(bad, "h")
+    assert parse_server_url("http://127.0.0.1:8080/") == ("http", "127.0.0.1", 8080)
+    assert parse_server_url("https://club.example.org") == ("https", "club.example.org", 443)
+    assert parse_server_url("tcp://[::1]:7790") == ("tcp", "::1", 7790)
+
+
+async def test_an_unreachable_server_is_one_connect_refused() -> None:
+    with trio.fail_after(GUARD):
+        listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+        port = listener.socket.getsockname()[1]
+        await listener.aclose()  # nobody listens there now
+        with pytest.raises(ConnectRefused, match=r"cannot reach http://127\.0\.0\.1"):
+            await find_line_port(f"http://127.0.0.1:{port}")
+        with pytest.raises(ConnectRefused, match=r"cannot connect to 127\.0\.0\.1"):
+            await open_lobby(LinePort("127.0.0.1", port), Hello("bot", "rnd", ("180+0",)))
