@@ -1,4 +1,4 @@
-"""The line lobby's lines (protocol.md §12.6): parsing and rendering, without I/O."""
+"""The line lobby's lines (protocol.md §12.7): parsing and rendering, without I/O."""
 
 from __future__ import annotations
 

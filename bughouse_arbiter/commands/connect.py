@@ -21,7 +21,7 @@ With ``--server URL`` (``http://HOST:PORT``, the web address of ``bughouse
 server``, or ``tcp://HOST:PORT``, its line port) the engine joins the
 server's lobby as the bot NAME, for the time controls ``--tc`` names (180+0
 if none): tables and queues that take bots seat it, game after game, on the
-same engine process (protocol.md §12.6). ``--games N`` ends it after N games
+same engine process (protocol.md §12.7). ``--games N`` ends it after N games
 (exit 0); the first Ctrl+C ends it after the game being played, a second one
 at once. ``--debug FILE`` writes the engine's protocol log there. A name the
 server refuses exits 3.

@@ -1,6 +1,6 @@
 """The line lobby: bots and console players on the server's TCP line port.
 
-Per connection (protocol.md §12.6): the first non-blank line, within
+Per connection (protocol.md §12.7): the first non-blank line, within
 ``Limits.auth_timeout`` seconds and ``Limits.auth_lines`` lines, is the hello
 (``bot <name> [tc=...] [ping]`` or ``guest <name> [ping] [human]``),
 answered ``hello ok <name>`` or ``hello refused <reason>`` (then closed).

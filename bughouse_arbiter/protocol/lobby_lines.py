@@ -1,4 +1,4 @@
-"""The line lobby's own lines (protocol.md §12.6), without I/O.
+"""The line lobby's own lines (protocol.md §12.7), without I/O.
 
 A connection to the server's line port starts with a hello line (``bot
 <name> [tc=3+0,1+0] [ping]`` or ``guest <name> [ping] [human]``); while it

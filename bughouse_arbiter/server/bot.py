@@ -1,7 +1,7 @@
 """A bot in the line lobby: one engine, game after game, until told to stop.
 
 ``bughouse connect --server URL --bot NAME -- SPEC`` joins the lobby as a
-bot (protocol.md §12.6) and starts its engine once. Each time the server
+bot (protocol.md §12.7) and starts its engine once. Each time the server
 seats it (``seated`` ... ``unseated``) the game's lines go to the engine: a
 native engine's lines are pumped both ways, a ``uci:`` / ``xboard:``
 engine's adapter player is driven by ``driver.PlayerDriver``; between games

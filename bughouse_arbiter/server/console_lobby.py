@@ -1,7 +1,7 @@
 """A person at the console in the line lobby: ``bughouse play --server URL``.
 
 In the lobby the console is a plain prompt: what the person types goes to
-the server as an idle command (protocol.md §12.6: ``tables``, ``create``,
+the server as an idle command (protocol.md §12.7: ``tables``, ``create``,
 ``sit``, ``start``, ``queue``...), and the server's answers are printed as
 they come (``tables`` as a table). Once the server seats the person
 (``seated``) the game is played on the same screen as ``bughouse play``

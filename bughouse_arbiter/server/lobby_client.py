@@ -3,7 +3,7 @@
 ``--server URL`` is either the web address of ``bughouse server``
 (``http://host:port``: ``GET /api/server`` names the line port) or the line
 port itself (``tcp://host:port``). ``open_lobby`` dials, sends the hello line
-(protocol.md §12.6) and waits for ``hello ok``; a refusal raises
+(protocol.md §12.7) and waits for ``hello ok``; a refusal raises
 ``ConnectRefused`` with the server's reason. The ``ClientLink`` it returns
 answers the server's pings itself, as for a seat.
 """
