@@ -394,6 +394,7 @@ def test_play_server_usage_errors_are_one_line(
         (["--server", "tcp://h:1", "--seat", "BB"], "--seat is chosen in the lobby"),
         (["--server", "tcp://h:1", "--tc", "60+0"], "--tc is the server's choice"),
         (["--server", "tcp://h:1", "--name", "a b"], "--name must be one printable word"),
+        (["--server", "tcp://h:1", "--debug"], "--debug is for the engines of a local game"),
     ]:
         expect_usage_error("play", argv, message, capsys, tmp_path)
 

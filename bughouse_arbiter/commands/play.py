@@ -213,6 +213,9 @@ def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
             raise UsageError(f"{option} is for a seat of 'bughouse serve'; not with --server")
     if args.seat != "A-white":
         raise UsageError("--seat is chosen in the lobby (sit TABLE SEAT); not with --server")
+    if args.debug or args.option:
+        option = "--debug" if args.debug else "--option"
+        raise UsageError(f"{option} is for the engines of a local game; not with --server")
     _server_only(args, "--server")
     parse_server_url(args.server)
     name = args.name or _login()
