@@ -246,7 +246,8 @@ class Connection:
         if isinstance(command, Quit):
             return False
         if isinstance(command, Tables):
-            tables = self.view.get("tables") if isinstance(self.view, Mapping) else None
+            view = self._view_now()
+            tables = view.get("tables")
             for text in render_tables(tables if isinstance(tables, list) else []):
                 self.link.send(text)
             return True
@@ -258,6 +259,17 @@ class Connection:
             return True
         self.lobby.hall.handle(self.member, message)
         return True
+
+    def _view_now(self) -> Mapping[str, Any]:
+        """The lobby as it is now: the Hall's model's view (the pushed views are
+        coalesced, so one may lag a command just answered), else the last pushed."""
+        model = getattr(self.lobby.hall, "lobby", None)
+        view = getattr(model, "view", None)
+        if callable(view):
+            now = view()
+            if isinstance(now, Mapping):
+                return now
+        return self.view
 
     async def _seat_loop(self) -> None:
         while not self.quitting:
