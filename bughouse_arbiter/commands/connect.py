@@ -248,6 +248,7 @@ def bot_hello(args: argparse.Namespace) -> Hello:
 def run_bot(args: argparse.Namespace) -> int:
     hello = bot_hello(args)
     parse_server_url(args.server)  # a bad URL is a usage error before anything starts
+    tls = client_tls(args)
     spec = spec_from_args(args)
     debug = None
     if args.debug is not None:
@@ -256,19 +257,25 @@ def run_bot(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"--debug {args.debug}: {exc.strerror or exc}") from None
     try:
-        return trio.run(lobby_bot, args.server, hello, spec, args.games, debug)
+        return trio.run(partial(lobby_bot, args.server, hello, spec, args.games, debug, tls=tls))
     finally:
         if debug is not None:
             debug.close()
 
 
 async def lobby_bot(
-    url: str, hello: Hello, spec: EngineSpec, games: int | None, debug: TextIO | None
+    url: str,
+    hello: Hello,
+    spec: EngineSpec,
+    games: int | None,
+    debug: TextIO | None,
+    *,
+    tls: ssl.SSLContext | None = None,
 ) -> int:
     """Joins the lobby as ``hello`` says and plays the games it is seated for."""
     try:
-        where = await find_line_port(url)
-        link, name = await open_lobby(where, hello)
+        where = await find_line_port(url, tls)
+        link, name = await open_lobby(where, hello, tls)
     except ConnectRefused as exc:
         say(f"error: {exc}")
         return REFUSED

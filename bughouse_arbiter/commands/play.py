@@ -221,6 +221,7 @@ def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError(f"{option} is for the engines of a local game; not with --server")
     _server_only(args, "--server")
     parse_server_url(args.server)
+    tls = client_tls(args)
     name = args.name or _login()
     if not 0 < len(name) <= 40 or any(c.isspace() or not c.isprintable() for c in name):
         raise UsageError("--name must be one printable word of at most 40 characters")
@@ -228,8 +229,9 @@ def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
 
     async def main() -> int:
         try:
-            where = await find_line_port(args.server)
-            link, taken = await open_lobby(where, Hello("guest", name, ping=True, human=True))
+            where = await find_line_port(args.server, tls)
+            hello = Hello("guest", name, ping=True, human=True)
+            link, taken = await open_lobby(where, hello, tls)
         except ConnectRefused as exc:
             env.error(str(exc))
             return REFUSED
