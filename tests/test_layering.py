@@ -33,6 +33,7 @@ CORE = [
     "protocol/session",
     "protocol/limits",
     "protocol/signals",
+    "protocol/lobby_lines",
     "ui/console_input",
     "ui/console_session",
     "ui/console_screen",

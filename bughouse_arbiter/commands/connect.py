@@ -1,4 +1,5 @@
-"""``bughouse connect HOST:PORT --seat SEAT --token TOKEN -- SPEC``: an engine at a remote table.
+"""``bughouse connect HOST:PORT --seat SEAT --token TOKEN -- SPEC``: an engine at a remote table;
+``bughouse connect --server URL --bot NAME [--tc TC ...] [--games N] -- SPEC``: a bot in a lobby.
 
 ``--tls`` (and ``--cafile FILE`` for a certificate this machine does not
 trust, such as a self-signed one) dials a server that speaks TLS
@@ -19,6 +20,15 @@ if the connection dropped or the engine failed, 3 for a refused seat (2 for
 bad options, as every command). It does not reconnect by itself: run it
 again with the same token within the table's ``reconnect_grace`` and the
 server tells the new engine the whole game.
+
+With ``--server URL`` (``http://HOST:PORT``, the web address of ``bughouse
+server``, or ``tcp://HOST:PORT``, its line port) the engine joins the
+server's lobby as the bot NAME, for the time controls ``--tc`` names (180+0
+if none): tables and queues that take bots seat it, game after game, on the
+same engine process (protocol.md §12.7). ``--games N`` ends it after N games
+(exit 0); the first Ctrl+C ends it after the game being played, a second one
+at once. ``--debug FILE`` writes the engine's protocol log there. A name the
+server refuses exits 3.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ import contextlib
 import shlex
 import ssl
 from functools import partial
-from typing import Any
+from typing import Any, TextIO
 
 import trio
 
@@ -40,12 +50,18 @@ from ..environment import Environment
 from ..errors import EngineFailed, UsageError
 from ..exits import FAILED, OK, REFUSED
 from ..players.factory import check_command, create_player
-from ..players.process import EngineProcess
+from ..players.process import EngineProcess, ProtocolLog
 from ..protocol import RawLine
+from ..protocol.lobby_lines import MAX_TCS, MAX_WORD, Hello
+from ..server import bot
 from ..server.bridge import bridge_player, check_credentials, say
 from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
+from ..server.lobby_client import find_line_port, open_lobby, parse_server_url
 from ..server.tls import add_client_tls, client_tls
 from . import SUMMARIES
+
+#: The time control a bot plays when no --tc is given (the lobby's default table).
+DEFAULT_BOT_TC = "180+0"
 
 
 def register(subparsers: Any) -> None:
@@ -55,9 +71,31 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("address", metavar="HOST:PORT", help="where 'bughouse serve' listens")
-    parser.add_argument("--seat", required=True, help="the seat to take (A-white ... B-black)")
-    parser.add_argument("--token", required=True, help="the seat's token, printed by serve")
+    parser.add_argument(
+        "address", metavar="HOST:PORT", nargs="?", help="where 'bughouse serve' listens"
+    )
+    parser.add_argument("--seat", help="the seat to take (A-white ... B-black)")
+    parser.add_argument("--token", help="the seat's token, printed by serve")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="join the lobby of 'bughouse server' instead: http://HOST:PORT or tcp://HOST:PORT",
+    )
+    parser.add_argument("--bot", metavar="NAME", help="with --server: the bot's name")
+    parser.add_argument(
+        "--tc",
+        action="append",
+        default=[],
+        metavar="TC",
+        help="with --server: a time control the bot plays, BASE+INC in seconds (repeatable, "
+        f"or comma-separated; default {DEFAULT_BOT_TC})",
+    )
+    parser.add_argument(
+        "--games", type=int, metavar="N", help="with --server: stop after N games"
+    )
+    parser.add_argument(
+        "--debug", metavar="FILE", help="with --server: write the engine's protocol log to FILE"
+    )
     add_client_tls(parser)
     add_engines_file(parser)
     parser.add_argument(
@@ -77,6 +115,13 @@ def spec_from_args(args: argparse.Namespace) -> EngineSpec:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
+    if args.server is not None or args.bot is not None:
+        return run_bot(args)
+    for option, value in (("--tc", args.tc), ("--games", args.games), ("--debug", args.debug)):
+        if value:
+            raise UsageError(f"{option} goes with --server URL --bot NAME")
+    if args.address is None or args.seat is None or args.token is None:
+        raise UsageError("give HOST:PORT --seat SEAT --token TOKEN, or --server URL --bot NAME")
     host, port = parse_address(args.address)
     check_credentials(args.seat, args.token)
     tls = client_tls(args)
@@ -173,3 +218,76 @@ async def bridge_native(
         await engine.aclose(None)
         await link.aclose()
     return status
+
+
+# -- a bot in the lobby ------------------------------------------------------------------
+
+
+def bot_hello(args: argparse.Namespace) -> Hello:
+    """The hello line ``--bot NAME --tc ...`` asks for; UsageError for bad options."""
+    if args.server is None or args.bot is None:
+        raise UsageError("--server URL and --bot NAME go together")
+    seat_options = (("HOST:PORT", args.address), ("--seat", args.seat), ("--token", args.token))
+    for option, value in seat_options:
+        if value is not None:
+            raise UsageError(f"{option} is for a seat of 'bughouse serve'; not with --server")
+    name = args.bot
+    if not 0 < len(name) <= MAX_WORD or any(c.isspace() or not c.isprintable() for c in name):
+        raise UsageError(f"--bot must be one printable word of at most {MAX_WORD} characters")
+    tcs = [tc.strip() for text in args.tc or [DEFAULT_BOT_TC] for tc in text.split(",")]
+    for tc in tcs:
+        if not tc or len(tc) > MAX_WORD or any(c.isspace() or not c.isprintable() for c in tc):
+            raise UsageError(f"--tc {tc!r}: a time control is one word, e.g. 3+0")
+    if len(tcs) > MAX_TCS:
+        raise UsageError(f"--tc: at most {MAX_TCS} time controls")
+    if args.games is not None and args.games < 1:
+        raise UsageError("--games must be at least 1")
+    return Hello("bot", name, tuple(dict.fromkeys(tcs)), ping=True)
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    hello = bot_hello(args)
+    parse_server_url(args.server)  # a bad URL is a usage error before anything starts
+    tls = client_tls(args)
+    spec = spec_from_args(args)
+    debug = None
+    if args.debug is not None:
+        try:
+            debug = open(args.debug, "a", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise UsageError(f"--debug {args.debug}: {exc.strerror or exc}") from None
+    try:
+        return trio.run(partial(lobby_bot, args.server, hello, spec, args.games, debug, tls=tls))
+    finally:
+        if debug is not None:
+            debug.close()
+
+
+async def lobby_bot(
+    url: str,
+    hello: Hello,
+    spec: EngineSpec,
+    games: int | None,
+    debug: TextIO | None,
+    *,
+    tls: ssl.SSLContext | None = None,
+) -> int:
+    """Joins the lobby as ``hello`` says and plays the games it is seated for."""
+    try:
+        where = await find_line_port(url, tls)
+        link, name = await open_lobby(where, hello, tls)
+    except ConnectRefused as exc:
+        say(f"error: {exc}")
+        return REFUSED
+    log = ProtocolLog(debug) if debug is not None else None
+    say(f"in the lobby of {where} as the bot {name}; starting {spec.name}")
+    if spec.protocol == "native":
+        engine = EngineProcess(spec.command, cwd=spec.cwd, label=spec.name, log=log)
+        return await bot.run_bot(
+            link, games, lambda lines: bot.pump_native(lines, engine, say), say
+        )
+    # The seat is each game's (its newgame moves the adapter there).
+    player = create_player(Seat.parse("A-white"), spec, log=log)
+    return await bot.run_bot(
+        link, games, lambda lines: bot.drive_player(lines, player, say), say
+    )

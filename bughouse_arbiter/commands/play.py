@@ -10,6 +10,14 @@ draw, flip, help, quit. The game is written as BPGN as it is played.
 Ctrl+C (or SIGTERM, SIGHUP) aborts the game: it is written with result ``*``
 and the reason, every engine is closed, and the exit status is 130 (143 for
 SIGTERM, 129 for SIGHUP).
+
+``--server URL`` (``http://HOST:PORT`` of ``bughouse server``, or
+``tcp://HOST:PORT``, its line port) plays in that server's lobby instead, as
+the guest ``--name``: a prompt lists the tables (``tables``), creates one
+(``create 180+0``), sits (``sit t1 A-white``), starts (``start t1``) or
+queues (``queue 180+0 [partner NAME]``); each game is played on the screen
+above, then the prompt comes back. ``quit`` leaves (exit 0); a name the
+server refuses exits 3.
 """
 
 from __future__ import annotations
@@ -102,6 +110,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--token", help="with --connect: the seat's token, printed by serve")
     add_client_tls(parser)
     parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="join the lobby of 'bughouse server' (http://HOST:PORT or tcp://HOST:PORT): "
+        "list its tables, sit or queue, and play there",
+    )
+    parser.add_argument(
         "--debug", action="store_true", help="write each engine's protocol log beside the file"
     )
     parser.add_argument("--ascii", action="store_true", help="ASCII pieces instead of Unicode")
@@ -115,6 +129,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
+    if args.server is not None:
+        return _run_lobby(args, env)
     if args.connect is not None or args.token is not None:
         return _run_connected(args, env)
     seat = _seat(args.seat)
@@ -171,17 +187,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return OK
 
 
-def _run_connected(args: argparse.Namespace, env: Environment) -> int:
-    """``--connect``: the console at a seat of a remote table; the server keeps the record."""
-    from ..server.bridge import bridge_player, check_credentials
-    from ..server.client import parse_address
-
-    if args.connect is None or args.token is None:
-        raise UsageError("--connect HOST:PORT and --token TOKEN go together")
-    tls = client_tls(args)
-    host, port = parse_address(args.connect)
-    seat = _seat(args.seat)
-    check_credentials(args.seat, args.token)
+def _server_only(args: argparse.Namespace, what: str) -> None:
+    """Refuses the options that are the server's choice."""
     local = {
         "--engine": args.engine,
         "--tc": args.tc,
@@ -193,7 +200,66 @@ def _run_connected(args: argparse.Namespace, env: Environment) -> int:
     }
     for option, value in local.items():
         if value:
-            raise UsageError(f"{option} is the server's choice; it cannot go with --connect")
+            raise UsageError(f"{option} is the server's choice; it cannot go with {what}")
+
+
+def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
+    """``--server URL``: the console in a server's lobby, game after game."""
+    from ..exits import REFUSED
+    from ..protocol.lobby_lines import Hello
+    from ..server.client import ConnectRefused
+    from ..server.console_lobby import play_in_lobby
+    from ..server.lobby_client import find_line_port, open_lobby, parse_server_url
+
+    for option, value in (("--connect", args.connect), ("--token", args.token)):
+        if value is not None:
+            raise UsageError(f"{option} is for a seat of 'bughouse serve'; not with --server")
+    if args.seat != "A-white":
+        raise UsageError("--seat is chosen in the lobby (sit TABLE SEAT); not with --server")
+    if args.debug or args.option:
+        option = "--debug" if args.debug else "--option"
+        raise UsageError(f"{option} is for the engines of a local game; not with --server")
+    _server_only(args, "--server")
+    parse_server_url(args.server)
+    tls = client_tls(args)
+    name = args.name or _login()
+    if not 0 < len(name) <= 40 or any(c.isspace() or not c.isprintable() for c in name):
+        raise UsageError("--name must be one printable word of at most 40 characters")
+    style = env.style(ascii_only=args.ascii, no_color=args.no_color)
+
+    async def main() -> int:
+        try:
+            where = await find_line_port(args.server, tls)
+            hello = Hello("guest", name, ping=True, human=True)
+            link, taken = await open_lobby(where, hello, tls)
+        except ConnectRefused as exc:
+            env.error(str(exc))
+            return REFUSED
+        return await play_in_lobby(
+            link,
+            taken,
+            interactive=env.interactive,
+            style=style,
+            out=env.stdout,
+            stdin=env.stdin,
+            bell=args.bell,
+        )
+
+    return trio.run(main)
+
+
+def _run_connected(args: argparse.Namespace, env: Environment) -> int:
+    """``--connect``: the console at a seat of a remote table; the server keeps the record."""
+    from ..server.bridge import bridge_player, check_credentials
+    from ..server.client import parse_address
+
+    if args.connect is None or args.token is None:
+        raise UsageError("--connect HOST:PORT and --token TOKEN go together")
+    tls = client_tls(args)
+    host, port = parse_address(args.connect)
+    seat = _seat(args.seat)
+    check_credentials(args.seat, args.token)
+    _server_only(args, "--connect")
     name = args.name or _login()
     style = env.style(ascii_only=args.ascii, no_color=args.no_color)
 

@@ -43,7 +43,7 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 class ClientLink:
-    """An authenticated connection to a ``bughouse serve`` seat."""
+    """An authenticated connection to a ``bughouse serve`` seat (or to the line lobby)."""
 
     def __init__(self, stream: trio.abc.Stream, buffer: LineBuffer, pending: list[RawLine]):
         self.stream = stream
