@@ -542,3 +542,16 @@ def test_a_bot_fills_an_open_table_before_computers() -> None:
     assert lobby.bots["sjeng-bot"].table == "t1"
     lobby.game_over("t1", 10.0)
     assert lobby.tables["t1"].rematch == {"sjeng-bot"}  # a bot accepts at once
+
+
+def test_a_bot_that_left_during_the_game_gets_no_rematch() -> None:
+    lobby = lobby_with("alice")
+    lobby.add_bot(Identity("sjeng-bot", "bot"), [TC], 0.0)
+    do(lobby, "alice", {"type": "create", "tc": "180+0"})
+    do(lobby, "alice", {"type": "sit", "table": "t1", "seat": "A-white"})
+    starts(do(lobby, "alice", {"type": "start", "table": "t1"}))
+    lobby.remove_bot("sjeng-bot", 5.0)
+    effects = lobby.game_over("t1", 10.0)
+    assert EndSeries("t1") in effects
+    assert lobby.tables["t1"].seat_of("sjeng-bot") is None
+    assert not starts(do(lobby, "alice", {"type": "rematch", "table": "t1"}, now=11.0))

@@ -325,9 +325,10 @@ class Lobby:
             return []
         table.state = "between"
         table.rematch_until = now + self.rematch_window
-        table.rematch = {w.name for w in table.seats.values() if w is not None and w.kind == "bot"}
+        bots = {w.name for w in table.seats.values() if w is not None and w.kind == "bot"}
+        table.rematch = bots & self.bots.keys()  # a bot still here accepts at once
         self._changed()
-        if any(name not in self.members for name in table.people()):
+        if table.rematch != bots or any(name not in self.members for name in table.people()):
             return self._end_series(table) + self._close_idle()  # someone left: no rematch
         return self._rematch_ready(table, now)
 
