@@ -1,0 +1,411 @@
+// The lobby page of `bughouse server`: every table and its seats, quick
+// pairing, table creation and the lobby chat, over one WebSocket (/ws).
+// The server judges everything; the page only sends what was clicked and
+// shows what it is told. Every text from the server lands as text (never
+// innerHTML), names included.
+
+const $ = (id) => document.getElementById(id);
+
+// The time controls offered for "play now" and suggested for a new table.
+const TIME_CONTROLS = ["1+0", "2+0", "3+0", "5+0", "3+2", "0:15+0"];
+// Board A's White and Board B's Black are a team; so are the other two.
+const BOARDS = [["A", ["A-white", "A-black"]], ["B", ["B-white", "B-black"]]];
+const TEAM_OF = { "A-white": 1, "B-black": 1, "A-black": 2, "B-white": 2 };
+const CHAT_KEPT = 200;
+
+const page = {
+  socket: null,
+  name: null,          // once welcomed
+  wanted: null,        // the name asked for, sent again after a reconnect
+  lobby: null,         // the last "lobby" message
+  queued: null,        // the last "queued" message, while queued
+  queuedAt: 0,
+  invitation: null,    // {from, tc} while one waits for an answer
+  created: null,       // the table this page just created, shown first
+  chat: [],            // [{from, text, at}]
+};
+
+window.bughouseLobby = page; // for the browser console and the tests
+
+function send(message) {
+  if (page.socket && page.socket.readyState === WebSocket.OPEN) {
+    page.socket.send(JSON.stringify(message));
+    return true;
+  }
+  flash("not connected: trying again…");
+  return false;
+}
+
+function flash(text) {
+  $("notice").textContent = text;
+  $("notice").title = text;
+  clearTimeout(flash.timer);
+  flash.timer = setTimeout(() => { $("notice").textContent = ""; }, 6000);
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function button(text, onClick, className) {
+  const b = el("button", className, text);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function storedName() {
+  try { return localStorage.getItem("bughouse-name") || ""; } catch (_) { return ""; }
+}
+
+function storeName(name) {
+  try { localStorage.setItem("bughouse-name", name); } catch (_) { /* storage off */ }
+}
+
+// -- the tables ---------------------------------------------------------------
+
+function seatLabel(seat) {
+  return seat.replace("-", " ");
+}
+
+function rulesText(rules) {
+  if (!rules) return "default rules";
+  const profile = rules.profile || "default";
+  const extra = Object.entries(rules).filter(([k]) => k !== "profile").map(([k, v]) => `${k}=${v}`);
+  return [`${profile} rules`, ...extra].join(", ");
+}
+
+function fillText(table) {
+  if (!table.computers) return "no computers";
+  return table.fill_after ? `computers after ${table.fill_after} s` : "computers at once";
+}
+
+function stateText(table) {
+  switch (table.state) {
+    case "open": return "open";
+    case "playing": return `playing game ${table.game || 1}`;
+    case "between": return "between games";
+    case "closed": return "closed";
+    default: return String(table.state);
+  }
+}
+
+function mySeat(table) {
+  for (const [seat, who] of Object.entries(table.seats || {})) {
+    if (who && who.name === page.name && who.kind !== "computer" && who.kind !== "bot") return seat;
+  }
+  return null;
+}
+
+function seatItem(table, seat, mine) {
+  const who = table.seats ? table.seats[seat] : null;
+  const li = el("li", `seat team${TEAM_OF[seat]}`);
+  li.dataset.seat = seat;
+  li.append(el("span", "label", seat.split("-")[1]));
+  if (who) {
+    li.classList.add("taken");
+    const name = el("span", "name", who.name);
+    name.title = who.name;
+    li.append(name);
+    if (who.kind && who.kind !== "guest") li.append(el("span", `kind ${who.kind}`, who.kind));
+    if (who.rating !== null && who.rating !== undefined) li.append(el("span", "rating", String(Math.round(who.rating))));
+    if (seat === mine) {
+      li.classList.add("me");
+      if (table.state === "open") {
+        li.append(button("stand", () => send({ type: "stand", table: table.id }), "small"));
+      }
+    }
+  } else {
+    li.classList.add("open");
+    li.append(el("span", "name muted", "open"));
+    if (page.name && table.state === "open") {
+      const sit = button(mine ? "move here" : "sit", () => send({ type: "sit", table: table.id, seat }), "small");
+      sit.setAttribute("aria-label", `sit at ${table.id} ${seatLabel(seat)}`);
+      li.append(sit);
+    }
+  }
+  return li;
+}
+
+function tableItem(table) {
+  const li = el("li", `table state-${table.state}`);
+  li.dataset.table = table.id;
+  const mine = mySeat(table);
+  if (mine) li.classList.add("mine");
+  if (table.id === page.created) li.classList.add("created");
+
+  const head = el("div", "table-head");
+  head.append(el("b", "id", table.id), el("span", "tc", table.tc));
+  head.append(el("span", `rated ${table.rated ? "yes" : "no"}`, table.rated ? "rated" : "casual"));
+  head.append(el("span", "state", stateText(table)));
+  const watchers = el("span", "watchers muted", `${table.watchers || 0} watching`);
+  head.append(watchers);
+  li.append(head);
+
+  const facts = el("p", "facts muted", `${rulesText(table.rules)} · ${fillText(table)}`);
+  li.append(facts);
+
+  const boards = el("div", "boards");
+  for (const [board, seats] of BOARDS) {
+    const box = el("div", "board");
+    box.append(el("span", "board-name", `Board ${board}`));
+    const list = el("ul", "seats");
+    for (const seat of seats) list.append(seatItem(table, seat, mine));
+    box.append(list);
+    boards.append(box);
+  }
+  li.append(boards);
+
+  const actions = el("div", "table-actions");
+  const seated = Object.values(table.seats || {}).filter(Boolean).length;
+  if (mine && table.state === "open") {
+    const start = button("start", () => send({ type: "start", table: table.id }), "primary");
+    const ready = seated === 4 || table.computers;
+    start.disabled = !ready;
+    start.title = ready
+      ? (seated === 4 ? "four are seated" : "computers take the open seats")
+      : "four players are needed (this table takes no computers)";
+    actions.append(start);
+  }
+  const watch = button("watch", () => watchTable(table.id));
+  watch.setAttribute("aria-label", `watch ${table.id}`);
+  actions.append(watch);
+  const open = 4 - seated;
+  let note = "";
+  if (table.state === "open") {
+    note = open ? `${open} open seat${open === 1 ? "" : "s"}` : "four seated: ready to start";
+  }
+  actions.append(el("span", "muted", note));
+  li.append(actions);
+  return li;
+}
+
+function renderTables() {
+  const lobby = page.lobby;
+  const tables = lobby ? [...lobby.tables] : [];
+  // Where this page sits comes first, then open tables, then the rest.
+  const rank = (t) => (mySeat(t) || t.id === page.created ? 0 : t.state === "open" ? 1 : t.state === "closed" ? 3 : 2);
+  tables.sort((a, b) => rank(a) - rank(b));
+  $("tables").replaceChildren(...tables.map(tableItem));
+  $("no-tables").hidden = Boolean(tables.length) || !lobby;
+  const online = lobby && lobby.online ? lobby.online : [];
+  $("online").textContent = lobby ? `${online.length} online` : "";
+  $("online").title = online.join(", ");
+  const waiting = lobby && lobby.queue ? lobby.queue : [];
+  if (waiting.length) {
+    $("online").textContent += ` · ${waiting.reduce((n, q) => n + q.names.length, 0)} in the queue`;
+  }
+}
+
+function watchTable(id) {
+  send({ type: "watch", table: id });
+  location.assign(`/table/${encodeURIComponent(id)}`);
+}
+
+// -- pairing ----------------------------------------------------------------------
+
+function renderMe() {
+  const named = Boolean(page.name);
+  $("hello").hidden = named;
+  $("me").hidden = !named;
+  $("chat-form").hidden = !named;
+  const q = page.queued;
+  $("queued").hidden = !q;
+  $("quick").hidden = Boolean(q);
+  if (q) {
+    $("queued-tc").textContent = `In the queue for ${q.tc}`;
+    $("queued-why").textContent = q.why;
+    tickQueue();
+  }
+  const inv = page.invitation;
+  $("invite").hidden = !inv;
+  if (inv) $("invite-text").textContent = `${inv.from} asks you to be partners at ${inv.tc}.`;
+}
+
+function tickQueue() {
+  if (!page.queued) return;
+  const seconds = Math.floor((performance.now() - page.queuedAt) / 1000);
+  $("queued-since").textContent = `· waiting ${seconds} s`;
+}
+
+// -- chat ------------------------------------------------------------------------------
+
+// A line's time of day: "at" in seconds since 1970, else (seconds since the
+// server started) the time it arrived.
+function clock(at) {
+  const date = typeof at === "number" && at > 1e9 ? new Date(at * 1000) : new Date();
+  return date.toTimeString().slice(0, 5);
+}
+
+function addChat(message) {
+  page.chat.push(message);
+  if (page.chat.length > CHAT_KEPT) page.chat.shift();
+  const list = $("chat");
+  const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 8;
+  const li = el("li");
+  li.append(el("span", "at", clock(message.at)), el("b", "", `${message.from}: `),
+    document.createTextNode(message.text));
+  list.append(li);
+  while (list.children.length > CHAT_KEPT) list.firstElementChild.remove();
+  if (atEnd) list.scrollTop = list.scrollHeight;
+}
+
+// -- connection --------------------------------------------------------------------
+
+function showConnection() {
+  const open = page.socket && page.socket.readyState === WebSocket.OPEN;
+  let text = "reconnecting…";
+  if (open && page.name) text = `you are ${page.name}`;
+  else if (open) text = "connected: choose a name";
+  $("status").textContent = text;
+}
+
+function onMessage(message) {
+  switch (message.type) {
+    case "welcome":
+      page.name = message.name;
+      storeName(message.name);
+      renderMe();
+      renderTables();
+      break;
+    case "lobby":
+      page.lobby = message;
+      renderTables();
+      break;
+    case "created":
+      page.created = message.table;
+      flash(`table ${message.table} created`);
+      renderTables();
+      break;
+    case "seat":
+      // Seated for a game: the table page plays it.
+      page.queued = null;
+      location.assign(message.url);
+      break;
+    case "queued":
+      if (!page.queued || page.queued.tc !== message.tc) page.queuedAt = performance.now();
+      page.queued = message;
+      renderMe();
+      break;
+    case "unqueued":
+    case "left_queue":
+      page.queued = null;
+      renderMe();
+      break;
+    case "invited":
+      page.invitation = { from: message.from, tc: message.tc };
+      renderMe();
+      break;
+    case "declined":
+      flash(`${message.by} declined the invitation`);
+      page.queued = null;
+      renderMe();
+      break;
+    case "chat":
+      addChat(message);
+      break;
+    case "error":
+      flash(message.text);
+      // A name refused leaves the form open to try another.
+      if (!page.name) { page.wanted = null; renderMe(); }
+      break;
+    default:
+      break;
+  }
+  showConnection();
+}
+
+function connect() {
+  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  page.socket = socket;
+  socket.onopen = () => {
+    const name = page.name || page.wanted;
+    page.name = null;
+    if (name) hello(name);
+    showConnection();
+  };
+  socket.onmessage = (event) => {
+    let message;
+    try { message = JSON.parse(event.data); } catch (_) { return; }
+    if (message && typeof message.type === "string") onMessage(message);
+  };
+  socket.onclose = () => {
+    // The server forgets a queue entry with its socket; the page tries again.
+    page.queued = null;
+    renderMe();
+    showConnection();
+    setTimeout(connect, 1000);
+  };
+}
+
+function hello(name) {
+  page.wanted = name;
+  send({ type: "hello", name });
+}
+
+function setUp() {
+  for (const tc of TIME_CONTROLS) {
+    $("quick-tc").append(new Option(tc, tc, tc === "3+0", tc === "3+0"));
+    $("tcs").append(new Option(tc, tc));
+  }
+  // The name this browser last used says hello at once (refused, the form stays).
+  $("hello-name").value = storedName();
+  page.wanted = storedName() || null;
+  $("hello").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("hello-name").value.trim();
+    if (name) hello(name);
+  });
+  $("quick").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const message = { type: "play_now", tc: $("quick-tc").value, computers: $("quick-computers").checked };
+    const partner = $("quick-partner").value.trim();
+    if (partner) message.partner = partner;
+    if (send(message) && partner) flash(`invitation sent to ${partner}`);
+  });
+  $("leave-queue").addEventListener("click", () => {
+    send({ type: "leave_queue" });
+    page.queued = null;
+    renderMe();
+  });
+  $("invite-accept").addEventListener("click", () => {
+    if (!page.invitation) return;
+    send({ type: "accept", from: page.invitation.from });
+    page.invitation = null;
+    renderMe();
+  });
+  $("invite-decline").addEventListener("click", () => {
+    if (!page.invitation) return;
+    send({ type: "decline", from: page.invitation.from });
+    page.invitation = null;
+    renderMe();
+  });
+  $("create").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const fill = Number($("create-fill").value);
+    send({
+      type: "create",
+      tc: $("create-tc").value.trim(),
+      rules: { profile: $("create-rules").value },
+      rated: $("create-rated").checked,
+      computers: $("create-computers").checked,
+      fill_after: Number.isFinite(fill) ? fill : 20,
+    });
+  });
+  $("create-computers").addEventListener("change", () => {
+    $("create-fill").disabled = !$("create-computers").checked;
+  });
+  $("chat-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("chat-text").value.trim();
+    if (text && send({ type: "chat", text })) $("chat-text").value = "";
+  });
+  renderMe();
+  connect();
+  setInterval(tickQueue, 1000);
+}
+
+setUp();
