@@ -49,11 +49,11 @@ def table(ident: str, state: str = "open", **seats: dict[str, Any] | None) -> di
 class StandIn:
     """The server's side of one page's lobby socket."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, path: str = "/ws") -> None:
         self.page = page
         self.socket: Any = None
         self.received: list[dict[str, Any]] = []
-        page.route_web_socket(f"{ORIGIN.replace('http', 'ws')}/ws", self._accept)
+        page.route_web_socket(f"{ORIGIN.replace('http', 'ws')}{path}", self._accept)
 
     def _accept(self, socket: Any) -> None:
         self.socket = socket
@@ -259,3 +259,130 @@ def test_a_seat_message_opens_the_table_page(lobby: Any) -> None:
     with page.expect_request(f"{ORIGIN}/table/t3?seat=B-black"):
         server.send({"type": "seat", "table": "t3", "seat": "B-black", "token": "t", "url": url})
     assert errors == []
+
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+def board_info(live: bool) -> dict[str, Any]:
+    return {
+        "fen": START,
+        "turn": "white",
+        "toMove": "A-White",
+        "live": live,
+        "check": False,
+        "status": "",
+        "waiting": False,
+        "lastMove": [],
+        "lastSan": None,
+        "pockets": {"white": {}, "black": {}},
+        "moves": {"count": 0, "from": 0, "list": []},
+    }
+
+
+def ended_state(game: int) -> dict[str, Any]:
+    """A snapshot (live_view's shape) of game ``game`` ended, for the page at A-White."""
+    seats = ["A-White", "A-Black", "B-White", "B-Black"]
+    return {
+        "type": "state",
+        "version": game,
+        "run": "r1",
+        "game": game,
+        "started": True,
+        "names": dict(zip(seats, ["alice", "bob", "carol", "computer"], strict=True)),
+        "boards": {"A": board_info(False), "B": board_info(False)},
+        "clocks": dict.fromkeys(seats, 15000),
+        "running": [],
+        "untimed": False,
+        "messages": [],
+        "result": {"result": "1-0", "reason": "flag", "winners": ["A-White", "B-Black"],
+                   "text": "A-Black lost on time"},
+        "drawOffer": None,
+        "drawRule": "humans",
+        "you": {"seat": "A-White", "board": "A", "color": "white", "toMove": False,
+                "legal": [], "joined": "A-White"},
+    }
+
+
+def open_table(browser: Any, width: int, height: int) -> tuple[Any, StandIn, list[str]]:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def serve(route: Any) -> None:
+        path = route.request.url.removeprefix(ORIGIN)
+        if path.startswith("/table/t3"):
+            route.fulfill(status=200, body=asset("live.html"), content_type="text/html")
+        else:
+            serve_assets(route)
+
+    page.route(f"{ORIGIN}/**", serve)
+    stand_in = StandIn(page, "/table/t3/ws")
+    page.add_init_script("localStorage.setItem('bughouse-name', 'alice')")
+    page.goto(f"{ORIGIN}/table/t3?seat=A-white#token=tok3n")
+    return page, stand_in, errors
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_the_table_page_of_a_lobby_table_chats_mutes_and_asks_for_a_rematch(
+    browser: Any, width: int, height: int
+) -> None:
+    from playwright.sync_api import expect
+
+    page, server, errors = open_table(browser, width, height)
+    # The lobby's link (?seat=A-white#token=...) sits at once, on the table's socket.
+    assert server.wait_for("sit") == {"type": "sit", "seat": "A-White", "token": "tok3n",
+                                      "name": "alice"}
+    server.send({"type": "seated", "seat": "A-White", "joined": "A-White", "name": "alice",
+                 "signals": []})
+    server.send(ended_state(1))
+    expect(page.locator("#result")).to_have_text("Result: 1-0 (flag)")
+    expect(page.locator("#to-lobby")).to_have_attribute("href", "/")
+    assert page.title() == "Bughouse: table t3"
+
+    # Table chat: lines as text, each name a one-click mute for this table.
+    server.send({"type": "chat", "from": "bob", "text": HOSTILE, "at": 12.5})
+    server.send({"type": "chat", "from": "watcher1", "text": "gg all", "at": 13.0})
+    lines = page.locator("#chat li")
+    expect(lines).to_have_count(2)
+    expect(lines.first).to_contain_text(f"bob: {HOSTILE}")
+    assert page.locator("img").count() == 0
+    page.fill("#chat-text", "thanks, again?")
+    page.press("#chat-text", "Enter")
+    assert server.wait_for("chat") == {"type": "chat", "text": "thanks, again?"}
+
+    # Rematch: asked once, and said so while the others decide.
+    rematch = page.locator("#rematch")
+    expect(rematch).to_be_visible()
+    expect(page.locator("#rematch-note")).to_have_text("same teams, colours swapped")
+    server.send({"type": "rematch", "from": "carol"})
+    expect(page.locator("#rematch-note")).to_have_text("carol wants a rematch")
+    for needed in ("#rematch", "#result", "#chat-text") if width > 1000 else ("#result",):
+        box = page.locator(needed).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, (needed, box)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"table-chat-{width}x{height}.png"), full_page=width < 1000)
+    rematch.click()
+    assert server.wait_for("rematch") == {"type": "rematch"}
+    expect(rematch).to_be_disabled()
+    expect(rematch).to_have_text("rematch asked")
+
+    page.get_by_role("button", name="mute bob").click()
+    assert server.wait_for("mute") == {"type": "mute", "name": "bob"}
+    expect(lines.first).to_contain_text("watcher1: gg all")
+    expect(page.locator("#chat")).not_to_contain_text(HOSTILE)
+    server.send({"type": "chat", "from": "bob", "text": "still here", "at": 14.0})
+    expect(page.locator("#chat")).not_to_contain_text("still here")
+    # Kept for this table when the page comes back.
+    assert page.evaluate("localStorage.getItem('bughouse-mute-t3')") == '["bob"]'
+
+    # The next game begins: no rematch button while it runs.
+    state = ended_state(2)
+    state["result"] = None
+    state["boards"] = {"A": board_info(True), "B": board_info(True)}
+    server.send(state)
+    expect(rematch).to_be_hidden()
+    assert errors == []
+    page.close()
