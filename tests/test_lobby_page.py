@@ -34,11 +34,12 @@ def table(ident: str, state: str = "open", **seats: dict[str, Any] | None) -> di
     places.update({key.replace("_", "-"): value for key, value in seats.items()})
     return {
         "id": ident,
-        "tc": "3+0",
+        "tc": "180+0",
         "rules": {"profile": "club"},
         "rated": False,
         "computers": True,
         "fill_after": 20,
+        "rematch_colours": "swap",
         "state": state,
         "game": 1,
         "watchers": 2,
@@ -133,7 +134,7 @@ def test_the_lobby_shows_tables_seats_queue_and_chat_as_text(
                 table("t3", "between", A_white=seat("dave"), A_black=seat("erin"),
                       B_white=seat("frank"), B_black=seat("gina")),
             ],
-            "queue": [{"tc": "3+0", "names": ["hal", "ivy"], "since": 4.0}],
+            "queue": [{"tc": "180+0", "names": ["hal", "ivy"], "since": 4.0}],
             "online": ["alice", "bob", "carol", HOSTILE],
         }
     )
@@ -143,7 +144,10 @@ def test_the_lobby_shows_tables_seats_queue_and_chat_as_text(
     first = tables.first
     expect(first).to_have_attribute("data-table", "t2")
     expect(first.locator(".seat.me .name")).to_have_text("alice")
-    expect(first.locator("text=club rules · computers after 20 s")).to_be_visible()
+    expect(first.locator(".facts")).to_have_text(
+        "club rules · computers after 20 s · rematch swaps colours"
+    )
+    expect(first.locator(".tc")).to_have_text("3+0")
     expect(first.locator(".seat.open")).to_have_count(2)
     # A hostile name is text, never markup.
     t1 = page.locator("li[data-table='t1']")
@@ -164,19 +168,20 @@ def test_the_lobby_shows_tables_seats_queue_and_chat_as_text(
     assert server.wait_for("start") == {"type": "start", "table": "t2"}
 
     # Play now, with a partner: the page says why it waits, as it is told.
-    page.select_option("#quick-tc", "1+0")
+    page.select_option("#quick-tc", "60+0")
     page.fill("#quick-partner", "bob")
     page.click("#play-now")
     assert server.wait_for("play_now") == {
-        "type": "play_now", "tc": "1+0", "computers": True, "partner": "bob"
+        "type": "play_now", "tc": "60+0", "computers": True, "partner": "bob"
     }
-    why = "waiting for bob to accept; 2 more players needed"
-    server.send({"type": "queued", "tc": "1+0", "why": why})
+    why = "waiting for bob to accept your invitation (60+0)"
+    server.send({"type": "queued", "tc": "60+0", "why": why})
+    expect(page.locator("#queued-tc")).to_have_text("In the queue for 1+0")
     expect(page.locator("#queued-why")).to_have_text(why)
     expect(page.locator("#play-now")).to_be_hidden()
 
     # An invitation from someone else: accepted by one click.
-    server.send({"type": "invited", "from": HOSTILE, "tc": "3+0"})
+    server.send({"type": "invited", "from": HOSTILE, "tc": "180+0"})
     expect(page.locator("#invite-text")).to_have_text(f"{HOSTILE} asks you to be partners at 3+0.")
 
     # Chat lines as text.
@@ -220,18 +225,20 @@ def test_creating_and_watching_a_table_and_following_a_seat(lobby: Any) -> None:
     assert server.wait_for("hello") == {"type": "hello", "name": "bob"}
     server.send({"type": "welcome", "name": "bob"})
     page.click("#create-box summary")
-    page.fill("#create-tc", "0:15+0")
+    page.fill("#create-tc", "15+0")
     page.select_option("#create-rules", "server")
     page.check("#create-rated")
     page.fill("#create-fill", "5")
+    page.select_option("#create-colours", "keep")
     page.click("#create button[type=submit]")
     assert server.wait_for("create") == {
         "type": "create",
-        "tc": "0:15+0",
+        "tc": "15+0",
         "rules": {"profile": "server"},
         "rated": True,
         "computers": True,
         "fill_after": 5,
+        "rematch_colours": "keep",
     }
     server.send({"type": "created", "table": "t9"})
     tables = [table("t8"), table("t9")]
@@ -243,10 +250,11 @@ def test_creating_and_watching_a_table_and_following_a_seat(lobby: Any) -> None:
     server.send({"type": "error", "text": "tc: '0:99' is not a time control"})
     expect(page.locator("#notice")).to_have_text("tc: '0:99' is not a time control")
 
-    # Watch: one click counts the watcher and opens the table page.
-    with page.expect_request(f"{ORIGIN}/table/t8"):
-        page.get_by_role("button", name="watch t8").click()
+    # Watch: one click, and the server's answer opens the table page.
+    page.get_by_role("button", name="watch t8").click()
     assert server.wait_for("watch") == {"type": "watch", "table": "t8"}
+    with page.expect_request(f"{ORIGIN}/table/t8"):
+        server.send({"type": "watch", "table": "t8", "url": "/table/t8"})
     assert errors == []
 
 

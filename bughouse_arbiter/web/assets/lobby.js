@@ -6,8 +6,10 @@
 
 const $ = (id) => document.getElementById(id);
 
-// The time controls offered for "play now" and suggested for a new table.
-const TIME_CONTROLS = ["1+0", "2+0", "3+0", "5+0", "3+2", "0:15+0"];
+// The time controls offered for "play now" and suggested for a new table:
+// BASE+INC in seconds, as the server reads them.
+const TIME_CONTROLS = ["60+0", "120+0", "180+0", "180+2", "300+0", "600+5"];
+const DEFAULT_TC = "180+0";
 // Board A's White and Board B's Black are a team; so are the other two.
 const BOARDS = [["A", ["A-white", "A-black"]], ["B", ["B-white", "B-black"]]];
 const TEAM_OF = { "A-white": 1, "B-black": 1, "A-black": 2, "B-white": 2 };
@@ -78,6 +80,16 @@ function rulesText(rules) {
   return [`${profile} rules`, ...extra].join(", ");
 }
 
+// "180+2" reads as "3+2" (minutes and seconds, as players say it); "15+0" as "0:15+0".
+function tcText(tc) {
+  const found = /^(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)$/.exec(String(tc));
+  if (!found) return String(tc);
+  const base = Number(found[1]);
+  const minutes = Math.floor(base / 60), seconds = base - minutes * 60;
+  const shown = seconds ? `${minutes}:${String(seconds).padStart(2, "0")}` : `${minutes}`;
+  return `${shown}+${found[2]}`;
+}
+
 function fillText(table) {
   if (!table.computers) return "no computers";
   return table.fill_after ? `computers after ${table.fill_after} s` : "computers at once";
@@ -138,14 +150,18 @@ function tableItem(table) {
   if (table.id === page.created) li.classList.add("created");
 
   const head = el("div", "table-head");
-  head.append(el("b", "id", table.id), el("span", "tc", table.tc));
+  const tc = el("span", "tc", tcText(table.tc));
+  tc.title = `${table.tc}: seconds per player + seconds per move`;
+  head.append(el("b", "id", table.id), tc);
   head.append(el("span", `rated ${table.rated ? "yes" : "no"}`, table.rated ? "rated" : "casual"));
   head.append(el("span", "state", stateText(table)));
   const watchers = el("span", "watchers muted", `${table.watchers || 0} watching`);
   head.append(watchers);
   li.append(head);
 
-  const facts = el("p", "facts muted", `${rulesText(table.rules)} · ${fillText(table)}`);
+  const colours = table.rematch_colours === "keep" ? "rematch keeps colours" : "rematch swaps colours";
+  const facts = el("p", "facts muted", `${rulesText(table.rules)} · ${fillText(table)} · ${colours}`);
+  facts.title = facts.textContent;
   li.append(facts);
 
   const boards = el("div", "boards");
@@ -200,9 +216,9 @@ function renderTables() {
   }
 }
 
+// The server counts the watcher and answers with the table page's address.
 function watchTable(id) {
   send({ type: "watch", table: id });
-  location.assign(`/table/${encodeURIComponent(id)}`);
 }
 
 // -- pairing ----------------------------------------------------------------------
@@ -216,13 +232,13 @@ function renderMe() {
   $("queued").hidden = !q;
   $("quick").hidden = Boolean(q);
   if (q) {
-    $("queued-tc").textContent = `In the queue for ${q.tc}`;
+    $("queued-tc").textContent = `In the queue for ${tcText(q.tc)}`;
     $("queued-why").textContent = q.why;
     tickQueue();
   }
   const inv = page.invitation;
   $("invite").hidden = !inv;
-  if (inv) $("invite-text").textContent = `${inv.from} asks you to be partners at ${inv.tc}.`;
+  if (inv) $("invite-text").textContent = `${inv.from} asks you to be partners at ${tcText(inv.tc)}.`;
 }
 
 function tickQueue() {
@@ -290,19 +306,31 @@ function onMessage(message) {
       page.queued = message;
       renderMe();
       break;
-    case "unqueued":
+    case "watch":
+      location.assign(message.url || `/table/${encodeURIComponent(message.table)}`);
+      break;
     case "left_queue":
       page.queued = null;
+      if (message.why) flash(message.why);
       renderMe();
       break;
     case "invited":
       page.invitation = { from: message.from, tc: message.tc };
       renderMe();
       break;
-    case "declined":
-      flash(`${message.by} declined the invitation`);
-      page.queued = null;
+    case "invite_withdrawn":
+      if (page.invitation && page.invitation.from === message.from) page.invitation = null;
+      flash(`${message.from} withdrew the invitation`);
       renderMe();
+      break;
+    case "declined":
+      flash(`${message.by} declined the invitation${message.why ? ` (${message.why})` : ""}`);
+      renderMe();
+      break;
+    case "muted":
+    case "rematch":
+      if (message.text) flash(message.text);
+      else if (message.type === "rematch") flash(`${message.from} wants a rematch at ${message.table}`);
       break;
     case "chat":
       addChat(message);
@@ -348,8 +376,8 @@ function hello(name) {
 
 function setUp() {
   for (const tc of TIME_CONTROLS) {
-    $("quick-tc").append(new Option(tc, tc, tc === "3+0", tc === "3+0"));
-    $("tcs").append(new Option(tc, tc));
+    $("quick-tc").append(new Option(tcText(tc), tc, tc === DEFAULT_TC, tc === DEFAULT_TC));
+    $("tcs").append(new Option(tcText(tc), tc));
   }
   // The name this browser last used says hello at once (refused, the form stays).
   $("hello-name").value = storedName();
@@ -393,6 +421,7 @@ function setUp() {
       rated: $("create-rated").checked,
       computers: $("create-computers").checked,
       fill_after: Number.isFinite(fill) ? fill : 20,
+      rematch_colours: $("create-colours").value,
     });
   });
   $("create-computers").addEventListener("change", () => {
