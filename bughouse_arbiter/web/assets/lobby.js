@@ -122,7 +122,7 @@ function seatItem(table, seat, mine) {
     const name = el("span", "name", who.name);
     name.title = who.name;
     li.append(name);
-    if (who.kind && who.kind !== "guest") li.append(el("span", `kind ${who.kind}`, who.kind));
+    if (who.kind && who.kind !== "guest" && who.kind !== who.name) li.append(el("span", `kind ${who.kind}`, who.kind));
     if (who.rating !== null && who.rating !== undefined) li.append(el("span", "rating", String(Math.round(who.rating))));
     if (seat === mine) {
       li.classList.add("me");
@@ -193,8 +193,14 @@ function tableItem(table) {
   let note = "";
   if (table.state === "open") {
     note = open ? `${open} open seat${open === 1 ? "" : "s"}` : "four seated: ready to start";
+    // Whoever sits here is told what the table waits for.
+    if (mine && open) {
+      note = `waiting for ${open} more player${open === 1 ? "" : "s"}` + (table.computers
+        ? `: computers take the open seats ${table.fill_after} s after the first sat, or at start`
+        : " (no computers at this table)");
+    }
   }
-  actions.append(el("span", "muted", note));
+  actions.append(el("span", mine ? "why" : "muted", note));
   li.append(actions);
   return li;
 }
@@ -214,6 +220,13 @@ function renderTables() {
   if (waiting.length) {
     $("online").textContent += ` · ${waiting.reduce((n, q) => n + q.names.length, 0)} in the queue`;
   }
+  // Who waits for a game now, by time control: "play now" at theirs pairs soonest.
+  $("waiting").replaceChildren(...waiting.map((q) => {
+    const li = el("li");
+    li.append(el("b", "", tcText(q.tc)), document.createTextNode(` ${q.names.join(" & ")}`));
+    return li;
+  }));
+  $("waiting-box").hidden = !waiting.length;
 }
 
 // The server counts the watcher and answers with the table page's address.
