@@ -35,7 +35,7 @@ def table(ident: str, state: str = "open", **seats: dict[str, Any] | None) -> di
     return {
         "id": ident,
         "tc": "180+0",
-        "rules": {"profile": "club"},
+        "rules": {"profile": "club", "time": "180", "draw": "both-teams"},
         "rated": False,
         "computers": True,
         "fill_after": 20,
@@ -145,7 +145,7 @@ def test_the_lobby_shows_tables_seats_queue_and_chat_as_text(
     expect(first).to_have_attribute("data-table", "t2")
     expect(first.locator(".seat.me .name")).to_have_text("alice")
     expect(first.locator(".facts")).to_have_text(
-        "club rules · computers after 20 s · rematch swaps colours"
+        "club rules, draw=both-teams · computers after 20 s · rematch swaps colours"
     )
     expect(first.locator(".tc")).to_have_text("3+0")
     expect(first.locator(".seat.open")).to_have_count(2)
@@ -230,11 +230,13 @@ def test_creating_and_watching_a_table_and_following_a_seat(lobby: Any) -> None:
     page.check("#create-rated")
     page.fill("#create-fill", "5")
     page.select_option("#create-colours", "keep")
+    page.select_option("#create-leaver", "lose")
+    page.fill("#create-grace", "5")
     page.click("#create button[type=submit]")
     assert server.wait_for("create") == {
         "type": "create",
         "tc": "15+0",
-        "rules": {"profile": "server"},
+        "rules": {"profile": "server", "leaver": "lose", "reconnect_grace": "5"},
         "rated": True,
         "computers": True,
         "fill_after": 5,

@@ -372,9 +372,13 @@ function renderYouLine(state) {
     : `You play ${you.seat}: ${you.toMove ? "your move" : "waiting"}` +
       (page.dropRole ? ` (drop ${ROLES[page.dropRole]}: click a square)` : "");
   // Seats rotate between the games of a run: say so when this game moved the player.
-  const rotated = you.joined && you.joined !== you.seat
-    ? `Seats rotate between games: you joined as ${you.joined}, and play ${you.seat} in game ${state.game}.`
-    : "";
+  // (At a lobby's table the rematch swaps the colours.)
+  let rotated = "";
+  if (you.joined && you.joined !== you.seat) {
+    rotated = TABLE
+      ? `Colours swapped for the rematch: you sat down as ${you.joined}, and play ${you.seat} in game ${state.game}.`
+      : `Seats rotate between games: you joined as ${you.joined}, and play ${you.seat} in game ${state.game}.`;
+  }
   if ($("rotated").textContent !== rotated) $("rotated").textContent = rotated;
 }
 

@@ -73,10 +73,13 @@ function seatLabel(seat) {
   return seat.replace("-", " ");
 }
 
+// The time control says time, increment and clock already.
+const SAID_BY_TC = new Set(["profile", "time", "increment", "clock"]);
+
 function rulesText(rules) {
   if (!rules) return "default rules";
   const profile = rules.profile || "default";
-  const extra = Object.entries(rules).filter(([k]) => k !== "profile").map(([k, v]) => `${k}=${v}`);
+  const extra = Object.entries(rules).filter(([k]) => !SAID_BY_TC.has(k)).map(([k, v]) => `${k}=${v}`);
   return [`${profile} rules`, ...extra].join(", ");
 }
 
@@ -427,10 +430,13 @@ function setUp() {
   $("create").addEventListener("submit", (event) => {
     event.preventDefault();
     const fill = Number($("create-fill").value);
+    const rules = { profile: $("create-rules").value, leaver: $("create-leaver").value };
+    const grace = $("create-grace").value.trim();
+    if (grace) rules.reconnect_grace = grace;
     send({
       type: "create",
       tc: $("create-tc").value.trim(),
-      rules: { profile: $("create-rules").value },
+      rules,
       rated: $("create-rated").checked,
       computers: $("create-computers").checked,
       fill_after: Number.isFinite(fill) ? fill : 20,
