@@ -11,6 +11,7 @@ server's browser tests are in ``test_server_browser``. Screenshots go to
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,6 +55,7 @@ class StandIn:
         self.page = page
         self.socket: Any = None
         self.received: list[dict[str, Any]] = []
+        self.lobby: StandIn | None = None
         page.route_web_socket(f"{ORIGIN.replace('http', 'ws')}{path}", self._accept)
 
     def _accept(self, socket: Any) -> None:
@@ -177,6 +179,13 @@ def test_the_lobby_shows_tables_seats_queue_and_chat_as_text(
     why = "waiting for bob to accept your invitation (60+0)"
     server.send({"type": "queued", "tc": "60+0", "why": why})
     expect(page.locator("#queued-tc")).to_have_text("In the queue for 1+0")
+    # A number of seconds in the reason counts down in the page.
+    server.send({"type": "queued", "tc": "60+0",
+                 "why": "waiting for 2 more players at 60+0; computers fill the seats in 15 s"})
+    expect(page.locator("#queued-why")).to_have_text(
+        re.compile(r"waiting for 2 more players at 60\+0; computers fill the seats in 1[0-4] s")
+    )
+    server.send({"type": "queued", "tc": "60+0", "why": why})
     expect(page.locator("#queued-why")).to_have_text(why)
     expect(page.locator("#play-now")).to_be_hidden()
 
@@ -328,6 +337,7 @@ def open_table(browser: Any, width: int, height: int) -> tuple[Any, StandIn, lis
 
     page.route(f"{ORIGIN}/**", serve)
     stand_in = StandIn(page, "/table/t3/ws")
+    stand_in.lobby = StandIn(page, "/ws")
     page.add_init_script("localStorage.setItem('bughouse-name', 'alice')")
     page.goto(f"{ORIGIN}/table/t3?seat=A-white#token=tok3n")
     return page, stand_in, errors
@@ -348,6 +358,14 @@ def test_the_table_page_of_a_lobby_table_chats_mutes_and_asks_for_a_rematch(
                  "signals": []})
     server.send(ended_state(1))
     expect(page.locator("#result")).to_have_text("Result: 1-0 (flag)")
+    # The person stays in the lobby while at the table (the lobby keeps a
+    # series going for those in it), with the name the lobby page used.
+    lobby = server.lobby
+    assert lobby is not None
+    assert lobby.wait_for("hello") == {"type": "hello", "name": "alice"}
+    lobby.send({"type": "error", "text": "the name 'alice' is taken by someone connected now"})
+    assert lobby.wait_for("hello") == {"type": "hello", "name": "alice"}
+    lobby.send({"type": "welcome", "name": "alice"})
     expect(page.locator("#to-lobby")).to_have_attribute("href", "/")
     assert page.title() == "Bughouse: table t3"
 
@@ -366,7 +384,7 @@ def test_the_table_page_of_a_lobby_table_chats_mutes_and_asks_for_a_rematch(
     rematch = page.locator("#rematch")
     expect(rematch).to_be_visible()
     expect(page.locator("#rematch-note")).to_have_text("same teams, colours swapped")
-    server.send({"type": "rematch", "from": "carol"})
+    lobby.send({"type": "rematch", "table": "t3", "from": "carol"})
     expect(page.locator("#rematch-note")).to_have_text("carol wants a rematch")
     for needed in ("#rematch", "#result", "#chat-text") if width > 1000 else ("#result",):
         box = page.locator(needed).bounding_box()
@@ -394,5 +412,9 @@ def test_the_table_page_of_a_lobby_table_chats_mutes_and_asks_for_a_rematch(
     state["boards"] = {"A": board_info(True), "B": board_info(True)}
     server.send(state)
     expect(rematch).to_be_hidden()
+    # A seat at another table, told by the lobby: the page goes there.
+    with page.expect_request(f"{ORIGIN}/table/t4?seat=B-white"):
+        lobby.send({"type": "seat", "table": "t4", "seat": "B-white", "token": "x",
+                    "url": "/table/t4?seat=B-white#token=x"})
     assert errors == []
     page.close()

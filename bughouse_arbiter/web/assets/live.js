@@ -484,6 +484,53 @@ function addChat(message) {
   if (!page.muted.has(message.from)) renderChat();
 }
 
+// The person stays in the lobby while at its table: the page says hello on
+// the lobby's socket with the name the lobby page used (the lobby page's own
+// socket closed as it opened this one). The lobby keeps a series going only
+// while its players are in the lobby (a rematch needs them), and tells them
+// of invitations and of seats at other tables.
+const lobbyLink = { socket: null, name: null, tries: 0, drops: 0 };
+
+function wsBase() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}`;
+}
+
+function joinLobby() {
+  const name = storedName();
+  if (!TABLE || !name) return;
+  const socket = new WebSocket(`${wsBase()}/ws`);
+  lobbyLink.socket = socket;
+  const hello = () => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "hello", name }));
+  };
+  socket.onopen = hello;
+  socket.onmessage = (event) => {
+    let message;
+    try { message = JSON.parse(event.data); } catch (_) { return; }
+    if (!message || typeof message.type !== "string") return;
+    if (message.type === "welcome") {
+      lobbyLink.name = message.name;
+      lobbyLink.tries = 0;
+      lobbyLink.drops = 0;
+    } else if (message.type === "error" && !lobbyLink.name) {
+      // The lobby page's socket may not be gone yet: the name is still "taken".
+      if (lobbyLink.tries++ < 4) setTimeout(hello, 700);
+    } else if (message.type === "seat" && message.table !== TABLE && typeof message.url === "string") {
+      location.assign(message.url);
+    } else if (message.type === "invited") {
+      flash(`${message.from} asks you to be partners at ${message.tc}: answer in the lobby`);
+    } else if (message.type === "rematch" && message.table === TABLE) {
+      $("rematch-note").textContent = `${message.from} wants a rematch`;
+      $("rematch-note").dataset.told = "1";
+    }
+  };
+  socket.onclose = () => {
+    lobbyLink.name = null;
+    lobbyLink.tries = 0;
+    if (lobbyLink.drops++ < 20) setTimeout(joinLobby, 2000);
+  };
+}
+
 // -- move lists ------------------------------------------------------------------------
 
 // Takes each board's range of moves from a snapshot: appended when it starts
@@ -726,7 +773,7 @@ function connect() {
     ? `?run=${encodeURIComponent(page.movesRun)}&game=${page.movesGame}&A=${page.moves.A.length}&B=${page.moves.B.length}`
     : "";
   const path = TABLE ? `/table/${encodeURIComponent(TABLE)}/ws` : "/ws";
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}${held}`;
+  const url = `${wsBase()}${path}${held}`;
   const socket = new WebSocket(url);
   page.socket = socket;
   socket.onopen = () => {
@@ -810,6 +857,7 @@ function setUp() {
     $("chat-box").hidden = false;
     loadMuted();
     renderChat();
+    joinLobby();
   }
   $("rematch").addEventListener("click", askRematch);
   $("chat-form").addEventListener("submit", (event) => {

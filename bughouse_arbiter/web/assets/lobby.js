@@ -19,6 +19,7 @@ const page = {
   socket: null,
   name: null,          // once welcomed
   wanted: null,        // the name asked for, sent again after a reconnect
+  retry: 0,            // ms before the next try to connect
   lobby: null,         // the last "lobby" message
   queued: null,        // the last "queued" message, while queued
   queuedAt: 0,
@@ -249,7 +250,6 @@ function renderMe() {
   $("quick").hidden = Boolean(q);
   if (q) {
     $("queued-tc").textContent = `In the queue for ${tcText(q.tc)}`;
-    $("queued-why").textContent = q.why;
     tickQueue();
   }
   const inv = page.invitation;
@@ -257,10 +257,16 @@ function renderMe() {
   if (inv) $("invite-text").textContent = `${inv.from} asks you to be partners at ${tcText(inv.tc)}.`;
 }
 
+// The server says a reason when it changes ("computers fill the seats in
+// 15 s"); the page counts such a number down itself.
 function tickQueue() {
-  if (!page.queued) return;
-  const seconds = Math.floor((performance.now() - page.queuedAt) / 1000);
-  $("queued-since").textContent = `· waiting ${seconds} s`;
+  const q = page.queued;
+  if (!q) return;
+  const now = performance.now();
+  $("queued-since").textContent = `· waiting ${Math.floor((now - page.queuedAt) / 1000)} s`;
+  const passed = Math.floor((now - q.toldAt) / 1000);
+  const why = String(q.why).replace(/\bin (\d+) s\b/, (_, n) => `in ${Math.max(0, Number(n) - passed)} s`);
+  if ($("queued-why").textContent !== why) $("queued-why").textContent = why;
 }
 
 // -- chat ------------------------------------------------------------------------------
@@ -289,7 +295,7 @@ function addChat(message) {
 
 function showConnection() {
   const open = page.socket && page.socket.readyState === WebSocket.OPEN;
-  let text = "reconnecting…";
+  let text = page.wanted ? "connecting…" : "choose a name to join the lobby";
   if (open && page.name) text = `you are ${page.name}`;
   else if (open) text = "connected: choose a name";
   $("status").textContent = text;
@@ -319,7 +325,7 @@ function onMessage(message) {
       break;
     case "queued":
       if (!page.queued || page.queued.tc !== message.tc) page.queuedAt = performance.now();
-      page.queued = message;
+      page.queued = { ...message, toldAt: performance.now() };
       renderMe();
       break;
     case "watch":
@@ -362,7 +368,11 @@ function onMessage(message) {
   showConnection();
 }
 
+// The socket opens once there is a name to say hello with (the server
+// closes one that stays silent), and opens again after a drop, a little
+// later each time it fails at once.
 function connect() {
+  if (page.socket && page.socket.readyState <= WebSocket.OPEN) return;
   const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
   page.socket = socket;
   socket.onopen = () => {
@@ -377,17 +387,21 @@ function connect() {
     if (message && typeof message.type === "string") onMessage(message);
   };
   socket.onclose = () => {
-    // The server forgets a queue entry with its socket; the page tries again.
+    // The server forgets a queue entry with its socket.
+    const welcomed = page.name !== null;
     page.queued = null;
+    page.name = null;
     renderMe();
     showConnection();
-    setTimeout(connect, 1000);
+    page.retry = welcomed ? 1000 : Math.min(10000, (page.retry || 500) * 2);
+    if (page.wanted) setTimeout(connect, page.retry);
   };
 }
 
 function hello(name) {
   page.wanted = name;
-  send({ type: "hello", name });
+  if (page.socket && page.socket.readyState === WebSocket.OPEN) send({ type: "hello", name });
+  else connect();
 }
 
 function setUp() {
@@ -452,7 +466,8 @@ function setUp() {
     if (text && send({ type: "chat", text })) $("chat-text").value = "";
   });
   renderMe();
-  connect();
+  if (page.wanted) connect();
+  showConnection();
   setInterval(tickQueue, 1000);
 }
 
