@@ -233,6 +233,8 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     row.get_by_role("button", name=f"watch {first}").click()
     assert carol.table() == first
     expect(carol.page.locator("#status")).to_contain_text("game 1", timeout=WAIT_MS)
+    # A watcher gets no token form (a lobby's seats are taken in the lobby).
+    expect(carol.page.locator("#seat-form")).to_be_hidden()
 
     # Table chat reaches everyone there, the watcher too; a partner signal only the partner.
     alice_seat, bob_seat = alice.seat(), bob.seat()

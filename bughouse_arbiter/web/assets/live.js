@@ -323,7 +323,8 @@ function renderYou(state) {
     // chessground keeps each board's position: tell it the boards moved.
     for (const board of ["A", "B"]) page.boards[board].cg.redrawAll();
   }
-  $("seat-form").hidden = Boolean(you) || state.result !== null;
+  // A lobby's seats are taken in the lobby (its link brings the token).
+  $("seat-form").hidden = Boolean(you) || state.result !== null || Boolean(TABLE);
   if (!you) return;
   const toMove = you.toMove;
   renderYouLine(state);
