@@ -121,6 +121,13 @@ def test_the_lobby_shows_tables_seats_queue_and_chat_as_text(
     page.fill("#hello-name", "alice")
     page.click("#hello button")
     assert server.wait_for("hello") == {"type": "hello", "name": "alice"}
+    # A name someone else holds: said at once, the form stays for another try.
+    taken = "the name 'alice' is taken by someone connected now"
+    server.send({"type": "error", "text": taken})
+    expect(page.locator("#notice")).to_have_text(taken)
+    expect(page.locator("#hello")).to_be_visible()
+    page.click("#hello button")
+    assert server.wait_for("hello") == {"type": "hello", "name": "alice"}
     server.send({"type": "welcome", "name": "alice"})
     expect(page.locator("#status")).to_have_text("you are alice")
     expect(page.locator("#hello")).to_be_hidden()
@@ -230,9 +237,13 @@ def test_creating_and_watching_a_table_and_following_a_seat(lobby: Any) -> None:
     from playwright.sync_api import expect
 
     page, server, errors = lobby(1280, 800, name="bob")
-    # A stored name says hello at once.
+    # A stored name says hello at once; "taken" (the table page this browser
+    # just left still holds it), it is asked again.
+    assert server.wait_for("hello") == {"type": "hello", "name": "bob"}
+    server.send({"type": "error", "text": "the name 'bob' is taken by someone connected now"})
     assert server.wait_for("hello") == {"type": "hello", "name": "bob"}
     server.send({"type": "welcome", "name": "bob"})
+    expect(page.locator("#status")).to_have_text("you are bob")
     page.click("#create-box summary")
     page.fill("#create-tc", "15+0")
     page.select_option("#create-rules", "server")

@@ -278,5 +278,8 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     tag = {"A-White": "WhiteA", "A-Black": "BlackA", "B-White": "WhiteB", "B-Black": "BlackB"}
     assert games[0].tags[tag[alice_seat]] == "alice" == games[1].tags[tag[SWAPPED[alice_seat]]]
     assert games[0].tags[tag[bob_seat]] == "bob" == games[1].tags[tag[SWAPPED[bob_seat]]]
+    # Back to the lobby in one click, under the same name (the table page held it).
+    bob.page.click("#to-lobby")
+    bob.welcomed()
     for person in people:
         assert person.errors == [], person.name

@@ -20,6 +20,7 @@ const page = {
   name: null,          // once welcomed
   wanted: null,        // the name asked for, sent again after a reconnect
   retry: 0,            // ms before the next try to connect
+  helloTries: 0,       // hellos refused as "taken" since the last welcome
   lobby: null,         // the last "lobby" message
   queued: null,        // the last "queued" message, while queued
   queuedAt: 0,
@@ -305,6 +306,7 @@ function onMessage(message) {
   switch (message.type) {
     case "welcome":
       page.name = message.name;
+      page.helloTries = 0;
       storeName(message.name);
       renderMe();
       renderTables();
@@ -358,6 +360,13 @@ function onMessage(message) {
       addChat(message);
       break;
     case "error":
+      // Back from a table, this browser's own name may still be "taken" by the
+      // table page's socket for a moment: asked again, quietly, a few times.
+      if (!page.name && page.wanted && page.wanted === storedName() && /taken/.test(message.text)
+          && page.helloTries++ < 4) {
+        setTimeout(() => { if (page.wanted && !page.name) hello(page.wanted); }, 700);
+        break;
+      }
       flash(message.text);
       // A name refused leaves the form open to try another.
       if (!page.name) { page.wanted = null; renderMe(); }
