@@ -29,8 +29,9 @@ from tests.test_web_replay import SHOTS
 from tests.test_web_replay import browser as browser  # the shared fixture
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The computers: random legal moves, 150 ms each (a 60 s game outlasts the test).
-COMPUTER = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 150"
+#: The computers: random legal moves, 400 ms each (few enough that a 60 s game
+#: outlasts the test: a random mate is rare in them).
+COMPUTER = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 400"
 WAIT_MS = 30_000
 #: The queue's wait before computers take the empty seats (lobby.pairing), and then some.
 QUEUE_MS = 40_000
