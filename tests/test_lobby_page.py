@@ -118,6 +118,9 @@ def test_the_lobby_shows_tables_seats_queue_and_chat_as_text(
     page, server, errors = lobby(width, height)
     # A first visit asks for a name; the name goes in a hello.
     expect(page.locator("#hello")).to_be_visible()
+    expect(page.locator("#status")).to_have_text("choose a name to join the lobby")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"lobby-hello-{width}x{height}.png"))
     page.fill("#hello-name", "alice")
     page.click("#hello button")
     assert server.wait_for("hello") == {"type": "hello", "name": "alice"}

@@ -218,6 +218,7 @@ function renderTables() {
   tables.sort((a, b) => rank(a) - rank(b));
   $("tables").replaceChildren(...tables.map(tableItem));
   $("no-tables").hidden = Boolean(tables.length) || !lobby;
+  $("before-name").hidden = Boolean(lobby || page.name);
   const online = lobby && lobby.online ? lobby.online : [];
   $("online").textContent = lobby ? `${online.length} online` : "";
   $("online").title = online.join(", ");
