@@ -284,13 +284,37 @@ def test_creating_and_watching_a_table_and_following_a_seat(lobby: Any) -> None:
 
 
 @pytest.mark.slow
-def test_a_seat_message_opens_the_table_page(lobby: Any) -> None:
+def test_a_seat_message_opens_the_table_page_or_offers_one_opened_before(lobby: Any) -> None:
+    from playwright.sync_api import expect
+
     page, server, errors = lobby(390, 844, name="carol")
     server.wait_for("hello")
     server.send({"type": "welcome", "name": "carol"})
+    # Back in the lobby during a game this tab opened: the seat is told again
+    # (the server does so), and offered as a link rather than taking the page away.
+    page.evaluate("sessionStorage.setItem('bughouse-seat-t2', 'held')")
+    held = "/table/t2?seat=A-white#seat=A-white&token=held"
+    server.send({"type": "seat", "table": "t2", "seat": "A-white", "token": "held", "url": held})
+    expect(page.locator("#playing-text")).to_have_text("You are playing at t2.")
+    expect(page.locator("#playing-link")).to_have_attribute("href", held)
+    server.send({"type": "lobby", "tables": [table("t2", "playing", A_white=seat("carol"))],
+                 "queue": [], "online": ["carol"]})
+    expect(page.locator("#playing")).to_be_visible()
+    expect(page.locator("#play-now")).to_be_hidden()
+    page.screenshot(path=str(SHOTS / "lobby-playing-390x844.png"))
+    # The game over and the table open again: the link goes.
+    server.send({"type": "lobby", "tables": [table("t2", A_white=seat("carol"))],
+                 "queue": [], "online": ["carol"]})
+    expect(page.locator("#playing")).to_be_hidden()
+    expect(page.locator("#play-now")).to_be_visible()
+    # A new seat opens its table at once.
     url = "/table/t3?seat=B-black#token=s3cret"
     with page.expect_request(f"{ORIGIN}/table/t3?seat=B-black"):
         server.send({"type": "seat", "table": "t3", "seat": "B-black", "token": "t", "url": url})
+    page.wait_for_url(re.compile(r".*/table/t3\?seat=B-black.*"))
+    page.wait_for_load_state()
+    # Remembered in this tab: back in the lobby, the page will not be taken away.
+    assert page.evaluate("sessionStorage.getItem('bughouse-seat-t3')") == "t"
     assert errors == []
 
 

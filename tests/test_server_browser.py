@@ -269,6 +269,18 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     expect(alice.page.locator("#rotated")).to_contain_text("Colours swapped for the rematch")
     expect(carol.page.locator("#status")).to_contain_text("game 2", timeout=WAIT_MS)
     alice.page.screenshot(path=str(SHOTS / "server-rematch-1280x800.png"))
+    # bob looks in at the lobby during the game, in one click, under the same
+    # name (his table page held it): his seat there is a link back, not a page
+    # taken away; back at the table (within the grace) he resigns.
+    bob.page.click("#to-lobby")
+    bob.welcomed()
+    expect(bob.page.locator("#playing-text")).to_have_text(
+        f"You are playing at {first}.", timeout=WAIT_MS
+    )
+    assert bob.page.url == f"{server.url}/"
+    bob.page.click("#playing-link")
+    assert bob.table() == first
+    assert bob.seat() == SWAPPED[bob_seat]
     resign(bob)
 
     # dave's seat was played on by the computer (no forfeit for leaving).
@@ -279,8 +291,6 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     tag = {"A-White": "WhiteA", "A-Black": "BlackA", "B-White": "WhiteB", "B-Black": "BlackB"}
     assert games[0].tags[tag[alice_seat]] == "alice" == games[1].tags[tag[SWAPPED[alice_seat]]]
     assert games[0].tags[tag[bob_seat]] == "bob" == games[1].tags[tag[SWAPPED[bob_seat]]]
-    # Back to the lobby in one click, under the same name (the table page held it).
-    bob.page.click("#to-lobby")
-    bob.welcomed()
+
     for person in people:
         assert person.errors == [], person.name

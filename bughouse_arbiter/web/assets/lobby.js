@@ -25,6 +25,7 @@ const page = {
   queued: null,        // the last "queued" message, while queued
   queuedAt: 0,
   invitation: null,    // {from, tc} while one waits for an answer
+  playing: null,       // the "seat" message of a game this tab opened already
   created: null,       // the table this page just created, shown first
   chat: [],            // [{from, text, at}]
 };
@@ -247,9 +248,11 @@ function renderMe() {
   $("hello").hidden = named;
   $("me").hidden = !named;
   $("chat-form").hidden = !named;
+  renderPlaying();
   const q = page.queued;
   $("queued").hidden = !q;
-  $("quick").hidden = Boolean(q);
+  // One game at a time: no "play now" while queued or at a table.
+  $("quick").hidden = Boolean(q || page.playing);
   if (q) {
     $("queued-tc").textContent = `In the queue for ${tcText(q.tc)}`;
     tickQueue();
@@ -269,6 +272,33 @@ function tickQueue() {
   const passed = Math.floor((now - q.toldAt) / 1000);
   const why = String(q.why).replace(/\bin (\d+) s\b/, (_, n) => `in ${Math.max(0, Number(n) - passed)} s`);
   if ($("queued-why").textContent !== why) $("queued-why").textContent = why;
+}
+
+function seatKey(message) {
+  return `bughouse-seat-${message.table}`;
+}
+
+function openedBefore(message) {
+  try { return sessionStorage.getItem(seatKey(message)) === String(message.token); } catch (_) { return false; }
+}
+
+function rememberOpened(message) {
+  try { sessionStorage.setItem(seatKey(message), String(message.token)); } catch (_) { /* storage off */ }
+}
+
+// The way back to a game this person holds a seat in, while the table plays.
+function renderPlaying() {
+  const seat = page.playing;
+  const table = seat && page.lobby ? page.lobby.tables.find((t) => t.id === seat.table) : null;
+  if (seat && page.lobby && (!table || table.state === "open" || table.state === "closed")) page.playing = null;
+  const shown = page.playing;
+  $("playing").hidden = !shown;
+  if (!shown) return;
+  // (Not the seat: the message names the one the token opened, and a rematch swaps colours.)
+  $("playing-text").textContent = table && table.state === "between"
+    ? `Your table ${shown.table} is between games.`
+    : `You are playing at ${shown.table}.`;
+  $("playing-link").href = shown.url;
 }
 
 // -- chat ------------------------------------------------------------------------------
@@ -315,6 +345,7 @@ function onMessage(message) {
     case "lobby":
       page.lobby = message;
       renderTables();
+      renderMe();
       break;
     case "created":
       page.created = message.table;
@@ -322,8 +353,16 @@ function onMessage(message) {
       renderTables();
       break;
     case "seat":
-      // Seated for a game: the table page plays it.
+      // Seated for a game: the table page plays it. A seat this tab has
+      // opened already (the player came back to the lobby during the game or
+      // between games) is offered as a link instead of taking the page away.
       page.queued = null;
+      if (openedBefore(message)) {
+        page.playing = message;
+        renderMe();
+        break;
+      }
+      rememberOpened(message);
       location.assign(message.url);
       break;
     case "queued":
