@@ -1,6 +1,8 @@
 // The live page of `bughouse serve --web`: watches the table over a WebSocket
 // and, with a seat's token, plays that seat. It knows no chess: the server sends
 // the seat's legal moves with every snapshot and judges whatever is sent.
+// As a table of `bughouse server` (/table/ID, its socket /table/ID/ws) it also
+// has the table's chat, a rematch button and a link back to the lobby.
 import { Chessground } from "/assets/chessground.min.js";
 
 const ROLES = { P: "pawn", N: "knight", B: "bishop", R: "rook", Q: "queen" };
@@ -61,6 +63,12 @@ function buildSignals(table) {
 }
 
 const $ = (id) => document.getElementById(id);
+// The lobby's table this page shows ("t3"), or null for `serve --web`'s one table.
+const TABLE = (() => {
+  const found = location.pathname.match(/^\/table\/([^/]+)\/?$/);
+  return found ? decodeURIComponent(found[1]) : null;
+})();
+const CHAT_KEPT = 200;
 // Who asked their system for less motion sees moves land without the slide.
 const REDUCED_MOTION = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -83,6 +91,10 @@ const page = {
   moves: { A: [], B: [] },
   movesAsked: null,    // the gap last asked about, not asked about again
   confirming: null,    // what "yes" does while a resign or draw waits to be confirmed
+  table: TABLE,
+  chat: [],            // the table chat's lines, [{from, text, at}]
+  muted: new Set(),    // names whose table chat this page hides
+  rematchAsked: null,  // the game after which this seat asked for a rematch
 };
 
 // -- layout ------------------------------------------------------------------
@@ -213,6 +225,7 @@ function render(state) {
   renderMessages(state.messages);
   renderYou(state);
   renderButtons(state);
+  renderRematch(state);
   const offer = state.drawOffer ? `${state.drawOffer} offers a draw` : "";
   if ($("offer").textContent !== offer) $("offer").textContent = offer;
 }
@@ -310,7 +323,8 @@ function renderYou(state) {
     // chessground keeps each board's position: tell it the boards moved.
     for (const board of ["A", "B"]) page.boards[board].cg.redrawAll();
   }
-  $("seat-form").hidden = Boolean(you) || state.result !== null;
+  // A lobby's seats are taken in the lobby (its link brings the token).
+  $("seat-form").hidden = Boolean(you) || state.result !== null || Boolean(TABLE);
   if (!you) return;
   const toMove = you.toMove;
   renderYouLine(state);
@@ -359,10 +373,163 @@ function renderYouLine(state) {
     : `You play ${you.seat}: ${you.toMove ? "your move" : "waiting"}` +
       (page.dropRole ? ` (drop ${ROLES[page.dropRole]}: click a square)` : "");
   // Seats rotate between the games of a run: say so when this game moved the player.
-  const rotated = you.joined && you.joined !== you.seat
-    ? `Seats rotate between games: you joined as ${you.joined}, and play ${you.seat} in game ${state.game}.`
-    : "";
+  // (At a lobby's table the rematch swaps the colours.)
+  let rotated = "";
+  if (you.joined && you.joined !== you.seat) {
+    rotated = TABLE
+      ? `Colours swapped for the rematch: you sat down as ${you.joined}, and play ${you.seat} in game ${state.game}.`
+      : `Seats rotate between games: you joined as ${you.joined}, and play ${you.seat} in game ${state.game}.`;
+  }
   if ($("rotated").textContent !== rotated) $("rotated").textContent = rotated;
+}
+
+// -- a lobby table: rematch and chat ------------------------------------------------
+
+// After a game, a seated player may ask for the next one (same teams, colours
+// swapped); the server starts it when every person at the table asked.
+function renderRematch(state) {
+  const show = Boolean(TABLE && state.you && state.result);
+  $("rematch-box").hidden = !show;
+  if (!show) return;
+  const asked = page.rematchAsked === `${state.run}/${state.game}`;
+  $("rematch").disabled = asked;
+  $("rematch").textContent = asked ? "rematch asked" : "rematch";
+  const note = asked ? "waiting for the others to ask too" : "same teams, colours swapped";
+  if (!$("rematch-note").dataset.told) $("rematch-note").textContent = note;
+}
+
+function askRematch() {
+  const state = page.state;
+  if (!state || !state.result) return;
+  send({ type: "rematch" });
+  page.rematchAsked = `${state.run}/${state.game}`;
+  delete $("rematch-note").dataset.told;
+  renderRematch(state);
+}
+
+function mutedKey() {
+  return `bughouse-mute-${TABLE}`;
+}
+
+function loadMuted() {
+  try {
+    const names = JSON.parse(localStorage.getItem(mutedKey()) || "[]");
+    if (Array.isArray(names)) page.muted = new Set(names.filter((n) => typeof n === "string"));
+  } catch (_) { /* storage off, or not ours */ }
+}
+
+// Mutes one name at this table: its lines go, here and (told) at the server.
+function mute(name) {
+  page.muted.add(name);
+  try { localStorage.setItem(mutedKey(), JSON.stringify([...page.muted])); } catch (_) { /* storage off */ }
+  send({ type: "mute", name });
+  flash(`${name} muted at this table`);
+  renderChat();
+}
+
+function unmute(name) {
+  page.muted.delete(name);
+  try { localStorage.setItem(mutedKey(), JSON.stringify([...page.muted])); } catch (_) { /* storage off */ }
+  renderChat();
+}
+
+function chatTime(at) {
+  const date = typeof at === "number" && at > 1e9 ? new Date(at * 1000) : new Date();
+  return date.toTimeString().slice(0, 5);
+}
+
+function chatLine(message) {
+  const li = document.createElement("li");
+  const at = document.createElement("span");
+  at.className = "at";
+  at.textContent = message.shownAt;
+  const who = document.createElement("button");
+  who.type = "button";
+  who.className = "who";
+  who.textContent = message.from;
+  who.title = `mute ${message.from} at this table`;
+  who.setAttribute("aria-label", `mute ${message.from}`);
+  who.addEventListener("click", () => mute(message.from));
+  li.append(at, who, document.createTextNode(`: ${message.text}`));
+  return li;
+}
+
+function renderChat() {
+  const list = $("chat");
+  const shown = page.chat.filter((m) => !page.muted.has(m.from));
+  list.replaceChildren(...shown.map(chatLine));
+  if (page.muted.size) {
+    const li = document.createElement("li");
+    li.className = "muted-line";
+    li.append(document.createTextNode("muted: "));
+    for (const name of page.muted) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "who";
+      b.textContent = name;
+      b.title = `unmute ${name}`;
+      b.setAttribute("aria-label", `unmute ${name}`);
+      b.addEventListener("click", () => unmute(name));
+      li.append(b, document.createTextNode(" "));
+    }
+    list.append(li);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function addChat(message) {
+  if (typeof message.from !== "string" || typeof message.text !== "string") return;
+  $("chat-box").hidden = false;
+  page.chat.push({ from: message.from, text: message.text, shownAt: chatTime(message.at) });
+  if (page.chat.length > CHAT_KEPT) page.chat.shift();
+  if (!page.muted.has(message.from)) renderChat();
+}
+
+// The person stays in the lobby while at its table: the page says hello on
+// the lobby's socket with the name the lobby page used (the lobby page's own
+// socket closed as it opened this one). The lobby keeps a series going only
+// while its players are in the lobby (a rematch needs them), and tells them
+// of invitations and of seats at other tables.
+const lobbyLink = { socket: null, name: null, tries: 0, drops: 0 };
+
+function wsBase() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}`;
+}
+
+function joinLobby() {
+  const name = storedName();
+  if (!TABLE || !name) return;
+  const socket = new WebSocket(`${wsBase()}/ws`);
+  lobbyLink.socket = socket;
+  const hello = () => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "hello", name }));
+  };
+  socket.onopen = hello;
+  socket.onmessage = (event) => {
+    let message;
+    try { message = JSON.parse(event.data); } catch (_) { return; }
+    if (!message || typeof message.type !== "string") return;
+    if (message.type === "welcome") {
+      lobbyLink.name = message.name;
+      lobbyLink.tries = 0;
+      lobbyLink.drops = 0;
+    } else if (message.type === "error" && !lobbyLink.name) {
+      // The lobby page's socket may not be gone yet: the name is still "taken".
+      if (lobbyLink.tries++ < 4) setTimeout(hello, 700);
+    } else if (message.type === "seat" && message.table !== TABLE && typeof message.url === "string") {
+      location.assign(message.url);
+    } else if (message.type === "invited") {
+      flash(`${message.from} asks you to be partners at ${message.tc}: answer in the lobby`);
+    } else if (message.type === "rematch" && message.table === TABLE) {
+      $("rematch-note").textContent = `${message.from} wants a rematch`;
+      $("rematch-note").dataset.told = "1";
+    }
+  };
+  socket.onclose = () => {
+    lobbyLink.name = null;
+    lobbyLink.tries = 0;
+    if (lobbyLink.drops++ < 20) setTimeout(joinLobby, 2000);
+  };
 }
 
 // -- move lists ------------------------------------------------------------------------
@@ -606,7 +773,8 @@ function connect() {
   const held = page.movesGame
     ? `?run=${encodeURIComponent(page.movesRun)}&game=${page.movesGame}&A=${page.moves.A.length}&B=${page.moves.B.length}`
     : "";
-  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${held}`;
+  const path = TABLE ? `/table/${encodeURIComponent(TABLE)}/ws` : "/ws";
+  const url = `${wsBase()}${path}${held}`;
   const socket = new WebSocket(url);
   page.socket = socket;
   socket.onopen = () => {
@@ -629,10 +797,17 @@ function connect() {
     } else if (message.type === "error") {
       flash(message.text);
       if (message.text.startsWith("cannot sit")) page.sitRequest = null;
+    } else if (message.type === "chat") {
+      addChat(message);
+    } else if (message.type === "rematch" && typeof message.from === "string") {
+      // Someone at the table asked for the next game.
+      $("rematch-note").textContent = `${message.from} wants a rematch`;
+      $("rematch-note").dataset.told = "1";
     }
   };
   socket.onclose = () => {
-    if (page.state && page.state.result) {
+    // A lobby's table plays on (a rematch, the next game): only `serve`'s ends.
+    if (!TABLE && page.state && page.state.result) {
       page.closedForGood = true;
       showConnection();
       return;
@@ -677,6 +852,26 @@ function setUp() {
     event.preventDefault();
     sit($("sit-seat").value, $("sit-token").value.trim(), $("sit-name").value.trim());
   });
+  if (TABLE) {
+    document.title = `Bughouse: table ${TABLE}`;
+    $("to-lobby").hidden = false;
+    $("chat-box").hidden = false;
+    loadMuted();
+    renderChat();
+    joinLobby();
+  }
+  $("rematch").addEventListener("click", askRematch);
+  $("chat-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("chat-text").value.trim();
+    if (!text) return;
+    if (page.socket && page.socket.readyState === WebSocket.OPEN) {
+      send({ type: "chat", text });
+      $("chat-text").value = "";
+    } else {
+      flash("not connected: the message was not sent");
+    }
+  });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
     closeConfirm();
@@ -689,9 +884,10 @@ function setUp() {
   const hash = new URLSearchParams(location.hash.slice(1));
   const query = new URLSearchParams(location.search);
   $("sit-name").value = (hash.get("name") || query.get("name") || storedName()).trim();
-  // #seat=b-white&token=SECRET (the server prints this link): sit at once.
-  if (hash.get("seat") && hash.get("token")) {
-    const seat = hash.get("seat");
+  // #seat=b-white&token=SECRET (the server prints this link), or the lobby's
+  // ?seat=A-white#token=SECRET: sit at once.
+  const seat = hash.get("seat") || query.get("seat");
+  if (seat && hash.get("token")) {
     const canonical = ["A-White", "A-Black", "B-White", "B-Black"].find((s) => s.toLowerCase() === seat.toLowerCase());
     sit(canonical || seat, hash.get("token"), $("sit-name").value);
   }
