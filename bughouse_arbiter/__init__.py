@@ -6,7 +6,8 @@ The layers, lowest first; each imports only from those below it
 - ``errors``, ``exits``: the exceptions and the exit statuses.
 - ``core``: the rules (boards, the four-seat game, clocks, house rules). Sans-IO.
 - ``config`` (engine specs, time controls, the engines file), ``protocol``
-  (protocol.md's lines), ``bpgn`` (the game format: write, read, replay). Sans-IO.
+  (protocol.md's lines), ``bpgn`` (the game format: write, read, replay),
+  ``ratings`` (Glicko team ratings). Sans-IO.
 - ``adapters`` (UCI and xboard engines behind protocol.md; an info line's
   score, ``adapters.search_info``) and ``ui``'s text (the table drawn, the
   console's input). Sans-IO.

@@ -40,6 +40,8 @@ CORE = [
     "adapters/common",
     "adapters/uci",
     "adapters/xboard",
+    "ratings/__init__",
+    "ratings/glicko",
 ]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 
@@ -74,7 +76,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     for units in (
         "errors exits",
         "core",
-        "config protocol bpgn __init__",
+        "config protocol bpgn ratings __init__",
         "adapters ui",
         "environment players",
         "table",
