@@ -15,7 +15,8 @@ The layers, lowest first; each imports only from those below it
   ``environment`` (what the terminal can do).
 - ``table``: the trio arbiter (``arbiter.run_match``), one game played
   (``games.play_game``), engines kept between games (``keeper.EngineKeeper``),
-  a game recorded (``recording.GameWriter``).
+  a game recorded (``recording.GameWriter``); ``storage`` (the server's
+  database: accounts, bots, the game archive, ratings; SQLite).
 - ``server`` (network seats, the table seam) and ``ui.match_view`` (the live
   match display and the summary of a run).
 - ``web``: the live page.

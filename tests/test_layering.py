@@ -79,7 +79,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "config protocol bpgn ratings __init__",
         "adapters ui",
         "environment players",
-        "table",
+        "table storage",
         "server ui.match_view",
         "web",
         "tournament",
@@ -89,7 +89,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     )
 )
 #: Modules of ``commands/`` that are not commands (shared by several).
-COMMAND_HELPERS = {"__init__", "plans"}
+COMMAND_HELPERS = {"__init__", "plans", "server_admin"}
 
 
 def _unit(parts: tuple[str, ...]) -> str:
