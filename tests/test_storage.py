@@ -14,13 +14,17 @@ import trio
 from archive_games import START, finished, seats, start_of
 from cli_checks import environment
 
+from bughouse_arbiter.bpgn import format_game
+from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.ratings import PlayerRating, TeamGame, rate_team_game
 from bughouse_arbiter.storage import (
     GameQuery,
     RatingChange,
     SqliteStore,
     StoreError,
+    accounts,
 )
 from bughouse_arbiter.storage.aio import AsyncStore
 from bughouse_arbiter.storage.schema import MIGRATIONS
@@ -104,6 +108,18 @@ def test_accounts_hash_their_passwords_with_argon2(store: SqliteStore) -> None:
         store.create_account("ANN_1", PASSWORD)
 
 
+def test_a_login_for_a_missing_name_checks_a_password_all_the_same(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.add_bot("somebot")
+    checked: list[str] = []
+    real = accounts.verify_password
+    monkeypatch.setattr(accounts, "verify_password", lambda h, p: checked.append(p) or real(h, p))
+    assert store.verify_password("nobody1", "guess one") is None
+    assert store.verify_password("somebot", "guess two") is None  # a bot has no password
+    assert checked == ["guess one", "guess two"]
+
+
 @pytest.mark.parametrize(
     ("name", "why"),
     [
@@ -184,11 +200,32 @@ def test_games_with_a_guest_unrated_or_aborted_change_no_rating(store: SqliteSto
                                       rated=False)) == ()
     store.begin_game(start_of("g3", seats(NAMES)))
     assert store.abort_interrupted(now=START + 3) == 1
+    # A seat said to be an account that is not there: kept, unrated.
+    ghost = seats(("ann", "bob", "cat", "ghost"))
+    assert store.record_game(finished("g4", ghost, "1-0", ended=START + 4)) == ()
     for name in NAMES:
         account = store.account(name)
         assert account is not None and account.rating.games == 0
-    assert [g.key for g in store.games()] == ["g3", "g2", "g1"]
+    assert [g.key for g in store.games()] == ["g4", "g3", "g2", "g1"]
     assert store.games(GameQuery(player="zed"))[0].players[Seat.B_WHITE].kind == "guest"
+
+
+def test_a_started_game_finishes_with_its_outcome(store: SqliteStore) -> None:
+    _players(store)
+    start = start_of("t1-1", seats(NAMES))
+    store.begin_game(start)
+    game = BughouseGame(HouseRules())
+    outcome = game.resign(Seat.B_WHITE)
+    assert outcome is not None
+    bpgn = format_game(game)
+    changes = store.record_game(start.finish(outcome, ended=START + 90, bpgn=bpgn))
+    assert len(changes) == 4
+    (archived,) = store.games()
+    assert (archived.result, archived.termination, archived.reason) == (
+        "1-0", "resignation", outcome.reason
+    )
+    assert archived.started == START and archived.ended == START + 90
+    assert store.game_bpgn(archived.id) == bpgn
 
 
 def test_a_game_is_recorded_once_and_a_failed_record_leaves_nothing(store: SqliteStore) -> None:

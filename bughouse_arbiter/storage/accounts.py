@@ -76,6 +76,18 @@ def verify_password(stored: str, password: str) -> bool:
         return False
 
 
+def verify_nothing(password: str) -> None:
+    """Spends the time a password check takes, for a name with no password, so
+    that how long a login takes does not tell which names exist."""
+    global _DUMMY
+    if _DUMMY is None:
+        _DUMMY = _hasher().hash("no such account")
+    verify_password(_DUMMY, password)
+
+
+_DUMMY: str | None = None
+
+
 def needs_rehash(stored: str) -> bool:
     """Whether ``stored`` was made with weaker parameters than today's."""
     return _hasher().check_needs_rehash(stored)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from ..core.model import Seat
+from ..core.model import Outcome, Seat
 from ..errors import UsageError
 from ..ratings import PlayerRating
 
@@ -59,6 +59,23 @@ class GameStart:
     rated: bool
     started: float
     header: str
+
+    def finish(self, outcome: Outcome, *, ended: float, bpgn: str) -> FinishedGame:
+        """This game as it ended with ``outcome`` at ``ended``, its whole BPGN ``bpgn``."""
+        return FinishedGame(
+            key=self.key,
+            table=self.table,
+            players=self.players,
+            time_control=self.time_control,
+            rules=self.rules,
+            rated=self.rated,
+            started=self.started,
+            ended=ended,
+            result=outcome.result.value,
+            termination=outcome.termination.value,
+            reason=outcome.reason,
+            bpgn=bpgn,
+        )
 
 
 @attrs.frozen(kw_only=True)

@@ -122,7 +122,10 @@ class SqliteStore:
             "WHERE name = ? AND kind = 'account' AND revoked IS NULL",
             (name,),
         ).fetchone()
-        if row is None or row[-1] is None or not accounts.verify_password(row[-1], password):
+        if row is None or row[-1] is None:
+            accounts.verify_nothing(password)  # as long as a wrong password takes
+            return None
+        if not accounts.verify_password(row[-1], password):
             return None
         if accounts.needs_rehash(row[-1]):
             with self._transaction() as conn:
@@ -228,7 +231,8 @@ class SqliteStore:
         """Writes a finished game, its BPGN and its rating changes in one transaction;
         returns the changes. With ``rating_changes`` None they are worked out here
         from the ratings as they stand in that same transaction (a rated game whose
-        four players are all accounts or bots, with a result); given, they are
+        four players are all accounts or bots, with a result; a name with no
+        account leaves the game unrated, never unrecorded); given, they are
         applied as they are. Tell the players the result only after this returns."""
         with self._transaction() as conn:
             row = conn.execute(
@@ -293,7 +297,7 @@ class SqliteStore:
                 f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE name = ?", (player.name,)
             ).fetchone()
             if row is None:
-                raise StoreError(f"no account {player.name!r} to rate")
+                return ()  # not an account after all: the game is kept, unrated
             before[seat] = _account(row).rating
         score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[finished.result]
         after = rate_team_game(
