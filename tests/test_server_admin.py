@@ -12,7 +12,7 @@ from archive_games import START, finished, seats, start_of
 
 from bughouse_arbiter.cli import main
 from bughouse_arbiter.commands import server_admin
-from bughouse_arbiter.environment import Environment
+from bughouse_arbiter.environment import Environment, OutputGone
 from bughouse_arbiter.errors import UsageError
 from bughouse_arbiter.storage import SqliteStore
 
@@ -101,6 +101,31 @@ def test_export_writes_every_game_and_replay_check_passes_them(
     with pytest.raises(UsageError, match="no database at"):
         _run("export", "--db", str(tmp_path / "none.sqlite3"))
     assert not (tmp_path / "none.sqlite3").exists()
+
+
+class _ClosedAfterOneGame(io.StringIO):
+    """A standard output whose reader goes away (``| head``) after the first game."""
+
+    def write(self, text: str) -> int:
+        if "[Event " in self.getvalue():
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+@pytest.mark.filterwarnings("error")
+def test_export_into_a_closed_pipe_stops_cleanly(tmp_path: Path) -> None:
+    db = tmp_path / "server.sqlite3"
+    _archive(db)
+    parser = argparse.ArgumentParser(prog="bughouse server")
+    server_admin.register(parser.add_subparsers(dest="sub", required=True))
+    args = parser.parse_args(["export", "--db", str(db)])
+    env = Environment(stdout=_ClosedAfterOneGame(), stderr=io.StringIO(), command="server")
+    with pytest.raises(OutputGone):
+        args.run(args, env)
+    # The export's read transaction ended with it: the file takes a writer at once.
+    store = SqliteStore.open(db)
+    store.add_bot("afterwards")
+    store.close()
 
 
 def test_backup_copies_the_database_while_it_is_open(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ Not a command of its own: ``register`` adds these subcommands to the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 from collections.abc import Mapping
@@ -131,11 +132,13 @@ def run_export(args: argparse.Namespace, env: Environment) -> int:
     store = SqliteStore.open(db_path(args, env), create=False)
     count = 0
     try:
-        for text in store.iter_bpgn(query):
-            if count:
-                env.stdout.write("\n")
-            env.stdout.write(text if text.endswith("\n") else text + "\n")
-            count += 1
+        games = store.iter_bpgn(query)
+        with contextlib.closing(games):  # its read transaction ends before the store closes
+            for text in games:
+                if count:
+                    env.stdout.write("\n")
+                env.stdout.write(text if text.endswith("\n") else text + "\n")
+                count += 1
         playing = store.counts()["playing"]
     finally:
         store.close()

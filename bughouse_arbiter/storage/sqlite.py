@@ -15,7 +15,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -412,7 +412,7 @@ class SqliteStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
-    def iter_bpgn(self, query: GameQuery = _EVERY_GAME) -> Iterator[str]:
+    def iter_bpgn(self, query: GameQuery = _EVERY_GAME) -> Generator[str, None, None]:
         """The BPGN of every finished and aborted game matching ``query`` (its paging
         aside), oldest first, read a game at a time in one read transaction (a
         snapshot: games recorded meanwhile are not in it)."""
