@@ -12,8 +12,9 @@ The layers, lowest first; each imports only from those below it
   score, ``adapters.search_info``) and ``ui``'s text (the table drawn, the
   console's input), ``lobby`` (the server's lobby: tables, seats, pairing,
   chat, its messages). Sans-IO.
-- ``players`` (one ``Player`` per seat: engine processes, the console) and
-  ``environment`` (what the terminal can do).
+- ``players`` (one ``Player`` per seat: engine processes, the console),
+  ``environment`` (what the terminal can do) and ``events`` (a club evening:
+  sign-up, teams, rounds, standings; sans-IO, on the lobby's identities).
 - ``table``: the trio arbiter (``arbiter.run_match``), one game played
   (``games.play_game``), engines kept between games (``keeper.EngineKeeper``),
   a game recorded (``recording.GameWriter``); ``storage`` (the server's
@@ -22,7 +23,7 @@ The layers, lowest first; each imports only from those below it
   match display and the summary of a run).
 - ``web``: the live page.
 - ``tournament``: schedules, the journal, statistics, local and Ray tables;
-  ``hall``: the runtime of ``bughouse server`` (the lobby's tables and web app).
+  ``hall``: the runtime of ``bughouse server`` (the lobby's tables, events and web app).
 - ``commands``: one module per ``bughouse`` verb; no command imports another.
 - ``cli``: the argument parser and ``main``.
 """

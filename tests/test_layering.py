@@ -50,6 +50,11 @@ CORE = [
     "lobby/pairing",
     "lobby/messages",
     "lobby/model",
+    "events/__init__",
+    "events/teams",
+    "events/pairings",
+    "events/standings",
+    "events/event",
 ]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 
@@ -86,7 +91,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "core",
         "config protocol bpgn ratings __init__",
         "adapters ui lobby",
-        "environment players",
+        "environment players events",
         "table storage",
         "server ui.match_view",
         "web",
