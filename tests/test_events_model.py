@@ -264,3 +264,12 @@ def test_a_swiss_of_three_teams_gives_each_a_bye_in_turn() -> None:
     assert len(set(met)) == 3  # no pairing repeated
     assert event.state == "finished"
     assert sum(r.match_points for r in event.standings()) == 3 * 2.0 + 3 * 2.0
+
+
+def test_a_bot_not_connected_is_played_by_the_engine_under_its_name() -> None:
+    event = Event("e1", spec())
+    signed(event, [EIGHT[0], EIGHT[1], EIGHT[2], EIGHT[6]])
+    event.start(1000.0)
+    [game] = event.next_games({"p1", "p2", "p3"}, 1000.0)
+    assert who("bot1", kind="computer") in game.seats.values()
+    assert game.notes == ("the server's engine plays bot1",)

@@ -55,6 +55,7 @@ CORE = [
     "events/pairings",
     "events/standings",
     "events/event",
+    "events/forms",
 ]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 

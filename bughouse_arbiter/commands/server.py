@@ -181,15 +181,19 @@ async def serve(
 
     from ..exits import FAILED, OK
     from ..hall.app import build_app
+    from ..hall.event_app import event_routes
+    from ..hall.events import EventHall
     from ..hall.runtime import Hall
     from ..table.stopping import exit_status, stop_on_signals
 
     hall = Hall(out, computer=computer, log=log_line, limits=limits)
+    events = EventHall(hall, out)
     status = OK
     async with stop_on_signals() as stop:
         with stop.scope:
             async with trio.open_nursery() as nursery:
                 await nursery.start(hall.run)
+                await nursery.start(events.run)
                 try:
                     bound_line = await nursery.start(
                         functools.partial(
@@ -203,6 +207,7 @@ async def serve(
                         hosts=(host,),
                         allow_origin=allow_origin,
                         limits=limits,
+                        routes=event_routes(events),
                     )
                     bound_web = await nursery.start(
                         functools.partial(

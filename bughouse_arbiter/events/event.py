@@ -265,10 +265,16 @@ class Event:
         missing = [w.name for w in seats.values() if w.kind != "computer" and w.name not in present]
         notes: list[str] = []
         if missing and self.spec.computers:
+            people = [n for n in missing if self._kind(n) != "bot"]
+            bots = [n for n in missing if self._kind(n) == "bot"]
             for seat, who in list(seats.items()):
                 if who.name in missing:
-                    seats[seat] = COMPUTER
-            notes.append(f"a computer plays for {', '.join(missing)} (not here)")
+                    # a bot not connected is played by the server's engine, under its name
+                    seats[seat] = COMPUTER if who.name in people else Identity(who.name, "computer")
+            if people:
+                notes.append(f"a computer plays for {', '.join(people)} (not here)")
+            if bots:
+                notes.append(f"the server's engine plays {', '.join(bots)}")
         elif missing:
             short = {t.id for t in (first, second) if any(p.name in missing for p in t.players)}
             score = 0.5 if len(short) == 2 else (0.0 if first.id in short else 1.0)
@@ -278,6 +284,10 @@ class Event:
         for note in notes:
             self._note(f"round {key.round}, {first.name} v {second.name}: {note}")
         return GameToPlay(key, seats, side, tuple(notes))
+
+    def _kind(self, name: str) -> str:
+        entrant = self.entrant(name)
+        return "guest" if entrant is None else entrant.who.kind
 
     def result(self, key: GameKey, result: str, now: float) -> None:
         """A game's BPGN result (team one's score first); ``*`` counts as a draw."""

@@ -120,8 +120,10 @@ def build_app(
     hosts: Collection[str] = ("127.0.0.1",),
     allow_origin: Collection[str] = (),
     limits: Limits | None = None,
+    routes: Collection[Any] = (),
 ) -> Any:
-    """The server's ASGI app (Starlette, behind ``SiteCheck``)."""
+    """The server's ASGI app (Starlette, behind ``SiteCheck``); ``routes`` are added
+    after the lobby's (the events' pages: ``hall.event_app``)."""
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse, PlainTextResponse
     from starlette.routing import Route, WebSocketRoute
@@ -191,6 +193,7 @@ def build_app(
             Route("/api/server", server_info),
             WebSocketRoute("/ws", lobby_socket),
             WebSocketRoute("/table/{table}/ws", table_socket),
+            *routes,
         ]
     )
     return SiteCheck(app, hosts=hosts, allow_origin=allow_origin, log=hall.log)
