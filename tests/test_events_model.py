@@ -273,3 +273,22 @@ def test_a_bot_not_connected_is_played_by_the_engine_under_its_name() -> None:
     [game] = event.next_games({"p1", "p2", "p3"}, 1000.0)
     assert who("bot1", kind="computer") in game.seats.values()
     assert game.notes == ("the server's engine plays bot1",)
+
+
+def test_an_arranged_table_plays_one_game_and_closes_without_a_rematch() -> None:
+    from bughouse_arbiter.core.rules import HouseRules
+    from bughouse_arbiter.lobby.model import EndSeries, Lobby, StartGame
+    from bughouse_arbiter.lobby.tables import TableSpec
+
+    lobby = Lobby()
+    bot = who("bot1", kind="bot")
+    lobby.add_bot(bot, [TimeControl(60, 0)], 0.0)
+    seats = {Seat.A_WHITE: bot, Seat.A_BLACK: COMPUTER, Seat.B_WHITE: COMPUTER,
+             Seat.B_BLACK: COMPUTER}
+    spec = TableSpec(tc=TimeControl(60, 0), rules=HouseRules(), fill_after=0.0)
+    table, effects = lobby.arrange(spec, seats, 1.0)
+    assert effects == [StartGame(table, seats, False)]
+    assert lobby.bots["bot1"].table == table  # not offered to another table meanwhile
+    after = lobby.game_over(table, 5.0)
+    assert after == [EndSeries(table)]  # bots and computers accept rematches: not here
+    assert table not in lobby.tables and lobby.bots["bot1"].table is None

@@ -60,11 +60,13 @@ function draw(view) {
     td(row, teamName(m.first)); td(row, m.second ? teamName(m.second) : "bye");
     td(row, m.second ? `${m.scores.map(score).join(" ")} (${num(m.game_points[0])}–${num(m.game_points[1])})` : "");
     const cell = td(row, "");
-    for (const table of m.tables) {
+    m.tables.forEach((table, game) => {
+      // A table is there while its game is played; after it, its id says where it was.
+      if (m.scores[game] !== null || view.state === "finished") { cell.append(`${table} `); return; }
       const link = document.createElement("a");
       link.href = `/table/${table}`; link.textContent = `watch ${table}`; link.target = "_blank";
       cell.append(link, " ");
-    }
+    });
     if (m.notes.length) cell.append(m.notes.join("; "));
     return row;
   }));
@@ -106,6 +108,7 @@ function hold(message) {
     try { data = JSON.parse(ev.data); } catch { return; }
     if (data.type === "state" && data.result) showGame(data.result.text || data.result.result, true);
     else if (data.type === "seated") showGame("playing");
+    else if (data.type === "error") showGame(data.text);
   };
   showGame("taking the seat…");
 }
