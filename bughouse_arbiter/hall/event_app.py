@@ -24,8 +24,8 @@ import trio
 
 from ..events.forms import event_spec, page_command
 from ..web.assets import asset
+from ..web.gate import TextSocket, page_response
 from .events import EventHall, Viewer
-from .sockets import AsgiSocket
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -37,10 +37,11 @@ OUTBOX = 256
 #: The longest form, in bytes.
 MAX_FORM = 4096
 FILES = {
-    "event.html": "text/html",
-    "event.js": "text/javascript",
-    "event.css": "text/css",
-    "events.html": "text/html",
+    "event.html": "text/html; charset=utf-8",
+    "event.js": "text/javascript; charset=utf-8",
+    "events.js": "text/javascript; charset=utf-8",
+    "event.css": "text/css; charset=utf-8",
+    "events.html": "text/html; charset=utf-8",
 }
 
 
@@ -50,11 +51,7 @@ def event_routes(events: EventHall) -> list[Any]:
     from starlette.routing import Route, WebSocketRoute
 
     def file(name: str) -> Response:
-        from starlette.responses import Response
-
-        return Response(
-            asset(name), media_type=FILES[name], headers={"cache-control": "no-cache"}
-        )
+        return page_response(asset(name), FILES[name])  # type: ignore[no-any-return]
 
     async def events_page(request: Request) -> Response:
         return file("events.html")
@@ -116,7 +113,7 @@ def event_routes(events: EventHall) -> list[Any]:
 
     async def socket(websocket: WebSocket) -> None:
         event_id = websocket.path_params["event"]
-        wrapped = AsgiSocket(websocket)
+        wrapped = TextSocket(websocket)
         await wrapped.accept()
         try:
             await _page(events, event_id, wrapped)
@@ -136,7 +133,7 @@ def event_routes(events: EventHall) -> list[Any]:
     ]
 
 
-async def _page(events: EventHall, event_id: str, socket: AsgiSocket) -> None:
+async def _page(events: EventHall, event_id: str, socket: TextSocket) -> None:
     outbox, pending = trio.open_memory_channel[dict[str, Any]](OUTBOX)
     over = trio.CancelScope()
 
