@@ -292,3 +292,30 @@ def test_an_arranged_table_plays_one_game_and_closes_without_a_rematch() -> None
     after = lobby.game_over(table, 5.0)
     assert after == [EndSeries(table)]  # bots and computers accept rematches: not here
     assert table not in lobby.tables and lobby.bots["bot1"].table is None
+
+
+def test_the_hosts_form_and_page_messages_answer_one_line_each() -> None:
+    from bughouse_arbiter.events.forms import PageCommand, event_spec, page_command
+
+    made = event_spec({"title": "  Tuesday  ", "tc": "3+0", "starts_in": 600, "checkin": 300}, 50.0)
+    assert not isinstance(made, str)
+    assert (made.title, made.starts, made.checkin_from, made.rounds) == ("Tuesday", 650, 350, None)
+    assert event_spec({"format": "swiss"}, 0.0) == "a Swiss needs a number of rounds"
+    assert event_spec({"tc": "none"}, 0.0) == "an event needs a timed control (for example 180+2)"
+    assert event_spec({"games": 9}, 0.0) == "games is a whole number from 1 to 4"
+    assert event_spec({"rounds": True}, 0.0) == "rounds is a whole number from 1 to 20"
+    assert event_spec({"starts_in": "soon"}, 0.0) == "starts_in is a number of seconds"
+    assert event_spec({"computers": "yes"}, 0.0) == "computers is true or false"
+    assert event_spec({"title": "\n\t"}, 0.0) == "give the event a title"
+    assert "time control" in str(event_spec({"tc": "fast"}, 0.0))
+    assert page_command([1]) == "a message is an object with a 'type'"
+    assert page_command({"type": "dance"}) == "unknown message type 'dance'"
+    bad_name = "a name is 2 to 20 letters, digits or . - _"
+    assert page_command({"type": "hello", "name": "x"}) == bad_name
+    assert page_command({"type": "start"}) == (
+        "only the host may do that (the host's link holds its token)"
+    )
+    assert page_command({"type": "sign_up", "partner": "bob"}) == PageCommand(
+        "sign_up", None, "bob"
+    )
+    assert page_command({"type": "sign_up", "partner": "b b"}) == f"partner: {bad_name}"
