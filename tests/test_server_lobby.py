@@ -9,9 +9,11 @@ person seated resigns, and the table's BPGN file must show it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -226,6 +228,15 @@ async def test_two_tables_play_at_once_with_computers_to_their_results(tmp_path:
                     alice,
                     lambda v: all(table_in(v, t).get("state") == "between" for t in (one, two)),
                 )
+                # Stopped, the server closes the lobby's and the tables' sockets (1001).
+                assert server.process is not None
+                server.process.send_signal(signal.SIGTERM)
+                for socket in (alice, alice_page):
+                    with contextlib.suppress(EOFError):
+                        while True:
+                            await socket.message()
+                    assert socket.closed is not None and socket.closed.code == 1001
+                assert await server.process.wait() == 128 + signal.SIGTERM
         finally:
             assert server.process is not None
             await reap(server.process)
