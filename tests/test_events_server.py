@@ -99,9 +99,14 @@ async def test_a_short_event_runs_three_rounds_to_its_standings(tmp_path: Path) 
                 while view["state"] != "finished":
                     view = await host.until("event")
                 done.set()
-            await host.aclose()
             assert server.process is not None
-            server.process.terminate()
+            server.process.terminate()  # a page still open is told the server stops
+            try:
+                while True:
+                    await host.message()
+            except EOFError:
+                pass
+            assert host.closed is not None and host.closed.code == 1001
             await server.process.wait()
     teams = {t["id"]: t["name"] for t in view["teams"]}
     members = sorted(n for t in view["teams"] for n in (p["name"] for p in t["players"]))

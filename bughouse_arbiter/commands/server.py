@@ -228,7 +228,7 @@ async def serve(
                             certfile=certfile,
                             keyfile=keyfile,
                             bounds=web_bounds(limits),
-                            on_stop=web.close,
+                            on_stop=functools.partial(_stop_web, web, events),
                         )
                     )
                 except ServeError as exc:
@@ -247,6 +247,12 @@ async def serve(
         print(f"stopped ({stop.name}): the games so far are in {out}/", flush=True)
         status = exit_status(stop.signal)
     return status
+
+
+async def _stop_web(web: Any, events: Any) -> None:
+    """Closes the event pages' sockets, then the lobby's and the tables' pages."""
+    await events.close()
+    await web.close()
 
 
 async def _line_lobby(

@@ -114,13 +114,24 @@ def event_routes(events: EventHall) -> list[Any]:
     async def socket(websocket: WebSocket) -> None:
         event_id = websocket.path_params["event"]
         wrapped = TextSocket(websocket)
+        if events.stopping:
+            await websocket.close(1013)
+            return
         await wrapped.accept()
+        scope = trio.CancelScope()
+        events.pages.add(scope)
         try:
-            await _page(events, event_id, wrapped)
+            with scope:
+                await _page(events, event_id, wrapped)
         except Exception as exc:  # one page's trouble never reaches the others
             events.hall.log(f"event {event_id}: a page failed ({type(exc).__name__}: {exc})")
         finally:
-            await wrapped.close()
+            with trio.move_on_after(2) as closing:
+                closing.shield = True
+                if events.stopping:
+                    await wrapped.close(1001, "the server is stopping")
+                await wrapped.close()
+            events.pages.discard(scope)
 
     return [
         Route("/events", events_page),

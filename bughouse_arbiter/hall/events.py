@@ -67,6 +67,9 @@ class EventHall:
         self._shown: dict[str, int] = {}
         self._kept: dict[str, int] = {}
         self._states: dict[str, str] = {}
+        #: The open pages' scopes (``close`` ends them when the server stops).
+        self.pages: set[trio.CancelScope] = set()
+        self.stopping = False
 
     # -- the host's side -------------------------------------------------------------------
 
@@ -145,6 +148,16 @@ class EventHall:
         except JoinRefused as exc:
             return exc.reason
         return None
+
+    async def close(self) -> None:
+        """The server is stopping: every event page's socket is ended (told so); returns
+        once they are closed."""
+        self.stopping = True
+        for scope in list(self.pages):
+            scope.cancel()
+        with trio.move_on_after(5):
+            while self.pages:
+                await trio.sleep(0.01)
 
     # -- running ---------------------------------------------------------------------------
 
