@@ -6,21 +6,24 @@ The layers, lowest first; each imports only from those below it
 - ``errors``, ``exits``: the exceptions and the exit statuses.
 - ``core``: the rules (boards, the four-seat game, clocks, house rules). Sans-IO.
 - ``config`` (engine specs, time controls, the engines file), ``protocol``
-  (protocol.md's lines), ``bpgn`` (the game format: write, read, replay). Sans-IO.
+  (protocol.md's lines), ``bpgn`` (the game format: write, read, replay),
+  ``ratings`` (Glicko team ratings). Sans-IO.
 - ``adapters`` (UCI and xboard engines behind protocol.md; an info line's
   score, ``adapters.search_info``) and ``ui``'s text (the table drawn, the
   console's input), ``lobby`` (the server's lobby: tables, seats, pairing,
   chat, its messages). Sans-IO.
-- ``players`` (one ``Player`` per seat: engine processes, the console) and
-  ``environment`` (what the terminal can do).
+- ``players`` (one ``Player`` per seat: engine processes, the console),
+  ``environment`` (what the terminal can do) and ``events`` (a club evening:
+  sign-up, teams, rounds, standings; sans-IO, on the lobby's identities).
 - ``table``: the trio arbiter (``arbiter.run_match``), one game played
   (``games.play_game``), engines kept between games (``keeper.EngineKeeper``),
-  a game recorded (``recording.GameWriter``).
+  a game recorded (``recording.GameWriter``); ``storage`` (the server's
+  database: accounts, bots, the game archive, ratings; SQLite).
 - ``server`` (network seats, the table seam) and ``ui.match_view`` (the live
   match display and the summary of a run).
 - ``web``: the live page.
 - ``tournament``: schedules, the journal, statistics, local and Ray tables;
-  ``hall``: the runtime of ``bughouse server`` (the lobby's tables and web app).
+  ``hall``: the runtime of ``bughouse server`` (the lobby's tables, events and web app).
 - ``commands``: one module per ``bughouse`` verb; no command imports another.
 - ``cli``: the argument parser and ``main``.
 """

@@ -41,6 +41,8 @@ CORE = [
     "adapters/common",
     "adapters/uci",
     "adapters/xboard",
+    "ratings/__init__",
+    "ratings/glicko",
     "lobby/__init__",
     "lobby/identity",
     "lobby/archive",
@@ -49,6 +51,12 @@ CORE = [
     "lobby/pairing",
     "lobby/messages",
     "lobby/model",
+    "events/__init__",
+    "events/teams",
+    "events/pairings",
+    "events/standings",
+    "events/event",
+    "events/forms",
 ]
 FORBIDDEN_MODULES = {"trio", "subprocess", "asyncio", "threading", "time", "socket"}
 
@@ -83,10 +91,10 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     for units in (
         "errors exits",
         "core",
-        "config protocol bpgn __init__",
+        "config protocol bpgn ratings __init__",
         "adapters ui lobby",
-        "environment players",
-        "table",
+        "environment players events",
+        "table storage",
         "server ui.match_view",
         "web",
         "tournament hall",
@@ -96,7 +104,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
     )
 )
 #: Modules of ``commands/`` that are not commands (shared by several).
-COMMAND_HELPERS = {"__init__", "plans"}
+COMMAND_HELPERS = {"__init__", "plans", "server_admin"}
 
 
 def _unit(parts: tuple[str, ...]) -> str:

@@ -186,6 +186,8 @@ async def serve(
 
     from ..exits import FAILED, OK
     from ..hall.app import LobbyWeb
+    from ..hall.event_app import event_routes
+    from ..hall.events import EventHall
     from ..hall.runtime import Hall
     from ..server.listener import ServeError
     from ..server.tls import server_context
@@ -194,12 +196,14 @@ async def serve(
     from ..web.live_server import web_bounds
 
     hall = Hall(out, computer=computer, log=log_line, limits=limits)
+    events = EventHall(hall, out)
     status = OK
     context = None if certfile is None or keyfile is None else server_context(certfile, keyfile)
     async with stop_on_signals() as stop:
         with stop.scope:
             async with trio.open_nursery() as nursery:
                 await nursery.start(hall.run)
+                await nursery.start(events.run)
                 try:
                     bound_line = await nursery.start(
                         functools.partial(
@@ -218,6 +222,7 @@ async def serve(
                         hosts=(host,),
                         allow_origin=allow_origin,
                         limits=limits,
+                        routes=event_routes(events),
                     )
                     bound_web = await nursery.start(
                         functools.partial(
@@ -228,7 +233,7 @@ async def serve(
                             certfile=certfile,
                             keyfile=keyfile,
                             bounds=web_bounds(limits),
-                            on_stop=web.close,
+                            on_stop=functools.partial(_stop_web, web, events),
                         )
                     )
                 except ServeError as exc:
@@ -239,6 +244,7 @@ async def serve(
                 shown = f"[{host}]" if ":" in host else host
                 print(f"lobby: {scheme}://{shown}:{bound_web}/", flush=True)
                 print(f"line port: {shown}:{bound_line}", flush=True)
+                print(f"events: {scheme}://{shown}:{bound_web}/events", flush=True)
                 print(f"games: {out}/", flush=True)
                 if host not in ("127.0.0.1", "::1", "localhost") and context is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
@@ -246,6 +252,12 @@ async def serve(
         print(f"stopped ({stop.name}): the games so far are in {out}/", flush=True)
         status = exit_status(stop.signal)
     return status
+
+
+async def _stop_web(web: Any, events: Any) -> None:
+    """Closes the event pages' sockets, then the lobby's and the tables' pages."""
+    await events.close()
+    await web.close()
 
 
 async def _line_lobby(

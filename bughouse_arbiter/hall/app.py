@@ -82,6 +82,7 @@ class LobbyWeb:
         hosts: Collection[str] = ("127.0.0.1",),
         allow_origin: Collection[str] = (),
         limits: Limits | None = None,
+        routes: Collection[Any] = (),
     ) -> None:
         import socket as sockets
 
@@ -97,6 +98,8 @@ class LobbyWeb:
         self._open: dict[trio.CancelScope, None] = {}
         self._all_closed = trio.Event()
         self._stopping = False
+        #: More routes, after the lobby's (the events' pages: ``hall.event_app``).
+        self.routes = tuple(routes)
 
     def app(self) -> Any:
         """The Starlette app behind the gates."""
@@ -171,6 +174,7 @@ class LobbyWeb:
                 Route("/api/server", server_info),
                 WebSocketRoute("/ws", lobby_socket),
                 WebSocketRoute("/table/{table}/ws", table_socket),
+                *self.routes,
             ],
             middleware=[
                 Middleware(

@@ -34,11 +34,11 @@ import trio
 
 from ..config.specs import EngineSpec, TimeControl, builtin_engine
 from ..core.model import Seat
-from ..lobby.archive import Archive, NoArchive
+from ..lobby.archive import Archive, GameFinished, NoArchive
 from ..lobby.identity import Identity
 from ..lobby.messages import command, error, parse
 from ..lobby.model import Effect, EndSeries, Lobby, Send, StartGame
-from ..lobby.tables import seat_key
+from ..lobby.tables import TableSpec, seat_key
 from ..server.limits import Limits
 from ..server.seam import LiveTable
 from .pages import TablePages, TablePageSession
@@ -108,6 +108,18 @@ def _speaker(host: TableHost, session: TablePageSession) -> str | None:
     return None if who is None else who.name
 
 
+class _Kept:
+    """The hall's archive, keeping each table's last game for ``arrange``'s callers."""
+
+    def __init__(self, hall: Hall) -> None:
+        self.hall = hall
+
+    def record(self, game: GameFinished) -> None:
+        if game.table in self.hall._arranged:
+            self.hall._last[game.table] = game
+        self.hall.archive.record(game)
+
+
 class Hall:
     """The lobby at run time (see the module docstring); ``await nursery.start(hall.run)``."""
 
@@ -135,6 +147,9 @@ class Hall:
         self._tables: trio.Nursery | None = None
         self._poke = trio.Event()
         self._stopping = False
+        #: Tables set up with ``arrange``: told how their one game ended.
+        self._arranged: dict[str, Callable[[GameFinished | None, str], None]] = {}
+        self._last: dict[str, GameFinished] = {}
 
     # -- the API -------------------------------------------------------------------------
 
@@ -194,6 +209,22 @@ class Hall:
         self.bots[identity.name] = ticket
         self._apply(self.lobby.add_bot(identity, tcs, self._now()))
         return ticket
+
+    def arrange(
+        self,
+        spec: TableSpec,
+        seats: Mapping[Seat, Identity],
+        ended: Callable[[GameFinished | None, str], None],
+    ) -> str:
+        """A table for one game with these seats (an event's round); its id.
+
+        ``ended`` gets the game once it is over (and archived), or None and
+        why if it could not be played.
+        """
+        table_id, effects = self.lobby.arrange(spec, seats, self._now())
+        self._arranged[table_id] = ended
+        self._apply(effects)
+        return table_id
 
     def live_table(self, table_id: str) -> LiveTable | None:
         """The running table of ``table_id`` (its games' seam), if there is one."""
@@ -292,7 +323,7 @@ class Hall:
             table.spec,
             out=self.out / f"{table_id}.bpgn",
             computer=self.computer,
-            archive=self.archive,
+            archive=_Kept(self),
             log=self.log,
             seated=self._seated,
             finished=self._finished,
@@ -347,7 +378,11 @@ class Hall:
 
     def _finished(self, table_id: str, how: Finish, why: str) -> None:
         now = self._now()
+        game = self._last.pop(table_id, None)
+        ended = self._arranged.pop(table_id, None)
         if how == "played":
             self._apply(self.lobby.game_over(table_id, now))
         else:
             self._apply(self.lobby.game_failed(table_id, why, now, close=how == "failed"))
+        if ended is not None:
+            ended(game if how == "played" else None, why)

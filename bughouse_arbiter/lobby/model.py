@@ -318,6 +318,18 @@ class Lobby:
         seats = {seat: who for seat, who in table.seats.items() if who is not None}
         return [StartGame(table.id, seats, rematch)]
 
+    def arrange(
+        self, spec: TableSpec, seats: Mapping[Seat, Identity], now: float
+    ) -> tuple[str, list[Effect]]:
+        """A table the server sets up itself (an event's game): these four, one game, closed."""
+        table = self._new_table(spec, creator=None)
+        table.paired = table.single = True
+        table.seats = {seat: seats.get(seat) for seat in SEATS}
+        for who in seats.values():
+            if who.name in self.bots:
+                self.bots[who.name].table = table.id
+        return table.id, self._begin(table, now, rematch=False)
+
     def game_over(self, table_id: str, now: float) -> list[Effect]:
         """The table's game ended (the runtime says so): the rematch window opens."""
         table = self.tables.get(table_id)
@@ -328,6 +340,8 @@ class Lobby:
         bots = {w.name for w in table.seats.values() if w is not None and w.kind == "bot"}
         table.rematch = bots & self.bots.keys()  # a bot still here accepts at once
         self._changed()
+        if table.single:
+            return self._end_series(table) + self._close_idle()
         if table.rematch != bots or any(name not in self.members for name in table.people()):
             return self._end_series(table) + self._close_idle()  # someone left: no rematch
         return self._rematch_ready(table, now)

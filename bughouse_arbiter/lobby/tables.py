@@ -76,6 +76,8 @@ class Table:
     mutes: dict[str, set[str]] = attrs.field(factory=dict)
     #: Formed from the pairing queue (closed when its series ends, not reopened).
     paired: bool = False
+    #: Set up by the server for one game (an event's): no rematch, closed after it.
+    single: bool = False
 
     def seat_of(self, name: str) -> Seat | None:
         return next((s for s, who in self.seats.items() if who and who.name == name), None)
