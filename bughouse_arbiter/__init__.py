@@ -10,7 +10,8 @@ The layers, lowest first; each imports only from those below it
   ``ratings`` (Glicko team ratings). Sans-IO.
 - ``adapters`` (UCI and xboard engines behind protocol.md; an info line's
   score, ``adapters.search_info``) and ``ui``'s text (the table drawn, the
-  console's input). Sans-IO.
+  console's input), ``lobby`` (the server's lobby: tables, seats, pairing,
+  chat, its messages). Sans-IO.
 - ``players`` (one ``Player`` per seat: engine processes, the console) and
   ``environment`` (what the terminal can do).
 - ``table``: the trio arbiter (``arbiter.run_match``), one game played
@@ -20,7 +21,8 @@ The layers, lowest first; each imports only from those below it
 - ``server`` (network seats, the table seam) and ``ui.match_view`` (the live
   match display and the summary of a run).
 - ``web``: the live page.
-- ``tournament``: schedules, the journal, statistics, local and Ray tables.
+- ``tournament``: schedules, the journal, statistics, local and Ray tables;
+  ``hall``: the runtime of ``bughouse server`` (the lobby's tables and web app).
 - ``commands``: one module per ``bughouse`` verb; no command imports another.
 - ``cli``: the argument parser and ``main``.
 """

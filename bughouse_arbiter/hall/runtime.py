@@ -1,0 +1,310 @@
+"""The ``Hall``: the lobby's state, its timers, its members and its tables, in one trio task.
+
+Every front end calls the same four methods: the web lobby socket
+(``hall.app``), the line lobby (``hall.line_lobby``) and bots:
+
+- ``join(identity, send) -> Member`` (raises ``JoinRefused`` with one line),
+  ``leave(member)``;
+- ``handle(member, message)``: a lobby socket message, a parsed JSON
+  object (``lobby.messages`` checks it; a bad one is answered with one
+  ``error``), or ``handle_text`` for the raw text;
+- ``add_bot(identity, tcs) -> BotTicket``: ``await ticket.next_seat()``
+  gives the ``LiveTable`` and the remote seat the bot is to take (it then
+  ``await table.attach(seat, link)`` as ``serve``'s TCP front end does after
+  ``auth``), or None once the bot was removed or the server stops.
+
+``send`` never blocks and never raises (queue it); it gets the lobby
+socket's server messages as dicts: ``lobby`` views (coalesced, at most
+``VIEW_RATE`` a second), ``seat`` (with the token: show it only to that
+member), ``queued``, ``invited``, ``declined``, ``chat``, ``error``... A
+member that is seated gets ``seat``: a line-lobby member finds the table
+with ``live_table(id)`` and authenticates with the token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..config.specs import EngineSpec, TimeControl, builtin_engine
+from ..core.model import Seat
+from ..lobby.archive import Archive, NoArchive
+from ..lobby.identity import Identity
+from ..lobby.messages import command, error, parse
+from ..lobby.model import Effect, EndSeries, Lobby, Send, StartGame
+from ..lobby.tables import seat_key
+from ..server.seam import LiveTable
+from .tables import JOIN_TIMEOUT, Log, TableHost
+
+Message = dict[str, Any]
+Sender = Callable[[Message], None]
+#: Lobby views a second, at most, per member.
+VIEW_RATE = 10.0
+
+
+class JoinRefused(Exception):
+    """``Hall.join`` refused a name; ``reason`` is one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Member:
+    """One connected member of the lobby (a person's page or console, or a bot)."""
+
+    def __init__(self, identity: Identity, send: Sender) -> None:
+        self.identity = identity
+        self._send = send
+        self.gone = False
+
+    @property
+    def name(self) -> str:
+        return self.identity.name
+
+    def send(self, message: Message) -> None:
+        if not self.gone:
+            self._send(message)
+
+
+class BotTicket:
+    """A bot's place in the hall: the seats it is given, one after another."""
+
+    def __init__(self, hall: Hall, identity: Identity) -> None:
+        self.hall = hall
+        self.identity = identity
+        self._seats, self._next = trio.open_memory_channel[tuple[LiveTable, Seat]](math.inf)
+
+    async def next_seat(self) -> tuple[LiveTable, Seat] | None:
+        """The next table and remote seat to take; None once removed or stopping."""
+        try:
+            return await self._next.receive()
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            return None
+
+    def offer(self, table: LiveTable, seat: Seat) -> None:
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            self._seats.send_nowait((table, seat))
+
+    def leave(self) -> None:
+        """The bot is gone: it gets no more seats (one it holds plays out its grace)."""
+        self._seats.close()
+        self.hall._remove_bot(self)
+
+
+class Hall:
+    """The lobby at run time (see the module docstring); ``await nursery.start(hall.run)``."""
+
+    def __init__(
+        self,
+        out: Path,
+        *,
+        archive: Archive | None = None,
+        computer: EngineSpec | None = None,
+        log: Log = print,
+        lobby: Lobby | None = None,
+        join_timeout: float = JOIN_TIMEOUT,
+    ) -> None:
+        self.out = out
+        self.archive = archive or NoArchive()
+        self.computer = computer or builtin_engine("searcher")
+        self.log = log
+        self.lobby = lobby or Lobby()
+        self.join_timeout = join_timeout
+        self.members: dict[str, Member] = {}
+        self.bots: dict[str, BotTicket] = {}
+        self.hosts: dict[str, TableHost] = {}
+        self._tables: trio.Nursery | None = None
+        self._poke = trio.Event()
+        self._stopping = False
+
+    # -- the API -------------------------------------------------------------------------
+
+    def join(self, identity: Identity, send: Sender) -> Member:
+        """A new member; raises ``JoinRefused`` (name taken or not a name)."""
+        if self._stopping:
+            raise JoinRefused("the server is stopping")
+        problem = self.lobby.join(identity)
+        if problem is not None:
+            raise JoinRefused(problem)
+        member = Member(identity, send)
+        self.members[identity.name] = member
+        member.send({"type": "welcome", "name": identity.name})
+        member.send(self.lobby.view())
+        self._wake()
+        return member
+
+    def leave(self, member: Member) -> None:
+        if self.members.get(member.name) is not member:
+            return
+        member.gone = True
+        del self.members[member.name]
+        self._apply(self.lobby.leave(member.name, self._now()))
+
+    def handle(self, member: Member, message: Mapping[str, Any]) -> None:
+        """One parsed lobby-socket message of ``member``."""
+        if self.members.get(member.name) is not member:
+            return
+        if not isinstance(message.get("type"), str):
+            member.send(error("a message is an object with a 'type'"))
+            return
+        parsed = command(dict(message))
+        if isinstance(parsed, str):
+            member.send(error(parsed))
+            return
+        self._apply(self.lobby.handle(member.name, parsed, self._now()))
+
+    def handle_text(self, member: Member, text: str) -> None:
+        """One lobby-socket text message of ``member`` (JSON)."""
+        parsed = parse(text)
+        if isinstance(parsed, str):
+            member.send(error(parsed))
+            return
+        if self.members.get(member.name) is member:
+            self._apply(self.lobby.handle(member.name, parsed, self._now()))
+
+    def add_bot(self, identity: Identity, tcs: Collection[TimeControl]) -> BotTicket:
+        """A bot playing ``tcs``: it fills queue groups and open tables (before computers)."""
+        if identity.name in self.bots or identity.name in self.members:
+            raise JoinRefused(f"the name {identity.name!r} is taken by someone connected now")
+        ticket = BotTicket(self, identity)
+        self.bots[identity.name] = ticket
+        self._apply(self.lobby.add_bot(identity, tcs, self._now()))
+        return ticket
+
+    def live_table(self, table_id: str) -> LiveTable | None:
+        """The running table of ``table_id`` (its games' seam), if there is one."""
+        host = self.hosts.get(table_id)
+        return None if host is None else host.live
+
+    def host(self, table_id: str) -> TableHost | None:
+        return self.hosts.get(table_id)
+
+    def _remove_bot(self, ticket: BotTicket) -> None:
+        if self.bots.get(ticket.identity.name) is ticket:
+            del self.bots[ticket.identity.name]
+            self._apply(self.lobby.remove_bot(ticket.identity.name, self._now()))
+
+    # -- running ---------------------------------------------------------------------------
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """The lobby's timers and views, and every table, until cancelled."""
+        try:
+            async with trio.open_nursery() as nursery:
+                self._tables = nursery
+                nursery.start_soon(self._timers)
+                nursery.start_soon(self._views)
+                task_status.started()
+                await trio.sleep_forever()
+        finally:
+            self._stopping = True
+            self._tables = None
+            for ticket in self.bots.values():
+                ticket._seats.close()
+
+    async def _timers(self) -> None:
+        while True:
+            poke = self._poke
+            deadline = self.lobby.next_deadline()
+            with trio.move_on_at(math.inf if deadline is None else deadline):
+                await poke.wait()
+            if self._poke is poke and poke.is_set():
+                self._poke = trio.Event()
+            self._apply(self.lobby.tick(self._now()))
+
+    async def _views(self) -> None:
+        sent = -1
+        while True:
+            await trio.sleep(1 / VIEW_RATE)
+            if self.lobby.version != sent:
+                sent = self.lobby.version
+                view = self.lobby.view()
+                for member in list(self.members.values()):
+                    member.send(view)
+
+    def _wake(self) -> None:
+        self._poke.set()
+
+    def _now(self) -> float:
+        return trio.current_time()
+
+    # -- effects -----------------------------------------------------------------------------
+
+    def _apply(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Send):
+                member = self.members.get(effect.name)
+                if member is not None:
+                    member.send(dict(effect.message))
+            elif isinstance(effect, StartGame):
+                self._start(effect)
+            elif isinstance(effect, EndSeries):
+                host = self.hosts.get(effect.table)
+                if host is not None:
+                    host.end_series()
+        self._wake()
+
+    def _start(self, effect: StartGame) -> None:
+        host = self.hosts.get(effect.table)
+        if host is None:
+            table = self.lobby.tables[effect.table]
+            host = TableHost(
+                effect.table,
+                table.spec,
+                out=self.out / f"{effect.table}.bpgn",
+                computer=self.computer,
+                archive=self.archive,
+                log=self.log,
+                seated=self._seated,
+                finished=self._finished,
+                join_timeout=self.join_timeout,
+            )
+            self.hosts[effect.table] = host
+            if self._tables is None:
+                return
+            self._tables.start_soon(self._host, host)
+        host.start_game(effect.seats, rematch=effect.rematch)
+
+    async def _host(self, host: TableHost) -> None:
+        try:
+            await host.run()
+        finally:
+            if self.hosts.get(host.id) is host:
+                del self.hosts[host.id]
+
+    def _seated(self, table_id: str, who: Identity, seat: Seat, token: str) -> None:
+        """Tells a member (or offers a bot) the seat it is to take for the series."""
+        host = self.hosts.get(table_id)
+        if host is None:
+            return
+        bot = self.bots.get(who.name)
+        if bot is not None:
+            bot.offer(host.live, seat)
+        member = self.members.get(who.name)
+        if member is not None:
+            key = seat_key(seat)
+            member.send(
+                {
+                    "type": "seat",
+                    "table": table_id,
+                    "seat": key,
+                    "token": token,
+                    "url": f"/table/{table_id}?seat={key}#seat={key}&token={token}",
+                }
+            )
+
+    def _finished(self, table_id: str, played: bool, why: str) -> None:
+        now = self._now()
+        if played:
+            self._apply(self.lobby.game_over(table_id, now))
+        else:
+            self._apply(self.lobby.game_failed(table_id, why, now))
+        table = self.lobby.tables.get(table_id)
+        host = self.hosts.get(table_id)
+        if (table is None or table.state == "closed") and host is not None:
+            host.close()

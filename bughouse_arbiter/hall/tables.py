@@ -1,0 +1,269 @@
+"""One lobby table's games, run as ``serve`` runs its table, in a nursery of its own.
+
+A *series* is the games the same players play in a row (the first game and
+its rematches): for it the host makes a ``RemoteSeat`` (and a
+``RemoteEnginePlayer`` over it) per seat a guest or bot holds, gives them
+fresh tokens on the host's one ``HallTable`` (a ``LiveTable`` whose remote
+seats change from series to series, so a page watching the table stays on
+it), and waits for every such seat to be taken (``join_timeout``). The
+other seats are the built-in engine's, started by the table's
+``EngineKeeper`` and kept from game to game. Every game is written with a
+``GameWriter`` to the table's BPGN file and handed to the ``Archive``; a
+rematch reseats the same players (colours swapped, as the lobby says) with
+``seat_players``, exactly as ``serve --games`` rotates them.
+
+Whatever goes wrong in one table (an engine that fails, a bug, a hostile
+client's effect) is logged with the table's id and ends that table's
+series only: ``run`` never raises.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+
+import attrs
+import trio
+
+from ..config.specs import EngineSpec, game_seed
+from ..core.model import SEATS, Seat
+from ..core.rules import HouseRules
+from ..lobby.archive import Archive, GameFinished
+from ..lobby.identity import Identity
+from ..lobby.tables import TableSpec
+from ..players.process import EngineProcess
+from ..server.remote import RemoteEnginePlayer, RemoteSeat
+from ..server.seam import LiveTable, SeatHolder, new_tokens
+from ..table.arbiter import MatchEnded, MatchEvent, MatchStarted, MovePlayed
+from ..table.games import play_game
+from ..table.keeper import EngineKeeper, entrants
+from ..table.recording import GameWriter
+
+Log = Callable[[str], None]
+#: Seconds every seated player gets to take its seat before the game is called off.
+JOIN_TIMEOUT = 60.0
+
+
+class HallTable(LiveTable):
+    """A ``LiveTable`` whose remote seats (and tokens) are set per series."""
+
+    def __init__(self, table_id: str, rules: HouseRules, *, log: Log) -> None:
+        self.names_now: dict[Seat, str] = {}
+        super().__init__(rules, {}, names=lambda: dict(self.names_now), log=log)
+        self.table_id = table_id
+
+    def new_series(self, holders: Mapping[Seat, SeatHolder]) -> None:
+        """Seats ``holders`` for the next games, each with a fresh token."""
+        self._holders = dict(holders)
+        self.remote_seats = tuple(s for s in SEATS if s in holders)
+        self.tokens = new_tokens(self.remote_seats)
+        self.seating = {seat: seat for seat in self.remote_seats}
+
+    def end_series(self) -> None:
+        self.new_series({})
+
+
+@attrs.frozen
+class Request:
+    """The lobby's word to the host: a game with these seats, or the series' end."""
+
+    seats: Mapping[Seat, Identity] | None
+    rematch: bool = False
+
+
+class TableHost:
+    """Runs one table (see the module docstring)."""
+
+    def __init__(
+        self,
+        table_id: str,
+        spec: TableSpec,
+        *,
+        out: Path,
+        computer: EngineSpec,
+        archive: Archive,
+        log: Log,
+        seated: Callable[[str, Identity, Seat, str], None],
+        finished: Callable[[str, bool, str], None],
+        join_timeout: float = JOIN_TIMEOUT,
+    ) -> None:
+        self.id = table_id
+        self.spec = spec
+        self.out = out
+        self.computer = computer
+        self.archive = archive
+        self.join_timeout = join_timeout
+        self._log = log
+        #: Called with (table id, identity, remote seat, token) as each player is seated.
+        self._seated = seated
+        #: Called with (table id, played: False if the game never started, why) after each game.
+        self._finished = finished
+        self.live = HallTable(table_id, spec.rules, log=self.log)
+        self._requests, self._incoming = trio.open_memory_channel[Request](math.inf)
+        self.games = 0
+
+    def log(self, text: str) -> None:
+        self._log(f"table {self.id}: {text}")
+
+    # -- the lobby's side ----------------------------------------------------------------
+
+    def start_game(self, seats: Mapping[Seat, Identity], *, rematch: bool) -> None:
+        self._requests.send_nowait(Request(dict(seats), rematch))
+
+    def end_series(self) -> None:
+        self._requests.send_nowait(Request(None))
+
+    def close(self) -> None:
+        self._requests.close()
+
+    # -- running -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Plays whatever the lobby asks until closed; never raises an ``Exception``."""
+        try:
+            async with EngineKeeper.open() as keeper:
+                request: Request | None = await self._next()
+                while request is not None:
+                    if request.seats is None:
+                        request = await self._next()
+                        continue
+                    request = await self._series(keeper, request.seats)
+        except Exception as exc:  # one table's failure never reaches the others
+            self.log(f"failed ({type(exc).__name__}: {exc}); the table is closed")
+            self._finished(self.id, False, "the table failed and was closed")
+        finally:
+            self.live.end_series()
+
+    async def _next(self) -> Request | None:
+        try:
+            return await self._incoming.receive()
+        except trio.EndOfChannel:
+            return None
+
+    async def _series(self, keeper: EngineKeeper, seats: Mapping[Seat, Identity]) -> Request | None:
+        """Plays the series that starts with ``seats``; returns the request after it."""
+        async with trio.open_nursery() as home:
+            remote = {s: who for s, who in seats.items() if who.kind != "computer"}
+            holders = {
+                seat: RemoteSeat(
+                    seat,
+                    grace=self.spec.rules.reconnect_grace,
+                    leaver=self.spec.rules.leaver,
+                    replacement=partial(_replacement, self.computer),
+                    log=self.log,
+                )
+                for seat in remote
+            }
+            players = {
+                seat: RemoteEnginePlayer(holder, home, name=remote[seat].name, log=self.log)
+                for seat, holder in holders.items()
+            }
+            self.live.new_series(holders)
+            #: Remote seat (token's) -> who holds it.
+            joined = dict(remote)
+            try:
+                for seat, who in joined.items():
+                    self._seated(self.id, who, seat, self.live.tokens[seat])
+                request: Request | None = Request(dict(seats), False)
+                while request is not None and request.seats is not None:
+                    by_name = {who.name: seat for seat, who in request.seats.items()}
+                    seating = {s: by_name.get(who.name, s) for s, who in joined.items()}
+                    if not await self._ready(holders):
+                        missing = [joined[s].name for s, h in holders.items() if not h.connected]
+                        why = f"{', '.join(missing)} did not take the seat in time"
+                        self.log(f"game not started: {why}")
+                        self._finished(self.id, False, f"the game did not start: {why}")
+                        return await self._next()
+                    await self._play(keeper, request.seats, seating, players)
+                    request = await self._next()
+                    if request is not None and request.seats is not None and not request.rematch:
+                        return request  # new players: a new series
+                return request
+            finally:
+                with trio.CancelScope(shield=True):
+                    for player in players.values():
+                        with trio.move_on_after(5):
+                            await player.shutdown()
+                self.live.end_series()
+                home.cancel_scope.cancel()
+
+    async def _ready(self, holders: Mapping[Seat, RemoteSeat]) -> bool:
+        with trio.move_on_after(self.join_timeout):
+            for holder in holders.values():
+                await holder.wait_ready()
+        return all(h.connected or h.replaced_by is not None for h in holders.values())
+
+    async def _play(
+        self,
+        keeper: EngineKeeper,
+        seats: Mapping[Seat, Identity],
+        seating: Mapping[Seat, Seat],
+        players: Mapping[Seat, RemoteEnginePlayer],
+    ) -> None:
+        self.games += 1
+        index = self.games
+        for joined, player in players.items():
+            player.reseat((seating[joined],))
+        self.live.seat_players(dict(seating))
+        playing = {player.seat: player for player in players.values()}
+        local = [seat for seat in SEATS if seat not in playing]
+        names = {seat: who.name for seat, who in seats.items()}
+        writer = GameWriter(self.out, game_number=index, games=index + 1)
+        result = ["*", "not played"]
+
+        def observe(event: MatchEvent) -> None:
+            if isinstance(event, MovePlayed):
+                player = playing.get(event.played.seat)
+                lag = None if player is None else player.move_lag.pop(event.played.seat, None)
+                if lag is not None:
+                    writer.add_lag(event.played.seat, round(lag * 1000))
+            writer.observe(event)
+            if isinstance(event, MatchStarted):
+                writer.rename(names)
+            if isinstance(event, MatchStarted | MatchEnded):
+                event = attrs.evolve(event, names=names)
+                self.live.names_now = dict(names)
+            if isinstance(event, MatchEnded):
+                result[:] = [event.outcome.result.value, event.outcome.reason]
+            self.live.emit(event)
+
+        humans = [seat for seat, player in playing.items() if player.remote.human]
+        self.log(f"game {index} starts: {', '.join(f'{s.bpgn} {n}' for s, n in names.items())}")
+        await play_game(
+            entrants({seat: self.computer for seat in local}),
+            self.spec.rules,
+            game_id=f"{self.id}.{index}",
+            keeper=keeper,
+            seed=game_seed(None, index),
+            others=list(players.values()),
+            human_seats=humans,
+            observer=observe,
+        )
+        self.log(f"game {index} ended: {result[0]} ({result[1]})")
+        if writer.error is not None:
+            self.log(writer.error)
+        try:
+            self.archive.record(
+                GameFinished(
+                    table=self.id,
+                    game=index,
+                    tc=str(self.spec.tc),
+                    rated=self.spec.rated,
+                    seats=dict(seats),
+                    result=result[0],
+                    reason=result[1],
+                    path=None if writer.error is not None else self.out,
+                )
+            )
+        except Exception as exc:  # storage is not the table's business
+            self.log(f"the archive failed ({type(exc).__name__}: {exc})")
+        self._finished(self.id, True, result[1])
+
+
+def _replacement(spec: EngineSpec) -> EngineProcess:
+    return EngineProcess(spec.command, cwd=spec.cwd, label=spec.name)
+
+
+__all__ = ["HallTable", "TableHost"]
