@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "play": "play",
     "match": "match",
     "serve": "serve",
+    "server": "server",
     "connect": "connect",
     "tournament": "tournament",
     "check-engine": "check_engine",

@@ -14,6 +14,7 @@ SUMMARIES: dict[str, str] = {
     "play": "play one seat yourself; engines take the other three",
     "match": "play engines against each other, live, and write BPGN",
     "serve": "run a table that engines and people join over the network",
+    "server": "run a lobby: any number of tables, quick pairing, the lobby page",
     "connect": "play a local engine at a seat of a remote 'bughouse serve' table",
     "tournament": "many games between engines: Elo, SPRT, openings, concurrency, resume",
     "check-engine": "compliance run for one engine (native, UCI or xboard): PASS/FAIL per step",

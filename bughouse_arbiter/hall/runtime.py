@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Collection, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,9 @@ from ..lobby.identity import Identity
 from ..lobby.messages import command, error, parse
 from ..lobby.model import Effect, EndSeries, Lobby, Send, StartGame
 from ..lobby.tables import seat_key
+from ..server.limits import Limits
 from ..server.seam import LiveTable
+from .pages import TablePages, TablePageSession
 from .tables import JOIN_TIMEOUT, Log, TableHost
 
 Message = dict[str, Any]
@@ -97,6 +100,14 @@ class BotTicket:
         self.hall._remove_bot(self)
 
 
+def _speaker(host: TableHost, session: TablePageSession) -> str | None:
+    """The lobby name of the player seated at a page (None: it watches)."""
+    if session.player is None or session.seat is None:
+        return None
+    who = host.who.get(session.seat)
+    return None if who is None else who.name
+
+
 class Hall:
     """The lobby at run time (see the module docstring); ``await nursery.start(hall.run)``."""
 
@@ -109,8 +120,10 @@ class Hall:
         log: Log = print,
         lobby: Lobby | None = None,
         join_timeout: float = JOIN_TIMEOUT,
+        limits: Limits | None = None,
     ) -> None:
         self.out = out
+        self.limits = limits or Limits()
         self.archive = archive or NoArchive()
         self.computer = computer or builtin_engine("searcher")
         self.log = log
@@ -250,25 +263,47 @@ class Hall:
         self._wake()
 
     def _start(self, effect: StartGame) -> None:
-        host = self.hosts.get(effect.table)
-        if host is None:
-            table = self.lobby.tables[effect.table]
-            host = TableHost(
-                effect.table,
-                table.spec,
-                out=self.out / f"{effect.table}.bpgn",
-                computer=self.computer,
-                archive=self.archive,
-                log=self.log,
-                seated=self._seated,
-                finished=self._finished,
-                join_timeout=self.join_timeout,
-            )
-            self.hosts[effect.table] = host
-            if self._tables is None:
-                return
-            self._tables.start_soon(self._host, host)
-        host.start_game(effect.seats, rematch=effect.rematch)
+        host = self.host_for(effect.table)
+        if host is not None:
+            host.start_game(effect.seats, rematch=effect.rematch)
+
+    def host_for(self, table_id: str) -> TableHost | None:
+        """The host of a lobby table (started now if it had none); None: no such table."""
+        host = self.hosts.get(table_id)
+        if host is not None:
+            return host
+        table = self.lobby.tables.get(table_id)
+        if table is None or table.state == "closed" or self._tables is None:
+            return None
+        host = TableHost(
+            table_id,
+            table.spec,
+            out=self.out / f"{table_id}.bpgn",
+            computer=self.computer,
+            archive=self.archive,
+            log=self.log,
+            seated=self._seated,
+            finished=self._finished,
+            join_timeout=self.join_timeout,
+        )
+        host.pages = TablePages(
+            host.live,
+            self.limits,
+            speaker_of=partial(_speaker, host),
+            rematch=partial(self._rematch, table_id),
+            muted=partial(self.lobby.muted, table_id),
+            watchers=partial(self.lobby.set_watchers, table_id),
+        )
+        self.hosts[table_id] = host
+        self._tables.start_soon(self._host, host)
+        return host
+
+    def _rematch(self, table_id: str, name: str) -> str | None:
+        result = self.lobby.ask_rematch(table_id, name, self._now())
+        if isinstance(result, str):
+            return result
+        self._apply(result)
+        return None
 
     async def _host(self, host: TableHost) -> None:
         try:
@@ -294,7 +329,7 @@ class Hall:
                     "table": table_id,
                     "seat": key,
                     "token": token,
-                    "url": f"/table/{table_id}?seat={key}#seat={key}&token={token}",
+                    "url": f"/table/{table_id}?seat={key}#token={token}",
                 }
             )
 

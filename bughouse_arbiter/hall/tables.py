@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import trio
 
-from ..config.specs import EngineSpec, game_seed
+from ..config.specs import EngineSpec, builtin_engine, game_seed
 from ..core.model import SEATS, Outcome, Seat
 from ..core.rules import HouseRules, to_pairs
 from ..lobby.archive import Archive, GameFinished, GameStarted
@@ -41,11 +41,16 @@ from ..table.games import play_game
 from ..table.keeper import EngineKeeper, entrants
 from ..table.recording import GameWriter
 
+if TYPE_CHECKING:
+    from .pages import TablePages
+
 Log = Callable[[str], None]
 #: Seconds a remote player's game over waits for the archive to keep the game.
 RECORD_WAIT = 1.5
 #: Seconds every seated player gets to take its seat before the game is called off.
 JOIN_TIMEOUT = 60.0
+#: The engine that takes a seat whose player did not come back (``leaver=computer``).
+REPLACEMENT = "searcher"
 
 
 class HallTable(LiveTable):
@@ -105,6 +110,10 @@ class TableHost:
         self.live = HallTable(table_id, spec.rules, log=self.log)
         self._requests, self._incoming = trio.open_memory_channel[Request](math.inf)
         self.games = 0
+        #: The table's pages (``hall.pages.TablePages``), set by the ``Hall``.
+        self.pages: TablePages | None = None
+        #: Who holds each remote seat (its token's seat) in the series being played.
+        self.who: dict[Seat, Identity] = {}
 
     def log(self, text: str) -> None:
         self._log(f"table {self.id}: {text}")
@@ -153,7 +162,7 @@ class TableHost:
                     seat,
                     grace=self.spec.rules.reconnect_grace,
                     leaver=self.spec.rules.leaver,
-                    replacement=partial(_replacement, self.computer),
+                    replacement=_replacement,
                     log=self.log,
                 )
                 for seat in remote
@@ -164,7 +173,7 @@ class TableHost:
             }
             self.live.new_series(holders)
             #: Remote seat (token's) -> who holds it.
-            joined = dict(remote)
+            joined = self.who = dict(remote)
             try:
                 for seat, who in joined.items():
                     self._seated(self.id, who, seat, self.live.tokens[seat])
@@ -189,6 +198,7 @@ class TableHost:
                         with trio.move_on_after(5):
                             await player.shutdown()
                 self.live.end_series()
+                self.who = {}
                 home.cancel_scope.cancel()
 
     async def _ready(self, holders: Mapping[Seat, RemoteSeat]) -> bool:
@@ -321,8 +331,10 @@ class HeldRemotePlayer(RemoteEnginePlayer):
         await super().game_over(outcome)
 
 
-def _replacement(spec: EngineSpec) -> EngineProcess:
-    return EngineProcess(spec.command, cwd=spec.cwd, label=spec.name)
+def _replacement() -> EngineProcess:
+    """The engine that takes a seat under ``leaver=computer`` (as ``serve``'s)."""
+    spec = builtin_engine(REPLACEMENT)
+    return EngineProcess(spec.command, cwd=spec.cwd, label=REPLACEMENT)
 
 
 __all__ = ["HallTable", "HeldRemotePlayer", "TableHost"]
