@@ -92,7 +92,12 @@ def register(subparsers: Any) -> None:
         metavar="NAME=VALUE",
         help=f"a connection limit (repeatable; the defaults shown): {limits}",
     )
+    from . import server_admin
+
+    server_admin.add_db_option(parser)
     parser.set_defaults(run=run)
+    # bughouse server admin add-bot|revoke-bot, export, backup (the database's commands).
+    server_admin.register(parser.add_subparsers(dest="server_command", metavar="COMMAND"))
 
 
 def _port(option: str, text: str) -> int:
@@ -138,6 +143,7 @@ def run(args: argparse.Namespace, env: Any) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot make the folder {str(out)!r}: {exc.strerror}") from None
+    store, aborted = _open_store(args, env)
     become_subreaper()
     try:
         return trio.run(
@@ -153,10 +159,27 @@ def run(args: argparse.Namespace, env: Any) -> int:
                 certfile=args.certfile,
                 keyfile=args.keyfile,
                 env=env,
+                store=store,
+                aborted=aborted,
             )
         )
     finally:
+        store.close()
         kill_orphans(keep=live_engine_pids())
+
+
+def _open_store(args: argparse.Namespace, env: Any) -> tuple[Any, int]:
+    """The server's database (``--db``), its games left in progress by a server that
+    died recorded as aborted, before anyone is seated (how many: the second value)."""
+    from ..storage import SqliteStore
+    from .server_admin import db_path
+
+    store = SqliteStore.open(db_path(args, env))
+    try:
+        return store, store.abort_interrupted()
+    except BaseException:
+        store.close()
+        raise
 
 
 def log_line(text: str) -> None:
@@ -175,8 +198,11 @@ async def serve(
     certfile: str | None,
     keyfile: str | None,
     env: Any,
+    store: Any = None,
+    aborted: int = 0,
 ) -> int:
-    """Runs the hall, the line lobby and the web app until a signal stops them."""
+    """Runs the hall, the line lobby and the web app until a signal stops them;
+    ``store`` is the database (``storage.SqliteStore``) for accounts and the archive."""
     import trio
 
     from ..exits import FAILED, OK
@@ -185,6 +211,7 @@ async def serve(
     from ..table.stopping import exit_status, stop_on_signals
 
     hall = Hall(out, computer=computer, log=log_line, limits=limits)
+    site = _storage(hall, store, tls=certfile is not None)
     status = OK
     async with stop_on_signals() as stop:
         with stop.scope:
@@ -203,6 +230,7 @@ async def serve(
                         hosts=(host,),
                         allow_origin=allow_origin,
                         limits=limits,
+                        site=site,
                     )
                     bound_web = await nursery.start(
                         functools.partial(
@@ -223,12 +251,36 @@ async def serve(
                 print(f"lobby: {scheme}://{shown}:{bound_web}/", flush=True)
                 print(f"line port: {shown}:{bound_line}", flush=True)
                 print(f"games: {out}/", flush=True)
+                if store is not None:
+                    note = f" ({aborted} unfinished game(s) recorded as aborted)" if aborted else ""
+                    print(f"database: {store.path}{note}", flush=True)
                 if host not in ("127.0.0.1", "::1", "localhost") and certfile is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
     if stop.signal is not None:
         print(f"stopped ({stop.name}): the games so far are in {out}/", flush=True)
         status = exit_status(stop.signal)
     return status
+
+
+def _storage(hall: Any, store: Any, *, tls: bool) -> Any:
+    """Puts the database under ``hall`` (its archive, accounts and bot tokens) and gives
+    the web side's accounts and archive pages (None without a database)."""
+    if store is None:
+        return None
+    from pathlib import Path
+
+    from ..hall.accounts_web import key_for
+    from ..hall.site import Site
+    from ..hall.store_archive import StoreArchive
+    from ..storage.aio import AsyncStore
+
+    db = AsyncStore(store)
+    hall.archive = StoreArchive(
+        db, rerated=lambda changes: hall.rerate({c.name: c.after.rating for c in changes})
+    )
+    site = Site(db, secret=key_for(Path(store.path)), tls=tls)
+    hall.accounts = site.accounts
+    return site
 
 
 async def _serve_web(

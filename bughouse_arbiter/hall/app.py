@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.websockets import WebSocket
 
+    from .site import Site
+
 #: Lobby sockets at once.
 LOBBY_SOCKETS = 512
 #: Messages a lobby socket may have waiting for it before it is closed.
@@ -120,8 +122,10 @@ def build_app(
     hosts: Collection[str] = ("127.0.0.1",),
     allow_origin: Collection[str] = (),
     limits: Limits | None = None,
+    site: Site | None = None,
 ) -> Any:
-    """The server's ASGI app (Starlette, behind ``SiteCheck``)."""
+    """The server's ASGI app (Starlette, behind ``SiteCheck``); ``site`` adds the
+    accounts and archive pages (``hall.site``)."""
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse, PlainTextResponse
     from starlette.routing import Route, WebSocketRoute
@@ -175,7 +179,7 @@ def build_app(
                 await wrapped.send(_error("too many lobby connections from your address"))
                 await wrapped.close(1013, "too many connections")
                 return
-            await _lobby(hall, wrapped, peer, limits)
+            await _lobby(hall, wrapped, peer, limits, site)
         except Exception as exc:  # one connection's trouble never reaches the others
             hall.log(f"web {peer}: lobby socket failed ({type(exc).__name__}: {exc})")
         finally:
@@ -191,12 +195,16 @@ def build_app(
             Route("/api/server", server_info),
             WebSocketRoute("/ws", lobby_socket),
             WebSocketRoute("/table/{table}/ws", table_socket),
-        ]
+            *(site.routes() if site is not None else ()),
+        ],
+        middleware=site.middleware() if site is not None else None,
     )
     return SiteCheck(app, hosts=hosts, allow_origin=allow_origin, log=hall.log)
 
 
-async def _lobby(hall: Hall, socket: AsgiSocket, peer: str, limits: Limits) -> None:
+async def _lobby(
+    hall: Hall, socket: AsgiSocket, peer: str, limits: Limits, site: Site | None = None
+) -> None:
     """One lobby socket, accepted: hello, then messages, until it closes."""
     outbox, pending = trio.open_memory_channel[dict[str, Any]](OUTBOX)
     member: Member | None = None
@@ -227,7 +235,10 @@ async def _lobby(hall: Hall, socket: AsgiSocket, peer: str, limits: Limits) -> N
                 )
                 continue
             try:
-                member = hall.join(Identity(parsed.name), send)
+                who = Identity(parsed.name)
+                if site is not None:  # its account when logged in
+                    who = await site.person(socket.socket.scope, parsed.name)
+                member = hall.join(who, send)
             except JoinRefused as exc:
                 await socket.send(_error(exc.reason))
                 continue

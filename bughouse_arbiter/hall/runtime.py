@@ -28,8 +28,9 @@ import math
 from collections.abc import Callable, Collection, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import attrs
 import trio
 
 from ..config.specs import EngineSpec, TimeControl, builtin_engine
@@ -56,6 +57,12 @@ class JoinRefused(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class BotCheck(Protocol):
+    """Checks a bot's token (``hall.accounts_web.Accounts``)."""
+
+    async def bot_identity(self, name: str, token: str | None) -> Identity: ...
 
 
 class Member:
@@ -135,6 +142,9 @@ class Hall:
         self._tables: trio.Nursery | None = None
         self._poke = trio.Event()
         self._stopping = False
+        #: The server's accounts (``hall.accounts_web.Accounts``); None: no accounts
+        #: (every bot plays unrated under any free name).
+        self.accounts: BotCheck | None = None
 
     # -- the API -------------------------------------------------------------------------
 
@@ -189,6 +199,35 @@ class Hall:
         self.bots[identity.name] = ticket
         self._apply(self.lobby.add_bot(identity, tcs, self._now()))
         return ticket
+
+    async def check_bot(self, name: str, token: str | None) -> Identity:
+        """Who a bot connecting as ``name`` with ``token`` plays as, for ``add_bot``;
+        ``JoinRefused`` when ``name`` is an account's and ``token`` is not its bot's."""
+        if self.accounts is None:
+            return Identity(name, "bot")
+        return await self.accounts.bot_identity(name, token)
+
+    def rerate(self, ratings: Mapping[str, float]) -> None:
+        """New ratings (after a rated game): the lobby shows them and pairs by them."""
+
+        def new(who: Identity) -> Identity:
+            rating = ratings.get(who.name)
+            return who if rating is None else attrs.evolve(who, rating=round(rating, 1))
+
+        lobby = self.lobby
+        for name in ratings.keys() & lobby.members.keys():
+            lobby.members[name] = new(lobby.members[name])
+        for name in ratings.keys() & self.members.keys():
+            self.members[name].identity = new(self.members[name].identity)
+        for name in ratings.keys() & lobby.bots.keys():
+            lobby.bots[name].identity = new(lobby.bots[name].identity)
+        for name in ratings.keys() & self.bots.keys():
+            self.bots[name].identity = new(self.bots[name].identity)
+        for table in lobby.tables.values():
+            for seat, who in table.seats.items():
+                if who is not None:
+                    table.seats[seat] = new(who)
+        lobby.version += 1
 
     def live_table(self, table_id: str) -> LiveTable | None:
         """The running table of ``table_id`` (its games' seam), if there is one."""
