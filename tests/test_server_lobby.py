@@ -32,7 +32,11 @@ class LobbyServer:
     def __init__(self, tmp_path: Path) -> None:
         self.out = tmp_path / "games"
         self.err_path = tmp_path / "server.err"
-        self.argv = bughouse("server", "--port", "0", "--line-port", "0", "--out", str(self.out))
+        self.db = tmp_path / "server.sqlite3"
+        self.argv = bughouse(
+            "server", "--port", "0", "--line-port", "0", "--out", str(self.out), "--db"
+        )
+        self.argv.append(str(self.db))
         self.process: trio.Process | None = None
         self.port = self.line_port = 0
 

@@ -1,0 +1,132 @@
+"""The hall's archive over the server's database: rated only with four accounts or bots,
+ratings back into the lobby, games without a start kept too, bot tokens and guest names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from bughouse_arbiter.core.model import SEATS, Seat
+from bughouse_arbiter.hall.accounts_web import Accounts, LoginLimiter
+from bughouse_arbiter.hall.runtime import Hall, JoinRefused
+from bughouse_arbiter.hall.store_archive import StoreArchive
+from bughouse_arbiter.lobby.archive import GameFinished, GameStarted
+from bughouse_arbiter.lobby.identity import COMPUTER, Identity
+from bughouse_arbiter.storage import GameQuery, SqliteStore
+from bughouse_arbiter.storage.aio import AsyncStore
+
+BPGN = '[Event "lobby"]\n[Result "1-0"]\n\n1A. e4 {resigns} 1-0\n'
+
+
+def game(seats: dict[Seat, Identity], number: int, *, rated: bool = True) -> GameStarted:
+    return GameStarted(
+        table="t1", game=number, tc="180+0", rules="profile=default", rated=rated,
+        seats=seats, header='[Event "lobby"]',
+    )
+
+
+def finished(start: GameStarted, result: str = "1-0") -> GameFinished:
+    return GameFinished(
+        table=start.table, game=start.game, tc=start.tc, rated=start.rated, seats=start.seats,
+        result=result, reason="A-Black resigns", termination="resignation", path=None, bpgn=BPGN,
+    )
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> AsyncStore:
+    store = SqliteStore.open(tmp_path / "server.sqlite3")
+    for name in ("ann", "ben"):
+        store.create_account(name, "password1")
+    return AsyncStore(store)
+
+
+async def test_a_game_of_four_accounts_and_bots_is_rated_and_the_lobby_sees_it(
+    db: AsyncStore, tmp_path: Path
+) -> None:
+    tokens = {name: db.store.add_bot(name) for name in ("bot1", "bot2")}
+    hall = Hall(tmp_path)
+    hall.lobby.join(Identity("ann", "account", 1500.0))
+    archive = StoreArchive(
+        db, rerated=lambda changes: hall.rerate({c.name: c.after.rating for c in changes})
+    )
+    who = [Identity("ann", "account"), Identity("bot1", "bot"), Identity("ben", "account"),
+           Identity("bot2", "bot")]
+    start = game(dict(zip(SEATS, who, strict=True)), 1)
+    await archive.begin(start)
+    assert db.store.counts()["playing"] == 1
+    await archive.record(finished(start))
+    (kept,) = db.store.games(GameQuery())
+    assert kept.rated and kept.result == "1-0" and kept.status == "finished"
+    for seat, won in ((Seat.A_WHITE, True), (Seat.B_BLACK, True), (Seat.A_BLACK, False)):
+        player = kept.players[seat]
+        assert player.rating_before is not None and player.rating_after is not None
+        assert (player.rating_after > player.rating_before) is won
+    ann = db.store.account("ann")
+    assert ann is not None and ann.rating.games == 1
+    assert hall.lobby.members["ann"].rating == round(ann.rating.rating, 1) > 1500
+    assert db.store.game_bpgn(kept.id) == BPGN
+    # A bot's token seats that bot only; a person's name is not a bot's.
+    accounts = Accounts(db, secret="x")
+    bot = await accounts.bot_identity("bot1", tokens["bot1"])
+    assert bot.kind == "bot" and bot.rating is not None and bot.rating < 1500
+    for name, token in (("bot1", tokens["bot2"]), ("bot1", None), ("ann", tokens["bot1"])):
+        with pytest.raises(JoinRefused):
+            await accounts.bot_identity(name, token)
+    assert await accounts.bot_identity("freebot", None) == Identity("freebot", "bot")
+    assert (await accounts.person({}, "carol")).kind == "guest"
+    with pytest.raises(JoinRefused, match="belongs to an account"):
+        await accounts.person({}, "ann")
+    person = await accounts.person({"user": "ann"}, "whatever")
+    assert person == Identity("ann", "account", round(ann.rating.rating, 1))
+
+
+async def test_a_guest_or_the_computer_leaves_the_game_unrated_and_an_unstarted_one_is_kept(
+    db: AsyncStore,
+) -> None:
+    rerated: list[object] = []
+    archive = StoreArchive(db, rerated=rerated.append)
+    with_guest = game(
+        {Seat.A_WHITE: Identity("ann", "account"), Seat.A_BLACK: Identity("gus"),
+         Seat.B_WHITE: COMPUTER, Seat.B_BLACK: Identity("ben", "account")}, 1,
+    )
+    await archive.begin(with_guest)
+    await archive.record(finished(with_guest))
+    # A game that ended before it began (a player failed) is recorded all the same.
+    never = game(with_guest.seats, 2)
+    await archive.record(finished(never, "*"))
+    games = db.store.games(GameQuery())
+    assert [g.rated for g in games] == [False, False] and rerated == []
+    assert {g.result for g in games} == {"1-0", "*"}
+    assert db.store.counts() == {"playing": 0, "finished": 2, "aborted": 0}
+    account = db.store.account("ann")
+    assert account is not None and account.rating.games == 0
+
+
+def test_failed_logins_wait_per_name_and_per_address() -> None:
+    now = [0.0]
+    limiter = LoginLimiter(per_address=3, per_name=2, window=60.0, clock=lambda: now[0])
+    limiter.failed("1.2.3.4", "ann")
+    assert limiter.wait("1.2.3.4", "ann") == 0
+    now[0] = 10.0
+    limiter.failed("5.6.7.8", "ANN")
+    assert limiter.wait("9.9.9.9", "ann") == 50.0  # the name, from any address
+    assert limiter.wait("9.9.9.9", "ben") == 0
+    limiter.failed("1.2.3.4", "x1")
+    limiter.failed("1.2.3.4", "x2")
+    assert limiter.wait("1.2.3.4", "ben") == 50.0  # the address, whatever the name
+    now[0] = 55.0
+    assert limiter.wait("9.9.9.9", "ann") == 5.0
+    now[0] = 60.0
+    assert limiter.wait("9.9.9.9", "ann") == 0 and limiter.wait("1.2.3.4", "ben") == 0
+
+
+async def test_hall_rerate_changes_the_lobby_view(tmp_path: Path) -> None:
+    hall = Hall(tmp_path)
+    hall.lobby.join(Identity("ann", "account", 1500.0))
+    before = hall.lobby.version
+    hall.rerate({"ann": 1523.456, "nobody": 1400.0})
+    assert hall.lobby.members["ann"] == Identity("ann", "account", 1523.5)
+    assert hall.lobby.version > before
+    await trio.sleep(0)
