@@ -305,7 +305,7 @@ def _games_table(games: list[ArchivedGame], *, focus: str | None) -> str:
     body = rows(
         (
             f'<td><a href="/game/{g.id}">#{g.id}</a></td>',
-            f"<td>{_when(g.ended or g.started)}</td>",
+            f'<td class="wide">{_when(g.ended or g.started)}</td>',
             f"<td>{_team(g, Team.ONE, focus)}</td>",
             f'<td class="num"><b>{esc(g.result)}</b></td>',
             f"<td>{_team(g, Team.TWO, focus)}</td>",
@@ -315,7 +315,7 @@ def _games_table(games: list[ArchivedGame], *, focus: str | None) -> str:
         for g in games
     )
     return f"""<div class="panel table-wrap"><table class="list games"><thead><tr><th>Game</th>
-<th>Ended (UTC)</th><th>Team 1</th><th class="num">Result</th><th>Team 2</th>
+<th class="wide">Ended (UTC)</th><th>Team 1</th><th class="num">Result</th><th>Team 2</th>
 <th class="wide">Time</th><th class="wide">How</th></tr></thead><tbody>{body}</tbody></table>
 </div>"""
 
