@@ -208,6 +208,7 @@ class Accounts:
             wait = self.limiter.wait(address, "")
             if wait > 0:
                 return await self._form(request, "register", name, _wait(wait), status=429)
+            self.limiter.failed(address, "")  # every registration counts: it spends a hash
             try:
                 check_username(name)
                 check_password(password)
@@ -215,7 +216,6 @@ class Accounts:
                     raise StoreError("the two passwords differ")
                 account = await self.db.run(lambda s: s.create_account(name, password))
             except StoreError as exc:
-                self.limiter.failed(address, "")  # a registration spends a hash too
                 problem = str(exc)
             else:
                 return self._logged_in(request, account.name, form.get("next"))
