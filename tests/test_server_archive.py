@@ -60,6 +60,12 @@ async def test_a_server_killed_during_finishing_games_loses_no_finished_game(
     async with trio.open_nursery() as nursery:
         with trio.fail_after(TIMEOUT):
             await again.start(nursery)  # listening: the database was put right before
+            # A second server on the same database is refused (it would abort these games).
+            second = await trio.run_process(
+                bughouse("server", "--port", "0", "--line-port", "0", "--db", str(server.db)),
+                capture_stderr=True, check=False, env=ENV, cwd=str(ROOT),
+            )
+        assert second.returncode == 2 and b"another bughouse server" in second.stderr
         assert again.process is not None
         await reap(again.process)
     store = SqliteStore.open(server.db, create=False)

@@ -15,6 +15,14 @@ queue entry allows them. Every game is appended to ``--out DIR/ID.bpgn``
 otherwise; ``--port 0`` and ``--line-port 0`` pick free ports, and the
 ports are printed on start. Ctrl+C, SIGTERM or SIGHUP stop it.
 
+Accounts, bot accounts, every finished game and the ratings are kept in
+the database ``--db PATH`` (SQLite; made if missing): a finished game and
+its rating changes are on disk before its result is told, and games a
+killed server was playing are recorded as aborted when it starts again.
+Its pages: /register, /login, /leaderboard, /player/NAME, /games,
+/game/ID. ``bughouse server admin add-bot NAME`` prints a bot's token;
+``export`` and ``backup`` work beside a running server (docs/accounts.md).
+
 ``bughouse serve`` stays the quick one-table server. See docs/server.md.
 """
 
@@ -143,7 +151,7 @@ def run(args: argparse.Namespace, env: Any) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot make the folder {str(out)!r}: {exc.strerror}") from None
-    store, aborted = _open_store(args, env)
+    store, aborted, held = _open_store(args, env)
     become_subreaper()
     try:
         return trio.run(
@@ -165,20 +173,30 @@ def run(args: argparse.Namespace, env: Any) -> int:
         )
     finally:
         store.close()
+        held.close()
         kill_orphans(keep=live_engine_pids())
 
 
-def _open_store(args: argparse.Namespace, env: Any) -> tuple[Any, int]:
+def _open_store(args: argparse.Namespace, env: Any) -> tuple[Any, int, Any]:
     """The server's database (``--db``), its games left in progress by a server that
-    died recorded as aborted, before anyone is seated (how many: the second value)."""
+    died recorded as aborted, before anyone is seated (how many: the second value), and
+    the lock file held while this server uses it."""
+    from ..hall.store_archive import hold_database
     from ..storage import SqliteStore
     from .server_admin import db_path
 
-    store = SqliteStore.open(db_path(args, env))
+    path = db_path(args, env)
+    held = hold_database(path)  # open as long as the process lives
     try:
-        return store, store.abort_interrupted()
+        store = SqliteStore.open(path)
+    except BaseException:
+        held.close()
+        raise
+    try:
+        return store, store.abort_interrupted(), held
     except BaseException:
         store.close()
+        held.close()
         raise
 
 

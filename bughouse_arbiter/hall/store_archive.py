@@ -11,17 +11,19 @@ so the lobby's views and quick pairing use them at once.
 
 from __future__ import annotations
 
+import fcntl
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 import trio
 
 from ..core.model import Seat
 from ..lobby.archive import GameFinished, GameStarted
 from ..lobby.identity import Identity
-from ..storage import FinishedGame, GameStart, RatingChange, SeatPlayer, SqliteStore
+from ..storage import FinishedGame, GameStart, RatingChange, SeatPlayer, SqliteStore, StoreError
 from ..storage.aio import AsyncStore
 from ..storage.records import RATED_KINDS
 
@@ -111,3 +113,21 @@ async def open_store(path: Path) -> tuple[AsyncStore, int]:
         store.close()
         raise
     return db, aborted
+
+
+def hold_database(path: Path) -> IO[bytes]:
+    """Takes ``PATH.lock`` for this server (kept while the file stays open): a second
+    server on the same database would record the first one's games as aborted, so it
+    is refused with one line. ``export``, ``backup`` and ``admin`` need no lock."""
+    lock = path.with_name(path.name + ".lock")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        held = lock.open("ab")
+    except OSError as exc:
+        raise StoreError(f"cannot open {str(lock)!r}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        raise StoreError(f"another bughouse server is using the database {str(path)!r}") from None
+    return held
