@@ -78,6 +78,14 @@ async def test_a_game_of_four_accounts_and_bots_is_rated_and_the_lobby_sees_it(
     assert (await accounts.person({}, "carol")).kind == "guest"
     with pytest.raises(JoinRefused, match="belongs to an account"):
         await accounts.person({}, "ann")
+    hall.accounts = accounts
+    winner = await hall.check_bot("bot2", tokens["bot2"])  # B-Black: team one won
+    assert winner.kind == "bot" and winner.rating is not None and winner.rating > 1500
+    with pytest.raises(JoinRefused, match="token"):
+        await hall.check_bot("bot2", "0" * 32)
+    with pytest.raises(JoinRefused, match="belongs to an account"):
+        await hall.check_guest("ben")
+    assert await hall.check_guest("gus") == Identity("gus")
     person = await accounts.person({"user": "ann"}, "whatever")
     assert person == Identity("ann", "account", round(ann.rating.rating, 1))
 

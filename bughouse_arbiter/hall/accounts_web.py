@@ -130,6 +130,10 @@ class Accounts:
             account = await self.account(user)
             if account is not None and account.kind == "account":
                 return Identity(account.name, "account", round(account.rating.rating, 1))
+        return await self.guest(name)
+
+    async def guest(self, name: str) -> Identity:
+        """A guest called ``name``: never an account's name."""
         problem = name_problem(name)
         if problem is not None:
             raise JoinRefused(problem)

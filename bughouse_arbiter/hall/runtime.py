@@ -60,9 +60,11 @@ class JoinRefused(Exception):
 
 
 class BotCheck(Protocol):
-    """Checks a bot's token (``hall.accounts_web.Accounts``)."""
+    """Checks a bot's token and a guest's name (``hall.accounts_web.Accounts``)."""
 
     async def bot_identity(self, name: str, token: str | None) -> Identity: ...
+
+    async def guest(self, name: str) -> Identity: ...
 
 
 class Member:
@@ -206,6 +208,13 @@ class Hall:
         if self.accounts is None:
             return Identity(name, "bot")
         return await self.accounts.bot_identity(name, token)
+
+    async def check_guest(self, name: str) -> Identity:
+        """A guest's identity for ``join`` (a console on the line port); ``JoinRefused``
+        when ``name`` is an account's (its owner logs in on the web)."""
+        if self.accounts is None:
+            return Identity(name, "guest")
+        return await self.accounts.guest(name)
 
     def rerate(self, ratings: Mapping[str, float]) -> None:
         """New ratings (after a rated game): the lobby shows them and pairs by them."""
