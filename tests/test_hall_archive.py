@@ -1,5 +1,6 @@
 """The hall's archive over the server's database: rated only with four accounts or bots,
-ratings back into the lobby, games without a start kept too, bot tokens and guest names."""
+ratings back into the lobby, games without a start kept too, bot tokens and guest names;
+and a game's end told only once the archive has it."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from bughouse_arbiter.hall.runtime import Hall, JoinRefused
 from bughouse_arbiter.hall.store_archive import StoreArchive
 from bughouse_arbiter.lobby.archive import GameFinished, GameStarted
 from bughouse_arbiter.lobby.identity import COMPUTER, Identity
+from bughouse_arbiter.players.base import ResignAction
 from bughouse_arbiter.storage import GameQuery, SqliteStore
 from bughouse_arbiter.storage.aio import AsyncStore
+from bughouse_arbiter.table.match_events import MatchEnded, MatchStarted
+from bughouse_arbiter.web.live_server import WebPlayer
 
 BPGN = '[Event "lobby"]\n[Result "1-0"]\n\n1A. e4 {resigns} 1-0\n'
 
@@ -138,3 +142,60 @@ async def test_hall_rerate_changes_the_lobby_view(tmp_path: Path) -> None:
     assert hall.lobby.members["ann"] == Identity("ann", "account", 1523.5)
     assert hall.lobby.version > before
     await trio.sleep(0)
+
+
+class HeldArchive:
+    """An archive whose ``record`` waits to be released, saying what had been told by then."""
+
+    def __init__(self, hall: Hall) -> None:
+        self.hall = hall
+        self.release = trio.Event()
+        self.recording = trio.Event()
+        self.kept: list[GameFinished] = []
+
+    async def begin(self, game: GameStarted) -> None:
+        pass
+
+    async def record(self, game: GameFinished) -> None:
+        self.recording.set()
+        await self.release.wait()
+        self.kept.append(game)
+
+
+async def test_the_end_is_told_only_once_the_archive_has_the_game(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    archive = HeldArchive(hall)
+    hall.archive = archive
+    seen: list[object] = []
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            inbox: list[dict[str, object]] = []
+            member = hall.join(Identity("alice"), inbox.append)
+            hall.handle(member, {"type": "create", "tc": "120+0", "fill_after": 30})
+            hall.handle(member, {"type": "sit", "table": "t1", "seat": "A-white"})
+            hall.handle(member, {"type": "start", "table": "t1"})
+            while not any(m["type"] == "seat" for m in inbox):
+                await trio.sleep(0.01)
+            seat = next(m for m in inbox if m["type"] == "seat")
+            live = hall.live_table("t1")
+            assert live is not None
+            live.observe(seen.append)
+            joined = live.authenticate(str(seat["seat"]), str(seat["token"]))
+            player = WebPlayer(live.seat_of(joined), "alice", on_turn=lambda: None)
+            await nursery.start(player.run, live, joined, "alice")
+            while not any(isinstance(e, MatchStarted) for e in seen):
+                await trio.sleep(0.01)
+            player.act(ResignAction(seat=player.seat, arrived_at=trio.current_time()))
+            await archive.recording.wait()
+            await trio.sleep(0.5)  # whatever would be told is told by now
+            assert not any(isinstance(e, MatchEnded) for e in seen)
+            assert hall.lobby.tables["t1"].state == "playing"
+            archive.release.set()
+            while hall.lobby.tables["t1"].state != "between":
+                await trio.sleep(0.01)
+            assert any(isinstance(e, MatchEnded) for e in seen)
+            nursery.cancel_scope.cancel()
+    (kept,) = archive.kept
+    assert kept.result == "0-1" and kept.termination == "resignation"
+    assert kept.bpgn is not None and '[WhiteA "alice"]' in kept.bpgn
