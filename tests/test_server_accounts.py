@@ -32,6 +32,9 @@ class Browser:
         data = None if form is None else urllib.parse.urlencode(form).encode()
         try:
             with self.opener.open(self.base + path, data=data, timeout=30) as answer:
+                ours = urllib.parse.urlsplit(answer.geturl()).path != "/"  # not the lobby's
+                if ours and answer.headers.get_content_type() == "text/html":
+                    assert answer.headers["x-frame-options"] == "DENY", path
                 return answer.status, answer.geturl(), answer.read().decode()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.geturl(), exc.read().decode()

@@ -28,7 +28,7 @@ from ..storage import Account, StoreError
 from ..storage.accounts import check_password, check_username
 from ..storage.aio import AsyncStore
 from .runtime import JoinRefused
-from .site_pages import CSS, csrf_field, esc, page
+from .site_pages import CSS, HEADERS, csrf_field, esc, page
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -299,7 +299,9 @@ class Accounts:
 {again}{rule}<button type="submit">{title}</button></form>
 <p class="note">{other}</p></div>"""
         who = await self.viewer(request)
-        return HTMLResponse(page(title, body, who=who, csrf=token), status_code=status)
+        return HTMLResponse(
+            page(title, body, who=who, csrf=token), status_code=status, headers=HEADERS
+        )
 
     async def refused(self, request: Request) -> Response:
         from starlette.responses import HTMLResponse
@@ -310,7 +312,9 @@ class Accounts:
             "This form was not sent from this site's page (or it expired): "
             "load the page again and send it from there.</p></div>"
         )
-        return HTMLResponse(page("Form expired", body, who=None, csrf=token), status_code=403)
+        return HTMLResponse(
+            page("Form expired", body, who=None, csrf=token), status_code=403, headers=HEADERS
+        )
 
 
 def csrf_token(request: Request) -> str:

@@ -28,7 +28,7 @@ from ..storage.aio import AsyncStore
 from ..storage.records import RESULTS
 from .accounts_web import Accounts, csrf_token
 from .plot import rating_plot
-from .site_pages import esc, page, rows
+from .site_pages import HEADERS, esc, page, rows
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -64,9 +64,8 @@ class ArchiveSite:
         from starlette.responses import HTMLResponse
 
         who = await self.accounts.viewer(request)
-        return HTMLResponse(
-            page(title, body, who=who, csrf=csrf_token(request)), status_code=status
-        )
+        shown = page(title, body, who=who, csrf=csrf_token(request))
+        return HTMLResponse(shown, status_code=status, headers=HEADERS)
 
     async def leaderboard(self, request: Request) -> Response:
         kind = request.query_params.get("kind", "all")
@@ -225,7 +224,7 @@ while its deviation is wide (few games, or none for a long time).</p>"""
             '<a style="color:#f2c14e;margin-right:16px" href="/games">← Archive</a>'
             f'<a style="color:#f2c14e" href="/game/{game_id}.bpgn">Download BPGN</a></nav>'
         )
-        return HTMLResponse(html.replace("<body>", "<body>" + bar, 1))
+        return HTMLResponse(html.replace("<body>", "<body>" + bar, 1), headers=HEADERS)
 
     async def game_bpgn(self, request: Request) -> Response:
         from starlette.responses import PlainTextResponse, Response

@@ -73,6 +73,15 @@ svg.plot text { fill: var(--muted); font-size: 12px; }
 """
 
 
+#: Every page of the site: not to be framed by another site (its forms), nor sniffed.
+HEADERS = {
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "cache-control": "no-store",
+}
+
+
 def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
