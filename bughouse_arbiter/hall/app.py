@@ -297,5 +297,3 @@ def _file(name: str, content_type: str, fallback: bytes | None) -> Response:
     return Response(
         body, media_type=content_type.split(";")[0], headers={"cache-control": "no-cache"}
     )
-
-

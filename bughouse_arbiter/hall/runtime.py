@@ -43,7 +43,7 @@ from ..lobby.tables import seat_key
 from ..server.limits import Limits
 from ..server.seam import LiveTable
 from .pages import TablePages, TablePageSession
-from .tables import JOIN_TIMEOUT, Log, TableHost
+from .tables import JOIN_TIMEOUT, Finish, Log, TableHost
 
 Message = dict[str, Any]
 Sender = Callable[[Message], None]
@@ -381,12 +381,12 @@ class Hall:
                 }
             )
 
-    def _finished(self, table_id: str, played: bool, why: str) -> None:
+    def _finished(self, table_id: str, how: Finish, why: str) -> None:
         now = self._now()
-        if played:
+        if how == "played":
             self._apply(self.lobby.game_over(table_id, now))
         else:
-            self._apply(self.lobby.game_failed(table_id, why, now))
+            self._apply(self.lobby.game_failed(table_id, why, now, close=how == "failed"))
         table = self.lobby.tables.get(table_id)
         host = self.hosts.get(table_id)
         if (table is None or table.state == "closed") and host is not None:
