@@ -199,3 +199,18 @@ async def test_the_end_is_told_only_once_the_archive_has_the_game(tmp_path: Path
     (kept,) = archive.kept
     assert kept.result == "0-1" and kept.termination == "resignation"
     assert kept.bpgn is not None and '[WhiteA "alice"]' in kept.bpgn
+
+
+def test_the_rating_plot_draws_every_rated_game() -> None:
+    from bughouse_arbiter.hall.plot import rating_plot
+    from bughouse_arbiter.storage import HistoryPoint
+
+    assert "No rated games yet" in rating_plot([], start=1500)
+    history = [
+        HistoryPoint(game_id=i, ended=1.8e9 + 3600 * i, rating=1500 + 40 * i, rd=300 - 30 * i)
+        for i in range(1, 6)
+    ]
+    svg = rating_plot(history, start=1500)
+    assert svg.startswith('<svg class="plot"') and svg.endswith("</svg>")
+    assert svg.count("<circle") == 5 and svg.count("<polyline") == 1
+    assert "game 5: 1700 ± 150" in svg and ">2027-01-15<" in svg

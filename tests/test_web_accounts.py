@@ -183,6 +183,7 @@ def test_register_log_in_play_rated_and_see_the_rating_and_the_game(
     page.screenshot(path=str(SHOTS / "archive-game-1280x800.png"))
     page.goto(f"{server}/leaderboard?provisional=1")
     expect(page.locator("table.list")).to_contain_text("queen")
+    page.screenshot(path=str(SHOTS / "leaderboard-1280x800.png"))
     # On a phone: the same pages, nothing wider than the screen.
     phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     small = phone.new_page()

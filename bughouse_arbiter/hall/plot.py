@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ..storage import HistoryPoint
 
 WIDTH, HEIGHT = 720, 260
-LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28
+LEFT, RIGHT, TOP, BOTTOM = 60, 12, 14, 30
 
 
 def rating_plot(history: Sequence[HistoryPoint], *, start: float) -> str:

@@ -25,7 +25,7 @@ nav.top { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 18px; pa
   background: #17191c; border-bottom: 3px solid var(--dark-square); }
 nav.top .brand { font-weight: 700; font-size: 1.1rem; color: var(--text); margin-right: 10px; }
 nav.top .brand::before { content: "\\265E  "; color: var(--accent); }
-nav.top .me { margin-left: auto; color: var(--muted); }
+nav.top .me { margin-left: auto; color: var(--muted); display: flex; gap: 14px; }
 nav.top form { display: inline; margin: 0; }
 main { max-width: 1100px; margin: 0 auto; padding: 18px; }
 h1 { font-size: 1.45rem; margin: 4px 0 14px; }
@@ -47,7 +47,7 @@ table.list th { text-align: left; color: var(--muted); font-weight: 600; padding
   border-bottom: 1px solid var(--line); white-space: nowrap; }
 table.list td { padding: 7px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 table.list tr:nth-child(even) td { background: #262a2f; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.list .num { text-align: right; font-variant-numeric: tabular-nums; }
 .up { color: var(--good); } .down { color: var(--bad); }
 .kind { font-size: .75rem; color: var(--muted); border: 1px solid var(--line); border-radius: 4px;
   padding: 0 4px; margin-left: 4px; }
@@ -63,12 +63,13 @@ form.search button { margin: 0; }
 .stats { display: flex; flex-wrap: wrap; gap: 10px 28px; }
 .stats .big { font-size: 1.6rem; font-weight: 700; }
 svg.plot { width: 100%; height: auto; display: block; }
-svg.plot text { fill: var(--muted); font-size: 12px; }
+svg.plot text { fill: var(--muted); font-size: 13px; }
 @media (max-width: 700px) {
   main { padding: 12px; }
   form.search { grid-template-columns: 1fr 1fr; }
   table.list .wide { display: none; }
   nav.top { padding: 8px 12px; }
+  svg.plot text { font-size: 19px; }
 }
 """
 
