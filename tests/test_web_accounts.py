@@ -39,6 +39,7 @@ SIT = """async ([table]) => new Promise((resolve, reject) => {
   lobby.onopen = () => lobby.send(JSON.stringify({type: "hello", name: "ignored"}));
   lobby.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (message.type === "lobby") window.lobbyView = message;
     if (message.type === "welcome") {
       window.welcome = message.name;
       lobby.send(JSON.stringify({type: "sit", table, seat: "A-white"}));
@@ -56,6 +57,15 @@ SIT = """async ([table]) => new Promise((resolve, reject) => {
     }
   };
 })"""
+
+
+#: Whether the lobby's latest view shows queen's seat at the table rated above 1500.
+RATED_IN_LOBBY = """(table) => {
+  const view = window.lobbyView;
+  const shown = view && view.tables.find((t) => t.id === table);
+  const seat = shown && shown.seats["A-white"];
+  return Boolean(seat && seat.name === "queen" && seat.rating > 1500);
+}"""
 
 
 @pytest.fixture
@@ -160,6 +170,8 @@ def test_register_log_in_play_rated_and_see_the_rating_and_the_game(
     board.screenshot(path=str(SHOTS / "rated-game-1280x800.png"))
     others.resign.set()
     page.wait_for_function("window.result === '1-0'", timeout=WAIT_MS)
+    # The lobby shows the new rating at once.
+    page.wait_for_function(RATED_IN_LOBBY, arg=table, timeout=WAIT_MS)
     others.thread.join(timeout=60)
     assert others.failure is None, others.failure
     # The player page: one rated game, the rating up from 1500, its history drawn.
