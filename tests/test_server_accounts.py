@@ -4,6 +4,7 @@ a logged-in lobby socket, and the game it plays in the archive pages and downloa
 from __future__ import annotations
 
 import http.cookiejar
+import json
 import re
 import urllib.error
 import urllib.parse
@@ -102,8 +103,11 @@ async def test_register_log_in_play_and_find_the_game_in_the_archive(tmp_path: P
                     assert status == 200 and "wrong username or password" in page
                 status, _, page = await web.post("/login", login("bea", "password1"))
                 assert status == 429 and "try again in" in page
+                assert (await web.get("/api/me"))[2] == '{"name":null}'
                 status, url, _ = await web.post("/login", login("ann", "password1"))
                 assert status == 200 and url.endswith("/player/ann")
+                me = json.loads((await web.get("/api/me"))[2])
+                assert me == {"name": "ann", "kind": "account", "rating": 1500.0}
                 # Logged in, the lobby socket is the account, whatever name it says.
                 lobby = await lobby_socket(server.port, web.cookie())
                 await lobby.send({"type": "hello", "name": "someone"})

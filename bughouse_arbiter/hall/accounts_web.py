@@ -192,12 +192,24 @@ class Accounts:
             Route("/register", self.register, methods=["GET", "POST"]),
             Route("/login", self.login, methods=["GET", "POST"]),
             Route("/logout", self.logout, methods=["POST"]),
+            Route("/api/me", self.me),
         ]
 
     async def css(self, request: Request) -> Response:
         from starlette.responses import Response
 
         return Response(CSS, media_type="text/css", headers={"cache-control": "no-cache"})
+
+    async def me(self, request: Request) -> Response:
+        """``{"name": ..., "kind": "account", "rating": ...}`` of who is logged in, or
+        ``{"name": null}``: the lobby page shows it (its hello then joins as that account)."""
+        from starlette.responses import JSONResponse
+
+        who = await self.viewer(request)
+        if who is None:
+            return JSONResponse({"name": None}, headers={"cache-control": "no-store"})
+        shown = {**who.shown(), "rating": round(who.rating or 0.0, 1)}
+        return JSONResponse(shown, headers={"cache-control": "no-store"})
 
     async def register(self, request: Request) -> Response:
         problem = ""
