@@ -1,5 +1,9 @@
 """``bughouse connect HOST:PORT --seat SEAT --token TOKEN -- SPEC``: an engine at a remote table.
 
+``--tls`` (and ``--cafile FILE`` for a certificate this machine does not
+trust, such as a self-signed one) dials a server that speaks TLS
+(``serve --certfile --keyfile``); the certificate must name HOST.
+
 Runs the engine named by SPEC (as for ``match --engine``) on this machine and
 bridges it to a seat of ``bughouse serve``. A native engine is joined line
 for line (a pump: the server's lines go to its input, its output goes to the
@@ -22,6 +26,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shlex
+import ssl
+from functools import partial
 from typing import Any
 
 import trio
@@ -38,6 +44,7 @@ from ..players.process import EngineProcess
 from ..protocol import RawLine
 from ..server.bridge import bridge_player, check_credentials, say
 from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
+from ..server.tls import add_client_tls, client_tls
 from . import SUMMARIES
 
 
@@ -51,6 +58,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("address", metavar="HOST:PORT", help="where 'bughouse serve' listens")
     parser.add_argument("--seat", required=True, help="the seat to take (A-white ... B-black)")
     parser.add_argument("--token", required=True, help="the seat's token, printed by serve")
+    add_client_tls(parser)
     add_engines_file(parser)
     parser.add_argument(
         "spec", nargs="*", metavar="-- SPEC", help="the engine, as for match --engine"
@@ -71,22 +79,39 @@ def spec_from_args(args: argparse.Namespace) -> EngineSpec:
 def run(args: argparse.Namespace, env: Environment) -> int:
     host, port = parse_address(args.address)
     check_credentials(args.seat, args.token)
+    tls = client_tls(args)
     spec = spec_from_args(args)
     if spec.protocol == "native":
-        return trio.run(bridge_native, host, port, args.seat, args.token, spec)
+        return trio.run(partial(bridge_native, host, port, args.seat, args.token, spec, tls=tls))
     try:
         seat = Seat.parse(args.seat)
     except ValueError as exc:
         raise UsageError(f"--seat: {exc}") from None
     return trio.run(
-        bridge_player, host, port, args.seat, args.token, lambda: create_player(seat, spec)
+        partial(
+            bridge_player,
+            host,
+            port,
+            args.seat,
+            args.token,
+            lambda: create_player(seat, spec),
+            tls=tls,
+        )
     )
 
 
-async def bridge_native(host: str, port: int, seat: str, token: str, spec: EngineSpec) -> int:
-    """Joins the engine's pipes to the seat until either side ends."""
+async def bridge_native(
+    host: str,
+    port: int,
+    seat: str,
+    token: str,
+    spec: EngineSpec,
+    *,
+    tls: ssl.SSLContext | None = None,
+) -> int:
+    """Joins the engine's pipes to the seat until either side ends (over TLS with ``tls``)."""
     try:
-        link = await open_seat(host, port, seat, token)
+        link = await open_seat(host, port, seat, token, tls=tls)
     except ConnectRefused as exc:
         say(f"error: {exc}")
         return REFUSED

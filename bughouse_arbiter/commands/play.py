@@ -19,6 +19,7 @@ import contextlib
 import datetime as dt
 import getpass
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from ..players.debug_logs import DebugLogs
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
+from ..server.tls import add_client_tls, client_tls
 from ..table.arbiter import MatchRecord
 from ..table.games import play_game
 from ..table.keeper import entrants
@@ -98,6 +100,7 @@ def register(subparsers: Any) -> None:
         help="sit at a remote 'bughouse serve' table instead (with --seat and --token)",
     )
     parser.add_argument("--token", help="with --connect: the seat's token, printed by serve")
+    add_client_tls(parser)
     parser.add_argument(
         "--debug", action="store_true", help="write each engine's protocol log beside the file"
     )
@@ -175,6 +178,7 @@ def _run_connected(args: argparse.Namespace, env: Environment) -> int:
 
     if args.connect is None or args.token is None:
         raise UsageError("--connect HOST:PORT and --token TOKEN go together")
+    tls = client_tls(args)
     host, port = parse_address(args.connect)
     seat = _seat(args.seat)
     check_credentials(args.seat, args.token)
@@ -195,13 +199,16 @@ def _run_connected(args: argparse.Namespace, env: Environment) -> int:
 
     def connected(terminal: Terminal) -> int:
         return trio.run(
-            bridge_player,
-            host,
-            port,
-            args.seat,
-            args.token,
-            lambda: ConsolePlayer(seat, terminal, name=name, bell=args.bell),
-            True,
+            partial(
+                bridge_player,
+                host,
+                port,
+                args.seat,
+                args.token,
+                lambda: ConsolePlayer(seat, terminal, name=name, bell=args.bell),
+                True,
+                tls=tls,
+            )
         )
 
     if env.interactive:
