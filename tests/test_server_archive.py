@@ -1,26 +1,102 @@
 """A real ``bughouse server --db``: nothing finished is lost when it is killed.
 
-Three tables play at once, each a guest and three computers. One game ends
-(its result seen), a second is resigned and the server is killed with
-SIGKILL at once (in the middle of that game's end), the third is still
-being played. Restarted on the same database, the server records the
-unfinished games as aborted; every game whose result a page was told is
-there, finished, and the database's export passes ``replay --check``.
+Four tables play at once: one rated (four accounts), three with a guest and
+three computers each. The rated game and one other end (their results
+seen), a third is resigned and the server is killed with SIGKILL at once
+(in the middle of that game's end), the fourth is still being played.
+Restarted on the same database, the server records the unfinished games as
+aborted; every game whose result a page was told is there, finished, every
+account's rating is that of its rated game, and the database's export
+passes ``replay --check``.
 """
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import trio
 from serve_helpers import ENV, ROOT, bughouse, reap
-from test_server_lobby import LobbyServer, play_moves, resign, seated_with_computers
+from test_server_accounts import Browser, lobby_socket
+from test_server_lobby import LobbyServer, Socket, seated_with_computers
 
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.storage import GameQuery, SqliteStore
 
 TIMEOUT = 90
+RATED = ("r1", "r2", "r3", "r4")
+
+
+class OneSender:
+    """A stream whose sends never overlap (a socket's reader answers pings as a test sends)."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.lock = trio.Lock()
+
+    async def send_all(self, data: bytes) -> None:
+        async with self.lock:
+            await self.stream.send_all(data)
+
+    async def receive_some(self, size: int) -> bytes:
+        return await self.stream.receive_some(size)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+async def read_on(socket: Socket) -> None:
+    """Reads ``socket`` to its end (answering pings, keeping its latest state)."""
+    socket.stream = OneSender(socket.stream)  # type: ignore[assignment]
+    try:
+        while True:
+            await socket.message()
+            socket.seen.clear()
+    except (EOFError, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+
+
+async def until(check: Callable[[], Any]) -> Any:
+    while not (found := check()):
+        await trio.sleep(0.02)
+    return found
+
+
+async def resigned(page: Socket) -> str:
+    """Resigns (again, should the game not have begun yet); the result."""
+    while True:
+        await page.send({"type": "resign"})
+        with trio.move_on_after(2):
+            return str((await until(lambda: page.state.get("result")))["result"])
+
+
+async def rated_game(port: int, nursery: trio.Nursery) -> Socket:
+    """Four accounts at a rated table, their game on; the A-Black player's table socket."""
+    lobbies = []
+    for name in RATED:
+        web = Browser(port)
+        form = {"username": name, "password": "password1", "password2": "password1"}
+        assert (await web.post("/register", form))[0] == 200
+        lobby = await lobby_socket(port, web.cookie())
+        await lobby.send({"type": "hello", "name": name})
+        await lobby.until("welcome")
+        lobbies.append(lobby)
+    await lobbies[0].send({"type": "create", "tc": "120+0", "computers": False, "rated": True})
+    table = (await lobbies[0].until("created"))["table"]
+    for lobby, seat in zip(lobbies, ("A-white", "A-black", "B-white", "B-black"), strict=True):
+        await lobby.send({"type": "sit", "table": table, "seat": seat})
+    boards = []
+    for lobby in lobbies:
+        seat = await lobby.until("seat", table=table)
+        nursery.start_soon(read_on, lobby)
+        board = await Socket.open(port, f"/table/{table}/ws")
+        await board.send({"type": "sit", "seat": seat["seat"], "token": seat["token"]})
+        await board.until("seated")
+        nursery.start_soon(read_on, board)
+        boards.append(board)
+    return boards[1]
 
 
 async def test_a_server_killed_during_finishing_games_loses_no_finished_game(
@@ -32,23 +108,26 @@ async def test_a_server_killed_during_finishing_games_loses_no_finished_game(
         await server.start(nursery)
         try:
             with trio.fail_after(TIMEOUT):
-                seated = [await seated_with_computers(server.port, f"p{i}") for i in range(3)]
-                pages = [page for _, page, _ in seated]
-                for page in pages:
-                    await play_moves(page, 1)
-                told["p0"] = (await resign(pages[0]))["result"]["result"]
-                await pages[1].send({"type": "resign"})
-                # The end of p1's game is being recorded (or about to be): kill now.
-                assert server.process is not None
-                server.process.kill()
-                with trio.move_on_after(2):
-                    try:
-                        while not pages[1].state.get("result"):
-                            await pages[1].message()
-                    except (EOFError, trio.BrokenResourceError):
-                        pass  # the server is gone
-                if pages[1].state.get("result"):
-                    told["p1"] = pages[1].state["result"]["result"]
+                async with trio.open_nursery() as readers:
+                    rated = await rated_game(server.port, readers)
+                    pages = []
+                    for i in range(3):
+                        lobby, page, _ = await seated_with_computers(server.port, f"p{i}")
+                        readers.start_soon(read_on, lobby)
+                        readers.start_soon(read_on, page)
+                        pages.append(page)
+                    for page in (rated, *pages):  # every game on
+                        await until(lambda page=page: page.state.get("you"))
+                    told["r1"] = await resigned(rated)  # A-Black: team one wins, rated
+                    told["p0"] = await resigned(pages[0])
+                    await until(lambda: (pages[1].state.get("you") or {}).get("legal"))
+                    await pages[1].send({"type": "resign"})
+                    # The end of p1's game is being recorded (or about to be): kill now.
+                    assert server.process is not None
+                    server.process.kill()
+                    with trio.move_on_after(2):
+                        told["p1"] = (await until(lambda: pages[1].state.get("result")))["result"]
+                    readers.cancel_scope.cancel()
         finally:
             assert server.process is not None
             await reap(server.process)
@@ -72,10 +151,16 @@ async def test_a_server_killed_during_finishing_games_loses_no_finished_game(
     try:
         counts = store.counts()
         games = {g.players[Seat.A_WHITE].name: g for g in store.games(GameQuery())}
+        # The rated game's ratings are every account's rating now.
+        assert games["r1"].rated
+        for player in games["r1"].players.values():
+            account = store.account(player.name)
+            assert account is not None and account.rating.games == 1
+            assert account.rating.rating == player.rating_after != player.rating_before
     finally:
         store.close()
-    assert counts["playing"] == 0 and counts["finished"] + counts["aborted"] == 3
-    assert set(games) == {"p0", "p1", "p2"}
+    assert counts["playing"] == 0 and counts["finished"] + counts["aborted"] == 4
+    assert set(games) == {"r1", "p0", "p1", "p2"}
     for name, result in told.items():
         assert games[name].status == "finished" and games[name].result == result
     assert games["p2"].status == "aborted" and games["p2"].result == "*"
@@ -92,4 +177,4 @@ async def test_a_server_killed_during_finishing_games_loses_no_finished_game(
         capture_output=True, text=True, env=ENV, cwd=str(ROOT), timeout=60,
     )
     assert check.returncode == 0, check.stdout + check.stderr
-    assert exported.read_text().count("[Event ") == 3
+    assert exported.read_text().count("[Event ") == 4
