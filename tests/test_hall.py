@@ -13,6 +13,7 @@ from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.hall.runtime import Hall, JoinRefused
 from bughouse_arbiter.hall.tables import TableHost
 from bughouse_arbiter.lobby.identity import Identity
+from bughouse_arbiter.lobby.model import Lobby
 from bughouse_arbiter.players.base import ResignAction
 from bughouse_arbiter.server.seam import LiveTable
 from bughouse_arbiter.table.match_events import MatchStarted
@@ -144,6 +145,42 @@ async def test_a_bot_is_offered_its_seat_and_plays_there(tmp_path: Path) -> None
     assert "botty" in game.tags.values() and game.tags["WhiteA"] == "alice"
 
 
+async def test_a_player_back_in_the_lobby_is_told_its_seat_again(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            _alice, seat = await sit_and_start(hall, "alice")
+            hall.leave(next(iter(hall.members.values())))
+            again = Inbox()
+            hall.join(Identity("alice"), again.send)
+            assert await again.next("seat") == seat
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_paired_table_whose_series_ended_is_let_go_with_its_engines(
+    tmp_path: Path,
+) -> None:
+    lobby = Lobby(queue_fill_after=0.1, rematch_window=0.5)
+    hall = Hall(tmp_path, log=lambda text: None, lobby=lobby, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            inbox = Inbox()
+            member = hall.join(Identity("alice"), inbox.send)
+            hall.handle(member, {"type": "play_now", "tc": "120+0", "computers": True})
+            seat = await inbox.next("seat")
+            host = hall.hosts[seat["table"]]
+            player = await take(hall, nursery, seat, "alice")
+            await resign(player, hall, seat["table"])
+            while seat["table"] in hall.hosts:  # no rematch asked: the series ends
+                await trio.sleep(0.05)
+            assert seat["table"] not in lobby.tables and host.live.remote_seats == ()
+            nursery.cancel_scope.cancel()
+    (game,) = read_games((tmp_path / f"{seat['table']}.bpgn").read_text())
+    assert game.tags["Termination"] == "resignation"
+
+
 async def test_a_seat_not_taken_in_time_calls_the_game_off_and_says_why(tmp_path: Path) -> None:
     hall = Hall(tmp_path, log=lambda text: None, join_timeout=0.5)
     with trio.fail_after(TIMEOUT):
@@ -156,3 +193,24 @@ async def test_a_seat_not_taken_in_time_calls_the_game_off_and_says_why(tmp_path
             )
             assert hall.lobby.tables[seat["table"]].state == "open"
             nursery.cancel_scope.cancel()
+
+
+async def test_the_timers_sleep_until_a_deadline_or_a_change(tmp_path: Path) -> None:
+    ticks: list[float] = []
+
+    class Counting(Lobby):
+        def tick(self, now: float) -> list[Any]:
+            ticks.append(now)
+            return super().tick(now)
+
+    hall = Hall(tmp_path, log=lambda text: None, lobby=Counting())
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hall.run)
+        inbox = Inbox()
+        member = hall.join(Identity("alice"), inbox.send)
+        hall.handle(member, {"type": "play_now", "tc": "120+0", "computers": False})
+        await trio.sleep(0.3)
+        # One look for the join, one for the queueing: no deadline, so no more.
+        assert len(ticks) <= 3, len(ticks)
+        assert "only people or bots" in (await inbox.next("queued"))["why"]
+        nursery.cancel_scope.cancel()

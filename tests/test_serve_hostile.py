@@ -280,7 +280,9 @@ async def test_stalled_websockets_cannot_keep_a_reloading_player_out(tmp_path: P
                 reading.cancel_scope.cancel()
             await play_on(server, seat, gate)
     resigned_by_the_seat(server)
-    assert "the table is full" in server.err
+    # Watchers past the pool were turned away: logged one by one, or counted once the
+    # first ten refusals were written (those may all be stalled pages closed by then).
+    assert "the table is full" in server.err or "table full: " in server.err
 
 
 async def logged(server: Server, text: str) -> None:

@@ -121,6 +121,8 @@ def _port(option: str, text: str) -> int:
 
 
 def run(args: argparse.Namespace, env: Any) -> int:
+    import shutil
+
     import trio
 
     from ..config.engines_file import known_engines
@@ -145,6 +147,9 @@ def run(args: argparse.Namespace, env: Any) -> int:
             raise UsageError(f"no such file: {path}")
     limits = limits_from_texts(args.limit)
     computer = engine_spec(args.computer, known_engines(args.engines_file))
+    program = computer.command[0]
+    if shutil.which(program) is None and not Path(program).is_file():
+        raise UsageError(f"--computer {args.computer!r}: no program {program!r} to run")
     text = out_text(args)
     out = Path(text) if text else Path("games") / f"server-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     try:

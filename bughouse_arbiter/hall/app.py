@@ -100,8 +100,10 @@ class LobbyWeb:
         self.limits = limits or hall.limits
         self.lobby_pool = Pool(LOBBY_SOCKETS, self.limits.per_address, evict=False)
         self.requests = Pool(self.limits.requests, self.limits.per_address, evict=True)
+        #: The lobby sockets' cancel scopes.
         self._open: dict[trio.CancelScope, None] = {}
-        self._closed = trio.Event()
+        self._all_closed = trio.Event()
+        self._stopping = False
 
     def app(self) -> Any:
         """The Starlette app behind the gates."""
@@ -147,7 +149,7 @@ class LobbyWeb:
             if host is None or host.pages is None:
                 await websocket.close(1008)  # before accept: answered 403
                 return
-            await self._held(host.pages.page(websocket))
+            await host.pages.page(host.live, websocket)
 
         async def lobby_socket(websocket: Any) -> None:
             await self._held(self._lobby(websocket))
@@ -189,7 +191,7 @@ class LobbyWeb:
         )
 
     async def _held(self, running: Any) -> None:
-        """Runs one socket's coroutine; ``close`` cancels it."""
+        """Runs one lobby socket's coroutine; ``close`` cancels it."""
         with trio.CancelScope() as scope:
             self._open[scope] = None
             try:
@@ -197,19 +199,21 @@ class LobbyWeb:
             finally:
                 del self._open[scope]
                 if not self._open:
-                    self._closed.set()
+                    self._all_closed.set()
 
     async def close(self) -> None:
-        """Closes every socket (the server is stopping); returns once they are closed."""
-        for host in list(self.hall.hosts.values()):
-            if host.pages is not None:
-                for session in list(host.pages._sessions):
-                    session.stop()
-        for scope in list(self._open):
-            scope.cancel()
-        if self._open:
-            self._closed = trio.Event()
-            await self._closed.wait()
+        """Closes every socket (the server is stopping); returns once they are closed:
+        the tables' pages as ``serve --web`` closes its pages, the lobby sockets here."""
+        self._stopping = True
+        async with trio.open_nursery() as closing:
+            for host in list(self.hall.hosts.values()):
+                if host.pages is not None:
+                    closing.start_soon(host.pages.close_pages)
+            if self._open:
+                self._all_closed = trio.Event()
+                for scope in list(self._open):
+                    scope.cancel()
+                await self._all_closed.wait()
 
     async def _lobby(self, websocket: Any) -> None:
         peer, address = client_name(websocket.scope), client_host(websocket.scope)
@@ -231,7 +235,7 @@ class LobbyWeb:
             if ticket is not None:
                 self.lobby_pool.release(ticket)
             with trio.CancelScope(shield=True), trio.move_on_after(1):
-                await socket.close(1001 if self._closed.is_set() else 1000)
+                await socket.close(1001 if self._stopping else 1000)
 
     async def _session(self, socket: TextSocket, peer: str) -> None:
         """One lobby socket, accepted: hello, then messages, until it closes."""

@@ -62,18 +62,15 @@ class TablePages(WebFrontEnd):
         self.watchers = watchers
         self.chat_rate = ChatRate()
         self._numbers = itertools.count(1)
-        table.observe(self._event)
+        self.observe(table)
 
-    def _event(self, event: Any) -> None:
-        self._on_event(self.table, event)
-
-    async def page(self, websocket: Any) -> None:
+    async def page(self, table: Any, websocket: Any) -> None:
         """Runs one page's WebSocket (a Starlette one, accepted here) until it closes,
-        as ``WebFrontEnd`` runs a page of ``serve --web``."""
+        as ``WebFrontEnd.page`` runs a page of ``serve --web``, with a ``TablePageSession``."""
         peer = client_name(websocket.scope)
         try:
             socket = TextSocket(websocket)
-            session = TablePageSession(self, self.table, socket, peer)
+            session = TablePageSession(self, table, socket, peer)
             session.number = next(self._numbers)
             address = client_host(websocket.scope)
             ticket = self.pages.admit(address, session.evict)
@@ -92,7 +89,7 @@ class TablePages(WebFrontEnd):
         except Exception as exc:  # one connection's trouble never reaches the others
             why = failure(exc)
             if why is not None:
-                self.table.refused(f"web {peer}: connection failed ({why})", "failed connection")
+                table.refused(f"web {peer}: connection failed ({why})", "failed connection")
 
     def count(self) -> None:
         """Tells the lobby how many pages watch (seated pages do not count)."""

@@ -161,6 +161,11 @@ class Hall:
         self.members[identity.name] = member
         member.send({"type": "welcome", "name": identity.name})
         member.send(self.lobby.view())
+        # Back within the grace: the seats it holds in games being played, again.
+        for host in list(self.hosts.values()):
+            for seat, who in host.who.items():
+                if who.name == identity.name and seat in host.live.tokens:
+                    self._seated(host.id, who, seat, host.live.tokens[seat])
         self._wake()
         return member
 
@@ -276,7 +281,7 @@ class Hall:
                 await poke.wait()
             if self._poke is poke and poke.is_set():
                 self._poke = trio.Event()
-            self._apply(self.lobby.tick(self._now()))
+            self._apply(self.lobby.tick(self._now()), wake=False)
 
     async def _views(self) -> None:
         sent = -1
@@ -296,7 +301,9 @@ class Hall:
 
     # -- effects -----------------------------------------------------------------------------
 
-    def _apply(self, effects: list[Effect]) -> None:
+    def _apply(self, effects: list[Effect], *, wake: bool = True) -> None:
+        """Carries out the lobby's effects; ``wake``: the timers look at the deadlines again
+        (a change from outside may have added one; the timers' own tick needs no second look)."""
         for effect in effects:
             if isinstance(effect, Send):
                 member = self.members.get(effect.name)
@@ -308,7 +315,12 @@ class Hall:
                 host = self.hosts.get(effect.table)
                 if host is not None:
                     host.end_series()
-        self._wake()
+        for table_id, host in list(self.hosts.items()):
+            table = self.lobby.tables.get(table_id)
+            if table is None or table.state == "closed":
+                host.close()  # its engines are closed once its last game is over
+        if wake:
+            self._wake()
 
     def _start(self, effect: StartGame) -> None:
         host = self.host_for(effect.table)
@@ -387,7 +399,3 @@ class Hall:
             self._apply(self.lobby.game_over(table_id, now))
         else:
             self._apply(self.lobby.game_failed(table_id, why, now, close=how == "failed"))
-        table = self.lobby.tables.get(table_id)
-        host = self.hosts.get(table_id)
-        if (table is None or table.state == "closed") and host is not None:
-            host.close()

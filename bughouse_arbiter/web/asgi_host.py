@@ -19,6 +19,8 @@ The listening sockets are opened here (one clear ``ServeError`` if the
 address is taken, every address of a name) and handed to Hypercorn, with
 ``TCP_USER_TIMEOUT`` set (Linux), so that a peer that stops reading loses
 its connection once what was sent to it waits ``send_timeout`` seconds.
+Hypercorn shields its sends from cancellation: without that bound, such a
+peer would hold its connection, and the shutdown, for as long as it likes.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -171,5 +172,5 @@ async def _hypercorn(
                 inner.cancel_scope.cancel()
 
             inner.start_soon(bound_the_shutdown)
-            await inner.start(partial(serving))
+            await inner.start(serving)
             task_status.started()

@@ -11,8 +11,11 @@ it changes; nobody needs a token to watch.
 The transport ends at ``PageSocket`` (whole text messages in and out, and
 ``close``): ``PageSession``, the page's side of a table (snapshots, ``sit``,
 the seat's actions through ``WebPlayer`` and its in-memory ``MemoryLink``),
-knows nothing of HTTP, so any front end that holds a ``LiveTable`` and a
-``LiveView`` (the lobby server's table pages) runs the same sessions.
+knows nothing of HTTP. A server with many tables can keep one
+``WebFrontEnd`` per table without serving it: ``observe(table)`` keeps its
+``view`` up with the table's events, ``await page(table, websocket)`` runs
+one page's socket from its own Starlette route (pools, limits and messages
+exactly as here), and ``close_pages()`` closes them when it stops.
 
 A page takes a remote seat by sending ``{"type": "sit", "seat": ...,
 "token": ...}``. The seat is then a remote seat like any other: the front
@@ -69,7 +72,7 @@ import math
 import re
 import secrets
 import socket as sockets
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from functools import partial
 from typing import Any, Protocol, TypeGuard
 
@@ -186,7 +189,7 @@ class WebFrontEnd:
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        unsubscribe = table.observe(partial(self._on_event, table))
+        unsubscribe = self.observe(table)
         failed: ServeError | None = None
         try:
             async with trio.open_nursery() as nursery:
@@ -232,7 +235,7 @@ class WebFrontEnd:
             return page_response(b"", "image/x-icon", status=204)
 
         async def socket(websocket: Any) -> None:
-            await self._page(table, websocket)
+            await self.page(table, websocket)
 
         def refused(scope: Scope, what: str, value: str) -> None:
             table.refused(
@@ -269,13 +272,18 @@ class WebFrontEnd:
             exception_handlers={404: not_found, 405: not_allowed},
         )
 
+    def observe(self, table: LiveTable) -> Callable[[], None]:
+        """Keeps ``view`` up with ``table``'s events; returns the unsubscribe function."""
+        return table.observe(partial(self._on_event, table))
+
     def _on_event(self, table: LiveTable, event: MatchEvent) -> None:
         # ``serve`` seats the players before each game starts: this game's seating.
         if self.view.apply(event, seating=table.seating):
             self._changed.set()
             self._changed = trio.Event()
 
-    async def _page(self, table: LiveTable, websocket: Any) -> None:
+    async def page(self, table: LiveTable, websocket: Any) -> None:
+        """One page's socket (a Starlette ``WebSocket``, not yet accepted) to its end."""
         peer = client_name(websocket.scope)
         try:
             socket = TextSocket(websocket)
