@@ -1,7 +1,8 @@
 """The hall's games kept in the server's database: the ``Archive`` seam over ``AsyncStore``.
 
 ``begin`` marks a game in progress as it starts (a server killed during it
-records it as aborted on restart: ``open_store``); ``record`` writes the
+records it as aborted when it starts again: ``bughouse server`` calls
+``abort_interrupted`` before it seats anyone); ``record`` writes the
 finished game, its BPGN and the rating changes it causes in one transaction
 and returns once they are on disk: the table tells the result only after it
 (``hall.tables``). A game is rated only at a rated table whose four seats are
@@ -18,12 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-import trio
-
 from ..core.model import Seat
 from ..lobby.archive import GameFinished, GameStarted
 from ..lobby.identity import Identity
-from ..storage import FinishedGame, GameStart, RatingChange, SeatPlayer, SqliteStore, StoreError
+from ..storage import FinishedGame, GameStart, RatingChange, SeatPlayer, StoreError
 from ..storage.aio import AsyncStore
 from ..storage.records import RATED_KINDS
 
@@ -99,20 +98,6 @@ class StoreArchive:
         changes = await self.db.record_game(finished)
         if changes and self.rerated is not None:
             self.rerated(changes)
-
-
-async def open_store(path: Path) -> tuple[AsyncStore, int]:
-    """The database at ``path`` (made if missing) with its interrupted games recorded
-    as aborted (how many: the second value); call it before the server seats anyone.
-    ``StoreError``: one line."""
-    store = await trio.to_thread.run_sync(SqliteStore.open, path)
-    db = AsyncStore(store)
-    try:
-        aborted = await db.run(lambda s: s.abort_interrupted())
-    except BaseException:
-        store.close()
-        raise
-    return db, aborted
 
 
 def hold_database(path: Path) -> IO[bytes]:
