@@ -31,6 +31,12 @@ def game(seats: dict[Seat, Identity], number: int, *, rated: bool = True) -> Gam
     )
 
 
+def _bot(db: AsyncStore, name: str) -> Identity:
+    """A bot account whose token was checked: its identity carries its rating."""
+    db.store.add_bot(name)
+    return Identity(name, "bot", 1500.0)
+
+
 def finished(start: GameStarted, result: str = "1-0") -> GameFinished:
     return GameFinished(
         table=start.table, game=start.game, tc=start.tc, rated=start.rated, seats=start.seats,
@@ -55,8 +61,8 @@ async def test_a_game_of_four_accounts_and_bots_is_rated_and_the_lobby_sees_it(
     archive = StoreArchive(
         db, rerated=lambda changes: hall.rerate({c.name: c.after.rating for c in changes})
     )
-    who = [Identity("ann", "account"), Identity("bot1", "bot"), Identity("ben", "account"),
-           Identity("bot2", "bot")]
+    who = [Identity(name, kind, 1500.0) for name, kind in
+           (("ann", "account"), ("bot1", "bot"), ("ben", "account"), ("bot2", "bot"))]
     start = game(dict(zip(SEATS, who, strict=True)), 1)
     await archive.begin(start)
     assert db.store.counts()["playing"] == 1
@@ -105,13 +111,20 @@ async def test_a_guest_or_the_computer_leaves_the_game_unrated_and_an_unstarted_
     )
     await archive.begin(with_guest)
     await archive.record(finished(with_guest))
+    # A bot that gave no token is no account's, even under a bot account's name.
+    db.store.add_bot("bot9")
+    unchecked = game(
+        {Seat.A_WHITE: Identity("ann", "account", 1500.0), Seat.A_BLACK: Identity("bot9", "bot"),
+         Seat.B_WHITE: Identity("ben", "account", 1500.0)} | {Seat.B_BLACK: _bot(db, "bot8")}, 3,
+    )
+    await archive.record(finished(unchecked))
     # A game that ended before it began (a player failed) is recorded all the same.
     never = game(with_guest.seats, 2)
     await archive.record(finished(never, "*"))
     games = db.store.games(GameQuery())
-    assert [g.rated for g in games] == [False, False] and rerated == []
+    assert [g.rated for g in games] == [False, False, False] and rerated == []
     assert {g.result for g in games} == {"1-0", "*"}
-    assert db.store.counts() == {"playing": 0, "finished": 2, "aborted": 0}
+    assert db.store.counts() == {"playing": 0, "finished": 3, "aborted": 0}
     account = db.store.account("ann")
     assert account is not None and account.rating.games == 0
 

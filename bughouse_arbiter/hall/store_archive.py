@@ -34,8 +34,14 @@ def seat_players(seats: Mapping[Seat, Identity]) -> dict[Seat, SeatPlayer]:
 
 
 def ratable(rated: bool, seats: Mapping[Seat, Identity]) -> bool:
-    """A rated table's game counts only when all four players are accounts or bots."""
-    return rated and len(seats) == 4 and all(w.kind in RATED_KINDS for w in seats.values())
+    """A rated table's game counts only when all four players are accounts or bots whose
+    account was checked (a login, a bot's token: their identity carries its rating; a
+    bot that gave no token names no account, whatever its name)."""
+    return (
+        rated
+        and len(seats) == 4
+        and all(w.kind in RATED_KINDS and w.rating is not None for w in seats.values())
+    )
 
 
 class StoreArchive:
