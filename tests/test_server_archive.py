@@ -116,11 +116,11 @@ async def test_a_server_killed_during_finishing_games_loses_no_finished_game(
                         readers.start_soon(read_on, lobby)
                         readers.start_soon(read_on, page)
                         pages.append(page)
-                    for page in (rated, *pages):  # every game on
-                        await until(lambda page=page: page.state.get("you"))
+                    # Every game on: the guests (A-White) have their first move to make.
+                    for page in pages:
+                        await until(lambda page=page: (page.state.get("you") or {}).get("legal"))
                     told["r1"] = await resigned(rated)  # A-Black: team one wins, rated
                     told["p0"] = await resigned(pages[0])
-                    await until(lambda: (pages[1].state.get("you") or {}).get("legal"))
                     await pages[1].send({"type": "resign"})
                     # The end of p1's game is being recorded (or about to be): kill now.
                     assert server.process is not None
