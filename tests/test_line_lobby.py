@@ -130,6 +130,16 @@ class FakeHall:
                 {"type": "seat", "table": "t1", "seat": message["seat"], "token": "tok"}
             )
 
+    async def check_bot(self, name: str, token: str | None) -> Identity:
+        if name == "rookbot" and token != "secret":
+            raise JoinRefused("wrong or revoked token for the bot 'rookbot'")
+        return Identity(name, "bot")
+
+    async def check_guest(self, name: str) -> Identity:
+        if name == "rookbot":
+            raise JoinRefused("the name 'rookbot' is an account's")
+        return Identity(name, "guest")
+
     def add_bot(self, identity: Identity, tcs: Collection[TimeControl]) -> FakeTicket:
         if identity.name in self.tickets:
             raise JoinRefused(f"the name {identity.name!r} is taken by someone connected now")
@@ -229,6 +239,10 @@ async def test_a_bot_is_seated_game_after_game_and_never_sees_the_tables_quit() 
         ("bot r tc=180+0", "hello refused a name is 2 to 20 letters"),
         ("guest alice tc=180+0", "hello refused unknown option 'tc=180+0'"),
         ("guest taken", "hello refused the name 'taken' is taken"),
+        ("bot rookbot tc=180+0", "hello refused wrong or revoked token for the bot 'rookbot'"),
+        ("bot rookbot tc=180+0 token=guess", "hello refused wrong or revoked token"),
+        ("guest rookbot", "hello refused the name 'rookbot' is an account's"),
+        ("guest alice token=secret", "hello refused unknown option 'token=secret'"),
     ],
 )
 async def test_a_bad_or_refused_hello_is_answered_in_one_line_and_closed(
@@ -245,6 +259,17 @@ async def test_a_bad_or_refused_hello_is_answered_in_one_line_and_closed(
             assert await peer.line() is None
             nursery.cancel_scope.cancel()
     assert not hall.tickets and set(hall.members) == {"taken"}
+
+
+async def test_a_bot_accounts_token_seats_it_as_itself() -> None:
+    hall, log = FakeHall(), []
+    with trio.fail_after(GUARD):
+        async with trio.open_nursery() as nursery:
+            port = await _lobby(nursery, hall, log)
+            peer = await _peer(port, "bot rookbot tc=180+0 token=secret ping")
+            assert await peer.line() == "hello ok rookbot"
+            assert "rookbot" in hall.tickets
+            nursery.cancel_scope.cancel()
 
 
 async def test_a_guest_lists_sits_plays_and_gets_the_notices_after_the_game() -> None:
@@ -375,6 +400,7 @@ async def test_a_refused_name_is_a_connect_refused() -> None:
         (["--server", "tcp://h:1", "--bot", "rnd", "--games", "0", "--", "random"], "at least 1"),
         (["--server", "tcp://h:1", "--bot", "rnd", "--tc", "1+0,,2+0", "--", "random"], "--tc"),
         (["--server", "tcp://h:1", "--bot", "rnd", "--seat", "WA", "--", "random"], "--seat is"),
+        (["--server", "tcp://h:1", "--bot", "rnd", "--token", "a b", "--", "random"], "--token:"),
         (["h:1", "--seat", "WA", "--token", "t", "--games", "2", "--", "random"], "--games goes"),
         (["h:1", "--", "random"], "give HOST:PORT --seat SEAT --token TOKEN, or --server"),
         (["--server", "tcp://h:1", "--bot", "rnd"], "name the engine after '--'"),

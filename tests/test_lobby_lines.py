@@ -36,6 +36,9 @@ def test_hello_lines_of_bots_and_guests() -> None:
     assert parse_hello("guest bob") == Hello("guest", "bob")
     hello = Hello("bot", "sjeng", ("180+0",), ping=True)
     assert parse_hello(format_hello(hello)) == hello
+    account = Hello("bot", "rookbot", ("180+0",), ping=True, token="Zx9-_a")
+    assert format_hello(account) == "bot rookbot tc=180+0 token=Zx9-_a ping"
+    assert parse_hello(format_hello(account)) == account
 
 
 def test_bad_hello_lines_are_one_reason_each() -> None:

@@ -34,9 +34,11 @@ class LobbyServer:
     def __init__(self, tmp_path: Path, *args: str) -> None:
         self.out = tmp_path / "games"
         self.err_path = tmp_path / "server.err"
+        self.db = tmp_path / "server.sqlite3"
         self.argv = bughouse(
             "server", "--port", "0", "--line-port", "0", "--out", str(self.out), *args
         )
+        self.argv += ["--db", str(self.db)]
         self.process: trio.Process | None = None
         self.port = self.line_port = 0
 

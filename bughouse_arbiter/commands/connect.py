@@ -75,7 +75,11 @@ def register(subparsers: Any) -> None:
         "address", metavar="HOST:PORT", nargs="?", help="where 'bughouse serve' listens"
     )
     parser.add_argument("--seat", help="the seat to take (A-white ... B-black)")
-    parser.add_argument("--token", help="the seat's token, printed by serve")
+    parser.add_argument(
+        "--token",
+        help="the seat's token, printed by serve; with --bot, the bot account's token "
+        "(printed by 'bughouse server admin add-bot')",
+    )
     parser.add_argument(
         "--server",
         metavar="URL",
@@ -227,7 +231,7 @@ def bot_hello(args: argparse.Namespace) -> Hello:
     """The hello line ``--bot NAME --tc ...`` asks for; UsageError for bad options."""
     if args.server is None or args.bot is None:
         raise UsageError("--server URL and --bot NAME go together")
-    seat_options = (("HOST:PORT", args.address), ("--seat", args.seat), ("--token", args.token))
+    seat_options = (("HOST:PORT", args.address), ("--seat", args.seat))
     for option, value in seat_options:
         if value is not None:
             raise UsageError(f"{option} is for a seat of 'bughouse serve'; not with --server")
@@ -242,7 +246,12 @@ def bot_hello(args: argparse.Namespace) -> Hello:
         raise UsageError(f"--tc: at most {MAX_TCS} time controls")
     if args.games is not None and args.games < 1:
         raise UsageError("--games must be at least 1")
-    return Hello("bot", name, tuple(dict.fromkeys(tcs)), ping=True)
+    token = args.token
+    if token is not None and (
+        not 0 < len(token) <= MAX_WORD or any(c.isspace() or not c.isprintable() for c in token)
+    ):
+        raise UsageError("--token: a bot's token is one printable word")
+    return Hello("bot", name, tuple(dict.fromkeys(tcs)), ping=True, token=token)
 
 
 def run_bot(args: argparse.Namespace) -> int:

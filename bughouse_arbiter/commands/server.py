@@ -15,6 +15,14 @@ queue entry allows them. Every game is appended to ``--out DIR/ID.bpgn``
 otherwise; ``--port 0`` and ``--line-port 0`` pick free ports, and the
 ports are printed on start. Ctrl+C, SIGTERM or SIGHUP stop it.
 
+Accounts, bot accounts, every finished game and the ratings are kept in
+the database ``--db PATH`` (SQLite; made if missing): a finished game and
+its rating changes are on disk before its result is told, and games a
+killed server was playing are recorded as aborted when it starts again.
+Its pages: /register, /login, /leaderboard, /player/NAME, /games,
+/game/ID. ``bughouse server admin add-bot NAME`` prints a bot's token;
+``export`` and ``backup`` work beside a running server (docs/accounts.md).
+
 ``bughouse serve`` stays the quick one-table server. See docs/server.md.
 """
 
@@ -92,7 +100,12 @@ def register(subparsers: Any) -> None:
         metavar="NAME=VALUE",
         help=f"a connection limit (repeatable; the defaults shown): {limits}",
     )
+    from . import server_admin
+
+    server_admin.add_db_option(parser)
     parser.set_defaults(run=run)
+    # bughouse server admin add-bot|revoke-bot, export, backup (the database's commands).
+    server_admin.register(parser.add_subparsers(dest="server_command", metavar="COMMAND"))
 
 
 def _port(option: str, text: str) -> int:
@@ -143,6 +156,7 @@ def run(args: argparse.Namespace, env: Any) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot make the folder {str(out)!r}: {exc.strerror}") from None
+    store, aborted, held = _open_store(args, env)
     become_subreaper()
     try:
         return trio.run(
@@ -158,10 +172,37 @@ def run(args: argparse.Namespace, env: Any) -> int:
                 certfile=args.certfile,
                 keyfile=args.keyfile,
                 env=env,
+                store=store,
+                aborted=aborted,
             )
         )
     finally:
+        store.close()
+        held.close()
         kill_orphans(keep=live_engine_pids())
+
+
+def _open_store(args: argparse.Namespace, env: Any) -> tuple[Any, int, Any]:
+    """The server's database (``--db``), its games left in progress by a server that
+    died recorded as aborted, before anyone is seated (how many: the second value), and
+    the lock file held while this server uses it."""
+    from ..hall.store_archive import hold_database
+    from ..storage import SqliteStore
+    from .server_admin import db_path
+
+    path = db_path(args, env)
+    held = hold_database(path)  # open as long as the process lives
+    try:
+        store = SqliteStore.open(path)
+    except BaseException:
+        held.close()
+        raise
+    try:
+        return store, store.abort_interrupted(), held
+    except BaseException:
+        store.close()
+        held.close()
+        raise
 
 
 def log_line(text: str) -> None:
@@ -180,8 +221,11 @@ async def serve(
     certfile: str | None,
     keyfile: str | None,
     env: Any,
+    store: Any = None,
+    aborted: int = 0,
 ) -> int:
-    """Runs the hall, the line lobby and the web app until a signal stops them."""
+    """Runs the hall, the line lobby and the web app until a signal stops them;
+    ``store`` is the database (``storage.SqliteStore``) for accounts and the archive."""
     import trio
 
     from ..exits import FAILED, OK
@@ -197,6 +241,7 @@ async def serve(
 
     hall = Hall(out, computer=computer, log=log_line, limits=limits)
     events = EventHall(hall, out)
+    site = _storage(hall, store, tls=certfile is not None)
     status = OK
     context = None if certfile is None or keyfile is None else server_context(certfile, keyfile)
     async with stop_on_signals() as stop:
@@ -223,6 +268,7 @@ async def serve(
                         allow_origin=allow_origin,
                         limits=limits,
                         routes=event_routes(events),
+                        site=site,
                     )
                     bound_web = await nursery.start(
                         functools.partial(
@@ -246,6 +292,9 @@ async def serve(
                 print(f"line port: {shown}:{bound_line}", flush=True)
                 print(f"events: {scheme}://{shown}:{bound_web}/events", flush=True)
                 print(f"games: {out}/", flush=True)
+                if store is not None:
+                    note = f" ({aborted} unfinished game(s) recorded as aborted)" if aborted else ""
+                    print(f"database: {store.path}{note}", flush=True)
                 if host not in ("127.0.0.1", "::1", "localhost") and context is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
     if stop.signal is not None:
@@ -258,6 +307,27 @@ async def _stop_web(web: Any, events: Any) -> None:
     """Closes the event pages' sockets, then the lobby's and the tables' pages."""
     await events.close()
     await web.close()
+
+
+def _storage(hall: Any, store: Any, *, tls: bool) -> Any:
+    """Puts the database under ``hall`` (its archive, accounts and bot tokens) and gives
+    the web side's accounts and archive pages (None without a database)."""
+    if store is None:
+        return None
+    from pathlib import Path
+
+    from ..hall.accounts_web import key_for
+    from ..hall.site import Site
+    from ..hall.store_archive import StoreArchive
+    from ..storage.aio import AsyncStore
+
+    db = AsyncStore(store)
+    hall.archive = StoreArchive(
+        db, rerated=lambda changes: hall.rerate({c.name: c.after.rating for c in changes})
+    )
+    site = Site(db, secret=key_for(Path(store.path)), tls=tls)
+    hall.accounts = site.accounts
+    return site
 
 
 async def _line_lobby(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -48,6 +48,9 @@ from ..web.gate import (
 )
 from ..web.live_server import ASSETS, failure
 from .runtime import Hall, JoinRefused, Member
+
+if TYPE_CHECKING:
+    from .site import Site
 
 #: Lobby sockets at once.
 LOBBY_SOCKETS = 512
@@ -83,8 +86,12 @@ class LobbyWeb:
         allow_origin: Collection[str] = (),
         limits: Limits | None = None,
         routes: Collection[Any] = (),
+        site: Site | None = None,
     ) -> None:
         import socket as sockets
+
+        #: The accounts and archive pages (``hall.site``), if the server has a database.
+        self.site = site
 
         self.hall = hall
         self.line_port = line_port
@@ -175,12 +182,14 @@ class LobbyWeb:
                 WebSocketRoute("/ws", lobby_socket),
                 WebSocketRoute("/table/{table}/ws", table_socket),
                 *self.routes,
+                *(self.site.routes() if self.site is not None else ()),
             ],
             middleware=[
                 Middleware(
                     SiteGate, hosts=self.hosts, allowed=self.allow_origin, on_refused=refused
                 ),
                 Middleware(RequestGate, pool=self.requests, on_evicted=evicted),
+                *(self.site.middleware() if self.site is not None else ()),
             ],
             exception_handlers={404: not_found, 405: not_allowed},
         )
@@ -259,7 +268,10 @@ class LobbyWeb:
                     await socket.send(_error(parsed if isinstance(parsed, str) else first))
                     continue
                 try:
-                    member = hall.join(Identity(parsed.name), send)
+                    who = Identity(parsed.name)
+                    if self.site is not None:  # its account when logged in
+                        who = await self.site.person(socket.socket.scope, parsed.name)
+                    member = hall.join(who, send)
                 except JoinRefused as exc:
                     await socket.send(_error(exc.reason))
                     continue

@@ -2,9 +2,11 @@
 
 Per connection (protocol.md §12.7): the first non-blank line, within
 ``Limits.auth_timeout`` seconds and ``Limits.auth_lines`` lines, is the hello
-(``bot <name> [tc=...] [ping]`` or ``guest <name> [ping] [human]``),
-answered ``hello ok <name>`` or ``hello refused <reason>`` (then closed).
-A bot is handed to the Hall with ``add_bot``; a guest joins as a lobby
+(``bot <name> [tc=...] [token=...] [ping]`` or ``guest <name> [ping]
+[human]``), answered ``hello ok <name>`` or ``hello refused <reason>`` (then
+closed). The Hall checks the name first (``check_bot``: a bot account's name
+needs its token; ``check_guest``: an account's name is its owner's). A bot is
+handed to the Hall with ``add_bot``; a guest joins as a lobby
 member and its idle commands become the lobby socket's messages
 (``lobby_lines.lobby_message``), so every rule is the Hall's. Whenever the
 connection is seated for a game it gets ``seated <table> <seat>``, then its
@@ -87,6 +89,10 @@ class HallApi(Protocol):
     def handle(self, member: Any, message: Mapping[str, Any]) -> None: ...
 
     def add_bot(self, identity: Identity, tcs: Collection[TimeControl]) -> Ticket: ...
+
+    async def check_bot(self, name: str, token: str | None) -> Identity: ...
+
+    async def check_guest(self, name: str) -> Identity: ...
 
     def live_table(self, table_id: str) -> LiveTable | None: ...
 
@@ -441,7 +447,7 @@ class LineLobby:
         )
         connection = Connection(self, link, hello)
         try:
-            self._enter(connection)
+            await self._enter(connection)
         except JoinRefused as exc:
             await _answer(stream, f"hello refused {exc.reason}")
             return
@@ -459,7 +465,7 @@ class LineLobby:
             self._exit(connection)
             self.log(f"{peer}: {hello.name} left the lobby")
 
-    def _enter(self, connection: Connection) -> None:
+    async def _enter(self, connection: Connection) -> None:
         """Hands the connection to the Hall; raises ``JoinRefused`` with one line."""
         hello = connection.hello
         if hello.kind == "bot":
@@ -474,9 +480,11 @@ class LineLobby:
                 if isinstance(tc, str):
                     raise JoinRefused(tc)
                 tcs.append(tc)
-            connection.ticket = self.hall.add_bot(Identity(hello.name, "bot"), tcs)
+            # A bot account's name seats only the holder of its token.
+            identity = await self.hall.check_bot(hello.name, hello.token)
+            connection.ticket = self.hall.add_bot(identity, tcs)
         else:
-            identity = Identity(hello.name, "guest")
+            identity = await self.hall.check_guest(hello.name)
             connection.member = self.hall.join(identity, connection.on_message)
 
     def _exit(self, connection: Connection) -> None:

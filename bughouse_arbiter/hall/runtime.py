@@ -28,13 +28,14 @@ import math
 from collections.abc import Callable, Collection, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import attrs
 import trio
 
 from ..config.specs import EngineSpec, TimeControl, builtin_engine
 from ..core.model import Seat
-from ..lobby.archive import Archive, GameFinished, NoArchive
+from ..lobby.archive import Archive, GameFinished, GameStarted, NoArchive
 from ..lobby.identity import Identity
 from ..lobby.messages import command, error, parse
 from ..lobby.model import Effect, EndSeries, Lobby, Send, StartGame
@@ -56,6 +57,14 @@ class JoinRefused(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class BotCheck(Protocol):
+    """Checks a bot's token and a guest's name (``hall.accounts_web.Accounts``)."""
+
+    async def bot_identity(self, name: str, token: str | None) -> Identity: ...
+
+    async def guest(self, name: str) -> Identity: ...
 
 
 class Member:
@@ -114,10 +123,13 @@ class _Kept:
     def __init__(self, hall: Hall) -> None:
         self.hall = hall
 
-    def record(self, game: GameFinished) -> None:
+    async def begin(self, game: GameStarted) -> None:
+        await self.hall.archive.begin(game)
+
+    async def record(self, game: GameFinished) -> None:
         if game.table in self.hall._arranged:
             self.hall._last[game.table] = game
-        self.hall.archive.record(game)
+        await self.hall.archive.record(game)
 
 
 class Hall:
@@ -150,6 +162,9 @@ class Hall:
         #: Tables set up with ``arrange``: told how their one game ended.
         self._arranged: dict[str, Callable[[GameFinished | None, str], None]] = {}
         self._last: dict[str, GameFinished] = {}
+        #: The server's accounts (``hall.accounts_web.Accounts``); None: no accounts
+        #: (every bot plays unrated under any free name).
+        self.accounts: BotCheck | None = None
 
     # -- the API -------------------------------------------------------------------------
 
@@ -225,6 +240,42 @@ class Hall:
         self._arranged[table_id] = ended
         self._apply(effects)
         return table_id
+
+    async def check_bot(self, name: str, token: str | None) -> Identity:
+        """Who a bot connecting as ``name`` with ``token`` plays as, for ``add_bot``;
+        ``JoinRefused`` when ``name`` is an account's and ``token`` is not its bot's."""
+        if self.accounts is None:
+            return Identity(name, "bot")
+        return await self.accounts.bot_identity(name, token)
+
+    async def check_guest(self, name: str) -> Identity:
+        """A guest's identity for ``join`` (a console on the line port); ``JoinRefused``
+        when ``name`` is an account's (its owner logs in on the web)."""
+        if self.accounts is None:
+            return Identity(name, "guest")
+        return await self.accounts.guest(name)
+
+    def rerate(self, ratings: Mapping[str, float]) -> None:
+        """New ratings (after a rated game): the lobby shows them and pairs by them."""
+
+        def new(who: Identity) -> Identity:
+            rating = ratings.get(who.name)
+            return who if rating is None else attrs.evolve(who, rating=round(rating, 1))
+
+        lobby = self.lobby
+        for name in ratings.keys() & lobby.members.keys():
+            lobby.members[name] = new(lobby.members[name])
+        for name in ratings.keys() & self.members.keys():
+            self.members[name].identity = new(self.members[name].identity)
+        for name in ratings.keys() & lobby.bots.keys():
+            lobby.bots[name].identity = new(lobby.bots[name].identity)
+        for name in ratings.keys() & self.bots.keys():
+            self.bots[name].identity = new(self.bots[name].identity)
+        for table in lobby.tables.values():
+            for seat, who in table.seats.items():
+                if who is not None:
+                    table.seats[seat] = new(who)
+        lobby.version += 1
 
     def live_table(self, table_id: str) -> LiveTable | None:
         """The running table of ``table_id`` (its games' seam), if there is one."""

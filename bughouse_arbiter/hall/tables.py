@@ -28,9 +28,9 @@ import attrs
 import trio
 
 from ..config.specs import EngineSpec, builtin_engine, game_seed
-from ..core.model import SEATS, Seat
-from ..core.rules import HouseRules
-from ..lobby.archive import Archive, GameFinished
+from ..core.model import SEATS, Outcome, Seat
+from ..core.rules import HouseRules, to_pairs
+from ..lobby.archive import Archive, GameFinished, GameStarted
 from ..lobby.identity import Identity
 from ..lobby.tables import TableSpec
 from ..players.process import EngineProcess
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 Log = Callable[[str], None]
 Finish = Literal["played", "not started", "failed"]
+#: Seconds a remote player's game over waits for the archive to keep the game.
+RECORD_WAIT = 1.5
 #: Seconds every seated player gets to take its seat before the game is called off.
 JOIN_TIMEOUT = 60.0
 #: The engine that takes a seat whose player did not come back (``leaver=computer``).
@@ -169,7 +171,7 @@ class TableHost:
                 for seat in remote
             }
             players = {
-                seat: RemoteEnginePlayer(holder, home, name=remote[seat].name, log=self.log)
+                seat: HeldRemotePlayer(holder, home, name=remote[seat].name, log=self.log)
                 for seat, holder in holders.items()
             }
             self.live.new_series(holders)
@@ -213,7 +215,7 @@ class TableHost:
         keeper: EngineKeeper,
         seats: Mapping[Seat, Identity],
         seating: Mapping[Seat, Seat],
-        players: Mapping[Seat, RemoteEnginePlayer],
+        players: Mapping[Seat, HeldRemotePlayer],
     ) -> None:
         self.games += 1
         index = self.games
@@ -224,7 +226,59 @@ class TableHost:
         local = [seat for seat in SEATS if seat not in playing]
         names = {seat: who.name for seat, who in seats.items()}
         writer = GameWriter(self.out, game_number=index, games=index + 1)
-        result = ["*", "not played"]
+        #: The same game kept as text, for the archive.
+        kept = GameWriter(None, game_number=index, games=index + 1)
+        rules = " ".join(f"{n}={v}" for n, v in to_pairs(self.spec.rules))
+        began: list[bool] = []
+        begun = trio.Event()
+        recorded = trio.Event()
+        reason = ["not played"]
+        for player in players.values():
+            player.recorded = recorded
+
+        async def begin(header: str) -> None:
+            start = GameStarted(
+                table=self.id,
+                game=index,
+                tc=str(self.spec.tc),
+                rules=rules,
+                rated=self.spec.rated,
+                seats=dict(seats),
+                header=header,
+            )
+            try:
+                await self.archive.begin(start)
+            except Exception as exc:  # storage is not the table's business
+                self.log(f"the archive failed ({type(exc).__name__}: {exc})")
+            finally:
+                begun.set()
+
+        async def record(event: MatchEnded) -> None:
+            """Keeps the game, then tells its end: pages here, players in ``game_over``."""
+            outcome = event.outcome
+            self.log(f"game {index} ended: {outcome.result.value} ({outcome.reason})")
+            if writer.error is not None:
+                self.log(writer.error)
+            finished = GameFinished(
+                table=self.id,
+                game=index,
+                tc=str(self.spec.tc),
+                rated=self.spec.rated,
+                seats=dict(seats),
+                result=outcome.result.value,
+                reason=outcome.reason,
+                termination=outcome.termination.value,
+                path=None if writer.error is not None else self.out,
+                bpgn=kept.text,
+            )
+            try:
+                await begun.wait()
+                await self.archive.record(finished)
+            except Exception as exc:  # storage is not the table's business
+                self.log(f"the archive failed ({type(exc).__name__}: {exc})")
+            finally:
+                recorded.set()
+                self.live.emit(event)
 
         def observe(event: MatchEvent) -> None:
             if isinstance(event, MovePlayed):
@@ -233,46 +287,51 @@ class TableHost:
                 if lag is not None:
                     writer.add_lag(event.played.seat, round(lag * 1000))
             writer.observe(event)
+            kept.observe(event)
             if isinstance(event, MatchStarted):
                 writer.rename(names)
+                kept.rename(names)
+                header = "" if kept.recorder is None else kept.recorder.header_text()
+                began.append(True)
+                books.start_soon(begin, header)
             if isinstance(event, MatchStarted | MatchEnded):
                 event = attrs.evolve(event, names=names)
                 self.live.names_now = dict(names)
             if isinstance(event, MatchEnded):
-                result[:] = [event.outcome.result.value, event.outcome.reason]
+                reason[0] = event.outcome.reason
+                if not began:  # no start: the archive is told of it once, at the end
+                    begun.set()
+                books.start_soon(record, event)
+                return
             self.live.emit(event)
 
         humans = [seat for seat, player in playing.items() if player.remote.human]
         self.log(f"game {index} starts: {', '.join(f'{s.bpgn} {n}' for s, n in names.items())}")
-        await play_game(
-            entrants({seat: self.computer for seat in local}),
-            self.spec.rules,
-            game_id=f"{self.id}.{index}",
-            keeper=keeper,
-            seed=game_seed(None, index),
-            others=list(players.values()),
-            human_seats=humans,
-            observer=observe,
-        )
-        self.log(f"game {index} ended: {result[0]} ({result[1]})")
-        if writer.error is not None:
-            self.log(writer.error)
-        try:
-            self.archive.record(
-                GameFinished(
-                    table=self.id,
-                    game=index,
-                    tc=str(self.spec.tc),
-                    rated=self.spec.rated,
-                    seats=dict(seats),
-                    result=result[0],
-                    reason=result[1],
-                    path=None if writer.error is not None else self.out,
-                )
+        async with trio.open_nursery() as books:
+            await play_game(
+                entrants({seat: self.computer for seat in local}),
+                self.spec.rules,
+                game_id=f"{self.id}.{index}",
+                keeper=keeper,
+                seed=game_seed(None, index),
+                others=list(players.values()),
+                human_seats=humans,
+                observer=observe,
             )
-        except Exception as exc:  # storage is not the table's business
-            self.log(f"the archive failed ({type(exc).__name__}: {exc})")
-        self._finished(self.id, "played", result[1])
+        self._finished(self.id, "played", reason[0])
+
+
+class HeldRemotePlayer(RemoteEnginePlayer):
+    """A remote seat's player that hears game over only once the archive has the game
+    (``RECORD_WAIT`` at most: a stuck database does not keep a player waiting)."""
+
+    recorded: trio.Event | None = None
+
+    async def game_over(self, outcome: Outcome) -> None:
+        if self.recorded is not None:
+            with trio.move_on_after(RECORD_WAIT):
+                await self.recorded.wait()
+        await super().game_over(outcome)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -288,4 +347,4 @@ def _replacement() -> EngineProcess:
     return EngineProcess(spec.command, cwd=spec.cwd, label=REPLACEMENT)
 
 
-__all__ = ["HallTable", "TableHost"]
+__all__ = ["HallTable", "HeldRemotePlayer", "TableHost"]

@@ -1,4 +1,4 @@
-"""The finished-game seam: what a table hands to storage once a game is over."""
+"""The finished-game seam: what a table hands to storage as a game starts and once it is over."""
 
 from __future__ import annotations
 
@@ -10,6 +10,21 @@ import attrs
 
 from ..core.model import Seat
 from .identity import Identity
+
+
+@attrs.frozen(kw_only=True)
+class GameStarted:
+    """One game starting at a lobby table: its first moves are about to be played."""
+
+    table: str
+    game: int
+    tc: str
+    #: The house rules as the record's tags say them (``name=value`` pairs).
+    rules: str
+    rated: bool
+    seats: Mapping[Seat, Identity]
+    #: The game's BPGN tag section.
+    header: str
 
 
 @attrs.frozen(kw_only=True)
@@ -27,16 +42,28 @@ class GameFinished:
     reason: str
     #: The BPGN file the game was appended to (None: it could not be written).
     path: Path | None
+    #: The termination's name (``checkmate``, ``time``, ``aborted``...).
+    termination: str = ""
+    #: The whole game's BPGN (None: it could not be written).
+    bpgn: str | None = None
 
 
 class Archive(Protocol):
-    """Storage for finished games (accounts and ratings come later)."""
+    """Storage for the games (``hall.store_archive`` keeps them in the server's database).
 
-    def record(self, game: GameFinished) -> None: ...
+    ``record`` returns once the game is kept for good: the table tells the
+    result to the players and watchers only after it."""
+
+    async def begin(self, game: GameStarted) -> None: ...
+
+    async def record(self, game: GameFinished) -> None: ...
 
 
 class NoArchive:
-    """Keeps nothing: the BPGN files are the only record for now."""
+    """Keeps nothing: the BPGN files are the only record."""
 
-    def record(self, game: GameFinished) -> None:
+    async def begin(self, game: GameStarted) -> None:
+        pass
+
+    async def record(self, game: GameFinished) -> None:
         pass

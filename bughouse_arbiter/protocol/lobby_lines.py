@@ -44,6 +44,8 @@ class Hello:
     tcs: tuple[str, ...] = ()
     ping: bool = False
     human: bool = False
+    #: A bot account's token (``bughouse server admin add-bot`` prints it).
+    token: str | None = None
 
 
 @attrs.frozen
@@ -131,6 +133,7 @@ def parse_hello(text: str) -> Hello | str:
     kind, name, rest = words[0], words[1], words[2:]
     tcs: tuple[str, ...] = ()
     ping = human = False
+    token: str | None = None
     for word in rest:
         if word == "ping" and not ping:
             ping = True
@@ -140,9 +143,13 @@ def parse_hello(text: str) -> Hello | str:
             tcs = tuple(word[3:].split(","))
             if not 0 < len(tcs) <= MAX_TCS or not all(_word(tc) for tc in tcs):
                 return f"tc= takes 1 to {MAX_TCS} time controls, comma-separated"
+        elif word.startswith("token=") and kind == "bot" and token is None:
+            token = word[6:]
+            if not _word(token):
+                return "token= takes the bot's token, one word"
         else:
             return f"unknown option {clean_text(word)[:MAX_WORD]!r}"
-    return Hello(kind, name, tcs, ping, human)
+    return Hello(kind, name, tcs, ping, human, token)
 
 
 def parse_idle(text: str) -> IdleCommand | str:
@@ -241,6 +248,8 @@ def format_hello(hello: Hello) -> str:
     words = [hello.kind, hello.name]
     if hello.tcs:
         words.append("tc=" + ",".join(hello.tcs))
+    if hello.token is not None:
+        words.append("token=" + hello.token)
     if hello.ping:
         words.append("ping")
     if hello.human:
