@@ -10,6 +10,7 @@ import trio
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.config.specs import TimeControl
+from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.hall.runtime import Hall, JoinRefused
 from bughouse_arbiter.hall.tables import TableHost
 from bughouse_arbiter.lobby.identity import Identity
@@ -155,6 +156,29 @@ async def test_a_player_back_in_the_lobby_is_told_its_seat_again(tmp_path: Path)
             again = Inbox()
             hall.join(Identity("alice"), again.send)
             assert await again.next("seat") == seat
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_player_back_after_a_rematch_is_told_the_seat_held_now(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            _alice, seat = await sit_and_start(hall, "alice")
+            table = seat["table"]
+            player = await take(hall, nursery, seat, "alice")
+            await resign(player, hall, table)
+            await ended(hall, table)
+            assert hall._rematch(table, "alice") is None  # the computers accept
+            live = hall.hosts[table].live
+            while live.seat_of(Seat.A_WHITE) != Seat.A_BLACK:  # game 2, colours swapped
+                await trio.sleep(0.05)
+            hall.leave(next(iter(hall.members.values())))
+            again = Inbox()
+            hall.join(Identity("alice"), again.send)
+            told = await again.next("seat")
+            assert told["seat"] == "A-black" and told["token"] == seat["token"]
+            assert told["url"] == f"/table/{table}?seat=A-black#token={seat['token']}"
             nursery.cancel_scope.cancel()
 
 

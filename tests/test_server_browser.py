@@ -39,6 +39,11 @@ QUEUE_MS = 40_000
 SWAPPED = {"A-White": "A-Black", "A-Black": "A-White", "B-White": "B-Black", "B-Black": "B-White"}
 
 
+def lobby_seat(seat: str) -> str:
+    """A seat as the lobby names it ("A-White" -> "A-white")."""
+    return seat[:2] + seat[2:].lower()
+
+
 class Server:
     """A running ``bughouse server``: its lobby address and its games folder."""
 
@@ -275,7 +280,7 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     bob.page.click("#to-lobby")
     bob.welcomed()
     expect(bob.page.locator("#playing-text")).to_have_text(
-        f"You are playing at {first}.", timeout=WAIT_MS
+        f"You are playing at {first} as {lobby_seat(SWAPPED[bob_seat])}.", timeout=WAIT_MS
     )
     assert bob.page.url == f"{server.url}/"
     bob.page.click("#playing-link")
