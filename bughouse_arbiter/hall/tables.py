@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -39,6 +40,7 @@ from ..server.seam import LiveTable, SeatHolder, new_tokens
 from ..table.arbiter import MatchEnded, MatchEvent, MatchStarted, MovePlayed
 from ..table.games import play_game
 from ..table.keeper import EngineKeeper, entrants
+from ..table.match_events import SeatTakenOver
 from ..table.recording import GameWriter
 
 if TYPE_CHECKING:
@@ -172,6 +174,8 @@ class TableHost:
                 seat: RemoteEnginePlayer(holder, home, name=remote[seat].name, log=self.log)
                 for seat, holder in holders.items()
             }
+            for seat, holder in holders.items():
+                holder.on_replaced = partial(self._taken_over, seat)
             self.live.new_series(holders)
             #: Remote seat (token's) -> who holds it.
             joined = self.who = dict(remote)
@@ -201,6 +205,14 @@ class TableHost:
                 self.live.end_series()
                 self.who = {}
                 home.cancel_scope.cancel()
+
+    def _taken_over(self, joined: Seat, engine: str) -> None:
+        """Tells the pages that ``engine`` took the seat of ``joined``'s player (as ``serve``)."""
+        seat = self.live.seat_of(joined)
+        names = self.live.names_now
+        who = self.who.get(joined)
+        names[seat] = f"{names.get(seat, who.name if who else seat.value)} / {engine}"
+        self.live.emit(SeatTakenOver(seat=seat, names=dict(names), now=trio.current_time()))
 
     async def _ready(self, holders: Mapping[Seat, RemoteSeat]) -> bool:
         with trio.move_on_after(self.join_timeout):
@@ -232,12 +244,14 @@ class TableHost:
                 lag = None if player is None else player.move_lag.pop(event.played.seat, None)
                 if lag is not None:
                     writer.add_lag(event.played.seat, round(lag * 1000))
+            if isinstance(event, MatchEnded):  # the final tags name who took a seat over
+                writer.rename(_names_now(names, playing))
             writer.observe(event)
             if isinstance(event, MatchStarted):
                 writer.rename(names)
             if isinstance(event, MatchStarted | MatchEnded):
-                event = attrs.evolve(event, names=names)
-                self.live.names_now = dict(names)
+                event = attrs.evolve(event, names=_names_now(names, playing))
+                self.live.names_now = dict(event.names)
             if isinstance(event, MatchEnded):
                 result[:] = [event.outcome.result.value, event.outcome.reason]
             self.live.emit(event)
@@ -273,6 +287,17 @@ class TableHost:
         except Exception as exc:  # storage is not the table's business
             self.log(f"the archive failed ({type(exc).__name__}: {exc})")
         self._finished(self.id, "played", result[1])
+
+
+def _names_now(
+    names: Mapping[Seat, str], playing: Mapping[Seat, RemoteEnginePlayer]
+) -> dict[Seat, str]:
+    """``names`` with each seat an engine took over named as the record names it."""
+    shown = dict(names)
+    for seat, player in playing.items():
+        if player.remote.replaced_by is not None:
+            shown[seat] = f"{shown.get(seat, player.name)} / {player.remote.replaced_by}"
+    return shown
 
 
 def _leaf(exc: BaseException) -> BaseException:
