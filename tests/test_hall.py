@@ -10,13 +10,14 @@ import trio
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.config.specs import TimeControl
+from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.hall.runtime import Hall, JoinRefused
 from bughouse_arbiter.hall.tables import TableHost
 from bughouse_arbiter.lobby.identity import Identity
 from bughouse_arbiter.lobby.model import Lobby
 from bughouse_arbiter.players.base import ResignAction
 from bughouse_arbiter.server.seam import LiveTable
-from bughouse_arbiter.table.match_events import MatchStarted
+from bughouse_arbiter.table.match_events import MatchStarted, SeatTakenOver
 from bughouse_arbiter.web.live_server import WebPlayer
 
 TIMEOUT = 60
@@ -156,6 +157,69 @@ async def test_a_player_back_in_the_lobby_is_told_its_seat_again(tmp_path: Path)
             hall.join(Identity("alice"), again.send)
             assert await again.next("seat") == seat
             nursery.cancel_scope.cancel()
+
+
+async def test_a_player_back_after_a_rematch_is_told_the_seat_held_now(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            _alice, seat = await sit_and_start(hall, "alice")
+            table = seat["table"]
+            player = await take(hall, nursery, seat, "alice")
+            await resign(player, hall, table)
+            await ended(hall, table)
+            assert hall._rematch(table, "alice") is None  # the computers accept
+            live = hall.hosts[table].live
+            while live.seat_of(Seat.A_WHITE) != Seat.A_BLACK:  # game 2, colours swapped
+                await trio.sleep(0.05)
+            hall.leave(next(iter(hall.members.values())))
+            again = Inbox()
+            hall.join(Identity("alice"), again.send)
+            told = await again.next("seat")
+            assert told["seat"] == "A-black" and told["token"] == seat["token"]
+            assert told["url"] == f"/table/{table}?seat=A-black#token={seat['token']}"
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_computer_that_takes_a_left_seat_over_is_named_on_the_pages_and_in_the_file(
+    tmp_path: Path,
+) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    rules = {"leaver": "computer", "reconnect_grace": 1}
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            alice, bob = Inbox(), Inbox()
+            member = hall.join(Identity("alice"), alice.send)
+            hall.handle(member, {"type": "create", "tc": "120+0", "rules": rules})
+            table = (await alice.next("created"))["table"]
+            hall.handle(member, {"type": "sit", "table": table, "seat": "A-white"})
+            other = hall.join(Identity("bob"), bob.send)
+            hall.handle(other, {"type": "sit", "table": table, "seat": "B-white"})
+            hall.handle(member, {"type": "start", "table": table})
+            live = hall.live_table(table)
+            assert live is not None
+            told: list[SeatTakenOver] = []
+            live.observe(lambda e: told.append(e) if isinstance(e, SeatTakenOver) else None)
+            bobs = await take(hall, nursery, await bob.next("seat"), "bob")
+            async with trio.open_nursery() as away:
+                await take(hall, away, await alice.next("seat"), "alice")
+                while live not in started:
+                    await trio.sleep(0.05)
+                away.cancel_scope.cancel()  # alice's page is gone; she does not come back
+            while not told:
+                await trio.sleep(0.05)
+            (event,) = told
+            assert event.seat == Seat.A_WHITE
+            assert event.names[Seat.A_WHITE] == "alice / searcher"
+            assert event.names[Seat.B_WHITE] == "bob"
+            assert live.names()[Seat.A_WHITE] == "alice / searcher"  # a page opened now
+            await resign(bobs, hall, table)
+            await ended(hall, table)
+            nursery.cancel_scope.cancel()
+    (game,) = read_games((tmp_path / f"{table}.bpgn").read_text())
+    assert game.tags["WhiteA"] == "alice / searcher" and game.tags["WhiteB"] == "bob"
 
 
 async def test_a_paired_table_whose_series_ended_is_let_go_with_its_engines(

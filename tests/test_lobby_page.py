@@ -295,7 +295,7 @@ def test_a_seat_message_opens_the_table_page_or_offers_one_opened_before(lobby: 
     page.evaluate("sessionStorage.setItem('bughouse-seat-t2', 'held')")
     held = "/table/t2?seat=A-white#seat=A-white&token=held"
     server.send({"type": "seat", "table": "t2", "seat": "A-white", "token": "held", "url": held})
-    expect(page.locator("#playing-text")).to_have_text("You are playing at t2.")
+    expect(page.locator("#playing-text")).to_have_text("You are playing at t2 as A-white.")
     expect(page.locator("#playing-link")).to_have_attribute("href", held)
     server.send({"type": "lobby", "tables": [table("t2", "playing", A_white=seat("carol"))],
                  "queue": [], "online": ["carol"]})

@@ -128,7 +128,8 @@ def test_the_console_lists_creates_sits_plays_and_comes_back(tmp_path: Path) -> 
             program.type("quit")
             program.child.expect(pexpect.EOF)
             program.child.close()
-            assert program.child.exitstatus == 0
+            status, last = program.child.exitstatus, program.child.before or program.screen.text
+            assert status == 0, f"exit {status} after quit; last output {last[-500:]!r}"
         finally:
             program.kill()
     (written,) = server.games.glob("*.bpgn")

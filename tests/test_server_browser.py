@@ -2,12 +2,12 @@
 
 One real ``bughouse server --port 0 --line-port 0`` with random-mover
 computers (a little slowed down, so games last while the test looks at
-them), and people in separate Chromium contexts (each its own storage, as
-separate browsers): a pair queues through "play now", a spectator watches
-from the lobby, a rematch swaps the colours, a second table plays at the
-same time, and a person who leaves is replaced by a computer where the
-table allows it. Computers take the queue's empty seats (the built-in
-fill, after the queue's wait). Screenshots go to ``tests/screenshots/``.
+them), two real bots (``bughouse connect --server URL --bot NAME``), and
+people in separate Chromium contexts (each its own storage, as separate
+browsers): a pair queues through "play now" and the two bots join them at
+once, a spectator watches from the lobby, a rematch swaps the colours, a
+second table plays at the same time, and a person who leaves is replaced by
+a computer where the table allows it. Screenshots go to ``tests/screenshots/``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,17 @@ ROOT = Path(__file__).resolve().parent.parent
 #: outlasts the test: a random mate is rare in them).
 COMPUTER = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 400"
 WAIT_MS = 30_000
-#: The queue's wait before computers take the empty seats (lobby.pairing), and then some.
-QUEUE_MS = 40_000
+#: The bots: name -> engine (``bughouse connect --bot NAME -- SPEC``).
+BOTS = {"rando": "random", "srch": "searcher"}
+#: The time control the pair queues for, which the bots play.
+TC = "60+0"
 #: What colour each seat becomes in a rematch.
 SWAPPED = {"A-White": "A-Black", "A-Black": "A-White", "B-White": "B-Black", "B-Black": "B-White"}
+
+
+def lobby_seat(seat: str) -> str:
+    """A seat as the lobby names it ("A-White" -> "A-white")."""
+    return seat[:2] + seat[2:].lower()
 
 
 class Server:
@@ -88,6 +96,38 @@ def server(tmp_path: Path) -> Iterator[Server]:
     running.stop()
 
 
+@pytest.fixture
+def bots(server: Server, tmp_path: Path) -> Iterator[dict[str, subprocess.Popen[str]]]:
+    """The two bots, in the server's lobby (it has said they joined)."""
+    running = {
+        name: subprocess.Popen(
+            [*BUGHOUSE, "connect", "--server", server.url, "--bot", name, "--tc", TC, "--", spec],
+            stdout=subprocess.DEVNULL,
+            stderr=(tmp_path / f"{name}.err").open("w"),
+            text=True,
+            cwd=tmp_path,
+        )
+        for name, spec in BOTS.items()
+    }
+    try:
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while not all(f"bot {name} joined the lobby" in server.err.read_text() for name in BOTS):
+            assert time.monotonic() < deadline, server.err.read_text()
+            for name, process in running.items():
+                assert process.poll() is None, (tmp_path / f"{name}.err").read_text()
+            time.sleep(0.1)
+        yield running
+    finally:
+        for process in running.values():
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
 class Person:
     """One person: a browser context of their own, with a page in it."""
 
@@ -115,7 +155,7 @@ class Person:
 
     def table(self) -> str:
         """The table whose page is open (after a ``seat`` or ``watch``)."""
-        self.page.wait_for_url(re.compile(r"/table/\w+"), timeout=QUEUE_MS)
+        self.page.wait_for_url(re.compile(r"/table/\w+"), timeout=WAIT_MS)
         found = re.search(r"/table/(\w+)", self.page.url)
         assert found is not None
         return found.group(1)
@@ -160,8 +200,8 @@ PLAYING = "(window.bughouseLobby.lobby?.tables || []).filter((t) => t.state === 
 
 
 @pytest.mark.slow
-def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
-    browser: Any, server: Server
+def test_a_pair_and_two_bots_play_are_watched_and_rematch_beside_a_second_table(
+    browser: Any, server: Server, bots: dict[str, subprocess.Popen[str]]
 ) -> None:
     from playwright.sync_api import expect
 
@@ -175,22 +215,20 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     for person in people:
         person.welcomed()
 
-    # alice invites bob as her partner; bob accepts from the banner.
-    alice.page.select_option("#quick-tc", "60+0")
+    # alice invites bob as her partner; bob accepts from the banner, and the
+    # two idle bots that play the time control fill the table at once.
+    alice.page.select_option("#quick-tc", TC)
     alice.page.fill("#quick-partner", "bob")
     alice.page.click("#play-now")
     expect(alice.page.locator("#queued-why")).to_contain_text("waiting for bob", timeout=WAIT_MS)
     expect(bob.page.locator("#invite-text")).to_have_text(
         "alice asks you to be partners at 1+0.", timeout=WAIT_MS
     )
-    bob.page.click("#invite-accept")
-    # Both are told why they wait, and for how long the computers leave them.
-    for person in (alice, bob):
-        expect(person.page.locator("#queued-why")).to_contain_text(
-            "computers fill the seats in", timeout=WAIT_MS
-        )
-    expect(carol.page.locator("#waiting")).to_contain_text("alice & bob", timeout=WAIT_MS)
+    SHOTS.mkdir(exist_ok=True)
     bob.page.screenshot(path=str(SHOTS / "server-queue-390x844.png"))
+    bob.page.click("#invite-accept")
+    first = alice.table()
+    assert bob.table() == first
 
     # Meanwhile dave makes a table of his own (computers at once; a leaver is
     # replaced after 1 s away) and sits: it starts with three computers.
@@ -207,15 +245,17 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     assert dave.table() == second
     dave_seat = dave.seat()
 
-    # The pair's table forms once the queue's wait is over: two tables play at once.
-    first = alice.table()
-    assert bob.table() == first != second
+    # Two tables play at once: the pair's with the bots at its other two seats.
+    assert second != first
     lobby = carol.page
     lobby.wait_for_function(f"({PLAYING}) == 2", timeout=WAIT_MS)
     row = lobby.locator(f"li[data-table='{first}']")
-    for name in ("alice", "bob", "computer"):
+    for name in ("alice", "bob", *BOTS):
         expect(row.locator(".seat .name", has_text=name).first).to_be_visible()
-    SHOTS.mkdir(exist_ok=True)
+    for name in BOTS:
+        bot_seat = row.locator(".seat", has=lobby.locator(".name", has_text=name))
+        expect(bot_seat.locator(".kind.bot")).to_have_text("bot")
+    expect(row.locator(".seat .name", has_text="computer")).to_have_count(0)
     lobby.screenshot(path=str(SHOTS / "server-lobby-1280x800.png"))
 
     # dave's table: carol watches it in a second page, and dave leaves it.
@@ -229,6 +269,8 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     assert dave_moves.locator(f"li.{dave_colour}").count() == 0
     dave.context.close()
     people.remove(dave)
+    # The computer that takes his seat over is named as the record names it.
+    expect(dave_name).to_have_text("dave / searcher", timeout=WAIT_MS)
 
     # carol watches the pair's table from the lobby, in one click.
     row.get_by_role("button", name=f"watch {first}").click()
@@ -251,8 +293,15 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     carol.page.press("#chat-text", "Enter")
     expect(alice.page.locator("#chat")).to_contain_text(": go team", timeout=WAIT_MS)
 
-    # The game to its result: alice plays a move, then resigns.
+    # The bots play: each answers a move of the person on its board.
     play_one_move(alice)
+    play_one_move(bob)
+    seats_of = {"A-White", "A-Black", "B-White", "B-Black"} - {alice_seat, bob_seat}
+    for seat in sorted(seats_of):
+        moves = carol.page.get_by_role("list", name=f"Board {seat[0]} moves")
+        colour = "white" if seat.endswith("White") else "black"
+        expect(moves.locator(f"li.{colour}").first).to_be_attached(timeout=WAIT_MS)
+    # The game to its result: alice resigns.
     resign(alice)
     for person in (bob, carol):
         expect(person.page.locator("#result")).to_be_visible(timeout=WAIT_MS)
@@ -260,7 +309,7 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     expect(carol.page.locator("#rematch-box")).to_be_hidden()
     bob.page.screenshot(path=str(SHOTS / "server-table-390x844.png"), full_page=True)
 
-    # A rematch: both ask (the computers accept), and the colours swap.
+    # A rematch: both ask (the bots accept), and the colours swap.
     for person in (alice, bob):
         person.page.click("#rematch")
     expect(alice.page.locator("#rematch")).to_be_hidden(timeout=WAIT_MS)
@@ -275,7 +324,7 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     bob.page.click("#to-lobby")
     bob.welcomed()
     expect(bob.page.locator("#playing-text")).to_have_text(
-        f"You are playing at {first}.", timeout=WAIT_MS
+        f"You are playing at {first} as {lobby_seat(SWAPPED[bob_seat])}.", timeout=WAIT_MS
     )
     assert bob.page.url == f"{server.url}/"
     bob.page.click("#playing-link")
@@ -291,6 +340,12 @@ def test_a_pair_queues_plays_is_watched_and_rematches_beside_a_second_table(
     tag = {"A-White": "WhiteA", "A-Black": "BlackA", "B-White": "WhiteB", "B-Black": "BlackB"}
     assert games[0].tags[tag[alice_seat]] == "alice" == games[1].tags[tag[SWAPPED[alice_seat]]]
     assert games[0].tags[tag[bob_seat]] == "bob" == games[1].tags[tag[SWAPPED[bob_seat]]]
+    # The bots held the other two seats, in both games (colours swapped in the second).
+    for game, held in zip(games, (seats_of, {SWAPPED[seat] for seat in seats_of}), strict=True):
+        assert {game.tags[tag[seat]] for seat in held} == set(BOTS)
+        assert game.tags["Result"] in ("1-0", "0-1")
+    for process in bots.values():
+        assert process.poll() is None  # still in the lobby, ready for more
 
     for person in people:
         assert person.errors == [], person.name

@@ -416,7 +416,8 @@ class Hall:
             bot.offer(host.live, seat)
         member = self.members.get(who.name)
         if member is not None:
-            key = seat_key(seat)
+            # The seat held now: after a rematch's swap, not the one the token opened.
+            key = seat_key(host.live.seat_of(seat))
             member.send(
                 {
                     "type": "seat",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -39,6 +40,7 @@ from ..server.seam import LiveTable, SeatHolder, new_tokens
 from ..table.arbiter import MatchEnded, MatchEvent, MatchStarted, MovePlayed
 from ..table.games import play_game
 from ..table.keeper import EngineKeeper, entrants
+from ..table.match_events import SeatTakenOver
 from ..table.recording import GameWriter
 
 if TYPE_CHECKING:
@@ -174,6 +176,8 @@ class TableHost:
                 seat: HeldRemotePlayer(holder, home, name=remote[seat].name, log=self.log)
                 for seat, holder in holders.items()
             }
+            for seat, holder in holders.items():
+                holder.on_replaced = partial(self._taken_over, seat)
             self.live.new_series(holders)
             #: Remote seat (token's) -> who holds it.
             joined = self.who = dict(remote)
@@ -203,6 +207,14 @@ class TableHost:
                 self.live.end_series()
                 self.who = {}
                 home.cancel_scope.cancel()
+
+    def _taken_over(self, joined: Seat, engine: str) -> None:
+        """Tells the pages that ``engine`` took the seat of ``joined``'s player (as ``serve``)."""
+        seat = self.live.seat_of(joined)
+        names = self.live.names_now
+        who = self.who.get(joined)
+        names[seat] = f"{names.get(seat, who.name if who else seat.value)} / {engine}"
+        self.live.emit(SeatTakenOver(seat=seat, names=dict(names), now=trio.current_time()))
 
     async def _ready(self, holders: Mapping[Seat, RemoteSeat]) -> bool:
         with trio.move_on_after(self.join_timeout):
@@ -286,6 +298,8 @@ class TableHost:
                 lag = None if player is None else player.move_lag.pop(event.played.seat, None)
                 if lag is not None:
                     writer.add_lag(event.played.seat, round(lag * 1000))
+            if isinstance(event, MatchEnded):  # the final tags name who took a seat over
+                writer.rename(_names_now(names, playing))
             writer.observe(event)
             kept.observe(event)
             if isinstance(event, MatchStarted):
@@ -295,8 +309,8 @@ class TableHost:
                 began.append(True)
                 books.start_soon(begin, header)
             if isinstance(event, MatchStarted | MatchEnded):
-                event = attrs.evolve(event, names=names)
-                self.live.names_now = dict(names)
+                event = attrs.evolve(event, names=_names_now(names, playing))
+                self.live.names_now = dict(event.names)
             if isinstance(event, MatchEnded):
                 reason[0] = event.outcome.reason
                 if not began:  # no start: the archive is told of it once, at the end
@@ -332,6 +346,17 @@ class HeldRemotePlayer(RemoteEnginePlayer):
             with trio.move_on_after(RECORD_WAIT):
                 await self.recorded.wait()
         await super().game_over(outcome)
+
+
+def _names_now(
+    names: Mapping[Seat, str], playing: Mapping[Seat, RemoteEnginePlayer]
+) -> dict[Seat, str]:
+    """``names`` with each seat an engine took over named as the record names it."""
+    shown = dict(names)
+    for seat, player in playing.items():
+        if player.remote.replaced_by is not None:
+            shown[seat] = f"{shown.get(seat, player.name)} / {player.remote.replaced_by}"
+    return shown
 
 
 def _leaf(exc: BaseException) -> BaseException:

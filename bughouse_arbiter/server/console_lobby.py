@@ -160,6 +160,8 @@ class ConsoleLobby:
         self.games = 0
         #: The server ended the link without being asked.
         self.closed = False
+        #: ``quit`` was sent: the server's end of the link is the answer, not a loss.
+        self._quitting = False
         self._unseated = False
         #: Lobby lines that came during a game, shown after it.
         self._later: list[str] = []
@@ -192,6 +194,8 @@ class ConsoleLobby:
                     self._prompt()
                     text = await self.input.line()
                     if text is None or text.strip() == "quit":
+                        # Set first: the server may close the link before the send returns.
+                        self._quitting = True
                         await self._send("quit")
                         nursery.cancel_scope.cancel()
                         return
@@ -207,7 +211,7 @@ class ConsoleLobby:
                     seated.append(got)
                     break
             else:
-                self.closed = True
+                self.closed = not self._quitting
             nursery.cancel_scope.cancel()
         return seated[0] if seated else None
 

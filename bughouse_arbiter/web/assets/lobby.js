@@ -294,10 +294,10 @@ function renderPlaying() {
   const shown = page.playing;
   $("playing").hidden = !shown;
   if (!shown) return;
-  // (Not the seat: the message names the one the token opened, and a rematch swaps colours.)
+  // The message names the seat held in the current game (a rematch swaps colours).
   $("playing-text").textContent = table && table.state === "between"
     ? `Your table ${shown.table} is between games.`
-    : `You are playing at ${shown.table}.`;
+    : `You are playing at ${shown.table} as ${shown.seat}.`;
   $("playing-link").href = shown.url;
 }
 
