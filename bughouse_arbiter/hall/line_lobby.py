@@ -55,7 +55,7 @@ from ..server.admission import Pool
 from ..server.limits import Limits
 from ..server.listener import TcpLink, open_listeners, peer_host, peer_name
 from ..server.seam import LiveTable
-from ..server.streams import READ_SIZE
+from ..server.streams import first_line
 from ..server.tls import TlsRefused, accept_tls, close_quietly
 from .runtime import JoinRefused
 
@@ -401,25 +401,12 @@ class LineLobby:
     async def _hello_line(
         self, stream: trio.abc.Stream
     ) -> tuple[RawLine | None, LineBuffer, list[RawLine]] | None:
-        buffer = LineBuffer(self.limits.max_line)
-        lines: list[RawLine] = []
-        first: RawLine | None = None
-        seen = 0
-        with trio.move_on_after(self.limits.auth_timeout):
-            while first is None and seen < self.limits.auth_lines:
-                while not lines:
-                    try:
-                        chunk = await stream.receive_some(READ_SIZE)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                        chunk = b""
-                    if not chunk:
-                        return None
-                    lines.extend(buffer.feed(chunk))
-                line = lines.pop(0)
-                seen += 1
-                if line.text.strip():
-                    first = line
-        return first, buffer, lines
+        """The first non-blank line (None: none in time), the buffer and the lines after it;
+        None if the peer closed first (``streams.first_line``)."""
+        limits = self.limits
+        return await first_line(
+            stream, max_line=limits.max_line, timeout=limits.auth_timeout, lines=limits.auth_lines
+        )
 
     async def _session(
         self,

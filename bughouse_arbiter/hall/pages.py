@@ -26,13 +26,10 @@ import trio
 
 from ..lobby.chat import ChatRate, clean_text
 from ..server.limits import Limits
-from ..web.gate import TextSocket, client_host, client_name
 from ..web.live_server import (
     PageSession,
     PageSocket,
     WebFrontEnd,
-    failure,
-    held_in_query,
     page_message,
 )
 
@@ -64,32 +61,14 @@ class TablePages(WebFrontEnd):
         self._numbers = itertools.count(1)
         self.observe(table)
 
-    async def page(self, table: Any, websocket: Any) -> None:
-        """Runs one page's WebSocket (a Starlette one, accepted here) until it closes,
-        as ``WebFrontEnd.page`` runs a page of ``serve --web``, with a ``TablePageSession``."""
-        peer = client_name(websocket.scope)
-        try:
-            socket = TextSocket(websocket)
-            session = TablePageSession(self, table, socket, peer)
-            session.number = next(self._numbers)
-            address = client_host(websocket.scope)
-            ticket = self.pages.admit(address, session.evict)
-            if ticket is None:
-                session.overflow = True
-                ticket = self.overflow.admit(address, session.evict)
-            session.ticket = ticket
-            try:
-                await socket.accept()
-                query = bytes(websocket.scope.get("query_string", b"")).decode("ascii", "replace")
-                session.holds(*held_in_query(query))
-                await session.run()
-            finally:
-                self.release(session)
-                self.count()
-        except Exception as exc:  # one connection's trouble never reaches the others
-            why = failure(exc)
-            if why is not None:
-                table.refused(f"web {peer}: connection failed ({why})", "failed connection")
+    def new_session(self, table: Any, socket: PageSocket, peer: str) -> TablePageSession:
+        """A ``TablePageSession``, numbered (``WebFrontEnd.page`` runs it)."""
+        session = TablePageSession(self, table, socket, peer)
+        session.number = next(self._numbers)
+        return session
+
+    def page_closed(self) -> None:
+        self.count()
 
     def count(self) -> None:
         """Tells the lobby how many pages watch (seated pages do not count)."""

@@ -35,7 +35,7 @@ from ..protocol import LineBuffer, RawLine
 from .admission import Pool
 from .limits import Limits, RateLimiter
 from .seam import AuthRefused, LiveTable
-from .streams import READ_SIZE, read_lines
+from .streams import first_line, read_lines
 from .tls import TlsRefused, accept_tls, close_quietly
 
 #: What may follow the token on the ``auth`` line.
@@ -256,26 +256,11 @@ class TcpFrontEnd:
         self, stream: trio.abc.Stream
     ) -> tuple[RawLine | None, LineBuffer, list[RawLine]] | None:
         """The first non-blank line (None: none in time), the buffer and the lines after it;
-        None if the peer closed first."""
-        buffer = LineBuffer(self.limits.max_line)
-        lines: list[RawLine] = []
-        auth: RawLine | None = None
-        seen = 0
-        with trio.move_on_after(self.limits.auth_timeout):
-            while auth is None and seen < self.limits.auth_lines:
-                while not lines:
-                    try:
-                        chunk = await stream.receive_some(READ_SIZE)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                        chunk = b""
-                    if not chunk:
-                        return None
-                    lines.extend(buffer.feed(chunk))
-                line = lines.pop(0)
-                seen += 1
-                if line.text.strip():
-                    auth = line
-        return auth, buffer, lines
+        None if the peer closed first (``streams.first_line``)."""
+        limits = self.limits
+        return await first_line(
+            stream, max_line=limits.max_line, timeout=limits.auth_timeout, lines=limits.auth_lines
+        )
 
     async def _session(
         self,

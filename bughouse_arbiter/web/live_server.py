@@ -287,7 +287,7 @@ class WebFrontEnd:
         peer = client_name(websocket.scope)
         try:
             socket = TextSocket(websocket)
-            session = PageSession(self, table, socket, peer)
+            session = self.new_session(table, socket, peer)
             address = client_host(websocket.scope)
             ticket = self.pages.admit(address, session.evict)
             if ticket is None:
@@ -301,10 +301,18 @@ class WebFrontEnd:
                 await session.run()
             finally:
                 self.release(session)
+                self.page_closed()
         except Exception as exc:  # one connection's trouble never reaches the others
             why = failure(exc)
             if why is not None:
                 table.refused(f"web {peer}: connection failed ({why})", "failed connection")
+
+    def new_session(self, table: LiveTable, socket: PageSocket, peer: str) -> PageSession:
+        """The session of a new page (a server of many tables makes its own kind)."""
+        return PageSession(self, table, socket, peer)
+
+    def page_closed(self) -> None:
+        """Called once a page has closed (after it left its pool)."""
 
     def release(self, session: PageSession) -> None:
         """The page leaves its pool (it sat, or it closed)."""
