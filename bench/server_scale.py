@@ -37,6 +37,7 @@ import math
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,7 +55,19 @@ import wsproto.events as ws_events
 ROOT = Path(__file__).resolve().parent.parent
 perf = time.perf_counter
 TC = "180+0"
-SEATS = ("A-white", "A-black", "B-white", "B-black")
+#: ``--profile FILE``: the server runs under cProfile, its stats written to FILE on SIGUSR1.
+PROFILED = """
+import cProfile, os, signal, sys
+out, sys.argv = sys.argv[1], ["bughouse", *sys.argv[2:]]
+profile = cProfile.Profile()
+def dump(*_):
+    profile.disable()
+    profile.dump_stats(out)
+signal.signal(signal.SIGUSR1, dump)
+from bughouse_arbiter.cli import main
+profile.enable()
+main()
+"""
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -100,10 +113,12 @@ class Stats:
 class Server:
     """A ``bughouse server`` process on 127.0.0.1, its ports read from its stdout."""
 
-    def __init__(self, folder: Path, pages: int) -> None:
+    def __init__(self, folder: Path, pages: int, profile: str | None = None) -> None:
         limit = str(max(64, pages + 64))
+        command = ["-m", "bughouse_arbiter"] if profile is None else ["-c", PROFILED, profile]
+        self.profile = profile
         self.argv = [
-            sys.executable, "-m", "bughouse_arbiter", "server",
+            sys.executable, *command, "server",
             "--port", "0", "--line-port", "0", "--out", str(folder / "games"),
             "--limit", f"pages={limit}", "--limit", f"per_address={limit}",
             "--limit", f"connections={limit}", "--limit", "timeout=30",
@@ -137,6 +152,9 @@ class Server:
 
     async def stop(self) -> None:
         if self.process is not None and self.process.returncode is None:
+            if self.profile is not None:
+                self.process.send_signal(signal.SIGUSR1)
+                await trio.sleep(3)
             self.process.terminate()
             with trio.move_on_after(10):
                 await self.process.wait()
@@ -300,10 +318,12 @@ class Spectator:
             self.seen[name] = max(self.seen[name], count)
 
 
-async def run(tables: int, spectators: int, games: int, every: int, folder: Path) -> dict[str, Any]:
+async def run(
+    tables: int, spectators: int, games: int, every: int, folder: Path, profile: str | None = None
+) -> dict[str, Any]:
     """One server, ``tables`` tables, ``spectators`` spectators, until ``games`` games ended."""
     stats = Stats()
-    server = Server(folder, spectators)
+    server = Server(folder, spectators, profile)
     rng = random.Random(1)
     figures: dict[str, Any] = {"rss": []}
     await server.start()
@@ -336,6 +356,7 @@ async def run(tables: int, spectators: int, games: int, every: int, folder: Path
             stats.delays.clear()
             stats.fanout.clear()
             cpu0, t0, moves0 = cpu_s(server.pid), perf(), stats.moves
+            own0 = sum(os.times()[:2])
             figures["rss"].append((stats.games, figures["rss_spectators"]))
             mark = stats.games
             while stats.games < games:
@@ -347,6 +368,7 @@ async def run(tables: int, spectators: int, games: int, every: int, folder: Path
             stats.stop_rematch = True
             elapsed = perf() - t0
             figures["server_cpu"] = (cpu_s(server.pid) - cpu0) / elapsed
+            figures["bench_cpu"] = (sum(os.times()[:2]) - own0) / elapsed
             figures["moves_per_s"] = (stats.moves - moves0) / elapsed
             figures["elapsed"] = elapsed
             nursery.cancel_scope.cancel()
@@ -382,6 +404,9 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=100, help="read the RSS every N games")
     parser.add_argument("--solo-spectators", type=int, default=4)
     parser.add_argument("--solo-games", type=int, default=5)
+    parser.add_argument(
+        "--profile", metavar="FILE", help="run the scale server under cProfile, stats to FILE"
+    )
     args = parser.parse_args()
     for name in ("tables", "spectators", "games", "every", "solo_spectators", "solo_games"):
         if getattr(args, name) < (0 if "spectators" in name else 1):
@@ -395,7 +420,13 @@ def main() -> int:
         print(f"scale: {args.tables} tables, {args.spectators} spectators, {args.games} games")
         (Path(tmp) / "scale").mkdir()
         scale = trio.run(
-            run, args.tables, args.spectators, args.games, args.every, Path(tmp) / "scale"
+            run,
+            args.tables,
+            args.spectators,
+            args.games,
+            args.every,
+            Path(tmp) / "scale",
+            args.profile,
         )
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
@@ -410,6 +441,7 @@ def main() -> int:
         ("snapshots timed", lambda f: f"{len(f['fanout']):7d}"),
         ("moves/s (all tables)", lambda f: f"{f['moves_per_s']:7.0f}"),
         ("server CPU (cores)", lambda f: f"{f['server_cpu']:7.2f}"),
+        ("bench CPU (cores)", lambda f: f"{f['bench_cpu']:7.2f}"),
         ("games finished", lambda f: f"{f['games']:7d}"),
         ("wall time (s)", lambda f: f"{f['elapsed']:7.1f}"),
         ("RSS at start (MiB)", lambda f: f"{f['rss_start'] / 1024:7.1f}"),
