@@ -323,6 +323,7 @@ async def run(
 ) -> dict[str, Any]:
     """One server, ``tables`` tables, ``spectators`` spectators, until ``games`` games ended."""
     stats = Stats()
+    base = 0
     server = Server(folder, spectators, profile)
     rng = random.Random(1)
     figures: dict[str, Any] = {"rss": []}
@@ -338,33 +339,36 @@ async def run(
                     await nursery.start(
                         instant_player, server.line_port, f"bot {name} tc={TC}", stats, rng
                     )
-                seated = trio.Event()
-                await nursery.start(
-                    partial_player(server.line_port, f"guest g{index}", stats, rng, seated, ids)
-                )
-                with trio.fail_after(30):
-                    await seated.wait()
+            with trio.fail_after(120):
+                async with trio.open_nursery() as opening:
+                    for index in range(tables):
+                        opening.start_soon(
+                            host_table, nursery, server.line_port, f"guest g{index}", stats, rng,
+                            ids,
+                        )
             await trio.sleep(1.0)
             figures["rss_tables"] = rss_kib(server.pid)
-            watchers = []
-            for index in range(spectators):
-                spectator = await Spectator.open(server.port, ids[index % len(ids)])
-                watchers.append(spectator)
-                nursery.start_soon(spectator.watch, stats)
+            limiter = trio.CapacityLimiter(50)
+            with trio.fail_after(300):
+                async with trio.open_nursery() as opening:
+                    for index in range(spectators):
+                        opening.start_soon(
+                            watch, nursery, limiter, server.port, ids[index % len(ids)], stats
+                        )
             await trio.sleep(1.0)
             figures["rss_spectators"] = rss_kib(server.pid)
             stats.delays.clear()
             stats.fanout.clear()
             cpu0, t0, moves0 = cpu_s(server.pid), perf(), stats.moves
             own0 = sum(os.times()[:2])
-            figures["rss"].append((stats.games, figures["rss_spectators"]))
-            mark = stats.games
-            while stats.games < games:
+            base = mark = stats.games
+            figures["rss"].append((0, figures["rss_spectators"]))
+            while stats.games - base < games:
                 await stats.game_done.wait()
-                if stats.games - mark >= every or stats.games >= games:
+                if stats.games - mark >= every or stats.games - base >= games:
                     mark = stats.games
-                    figures["rss"].append((stats.games, rss_kib(server.pid)))
-                    print(f"  {stats.games} games, RSS {figures['rss'][-1][1]} KiB", flush=True)
+                    figures["rss"].append((stats.games - base, rss_kib(server.pid)))
+                    print(f"  {stats.games - base} games, RSS {figures['rss'][-1][1]} KiB")
             stats.stop_rematch = True
             elapsed = perf() - t0
             figures["server_cpu"] = (cpu_s(server.pid) - cpu0) / elapsed
@@ -376,20 +380,32 @@ async def run(
         await server.stop()
     figures["delays"] = list(stats.delays)
     figures["fanout"] = list(stats.fanout)
-    figures["games"] = stats.games
+    figures["games"] = stats.games - base
     return figures
 
 
-def partial_player(
-    port: int, hello: str, stats: Stats, rng: random.Random, seated: trio.Event, ids: list[str]
-) -> Any:
-    async def host(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+async def host_table(
+    nursery: trio.Nursery, port: int, hello: str, stats: Stats, rng: random.Random, ids: list[str]
+) -> None:
+    """A guest who creates a table, sits, starts it (bots fill it) and plays there."""
+    seated = trio.Event()
+
+    async def guest(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         await instant_player(
             port, hello, stats, rng, table_started=seated, host_tc=TC, created=ids,
             task_status=task_status,
         )  # fmt: skip
 
-    return host
+    await nursery.start(guest)
+    await seated.wait()
+
+
+async def watch(
+    nursery: trio.Nursery, limiter: trio.CapacityLimiter, port: int, table: str, stats: Stats
+) -> None:
+    async with limiter:
+        spectator = await Spectator.open(port, table)
+    nursery.start_soon(spectator.watch, stats)
 
 
 def ms(value: float) -> str:
