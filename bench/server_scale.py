@@ -103,6 +103,8 @@ class Stats:
         self.games = 0
         self.game_done = trio.Event()
         self.stop_rematch = False
+        #: Seconds a bot thinks before it answers (0: at once).
+        self.think = 0.0
 
     def finished(self) -> None:
         self.games += 1
@@ -231,6 +233,8 @@ async def instant_player(
                 await link.send(f"wait turn {fields['turn']} board {board}")
                 continue
             move = rng.choice(legal).uci()
+            if stats.think:
+                await trio.sleep(stats.think * (0.5 + rng.random()))
             sent = perf()
             stats.last_bm[key] = sent
             stats.sent[key].append(sent)
@@ -319,10 +323,12 @@ class Spectator:
 
 
 async def run(
-    tables: int, spectators: int, games: int, every: int, folder: Path, profile: str | None = None
-) -> dict[str, Any]:
+    tables: int, spectators: int, games: int, every: int, folder: Path,
+    profile: str | None = None, think: float = 0.0,
+) -> dict[str, Any]:  # fmt: skip
     """One server, ``tables`` tables, ``spectators`` spectators, until ``games`` games ended."""
     stats = Stats()
+    stats.think = think
     base = 0
     server = Server(folder, spectators, profile)
     rng = random.Random(1)
@@ -421,9 +427,18 @@ def main() -> int:
     parser.add_argument("--solo-spectators", type=int, default=4)
     parser.add_argument("--solo-games", type=int, default=5)
     parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="bots think 0.5 to 1.5 times MS before each move (default 0: instant)",
+    )
+    parser.add_argument(
         "--profile", metavar="FILE", help="run the scale server under cProfile, stats to FILE"
     )
     args = parser.parse_args()
+    if not 0 <= args.think <= 10_000:
+        parser.error("--think is out of range (0 to 10000 ms)")
     for name in ("tables", "spectators", "games", "every", "solo_spectators", "solo_games"):
         if getattr(args, name) < (0 if "spectators" in name else 1):
             parser.error(f"--{name.replace('_', '-')} is out of range")
@@ -431,7 +446,14 @@ def main() -> int:
         print(f"single table: 1 table, {args.solo_spectators} spectators, {args.solo_games} games")
         (Path(tmp) / "solo").mkdir()
         solo = trio.run(
-            run, 1, args.solo_spectators, args.solo_games, args.solo_games, Path(tmp) / "solo"
+            run,
+            1,
+            args.solo_spectators,
+            args.solo_games,
+            args.solo_games,
+            Path(tmp) / "solo",
+            None,
+            args.think / 1000,
         )
         print(f"scale: {args.tables} tables, {args.spectators} spectators, {args.games} games")
         (Path(tmp) / "scale").mkdir()
@@ -443,6 +465,7 @@ def main() -> int:
             args.every,
             Path(tmp) / "scale",
             args.profile,
+            args.think / 1000,
         )
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
