@@ -34,6 +34,7 @@ from bughouse_arbiter.server.lobby_client import (
     parse_server_url,
 )
 from bughouse_arbiter.server.seam import AuthRefused, SeatLink
+from bughouse_arbiter.server.tls import client_context, server_context
 
 ROOT = Path(__file__).resolve().parent.parent
 GUARD = 20
@@ -394,6 +395,7 @@ def test_play_server_usage_errors_are_one_line(
         (["--server", "tcp://h:1", "--seat", "BB"], "--seat is chosen in the lobby"),
         (["--server", "tcp://h:1", "--tc", "60+0"], "--tc is the server's choice"),
         (["--server", "tcp://h:1", "--name", "a b"], "--name must be one printable word"),
+        (["--server", "tcp://h:1", "--debug"], "--debug is for the engines of a local game"),
     ]:
         expect_usage_error("play", argv, message, capsys, tmp_path)
 
@@ -418,3 +420,73 @@ async def test_an_unreachable_server_is_one_connect_refused() -> None:
             await find_line_port(f"http://127.0.0.1:{port}")
         with pytest.raises(ConnectRefused, match=r"cannot connect to 127\.0\.0\.1"):
             await open_lobby(LinePort("127.0.0.1", port), Hello("bot", "rnd", ("180+0",)))
+
+
+async def test_the_line_lobby_speaks_tls_when_given_a_certificate(tmp_path: Path) -> None:
+    cert, key = _self_signed(tmp_path)
+    hall, log = FakeHall(), []
+    hello = Hello("guest", "alice", ping=True)
+    with trio.fail_after(GUARD):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(
+                partial(
+                    serve_line_lobby,
+                    hall,  # type: ignore[arg-type]
+                    host="127.0.0.1",
+                    port=0,
+                    log=log.append,
+                    ssl_context=server_context(cert, key),
+                )
+            )
+            where = LinePort("127.0.0.1", port, tls=True)
+            link, name = await open_lobby(where, hello, client_context(cert))
+            assert name == "alice"
+            await link.send("tables")
+            assert (await link.receive()).text.startswith("table t1 180+0 open")  # type: ignore[union-attr]
+            await link.aclose()
+            with pytest.raises(ConnectRefused, match="speaks TLS: connect with --tls"):
+                await open_lobby(LinePort("127.0.0.1", port), Hello("guest", "bob"))
+            with pytest.raises(ConnectRefused, match="not trusted"):
+                await open_lobby(where, Hello("guest", "carol"))  # this machine's CAs only
+            nursery.cancel_scope.cancel()
+    assert any("plain text, not TLS" in line for line in log)
+
+
+def _self_signed(folder: Path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 and its key (PEM files)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return str(cert_path), str(key_path)

@@ -13,7 +13,7 @@ from bughouse_arbiter.server.admission import Pool
 from bughouse_arbiter.server.limits import Limits, limits_from_texts
 from bughouse_arbiter.server.refusals import RefusalLog
 from bughouse_arbiter.server.seam import AuthRefused, LiveTable
-from bughouse_arbiter.web.http import SiteNames
+from bughouse_arbiter.web.gate import SiteNames
 from bughouse_arbiter.web.live_server import failure, page_message
 
 

@@ -9,9 +9,11 @@ person seated resigns, and the table's BPGN file must show it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -226,6 +228,15 @@ async def test_two_tables_play_at_once_with_computers_to_their_results(tmp_path:
                     alice,
                     lambda v: all(table_in(v, t).get("state") == "between" for t in (one, two)),
                 )
+                # Stopped, the server closes the lobby's and the tables' sockets (1001).
+                assert server.process is not None
+                server.process.send_signal(signal.SIGTERM)
+                for socket in (alice, alice_page):
+                    with contextlib.suppress(EOFError):
+                        while True:
+                            await socket.message()
+                    assert socket.closed is not None and socket.closed.code == 1001
+                assert await server.process.wait() == 128 + signal.SIGTERM
         finally:
             assert server.process is not None
             await reap(server.process)
@@ -248,7 +259,7 @@ async def test_hostile_messages_at_one_table_leave_the_other_playing(tmp_path: P
                 stranger = await Socket.open(server.port, f"/table/{one}/ws")
                 hostile: list[dict[str, Any] | str] = [
                     "not json",
-                    "[" * 5000 + "]" * 5000,
+                    "[" * 3000 + "]" * 3000,
                     '{"type": "chat", "text": "\\ud800"}',
                     {"type": 7},
                     {"type": "sit", "seat": "A-white", "token": "x" * 500},
@@ -319,7 +330,7 @@ async def test_hostile_lobby_messages_are_answered_and_strangers_refused(tmp_pat
                     {"type": "leave_queue"},
                     {"type": "watch", "table": ["t1"]},
                     {"type": "hello", "name": "carol"},
-                    {"type": "x" * 10_000},
+                    {"type": "x" * 5000},
                     [],
                 ]
                 for message in bad:
@@ -376,3 +387,32 @@ async def upgrade_status(port: int, origin: str) -> int:
         head += chunk
     await stream.aclose()
     return int(head.split()[1])
+
+
+def test_bad_options_and_a_taken_port_are_one_line(tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            bughouse("server", "--out", str(tmp_path / "games"), *args),
+            capture_output=True,
+            text=True,
+            env=ENV,
+            cwd=str(ROOT),
+            timeout=60,
+        )
+
+    for args, says in (
+        (("--port", "x"), "--port takes a number, not 'x'"),
+        (("--certfile", "cert.pem"), "--certfile and --keyfile go together"),
+        (("--computer", "no-such-engine-anywhere"), "no program 'no-such-engine-anywhere'"),
+    ):
+        done = run(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        done = run("--port", str(taken.getsockname()[1]), "--line-port", "0")
+    assert done.returncode == 1 and "in use" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr

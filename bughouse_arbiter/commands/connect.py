@@ -1,6 +1,10 @@
 """``bughouse connect HOST:PORT --seat SEAT --token TOKEN -- SPEC``: an engine at a remote table;
 ``bughouse connect --server URL --bot NAME [--tc TC ...] [--games N] -- SPEC``: a bot in a lobby.
 
+``--tls`` (and ``--cafile FILE`` for a certificate this machine does not
+trust, such as a self-signed one) dials a server that speaks TLS
+(``serve --certfile --keyfile``); the certificate must name HOST.
+
 Runs the engine named by SPEC (as for ``match --engine``) on this machine and
 bridges it to a seat of ``bughouse serve``. A native engine is joined line
 for line (a pump: the server's lines go to its input, its output goes to the
@@ -32,6 +36,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shlex
+import ssl
+from functools import partial
 from typing import Any, TextIO
 
 import trio
@@ -51,6 +57,7 @@ from ..server import bot
 from ..server.bridge import bridge_player, check_credentials, say
 from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
 from ..server.lobby_client import find_line_port, open_lobby, parse_server_url
+from ..server.tls import add_client_tls, client_tls
 from . import SUMMARIES
 
 #: The time control a bot plays when no --tc is given (the lobby's default table).
@@ -89,6 +96,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--debug", metavar="FILE", help="with --server: write the engine's protocol log to FILE"
     )
+    add_client_tls(parser)
     add_engines_file(parser)
     parser.add_argument(
         "spec", nargs="*", metavar="-- SPEC", help="the engine, as for match --engine"
@@ -116,22 +124,39 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("give HOST:PORT --seat SEAT --token TOKEN, or --server URL --bot NAME")
     host, port = parse_address(args.address)
     check_credentials(args.seat, args.token)
+    tls = client_tls(args)
     spec = spec_from_args(args)
     if spec.protocol == "native":
-        return trio.run(bridge_native, host, port, args.seat, args.token, spec)
+        return trio.run(partial(bridge_native, host, port, args.seat, args.token, spec, tls=tls))
     try:
         seat = Seat.parse(args.seat)
     except ValueError as exc:
         raise UsageError(f"--seat: {exc}") from None
     return trio.run(
-        bridge_player, host, port, args.seat, args.token, lambda: create_player(seat, spec)
+        partial(
+            bridge_player,
+            host,
+            port,
+            args.seat,
+            args.token,
+            lambda: create_player(seat, spec),
+            tls=tls,
+        )
     )
 
 
-async def bridge_native(host: str, port: int, seat: str, token: str, spec: EngineSpec) -> int:
-    """Joins the engine's pipes to the seat until either side ends."""
+async def bridge_native(
+    host: str,
+    port: int,
+    seat: str,
+    token: str,
+    spec: EngineSpec,
+    *,
+    tls: ssl.SSLContext | None = None,
+) -> int:
+    """Joins the engine's pipes to the seat until either side ends (over TLS with ``tls``)."""
     try:
-        link = await open_seat(host, port, seat, token)
+        link = await open_seat(host, port, seat, token, tls=tls)
     except ConnectRefused as exc:
         say(f"error: {exc}")
         return REFUSED
@@ -223,6 +248,7 @@ def bot_hello(args: argparse.Namespace) -> Hello:
 def run_bot(args: argparse.Namespace) -> int:
     hello = bot_hello(args)
     parse_server_url(args.server)  # a bad URL is a usage error before anything starts
+    tls = client_tls(args)
     spec = spec_from_args(args)
     debug = None
     if args.debug is not None:
@@ -231,19 +257,25 @@ def run_bot(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"--debug {args.debug}: {exc.strerror or exc}") from None
     try:
-        return trio.run(lobby_bot, args.server, hello, spec, args.games, debug)
+        return trio.run(partial(lobby_bot, args.server, hello, spec, args.games, debug, tls=tls))
     finally:
         if debug is not None:
             debug.close()
 
 
 async def lobby_bot(
-    url: str, hello: Hello, spec: EngineSpec, games: int | None, debug: TextIO | None
+    url: str,
+    hello: Hello,
+    spec: EngineSpec,
+    games: int | None,
+    debug: TextIO | None,
+    *,
+    tls: ssl.SSLContext | None = None,
 ) -> int:
     """Joins the lobby as ``hello`` says and plays the games it is seated for."""
     try:
-        where = await find_line_port(url)
-        link, name = await open_lobby(where, hello)
+        where = await find_line_port(url, tls)
+        link, name = await open_lobby(where, hello, tls)
     except ConnectRefused as exc:
         say(f"error: {exc}")
         return REFUSED

@@ -27,6 +27,7 @@ import contextlib
 import datetime as dt
 import getpass
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,7 @@ from ..players.debug_logs import DebugLogs
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
+from ..server.tls import add_client_tls, client_tls
 from ..table.arbiter import MatchRecord
 from ..table.games import play_game
 from ..table.keeper import entrants
@@ -106,6 +108,7 @@ def register(subparsers: Any) -> None:
         help="sit at a remote 'bughouse serve' table instead (with --seat and --token)",
     )
     parser.add_argument("--token", help="with --connect: the seat's token, printed by serve")
+    add_client_tls(parser)
     parser.add_argument(
         "--server",
         metavar="URL",
@@ -213,8 +216,12 @@ def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
             raise UsageError(f"{option} is for a seat of 'bughouse serve'; not with --server")
     if args.seat != "A-white":
         raise UsageError("--seat is chosen in the lobby (sit TABLE SEAT); not with --server")
+    if args.debug or args.option:
+        option = "--debug" if args.debug else "--option"
+        raise UsageError(f"{option} is for the engines of a local game; not with --server")
     _server_only(args, "--server")
     parse_server_url(args.server)
+    tls = client_tls(args)
     name = args.name or _login()
     if not 0 < len(name) <= 40 or any(c.isspace() or not c.isprintable() for c in name):
         raise UsageError("--name must be one printable word of at most 40 characters")
@@ -222,8 +229,9 @@ def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
 
     async def main() -> int:
         try:
-            where = await find_line_port(args.server)
-            link, taken = await open_lobby(where, Hello("guest", name, ping=True, human=True))
+            where = await find_line_port(args.server, tls)
+            hello = Hello("guest", name, ping=True, human=True)
+            link, taken = await open_lobby(where, hello, tls)
         except ConnectRefused as exc:
             env.error(str(exc))
             return REFUSED
@@ -247,6 +255,7 @@ def _run_connected(args: argparse.Namespace, env: Environment) -> int:
 
     if args.connect is None or args.token is None:
         raise UsageError("--connect HOST:PORT and --token TOKEN go together")
+    tls = client_tls(args)
     host, port = parse_address(args.connect)
     seat = _seat(args.seat)
     check_credentials(args.seat, args.token)
@@ -256,13 +265,16 @@ def _run_connected(args: argparse.Namespace, env: Environment) -> int:
 
     def connected(terminal: Terminal) -> int:
         return trio.run(
-            bridge_player,
-            host,
-            port,
-            args.seat,
-            args.token,
-            lambda: ConsolePlayer(seat, terminal, name=name, bell=args.bell),
-            True,
+            partial(
+                bridge_player,
+                host,
+                port,
+                args.seat,
+                args.token,
+                lambda: ConsolePlayer(seat, terminal, name=name, bell=args.bell),
+                True,
+                tls=tls,
+            )
         )
 
     if env.interactive:

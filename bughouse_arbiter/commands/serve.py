@@ -17,8 +17,10 @@ game to game as ``match`` keeps them. ``--fixed-seats`` keeps every player
 at its seat for the whole run instead (e.g. a person who is to play A-White
 in every game). A draw needs both teams (house rule ``draw=both-teams``:
 every person, and the engines of a team without one, must agree) unless
-``--rule draw=humans`` says otherwise. Ctrl+C, SIGTERM or SIGHUP stop it as
-they stop ``match``.
+``--rule draw=humans`` says otherwise. ``--certfile FILE --keyfile FILE``
+(PEM) turn TLS on for both ports: clients join with ``--tls`` (and
+``--cafile FILE`` for a certificate this machine does not trust), the live
+page is https. Ctrl+C, SIGTERM or SIGHUP stop it as they stop ``match``.
 
 The table seam (for other front ends, e.g. ``--web``)
 ------------------------------------------------------
@@ -97,6 +99,7 @@ from ..server.limits import LIMIT_NAMES, Limits, limits_from_texts
 from ..server.listener import ServeError, TcpFrontEnd
 from ..server.remote import RemoteEnginePlayer, RemoteSeat
 from ..server.seam import FrontEnd, LiveTable
+from ..server.tls import server_context
 from ..table.arbiter import (
     MatchEnded,
     MatchEvent,
@@ -197,6 +200,12 @@ def register(subparsers: Any) -> None:
         help="a host name the live page may also be reached by, e.g. a reverse proxy's "
         "(repeatable; else only this server's own address and localhost)",
     )
+    parser.add_argument(
+        "--certfile",
+        metavar="FILE",
+        help="speak TLS on both ports with this certificate (chain), PEM; with --keyfile",
+    )
+    parser.add_argument("--keyfile", metavar="FILE", help="the certificate's private key, PEM")
     base = Limits()
     limits = "; ".join(
         f"{name}={getattr(base, field):g}: {what}" for name, (field, what) in LIMIT_NAMES.items()
@@ -224,6 +233,9 @@ class ServePlan:
     limits: Limits = attrs.field(factory=Limits)
     #: More names the live page answers to (``--allow-origin``).
     allow_origin: tuple[str, ...] = ()
+    #: TLS on both ports (``--certfile``, ``--keyfile``), or None: plain.
+    certfile: str | None = None
+    keyfile: str | None = None
 
     def seat_in_game(self, seat: Seat, index: int) -> Seat:
         """Where the player of ``seat`` (its seat in the first game) sits in game ``index``."""
@@ -264,6 +276,11 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
             raise UsageError(
                 f"--allow-origin {name!r}: give a host name, such as bughouse.example.org"
             )
+    certfile, keyfile = args.certfile, args.keyfile
+    if (certfile is None) != (keyfile is None):
+        raise UsageError("--certfile and --keyfile go together")
+    if certfile is not None and keyfile is not None:
+        server_context(certfile, keyfile)  # a bad file is one line now, not a failed start
     match_args = argparse.Namespace(
         rule=args.rule,
         tc=args.tc,
@@ -287,6 +304,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         rotate=not args.fixed_seats,
         limits=limits,
         allow_origin=allow,
+        certfile=certfile,
+        keyfile=keyfile,
     )
 
 
@@ -317,9 +336,19 @@ def log_line(text: str) -> None:
 
 def front_ends(plan: ServePlan) -> list[FrontEnd]:
     """The ways in: the TCP listener, and the live page with ``--web``."""
-    ends: list[FrontEnd] = [TcpFrontEnd(plan.host, plan.port, plan.limits)]
+    tls = None
+    if plan.certfile is not None and plan.keyfile is not None:
+        tls = server_context(plan.certfile, plan.keyfile)
+    ends: list[FrontEnd] = [TcpFrontEnd(plan.host, plan.port, plan.limits, tls=tls)]
     if plan.web_port is not None:
-        web = WebFrontEnd(plan.host, plan.web_port, plan.limits, allow_origin=plan.allow_origin)
+        web = WebFrontEnd(
+            plan.host,
+            plan.web_port,
+            plan.limits,
+            allow_origin=plan.allow_origin,
+            certfile=plan.certfile,
+            keyfile=plan.keyfile,
+        )
         ends.append(web)
     return ends
 
@@ -378,21 +407,27 @@ async def serve(
             await home.start(keeper.serve)
         tcp = next(e for e in ends if isinstance(e, TcpFrontEnd))
         address = f"{plan.host}:{tcp.port}"
-        display.line(f"listening on {address}")
-        if not _loopback(plan.host):
-            log(f"{plan.host} is reachable from other machines and nothing is encrypted")
+        secure = tcp.tls is not None
+        display.line(f"listening on {address}{' (TLS)' if secure else ''}")
+        if not _loopback(plan.host) and not secure:
+            log(
+                f"{plan.host} is reachable from other machines and nothing is encrypted "
+                "(--certfile and --keyfile turn TLS on)"
+            )
         web = next((e for e in ends if isinstance(e, WebFrontEnd)), None)
-        page = None if web is None else f"http://{_url_host(plan.host)}:{web.port}/"
+        scheme = "https" if secure else "http"
+        page = None if web is None else f"{scheme}://{_url_host(plan.host)}:{web.port}/"
+        dial = f"{address} --tls" if secure else address
         if page is not None:
             display.line(f"live page: {page}")
         for seat in plan.remote:
             token = table.tokens[seat]
             display.line(f"seat {seat}: token {token}")
             display.line(
-                f"  join: bughouse connect {address} --seat {seat.slug} --token={token} -- SPEC"
+                f"  join: bughouse connect {dial} --seat {seat.slug} --token={token} -- SPEC"
             )
             display.line(
-                f"  or:   bughouse play --connect {address} --seat {seat.slug} --token={token}"
+                f"  or:   bughouse play --connect {dial} --seat {seat.slug} --token={token}"
             )
             if page is not None:
                 display.line(f"  or:   open {page}#seat={seat.slug}&token={token}")

@@ -108,6 +108,8 @@ def _port(option: str, text: str) -> int:
 
 
 def run(args: argparse.Namespace, env: Any) -> int:
+    import shutil
+
     import trio
 
     from ..config.engines_file import known_engines
@@ -132,6 +134,9 @@ def run(args: argparse.Namespace, env: Any) -> int:
             raise UsageError(f"no such file: {path}")
     limits = limits_from_texts(args.limit)
     computer = engine_spec(args.computer, known_engines(args.engines_file))
+    program = computer.command[0]
+    if shutil.which(program) is None and not Path(program).is_file():
+        raise UsageError(f"--computer {args.computer!r}: no program {program!r} to run")
     text = out_text(args)
     out = Path(text) if text else Path("games") / f"server-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     try:
@@ -180,12 +185,17 @@ async def serve(
     import trio
 
     from ..exits import FAILED, OK
-    from ..hall.app import build_app
+    from ..hall.app import LobbyWeb
     from ..hall.runtime import Hall
+    from ..server.listener import ServeError
+    from ..server.tls import server_context
     from ..table.stopping import exit_status, stop_on_signals
+    from ..web.asgi_host import serve_asgi
+    from ..web.live_server import web_bounds
 
     hall = Hall(out, computer=computer, log=log_line, limits=limits)
     status = OK
+    context = None if certfile is None or keyfile is None else server_context(certfile, keyfile)
     async with stop_on_signals() as stop:
         with stop.scope:
             async with trio.open_nursery() as nursery:
@@ -193,37 +203,44 @@ async def serve(
                 try:
                     bound_line = await nursery.start(
                         functools.partial(
-                            _line_lobby, hall, host=host, port=line_port, limits=limits
+                            _line_lobby,
+                            hall,
+                            host=host,
+                            port=line_port,
+                            limits=limits,
+                            ssl_context=context,
                         )
                     )
-                    app = build_app(
+                    web = LobbyWeb(
                         hall,
                         line_port=bound_line,
-                        tls=certfile is not None,
+                        tls=context is not None,
                         hosts=(host,),
                         allow_origin=allow_origin,
                         limits=limits,
                     )
                     bound_web = await nursery.start(
                         functools.partial(
-                            _serve_web,
-                            app,
+                            serve_asgi,
+                            web.app(),
                             host=host,
                             port=port,
                             certfile=certfile,
                             keyfile=keyfile,
+                            bounds=web_bounds(limits),
+                            on_stop=web.close,
                         )
                     )
-                except OSError as exc:
-                    env.error(f"cannot listen on {host}: {exc.strerror or exc}")
+                except ServeError as exc:
+                    env.error(str(exc))
                     nursery.cancel_scope.cancel()
                     return FAILED
-                scheme = "https" if certfile else "http"
+                scheme = "https" if context is not None else "http"
                 shown = f"[{host}]" if ":" in host else host
                 print(f"lobby: {scheme}://{shown}:{bound_web}/", flush=True)
                 print(f"line port: {shown}:{bound_line}", flush=True)
                 print(f"games: {out}/", flush=True)
-                if host not in ("127.0.0.1", "::1", "localhost") and certfile is None:
+                if host not in ("127.0.0.1", "::1", "localhost") and context is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
     if stop.signal is not None:
         print(f"stopped ({stop.name}): the games so far are in {out}/", flush=True)
@@ -231,40 +248,9 @@ async def serve(
     return status
 
 
-async def _serve_web(
-    app: Any,
-    *,
-    host: str,
-    port: int,
-    certfile: str | None,
-    keyfile: str | None,
-    task_status: Any,
+async def _line_lobby(
+    hall: Any, *, host: str, port: int, limits: Any, ssl_context: Any, task_status: Any
 ) -> None:
-    """Runs ``app`` under Hypercorn's trio worker; started with the bound port."""
-    import trio
-    from hypercorn.config import Config
-    from hypercorn.trio import serve as hypercorn_serve
-
-    config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    config.certfile, config.keyfile = certfile, keyfile
-    config.accesslog = None
-    config.errorlog = None
-    config.websocket_max_message_size = 1 << 16
-    config.websocket_ping_interval = 10.0
-    config.graceful_timeout = 2.0
-
-    async def started(
-        *, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        await hypercorn_serve(app, config, task_status=task_status, mode="asgi")
-
-    async with trio.open_nursery() as nursery:
-        binds: list[str] = await nursery.start(started)
-        task_status.started(int(binds[0].rsplit(":", 1)[1]))
-
-
-async def _line_lobby(hall: Any, *, host: str, port: int, limits: Any, task_status: Any) -> None:
     """The line lobby (``hall.line_lobby``) on ``port``; started with the bound port."""
     try:
         module = importlib.import_module("..hall.line_lobby", __package__)
@@ -272,7 +258,14 @@ async def _line_lobby(hall: Any, *, host: str, port: int, limits: Any, task_stat
         module = None
     serve_lines = getattr(module, "serve_line_lobby", None)
     if serve_lines is not None:
-        await serve_lines(hall, host=host, port=port, limits=limits, task_status=task_status)
+        await serve_lines(
+            hall,
+            host=host,
+            port=port,
+            limits=limits,
+            ssl_context=ssl_context,
+            task_status=task_status,
+        )
         return
     import trio
 

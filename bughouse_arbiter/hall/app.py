@@ -8,25 +8,26 @@ and ``WS /ws``, the lobby socket.
 
 The lobby socket: the first message is ``{"type": "hello", "name": ...}``
 (within the ``timeout`` limit; a refused name is answered and another may
-be tried), then any of ``lobby.messages``; each text goes to
-``Hall.handle_text``, so a bad one is answered with one ``error``. A page
-is sent what ``Hall`` sends its member, in order; one that falls
-``OUTBOX`` messages behind (it does not read) is closed.
+be tried, ``HELLO_TRIES`` in all), then any of ``lobby.messages``; each
+text goes to ``Hall.handle_text``, so a bad one is answered with one
+``error``. A page is sent what ``Hall`` sends its member, in order; one
+that falls ``OUTBOX`` messages behind (it does not read) is closed.
 
-Who may connect: every request and socket must name this server
-(``Host``; a socket's ``Origin`` must be this server's page or a name of
-``--allow-origin``), else 403; lobby sockets count in a pool of their own
+Who may connect (``web.gate``, as for ``serve --web``): every request and
+socket must name this server (``Host``; a socket's ``Origin`` must be this
+server's page or a name of ``--allow-origin``), else 403; HTTP requests
+share an evicting pool; lobby sockets count in a pool of their own
 (``LOBBY_SOCKETS``, ``per_address`` from one address), and one past it is
-told so and closed (1013). Any failure of one connection is logged once
-and ends that connection only.
+told so and closed (1013); a table's pages count in that table's pools.
+Message sizes, pings and timeouts are Hypercorn's (``asgi_host``). Any
+failure of one connection is logged once and ends that connection only.
 """
 
 from __future__ import annotations
 
 import json
-import socket as sockets
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
@@ -36,15 +37,17 @@ from ..lobby.messages import Hello, parse
 from ..server.admission import Pool
 from ..server.limits import Limits, RateLimiter
 from ..web.assets import asset
-from ..web.http import SiteNames
-from ..web.live_server import ASSETS
+from ..web.gate import (
+    RequestGate,
+    Scope,
+    SiteGate,
+    TextSocket,
+    client_host,
+    client_name,
+    page_response,
+)
+from ..web.live_server import ASSETS, failure
 from .runtime import Hall, JoinRefused, Member
-from .sockets import AsgiSocket
-
-if TYPE_CHECKING:
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.websockets import WebSocket
 
 #: Lobby sockets at once.
 LOBBY_SOCKETS = 512
@@ -67,224 +70,230 @@ PLACEHOLDER = b"""<!doctype html>
 """
 
 
-class SiteCheck:
-    """ASGI middleware: 403 for a request or socket that does not name this server."""
+class LobbyWeb:
+    """The app and its open lobby sockets (closed by ``close`` when the server stops)."""
 
     def __init__(
-        self, app: Any, *, hosts: Collection[str], allow_origin: Collection[str], log: Any
+        self,
+        hall: Hall,
+        *,
+        line_port: int | None,
+        tls: bool = False,
+        hosts: Collection[str] = ("127.0.0.1",),
+        allow_origin: Collection[str] = (),
+        limits: Limits | None = None,
     ) -> None:
-        self.app = app
+        import socket as sockets
+
+        self.hall = hall
+        self.line_port = line_port
+        self.tls = tls
         self.hosts = (*hosts, sockets.gethostname())
         self.allow_origin = tuple(allow_origin)
-        self.log = log
+        self.limits = limits or hall.limits
+        self.lobby_pool = Pool(LOBBY_SOCKETS, self.limits.per_address, evict=False)
+        self.requests = Pool(self.limits.requests, self.limits.per_address, evict=True)
+        #: The lobby sockets' cancel scopes.
+        self._open: dict[trio.CancelScope, None] = {}
+        self._all_closed = trio.Event()
+        self._stopping = False
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        local, port = (scope.get("server") or ("127.0.0.1", 0))[:2]
-        names = SiteNames.of(str(local), self.hosts, int(port or 0), self.allow_origin)
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        host, origin = headers.get("host"), headers.get("origin")
-        if not names.host_ok(host):
-            what, shown = "wrong Host", host
-        elif scope["type"] == "websocket" and not names.origin_ok(origin):
-            what, shown = "foreign Origin", origin
-        else:
-            await self.app(scope, receive, send)
-            return
-        peer = (scope.get("client") or ("?", 0))[0]
-        self.log(
-            f"web {peer}: refused, {what} {(shown or '')[:60]!r} "
-            "(server --allow-origin NAME allows another name)"
-        )
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})  # before accept: a 403
-            return
-        body = b"this server does not answer to that name\n"
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 403,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8")],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+    def app(self) -> Any:
+        """The Starlette app behind the gates."""
+        from starlette.applications import Starlette
+        from starlette.middleware import Middleware
+        from starlette.routing import Route, WebSocketRoute
 
+        hall = self.hall
 
-def build_app(
-    hall: Hall,
-    *,
-    line_port: int | None,
-    tls: bool = False,
-    hosts: Collection[str] = ("127.0.0.1",),
-    allow_origin: Collection[str] = (),
-    limits: Limits | None = None,
-) -> Any:
-    """The server's ASGI app (Starlette, behind ``SiteCheck``)."""
-    from starlette.applications import Starlette
-    from starlette.responses import JSONResponse, PlainTextResponse
-    from starlette.routing import Route, WebSocketRoute
+        async def lobby_page(request: Any) -> Any:
+            try:
+                body = asset("lobby.html")
+            except OSError:
+                body = PLACEHOLDER
+            return page_response(body, "text/html; charset=utf-8")
 
-    limits = limits or hall.limits
-    pool = Pool(LOBBY_SOCKETS, limits.per_address, evict=False)
+        async def page_file(request: Any) -> Any:
+            name = request.path_params["name"]
+            if name not in PAGE_FILES:
+                return _plain(404, "not found")
+            try:
+                return page_response(asset(name), PAGE_FILES[name])
+            except OSError:
+                return _plain(404, "not found")
 
-    async def lobby_page(request: Request) -> Response:
-        return _file("lobby.html", "text/html; charset=utf-8", PLACEHOLDER)
+        async def table_page(request: Any) -> Any:
+            if hall.host_for(request.path_params["table"]) is None:
+                return _plain(404, "no such table")
+            return page_response(asset("live.html"), "text/html; charset=utf-8")
 
-    async def page_file(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in PAGE_FILES:
-            return PlainTextResponse("not found\n", status_code=404)
-        return _file(name, PAGE_FILES[name], None)
+        async def server_info(request: Any) -> Any:
+            from starlette.responses import JSONResponse
 
-    async def table_page(request: Request) -> Response:
-        if hall.host_for(request.path_params["table"]) is None:
-            return PlainTextResponse("no such table\n", status_code=404)
-        return _file("live.html", "text/html; charset=utf-8", None)
-
-    async def server_info(request: Request) -> Response:
-        return JSONResponse({"line_port": line_port, "tls": tls, "version": __version__})
-
-    async def table_socket(socket: WebSocket) -> None:
-        peer, address = _peer(socket)
-        host = hall.host_for(socket.path_params["table"])
-        if host is None or host.pages is None:
-            await socket.close(1008)  # before accept: a 403... the table is unknown
-            return
-        wrapped = AsgiSocket(socket, send_timeout=limits.ping_every)
-        try:
-            await host.pages.page(
-                wrapped, peer, address, socket.scope["query_string"].decode("ascii", "replace")
+            return JSONResponse(
+                {"line_port": self.line_port, "tls": self.tls, "version": __version__}
             )
-        except Exception as exc:  # one connection's trouble never reaches the others
-            host.live.refused(
-                f"web {peer}: connection failed ({type(exc).__name__}: {exc})", "failed connection"
-            )
-        finally:
-            await wrapped.close()
 
-    async def lobby_socket(socket: WebSocket) -> None:
-        peer, address = _peer(socket)
-        wrapped = AsgiSocket(socket, send_timeout=limits.ping_every)
-        ticket = pool.admit(address)
-        try:
-            await wrapped.accept()
-            if ticket is None:
-                hall.log(f"web {peer}: lobby socket refused, too many from its address")
-                await wrapped.send(_error("too many lobby connections from your address"))
-                await wrapped.close(1013, "too many connections")
+        async def favicon(request: Any) -> Any:
+            return page_response(b"", "image/x-icon", status=204)
+
+        async def table_socket(websocket: Any) -> None:
+            host = hall.host_for(websocket.path_params["table"])
+            if host is None or host.pages is None:
+                await websocket.close(1008)  # before accept: answered 403
                 return
-            await _lobby(hall, wrapped, peer, limits)
+            await host.pages.page(host.live, websocket)
+
+        async def lobby_socket(websocket: Any) -> None:
+            await self._held(self._lobby(websocket))
+
+        def refused(scope: Scope, what: str, value: str) -> None:
+            hall.log(
+                f"web {client_name(scope)}: refused, {what} {value[:60]!r} "
+                "(server --allow-origin NAME allows another name)"
+            )
+
+        def evicted(scope: Scope) -> None:
+            hall.log(f"web {client_name(scope)}: closed with 503 to make room, too many requests")
+
+        async def not_found(request: Any, exc: Exception) -> Any:
+            return _plain(404, "not found")
+
+        async def not_allowed(request: Any, exc: Exception) -> Any:
+            return _plain(405, "GET only")
+
+        return Starlette(
+            routes=[
+                Route("/", lobby_page),
+                Route("/assets/{name}", page_file),
+                Route("/favicon.ico", favicon),
+                Route("/table/{table}", table_page),
+                Route("/api/server", server_info),
+                WebSocketRoute("/ws", lobby_socket),
+                WebSocketRoute("/table/{table}/ws", table_socket),
+            ],
+            middleware=[
+                Middleware(
+                    SiteGate, hosts=self.hosts, allowed=self.allow_origin, on_refused=refused
+                ),
+                Middleware(RequestGate, pool=self.requests, on_evicted=evicted),
+            ],
+            exception_handlers={404: not_found, 405: not_allowed},
+        )
+
+    async def _held(self, running: Any) -> None:
+        """Runs one lobby socket's coroutine; ``close`` cancels it."""
+        with trio.CancelScope() as scope:
+            self._open[scope] = None
+            try:
+                await running
+            finally:
+                del self._open[scope]
+                if not self._open:
+                    self._all_closed.set()
+
+    async def close(self) -> None:
+        """Closes every socket (the server is stopping); returns once they are closed:
+        the tables' pages as ``serve --web`` closes its pages, the lobby sockets here."""
+        self._stopping = True
+        async with trio.open_nursery() as closing:
+            for host in list(self.hall.hosts.values()):
+                if host.pages is not None:
+                    closing.start_soon(host.pages.close_pages)
+            if self._open:
+                self._all_closed = trio.Event()
+                for scope in list(self._open):
+                    scope.cancel()
+                await self._all_closed.wait()
+
+    async def _lobby(self, websocket: Any) -> None:
+        peer, address = client_name(websocket.scope), client_host(websocket.scope)
+        socket = TextSocket(websocket)
+        ticket = self.lobby_pool.admit(address)
+        try:
+            await socket.accept()
+            if ticket is None:
+                self.hall.log(f"web {peer}: lobby socket refused, too many from its address")
+                await socket.send(_error("too many lobby connections from your address"))
+                await socket.close(1013, "too many connections")
+                return
+            await self._session(socket, peer)
         except Exception as exc:  # one connection's trouble never reaches the others
-            hall.log(f"web {peer}: lobby socket failed ({type(exc).__name__}: {exc})")
+            why = failure(exc)
+            if why is not None:
+                self.hall.log(f"web {peer}: lobby socket failed ({why})")
         finally:
             if ticket is not None:
-                pool.release(ticket)
-            await wrapped.close()
+                self.lobby_pool.release(ticket)
+            with trio.CancelScope(shield=True), trio.move_on_after(1):
+                await socket.close(1001 if self._stopping else 1000)
 
-    app = Starlette(
-        routes=[
-            Route("/", lobby_page),
-            Route("/assets/{name}", page_file),
-            Route("/table/{table}", table_page),
-            Route("/api/server", server_info),
-            WebSocketRoute("/ws", lobby_socket),
-            WebSocketRoute("/table/{table}/ws", table_socket),
-        ]
-    )
-    return SiteCheck(app, hosts=hosts, allow_origin=allow_origin, log=hall.log)
+    async def _session(self, socket: TextSocket, peer: str) -> None:
+        """One lobby socket, accepted: hello, then messages, until it closes."""
+        hall = self.hall
+        outbox, pending = trio.open_memory_channel[dict[str, Any]](OUTBOX)
+        member: Member | None = None
+        over = trio.CancelScope()
 
-
-async def _lobby(hall: Hall, socket: AsgiSocket, peer: str, limits: Limits) -> None:
-    """One lobby socket, accepted: hello, then messages, until it closes."""
-    outbox, pending = trio.open_memory_channel[dict[str, Any]](OUTBOX)
-    member: Member | None = None
-    over = trio.CancelScope()
-
-    def send(message: dict[str, Any]) -> None:
-        try:
-            outbox.send_nowait(message)
-        except trio.WouldBlock:
-            socket.gone = socket.gone or f"{OUTBOX} messages waited for it"
-            over.cancel()
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass
-
-    with trio.move_on_after(limits.auth_timeout) as hello_scope:
-        for _ in range(HELLO_TRIES):
-            text = await socket.receive()
-            if text is None:
-                return
-            parsed = parse(text)
-            if not isinstance(parsed, Hello):
-                await socket.send(
-                    _error(
-                        parsed
-                        if isinstance(parsed, str)
-                        else 'say hello first: {"type": "hello", "name": ...}'
-                    )
-                )
-                continue
+        def send(message: dict[str, Any]) -> None:
             try:
-                member = hall.join(Identity(parsed.name), send)
-            except JoinRefused as exc:
-                await socket.send(_error(exc.reason))
-                continue
-            break
-    if member is None:
-        why = "no hello in time" if hello_scope.cancelled_caught else "no acceptable name"
-        hall.log(f"web {peer}: lobby socket closed, {why}")
-        await socket.send(_error(f"closed: {why}"))
-        return
-    limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
-    try:
-        with over:
-            async with trio.open_nursery() as nursery:
+                outbox.send_nowait(message)
+            except trio.WouldBlock:
+                socket.gone = socket.gone or f"{OUTBOX} messages waited for it"
+                over.cancel()
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                pass
 
-                async def pump() -> None:
-                    async for message in pending:
-                        await socket.send(json.dumps(message, separators=(",", ":")))
-                        if socket.closed:
-                            break
+        with trio.move_on_after(self.limits.auth_timeout) as hello_scope:
+            for _ in range(HELLO_TRIES):
+                text = await socket.receive()
+                if text is None:
+                    return
+                parsed = parse(text)
+                if not isinstance(parsed, Hello):
+                    first = 'say hello first: {"type": "hello", "name": ...}'
+                    await socket.send(_error(parsed if isinstance(parsed, str) else first))
+                    continue
+                try:
+                    member = hall.join(Identity(parsed.name), send)
+                except JoinRefused as exc:
+                    await socket.send(_error(exc.reason))
+                    continue
+                break
+        if member is None:
+            why = "no hello in time" if hello_scope.cancelled_caught else "no acceptable name"
+            hall.log(f"web {peer}: lobby socket closed, {why}")
+            await socket.send(_error(f"closed: {why}"))
+            return
+        limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
+        try:
+            with over:
+                async with trio.open_nursery() as nursery:
+
+                    async def pump() -> None:
+                        async for message in pending:
+                            await socket.send(json.dumps(message, separators=(",", ":")))
+                        nursery.cancel_scope.cancel()
+
+                    nursery.start_soon(pump)
+                    while (text := await socket.receive()) is not None:
+                        delay = limiter.delay(trio.current_time())
+                        if delay:
+                            await trio.sleep(delay)
+                        hall.handle_text(member, text)
                     nursery.cancel_scope.cancel()
-
-                nursery.start_soon(pump)
-                while (text := await socket.receive()) is not None:
-                    delay = limiter.delay(trio.current_time())
-                    if delay:
-                        await trio.sleep(delay)
-                    hall.handle_text(member, text)
-                nursery.cancel_scope.cancel()
-    finally:
-        hall.leave(member)
-        outbox.close()
-    if socket.gone is not None:
-        hall.log(f"web {peer}: lobby socket closed, {socket.gone}")
+        finally:
+            hall.leave(member)
+            outbox.close()
+        if socket.gone is not None:
+            hall.log(f"web {peer}: lobby socket closed, {socket.gone}")
 
 
 def _error(text: str) -> str:
     return json.dumps({"type": "error", "text": text})
 
 
-def _peer(socket: WebSocket) -> tuple[str, str]:
-    client = socket.client
-    if client is None:
-        return "?", "?"
-    return f"{client.host}:{client.port}", client.host
+def _plain(status: int, line: str) -> Any:
+    from starlette.responses import PlainTextResponse
 
-
-def _file(name: str, content_type: str, fallback: bytes | None) -> Response:
-    from starlette.responses import PlainTextResponse, Response
-
-    try:
-        body = asset(name)
-    except (FileNotFoundError, OSError):
-        if fallback is None:
-            return PlainTextResponse("not found\n", status_code=404)
-        body = fallback
-    return Response(
-        body, media_type=content_type.split(";")[0], headers={"cache-control": "no-cache"}
-    )
-
-
+    return PlainTextResponse(line + "\n", status_code=status)

@@ -54,6 +54,7 @@ from ..server.limits import Limits
 from ..server.listener import TcpLink, open_listeners, peer_host, peer_name
 from ..server.seam import LiveTable
 from ..server.streams import READ_SIZE
+from ..server.tls import TlsRefused, accept_tls, close_quietly
 from .runtime import JoinRefused
 
 Log = Callable[[str], None]
@@ -246,7 +247,8 @@ class Connection:
         if isinstance(command, Quit):
             return False
         if isinstance(command, Tables):
-            tables = self.view.get("tables") if isinstance(self.view, Mapping) else None
+            view = self._view_now()
+            tables = view.get("tables")
             for text in render_tables(tables if isinstance(tables, list) else []):
                 self.link.send(text)
             return True
@@ -258,6 +260,17 @@ class Connection:
             return True
         self.lobby.hall.handle(self.member, message)
         return True
+
+    def _view_now(self) -> Mapping[str, Any]:
+        """The lobby as it is now: the Hall's model's view (the pushed views are
+        coalesced, so one may lag a command just answered), else the last pushed."""
+        model = getattr(self.lobby.hall, "lobby", None)
+        view = getattr(model, "view", None)
+        if callable(view):
+            now = view()
+            if isinstance(now, Mapping):
+                return now
+        return self.view
 
     async def _seat_loop(self) -> None:
         while not self.quitting:
@@ -354,15 +367,18 @@ class LineLobby:
         self.connections += 1
         wire: trio.abc.Stream = stream
         try:
-            if self.ssl_context is not None:
-                wire = trio.SSLStream(stream, self.ssl_context, server_side=True)
             scope = trio.CancelScope()
             ticket = self.waiting.admit(peer_host(stream), scope.cancel)
             assert ticket is not None  # an evicting pool always admits
             first = None
             with scope:
                 try:
+                    if self.ssl_context is not None:
+                        wire = await accept_tls(stream, self.ssl_context, self.limits.auth_timeout)
                     first = await self._hello_line(wire)
+                except TlsRefused as exc:
+                    self.log(f"{peer}: {exc}; closed")
+                    return
                 finally:
                     self.waiting.release(ticket)
             if ticket.evicted:
@@ -374,7 +390,7 @@ class LineLobby:
             self.log(f"{peer}: line lobby connection failed ({type(exc).__name__}: {exc})")
         finally:
             self.connections -= 1
-            await _close(wire)
+            await close_quietly(wire)
 
     async def _hello_line(
         self, stream: trio.abc.Stream
@@ -486,11 +502,6 @@ async def serve_line_lobby(
         hall, log=log if log is not None else hall.log, limits=limits, ssl_context=ssl_context
     )
     await lobby.serve(host, port, task_status=task_status)
-
-
-async def _close(stream: trio.abc.Stream) -> None:
-    with trio.CancelScope(shield=True), contextlib.suppress(OSError, trio.BrokenResourceError):
-        await stream.aclose()
 
 
 async def _answer(stream: trio.abc.Stream, line: str) -> None:

@@ -20,15 +20,21 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import trio
 
 from ..lobby.chat import ChatRate, clean_text
 from ..server.limits import Limits
-from ..web.http import WebSocket
-from ..web.live_server import PageSession, WebFrontEnd, held_in_query, page_message
-from .sockets import AsgiSocket
+from ..web.gate import TextSocket, client_host, client_name
+from ..web.live_server import (
+    PageSession,
+    PageSocket,
+    WebFrontEnd,
+    failure,
+    held_in_query,
+    page_message,
+)
 
 #: Chat lines a page may have waiting to go out before the oldest are dropped.
 OUTBOX = 64
@@ -56,27 +62,34 @@ class TablePages(WebFrontEnd):
         self.watchers = watchers
         self.chat_rate = ChatRate()
         self._numbers = itertools.count(1)
-        table.observe(self._event)
+        self.observe(table)
 
-    def _event(self, event: Any) -> None:
-        self._on_event(self.table, event)
-
-    async def page(self, socket: AsgiSocket, peer: str, address: str, query: str) -> None:
-        """Runs one page's WebSocket (accepted here) until it closes."""
-        session = TablePageSession(self, self.table, cast(WebSocket, socket), peer)
-        session.number = next(self._numbers)
-        ticket = self.pages.admit(address, session.evict)
-        if ticket is None:
-            session.overflow = True
-            ticket = self.overflow.admit(address, session.evict)
-        session.ticket = ticket
+    async def page(self, table: Any, websocket: Any) -> None:
+        """Runs one page's WebSocket (a Starlette one, accepted here) until it closes,
+        as ``WebFrontEnd.page`` runs a page of ``serve --web``, with a ``TablePageSession``."""
+        peer = client_name(websocket.scope)
         try:
-            await socket.accept()
-            session.holds(*held_in_query(query))
-            await session.run()
-        finally:
-            self.release(session)
-            self.count()
+            socket = TextSocket(websocket)
+            session = TablePageSession(self, table, socket, peer)
+            session.number = next(self._numbers)
+            address = client_host(websocket.scope)
+            ticket = self.pages.admit(address, session.evict)
+            if ticket is None:
+                session.overflow = True
+                ticket = self.overflow.admit(address, session.evict)
+            session.ticket = ticket
+            try:
+                await socket.accept()
+                query = bytes(websocket.scope.get("query_string", b"")).decode("ascii", "replace")
+                session.holds(*held_in_query(query))
+                await session.run()
+            finally:
+                self.release(session)
+                self.count()
+        except Exception as exc:  # one connection's trouble never reaches the others
+            why = failure(exc)
+            if why is not None:
+                table.refused(f"web {peer}: connection failed ({why})", "failed connection")
 
     def count(self) -> None:
         """Tells the lobby how many pages watch (seated pages do not count)."""
@@ -94,7 +107,7 @@ class TablePageSession(PageSession):
 
     front: TablePages
 
-    def __init__(self, front: TablePages, table: Any, socket: WebSocket, peer: str) -> None:
+    def __init__(self, front: TablePages, table: Any, socket: PageSocket, peer: str) -> None:
         super().__init__(front, table, socket, peer)
         self.number = 0
         self.muting: set[str] = set()

@@ -42,7 +42,7 @@ from ..lobby.tables import seat_key
 from ..server.limits import Limits
 from ..server.seam import LiveTable
 from .pages import TablePages, TablePageSession
-from .tables import JOIN_TIMEOUT, Log, TableHost
+from .tables import JOIN_TIMEOUT, Finish, Log, TableHost
 
 Message = dict[str, Any]
 Sender = Callable[[Message], None]
@@ -149,6 +149,11 @@ class Hall:
         self.members[identity.name] = member
         member.send({"type": "welcome", "name": identity.name})
         member.send(self.lobby.view())
+        # Back within the grace: the seats it holds in games being played, again.
+        for host in list(self.hosts.values()):
+            for seat, who in host.who.items():
+                if who.name == identity.name and seat in host.live.tokens:
+                    self._seated(host.id, who, seat, host.live.tokens[seat])
         self._wake()
         return member
 
@@ -228,7 +233,7 @@ class Hall:
                 await poke.wait()
             if self._poke is poke and poke.is_set():
                 self._poke = trio.Event()
-            self._apply(self.lobby.tick(self._now()))
+            self._apply(self.lobby.tick(self._now()), wake=False)
 
     async def _views(self) -> None:
         sent = -1
@@ -248,7 +253,9 @@ class Hall:
 
     # -- effects -----------------------------------------------------------------------------
 
-    def _apply(self, effects: list[Effect]) -> None:
+    def _apply(self, effects: list[Effect], *, wake: bool = True) -> None:
+        """Carries out the lobby's effects; ``wake``: the timers look at the deadlines again
+        (a change from outside may have added one; the timers' own tick needs no second look)."""
         for effect in effects:
             if isinstance(effect, Send):
                 member = self.members.get(effect.name)
@@ -260,7 +267,8 @@ class Hall:
                 host = self.hosts.get(effect.table)
                 if host is not None:
                     host.end_series()
-        self._wake()
+        if wake:
+            self._wake()
 
     def _start(self, effect: StartGame) -> None:
         host = self.host_for(effect.table)
@@ -333,12 +341,12 @@ class Hall:
                 }
             )
 
-    def _finished(self, table_id: str, played: bool, why: str) -> None:
+    def _finished(self, table_id: str, how: Finish, why: str) -> None:
         now = self._now()
-        if played:
+        if how == "played":
             self._apply(self.lobby.game_over(table_id, now))
         else:
-            self._apply(self.lobby.game_failed(table_id, why, now))
+            self._apply(self.lobby.game_failed(table_id, why, now, close=how == "failed"))
         table = self.lobby.tables.get(table_id)
         host = self.hosts.get(table_id)
         if (table is None or table.state == "closed") and host is not None:

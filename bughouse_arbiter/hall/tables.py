@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 import trio
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .pages import TablePages
 
 Log = Callable[[str], None]
+Finish = Literal["played", "not started", "failed"]
 #: Seconds every seated player gets to take its seat before the game is called off.
 JOIN_TIMEOUT = 60.0
 #: The engine that takes a seat whose player did not come back (``leaver=computer``).
@@ -91,7 +92,7 @@ class TableHost:
         archive: Archive,
         log: Log,
         seated: Callable[[str, Identity, Seat, str], None],
-        finished: Callable[[str, bool, str], None],
+        finished: Callable[[str, Finish, str], None],
         join_timeout: float = JOIN_TIMEOUT,
     ) -> None:
         self.id = table_id
@@ -103,7 +104,8 @@ class TableHost:
         self._log = log
         #: Called with (table id, identity, remote seat, token) as each player is seated.
         self._seated = seated
-        #: Called with (table id, played: False if the game never started, why) after each game.
+        #: Called with (table id, how, why) after each game: ``played``, ``not started``
+        #: (a seat stayed empty) or ``failed`` (the table is closed).
         self._finished = finished
         self.live = HallTable(table_id, spec.rules, log=self.log)
         self._requests, self._incoming = trio.open_memory_channel[Request](math.inf)
@@ -140,8 +142,9 @@ class TableHost:
                         continue
                     request = await self._series(keeper, request.seats)
         except Exception as exc:  # one table's failure never reaches the others
-            self.log(f"failed ({type(exc).__name__}: {exc}); the table is closed")
-            self._finished(self.id, False, "the table failed and was closed")
+            leaf = _leaf(exc)
+            self.log(f"failed ({type(leaf).__name__}: {leaf}); the table is closed")
+            self._finished(self.id, "failed", "the table failed and was closed")
         finally:
             self.live.end_series()
 
@@ -183,7 +186,7 @@ class TableHost:
                         missing = [joined[s].name for s, h in holders.items() if not h.connected]
                         why = f"{', '.join(missing)} did not take the seat in time"
                         self.log(f"game not started: {why}")
-                        self._finished(self.id, False, f"the game did not start: {why}")
+                        self._finished(self.id, "not started", f"the game did not start: {why}")
                         return await self._next()
                     await self._play(keeper, request.seats, seating, players)
                     request = await self._next()
@@ -269,7 +272,14 @@ class TableHost:
             )
         except Exception as exc:  # storage is not the table's business
             self.log(f"the archive failed ({type(exc).__name__}: {exc})")
-        self._finished(self.id, True, result[1])
+        self._finished(self.id, "played", result[1])
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception inside ``exc``'s groups (the one to name in the log)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def _replacement() -> EngineProcess:

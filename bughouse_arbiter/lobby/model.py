@@ -325,14 +325,17 @@ class Lobby:
             return []
         table.state = "between"
         table.rematch_until = now + self.rematch_window
-        table.rematch = {w.name for w in table.seats.values() if w is not None and not w.person}
+        table.rematch = {w.name for w in table.seats.values() if w is not None and w.kind == "bot"}
         self._changed()
         if any(name not in self.members for name in table.people()):
             return self._end_series(table) + self._close_idle()  # someone left: no rematch
         return self._rematch_ready(table, now)
 
-    def game_failed(self, table_id: str, why: str, now: float) -> list[Effect]:
-        """The table's game could not be played (a seat stayed empty, a crash): say so."""
+    def game_failed(
+        self, table_id: str, why: str, now: float, *, close: bool = False
+    ) -> list[Effect]:
+        """The table's game could not be played (a seat stayed empty; ``close``: the
+        table itself failed and is closed): its players are told why."""
         table = self.tables.get(table_id)
         if table is None:
             return []
@@ -343,7 +346,7 @@ class Lobby:
         ]
         self._free_bots(table)
         table.unseat_machines()
-        table.state = "closed" if table.paired else "open"
+        table.state = "closed" if table.paired or close else "open"
         table.first_sat = now if table.people() else None
         table.rematch, table.rematch_until = set(), None
         self._changed()

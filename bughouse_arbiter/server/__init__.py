@@ -17,6 +17,9 @@
   a count per period).
 - ``listener``: the TCP front end: accepts, authenticates (``auth SEAT TOKEN``),
   enforces the limits and attaches the connection to its seat.
+- ``tls``: TLS for the TCP port (``serve --certfile --keyfile``) and the
+  clients (``--tls``, ``--cafile``): contexts, the server's and the client's
+  handshakes, each failure one line.
 - ``client``: the other end, used by ``bughouse connect`` and ``bughouse play
   --connect``: dial, authenticate, answer pings, exchange lines.
 - ``driver``: ``PlayerDriver``, the engine side of protocol.md: a local

@@ -8,6 +8,7 @@ lines (``driver.PlayerDriver``) over a ``client`` link until the game ends.
 from __future__ import annotations
 
 import math
+import ssl
 from collections.abc import AsyncIterator, Callable
 
 import trio
@@ -42,13 +43,15 @@ async def bridge_player(
     token: str,
     make_player: Callable[[], Player],
     human: bool = False,
+    tls: ssl.SSLContext | None = None,
 ) -> int:
     """Seats a local ``Player`` (adapter engine, console) at the remote seat until the end.
 
-    ``human``: a person plays, so the table treats the seat as a person's.
+    ``human``: a person plays, so the table treats the seat as a person's; ``tls``:
+    the server speaks TLS.
     """
     try:
-        link = await open_seat(host, port, seat, token, human=human)
+        link = await open_seat(host, port, seat, token, human=human, tls=tls)
     except ConnectRefused as exc:
         say(f"error: {exc}")
         return REFUSED

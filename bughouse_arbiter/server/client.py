@@ -4,16 +4,21 @@
 ping`` and waits for ``auth ok``; a refusal raises ``ConnectRefused`` with
 the server's reason. The ``ClientLink`` it returns answers the server's
 ``ping <n>`` with ``pong <n>`` itself (so the measured lag is the network's,
-not the engine's thinking) and hands every other line on.
+not the engine's thinking) and hands every other line on. With a TLS context
+(``connect --tls``, ``tls.client_context``) the connection is TLS first, the
+server's certificate checked against the host dialled.
 """
 
 from __future__ import annotations
+
+import ssl
 
 import trio
 
 from ..errors import UsageError
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from .streams import read_lines
+from .tls import TlsRefused, close_quietly, dial_tls
 
 AUTH_TIMEOUT = 10.0
 
@@ -80,18 +85,30 @@ class ClientLink:
         return self._pending.pop(0)
 
     async def aclose(self) -> None:
-        with trio.CancelScope(shield=True):
-            await self.stream.aclose()
+        await close_quietly(self.stream)
 
 
 async def open_seat(
-    host: str, port: int, seat: str, token: str, *, human: bool = False
+    host: str,
+    port: int,
+    seat: str,
+    token: str,
+    *,
+    human: bool = False,
+    tls: ssl.SSLContext | None = None,
 ) -> ClientLink:
-    """Connects and authenticates (``human``: a person plays); raises ``ConnectRefused``."""
+    """Connects (over TLS with ``tls``) and authenticates (``human``: a person plays);
+    raises ``ConnectRefused``."""
     try:
-        stream = await trio.open_tcp_stream(host, port)
+        raw = await trio.open_tcp_stream(host, port)
     except OSError as exc:
         raise ConnectRefused(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from exc
+    stream: trio.abc.Stream = raw
+    if tls is not None:
+        try:
+            stream = await dial_tls(raw, tls, host, AUTH_TIMEOUT)
+        except TlsRefused as exc:
+            raise ConnectRefused(f"{host}:{port}: {exc}") from None
     buffer = LineBuffer(MAX_LINE)
     pending: list[RawLine] = []
     link = ClientLink(stream, buffer, pending)
@@ -108,6 +125,11 @@ async def open_seat(
     text = answer.text.strip() if answer is not None else ""
     if not text.startswith("auth ok"):
         await link.aclose()
+        if not text and tls is None:
+            raise ConnectRefused(
+                f"{host}:{port} closed the connection without answering "
+                "(if it speaks TLS, connect with --tls)"
+            )
         reason = text.removeprefix("auth refused").strip() or text or "the connection was closed"
         raise ConnectRefused(f"seat refused: {reason}")
     return link

@@ -45,7 +45,7 @@ class Limits:
 #: ``serve --limit NAME=VALUE``: the names, the ``Limits`` field each sets, and what it is.
 LIMIT_NAMES: dict[str, tuple[str, str]] = {
     "connections": ("max_connections", "TCP connections still to authenticate, at once"),
-    "requests": ("requests", "HTTP requests being read or answered, at once"),
+    "requests": ("requests", "HTTP requests being answered, at once"),
     "pages": ("pages", "web pages watching (holding no seat), at once"),
     "per_address": ("per_address", "of each of those, from one address"),
     "timeout": ("auth_timeout", "seconds to send the auth line, a request, or an overflow sit"),

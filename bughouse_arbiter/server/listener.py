@@ -15,12 +15,18 @@ another client: the only way from a connection to the table is its seat's
 protocol session, which parses and filters every line. Every failure of one
 connection is logged (``LiveTable.refused``: a flood is counted, not
 written line by line) and ends only that connection.
+
+With a TLS context (``serve --certfile --keyfile``) every connection first
+completes a TLS handshake within ``Limits.auth_timeout`` (``tls.accept_tls``;
+a plain-text client is told in plain text that the server speaks TLS), and
+the lines then go over ``trio.SSLStream``, the same in every other way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import ssl
 from functools import partial
 
 import trio
@@ -30,6 +36,7 @@ from .admission import Pool
 from .limits import Limits, RateLimiter
 from .seam import AuthRefused, LiveTable
 from .streams import READ_SIZE, read_lines
+from .tls import TlsRefused, accept_tls, close_quietly
 
 #: What may follow the token on the ``auth`` line.
 AUTH_OPTIONS = frozenset({"ping", "human"})
@@ -44,7 +51,7 @@ class TcpLink:
 
     def __init__(
         self,
-        stream: trio.SocketStream,
+        stream: trio.abc.Stream,
         peer: str,
         limits: Limits,
         *,
@@ -112,8 +119,7 @@ class TcpLink:
         finally:
             self._broken = True
             # Closing wakes the reader too: the link ends (a drop, for the seat).
-            with trio.CancelScope(shield=True), contextlib.suppress(OSError):
-                await self.stream.aclose()
+            await close_quietly(self.stream)
 
     async def run_pinger(self) -> None:
         while self.pings and not self._broken:
@@ -162,8 +168,7 @@ class TcpLink:
     async def aclose(self) -> None:
         self._broken = True
         self._kick.set()
-        with trio.CancelScope(shield=True):
-            await self.stream.aclose()
+        await close_quietly(self.stream)
 
 
 class TcpFrontEnd:
@@ -177,10 +182,19 @@ class TcpFrontEnd:
     the pool, and the ones that made it wait are the ones closed.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, limits: Limits | None = None):
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        limits: Limits | None = None,
+        *,
+        tls: ssl.SSLContext | None = None,
+    ):
         self.host = host
         self.port = port
         self.limits = limits or Limits()
+        #: The server's TLS context (``tls.server_context``), or None: plain TCP.
+        self.tls = tls
         self.waiting = Pool(
             self.limits.max_connections, self.limits.per_address, evict=True
         )
@@ -200,17 +214,23 @@ class TcpFrontEnd:
             task_status.started()
             await trio.serve_listeners(partial(self._handle, table), listeners)
 
-    async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
-        peer = peer_name(stream)
+    async def _handle(self, table: LiveTable, raw: trio.SocketStream) -> None:
+        peer = peer_name(raw)
+        stream: trio.abc.Stream = raw
         self.open_connections += 1
         try:
             scope = trio.CancelScope()
-            ticket = self.waiting.admit(peer_host(stream), scope.cancel)
+            ticket = self.waiting.admit(peer_host(raw), scope.cancel)
             assert ticket is not None  # an evicting pool always admits
             first = None
             with scope:
                 try:
+                    if self.tls is not None:
+                        stream = await accept_tls(raw, self.tls, self.limits.auth_timeout)
                     first = await self._auth_line(stream)
+                except TlsRefused as exc:
+                    self._refused(table, f"{peer}: {exc}; closed")
+                    return
                 finally:
                     self.waiting.release(ticket)
             if ticket.evicted:
@@ -230,10 +250,10 @@ class TcpFrontEnd:
             )
         finally:
             self.open_connections -= 1
-            await _close(stream)
+            await close_quietly(stream)
 
     async def _auth_line(
-        self, stream: trio.SocketStream
+        self, stream: trio.abc.Stream
     ) -> tuple[RawLine | None, LineBuffer, list[RawLine]] | None:
         """The first non-blank line (None: none in time), the buffer and the lines after it;
         None if the peer closed first."""
@@ -260,7 +280,7 @@ class TcpFrontEnd:
     async def _session(
         self,
         table: LiveTable,
-        stream: trio.SocketStream,
+        stream: trio.abc.Stream,
         peer: str,
         auth: RawLine | None,
         buffer: LineBuffer,
@@ -325,15 +345,10 @@ class ServeError(Exception):
     """The server cannot start (e.g. the port is taken)."""
 
 
-async def _answer(stream: trio.SocketStream, line: str) -> None:
+async def _answer(stream: trio.abc.Stream, line: str) -> None:
     with trio.move_on_after(1):
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await stream.send_all((line + "\n").encode())
-
-
-async def _close(stream: trio.SocketStream) -> None:
-    with trio.CancelScope(shield=True), contextlib.suppress(OSError):
-        await stream.aclose()
 
 
 def peer_name(stream: trio.SocketStream) -> str:

@@ -5,7 +5,8 @@
 port itself (``tcp://host:port``). ``open_lobby`` dials, sends the hello line
 (protocol.md §12.7) and waits for ``hello ok``; a refusal raises
 ``ConnectRefused`` with the server's reason. The ``ClientLink`` it returns
-answers the server's pings itself, as for a seat.
+answers the server's pings itself, as for a seat. TLS is dialled when the
+server says its line port speaks it, or when asked (``--tls``, ``--cafile``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..errors import UsageError
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from ..protocol.lobby_lines import Hello, HelloOk, HelloRefused, format_hello, parse_server_line
 from .client import AUTH_TIMEOUT, ClientLink, ConnectRefused
+from .tls import PLAIN_CLIENT, TlsRefused, client_context, close_quietly, dial_tls
 
 #: Seconds the web side has to answer ``GET /api/server``.
 API_TIMEOUT = 10.0
@@ -72,10 +74,11 @@ def line_port_of(info: object, host: str) -> LinePort:
     return LinePort(host, port, tls)
 
 
-def _fetch_api(base: str) -> object:
+def _fetch_api(base: str, tls: ssl.SSLContext | None) -> object:
     url = base.rstrip("/") + "/api/server"
+    context = (tls or client_context()) if url.startswith("https:") else None
     try:
-        with urllib.request.urlopen(url, timeout=API_TIMEOUT) as answer:
+        with urllib.request.urlopen(url, timeout=API_TIMEOUT, context=context) as answer:
             body = answer.read(65536)
     except urllib.error.HTTPError as exc:
         raise ConnectRefused(f"{url} answered {exc.code} {exc.reason}") from None
@@ -88,31 +91,41 @@ def _fetch_api(base: str) -> object:
         raise ConnectRefused(f"{url} did not answer JSON") from None
 
 
-async def find_line_port(text: str) -> LinePort:
-    """The line port ``--server URL`` leads to (asks the web side for an http URL)."""
+async def find_line_port(text: str, tls: ssl.SSLContext | None = None) -> LinePort:
+    """The line port ``--server URL`` leads to (asks the web side for an http URL).
+
+    ``tls`` (``--tls``/``--cafile``) checks an https server's certificate, and
+    makes a ``tcp://`` line port a TLS one; a server whose ``/api/server`` says
+    ``"tls": true`` is dialled with TLS in any case."""
     scheme, host, port = parse_server_url(text)
     if scheme == "tcp":
-        return LinePort(host, port)
+        return LinePort(host, port, tls is not None)
     base = f"{scheme}://{host}:{port}"
-    info = await trio.to_thread.run_sync(_fetch_api, base, abandon_on_cancel=True)
-    return line_port_of(info, host)
+    info = await trio.to_thread.run_sync(_fetch_api, base, tls, abandon_on_cancel=True)
+    where = line_port_of(info, host)
+    return LinePort(where.host, where.port, where.tls or tls is not None)
 
 
-async def _dial(where: LinePort) -> trio.abc.Stream:
+async def _dial(where: LinePort, tls: ssl.SSLContext | None) -> trio.abc.Stream:
     try:
-        if where.tls:
-            return await trio.open_ssl_over_tcp_stream(
-                where.host, where.port, ssl_context=ssl.create_default_context()
-            )
-        return await trio.open_tcp_stream(where.host, where.port)
+        raw = await trio.open_tcp_stream(where.host, where.port)
     except OSError as exc:
         raise ConnectRefused(f"cannot connect to {where}: {exc.strerror or exc}") from exc
+    if not where.tls:
+        return raw
+    try:
+        return await dial_tls(raw, tls or client_context(), where.host, AUTH_TIMEOUT)
+    except TlsRefused as exc:
+        raise ConnectRefused(f"{where}: {exc}") from None
 
 
-async def open_lobby(where: LinePort, hello: Hello) -> tuple[ClientLink, str]:
-    """Dials the line port and says hello; the link and the name the server
-    took. Raises ``ConnectRefused`` (unreachable, refused, no answer)."""
-    stream = await _dial(where)
+async def open_lobby(
+    where: LinePort, hello: Hello, tls: ssl.SSLContext | None = None
+) -> tuple[ClientLink, str]:
+    """Dials the line port (TLS if ``where.tls``, checked by ``tls`` or this
+    machine's CAs) and says hello; the link and the name the server took.
+    Raises ``ConnectRefused`` (unreachable, refused, no answer)."""
+    stream = await _dial(where, tls)
     pending: list[RawLine] = []
     link = ClientLink(stream, LineBuffer(MAX_LINE), pending)
     try:
@@ -123,10 +136,10 @@ async def open_lobby(where: LinePort, hello: Hello) -> tuple[ClientLink, str]:
                 if answer is None or answer.text.strip():
                     break
     except trio.TooSlowError:
-        await link.aclose()
+        await close_quietly(stream)
         raise ConnectRefused(f"{where} did not answer the hello line") from None
     except (trio.BrokenResourceError, OSError) as exc:
-        await link.aclose()
+        await close_quietly(stream)
         raise ConnectRefused(f"{where} closed the connection: {exc}") from exc
     parsed = parse_server_line(answer.text) if answer is not None else None
     if isinstance(parsed, HelloOk):
@@ -135,6 +148,12 @@ async def open_lobby(where: LinePort, hello: Hello) -> tuple[ClientLink, str]:
     if isinstance(parsed, HelloRefused):
         raise ConnectRefused(f"{hello.name!r} refused: {parsed.reason}")
     text = answer.text.strip()[:200] if answer is not None else ""
+    if text == PLAIN_CLIENT:
+        raise ConnectRefused(f"{where} speaks TLS: connect with --tls (and --cafile FILE)")
+    if not text and not where.tls:
+        raise ConnectRefused(
+            f"{where} closed the connection without answering (if it speaks TLS, add --tls)"
+        )
     raise ConnectRefused(
         f"{where} is not a line lobby ({text!r})" if text else f"{where} closed the connection"
     )

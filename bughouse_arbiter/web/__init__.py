@@ -6,10 +6,16 @@
 - ``live_view``: the running table as the live page sees it (arbiter events
   in, JSON snapshots out, with a seat's legal moves and each board's moves
   by range). Pure.
-- ``http``: just enough HTTP (``h11``) and WebSocket (``wsproto``) for the
-  live page, trio at the edge.
+- ``asgi_host``: ``serve_asgi``, an ASGI app (Starlette) under Hypercorn's
+  trio worker in the current trio run: TLS, HTTP/1.1, WebSocket framing and
+  every connection's bounds from Hypercorn, a graceful stop on cancellation.
+- ``gate``: the Starlette pieces every web app of the server stands behind:
+  the Host/Origin check (403), the requests' admission pool (503 for the
+  oldest), text-only sockets, the page files' headers.
 - ``live_server``: ``WebFrontEnd``, the live page of ``bughouse serve --web``,
   a front end on the server's table seam; a page's seat is a remote seat.
+  Its ``PageSession`` needs only a ``PageSocket`` (text in and out), so other
+  front ends holding a table can reuse it.
 - ``assets/``: the pages' scripts and styles, and chessground (vendored, see
   its README).
 """

@@ -1,10 +1,21 @@
 """``bughouse serve --web``: the live page, a front end on the table seam.
 
-``WebFrontEnd`` listens on its own port (``--web PORT``, next to the TCP
-listener's) and serves ``/`` (the page), ``/assets/...`` (its script, styles
+``WebFrontEnd`` is a Starlette app served by Hypercorn's trio worker
+(``asgi_host.serve_asgi``, in the server's own trio run) on its own port
+(``--web PORT``, next to the TCP listener's; TLS with ``serve --certfile
+--keyfile``). It serves ``/`` (the page), ``/assets/...`` (its script, styles
 and the vendored chessground board) and ``/ws`` (one WebSocket per open
 page). Every page gets a JSON snapshot of the table (``LiveView``) whenever
 it changes; nobody needs a token to watch.
+
+The transport ends at ``PageSocket`` (whole text messages in and out, and
+``close``): ``PageSession``, the page's side of a table (snapshots, ``sit``,
+the seat's actions through ``WebPlayer`` and its in-memory ``MemoryLink``),
+knows nothing of HTTP. A server with many tables can keep one
+``WebFrontEnd`` per table without serving it: ``observe(table)`` keeps its
+``view`` up with the table's events, ``await page(table, websocket)`` runs
+one page's socket from its own Starlette route (pools, limits and messages
+exactly as here), and ``close_pages()`` closes them when it stops.
 
 A page takes a remote seat by sending ``{"type": "sit", "seat": ...,
 "token": ...}``. The seat is then a remote seat like any other: the front
@@ -36,18 +47,21 @@ the open page); one that finds a gap
 says it with ``{"type": "moves", "game": 3, "have": {"A": 120, "B": 118}}``.
 Either way the session sends the moves from there.
 
-Who may connect (``server.limits``, ``server.admission``): a request and a
-page must name this server (``Host``; a WebSocket's ``Origin`` must be
-this server's page or a name of ``serve --allow-origin``), else 403. HTTP
-requests share an evicting pool (a newcomer past it makes the oldest
-request go, with a 503 and one line); pages watching share a pool that
-admits no more than ``pages`` (``per_address`` from one address). A page
-past it is an *overflow* page: told the table is full, sent no snapshot,
-and closed (1013) unless it sits with a valid token within the timeout, so
-a player coming back always gets in however many strangers watch or stall.
-A seated page counts in no pool. A page that does not read (no answer to a
-ping, or a send that waits) is closed. Any failure of one connection is
-logged once (``LiveTable.refused``) and ends only that connection.
+Who may connect (``server.limits``, ``server.admission``, ``web.gate``): a
+request and a page must name this server (``Host``; a WebSocket's
+``Origin`` must be this server's page or a name of ``serve
+--allow-origin``), else 403. HTTP requests being answered share an evicting
+pool (a newcomer past it makes the oldest request go, with a 503 and one
+line); a connection that sends no request is closed after the timeout
+(Hypercorn's keep-alive). Pages watching share a pool that admits no more
+than ``pages`` (``per_address`` from one address). A page past it is an
+*overflow* page: told the table is full, sent no snapshot, and closed
+(1013) unless it sits with a valid token within the timeout, so a player
+coming back always gets in however many strangers watch or stall. A seated
+page counts in no pool. A page that does not read (no answer to a ping, or
+sends that wait) is closed (``asgi_host``). Any failure of one connection
+is logged once (``LiveTable.refused``) and ends only that connection. When
+the server stops, every page is closed with 1001.
 """
 
 from __future__ import annotations
@@ -58,11 +72,10 @@ import math
 import re
 import secrets
 import socket as sockets
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from functools import partial
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
-import h11
 import trio
 
 from ..core.game import BoardResult, PlayedMove
@@ -82,21 +95,16 @@ from ..protocol.signals import signals_message
 from ..server.admission import Pool, Ticket
 from ..server.driver import PlayerDriver
 from ..server.limits import Limits, RateLimiter
-from ..server.listener import open_listeners, peer_host, peer_name
+from ..server.listener import ServeError
 from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
+from .asgi_host import WebBounds, serve_asgi
 from .assets import asset
-from .http import (
-    HttpError,
-    SiteNames,
-    WebSocket,
-    answer_plainly,
-    header,
-    read_request,
-    respond,
-    wants_websocket,
-)
+from .gate import RequestGate, Scope, SiteGate, TextSocket, client_host, client_name, page_response
 from .live_view import LiveView, moves_behind, moves_held
+
+#: Bytes of one message from a page (Hypercorn closes the socket with 1009 past it).
+MAX_MESSAGE = 8 * 1024
 
 #: The files the page may load, by URL name, with their content types.
 ASSETS = {
@@ -125,11 +133,34 @@ _RUN = re.compile(r"[0-9a-f]{1,32}")
 #: What an overflow page is told at once, and when it is closed.
 TABLE_FULL = "the table is full: no more watchers for now; a seat's player may still sit"
 FULL_CLOSED = "the table is full: closed (try again later)"
-_BENIGN = (HttpError, trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+_BENIGN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+
+
+class PageSocket(Protocol):
+    """What a ``PageSession`` needs of its transport (``gate.TextSocket`` is one)."""
+
+    closed: bool
+    #: Why it ended without a close from the peer (it went silent), or None.
+    gone: str | None
+
+    async def receive(self) -> str | None: ...
+    async def send(self, text: str) -> None: ...
+    async def close(self, code: int = 1000, reason: str = "") -> None: ...
+
+
+def web_bounds(limits: Limits) -> WebBounds:
+    """The web connections' bounds (``asgi_host``) from ``serve --limit``."""
+    return WebBounds(
+        max_message=MAX_MESSAGE,
+        idle_timeout=limits.auth_timeout,
+        ping_every=limits.ping_every,
+        send_timeout=limits.ping_every,
+        handshake_timeout=limits.auth_timeout,
+    )
 
 
 class WebFrontEnd:
-    """The live page's HTTP + WebSocket server (a ``seam.FrontEnd``)."""
+    """The live page's Starlette app on ``serve_asgi`` (a ``seam.FrontEnd``)."""
 
     def __init__(
         self,
@@ -138,11 +169,14 @@ class WebFrontEnd:
         limits: Limits | None = None,
         *,
         allow_origin: Collection[str] = (),
+        certfile: str | None = None,
+        keyfile: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.limits = limits = limits or Limits()
         self.allow_origin = tuple(allow_origin)
+        self.certfile, self.keyfile = certfile, keyfile
         self.view = LiveView(run=secrets.token_hex(4))
         self.requests = Pool(limits.requests, limits.per_address, evict=True)
         self.pages = Pool(limits.pages, limits.per_address, evict=False)
@@ -157,16 +191,92 @@ class WebFrontEnd:
     async def serve(
         self, table: LiveTable, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        listeners = await open_listeners(self.host, self.port)
-        self.port = listeners[0].socket.getsockname()[1]
-        unsubscribe = table.observe(partial(self._on_event, table))
+        unsubscribe = self.observe(table)
+        failed: ServeError | None = None
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(table.report_refusals)
-                task_status.started()
-                await trio.serve_listeners(partial(self._handle, table), listeners)
+                host = partial(
+                    serve_asgi,
+                    self.app(table),
+                    host=self.host,
+                    port=self.port,
+                    certfile=self.certfile,
+                    keyfile=self.keyfile,
+                    bounds=web_bounds(self.limits),
+                    on_stop=self.close_pages,
+                )
+                try:
+                    self.port = await nursery.start(host)
+                except ServeError as exc:
+                    failed = exc  # raised below, alone: the caller says it in one line
+                    nursery.cancel_scope.cancel()
+                else:
+                    task_status.started()
         finally:
             unsubscribe()
+        if failed is not None:
+            raise failed
+
+    def app(self, table: LiveTable) -> Any:
+        """The Starlette app: the page, its files and ``/ws``, behind the gates."""
+        from starlette.applications import Starlette
+        from starlette.middleware import Middleware
+        from starlette.routing import Route, WebSocketRoute
+
+        async def page(request: Any) -> Any:
+            return page_response(asset("live.html"), "text/html; charset=utf-8")
+
+        async def assets(request: Any) -> Any:
+            name = request.path_params["name"]
+            if name not in ASSETS:
+                return _plain(404, "not found")
+            return page_response(asset(name), ASSETS[name])
+
+        async def favicon(request: Any) -> Any:
+            return page_response(b"", "image/x-icon", status=204)
+
+        async def socket(websocket: Any) -> None:
+            await self.page(table, websocket)
+
+        def refused(scope: Scope, what: str, value: str) -> None:
+            table.refused(
+                f"web {client_name(scope)}: refused, {what} {value[:60]!r} "
+                "(serve --allow-origin NAME allows another name)",
+                what,
+            )
+
+        def evicted(scope: Scope) -> None:
+            table.refused(
+                f"web {client_name(scope)}: closed with 503 to make room, too many requests "
+                "at once",
+                "busy",
+            )
+
+        async def not_found(request: Any, exc: Exception) -> Any:
+            return _plain(404, "not found")
+
+        async def not_allowed(request: Any, exc: Exception) -> Any:
+            return _plain(405, "GET only")
+
+        hosts = (self.host, self._hostname)
+        return Starlette(
+            routes=[
+                Route("/", page),
+                Route("/assets/{name}", assets),
+                Route("/favicon.ico", favicon),
+                WebSocketRoute("/ws", socket),
+            ],
+            middleware=[
+                Middleware(SiteGate, hosts=hosts, allowed=self.allow_origin, on_refused=refused),
+                Middleware(RequestGate, pool=self.requests, on_evicted=evicted),
+            ],
+            exception_handlers={404: not_found, 405: not_allowed},
+        )
+
+    def observe(self, table: LiveTable) -> Callable[[], None]:
+        """Keeps ``view`` up with ``table``'s events; returns the unsubscribe function."""
+        return table.observe(partial(self._on_event, table))
 
     def _on_event(self, table: LiveTable, event: MatchEvent) -> None:
         # ``serve`` seats the players before each game starts: this game's seating.
@@ -174,97 +284,29 @@ class WebFrontEnd:
             self._changed.set()
             self._changed = trio.Event()
 
-    async def _handle(self, table: LiveTable, stream: trio.SocketStream) -> None:
-        peer = peer_name(stream)
+    async def page(self, table: LiveTable, websocket: Any) -> None:
+        """One page's socket (a Starlette ``WebSocket``, not yet accepted) to its end."""
+        peer = client_name(websocket.scope)
         try:
-            await self._connection(table, stream, peer)
+            socket = TextSocket(websocket)
+            session = PageSession(self, table, socket, peer)
+            address = client_host(websocket.scope)
+            ticket = self.pages.admit(address, session.evict)
+            if ticket is None:
+                session.overflow = True
+                ticket = self.overflow.admit(address, session.evict)
+            session.ticket = ticket
+            try:
+                await socket.accept()
+                query = bytes(websocket.scope.get("query_string", b"")).decode("ascii", "replace")
+                session.holds(*held_in_query(query))
+                await session.run()
+            finally:
+                self.release(session)
         except Exception as exc:  # one connection's trouble never reaches the others
             why = failure(exc)
             if why is not None:
                 table.refused(f"web {peer}: connection failed ({why})", "failed connection")
-        finally:
-            # Closed once its failure is logged: the peer sees the end after the line.
-            with contextlib.suppress(Exception):
-                await stream.aclose()
-
-    async def _connection(self, table: LiveTable, stream: trio.SocketStream, peer: str) -> None:
-        scope = trio.CancelScope()
-        ticket = self.requests.admit(peer_host(stream), scope.cancel)
-        assert ticket is not None  # an evicting pool always admits
-        page: tuple[h11.Connection, h11.Request] | None = None
-        with scope:
-            try:
-                conn, request = await read_request(stream, self.limits.auth_timeout)
-                if await self._refuse(table, stream, peer, conn, request):
-                    return
-                path = request.target.decode("ascii", "replace").partition("?")[0]
-                if path == "/ws" and wants_websocket(request):
-                    page = conn, request
-                else:
-                    await self._route(stream, conn, request)
-            finally:
-                self.requests.release(ticket)
-        if ticket.evicted:
-            table.refused(
-                f"web {peer}: closed with 503 to make room, too many requests at once", "busy"
-            )
-            await answer_plainly(stream, 503, "the server is busy: try again in a moment")
-        elif page is not None:
-            await self._page(table, stream, peer, *page)
-
-    async def _refuse(
-        self,
-        table: LiveTable,
-        stream: trio.SocketStream,
-        peer: str,
-        conn: h11.Connection,
-        request: h11.Request,
-    ) -> bool:
-        """Answers 403 to a request that does not name this server (True), or does nothing."""
-        names = SiteNames.of(
-            stream.socket.getsockname()[0],
-            (self.host, self._hostname),
-            self.port,
-            self.allow_origin,
-        )
-        host, origin = header(request, b"host"), header(request, b"origin")
-        if not names.host_ok(host):
-            what, shown, body = "wrong Host", host, b"this server does not answer to that name\n"
-        elif wants_websocket(request) and not names.origin_ok(origin):
-            what, shown, body = "foreign Origin", origin, b"a page elsewhere may not connect\n"
-        else:
-            return False
-        table.refused(
-            f"web {peer}: refused, {what} {(shown or '')[:60]!r} "
-            "(serve --allow-origin NAME allows another name)",
-            what,
-        )
-        await respond(stream, conn, 403, body, "text/plain; charset=utf-8")
-        return True
-
-    async def _page(
-        self,
-        table: LiveTable,
-        stream: trio.SocketStream,
-        peer: str,
-        conn: h11.Connection,
-        request: h11.Request,
-    ) -> None:
-        socket = WebSocket(stream, conn, request, send_timeout=self.limits.ping_every)
-        session = PageSession(self, table, socket, peer)
-        address = peer_host(stream)
-        ticket = self.pages.admit(address, session.evict)
-        if ticket is None:
-            session.overflow = True
-            ticket = self.overflow.admit(address, session.evict)
-        session.ticket = ticket
-        try:
-            await socket.accept()
-            _, _, query = request.target.decode("ascii", "replace").partition("?")
-            session.holds(*held_in_query(query))
-            await session.run()
-        finally:
-            self.release(session)
 
     def release(self, session: PageSession) -> None:
         """The page leaves its pool (it sat, or it closed)."""
@@ -272,28 +314,12 @@ class WebFrontEnd:
             (self.overflow if session.overflow else self.pages).release(session.ticket)
             session.ticket = None
 
-    async def _route(
-        self,
-        stream: trio.SocketStream,
-        conn: h11.Connection,
-        request: h11.Request,
-    ) -> None:
-        path = request.target.decode("ascii", "replace").partition("?")[0]
-        method = request.method
-        if method not in (b"GET", b"HEAD"):
-            await respond(stream, conn, 405, b"GET only\n", "text/plain; charset=utf-8")
-            return
-        head = method == b"HEAD"
-        if path == "/favicon.ico":
-            await respond(stream, conn, 204, b"", "image/x-icon")
-        elif path == "/":
-            body = asset("live.html")
-            await respond(stream, conn, 200, body, "text/html; charset=utf-8", head_only=head)
-        elif path.startswith("/assets/") and path[len("/assets/") :] in ASSETS:
-            name = path[len("/assets/") :]
-            await respond(stream, conn, 200, asset(name), ASSETS[name], head_only=head)
-        else:
-            await respond(stream, conn, 404, b"not found\n", "text/plain; charset=utf-8")
+    async def close_pages(self) -> None:
+        """Closes every open page (1001: the server is stopping); returns once they are closed."""
+        for session in list(self._sessions):
+            session.stop()
+        while self._sessions:
+            await self._sent.wait()
 
     async def flush(self, timeout: float = FLUSH_TIMEOUT) -> None:
         """Waits (at most ``timeout`` s) until every open page has the latest snapshot.
@@ -329,10 +355,16 @@ class WebFrontEnd:
             await self._changed.wait()
 
 
-class PageSession:
-    """One open page: snapshots out; ``sit`` and a seat's actions in."""
+def _plain(status: int, line: str) -> Any:
+    from starlette.responses import PlainTextResponse
 
-    def __init__(self, front: WebFrontEnd, table: LiveTable, socket: WebSocket, peer: str):
+    return PlainTextResponse(line + "\n", status_code=status)
+
+
+class PageSession:
+    """One open page: snapshots out; ``sit`` and a seat's actions in (any ``PageSocket``)."""
+
+    def __init__(self, front: WebFrontEnd, table: LiveTable, socket: PageSocket, peer: str):
         self.front = front
         self.table = table
         self.socket = socket
@@ -345,6 +377,8 @@ class PageSession:
         self.overflow = False
         #: Closed to make room, or for not sitting in time (``FULL_CLOSED`` is sent).
         self.evicted = False
+        #: Closed because the server stops.
+        self.stopping = False
         self._scope = trio.CancelScope()
         self._waiting = False  # for a seat another connection holds
         self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
@@ -365,12 +399,20 @@ class PageSession:
         self.evicted = True
         self._scope.cancel()
 
+    def stop(self) -> None:
+        """Closes the page: the server is stopping."""
+        self.stopping = True
+        self._scope.cancel()
+
     async def run(self) -> None:
         self.front._sessions.add(self)
         try:
             with self._scope:
                 await self._run()
-            if self.evicted:
+            if self.stopping:
+                with trio.move_on_after(1):
+                    await self.socket.close(1001, "the server is stopping")
+            elif self.evicted:
                 self.table.refused(
                     f"web {self.peer}: page closed, the table is full "
                     f"({len(self.front.pages)} watching)",
@@ -385,7 +427,6 @@ class PageSession:
 
     async def _run(self) -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self.socket.keep_alive, self.front.limits.ping_every)
             if self.overflow:
                 nursery.start_soon(self._sit_in_time)
                 await self._error(TABLE_FULL)
@@ -404,7 +445,7 @@ class PageSession:
                         await self.player.detached.wait()
                 nursery.cancel_scope.cancel()
         if self.socket.gone is not None:
-            self.table.refused(f"web {self.peer}: page closed, {self.socket.gone}", "not reading")
+            self.table.refused(f"web {self.peer}: page closed, {self.socket.gone}", "went silent")
         await self.socket.close()
 
     async def _sit_in_time(self) -> None:

@@ -1,0 +1,193 @@
+"""The ``Hall`` in one trio run with real engines: a failing table, bots, the seat messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.config.specs import TimeControl
+from bughouse_arbiter.hall.runtime import Hall, JoinRefused
+from bughouse_arbiter.hall.tables import TableHost
+from bughouse_arbiter.lobby.identity import Identity
+from bughouse_arbiter.lobby.model import Lobby
+from bughouse_arbiter.players.base import ResignAction
+from bughouse_arbiter.server.seam import LiveTable
+from bughouse_arbiter.table.match_events import MatchStarted
+from bughouse_arbiter.web.live_server import WebPlayer
+
+TIMEOUT = 60
+
+
+class Inbox:
+    """What the hall sends one member."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self._changed = trio.Event()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def next(self, kind: str) -> dict[str, Any]:
+        while True:
+            for message in self.messages:
+                if message["type"] == kind:
+                    self.messages.remove(message)
+                    return message
+            await self._changed.wait()
+
+
+async def sit_and_start(hall: Hall, name: str) -> tuple[Inbox, dict[str, Any]]:
+    inbox = Inbox()
+    member = hall.join(Identity(name), inbox.send)
+    hall.handle(member, {"type": "create", "tc": "120+0", "fill_after": 30})
+    table = (await inbox.next("created"))["table"]
+    hall.handle(member, {"type": "sit", "table": table, "seat": "A-white"})
+    hall.handle(member, {"type": "start", "table": table})
+    return inbox, await inbox.next("seat")
+
+
+async def take(hall: Hall, nursery: trio.Nursery, seat: dict[str, Any], name: str) -> WebPlayer:
+    """Takes the seat as the table page does: a ``WebPlayer`` on a memory link."""
+    live = hall.live_table(seat["table"])
+    assert live is not None
+    live.observe(lambda event: started.add(live) if isinstance(event, MatchStarted) else None)
+    joined = live.authenticate(seat["seat"], seat["token"])
+    player = WebPlayer(live.seat_of(joined), name, on_turn=lambda: None)
+    await nursery.start(player.run, live, joined, name)
+    return player
+
+
+#: The tables whose game has started.
+started: set[LiveTable] = set()
+
+
+async def resign(player: WebPlayer, hall: Hall, table: str) -> None:
+    """Resigns once the game is on (an action before it would be lost)."""
+    while hall.live_table(table) not in started:
+        await trio.sleep(0.05)
+    player.act(ResignAction(seat=player.seat, arrived_at=trio.current_time()))
+
+
+async def ended(hall: Hall, table: str) -> None:
+    while hall.lobby.tables[table].state != "between":
+        await trio.sleep(0.05)
+
+
+async def test_an_exception_at_one_table_ends_that_table_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logged: list[str] = []
+    hall = Hall(tmp_path, log=logged.append, join_timeout=20)
+    real_play = TableHost._play
+
+    async def play(self: TableHost, *args: Any) -> None:
+        if self.id == "t1":
+            raise RuntimeError("a bug at this table")
+        await real_play(self, *args)
+
+    monkeypatch.setattr(TableHost, "_play", play)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            alice, one = await sit_and_start(hall, "alice")
+            _bob, two = await sit_and_start(hall, "bob")
+            await take(hall, nursery, one, "alice")
+            bobs = await take(hall, nursery, two, "bob")
+            told = await alice.next("error")
+            assert told["text"] == "t1: the table failed and was closed"
+            assert "t1" not in hall.lobby.tables
+            while "t1" in hall.hosts:
+                await trio.sleep(0.01)
+            await trio.sleep(1)  # the other game goes on
+            await resign(bobs, hall, "t2")
+            await ended(hall, "t2")
+            nursery.cancel_scope.cancel()
+    assert any("table t1: failed (" in line and "a bug at this table" in line for line in logged), (
+        logged
+    )
+    (game,) = read_games((tmp_path / "t2.bpgn").read_text())
+    assert game.tags["WhiteA"] == "bob" and game.tags["Termination"] == "resignation"
+    assert not (tmp_path / "t1.bpgn").exists()
+
+
+async def test_a_bot_is_offered_its_seat_and_plays_there(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            ticket = hall.add_bot(Identity("botty", "bot"), [TimeControl(120.0)])
+            with pytest.raises(JoinRefused):
+                hall.join(Identity("botty"), lambda message: None)
+            _alice, seat = await sit_and_start(hall, "alice")
+            offered = await ticket.next_seat()
+            assert offered is not None
+            live, bot_seat = offered
+            assert live is hall.live_table(seat["table"])
+            bot = WebPlayer(live.seat_of(bot_seat), "botty", on_turn=lambda: None)
+            await nursery.start(bot.run, live, bot_seat, "botty")
+            person = await take(hall, nursery, seat, "alice")
+            view = hall.lobby.view()
+            kinds = sorted(s["kind"] for s in view["tables"][0]["seats"].values())  # type: ignore[index]
+            assert kinds == ["bot", "computer", "computer", "guest"]
+            await resign(person, hall, seat["table"])
+            await ended(hall, seat["table"])
+            ticket.leave()
+            assert await ticket.next_seat() is None
+            nursery.cancel_scope.cancel()
+    (game,) = read_games((tmp_path / f"{seat['table']}.bpgn").read_text())
+    assert "botty" in game.tags.values() and game.tags["WhiteA"] == "alice"
+
+
+async def test_a_player_back_in_the_lobby_is_told_its_seat_again(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            _alice, seat = await sit_and_start(hall, "alice")
+            hall.leave(next(iter(hall.members.values())))
+            again = Inbox()
+            hall.join(Identity("alice"), again.send)
+            assert await again.next("seat") == seat
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_seat_not_taken_in_time_calls_the_game_off_and_says_why(tmp_path: Path) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=0.5)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            alice, seat = await sit_and_start(hall, "alice")
+            told = await alice.next("error")
+            assert told["text"] == (
+                f"{seat['table']}: the game did not start: alice did not take the seat in time"
+            )
+            assert hall.lobby.tables[seat["table"]].state == "open"
+            nursery.cancel_scope.cancel()
+
+
+async def test_the_timers_sleep_until_a_deadline_or_a_change(tmp_path: Path) -> None:
+    ticks: list[float] = []
+
+    class Counting(Lobby):
+        def tick(self, now: float) -> list[Any]:
+            ticks.append(now)
+            return super().tick(now)
+
+    hall = Hall(tmp_path, log=lambda text: None, lobby=Counting())
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hall.run)
+        inbox = Inbox()
+        member = hall.join(Identity("alice"), inbox.send)
+        hall.handle(member, {"type": "play_now", "tc": "120+0", "computers": False})
+        await trio.sleep(0.3)
+        # One look for the join, one for the queueing: no deadline, so no more.
+        assert len(ticks) <= 3, len(ticks)
+        assert "only people or bots" in (await inbox.next("queued"))["why"]
+        nursery.cancel_scope.cancel()
