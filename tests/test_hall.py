@@ -158,6 +158,29 @@ async def test_a_player_back_in_the_lobby_is_told_its_seat_again(tmp_path: Path)
             nursery.cancel_scope.cancel()
 
 
+async def test_a_paired_table_whose_series_ended_is_let_go_with_its_engines(
+    tmp_path: Path,
+) -> None:
+    lobby = Lobby(queue_fill_after=0.1, rematch_window=0.5)
+    hall = Hall(tmp_path, log=lambda text: None, lobby=lobby, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            inbox = Inbox()
+            member = hall.join(Identity("alice"), inbox.send)
+            hall.handle(member, {"type": "play_now", "tc": "120+0", "computers": True})
+            seat = await inbox.next("seat")
+            host = hall.hosts[seat["table"]]
+            player = await take(hall, nursery, seat, "alice")
+            await resign(player, hall, seat["table"])
+            while seat["table"] in hall.hosts:  # no rematch asked: the series ends
+                await trio.sleep(0.05)
+            assert seat["table"] not in lobby.tables and host.live.remote_seats == ()
+            nursery.cancel_scope.cancel()
+    (game,) = read_games((tmp_path / f"{seat['table']}.bpgn").read_text())
+    assert game.tags["Termination"] == "resignation"
+
+
 async def test_a_seat_not_taken_in_time_calls_the_game_off_and_says_why(tmp_path: Path) -> None:
     hall = Hall(tmp_path, log=lambda text: None, join_timeout=0.5)
     with trio.fail_after(TIMEOUT):

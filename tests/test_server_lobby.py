@@ -31,10 +31,12 @@ TIMEOUT = 60
 class LobbyServer:
     """One ``bughouse server`` process; ``start`` reads its ports."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, *args: str) -> None:
         self.out = tmp_path / "games"
         self.err_path = tmp_path / "server.err"
-        self.argv = bughouse("server", "--port", "0", "--line-port", "0", "--out", str(self.out))
+        self.argv = bughouse(
+            "server", "--port", "0", "--line-port", "0", "--out", str(self.out), *args
+        )
         self.process: trio.Process | None = None
         self.port = self.line_port = 0
 
@@ -293,15 +295,30 @@ async def test_hostile_messages_at_one_table_leave_the_other_playing(tmp_path: P
                 await resign(bob_page)
                 await resign(alice_page)
                 await lobby_view(bob, lambda v: table_in(v, two).get("state") == "between")
+                # A rematch from the table page: the same table, colours swapped.
+                await bob_page.send({"type": "rematch"})
+                view = await lobby_view(
+                    bob,
+                    lambda v: (
+                        table_in(v, two).get("game") == 2
+                        and table_in(v, two).get("state") == "playing"
+                    ),
+                )
+                assert table_in(view, two)["seats"]["A-black"]["name"] == "bob"
+                while bob_page.state.get("game") != 2 or bob_page.state.get("result"):
+                    await bob_page.message()
+                await resign(bob_page)
         finally:
             assert server.process is not None
             await reap(server.process)
-    assert server.games(two)[0].tags["Termination"] == "resignation"
+    first, second = server.games(two)
+    assert first.tags["WhiteA"] == "bob" and second.tags["BlackA"] == "bob"
+    assert second.tags["Termination"] == "resignation" and second.tags["Result"] == "1-0"
     assert server.games(one)[0].tags["Termination"] == "resignation"
 
 
 async def test_hostile_lobby_messages_are_answered_and_strangers_refused(tmp_path: Path) -> None:
-    server = LobbyServer(tmp_path)
+    server = LobbyServer(tmp_path, "--limit", "per_address=3")
     async with trio.open_nursery() as nursery:
         await server.start(nursery)
         try:
@@ -345,6 +362,15 @@ async def test_hostile_lobby_messages_are_answered_and_strangers_refused(tmp_pat
                 while not early.errors[-1].startswith("too many chat"):
                     await early.message()
                 assert sum(m["type"] == "chat" for m in early.seen) <= 5
+                # One address holds at most per_address lobby sockets: the next is told so.
+                third = await Socket.open(server.port)
+                crowd = await Socket.open(server.port)
+                with contextlib.suppress(EOFError):
+                    while True:
+                        await crowd.message()
+                assert crowd.errors == ["too many lobby connections from your address"]
+                assert crowd.closed is not None and crowd.closed.code == 1013
+                await third.aclose()
                 # Strangers: a foreign page, a wrong Host.
                 assert await upgrade_status(server.port, "http://evil.example") == 403
                 assert await http_status(server.port, host="evil.example") == 403

@@ -267,6 +267,10 @@ class Hall:
                 host = self.hosts.get(effect.table)
                 if host is not None:
                     host.end_series()
+        for table_id, host in list(self.hosts.items()):
+            table = self.lobby.tables.get(table_id)
+            if table is None or table.state == "closed":
+                host.close()  # its engines are closed once its last game is over
         if wake:
             self._wake()
 
@@ -347,7 +351,3 @@ class Hall:
             self._apply(self.lobby.game_over(table_id, now))
         else:
             self._apply(self.lobby.game_failed(table_id, why, now, close=how == "failed"))
-        table = self.lobby.tables.get(table_id)
-        host = self.hosts.get(table_id)
-        if (table is None or table.state == "closed") and host is not None:
-            host.close()
