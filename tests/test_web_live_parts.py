@@ -845,3 +845,29 @@ async def test_a_page_sits_under_its_name_and_leaving_is_a_persons(tmp_path: Pat
         '[TerminationReason "B-White left: the person left the table '
         '(did not come back within 1 s)"]' in text
     )
+
+
+async def test_watchers_in_step_share_one_snapshot_text_per_change() -> None:
+    front = WebFrontEnd("127.0.0.1", 0)
+    game = BughouseGame()
+    front.view.apply(started(game, Clocks.new(60)))
+    made: list[dict[BoardId, int]] = []
+    snapshot = front.view.snapshot
+
+    def counted(now: float, **kwargs: Any) -> dict[str, Any]:
+        made.append(dict(kwargs.get("have") or {}))
+        return snapshot(now, **kwargs)
+
+    front.view.snapshot = counted  # type: ignore[method-assign]
+    play(front.view, game, [(Seat.A_WHITE, "e2e4")])
+    texts = [front.watcher_snapshot({}) for _ in range(3)]
+    assert len(made) == 1 and texts[0] is texts[1] is texts[2]
+    data, text = texts[0]
+    assert json.loads(text) == data and data["boards"]["A"]["moves"]["count"] == 1
+    # A watcher holding the move is answered apart; the next move is a new snapshot for all.
+    held = moves_held(data)
+    assert front.watcher_snapshot(held)[0]["boards"]["A"]["moves"]["list"] == []
+    play(front.view, game, [(Seat.A_BLACK, "e7e5")])
+    first, again = front.watcher_snapshot(held), front.watcher_snapshot(held)
+    assert first is again and first[0]["boards"]["A"]["moves"]["count"] == 2
+    assert made == [{}, held, held]

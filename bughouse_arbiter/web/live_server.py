@@ -182,6 +182,8 @@ class WebFrontEnd:
         self.pages = Pool(limits.pages, limits.per_address, evict=False)
         self.overflow = Pool(limits.overflow_pages, limits.per_address, evict=True)
         self._changed = trio.Event()
+        #: Watchers' snapshots of the current view version, by the moves they hold.
+        self._watched: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[Any, str]] = {}
         self._sessions: set[PageSession] = set()
         self._sent = trio.Event()
         self._hostname = sockets.gethostname()
@@ -341,6 +343,20 @@ class WebFrontEnd:
         self._sent.set()
         self._sent = trio.Event()
 
+    def watcher_snapshot(self, have: Mapping[BoardId, int]) -> tuple[dict[str, Any], str]:
+        """A page without a seat: the snapshot and its JSON text, made once per view
+        version for all the watchers that hold the same moves (they differ only in
+        when they ask: the clocks are as of the first ask of that version)."""
+        version = self.view.version
+        key = (version, tuple(sorted((board.value, count) for board, count in have.items())))
+        made = self._watched.get(key)
+        if made is None:
+            if any(seen != version for seen, _ in self._watched) or len(self._watched) >= 64:
+                self._watched.clear()
+            data = self.view.snapshot(trio.current_time(), have=have)
+            made = self._watched[key] = (data, json.dumps(data, separators=(",", ":")))
+        return made
+
     async def wait_changed(self, seen: int) -> None:
         """Returns once the view's version is past ``seen``."""
         while self.view.version <= seen:
@@ -455,8 +471,12 @@ class PageSession:
                 await self._error(note)
             view = self.front.view
             have = self.have if self.have_game == (view.run, view.game_id) else {}
-            data = view.snapshot(trio.current_time(), seat=self.seat, have=have)
-            await self.socket.send(json.dumps(data, separators=(",", ":")))
+            if self.seat is None:
+                data, text = self.front.watcher_snapshot(have)
+            else:
+                data = view.snapshot(trio.current_time(), seat=self.seat, have=have)
+                text = json.dumps(data, separators=(",", ":"))
+            await self.socket.send(text)
             self.have_game, self.have = (view.run, data["game"]), moves_held(data)
             if moves_behind(data):
                 continue  # the next range of moves, at once
