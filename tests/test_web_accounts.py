@@ -1,40 +1,50 @@
-"""``bughouse server --db`` in a real browser: register, log in, play a rated game, see the
-rating change on the player page and the game in the archive (chromium via Playwright,
-skipped when either is missing unless BUGHOUSE_REQUIRE_BROWSER=1; screenshots in
+"""``bughouse server --db`` in a real browser: register, log in, play a rated game against
+bots, see the rating change on the player page and the game in the archive (chromium via
+Playwright, skipped when either is missing unless BUGHOUSE_REQUIRE_BROWSER=1; screenshots in
 ``tests/screenshots/``).
 
-The person plays in chromium; the three other seats are accounts too (a game is rated
-only when all four are), driven over their sockets by a thread of the test, as a bot
-would be; their A-Black resigns once the person's page shows the game running.
+The person plays in chromium; the three other seats are real bots, each a bot account made
+with ``bughouse server admin add-bot`` (one before the server starts, two beside it running)
+and a ``bughouse connect --server URL --bot NAME --token TOKEN`` process with a random
+mover (a game is rated only when all four seats are accounts or bots). The person creates
+a rated table, sits and starts it: the three idle bots take the empty seats; the person
+resigns.
 """
 
 from __future__ import annotations
 
-import queue
 import re
 import subprocess
-import threading
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 from playwright.sync_api import expect
 from serve_helpers import ENV, ROOT, bughouse
-from test_server_accounts import Browser, lobby_socket
-from test_server_lobby import Socket
 
+from bughouse_arbiter.exits import OK
 from tests.test_web_replay import SHOTS
 from tests.test_web_replay import browser as browser  # the shared fixture
 
 WAIT_MS = 30_000
-OTHERS = {"A-black": "rook1", "B-white": "rook2", "B-black": "rook3"}
+#: The bots (they take the empty seats in the order the lobby lists them).
+BOTS = ["rook1", "rook2", "rook3"]
+#: A time control long enough that nobody flags before the person resigns.
+TC = "60+0"
+#: The bots' engine: random legal moves, a little slowed down so that board B's game lasts
+#: (a random mate there would end the game before the person resigns).
+ENGINE = f"native:{sys.executable} {ROOT / 'engines' / 'random_mover.py'} --delay 150"
 #: In the page, the lobby page's and the table page's sockets as they speak: hello (the
-#: session's account answers), sit at the table, then take the seat on the table's socket;
-#: resolves with the name welcomed once seated, and ``window.result`` gets the game's result.
-SIT = """async ([table]) => new Promise((resolve, reject) => {
+#: session's account answers), create a rated table, sit and start it (the idle bots fill
+#: the rest), then take the seat on the table's socket; resolves with the table once
+#: seated, and ``window.result`` gets the game's result.
+PLAY = """async ([tc]) => new Promise((resolve, reject) => {
   const base = `ws://${location.host}`;
   const lobby = new WebSocket(`${base}/ws`);
+  let table = null;
   window.lobbySocket = lobby;
   lobby.onopen = () => lobby.send(JSON.stringify({type: "hello", name: "ignored"}));
   lobby.onmessage = (event) => {
@@ -42,7 +52,12 @@ SIT = """async ([table]) => new Promise((resolve, reject) => {
     if (message.type === "lobby") window.lobbyView = message;
     if (message.type === "welcome") {
       window.welcome = message.name;
+      lobby.send(JSON.stringify({type: "create", tc, computers: true, fill_after: 600,
+                                 rated: true}));
+    } else if (message.type === "created") {
+      table = message.table;
       lobby.send(JSON.stringify({type: "sit", table, seat: "A-white"}));
+      lobby.send(JSON.stringify({type: "start", table}));
     } else if (message.type === "error") reject(new Error(message.text));
     else if (message.type === "seat") {
       const board = new WebSocket(`${base}/table/${table}/ws`);
@@ -51,7 +66,8 @@ SIT = """async ([table]) => new Promise((resolve, reject) => {
         {type: "sit", seat: message.seat, token: message.token}));
       board.onmessage = (event) => {
         const said = JSON.parse(event.data);
-        if (said.type === "seated") resolve(window.welcome);
+        if (said.type === "state") window.boardState = said;
+        if (said.type === "seated") resolve([window.welcome, table]);
         if (said.type === "state" && said.result) window.result = said.result.result;
       };
     }
@@ -59,88 +75,116 @@ SIT = """async ([table]) => new Promise((resolve, reject) => {
 })"""
 
 
-#: Whether the lobby's latest view shows queen's seat at the table rated above 1500.
+#: Whether the lobby's latest view shows queen's seat at the table rated below 1500.
 RATED_IN_LOBBY = """(table) => {
   const view = window.lobbyView;
   const shown = view && view.tables.find((t) => t.id === table);
   const seat = shown && shown.seats["A-white"];
-  return Boolean(seat && seat.name === "queen" && seat.rating > 1500);
+  return Boolean(seat && seat.name === "queen" && seat.rating !== null && seat.rating < 1500);
 }"""
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Any:
-    process = subprocess.Popen(
-        bughouse("server", "--port", "0", "--line-port", "0", "--db", str(tmp_path / "db"),
-                 "--out", str(tmp_path / "games")),
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV, cwd=str(ROOT),
+#: Whether the lobby's latest view shows bots in the table's three other seats.
+SEATED_BOTS = """(table) => {
+  const shown = window.lobbyView?.tables.find((t) => t.id === table);
+  return Boolean(shown && ["A-black", "B-white", "B-black"].every(
+    (seat) => shown.seats[seat]?.kind === "bot"));
+}"""
+
+
+def add_bot(db: Path, name: str) -> str:
+    """``bughouse server admin add-bot NAME --db PATH``: the token it prints."""
+    done = subprocess.run(
+        bughouse("server", "admin", "add-bot", name, "--db", str(db)),
+        capture_output=True, text=True, env=ENV, cwd=str(ROOT), timeout=60,
     )
-    assert process.stdout is not None
-    for line in process.stdout:
-        if found := re.match(r"lobby: (http://\S+?)/?$", line.strip()):
-            break
-    else:
-        raise AssertionError("the server did not start")
-    yield found.group(1)
-    process.kill()
-    process.communicate(timeout=30)
+    assert done.returncode == OK, done.stderr
+    token = done.stdout.strip()
+    assert re.fullmatch(r"[0-9a-f]{16,}", token), done.stdout
+    return token
 
 
-class Others:
-    """The three other seats' accounts in a thread of their own (trio)."""
+class Running:
+    """A ``bughouse server --db`` and the bots connected to it."""
 
-    def __init__(self, base: str) -> None:
-        self.port = int(base.rsplit(":", 1)[1])
-        self.table: queue.Queue[str] = queue.Queue()
-        self.resign = threading.Event()
-        self.failure: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp = tmp_path
+        self.db = tmp_path / "db"
+        self.err = tmp_path / "server.err"
+        self.tokens = {"rook1": add_bot(self.db, "rook1")}  # before the server runs
+        self.server = subprocess.Popen(
+            bughouse("server", "--port", "0", "--line-port", "0", "--db", str(self.db),
+                     "--out", str(tmp_path / "games")),
+            stdout=subprocess.PIPE, stderr=self.err.open("w"), text=True, env=ENV,
+            cwd=str(ROOT),
+        )
+        self.bots: dict[str, subprocess.Popen[str]] = {}
+        assert self.server.stdout is not None
+        for line in self.server.stdout:
+            if found := re.match(r"lobby: (http://\S+?)/?$", line.strip()):
+                self.url = found.group(1)
+            if line.startswith("database: "):
+                break
+        else:
+            raise AssertionError(f"the server did not start: {self.err.read_text()}")
+        for name in ("rook2", "rook3"):  # beside the running server
+            self.tokens[name] = add_bot(self.db, name)
 
-    def _run(self) -> None:
-        try:
-            trio.run(self._play)
-        except BaseException as exc:  # handed to the test
-            self.failure = exc
-            self.table.put("failed")
+    def said(self, name: str) -> str:
+        """What bot ``name``'s ``connect`` process said (its standard error)."""
+        return (self.tmp / f"{name}.err").read_text()
 
-    async def _play(self) -> None:
-        with trio.fail_after(90):
-            lobbies: dict[str, Socket] = {}
-            for name in OTHERS.values():
-                web = Browser(self.port)
-                form = {"username": name, "password": "password1", "password2": "password1"}
-                status, _, _ = await web.post("/register", form)
-                assert status == 200
-                lobbies[name] = await lobby_socket(self.port, web.cookie())
-                await lobbies[name].send({"type": "hello", "name": name})
-                await lobbies[name].until("welcome")
-            first = lobbies[OTHERS["A-black"]]
-            await first.send({"type": "create", "tc": "120+0", "computers": False, "rated": True})
-            table = (await first.until("created"))["table"]
-            for seat, name in OTHERS.items():
-                await lobbies[name].send({"type": "sit", "table": table, "seat": seat})
-            self.table.put(table)
-            boards = {}
-            for name, lobby in lobbies.items():
-                seat = await lobby.until("seat", table=table)
-                board = await Socket.open(self.port, f"/table/{table}/ws")
-                await board.send({"type": "sit", "seat": seat["seat"], "token": seat["token"]})
-                await board.until("seated")
-                boards[name] = board
-            while not self.resign.is_set():
-                await trio.sleep(0.05)
-            await boards[OTHERS["A-black"]].send({"type": "resign"})
-            resigned = boards[OTHERS["A-black"]]
-            while not resigned.state.get("result"):
-                await resigned.message()
+    def connect(self, name: str, token: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            bughouse("connect", "--server", self.url, "--bot", name, "--token", token,
+                     "--tc", TC, "--", ENGINE),
+            stdout=subprocess.DEVNULL, stderr=(self.tmp / f"{name}.err").open("w"), text=True,
+            env=ENV, cwd=str(ROOT),
+        )
+
+    def start_bots(self) -> None:
+        for name in BOTS:
+            self.bots[name] = self.connect(name, self.tokens[name])
+        deadline = time.monotonic() + WAIT_MS / 1000
+        joined = [f"bot {name} joined the lobby" for name in BOTS]
+        while not all(line in self.err.read_text() for line in joined):
+            assert time.monotonic() < deadline, self.err.read_text()
+            for name, process in self.bots.items():
+                assert process.poll() is None, self.said(name)
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        for process in [*self.bots.values(), self.server]:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    one = Running(tmp_path)
+    try:
+        yield one
+    finally:
+        one.stop()
 
 
 @pytest.mark.slow
-def test_register_log_in_play_rated_and_see_the_rating_and_the_game(
-    browser: Any, server: str
+def test_register_log_in_play_rated_against_bots_and_see_the_ratings_and_the_game(
+    browser: Any, running: Running
 ) -> None:
-    others = Others(server)
+    server = running.url
+    # A wrong token is refused: one line, exit 3.
+    wrong = running.connect("rook1", "0" * 32)
+    assert wrong.wait(60) == 3, running.said("rook1")
+    assert running.said("rook1").splitlines() == [
+        "bughouse connect: error: 'rook1' refused: wrong or revoked token for the bot 'rook1'"
+    ]
+    running.start_bots()
     errors: list[str] = []
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
@@ -161,33 +205,48 @@ def test_register_log_in_play_rated_and_see_the_rating_and_the_game(
     page.fill("#password", "a good password")
     page.click("main button[type=submit]")
     expect(page.locator("#rated-games")).to_have_text("0")
-    # Sit at the others' rated table from a lobby socket of this page (the session's account).
-    table = others.table.get(timeout=90)
-    assert others.failure is None, others.failure
-    assert page.evaluate(SIT, [table]) == "queen"
+    # Create a rated table from a lobby socket of this page (the session's account), sit
+    # and start: the three bots take the other seats.
+    welcome, table = page.evaluate(PLAY, [TC])
+    assert welcome == "queen"
+    page.wait_for_function(SEATED_BOTS, arg=table, timeout=WAIT_MS)
+    shown = page.evaluate(f"window.lobbyView.tables.find((t) => t.id === '{table}').seats")
+    seated = {seat: shown[seat]["name"] for seat in ("A-black", "B-white", "B-black")}
+    assert sorted(seated.values()) == sorted(BOTS)
     board = context.new_page()
-    board.goto(f"{server}/table/{table}")  # a watcher's view of the game
+    board.goto(f"{server}/table/{table}")  # a watcher's view of the bots playing
+    page.wait_for_function("(window.boardState?.boards?.B?.moves?.count || 0) > 2", timeout=WAIT_MS)
     board.screenshot(path=str(SHOTS / "rated-game-1280x800.png"))
-    others.resign.set()
-    page.wait_for_function("window.result === '1-0'", timeout=WAIT_MS)
+    page.evaluate("window.boardSocket.send(JSON.stringify({type: 'resign'}))")
+    page.wait_for_function("window.result === '0-1'", timeout=WAIT_MS)
     # The lobby shows the new rating at once.
     page.wait_for_function(RATED_IN_LOBBY, arg=table, timeout=WAIT_MS)
-    others.thread.join(timeout=60)
-    assert others.failure is None, others.failure
-    # The player page: one rated game, the rating up from 1500, its history drawn.
+    # The player page: one rated game, the rating down from 1500, its history drawn.
     page.goto(f"{server}/player/queen")
     expect(page.locator("#rated-games")).to_have_text("1")
     rating = int(re.sub(r"\D", "", page.locator("#rating").inner_text()))
-    assert rating > 1500
+    assert rating < 1500
     assert page.locator("svg.plot polyline").count() == 1
-    assert page.locator("table.games .up").count() == 2  # the winners: queen and rook3
+    assert page.locator("table.games .up").count() == 2  # the winners: A-black and B-white
     assert page.locator("table.games .down").count() == 2
     page.screenshot(path=str(SHOTS / "player-1280x800.png"), full_page=True)
-    # The archive: the game is there, and opens as its replay page.
+    # The bots' ratings moved too: the winners up, queen's partner (B-black) down.
+    page.goto(f"{server}/leaderboard?kind=bots&provisional=1")
+    shown = page.locator("table.list tbody tr").all_inner_texts()
+    rows = {cells[1].split()[0]: cells for cells in (row.split("\t") for row in shown)}
+    assert sorted(rows) == sorted(BOTS)
+    ratings = {name: int(re.sub(r"\D", "", cells[2])) for name, cells in rows.items()}
+    assert ratings[seated["A-black"]] > 1500 and ratings[seated["B-white"]] > 1500
+    assert ratings[seated["B-black"]] < 1500
+    assert {cells[4].strip() for cells in rows.values()} == {"1"}  # one rated game each
+    page.screenshot(path=str(SHOTS / "leaderboard-bots-1280x800.png"))
+    # The archive: the game is there with all four names, and opens as its replay page.
     page.goto(f"{server}/games?player=queen")
     row = page.locator("table.games tbody tr")
     expect(row).to_have_count(1)
-    expect(row).to_contain_text("1-0")
+    expect(row).to_contain_text("0-1")
+    for name in ("queen", *BOTS):
+        expect(row).to_contain_text(name)
     page.screenshot(path=str(SHOTS / "archive-1280x800.png"))
     row.locator("a").first.click()
     expect(page.locator("#board-A")).to_be_visible(timeout=WAIT_MS)
@@ -199,10 +258,15 @@ def test_register_log_in_play_rated_and_see_the_rating_and_the_game(
     # On a phone: the same pages, nothing wider than the screen.
     phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     small = phone.new_page()
-    for path, shot in (("/player/queen", "player"), ("/games", "archive"), ("/login", "login")):
+    for path, shot in (("/player/queen", "player"), ("/games", "archive"), ("/login", "login"),
+                       ("/leaderboard?kind=bots&provisional=1", "leaderboard-bots")):
         small.goto(server + path)
         assert small.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
         small.screenshot(path=str(SHOTS / f"{shot}-390x844.png"), full_page=True)
     assert errors == []
     context.close()
     phone.close()
+    # Each bot played it on its own connection, and is still in the lobby for the next table.
+    for seat, name in seated.items():
+        assert f"seated at {table} as {seat}" in running.said(name)
+        assert running.bots[name].poll() is None, running.said(name)

@@ -1,13 +1,16 @@
 """A club evening in a real browser: six people and two bots play three rounds.
 
-A real ``bughouse server`` (the server's random engine plays the bots and
-nobody's missing seat) and Debian's chromium through Playwright, as the
-other browser tests. The host creates the evening on ``/events``, adds two
-bots on the event page; six people, each a page of their own, say their
-name, sign up and check in; the host starts it. Each round seats every
+A real ``bughouse server`` and Debian's chromium through Playwright, as the
+other browser tests; the two bots are real ``bughouse connect --server URL
+--bot NAME --games 3 -- random`` processes, in the server's lobby before the
+evening starts, so the server seats them as themselves (its own engine would
+otherwise play under their names). The host creates the evening on
+``/events``, adds the two bots on the event page; six people, each a page of
+their own, say their name, sign up and check in; the host starts it. Each round seats every
 person from their event page (nobody moves: the time control is three
 seconds, so the clocks decide), and the host's page follows the standings
-to the end. Screenshots go to ``tests/screenshots/``.
+to the end; each bot played its three games on its own connection and then
+left with exit status 0. Screenshots go to ``tests/screenshots/``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from tests.test_web_replay import browser as browser  # the shared fixture
 ROOT = Path(__file__).resolve().parent.parent
 WAIT_MS = 90_000
 PEOPLE = ["ann", "bea", "cid", "dan", "eve", "fay"]
+BOTS = ["bot1", "bot2"]
+TC = "3+0"
 
 
 def start_server(out: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
@@ -56,6 +61,28 @@ def start_server(out: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
             return process, found.group(1)
 
 
+def start_bot(base: str, name: str, err: Path) -> subprocess.Popen[str]:
+    """``bughouse connect --server URL --bot NAME --games 3``: one game a round (an event
+    seats a bot in the lobby whatever time controls it plays for the lobby's tables)."""
+    return subprocess.Popen(
+        [*BUGHOUSE, "connect", "--server", base, "--bot", name, "--games", "3", "--", "random"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=err.open("w"),
+        text=True,
+    )
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def until(done: Callable[[], bool], limit: float = WAIT_MS / 1000) -> None:
     """Polls the pages (the page policy forbids a predicate evaluated in them)."""
     deadline = time.monotonic() + limit
@@ -69,19 +96,31 @@ def test_six_people_and_two_bots_play_three_rounds_to_the_standings(
 ) -> None:
     process, base = start_server(tmp_path / "games", tmp_path / "server.err")
     errors: list[str] = []
+    bots: dict[str, subprocess.Popen[str]] = {}
+    said = {name: tmp_path / f"{name}.err" for name in BOTS}
     try:
+        for name in BOTS:
+            bots[name] = start_bot(base, name, said[name])
+        joined = [f"bot {name} joined the lobby" for name in BOTS]
+
+        def in_lobby() -> bool:
+            for name, bot in bots.items():
+                assert bot.poll() is None, said[name].read_text()
+            return all(line in (tmp_path / "server.err").read_text() for line in joined)
+
+        until(in_lobby, 30)
         host = browser.new_page(viewport={"width": 1280, "height": 800})
         host.on("pageerror", lambda error: errors.append(str(error)))
         host.goto(f"{base}/events")
         host.fill("input[name=title]", "Tuesday bughouse")
-        host.fill("input[name=tc]", "3+0")
+        host.fill("input[name=tc]", TC)
         host.fill("input[name=starts_in]", "10")
         host.uncheck("input[name=auto_start]")
         host.screenshot(path=str(SHOTS / "events-1280x800.png"), full_page=True)
         host.click("#create button")
         host.wait_for_url(re.compile(r"/event/e1#host="))
         host.wait_for_selector("#host:not([hidden])")
-        for bot in ("bot1", "bot2"):
+        for bot in BOTS:
             host.fill("#bot", bot)
             host.click("#add-bot")
             host.wait_for_selector(f"#entrants td:text-is('{bot} (bot)')")
@@ -128,13 +167,31 @@ def test_six_people_and_two_bots_play_three_rounds_to_the_standings(
             assert f"round {round_no} of 3 paired" in log
         assert not [line for line in log if "a computer plays for" in line]
         assert not errors
+        # Each bot played one game a round on its own connection, then left cleanly.
+        codes = {name: bot.wait(timeout=60) for name, bot in bots.items()}
+        assert codes == {name: 0 for name in BOTS}, {n: p.read_text() for n, p in said.items()}
     except Exception:
         print((tmp_path / "server.err").read_text())
         raise
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        for bot in bots.values():
+            stop(bot)
+        stop(process)
     record = json.loads((tmp_path / "games" / "events" / "e1.json").read_text())
     assert record["state"] == "finished"
     bpgn = sorted((tmp_path / "games").glob("t*.bpgn"))
     assert len(bpgn) == 6  # two tables a round, one game each
+    log = (tmp_path / "server.err").read_text()
+    for name in BOTS:
+        text = said[name].read_text()
+        assert "done: 3 games played" in text, text
+        seated = re.findall(r"seated at (t\d+) as ([AB]-\w+)", text)
+        # The tables the bot was seated at are the ones whose games name it, and the server
+        # seated it there over the connection it joined the lobby on (not its own engine).
+        named = [path.stem for path in bpgn if f'"{name}"]' in path.read_text()]
+        assert sorted(table for table, _ in seated) == named
+        assert len(seated) == 3, text
+        found = re.search(rf"(\S+): bot {name} joined the lobby", log)
+        assert found is not None, log
+        for table, seat in seated:
+            assert f"{found.group(1)}: {name} seated at {table} {seat}" in log, log
