@@ -109,3 +109,13 @@ def _deselect_for_mutation(config: pytest.Config, items: list[pytest.Item]) -> N
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if not left_out(item)]
+
+
+@pytest.fixture(autouse=True)
+def _own_data_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test's programs keep their data (``bughouse server``'s default
+    database) in a folder of the test's own, never in the user's
+    ``~/.local/share`` nor in one another test's server still holds."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))

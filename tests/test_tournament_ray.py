@@ -494,8 +494,8 @@ def test_an_engine_that_does_not_start_on_a_node_is_that_nodes_error_not_a_game(
     mover = ROOT / "engines" / "random_mover.py"
     picky = (
         f'/bin/sh -c \'[ "$BUGHOUSE_TEST_NODE" = second ] && exit 3; '
-        f"exec {sys.executable} {mover}'"
-    )
+        f"exec {sys.executable} {mover} --delay 50'"
+    )  # it thinks, so the head's table cannot play all four before the second's starts
     argv = [
         "tournament", "--engine", f"picky={picky}", "--engine", "b=random",
         "--games", "4", "--tc", "2+0", "--rule", "max_plies=40",
