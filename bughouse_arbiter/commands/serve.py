@@ -85,6 +85,7 @@ from ..config.options import (
     add_seat_engine,
     add_tc,
     house_rules,
+    port_number,
 )
 from ..config.specs import DEFAULT_ENGINE, builtin_engine, game_seed, rotated_seat
 from ..core.model import SEATS, Seat
@@ -265,8 +266,8 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
             continue  # match's own check says what is wrong
         if seat in remote:
             raise UsageError(f"seat {seat} is both --remote and --engine")
-    port = _port("--port", args.port)
-    web_port = None if args.web is None else _port("--web", args.web)
+    port = port_number("--port", args.port)
+    web_port = None if args.web is None else port_number("--web", args.web)
     limits = limits_from_texts(args.limit)
     allow = tuple(args.allow_origin)
     if allow and web_port is None:
@@ -307,16 +308,6 @@ def plan_from_args(args: argparse.Namespace, *, today: datetime.datetime) -> Ser
         certfile=certfile,
         keyfile=keyfile,
     )
-
-
-def _port(option: str, text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise UsageError(f"{option} takes a number, not {text!r}") from None
-    if not 0 <= port < 65536:
-        raise UsageError(f"{option} {port} is out of range")
-    return port
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:

@@ -108,33 +108,21 @@ def register(subparsers: Any) -> None:
     server_admin.register(parser.add_subparsers(dest="server_command", metavar="COMMAND"))
 
 
-def _port(option: str, text: str) -> int:
-    from ..errors import UsageError
-
-    try:
-        port = int(text)
-    except ValueError:
-        raise UsageError(f"{option} takes a number, not {text!r}") from None
-    if not 0 <= port < 65536:
-        raise UsageError(f"{option} {port} is out of range")
-    return port
-
-
 def run(args: argparse.Namespace, env: Any) -> int:
     import shutil
 
     import trio
 
     from ..config.engines_file import known_engines
-    from ..config.options import out_text
+    from ..config.options import out_text, port_number
     from ..config.specs import engine_spec
     from ..errors import UsageError
     from ..players.process import live_engine_pids
     from ..players.reaper import become_subreaper, kill_orphans
     from ..server.limits import limits_from_texts
 
-    port = _port("--port", args.port)
-    line_port = _port("--line-port", args.line_port)
+    port = port_number("--port", args.port)
+    line_port = port_number("--line-port", args.line_port)
     if (args.certfile is None) != (args.keyfile is None):
         raise UsageError("--certfile and --keyfile go together")
     for name in args.allow_origin:

@@ -154,6 +154,17 @@ def out_text(args: argparse.Namespace, option: str = "--out") -> str | None:
     return text
 
 
+def port_number(option: str, text: str) -> int:
+    """A ``--port``-style value: 0 (a free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise ConfigError(f"{option} takes a number, not {text!r}") from None
+    if not 0 <= port < 65536:
+        raise ConfigError(f"{option} {port} is out of range")
+    return port
+
+
 def targeted(text: str, flag: str, form: str) -> tuple[str, str, str]:
     """Reads ``NAME.KEY=VALUE`` (``match --option WA.Hash=64``, ``tournament
     --set sf.depth=8``): the target NAME, the KEY after its first dot, and
