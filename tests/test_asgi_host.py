@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 import trio
-import trustme
 import wsproto
 import wsproto.events as ws_events
 from starlette.applications import Starlette
@@ -23,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
+from tls_files import certificate
 
 from bughouse_arbiter.server.listener import ServeError
 from bughouse_arbiter.web.asgi_host import WebBounds, serve_asgi
@@ -275,17 +275,6 @@ async def test_a_taken_port_and_a_bad_certificate_are_one_clear_error(tmp_path: 
         )
     with pytest.raises(ServeError, match="go together"):
         await serve_asgi(echo.app, host="127.0.0.1", port=0, certfile=str(junk))
-
-
-def certificate(tmp_path: Path) -> tuple[str, str, str]:
-    """A CA file, and a server certificate and key it signed for localhost and 127.0.0.1."""
-    ca = trustme.CA()
-    cert = ca.issue_cert("localhost", "127.0.0.1")
-    paths = [tmp_path / name for name in ("ca.pem", "cert.pem", "key.pem")]
-    ca.cert_pem.write_to_path(str(paths[0]))
-    cert.cert_chain_pems[0].write_to_path(str(paths[1]))
-    cert.private_key_pem.write_to_path(str(paths[2]))
-    return str(paths[0]), str(paths[1]), str(paths[2])
 
 
 async def test_with_a_certificate_it_speaks_tls_only(tmp_path: Path) -> None:

@@ -449,7 +449,9 @@ async def test_an_unreachable_server_is_one_connect_refused() -> None:
 
 
 async def test_the_line_lobby_speaks_tls_when_given_a_certificate(tmp_path: Path) -> None:
-    cert, key = _self_signed(tmp_path)
+    from tls_files import certificate  # trustme, for this test only
+
+    cafile, cert, key = certificate(tmp_path)
     hall, log = FakeHall(), []
     hello = Hello("guest", "alice", ping=True)
     with trio.fail_after(GUARD):
@@ -465,7 +467,7 @@ async def test_the_line_lobby_speaks_tls_when_given_a_certificate(tmp_path: Path
                 )
             )
             where = LinePort("127.0.0.1", port, tls=True)
-            link, name = await open_lobby(where, hello, client_context(cert))
+            link, name = await open_lobby(where, hello, client_context(cafile))
             assert name == "alice"
             await link.send("tables")
             assert (await link.receive()).text.startswith("table t1 180+0 open")  # type: ignore[union-attr]
@@ -476,43 +478,3 @@ async def test_the_line_lobby_speaks_tls_when_given_a_certificate(tmp_path: Path
                 await open_lobby(where, Hello("guest", "carol"))  # this machine's CAs only
             nursery.cancel_scope.cancel()
     assert any("plain text, not TLS" in line for line in log)
-
-
-def _self_signed(folder: Path) -> tuple[str, str]:
-    """A self-signed certificate for 127.0.0.1 and its key (PEM files)."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return str(cert_path), str(key_path)

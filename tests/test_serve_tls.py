@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 import trio
-import trustme
 from cli_checks import BUGHOUSE, run_bughouse
 from serve_helpers import ENV, ROOT, Server, bughouse, reap
+from tls_files import certificate
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.core.model import Seat
@@ -29,18 +29,6 @@ from bughouse_arbiter.server.limits import Limits
 from bughouse_arbiter.server.listener import TcpFrontEnd
 from bughouse_arbiter.server.seam import LiveTable
 from bughouse_arbiter.server.tls import client_context, server_context
-
-
-def certificate(folder: Path) -> tuple[str, str, str]:
-    """A CA file, and a server certificate and key it signed for 127.0.0.1 and localhost."""
-    folder.mkdir(parents=True, exist_ok=True)
-    ca = trustme.CA()
-    issued = ca.issue_cert("127.0.0.1", "localhost")
-    paths = [folder / name for name in ("ca.pem", "cert.pem", "key.pem")]
-    ca.cert_pem.write_to_path(str(paths[0]))
-    issued.cert_chain_pems[0].write_to_path(str(paths[1]))
-    issued.private_key_pem.write_to_path(str(paths[2]))
-    return str(paths[0]), str(paths[1]), str(paths[2])
 
 
 class Holder:
