@@ -53,10 +53,9 @@ from ..protocol.lobby_lines import (
 )
 from ..server.admission import Pool
 from ..server.limits import Limits
-from ..server.listener import TcpLink, open_listeners, peer_host, peer_name
+from ..server.listener import TcpLink, open_connection, open_listeners, peer_name
 from ..server.seam import LiveTable
-from ..server.streams import first_line
-from ..server.tls import TlsRefused, accept_tls, close_quietly
+from ..server.tls import close_quietly
 from .runtime import JoinRefused
 
 Log = Callable[[str], None]
@@ -373,21 +372,13 @@ class LineLobby:
         self.connections += 1
         wire: trio.abc.Stream = stream
         try:
-            scope = trio.CancelScope()
-            ticket = self.waiting.admit(peer_host(stream), scope.cancel)
-            assert ticket is not None  # an evicting pool always admits
-            first = None
-            with scope:
-                try:
-                    if self.ssl_context is not None:
-                        wire = await accept_tls(stream, self.ssl_context, self.limits.auth_timeout)
-                    first = await self._hello_line(wire)
-                except TlsRefused as exc:
-                    self.log(f"{peer}: {exc}; closed")
-                    return
-                finally:
-                    self.waiting.release(ticket)
-            if ticket.evicted:
+            opening = await open_connection(stream, self.waiting, self.ssl_context, self.limits)
+            wire = opening.stream
+            if opening.refused is not None:
+                self.log(f"{peer}: {opening.refused}; closed")
+                return
+            first = opening.first
+            if opening.evicted:
                 await _answer(wire, "error too many connections")
                 return
             if first is not None:
@@ -397,16 +388,6 @@ class LineLobby:
         finally:
             self.connections -= 1
             await close_quietly(wire)
-
-    async def _hello_line(
-        self, stream: trio.abc.Stream
-    ) -> tuple[RawLine | None, LineBuffer, list[RawLine]] | None:
-        """The first non-blank line (None: none in time), the buffer and the lines after it;
-        None if the peer closed first (``streams.first_line``)."""
-        limits = self.limits
-        return await first_line(
-            stream, max_line=limits.max_line, timeout=limits.auth_timeout, lines=limits.auth_lines
-        )
 
     async def _session(
         self,

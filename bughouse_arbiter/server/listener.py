@@ -29,6 +29,7 @@ import errno
 import ssl
 from functools import partial
 
+import attrs
 import trio
 
 from ..protocol import LineBuffer, RawLine
@@ -219,21 +220,13 @@ class TcpFrontEnd:
         stream: trio.abc.Stream = raw
         self.open_connections += 1
         try:
-            scope = trio.CancelScope()
-            ticket = self.waiting.admit(peer_host(raw), scope.cancel)
-            assert ticket is not None  # an evicting pool always admits
-            first = None
-            with scope:
-                try:
-                    if self.tls is not None:
-                        stream = await accept_tls(raw, self.tls, self.limits.auth_timeout)
-                    first = await self._auth_line(stream)
-                except TlsRefused as exc:
-                    self._refused(table, f"{peer}: {exc}; closed")
-                    return
-                finally:
-                    self.waiting.release(ticket)
-            if ticket.evicted:
+            opening = await open_connection(raw, self.waiting, self.tls, self.limits)
+            stream = opening.stream
+            if opening.refused is not None:
+                self._refused(table, f"{peer}: {opening.refused}; closed")
+                return
+            first = opening.first
+            if opening.evicted:
                 self.turned_away += 1
                 table.refused(
                     f"{peer}: closed to make room, too many connections waiting to "
@@ -252,15 +245,6 @@ class TcpFrontEnd:
             self.open_connections -= 1
             await close_quietly(stream)
 
-    async def _auth_line(
-        self, stream: trio.abc.Stream
-    ) -> tuple[RawLine | None, LineBuffer, list[RawLine]] | None:
-        """The first non-blank line (None: none in time), the buffer and the lines after it;
-        None if the peer closed first (``streams.first_line``)."""
-        limits = self.limits
-        return await first_line(
-            stream, max_line=limits.max_line, timeout=limits.auth_timeout, lines=limits.auth_lines
-        )
 
     async def _session(
         self,
@@ -324,6 +308,47 @@ async def open_listeners(host: str, port: int) -> list[trio.SocketListener]:
         if exc.errno == errno.EADDRINUSE:
             reason = "the port is in use"
         raise ServeError(f"cannot listen on {host}:{port}: {reason}") from exc
+
+
+@attrs.frozen
+class Opening:
+    """A new connection past its waiting room: its stream (TLS once handshaken),
+    its first line (``streams.first_line``: None if the peer closed first),
+    whether another connection evicted it meanwhile, and the TLS refusal if the
+    handshake failed (then nothing was read)."""
+
+    stream: trio.abc.Stream
+    first: tuple[RawLine | None, LineBuffer, list[RawLine]] | None = None
+    evicted: bool = False
+    refused: TlsRefused | None = None
+
+
+async def open_connection(
+    raw: trio.SocketStream, waiting: Pool, tls: ssl.SSLContext | None, limits: Limits
+) -> Opening:
+    """Holds ``raw`` in the ``waiting`` pool (an evicting one: a newcomer past it
+    cancels the oldest) through the TLS handshake and the first line, within the
+    auth bounds of ``limits``: the start every TCP front end gives a connection."""
+    stream: trio.abc.Stream = raw
+    scope = trio.CancelScope()
+    ticket = waiting.admit(peer_host(raw), scope.cancel)
+    assert ticket is not None  # an evicting pool always admits
+    first = None
+    with scope:
+        try:
+            if tls is not None:
+                stream = await accept_tls(raw, tls, limits.auth_timeout)
+            first = await first_line(
+                stream,
+                max_line=limits.max_line,
+                timeout=limits.auth_timeout,
+                lines=limits.auth_lines,
+            )
+        except TlsRefused as exc:
+            return Opening(stream, refused=exc)
+        finally:
+            waiting.release(ticket)
+    return Opening(stream, first, ticket.evicted)
 
 
 class ServeError(Exception):
