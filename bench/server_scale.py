@@ -22,8 +22,9 @@ Measured, on one clock (this process's ``time.perf_counter``):
 - server RSS at start, once the tables play, once the spectators watch, and
   every ``--every`` finished games: memory per table and per spectator.
 
-A single-table run (one table, ``--solo-spectators`` spectators, its own
-server process) comes first, as the baseline the delay is compared with.
+A single-table run (one table with as many spectators as each table of the
+scale run, or ``--solo-spectators``; its own server process) comes first, as
+the baseline the delay is compared with.
 This process plays all the bots and reads all the sockets, so its own CPU
 shares the machine with the server's: the load average is printed. Nothing is
 asserted; the figures are printed as a table.
@@ -122,6 +123,7 @@ class Server:
         self.argv = [
             sys.executable, *command, "server",
             "--port", "0", "--line-port", "0", "--out", str(folder / "games"),
+            "--db", str(folder / "server.sqlite3"),
             "--limit", f"pages={limit}", "--limit", f"per_address={limit}",
             "--limit", f"connections={limit}", "--limit", "timeout=30",
         ]  # fmt: skip
@@ -312,6 +314,9 @@ class Spectator:
     def snapshot(self, data: dict[str, Any], now: float, stats: Stats) -> None:
         if data.get("type") != "state" or not data.get("boards"):
             return
+        if self.game == -1:  # the moves played before it came are not fanned out to it
+            self.game = data["game"]
+            self.seen = {n: b["moves"]["count"] for n, b in data["boards"].items()}
         if data["game"] != self.game:
             self.game, self.seen = data["game"], {"A": 0, "B": 0}
         for name, board in data["boards"].items():
@@ -424,7 +429,11 @@ def main() -> int:
     parser.add_argument("--spectators", type=int, default=1000)
     parser.add_argument("--games", type=int, default=1000, help="games to finish (all tables)")
     parser.add_argument("--every", type=int, default=100, help="read the RSS every N games")
-    parser.add_argument("--solo-spectators", type=int, default=4)
+    parser.add_argument(
+        "--solo-spectators",
+        type=int,
+        help="spectators of the single table (default: as many as each table has)",
+    )
     parser.add_argument("--solo-games", type=int, default=5)
     parser.add_argument(
         "--think",
@@ -437,6 +446,8 @@ def main() -> int:
         "--profile", metavar="FILE", help="run the scale server under cProfile, stats to FILE"
     )
     args = parser.parse_args()
+    if args.solo_spectators is None:
+        args.solo_spectators = args.spectators // args.tables if args.tables > 0 else 0
     if not 0 <= args.think <= 10_000:
         parser.error("--think is out of range (0 to 10000 ms)")
     for name in ("tables", "spectators", "games", "every", "solo_spectators", "solo_games"):

@@ -181,7 +181,6 @@ class WebFrontEnd:
         self.requests = Pool(limits.requests, limits.per_address, evict=True)
         self.pages = Pool(limits.pages, limits.per_address, evict=False)
         self.overflow = Pool(limits.overflow_pages, limits.per_address, evict=True)
-        self._changed = trio.Event()
         #: Watchers' snapshots of the current view version, by the moves they hold.
         self._watched: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[Any, str]] = {}
         self._sessions: set[PageSession] = set()
@@ -281,8 +280,8 @@ class WebFrontEnd:
     def _on_event(self, table: LiveTable, event: MatchEvent) -> None:
         # ``serve`` seats the players before each game starts: this game's seating.
         if self.view.apply(event, seating=table.seating):
-            self._changed.set()
-            self._changed = trio.Event()
+            for session in self._sessions:
+                session.kick()
 
     async def page(self, table: LiveTable, websocket: Any) -> None:
         """One page's socket (a Starlette ``WebSocket``, not yet accepted) to its end."""
@@ -357,10 +356,6 @@ class WebFrontEnd:
             made = self._watched[key] = (data, json.dumps(data, separators=(",", ":")))
         return made
 
-    async def wait_changed(self, seen: int) -> None:
-        """Returns once the view's version is past ``seen``."""
-        while self.view.version <= seen:
-            await self._changed.wait()
 
 
 def _plain(status: int, line: str) -> Any:
@@ -389,7 +384,7 @@ class PageSession:
         self.stopping = False
         self._scope = trio.CancelScope()
         self._waiting = False  # for a seat another connection holds
-        self._kick = trio.Event()  # a seated page's snapshot must be re-sent (a turn opened)
+        self._kick = trio.Event()  # the view changed, or a seated page's turn opened
         self._limiter = RateLimiter(MESSAGE_RATE, MESSAGE_BURST)
         #: The view version of the last snapshot sent (with every move then).
         self.sent = -1
@@ -462,8 +457,10 @@ class PageSession:
             self.evict()
 
     async def _push(self) -> None:
-        seen = -1
         while not self.socket.closed:
+            # The players' lines of the change that woke this task go out first:
+            # their writers woke with it, and run before this task's next step.
+            await trio.lowlevel.checkpoint()
             kick = self._kick
             version = self.front.view.version
             if self.player is not None and self.player.refused is not None:
@@ -480,22 +477,13 @@ class PageSession:
             self.have_game, self.have = (view.run, data["game"]), moves_held(data)
             if moves_behind(data):
                 continue  # the next range of moves, at once
-            seen = self.sent = version
+            self.sent = version
             self.front._note_sent()
-            async with trio.open_nursery() as wait:
-
-                async def changed(wait: trio.Nursery = wait, seen: int = seen) -> None:
-                    await self.front.wait_changed(seen)
-                    wait.cancel_scope.cancel()
-
-                async def kicked(wait: trio.Nursery = wait, kick: trio.Event = kick) -> None:
-                    await kick.wait()
-                    wait.cancel_scope.cancel()
-
-                wait.start_soon(changed)
-                wait.start_soon(kicked)
+            if self.front.view.version == version:
+                await kick.wait()  # a change of the view kicks every page (``_on_event``)
 
     def kick(self) -> None:
+        """Wakes the page's sender: the view changed, or its snapshot must be re-sent."""
         self._kick.set()
         self._kick = trio.Event()
 
