@@ -357,7 +357,6 @@ class WebFrontEnd:
         return made
 
 
-
 def _plain(status: int, line: str) -> Any:
     from starlette.responses import PlainTextResponse
 
