@@ -19,7 +19,6 @@ so no next game is offered) and stops its engine once the server has let it go.
 from __future__ import annotations
 
 import contextlib
-import math
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -31,8 +30,8 @@ from ..players.base import Player
 from ..players.process import EngineProcess
 from ..protocol import RawLine
 from ..protocol.lobby_lines import Notice, Seated, Unseated, parse_server_line
+from .bridge import drive_over_link
 from .client import ClientLink
-from .driver import PlayerDriver
 
 #: Seconds the server has to close the link once ``quit`` was sent while idle.
 QUIT_WAIT = 10.0
@@ -242,35 +241,7 @@ async def pump_native(lines: BotLines, engine: EngineProcess, say: Say) -> int:
 
 async def drive_player(lines: BotLines, player: Player, say: Say) -> int:
     """Plays the seated games with a local ``Player`` (an adapter engine, the console)."""
-    link = lines.link
-    send, receive = trio.open_memory_channel[list[str]](math.inf)
-
-    def out(batch: list[str]) -> None:
-        if lines.seated:
-            send.send_nowait(batch)
-
-    driver = PlayerDriver(player, out)
-    async with trio.open_nursery() as nursery:
-
-        async def to_server() -> None:
-            async for batch in receive:
-                try:
-                    await link.send_many(batch)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    return
-
-        nursery.start_soon(to_server)
-        status = OK
-        try:
-            await driver.run(nursery, aiter(lines))
-        except EngineFailed as exc:
-            say(f"error: {exc}")
-            status = FAILED
-        finally:
-            with trio.CancelScope(shield=True):
-                await player.aclose()
-        with trio.move_on_after(1):
-            while receive.statistics().current_buffer_used:
-                await trio.sleep(0.01)
-        nursery.cancel_scope.cancel()
+    status, _ = await drive_over_link(
+        lines.link, player, aiter(lines), say, sending=lambda: lines.seated
+    )
     return status

@@ -3,6 +3,7 @@
 ``bughouse connect`` seats a UCI or xboard engine so, and ``bughouse play
 --connect`` the console: the player is driven from the seat's protocol.md
 lines (``driver.PlayerDriver``) over a ``client`` link until the game ends.
+``drive_over_link`` is that drive, for a lobby bot's games too (``bot``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..protocol import RawLine
 from .client import ClientLink, ConnectRefused, open_seat
 from .driver import PlayerDriver
 
-__all__ = ["bridge_player", "check_credentials", "lines_of", "say"]
+__all__ = ["bridge_player", "check_credentials", "drive_over_link", "lines_of", "say"]
 
 
 def say(text: str) -> None:
@@ -55,22 +56,50 @@ async def bridge_player(
     except ConnectRefused as exc:
         say(f"error: {exc}")
         return REFUSED
-    player = make_player()
+    try:
+        status, driver = await drive_over_link(link, make_player(), lines_of(link), say)
+    finally:
+        with trio.CancelScope(shield=True):
+            await link.aclose()
+    if not driver.quit and status == OK:
+        say("the server closed the connection")
+        status = FAILED
+    return status
+
+
+async def drive_over_link(
+    link: ClientLink,
+    player: Player,
+    lines: AsyncIterator[RawLine],
+    say: Callable[[str], None],
+    *,
+    sending: Callable[[], bool] = lambda: True,
+) -> tuple[int, PlayerDriver]:
+    """Drives ``player`` from the server's ``lines``, its answers sent on ``link``
+    while ``sending()``, until the lines end; then closes the player.
+
+    Returns OK, or FAILED once the player failed (said in one line), and the driver.
+    """
     send, receive = trio.open_memory_channel[list[str]](math.inf)
-    driver = PlayerDriver(player, send.send_nowait)
+
+    def out(batch: list[str]) -> None:
+        if sending():
+            send.send_nowait(batch)
+
+    driver = PlayerDriver(player, out)
     status = OK
     async with trio.open_nursery() as nursery:
 
         async def to_server() -> None:
-            async for lines in receive:
+            async for batch in receive:
                 try:
-                    await link.send_many(lines)
+                    await link.send_many(batch)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     return
 
         nursery.start_soon(to_server)
         try:
-            await driver.run(nursery, lines_of(link))
+            await driver.run(nursery, lines)
         except EngineFailed as exc:
             say(f"error: {exc}")
             status = FAILED
@@ -80,12 +109,8 @@ async def bridge_player(
                 with trio.move_on_after(1):  # the last answers (a resignation) go out
                     while receive.statistics().current_buffer_used:
                         await trio.sleep(0.01)
-                await link.aclose()
             nursery.cancel_scope.cancel()
-    if not driver.quit and status == OK:
-        say("the server closed the connection")
-        status = FAILED
-    return status
+    return status, driver
 
 
 async def lines_of(link: ClientLink) -> AsyncIterator[RawLine]:
