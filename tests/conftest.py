@@ -117,5 +117,11 @@ def _own_data_folder(
 ) -> None:
     """Every test's programs keep their data (``bughouse server``'s default
     database) in a folder of the test's own, never in the user's
-    ``~/.local/share`` nor in one another test's server still holds."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+    ``~/.local/share`` nor in one another test's server still holds.
+    ``serve_helpers.ENV``, the environment its processes start with, was
+    copied at import: it gets the folder too."""
+    import serve_helpers
+
+    folder = str(tmp_path_factory.mktemp("data"))
+    monkeypatch.setenv("XDG_DATA_HOME", folder)
+    monkeypatch.setitem(serve_helpers.ENV, "XDG_DATA_HOME", folder)
