@@ -260,10 +260,8 @@ async def instant_player(
             stats.finished()
             if not stats.stop_rematch:
                 await link.send(f"rematch {table}")
-        elif word == "error" and rest.startswith("no game at") and not stats.stop_rematch:
-            # The gameover reaches the seats a moment before the lobby hears of it.
-            await trio.sleep(0.02)
-            await link.send(f"rematch {table}")
+        elif word == "error" and rest.startswith("no game at"):
+            raise SystemExit(f"rematch on gameover refused: {line}")
 
 
 class Spectator:

@@ -275,6 +275,25 @@ def test_a_bot_not_connected_is_played_by_the_engine_under_its_name() -> None:
     assert game.notes == ("the server's engine plays bot1",)
 
 
+def test_a_connected_bot_that_does_not_play_the_tc_is_not_seated_and_the_log_says_why() -> None:
+    refused = {"bot1": "bot1 accepts 180+0 only, not this event's 60+0"}
+    event = Event("e1", spec())
+    signed(event, [EIGHT[0], EIGHT[1], EIGHT[2], EIGHT[6]])
+    event.start(1000.0)
+    [game] = event.next_games({"p1", "p2", "p3"}, 1000.0, refused)
+    assert who("bot1", kind="computer") in game.seats.values()
+    assert game.notes == (f"{refused['bot1']}: the server's engine plays it",)
+    assert any(line.endswith(game.notes[0]) for line in event.log)
+
+    strict = Event("e2", spec(computers=False))
+    signed(strict, [EIGHT[0], EIGHT[1], EIGHT[6], EIGHT[7]])
+    strict.start(1000.0)
+    assert strict.next_games({"p1", "bot2"}, 1000.0, refused) == []
+    [match] = strict.matches
+    assert match.notes == ("p2 not here; bot1 accepts 180+0 only, not this event's 60+0: forfeit",)
+    assert f"round 1: {match.notes[0]}" in strict.log
+
+
 def test_an_arranged_table_plays_one_game_and_closes_without_a_rematch() -> None:
     from bughouse_arbiter.core.rules import HouseRules
     from bughouse_arbiter.lobby.model import EndSeries, Lobby, StartGame

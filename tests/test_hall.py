@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +12,17 @@ import trio
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.hall.line_lobby import serve_line_lobby
 from bughouse_arbiter.hall.runtime import Hall, JoinRefused
 from bughouse_arbiter.hall.tables import TableHost
+from bughouse_arbiter.lobby.archive import GameFinished, GameStarted
 from bughouse_arbiter.lobby.identity import Identity
 from bughouse_arbiter.lobby.model import Lobby
 from bughouse_arbiter.players.base import ResignAction
+from bughouse_arbiter.protocol.lobby_lines import Hello
+from bughouse_arbiter.server.lobby_client import LinePort, open_lobby
 from bughouse_arbiter.server.seam import LiveTable
+from bughouse_arbiter.table.arbiter import MatchEnded
 from bughouse_arbiter.table.match_events import MatchStarted, SeatTakenOver
 from bughouse_arbiter.web.live_server import WebPlayer
 
@@ -180,6 +186,98 @@ async def test_a_player_back_after_a_rematch_is_told_the_seat_held_now(tmp_path:
             assert told["seat"] == "A-black" and told["token"] == seat["token"]
             assert told["url"] == f"/table/{table}?seat=A-black#token={seat['token']}"
             nursery.cancel_scope.cancel()
+
+
+async def test_a_rematch_asked_the_moment_a_page_hears_gameover_is_granted(
+    tmp_path: Path,
+) -> None:
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            _alice, seat = await sit_and_start(hall, "alice")
+            table = seat["table"]
+            live = hall.live_table(table)
+            assert live is not None
+            asked: list[str | None] = []
+
+            def on_gameover(event: object) -> None:  # as the page's button, at once
+                if isinstance(event, MatchEnded) and not asked:
+                    asked.append(hall._rematch(table, "alice"))
+
+            live.observe(on_gameover)
+            player = await take(hall, nursery, seat, "alice")
+            await resign(player, hall, table)
+            while not asked:
+                await trio.sleep(0.01)
+            assert asked == [None]  # the computers accept: game 2, colours swapped
+            while live.seat_of(Seat.A_WHITE) != Seat.A_BLACK:
+                await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+
+
+class StuckArchive:
+    """An archive whose ``record`` returns only once released (a slow database)."""
+
+    def __init__(self) -> None:
+        self.release = trio.Event()
+
+    async def begin(self, game: GameStarted) -> None:
+        pass
+
+    async def record(self, game: GameFinished) -> None:
+        await self.release.wait()
+
+
+@pytest.mark.parametrize("stuck", [False, True], ids=["archived", "archive-stuck"])
+async def test_a_line_client_that_asks_for_a_rematch_on_gameover_gets_it(
+    tmp_path: Path, stuck: bool
+) -> None:
+    """Stuck: the seat hears gameover after ``RECORD_WAIT``, the lobby no later."""
+    archive = StuckArchive()
+    if not stuck:
+        archive.release.set()
+    hall = Hall(tmp_path, archive=archive, log=lambda text: None, join_timeout=20)
+    seen: list[str] = []
+    with trio.fail_after(TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hall.run)
+            port = await nursery.start(
+                partial(serve_line_lobby, hall, host="127.0.0.1", port=0, log=lambda t: None)
+            )
+            link, _ = await open_lobby(LinePort("127.0.0.1", port), Hello("guest", "alice"))
+            await link.send("create 60+0")
+            created = await link.receive()
+            assert created is not None and created.text.startswith("created "), created
+            table = created.text.split()[1]
+            await link.send(f"sit {table} A-white")
+            await link.send(f"start {table}")
+            games = 0
+            while (line := await link.receive()) is not None:
+                seen.append(line.text)
+                word = line.text.split()[0] if line.text.strip() else ""
+                assert word != "error", seen[-5:]
+                if word == "bug":
+                    await link.send("bugok")
+                elif word == "isready":
+                    await link.send("readyok")
+                elif word == "newgame":
+                    games += 1
+                    if games == 2:
+                        break
+                elif word == "go" and games == 1:
+                    await link.send("resign")
+                elif word == "gameover":
+                    await link.send(f"rematch {table}")  # at once: no wait, no retry
+                    await link.send("tables")  # answered after the rematch's answer
+                elif word == "table":
+                    assert line.text.split()[3] == "playing", line.text  # game 2 is set up
+                elif word == "end":
+                    archive.release.set()
+            await link.aclose()
+            nursery.cancel_scope.cancel()
+    assert games == 2, seen
+    assert f"{table}.2 seat a-black" in seen[-1]  # the same table, colours swapped
 
 
 async def test_a_computer_that_takes_a_left_seat_over_is_named_on_the_pages_and_in_the_file(

@@ -198,9 +198,9 @@ async def test_a_bot_is_seated_game_after_game_and_never_sees_the_tables_quit() 
     with trio.fail_after(GUARD):
         async with trio.open_nursery() as nursery:
             port = await _lobby(nursery, hall, log)
-            peer = await _peer(port, "bot rnd tc=180+0,60+1")
+            peer = await _peer(port, "bot rnd tc=180+0,60+1,3+0")  # 3+0: an event's, no table's
             assert await peer.line() == "hello ok rnd"
-            assert [str(tc) for tc in hall.tcs["rnd"]] == ["180+0", "60+1"]
+            assert [str(tc) for tc in hall.tcs["rnd"]] == ["180+0", "60+1", "3+0"]
             ticket = hall.tickets["rnd"]
             for number, seat in ((1, Seat.A_WHITE), (2, Seat.B_BLACK)):
                 table = FakeTable(f"t{number}")
@@ -235,7 +235,8 @@ async def test_a_bot_is_seated_game_after_game_and_never_sees_the_tables_quit() 
     [
         ("auth a-white token", "hello refused expected 'bot <name> [tc=...] [ping]'"),
         ("bot rnd", "hello refused a bot names the time controls it plays"),
-        ("bot rnd tc=1+0", "hello refused a table's time control is BASE+INC in seconds"),
+        ("bot rnd tc=none", "hello refused a bot needs a timed control (for example 180+2)"),
+        ("bot rnd tc=fast", "hello refused time control 'fast' is not BASE+INC in seconds"),
         ("bot r tc=180+0", "hello refused a name is 2 to 20 letters"),
         ("guest alice tc=180+0", "hello refused unknown option 'tc=180+0'"),
         ("guest taken", "hello refused the name 'taken' is taken"),

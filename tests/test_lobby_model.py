@@ -474,10 +474,11 @@ def test_bots_fill_a_group_at_once() -> None:
     queue = Queue()
     queue.add(solo("a", 0.0))
     bots = [Identity(f"bot{i}", "bot") for i in range(3)]
-    [group] = queue.form(0.0, bots, {b.name: frozenset({TC}) for b in bots})
+    [group] = queue.form(0.0, bots, lambda bot, tc: tc == TC)
     assert sorted(w.name for w in group.seats.values()) == ["a", "bot0", "bot1", "bot2"]
     queue.add(solo("b", 0.0))
-    assert queue.form(0.0, bots, {b.name: frozenset({TimeControl(60.0)}) for b in bots}) == []
+    assert queue.form(0.0, bots, lambda bot, tc: tc == TimeControl(60.0)) == []
+    assert queue.form(0.0, bots) == []  # without ``plays``, no bot plays anything
 
 
 def test_queued_members_are_told_why_on_queueing_and_when_it_changes() -> None:
@@ -542,6 +543,24 @@ def test_a_bot_fills_an_open_table_before_computers() -> None:
     assert lobby.bots["sjeng-bot"].table == "t1"
     lobby.game_over("t1", 10.0)
     assert lobby.tables["t1"].rematch == {"sjeng-bot"}  # a bot accepts at once
+
+
+def test_a_computer_playing_under_a_connected_bots_name_leaves_that_bot_free() -> None:
+    """An event's game at a time control the bot does not play: the bot fills other tables."""
+    from bughouse_arbiter.core.rules import HouseRules
+    from bughouse_arbiter.lobby.tables import TableSpec
+
+    lobby = lobby_with("alice")
+    lobby.add_bot(Identity("slow", "bot"), [TC], 0.0)
+    seats = {seat: COMPUTER for seat in Seat} | {Seat.A_WHITE: Identity("slow", "computer")}
+    spec = TableSpec(tc=TimeControl(60.0), rules=HouseRules(), fill_after=0.0)
+    arranged, _ = lobby.arrange(spec, seats, 1.0)
+    assert lobby.bots["slow"].table is None
+    do(lobby, "alice", {"type": "create", "tc": "180+0"})
+    do(lobby, "alice", {"type": "sit", "table": "t2", "seat": "A-white"})
+    [start] = starts(do(lobby, "alice", {"type": "start", "table": "t2"}))
+    assert Identity("slow", "bot") in start.seats.values()
+    assert lobby.bots["slow"].table == "t2" and arranged == "t1"
 
 
 def test_a_bot_that_left_during_the_game_gets_no_rematch() -> None:

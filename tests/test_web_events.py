@@ -2,12 +2,13 @@
 
 A real ``bughouse server`` and Debian's chromium through Playwright, as the
 other browser tests; the two bots are real ``bughouse connect --server URL
---bot NAME --games 3 -- random`` processes, in the server's lobby before the
-evening starts, so the server seats them as themselves (its own engine would
-otherwise play under their names). The host creates the evening on
-``/events``, adds the two bots on the event page; six people, each a page of
-their own, say their name, sign up and check in; the host starts it. Each round seats every
-person from their event page (nobody moves: the time control is three
+--bot NAME --tc 3+0 --games 3 -- random`` processes, in the server's lobby
+before the evening starts and playing its time control, so the server seats
+them as themselves (its own engine would otherwise play under their names).
+The host creates the evening on ``/events``, adds the two bots on the event
+page; six people, each a page of their own, say their name, sign up and
+check in; the host starts it. Each round seats every person from their event
+page (nobody moves: the time control is three
 seconds, so the clocks decide), and the host's page follows the standings
 to the end; each bot played its three games on its own connection and then
 left with exit status 0. Screenshots go to ``tests/screenshots/``.
@@ -62,10 +63,11 @@ def start_server(out: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def start_bot(base: str, name: str, err: Path) -> subprocess.Popen[str]:
-    """``bughouse connect --server URL --bot NAME --games 3``: one game a round (an event
-    seats a bot in the lobby whatever time controls it plays for the lobby's tables)."""
+    """``bughouse connect --server URL --bot NAME --tc TC --games 3``: one game a round
+    (an event seats only a bot that plays its time control)."""
+    argv = ["connect", "--server", base, "--bot", name, "--tc", TC, "--games", "3"]
     return subprocess.Popen(
-        [*BUGHOUSE, "connect", "--server", base, "--bot", name, "--games", "3", "--", "random"],
+        [*BUGHOUSE, *argv, "--", "random"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=err.open("w"),

@@ -8,9 +8,10 @@ the rounds are played one after another), ``finished``. Times are passed in
 
 A round's games are handed out by ``next_games(present, now)``: each says
 who sits where. A player that is not present (not connected when the game
-is set up) gets a computer in their seat if the host allows it; if not,
-their team forfeits that game (both teams short: the game counts as a
-draw). ``result`` takes a game's BPGN result; once every game of the round
+is set up, or a connected bot that does not play the event's time control:
+``refused`` says why, for the log) gets a computer in their seat if the
+host allows it; if not, their team forfeits that game (both teams short:
+the game counts as a draw). ``result`` takes a game's BPGN result; once every game of the round
 is in, the next round is paired (Swiss, from the standings so far) or the
 event is finished. A game that could not be started (a player did not take
 the seat) is handed out once more; failing again it counts as a draw.
@@ -231,8 +232,14 @@ class Event:
         wanted = self.round if round_no is None else round_no
         return [(i, m) for i, m in enumerate(self.matches) if m.round == wanted]
 
-    def next_games(self, present: Collection[str], now: float) -> list[GameToPlay]:
-        """The round's games to set up now (each once; forfeits are scored here)."""
+    def next_games(
+        self, present: Collection[str], now: float, refused: Mapping[str, str] | None = None
+    ) -> list[GameToPlay]:
+        """The round's games to set up now (each once; forfeits are scored here).
+
+        ``refused``: why a connected player is not in ``present`` (one line each,
+        for the log: a bot that does not play the event's time control).
+        """
         if self.state != "running":
             return []
         games: list[GameToPlay] = []
@@ -245,7 +252,7 @@ class Event:
                     continue
                 if g > 0 and match.scores[g - 1] is None:
                     break  # a match's games are played one after another
-                game = self._game(key, match, present)
+                game = self._game(key, match, present, refused or {})
                 if game is not None:
                     self.out.add(key)
                     self.attempts[key] = self.attempts.get(key, 0) + 1
@@ -254,7 +261,9 @@ class Event:
         self._advance()
         return games
 
-    def _game(self, key: GameKey, match: Match, present: Collection[str]) -> GameToPlay | None:
+    def _game(
+        self, key: GameKey, match: Match, present: Collection[str], refused: Mapping[str, str]
+    ) -> GameToPlay | None:
         assert match.second is not None
         first, second = self.team(match.first), self.team(match.second)
         side = Side.ONE if key.game % 2 == 0 else Side.TWO
@@ -273,12 +282,17 @@ class Event:
                     seats[seat] = COMPUTER if who.name in people else Identity(who.name, "computer")
             if people:
                 notes.append(f"a computer plays for {', '.join(people)} (not here)")
-            if bots:
-                notes.append(f"the server's engine plays {', '.join(bots)}")
+            absent = [n for n in bots if n not in refused]
+            if absent:
+                notes.append(f"the server's engine plays {', '.join(absent)}")
+            notes += [f"{refused[n]}: the server's engine plays it" for n in bots if n in refused]
         elif missing:
             short = {t.id for t in (first, second) if any(p.name in missing for p in t.players)}
             score = 0.5 if len(short) == 2 else (0.0 if first.id in short else 1.0)
-            why = f"{', '.join(missing)} not here: forfeit"
+            absent = [n for n in missing if n not in refused]
+            whys = [f"{', '.join(absent)} not here"] if absent else []
+            whys += [refused[n] for n in missing if n in refused]
+            why = f"{'; '.join(whys)}: forfeit"
             self._score(key, score, why)
             return None
         for note in notes:

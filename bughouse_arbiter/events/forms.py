@@ -7,10 +7,9 @@ from typing import Any
 
 import attrs
 
-from ..config.specs import TimeControl
-from ..errors import ConfigError
 from ..lobby.chat import clean_text
 from ..lobby.identity import name_problem
+from ..lobby.messages import timed_control
 from .event import EventSpec
 
 #: The longest title, in characters.
@@ -29,12 +28,9 @@ def event_spec(form: Mapping[str, Any], now: float) -> EventSpec | str:
     title = clean_text(form.get("title", "Club evening"), MAX_TITLE)
     if title is None:
         return "give the event a title"
-    try:
-        tc = TimeControl.parse(str(form.get("tc", "180+0")))
-    except ConfigError as exc:
-        return str(exc)
-    if tc.base is None:
-        return "an event needs a timed control (for example 180+2)"
+    tc = timed_control(str(form.get("tc", "180+0")), "an event")
+    if isinstance(tc, str):
+        return tc
     kind = form.get("format", "round-robin")
     if kind not in ("round-robin", "swiss"):
         return "format is round-robin or swiss"

@@ -180,7 +180,8 @@ class EventHall:
     def _step(self, event: Event) -> None:
         now = self._now()
         event.tick(now)
-        for game in event.next_games(self._present(), now):
+        present, refused = self._present(event.spec.tc)
+        for game in event.next_games(present, now, refused):
             spec = TableSpec(
                 tc=event.spec.tc,
                 rules=_rules(event.spec.tc),
@@ -200,17 +201,25 @@ class EventHall:
             self._kept[event.id] = event.version
             self._keep(event)
 
-    def _present(self) -> set[str]:
-        """Who can be seated now: members and bots connected and not at a table."""
+    def _present(self, tc: TimeControl) -> tuple[set[str], dict[str, str]]:
+        """Who can be seated at ``tc`` now: members, and bots that play it, connected
+        and not at a table; and why each other idle bot cannot (for the event's log)."""
+        lobby = self.hall.lobby
         busy = {
             who.name
-            for table in self.hall.lobby.tables.values()
+            for table in lobby.tables.values()
             if table.state != "closed"
             for who in table.seats.values()
             if who is not None
         }
-        here = set(self.hall.members) | set(self.hall.bots)
-        return here - busy
+        bots = {name: lobby.bots[name] for name in self.hall.bots if name in lobby.bots}
+        refused = {
+            name: f"{name} accepts {bot.shown_tcs()} only, not this event's {tc}"
+            for name, bot in bots.items()
+            if name not in busy and not bot.plays(tc)
+        }
+        here = set(self.hall.members) | set(bots)
+        return here - busy - refused.keys(), refused
 
     def _ended(self, event: Event, key: GameKey, game: GameFinished | None, why: str) -> None:
         now = self._now()

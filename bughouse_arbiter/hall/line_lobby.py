@@ -38,7 +38,7 @@ import trio
 from ..config.specs import TimeControl
 from ..core.model import Seat
 from ..lobby.identity import Identity, name_problem
-from ..lobby.messages import time_control
+from ..lobby.messages import timed_control
 from ..protocol import LineBuffer, RawLine
 from ..protocol.lobby_lines import (
     USAGE,
@@ -444,7 +444,8 @@ class LineLobby:
                 raise JoinRefused("a bot names the time controls it plays: tc=180+0,60+0")
             tcs = []
             for text in hello.tcs:
-                tc = time_control(text)
+                # Any timed control: an event's may be shorter than a table's.
+                tc = timed_control(text, "a bot")
                 if isinstance(tc, str):
                     raise JoinRefused(tc)
                 tcs.append(tc)

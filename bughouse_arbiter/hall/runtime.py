@@ -118,7 +118,7 @@ def _speaker(host: TableHost, session: TablePageSession) -> str | None:
 
 
 class _Kept:
-    """The hall's archive, keeping each table's last game for ``arrange``'s callers."""
+    """The hall's archive, telling ``arrange``'s callers their game once it is kept."""
 
     def __init__(self, hall: Hall) -> None:
         self.hall = hall
@@ -127,9 +127,12 @@ class _Kept:
         await self.hall.archive.begin(game)
 
     async def record(self, game: GameFinished) -> None:
-        if game.table in self.hall._arranged:
-            self.hall._last[game.table] = game
-        await self.hall.archive.record(game)
+        ended = self.hall._arranged.pop(game.table, None)
+        try:
+            await self.hall.archive.record(game)
+        finally:
+            if ended is not None:
+                ended(game, game.reason)
 
 
 class Hall:
@@ -161,7 +164,6 @@ class Hall:
         self._stopping = False
         #: Tables set up with ``arrange``: told how their one game ended.
         self._arranged: dict[str, Callable[[GameFinished | None, str], None]] = {}
-        self._last: dict[str, GameFinished] = {}
         #: The server's accounts (``hall.accounts_web.Accounts``); None: no accounts
         #: (every bot plays unrated under any free name).
         self.accounts: BotCheck | None = None
@@ -429,12 +431,14 @@ class Hall:
             )
 
     def _finished(self, table_id: str, how: Finish, why: str) -> None:
+        """A table's game ended (``played``: told before its seats hear it, so a rematch
+        asked on their gameover finds the table between games) or could not be played."""
         now = self._now()
-        game = self._last.pop(table_id, None)
-        ended = self._arranged.pop(table_id, None)
         if how == "played":
+            # An arranged table's caller is told once the archive has the game (_Kept).
             self._apply(self.lobby.game_over(table_id, now))
-        else:
-            self._apply(self.lobby.game_failed(table_id, why, now, close=how == "failed"))
+            return
+        self._apply(self.lobby.game_failed(table_id, why, now, close=how == "failed"))
+        ended = self._arranged.pop(table_id, None)
         if ended is not None:
-            ended(game if how == "played" else None, why)
+            ended(None, why)

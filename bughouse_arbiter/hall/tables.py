@@ -108,7 +108,8 @@ class TableHost:
         self._log = log
         #: Called with (table id, identity, remote seat, token) as each player is seated.
         self._seated = seated
-        #: Called with (table id, how, why) after each game: ``played``, ``not started``
+        #: Called with (table id, how, why) once per game: ``played`` (once the archive
+        #: has it, before any seat or page hears its end: ``GameEnd``), ``not started``
         #: (a seat stayed empty) or ``failed`` (the table is closed).
         self._finished = finished
         self.live = HallTable(table_id, spec.rules, log=self.log)
@@ -243,10 +244,9 @@ class TableHost:
         rules = " ".join(f"{n}={v}" for n, v in to_pairs(self.spec.rules))
         began: list[bool] = []
         begun = trio.Event()
-        recorded = trio.Event()
-        reason = ["not played"]
+        end = GameEnd(partial(self._finished, self.id, "played"))
         for player in players.values():
-            player.recorded = recorded
+            player.end = end
 
         async def begin(header: str) -> None:
             start = GameStarted(
@@ -289,7 +289,7 @@ class TableHost:
             except Exception as exc:  # storage is not the table's business
                 self.log(f"the archive failed ({type(exc).__name__}: {exc})")
             finally:
-                recorded.set()
+                end.recorded()
                 self.live.emit(event)
 
         def observe(event: MatchEvent) -> None:
@@ -312,7 +312,7 @@ class TableHost:
                 event = attrs.evolve(event, names=_names_now(names, playing))
                 self.live.names_now = dict(event.names)
             if isinstance(event, MatchEnded):
-                reason[0] = event.outcome.reason
+                end.reason = event.outcome.reason
                 if not began:  # no start: the archive is told of it once, at the end
                     begun.set()
                 books.start_soon(record, event)
@@ -332,19 +332,48 @@ class TableHost:
                 human_seats=humans,
                 observer=observe,
             )
-        self._finished(self.id, "played", reason[0])
+        end.tell_lobby()  # a no-op once told (every game ends with a MatchEnded)
+
+
+class GameEnd:
+    """The order in which a game's end is told: the archive keeps it, then the lobby
+    hears (so a rematch asked on a seat's ``gameover`` finds the table between games),
+    then the seats and pages. A stuck archive holds the seats ``RECORD_WAIT`` at most,
+    and the lobby is told no later than they are."""
+
+    def __init__(self, tell: Callable[[str], None]) -> None:
+        self._tell = tell
+        self._told = False
+        self._recorded = trio.Event()
+        #: Why the game ended (the outcome's reason), once it has.
+        self.reason = "not played"
+
+    def recorded(self) -> None:
+        """The archive has the game (or failed to keep it): the lobby, then the seats."""
+        self.tell_lobby()
+        self._recorded.set()
+
+    def tell_lobby(self) -> None:
+        if not self._told:
+            self._told = True
+            self._tell(self.reason)
+
+    async def before_gameover(self) -> None:
+        """Waits until a seat may hear the end (``RECORD_WAIT`` at most); the lobby knows."""
+        with trio.move_on_after(RECORD_WAIT):
+            await self._recorded.wait()
+        self.tell_lobby()
 
 
 class HeldRemotePlayer(RemoteEnginePlayer):
     """A remote seat's player that hears game over only once the archive has the game
-    (``RECORD_WAIT`` at most: a stuck database does not keep a player waiting)."""
+    and the lobby knows (``GameEnd``)."""
 
-    recorded: trio.Event | None = None
+    end: GameEnd | None = None
 
     async def game_over(self, outcome: Outcome) -> None:
-        if self.recorded is not None:
-            with trio.move_on_after(RECORD_WAIT):
-                await self.recorded.wait()
+        if self.end is not None:
+            await self.end.before_gameover()
         await super().game_over(outcome)
 
 

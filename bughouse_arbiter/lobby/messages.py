@@ -188,14 +188,25 @@ def command(message: dict[str, Any]) -> Command | str:
     return f"unknown message type {kind[:20]!r}"
 
 
-def time_control(value: object) -> TimeControl | str:
-    """A table's time control from its text (``3+0``), or an error line."""
+def timed_control(value: object, what: str = "a table") -> TimeControl | str:
+    """Any timed control from its text (``3+0``): an event's, or one a bot accepts
+    (a table's is narrower: ``time_control``); or an error line naming ``what``."""
     if not isinstance(value, str):
         return "tc is a time control in seconds, BASE+INC, such as 180+0"
     try:
         tc = TimeControl.parse(value[:40])
     except ConfigError as exc:
         return str(exc)
+    if tc.base is None:
+        return f"{what} needs a timed control (for example 180+2)"
+    return tc
+
+
+def time_control(value: object) -> TimeControl | str:
+    """A table's time control from its text (``180+0``), or an error line."""
+    tc = timed_control(value)
+    if isinstance(tc, str):
+        return tc
     if tc.base is None or not MIN_BASE <= tc.base <= MAX_BASE or tc.increment > 60:
         return (
             f"a table's time control is BASE+INC in seconds, base {MIN_BASE:g} to "

@@ -85,6 +85,16 @@ class Bot:
     #: The table it sits at (None: idle, waiting to be placed).
     table: str | None = None
 
+    def plays(self, tc: TimeControl) -> bool:
+        """Whether it accepts ``tc`` (its hello's ``tc=``): the one check before a bot
+        is seated, at a table, in a queue group or at an event's game."""
+        return tc in self.tcs
+
+    def shown_tcs(self) -> str:
+        """The time controls it accepts, shortest first (``60+0, 180+0``)."""
+        order = sorted(self.tcs, key=lambda tc: (tc.base or 0.0, tc.increment))
+        return ", ".join(str(tc) for tc in order)
+
 
 @attrs.define
 class Lobby:
@@ -306,11 +316,9 @@ class Lobby:
     def _begin(self, table: Table, now: float, *, rematch: bool) -> list[Effect]:
         """The table's next game, the empty seats filled with idle bots then computers."""
         if not rematch:
-            bots = [b.identity for b in self._idle_bots(table.spec.tc)]
-            table.fill_with(bots)
-            for who in table.seats.values():
-                if who is not None and who.name in self.bots:
-                    self.bots[who.name].table = table.id
+            self._hold_bots(table)  # those seated already are not idle
+            table.fill_with([b.identity for b in self.idle_bots(table.spec.tc)])
+            self._hold_bots(table)
         table.state = "playing"
         table.game += 1
         table.rematch, table.rematch_until = set(), None
@@ -325,9 +333,6 @@ class Lobby:
         table = self._new_table(spec, creator=None)
         table.paired = table.single = True
         table.seats = {seat: seats.get(seat) for seat in SEATS}
-        for who in seats.values():
-            if who.name in self.bots:
-                self.bots[who.name].table = table.id
         return table.id, self._begin(table, now, rematch=False)
 
     def game_over(self, table_id: str, now: float) -> list[Effect]:
@@ -486,8 +491,20 @@ class Lobby:
         self._changed()
         return effects
 
-    def _idle_bots(self, tc: TimeControl) -> list[Bot]:
-        return [b for b in self.bots.values() if b.table is None and tc in b.tcs]
+    def idle_bots(self, tc: TimeControl) -> list[Bot]:
+        """The bots not at a table that play ``tc``."""
+        return [b for b in self.bots.values() if b.table is None and b.plays(tc)]
+
+    def _plays(self, who: Identity, tc: TimeControl) -> bool:
+        bot = self.bots.get(who.name)
+        return bot is not None and bot.plays(tc)
+
+    def _hold_bots(self, table: Table) -> None:
+        """The bots seated at ``table`` are at it (a computer playing under a bot's
+        name, at an event's game, leaves that bot free)."""
+        for who in table.seats.values():
+            if who is not None and who.kind == "bot" and who.name in self.bots:
+                self.bots[who.name].table = table.id
 
     def _free_bots(self, table: Table) -> None:
         for bot in self.bots.values():
@@ -535,8 +552,7 @@ class Lobby:
                 )
                 self._changed()
         idle = [b.identity for b in self.bots.values() if b.table is None]
-        tcs = {b.identity.name: b.tcs for b in self.bots.values()}
-        for group in self.queue.form(now, idle, tcs):
+        for group in self.queue.form(now, idle, self._plays):
             effects += self._seat_group(group, now)
         for table in list(self.tables.values()):
             deadline = table.fill_deadline()
@@ -559,8 +575,6 @@ class Lobby:
         table.seats = {seat: group.seats.get(seat) for seat in SEATS}
         for who in group.seats.values():
             self._told.pop(who.name, None)
-            if who.name in self.bots:
-                self.bots[who.name].table = table.id
         return self._begin(table, now, rematch=False)
 
     def _end_series(self, table: Table) -> list[Effect]:
@@ -578,7 +592,7 @@ class Lobby:
     def _tell_queue(self, now: float) -> list[Effect]:
         effects: list[Effect] = []
         for entry in self.queue.entries:
-            bots = len(self._idle_bots(entry.tc))
+            bots = len(self.idle_bots(entry.tc))
             why = self.queue.why(entry, now, bots)
             key = why.split(";")[0] + str(entry.computers)
             for name in entry.names:

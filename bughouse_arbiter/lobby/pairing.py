@@ -12,7 +12,7 @@ people or bots). Every entry can be told why it waits (``why``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -22,6 +22,8 @@ from .identity import COMPUTER, Identity
 
 #: Seconds a queued entry that allows computers waits for people before they fill.
 QUEUE_FILL_AFTER = 15.0
+#: Whether a bot plays a time control (the lobby's ``Bot.plays``).
+Plays = Callable[[Identity, TimeControl], bool]
 #: The team split's three ways to part four places into two teams of two.
 _SPLITS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
@@ -138,20 +140,20 @@ class Queue:
         self,
         now: float,
         bots: Sequence[Identity] = (),
-        bot_tcs: dict[str, frozenset[TimeControl]] | None = None,
+        plays: Plays | None = None,
     ) -> list[Group]:
         """Every group that is ready now; their entries leave the queue.
 
-        ``bots`` are the idle bots, ``bot_tcs`` the time controls each plays.
+        ``bots`` are the idle bots, ``plays`` says which time controls each
+        accepts (without it, none).
         """
         groups: list[Group] = []
         idle = list(bots)
-        tcs = bot_tcs or {}
         progress = True
         while progress:
             progress = False
             for tc in dict.fromkeys(e.tc for e in self.entries):
-                group = self._one(tc, now, idle, tcs)
+                group = self._one(tc, now, idle, plays or _plays_none)
                 if group is not None:
                     groups.append(group)
                     for entry in group.entries:
@@ -166,14 +168,14 @@ class Queue:
         tc: TimeControl,
         now: float,
         idle: list[Identity],
-        tcs: dict[str, frozenset[TimeControl]],
+        plays: Plays,
     ) -> Group | None:
         waiting = self.at(tc)
         chosen = choose(waiting)
         count = sum(len(e.who) for e in chosen)
         if count == 4:
             return Group(tc=tc, seats=split(chosen, ()), entries=tuple(chosen), computers=False)
-        bots = [b for b in idle if tc in tcs.get(b.name, frozenset())][: 4 - count]
+        bots = [b for b in idle if plays(b, tc)][: 4 - count]
         if count + len(bots) == 4:
             return Group(tc=tc, seats=split(chosen, bots), entries=tuple(chosen), computers=False)
         anchor = waiting[0]
@@ -205,3 +207,7 @@ class Queue:
         if entry.computers:
             return f"{text}; computers fill the seats once the longer-waiting entries allow them"
         return f"{text} (you asked for no computers, so only people or bots fill the seats)"
+
+
+def _plays_none(bot: Identity, tc: TimeControl) -> bool:
+    return False
