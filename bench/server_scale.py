@@ -5,15 +5,18 @@
 
 Starts a real ``bughouse server --port 0 --line-port 0`` (its own process,
 so its memory is read from /proc/PID/status VmRSS) and, in this process
-(trio), plays every seat with an *instant bot*: one task per line-lobby
+(trio), plays every seat with an *instant bot* (``--think MS``: one that
+waits before it answers): one task per line-lobby
 connection that answers each ``go`` at once with a random legal move of its
 board (python-chess, from the ``state`` line's FEN). Each table has one
 ``guest`` (it creates the table, sits, starts it and asks for every rematch)
 and three ``bot`` connections the lobby seats when the table starts.
 Spectators are WebSockets on ``/table/ID/ws`` (wsproto over trio), spread
-evenly over the tables.
+evenly over the tables, in a process of their own (reading a thousand
+sockets would otherwise delay the bots' answers).
 
-Measured, on one clock (this process's ``time.perf_counter``):
+Measured, on one clock (``time.perf_counter``: CLOCK_MONOTONIC, the same in
+both processes):
 
 - fan-out: a bot's ``bestmove`` written -> each spectator of that table
   receiving the first snapshot whose board holds that move;
@@ -25,9 +28,9 @@ Measured, on one clock (this process's ``time.perf_counter``):
 A single-table run (one table with as many spectators as each table of the
 scale run, or ``--solo-spectators``; its own server process) comes first, as
 the baseline the delay is compared with.
-This process plays all the bots and reads all the sockets, so its own CPU
-shares the machine with the server's: the load average is printed. Nothing is
-asserted; the figures are printed as a table.
+The bench's two processes share the machine with the server: their CPU and
+the load average are printed. Nothing is asserted; the figures are printed
+as a table.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ import wsproto.events as ws_events
 
 ROOT = Path(__file__).resolve().parent.parent
 perf = time.perf_counter
+#: Moves ``start`` to ``end`` of (table, game, board) reached a spectator at ``at``.
+Arrival = tuple[str, int, str, int, int, float]
 TC = "180+0"
 #: ``--profile FILE``: the server runs under cProfile, its stats written to FILE on SIGUSR1.
 PROFILED = """
@@ -99,7 +104,6 @@ class Stats:
         self.sent: dict[tuple[str, int, str], list[float]] = defaultdict(list)
         self.last_bm: dict[tuple[str, int, str], float] = {}
         self.delays: list[float] = []
-        self.fanout: list[float] = []
         self.moves = 0
         self.games = 0
         self.game_done = trio.Event()
@@ -290,7 +294,7 @@ class Spectator:
                 raise SystemExit(f"/table/{table}/ws answered {event!r}")
             spectator.ws.receive_data(await spectator.stream.receive_some(65536) or None)
 
-    async def watch(self, stats: Stats) -> None:
+    async def watch(self, arrivals: list[Arrival]) -> None:
         text: list[str] = []
         while True:
             data = await self.stream.receive_some(65536)
@@ -302,14 +306,15 @@ class Spectator:
                 elif isinstance(event, ws_events.TextMessage):
                     text.append(event.data)
                     if event.message_finished:
-                        self.snapshot(json.loads("".join(text)), now, stats)
+                        self.snapshot(json.loads("".join(text)), now, arrivals)
                         text = []
                 elif isinstance(event, ws_events.CloseConnection):
                     return
             if not data:
                 return
 
-    def snapshot(self, data: dict[str, Any], now: float, stats: Stats) -> None:
+    def snapshot(self, data: dict[str, Any], now: float, arrivals: list[Arrival]) -> None:
+        """Notes which moves (by index, per board) arrived with this snapshot, and when."""
         if data.get("type") != "state" or not data.get("boards"):
             return
         if self.game == -1:  # the moves played before it came are not fanned out to it
@@ -319,10 +324,84 @@ class Spectator:
             self.game, self.seen = data["game"], {"A": 0, "B": 0}
         for name, board in data["boards"].items():
             count = board["moves"]["count"]
-            sent = stats.sent.get((self.table, self.game, name.lower()), [])
-            for index in range(self.seen[name], min(count, len(sent))):
-                stats.fanout.append(now - sent[index])
-            self.seen[name] = max(self.seen[name], count)
+            if count > self.seen[name]:
+                arrivals.append((self.table, self.game, name.lower(), self.seen[name], count, now))
+                self.seen[name] = count
+
+
+async def spectate(port: int, tables: list[str], count: int, out: Path) -> None:
+    """The spectators' process: ``count`` WebSockets spread over ``tables``; says
+    ``ready`` once all are open, watches until its stdin closes, then writes what
+    arrived when (JSON) to ``out``."""
+    arrivals: list[Arrival] = []
+    limiter = trio.CapacityLimiter(50)
+    async with trio.open_nursery() as nursery:
+
+        async def one(table: str) -> None:
+            async with limiter:
+                spectator = await Spectator.open(port, table)
+            nursery.start_soon(spectator.watch, arrivals)
+
+        with trio.fail_after(300):
+            async with trio.open_nursery() as opening:
+                for index in range(count):
+                    opening.start_soon(one, tables[index % len(tables)])
+        print("ready", flush=True)
+        stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
+        while await stdin.receive_some(1024):
+            pass
+        nursery.cancel_scope.cancel()
+    out.write_text(json.dumps(arrivals))
+
+
+def fan_out(
+    arrivals: list[list[Any]], sent: dict[tuple[str, int, str], list[float]], since: float
+) -> list[float]:
+    """Seconds from each move's ``bestmove`` to each spectator's snapshot holding it."""
+    times = []
+    for table, game, board, start, end, at in arrivals:
+        moves = sent.get((table, game, board), [])
+        for index in range(start, min(end, len(moves))):
+            if moves[index] >= since:
+                times.append(at - moves[index])
+    return times
+
+
+class Spectators:
+    """The spectators' own process (``spectate``), so that reading 1,000 sockets does
+    not delay the bots' answers in this one."""
+
+    def __init__(self, folder: Path) -> None:
+        self.out = folder / "arrivals.json"
+        self.process: trio.Process | None = None
+
+    async def start(self, port: int, tables: list[str], count: int) -> None:
+        argv = [
+            sys.executable, __file__, "--spectate", str(port), "--spectators", str(count),
+            "--ids", ",".join(tables), "--arrivals", str(self.out),
+        ]  # fmt: skip
+        self.process = await trio.lowlevel.open_process(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        assert self.process.stdout is not None
+        with trio.fail_after(300):
+            said = await self.process.stdout.receive_some(64)
+        if not said.startswith(b"ready"):
+            raise SystemExit("the spectators' process failed (see its stderr)")
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    async def stop(self) -> list[list[Any]]:
+        if self.process is None:
+            return []
+        assert self.process.stdin is not None
+        await self.process.stdin.aclose()
+        with trio.fail_after(120):
+            await self.process.wait()
+        return list(json.loads(self.out.read_text())) if self.out.exists() else []
 
 
 async def run(
@@ -334,6 +413,7 @@ async def run(
     stats.think = think
     base = 0
     server = Server(folder, spectators, profile)
+    watchers = Spectators(folder)
     rng = random.Random(1)
     figures: dict[str, Any] = {"rss": []}
     await server.start()
@@ -357,19 +437,13 @@ async def run(
                         )
             await trio.sleep(1.0)
             figures["rss_tables"] = rss_kib(server.pid)
-            limiter = trio.CapacityLimiter(50)
-            with trio.fail_after(300):
-                async with trio.open_nursery() as opening:
-                    for index in range(spectators):
-                        opening.start_soon(
-                            watch, nursery, limiter, server.port, ids[index % len(ids)], stats
-                        )
+            if spectators:
+                await watchers.start(server.port, ids, spectators)
             await trio.sleep(1.0)
             figures["rss_spectators"] = rss_kib(server.pid)
             stats.delays.clear()
-            stats.fanout.clear()
             cpu0, t0, moves0 = cpu_s(server.pid), perf(), stats.moves
-            own0 = sum(os.times()[:2])
+            own0 = sum(os.times()[:2]) + (cpu_s(watchers.pid) if spectators else 0.0)
             base = mark = stats.games
             figures["rss"].append((0, figures["rss_spectators"]))
             while stats.games - base < games:
@@ -381,14 +455,16 @@ async def run(
             stats.stop_rematch = True
             elapsed = perf() - t0
             figures["server_cpu"] = (cpu_s(server.pid) - cpu0) / elapsed
-            figures["bench_cpu"] = (sum(os.times()[:2]) - own0) / elapsed
+            own = sum(os.times()[:2]) + (cpu_s(watchers.pid) if spectators else 0.0)
+            figures["bench_cpu"] = (own - own0) / elapsed
             figures["moves_per_s"] = (stats.moves - moves0) / elapsed
             figures["elapsed"] = elapsed
+            arrivals = await watchers.stop()
             nursery.cancel_scope.cancel()
     finally:
         await server.stop()
     figures["delays"] = list(stats.delays)
-    figures["fanout"] = list(stats.fanout)
+    figures["fanout"] = fan_out(arrivals, stats.sent, t0)
     figures["games"] = stats.games - base
     return figures
 
@@ -407,14 +483,6 @@ async def host_table(
 
     await nursery.start(guest)
     await seated.wait()
-
-
-async def watch(
-    nursery: trio.Nursery, limiter: trio.CapacityLimiter, port: int, table: str, stats: Stats
-) -> None:
-    async with limiter:
-        spectator = await Spectator.open(port, table)
-    nursery.start_soon(spectator.watch, stats)
 
 
 def ms(value: float) -> str:
@@ -443,7 +511,13 @@ def main() -> int:
     parser.add_argument(
         "--profile", metavar="FILE", help="run the scale server under cProfile, stats to FILE"
     )
+    parser.add_argument("--spectate", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--ids", help=argparse.SUPPRESS)
+    parser.add_argument("--arrivals", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.spectate is not None:  # the spectators' own process (``Spectators``)
+        trio.run(spectate, args.spectate, args.ids.split(","), args.spectators, args.arrivals)
+        return 0
     if args.solo_spectators is None:
         args.solo_spectators = args.spectators // args.tables if args.tables > 0 else 0
     if not 0 <= args.think <= 10_000:
@@ -486,10 +560,10 @@ def main() -> int:
         ("fan-out p99 (ms)", lambda f: ms(percentile(f["fanout"], 0.99))),
         ("fan-out max (ms)", lambda f: ms(max(f["fanout"], default=math.nan))),
         ("moves timed", lambda f: f"{len(f['delays']):7d}"),
-        ("snapshots timed", lambda f: f"{len(f['fanout']):7d}"),
+        ("fan-outs timed", lambda f: f"{len(f['fanout']):7d}"),
         ("moves/s (all tables)", lambda f: f"{f['moves_per_s']:7.0f}"),
         ("server CPU (cores)", lambda f: f"{f['server_cpu']:7.2f}"),
-        ("bench CPU (cores)", lambda f: f"{f['bench_cpu']:7.2f}"),
+        ("bench CPU, 2 processes", lambda f: f"{f['bench_cpu']:7.2f}"),
         ("games finished", lambda f: f"{f['games']:7d}"),
         ("wall time (s)", lambda f: f"{f['elapsed']:7.1f}"),
         ("RSS at start (MiB)", lambda f: f"{f['rss_start'] / 1024:7.1f}"),
