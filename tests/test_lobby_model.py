@@ -436,6 +436,54 @@ def test_views_and_diffs_are_numbered_so_each_diff_applies_to_the_one_before() -
     assert sent(do(lobby, "bob", {"type": "lobby"}, now=12.0), "bob", "lobby") == [now]
 
 
+NAMES = ("ann", "bea", "cy", "dot")
+STEPS = st.one_of(
+    st.tuples(st.just("create"), st.sampled_from(NAMES)),
+    st.tuples(st.just("sit"), st.sampled_from(NAMES), st.integers(1, 4), st.integers(0, 3)),
+    st.tuples(st.just("stand"), st.sampled_from(NAMES), st.integers(1, 4)),
+    st.tuples(st.just("queue"), st.sampled_from(NAMES)),
+    st.tuples(st.just("leave"), st.sampled_from(NAMES)),
+    st.tuples(st.just("join"), st.sampled_from(NAMES)),
+    st.tuples(st.just("view"), st.integers(0, 2)),
+    st.tuples(st.just("diff")),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(STEPS, max_size=40))
+def test_every_view_with_the_diffs_since_applied_is_the_lobby_as_it_is(steps: list[Any]) -> None:
+    lobby = lobby_with(*NAMES)
+    held: dict[int, dict[str, Any]] = {}  # three members' views, diffs applied
+    for step in steps:
+        kind, *args = step
+        if kind == "view":
+            held[args[0]] = lobby.view()
+        elif kind == "diff":
+            diff = lobby.diff()
+            if diff is not None:
+                held = {k: apply_diff(v, diff) for k, v in held.items()}  # type: ignore[misc]
+                assert all(v is not None for v in held.values())
+        elif kind == "leave":
+            lobby.leave(args[0], 0.0)
+        elif kind == "join":
+            lobby.join(Identity(args[0]))
+        elif args[0] in lobby.members:
+            message: dict[str, Any] = {"type": "play_now", "tc": "60+0", "computers": False}
+            if kind == "create":
+                message = {"type": "create", "tc": "180+0", "computers": False}
+            elif kind == "sit":
+                seat = ("A-white", "A-black", "B-white", "B-black")[args[2]]
+                message = {"type": "sit", "table": f"t{args[1]}", "seat": seat}
+            elif kind == "stand":
+                message = {"type": "stand", "table": f"t{args[1]}"}
+            lobby.handle(args[0], command(message), 0.0)  # type: ignore[arg-type]
+    final = lobby.diff()
+    now = lobby.view()
+    for view in held.values():
+        caught_up = view if final is None else apply_diff(view, final)
+        assert caught_up == now
+
+
 def test_mutes_are_per_table_and_per_listener() -> None:
     lobby = lobby_with("alice", "bob")
     do(lobby, "alice", {"type": "create", "tc": "180+0"})
