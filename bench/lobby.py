@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""What the lobby's bookkeeping costs as it grows: the view, a tick, memory per table.
+"""What the lobby's bookkeeping costs as it grows: the view, a diff, a tick, memory per table.
 
     python bench/lobby.py [--tables 10,100,1000]
 
 For each count of tables, a ``Lobby`` (sans-IO, no sockets) gets that many
 open tables with every seat taken by a guest, plus a queue of one solo per
 ten tables. It prints the time to build the ``lobby`` view and encode it as
-JSON (what ``Hall`` sends every member on a change, at most 10 times a
-second), the view's size in bytes, the time of one ``tick`` (every deadline
+JSON (what ``Hall`` sends a member that joins), the view's size, the time
+to make and encode the ``lobby-diff`` of one table changing (what ``Hall``
+sends every member on a change, encoded once, at most 10 times a second)
+and its size, the time of one ``tick`` (every deadline
 looked at), and the memory the tables take (tracemalloc) per table. Times
 are the median of repeated runs on this machine, which other processes
 move; nothing is asserted.
@@ -53,6 +55,15 @@ def encoded(lobby: Lobby) -> str:
     return json.dumps(lobby.view(), separators=(",", ":"))
 
 
+def one_change(lobby: Lobby, n: list[int]) -> str:
+    """One table's watchers change: the diff every member is sent, encoded."""
+    n[0] += 1
+    lobby.set_watchers("t1", n[0])
+    diff = lobby.diff()
+    assert diff is not None and list(diff["tables"]) == ["t1"]  # type: ignore[call-overload]
+    return json.dumps(diff, separators=(",", ":"))
+
+
 def timed(call: object, repeat: int) -> float:
     assert callable(call)
     times = []
@@ -67,7 +78,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default="10,100,1000")
     args = parser.parse_args()
-    print(f"{'tables':>7} {'view+json ms':>13} {'view KB':>8} {'tick ms':>8} {'KB/table':>9}")
+    print(
+        f"{'tables':>7} {'view+json ms':>13} {'view KB':>8} {'diff+json ms':>13} "
+        f"{'diff B':>7} {'tick ms':>8} {'KB/table':>9}"
+    )
     for count in (int(n) for n in args.tables.split(",")):
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
@@ -77,9 +91,14 @@ def main() -> None:
         repeat = max(5, 2000 // count)
         view = timed(partial(encoded, lobby), repeat)
         size = len(encoded(lobby))
+        lobby.diff()
+        n = [0]
+        diff = timed(partial(one_change, lobby, n), repeat)
+        diff_size = len(one_change(lobby, n))
         tick = timed(partial(lobby.tick, 1.0), repeat)
         print(
-            f"{count:>7} {view * 1000:>13.3f} {size / 1024:>8.1f} {tick * 1000:>8.3f} "
+            f"{count:>7} {view * 1000:>13.3f} {size / 1024:>8.1f} {diff * 1000:>13.3f} "
+            f"{diff_size:>7} {tick * 1000:>8.3f} "
             f"{used / 1024 / count:>9.1f}"
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,12 @@ from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.hall.line_lobby import serve_line_lobby
-from bughouse_arbiter.hall.runtime import Hall, JoinRefused
+from bughouse_arbiter.hall.runtime import Encoded, Hall, JoinRefused
 from bughouse_arbiter.hall.tables import TableHost
 from bughouse_arbiter.lobby.archive import GameFinished, GameStarted
 from bughouse_arbiter.lobby.identity import Identity
 from bughouse_arbiter.lobby.model import Lobby
+from bughouse_arbiter.lobby.shown import apply_diff
 from bughouse_arbiter.players.base import ResignAction
 from bughouse_arbiter.protocol.lobby_lines import Hello
 from bughouse_arbiter.server.lobby_client import LinePort, open_lobby
@@ -375,4 +377,37 @@ async def test_the_timers_sleep_until_a_deadline_or_a_change(tmp_path: Path) -> 
         # One look for the join, one for the queueing: no deadline, so no more.
         assert len(ticks) <= 3, len(ticks)
         assert "only people or bots" in (await inbox.next("queued"))["why"]
+        nursery.cancel_scope.cancel()
+
+
+async def test_members_get_the_whole_view_then_only_what_changed_encoded_once(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    hall = Hall(tmp_path, log=lambda text: None)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hall.run)
+        alice, bob = Inbox(), Inbox()
+        member = hall.join(Identity("alice"), alice.send)
+        welcome, view = alice.messages
+        assert welcome["type"] == "welcome"
+        assert view == {"type": "lobby", "version": 0, "tables": [], "queue": [],
+                        "online": ["alice"]}
+        await trio.sleep(0.25)  # the views go out at 0.1, 0.2...: the one change, once
+        assert alice.messages[2:] == [
+            {"type": "lobby-diff", "version": 1, "tables": {}, "gone": [], "online": ["alice"]}
+        ]
+        hall.join(Identity("bob"), bob.send)
+        assert bob.messages[1]["version"] == 1 and bob.messages[1]["online"] == ["alice", "bob"]
+        hall.handle(member, {"type": "create", "tc": "120+0"})
+        hall.handle(member, {"type": "sit", "table": "t1", "seat": "A-white"})
+        await trio.sleep(0.1)  # at 0.3: the three changes in one diff, the same to both
+        diff = alice.messages[-1]
+        assert diff is bob.messages[-1] and len(bob.messages) == 3
+        assert diff["type"] == "lobby-diff" and diff["version"] == 2
+        assert list(diff["tables"]) == ["t1"] and diff["online"] == ["alice", "bob"]
+        assert diff["tables"]["t1"]["seats"]["A-white"]["name"] == "alice"
+        assert isinstance(diff, Encoded) and diff.text == json.dumps(diff, separators=(",", ":"))
+        assert apply_diff(bob.messages[1], diff) == hall.lobby.view()
+        await trio.sleep(1.0)  # nothing changed: nothing more is sent
+        assert len(bob.messages) == 3
         nursery.cancel_scope.cancel()

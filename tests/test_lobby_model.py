@@ -16,6 +16,7 @@ from bughouse_arbiter.lobby.identity import COMPUTER, Identity, name_problem
 from bughouse_arbiter.lobby.messages import Create, PlayNow, Sit, command, parse
 from bughouse_arbiter.lobby.model import INVITE_TIMEOUT, EndSeries, Lobby, Send, StartGame
 from bughouse_arbiter.lobby.pairing import Entry, Queue, choose, split
+from bughouse_arbiter.lobby.shown import apply_diff
 
 TC = TimeControl(180.0, 0.0)
 
@@ -369,6 +370,118 @@ def test_the_view_shows_tables_seats_queue_and_who_is_online() -> None:
     assert table["seats"]["A-white"] is None and table["state"] == "open"
     assert view["queue"] == [{"tc": "60+0", "names": ["bob"], "since": 3.0}]
     assert view["online"] == ["alice", "bob"]
+
+
+def test_a_seat_taken_shows_as_that_tables_entry_alone() -> None:
+    lobby = lobby_with("alice", "bob")
+    do(lobby, "alice", {"type": "create", "tc": "180+0"})
+    do(lobby, "bob", {"type": "create", "tc": "60+0"})
+    first = lobby.diff()
+    assert first is not None and first["version"] == 1 and set(first["tables"]) == {"t1", "t2"}  # type: ignore[arg-type]
+    do(lobby, "bob", {"type": "sit", "table": "t1", "seat": "A-black"})
+    assert lobby.diff() == {
+        "type": "lobby-diff",
+        "version": 2,
+        "tables": {"t1": lobby.tables["t1"].shown()},
+        "gone": [],
+    }
+    assert lobby.diff() is None  # nothing changed since: nothing to send
+    do(lobby, "alice", {"type": "play_now", "tc": "60+0"}, now=5.0)
+    assert lobby.diff() == {
+        "type": "lobby-diff",
+        "version": 3,
+        "tables": {},
+        "gone": [],
+        "queue": [{"tc": "60+0", "names": ["alice"], "since": 5.0}],
+    }
+
+
+def test_a_closed_table_is_gone_from_the_diff() -> None:
+    lobby = lobby_with("alice", "bob")
+    do(lobby, "alice", {"type": "create", "tc": "180+0"})
+    do(lobby, "alice", {"type": "create", "tc": "60+0"})
+    do(lobby, "bob", {"type": "sit", "table": "t2", "seat": "A-white"})
+    lobby.diff()
+    lobby.leave("alice", 1.0)  # t1: nobody sits there and its creator has gone
+    assert lobby.diff() == {
+        "type": "lobby-diff",
+        "version": 2,
+        "tables": {},
+        "gone": ["t1"],
+        "online": ["bob"],
+    }
+
+
+def test_views_and_diffs_are_numbered_so_each_diff_applies_to_the_one_before() -> None:
+    lobby = lobby_with("alice", "bob")
+    do(lobby, "alice", {"type": "create", "tc": "180+0"})
+    assert lobby.view()["version"] == 0
+    before = lobby.diff()
+    old = lobby.view()
+    assert before is not None and before["version"] == old["version"] == 1
+    # A view made between two diffs, of a table changed and changed back since:
+    # the next diff brings it and the older view alike to the lobby as it is then.
+    do(lobby, "bob", {"type": "sit", "table": "t1", "seat": "A-black"})
+    joined = lobby.view()
+    do(lobby, "bob", {"type": "stand", "table": "t1"})
+    do(lobby, "alice", {"type": "create", "tc": "60+0"})
+    diff = lobby.diff()
+    assert diff is not None and diff["version"] == 2
+    now = lobby.view()
+    assert apply_diff(joined, diff) == now and apply_diff(old, diff) == now
+    assert apply_diff(joined, {**diff, "version": 3}) is None  # one missed: not applied
+    # Asked for, the whole view again; asked at once again, not yet.
+    assert sent(do(lobby, "bob", {"type": "lobby"}, now=10.0), "bob", "lobby") == [now]
+    assert "a moment ago" in errors(do(lobby, "bob", {"type": "lobby"}, now=11.0))[0]
+    assert sent(do(lobby, "bob", {"type": "lobby"}, now=12.0), "bob", "lobby") == [now]
+
+
+NAMES = ("ann", "bea", "cy", "dot")
+STEPS = st.one_of(
+    st.tuples(st.just("create"), st.sampled_from(NAMES)),
+    st.tuples(st.just("sit"), st.sampled_from(NAMES), st.integers(1, 4), st.integers(0, 3)),
+    st.tuples(st.just("stand"), st.sampled_from(NAMES), st.integers(1, 4)),
+    st.tuples(st.just("queue"), st.sampled_from(NAMES)),
+    st.tuples(st.just("leave"), st.sampled_from(NAMES)),
+    st.tuples(st.just("join"), st.sampled_from(NAMES)),
+    st.tuples(st.just("view"), st.integers(0, 2)),
+    st.tuples(st.just("diff")),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(STEPS, max_size=40))
+def test_every_view_with_the_diffs_since_applied_is_the_lobby_as_it_is(steps: list[Any]) -> None:
+    lobby = lobby_with(*NAMES)
+    held: dict[int, dict[str, Any]] = {}  # three members' views, diffs applied
+    for step in steps:
+        kind, *args = step
+        if kind == "view":
+            held[args[0]] = lobby.view()
+        elif kind == "diff":
+            diff = lobby.diff()
+            if diff is not None:
+                held = {k: apply_diff(v, diff) for k, v in held.items()}  # type: ignore[misc]
+                assert all(v is not None for v in held.values())
+        elif kind == "leave":
+            lobby.leave(args[0], 0.0)
+        elif kind == "join":
+            lobby.join(Identity(args[0]))
+        elif args[0] in lobby.members:
+            message: dict[str, Any] = {"type": "play_now", "tc": "60+0", "computers": False}
+            if kind == "create":
+                message = {"type": "create", "tc": "180+0", "computers": False}
+            elif kind == "sit":
+                seat = ("A-white", "A-black", "B-white", "B-black")[args[2]]
+                message = {"type": "sit", "table": f"t{args[1]}", "seat": seat}
+            elif kind == "stand":
+                message = {"type": "stand", "table": f"t{args[1]}"}
+            lobby.handle(args[0], command(message), 0.0)  # type: ignore[arg-type]
+    final = lobby.diff()
+    now = lobby.view()
+    for view in held.values():
+        caught_up = view if final is None else apply_diff(view, final)
+        assert caught_up == now
 
 
 def test_mutes_are_per_table_and_per_listener() -> None:

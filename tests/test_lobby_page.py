@@ -270,6 +270,17 @@ def test_creating_and_watching_a_table_and_following_a_seat(lobby: Any) -> None:
     server.send({"type": "lobby", "tables": tables, "queue": [], "online": ["bob"]})
     expect(page.locator("#tables > li").first).to_have_attribute("data-table", "t9")
     expect(page.locator("li[data-table='t9']")).to_have_class("table state-open created")
+    # Then only what changed: a seat taken at t8, t9 gone, one more online.
+    taken = table("t8", A_white=seat("ann"))
+    server.send({"type": "lobby-diff", "version": 1, "tables": {"t8": taken}, "gone": ["t9"],
+                 "online": ["ann", "bob"]})
+    expect(page.locator("li[data-table='t9']")).to_have_count(0)
+    expect(page.locator("li[data-table='t8']")).to_contain_text("ann")
+    expect(page.locator("#online")).to_have_text("2 online")
+    # A diff missed (version 3 after 1): the page asks for the whole view again.
+    server.send({"type": "lobby-diff", "version": 3, "tables": {}, "gone": ["t8"]})
+    assert server.wait_for("lobby") == {"type": "lobby"}
+    expect(page.locator("li[data-table='t8']")).to_have_count(1)
 
     # A name refused: said in one line.
     server.send({"type": "error", "text": "tc: '0:99' is not a time control"})
@@ -297,14 +308,14 @@ def test_a_seat_message_opens_the_table_page_or_offers_one_opened_before(lobby: 
     server.send({"type": "seat", "table": "t2", "seat": "A-white", "token": "held", "url": held})
     expect(page.locator("#playing-text")).to_have_text("You are playing at t2 as A-white.")
     expect(page.locator("#playing-link")).to_have_attribute("href", held)
-    server.send({"type": "lobby", "tables": [table("t2", "playing", A_white=seat("carol"))],
-                 "queue": [], "online": ["carol"]})
+    server.send({"type": "lobby", "version": 6, "queue": [], "online": ["carol"],
+                 "tables": [table("t2", "playing", A_white=seat("carol"))]})
     expect(page.locator("#playing")).to_be_visible()
     expect(page.locator("#play-now")).to_be_hidden()
     page.screenshot(path=str(SHOTS / "lobby-playing-390x844.png"))
     # The game over and the table open again: the link goes.
-    server.send({"type": "lobby", "tables": [table("t2", A_white=seat("carol"))],
-                 "queue": [], "online": ["carol"]})
+    server.send({"type": "lobby-diff", "version": 7, "gone": [],
+                 "tables": {"t2": table("t2", A_white=seat("carol"))}})
     expect(page.locator("#playing")).to_be_hidden()
     expect(page.locator("#play-now")).to_be_visible()
     # A new seat opens its table at once.

@@ -24,6 +24,7 @@ import wsproto.events as ws_events
 from serve_helpers import ENV, ROOT, bughouse, reap
 
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.lobby.shown import apply_diff
 
 TIMEOUT = 60
 
@@ -78,6 +79,8 @@ class Socket:
         self.errors: list[str] = []
         self.seen: list[dict[str, Any]] = []
         self.state: dict[str, Any] = {}
+        #: The lobby as this socket was shown it: the last ``lobby`` view, its diffs applied.
+        self.view: dict[str, Any] = {}
         self.closed: ws_events.CloseConnection | None = None
 
     @classmethod
@@ -110,6 +113,12 @@ class Socket:
             event = await self.event()
             if isinstance(event, ws_events.TextMessage):
                 data: dict[str, Any] = json.loads(event.data)
+                if data["type"] == "lobby-diff":  # seen as the whole view it makes
+                    view = apply_diff(self.view, data)
+                    assert view is not None, f"diff {data['version']} after {self.view}"
+                    data = view
+                if data["type"] == "lobby":
+                    self.view = data
                 self.seen.append(data)
                 if data["type"] == "state":
                     self.state = data

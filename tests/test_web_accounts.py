@@ -50,6 +50,15 @@ PLAY = """async ([tc]) => new Promise((resolve, reject) => {
   lobby.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "lobby") window.lobbyView = message;
+    if (message.type === "lobby-diff" && window.lobbyView) {  // what changed, by table id
+      const changed = message.tables;
+      const tables = window.lobbyView.tables.filter((t) => !message.gone.includes(t.id))
+        .map((t) => changed[t.id] || t);
+      for (const [id, t] of Object.entries(changed)) {
+        if (!tables.some((x) => x.id === id)) tables.push(t);
+      }
+      window.lobbyView = {...window.lobbyView, ...message, type: "lobby", tables};
+    }
     if (message.type === "welcome") {
       window.welcome = message.name;
       lobby.send(JSON.stringify({type: "create", tc, computers: true, fill_after: 600,

@@ -47,7 +47,7 @@ from ..web.gate import (
     page_response,
 )
 from ..web.live_server import ASSETS, failure
-from .runtime import Hall, JoinRefused, Member
+from .runtime import Hall, JoinRefused, Member, encoded
 
 if TYPE_CHECKING:
     from .site import Site
@@ -288,7 +288,7 @@ class LobbyWeb:
 
                     async def pump() -> None:
                         async for message in pending:
-                            await socket.send(json.dumps(message, separators=(",", ":")))
+                            await socket.send(encoded(message))
                         nursery.cancel_scope.cancel()
 
                     nursery.start_soon(pump)

@@ -39,6 +39,7 @@ from ..config.specs import TimeControl
 from ..core.model import Seat
 from ..lobby.identity import Identity, name_problem
 from ..lobby.messages import timed_control
+from ..lobby.shown import apply_diff
 from ..protocol import LineBuffer, RawLine
 from ..protocol.lobby_lines import (
     USAGE,
@@ -193,6 +194,9 @@ class Connection:
         kind = message.get("type")
         if kind == "lobby":
             self.view = message
+            return
+        if kind == "lobby-diff":  # a line client is never sent views: ``tables`` asks
+            self.view = apply_diff(self.view, message) or self.view
             return
         if kind == "seat":
             with contextlib.suppress(trio.ClosedResourceError):

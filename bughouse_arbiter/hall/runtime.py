@@ -14,8 +14,10 @@ Every front end calls the same four methods: the web lobby socket
   ``auth``), or None once the bot was removed or the server stops.
 
 ``send`` never blocks and never raises (queue it); it gets the lobby
-socket's server messages as dicts: ``lobby`` views (coalesced, at most
-``VIEW_RATE`` a second), ``seat`` (with the token: show it only to that
+socket's server messages as dicts: the whole ``lobby`` view on joining (and
+when it asks, ``{"type": "lobby"}``), then ``lobby-diff`` messages (what
+changed, coalesced, at most ``VIEW_RATE`` a second; one ``Encoded`` dict for
+every member, its JSON text made once), ``seat`` (with the token: show it only to that
 member), ``queued``, ``invited``, ``declined``, ``chat``, ``error``... A
 member that is seated gets ``seat``: a line-lobby member finds the table
 with ``live_table(id)`` and authenticates with the token.
@@ -24,6 +26,7 @@ with ``live_table(id)`` and authenticates with the token.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 from collections.abc import Callable, Collection, Mapping
 from functools import partial
@@ -49,6 +52,21 @@ Message = dict[str, Any]
 Sender = Callable[[Message], None]
 #: Lobby views a second, at most, per member.
 VIEW_RATE = 10.0
+
+
+class Encoded(dict[str, Any]):
+    """A message sent to many members alike, with its JSON ``text`` made once."""
+
+    def __init__(self, message: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.text = json.dumps(message, separators=(",", ":"))
+
+
+def encoded(message: Mapping[str, Any]) -> str:
+    """The JSON text of a message sent to a member (an ``Encoded`` one's, made already)."""
+    if isinstance(message, Encoded):
+        return message.text
+    return json.dumps(message, separators=(",", ":"))
 
 
 class JoinRefused(Exception):
@@ -325,9 +343,12 @@ class Hall:
             await trio.sleep(1 / VIEW_RATE)
             if self.lobby.version != sent:
                 sent = self.lobby.version
-                view = self.lobby.view()
+                diff = self.lobby.diff()
+                if diff is None:
+                    continue
+                message = Encoded(diff)
                 for member in list(self.members.values()):
-                    member.send(view)
+                    member.send(message)
 
     def _wake(self) -> None:
         self._poke.set()

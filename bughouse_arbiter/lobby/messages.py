@@ -81,6 +81,11 @@ class Watch:
 
 
 @attrs.frozen
+class AskView:
+    """``{"type": "lobby"}``: the whole lobby view again (a diff's version was not the next)."""
+
+
+@attrs.frozen
 class Chat:
     text: str
 
@@ -107,6 +112,7 @@ Command = (
     | Answer
     | LeaveQueue
     | Watch
+    | AskView
     | Chat
     | Mute
     | Rematch
@@ -145,6 +151,8 @@ def command(message: dict[str, Any]) -> Command | str:
         return Chat(said) if said is not None else "a chat message needs some text"
     if kind == "leave_queue":
         return LeaveQueue()
+    if kind == "lobby":
+        return AskView()
     if kind == "play_now":
         tc = time_control(message.get("tc"))
         if isinstance(tc, str):

@@ -5,7 +5,9 @@ effects for the runtime: ``Send`` (one message to one member), ``StartGame``
 (a table's next game, with who sits where) and ``EndSeries`` (a table's
 players are let go: nobody asked for a rematch, or someone stood up).
 ``version`` grows with every change the lobby view shows, so the runtime
-knows when to send everyone the new view.
+knows when to send everyone what changed: ``view`` is the whole ``lobby``
+message (for a member that joins or asks), ``diff`` the ``lobby-diff`` since
+the last one (``lobby.shown`` keeps what was shown).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .identity import Identity, name_problem
 from .messages import (
     TABLE_RULES,
     Answer,
+    AskView,
     Chat,
     Command,
     Create,
@@ -37,6 +40,7 @@ from .messages import (
     error,
 )
 from .pairing import Entry, Group, Queue
+from .shown import Shown
 from .tables import REMATCH_WINDOW, Table, TableSpec, seat_key, swapped
 
 #: Seconds an invitation waits for its answer.
@@ -45,6 +49,8 @@ INVITE_TIMEOUT = 60.0
 MAX_TABLES = 200
 #: Open tables one member may have created and not yet seen played.
 MAX_OWN_TABLES = 3
+#: Seconds before a member asking for the whole view again is sent it again.
+VIEW_AGAIN = 2.0
 
 
 @attrs.frozen
@@ -110,8 +116,12 @@ class Lobby:
     bots: dict[str, Bot] = attrs.field(factory=dict)
     chat_rate: ChatRate = attrs.field(factory=ChatRate)
     version: int = 0
+    #: What members were last shown (``view`` and ``diff``); version 0 is the empty lobby.
+    shown: Shown = attrs.field(factory=lambda: Shown(parts={"queue": [], "online": []}))
     #: The last reason each queued member was told, so it is told again only on change.
     _told: dict[str, str] = attrs.field(factory=dict)
+    #: When each member was last sent the whole view it asked for.
+    _asked: dict[str, float] = attrs.field(factory=dict)
     _next_id: int = 1
 
     def __attrs_post_init__(self) -> None:
@@ -146,6 +156,7 @@ class Lobby:
         del self.members[name]
         self.chat_rate.forget(name)
         self._told.pop(name, None)
+        self._asked.pop(name, None)
         effects += self._close_idle()
         self._changed()
         return effects
@@ -185,6 +196,11 @@ class Lobby:
             return "you are already in the lobby"
         if isinstance(command, Create):
             return self._create(name, command.spec, now)
+        if isinstance(command, AskView):
+            if now < self._asked.get(name, -VIEW_AGAIN) + VIEW_AGAIN:
+                return f"the whole view was sent a moment ago: ask again in {VIEW_AGAIN:g} s"
+            self._asked[name] = now
+            return [Send(name, self.view())]
         if isinstance(command, Chat):
             if not self.chat_rate.allow(name, now):
                 return "too many chat messages: wait a moment"
@@ -617,16 +633,23 @@ class Lobby:
     # -- the view ---------------------------------------------------------------------
 
     def view(self) -> dict[str, object]:
-        """The ``lobby`` message: every table, the queue, who is online."""
-        return {
-            "type": "lobby",
-            "tables": [t.shown() for t in self.tables.values() if t.state != "closed"],
+        """The whole ``lobby`` message: every table, the queue, who is online."""
+        return self.shown.whole(*self._showing())
+
+    def diff(self) -> dict[str, object] | None:
+        """The ``lobby-diff`` since the last one (or the first view); None: nothing changed."""
+        return self.shown.diff(*self._showing())
+
+    def _showing(self) -> tuple[dict[str, dict[str, object]], dict[str, object]]:
+        tables = {t.id: t.shown() for t in self.tables.values() if t.state != "closed"}
+        parts: dict[str, object] = {
             "queue": [
                 {"tc": str(e.tc), "names": list(e.names), "since": e.since}
                 for e in self.queue.entries
             ],
             "online": sorted(self.members),
         }
+        return tables, parts
 
 
 def _quick_rules(tc: TimeControl) -> HouseRules:

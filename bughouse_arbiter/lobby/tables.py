@@ -78,6 +78,10 @@ class Table:
     paired: bool = False
     #: Set up by the server for one game (an event's): no rematch, closed after it.
     single: bool = False
+    #: The last ``shown`` entry and what it was made of: made again only on a change.
+    _shown: tuple[object, dict[str, object]] | None = attrs.field(
+        default=None, init=False, eq=False, repr=False
+    )
 
     def seat_of(self, name: str) -> Seat | None:
         return next((s for s, who in self.seats.items() if who and who.name == name), None)
@@ -115,6 +119,13 @@ class Table:
                 self.seats[seat] = None
 
     def shown(self) -> dict[str, object]:
+        """The table's entry in the lobby view (the same object while nothing shown changed)."""
+        key = (self.state, self.game, self.watchers, tuple(self.seats.items()))
+        if self._shown is None or self._shown[0] != key:
+            self._shown = (key, self._entry())
+        return self._shown[1]
+
+    def _entry(self) -> dict[str, object]:
         return {
             "id": self.id,
             "tc": str(self.spec.tc),

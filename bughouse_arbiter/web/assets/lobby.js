@@ -21,9 +21,10 @@ const page = {
   wanted: null,        // the name asked for, sent again after a reconnect
   retry: 0,            // ms before the next try to connect
   helloTries: 0,       // hellos refused as "taken" since the last welcome
-  lobby: null,         // the last "lobby" message
+  lobby: null,         // the last "lobby" message, with every "lobby-diff" since applied
   queued: null,        // the last "queued" message, while queued
   queuedAt: 0,
+  askedAt: -Infinity,  // when the whole view was last asked for again
   invitation: null,    // {from, tc} while one waits for an answer
   playing: null,       // the "seat" message of a game this tab opened already
   created: null,       // the table this page just created, shown first
@@ -333,6 +334,20 @@ function showConnection() {
   $("status").textContent = text;
 }
 
+// The view a "lobby-diff" makes of the last one: its tables (whole entries, by
+// id) replaced or added, those "gone" removed, any other part it has replaced.
+function applyDiff(lobby, diff) {
+  const changed = diff.tables || {};
+  const gone = new Set(diff.gone || []);
+  const tables = lobby.tables
+    .filter((t) => !gone.has(t.id))
+    .map((t) => (Object.hasOwn(changed, t.id) ? changed[t.id] : t));
+  const known = new Set(tables.map((t) => t.id));
+  for (const [id, entry] of Object.entries(changed)) if (!known.has(id)) tables.push(entry);
+  const { type: _type, tables: _tables, gone: _gone, ...parts } = diff;
+  return { ...lobby, ...parts, type: "lobby", tables };
+}
+
 function onMessage(message) {
   switch (message.type) {
     case "welcome":
@@ -344,6 +359,20 @@ function onMessage(message) {
       break;
     case "lobby":
       page.lobby = message;
+      renderTables();
+      renderMe();
+      break;
+    case "lobby-diff":
+      // Not the next version (one was missed): the whole view is asked for again
+      // (the server sends it at most once in 2 s).
+      if (!page.lobby || message.version !== (page.lobby.version || 0) + 1) {
+        if (!(performance.now() < page.askedAt + 2500)) {
+          page.askedAt = performance.now();
+          send({ type: "lobby" });
+        }
+        break;
+      }
+      page.lobby = applyDiff(page.lobby, message);
       renderTables();
       renderMe();
       break;
