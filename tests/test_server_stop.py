@@ -9,6 +9,7 @@ files and the server says so and exits 143.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 from pathlib import Path
 
@@ -41,7 +42,8 @@ class Line:
         return line
 
     async def send(self, *lines: str) -> None:
-        await self.stream.send_all("".join(f"{text}\n" for text in lines).encode())
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await self.stream.send_all("".join(f"{text}\n" for text in lines).encode())
 
     async def readline(self) -> str | None:
         while (end := self.buffer.find(b"\n")) < 0:
@@ -74,7 +76,8 @@ async def watch(page: Socket, codes: list[int]) -> None:
         event = await page.event()
         if isinstance(event, ws_events.CloseConnection):
             codes.append(event.code)
-            await page.stream.send_all(page.ws.send(event.response()))
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await page.stream.send_all(page.ws.send(event.response()))
             await page.stream.aclose()
             return
 
