@@ -75,7 +75,7 @@ ENGINE_WORDS = frozenset(
     | {"id", "option", "feature", "bugok"}
 )
 #: Seconds from the server's stop until every connection is closed, told or not.
-STOP_WAIT = 1.5
+STOP_WAIT = 2.0
 #: Of those, the last seconds kept for the goodbye lines to go out.
 GOODBYE_WAIT = 0.5
 #: The last line of every connection when the server stops.
@@ -238,7 +238,16 @@ class Connection:
         if self.stopping:
             self.link.send(STOPPING)
             with trio.move_on_at(self.lobby.deadline):
-                await self.link.drain(math.inf)
+                async with trio.open_nursery() as ending:
+                    ending.start_soon(self._discard)
+                    await self.link.drain(math.inf)
+                    ending.cancel_scope.cancel()
+
+    async def _discard(self) -> None:
+        """Reads and drops what the client still sends: a socket closed with unread
+        data resets the connection, and the client may lose the lines before it."""
+        while await self.link.receive() is not None:
+            pass
 
     def stop(self) -> None:
         """The server stops: no more lines are read and no more seats taken."""
