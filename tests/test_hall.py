@@ -411,3 +411,40 @@ async def test_members_get_the_whole_view_then_only_what_changed_encoded_once(
         await trio.sleep(1.0)  # nothing changed: nothing more is sent
         assert len(bob.messages) == 3
         nursery.cancel_scope.cancel()
+
+
+async def test_a_stopping_table_lets_all_its_players_go_at_once(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    """Four people seated at their pages, which do not close on ``quit``: each gets the
+    one ``quit`` grace, all four in the same second (not one after another)."""
+    hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
+    names = ("alice", "bob", "carol", "dave")
+    async with trio.open_nursery() as nursery:
+        running = trio.CancelScope()
+
+        async def run_hall(task_status: trio.TaskStatus[None]) -> None:
+            with running:
+                await hall.run(task_status=task_status)
+
+        await nursery.start(run_hall)
+        inboxes = [Inbox() for _ in names]
+        members = [hall.join(Identity(n), i.send) for n, i in zip(names, inboxes, strict=True)]
+        hall.handle(members[0], {"type": "create", "tc": "120+0", "computers": False})
+        table = (await inboxes[0].next("created"))["table"]
+        for member, seat in zip(members, ("A-white", "A-black", "B-white", "B-black"), strict=True):
+            hall.handle(member, {"type": "sit", "table": table, "seat": seat})
+        hall.handle(members[0], {"type": "start", "table": table})
+        for inbox, name in zip(inboxes, names, strict=True):
+            await take(hall, nursery, await inbox.next("seat"), name)
+        while hall.live_table(table) not in started:
+            await trio.sleep(0.05)
+        stopped_at = trio.current_time()
+        running.cancel()
+        while table in hall.hosts:
+            await trio.sleep(0.001)
+        # The quit grace (1 s) once, not once per player (4 s).
+        assert trio.current_time() - stopped_at == pytest.approx(1.0, abs=0.01)
+        nursery.cancel_scope.cancel()
+    (game,) = read_games((tmp_path / f"{table}.bpgn").read_text())
+    assert game.tags["Result"] == "*"

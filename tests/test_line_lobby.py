@@ -19,7 +19,7 @@ from cli_checks import expect_usage_error
 from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.exits import OK
-from bughouse_arbiter.hall.line_lobby import serve_line_lobby
+from bughouse_arbiter.hall.line_lobby import STOPPING, serve_line_lobby
 from bughouse_arbiter.hall.runtime import JoinRefused
 from bughouse_arbiter.lobby.identity import Identity
 from bughouse_arbiter.players.process import EngineProcess, ProtocolLog
@@ -228,6 +228,46 @@ async def test_a_bot_is_seated_game_after_game_and_never_sees_the_tables_quit() 
             nursery.cancel_scope.cancel()
     assert ticket.left
     assert any("bot rnd joined the lobby" in line for line in log)
+
+
+class StuckTable(FakeTable):
+    """A table that never lets its seat go (its game does not end)."""
+
+    async def attach(self, seat: Seat, link: SeatLink) -> None:
+        link.send("bug 1")
+        await trio.sleep_forever()
+
+
+async def test_a_stopping_lobby_tells_every_connection_and_closes_it() -> None:
+    hall, log = FakeHall(), []
+    with trio.fail_after(GUARD):
+        async with trio.open_nursery() as nursery:
+            lobby = trio.CancelScope()
+
+            async def serve(task_status: trio.TaskStatus[int]) -> None:
+                with lobby:
+                    await serve_line_lobby(
+                        hall,  # type: ignore[arg-type]
+                        host="127.0.0.1", port=0, log=log.append, task_status=task_status,
+                    )  # fmt: skip
+
+            port: int = await nursery.start(serve)
+            guest = await _peer(port, "guest alice")
+            assert await guest.until("hello ok alice")
+            bot = await _peer(port, "bot rnd tc=180+0")
+            assert await bot.line() == "hello ok rnd"
+            hall.tickets["rnd"].send.send_nowait((StuckTable("t9"), Seat.A_WHITE))
+            assert await bot.until("bug 1") == ["seated t9 A-white", "bug 1"]
+            silent = Peer(await trio.open_tcp_stream("127.0.0.1", port))
+            lobby.cancel()
+            assert await guest.until("error the server is stopping")
+            assert await guest.line() is None
+            # Its table never let the seat go: it is cut free, then told.
+            assert await bot.until(STOPPING) == ["unseated t9", STOPPING]
+            assert await bot.line() is None
+            assert await silent.line() is None  # no hello: nothing to tell
+            nursery.cancel_scope.cancel()
+    assert hall.tickets["rnd"].left and hall.left == ["alice"]
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,12 @@ a series' games, else after the game being played (or about to begin) has
 sent its ``gameover`` and ``unseated``; a bot is taken out of the Hall's
 offers at once. A dropped connection leaves the seat to the table's
 reconnect rules and the member to ``Hall.leave``.
+
+When the server stops (``serve`` cancelled), no connection is taken and no
+line is read any more; every connection, all at once, gets what its table
+says as its game is aborted (``gameover``, ``unseated``), then ``error the
+server is stopping``, and is closed. ``STOP_WAIT`` seconds from the stop
+bound the whole, however the peers behave: what is left then is cut.
 """
 
 from __future__ import annotations
@@ -69,6 +75,12 @@ ENGINE_WORDS = frozenset(
     {"bestmove", "wait", "resign", "draw", "ptell", "info", "readyok", "error"}
     | {"id", "option", "feature", "bugok"}
 )
+#: Seconds from the server's stop until every connection is closed, told or not.
+STOP_WAIT = 2.0
+#: Of those, the last seconds kept for the goodbye lines to go out.
+GOODBYE_WAIT = 0.5
+#: The last line of every connection when the server stops.
+STOPPING = "error the server is stopping"
 
 
 class Ticket(Protocol):
@@ -186,6 +198,11 @@ class Connection:
         self.member: Any = None
         self.ticket: Ticket | None = None
         self._seats, self._offers = trio.open_memory_channel[dict[str, Any]](math.inf)
+        #: The server is stopping (``stop``).
+        self.stopping = False
+        self._reading = trio.CancelScope()
+        self._waiting = trio.CancelScope()
+        self._seat_done = trio.Event()
 
     # -- from the Hall -------------------------------------------------------------------
 
@@ -211,11 +228,36 @@ class Connection:
     # -- the connection ------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Reads the client's lines and seats it, until either side ends."""
+        """Reads the client's lines and seats it, until either side ends (or the
+        server stops: then the seat being played ends as its table ends it, and
+        the client is told, by the lobby's ``deadline``)."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._seat_loop)
-            await self._read_loop()
+            with self._reading:
+                await self._read_loop()
+            if self.stopping:
+                with trio.move_on_at(self.lobby.deadline - GOODBYE_WAIT):
+                    await self._seat_done.wait()
             nursery.cancel_scope.cancel()
+        if self.stopping:
+            self.link.send(STOPPING)
+            with trio.move_on_at(self.lobby.deadline):
+                async with trio.open_nursery() as ending:
+                    ending.start_soon(self._discard)
+                    await self.link.drain(math.inf)
+                    ending.cancel_scope.cancel()
+
+    async def _discard(self) -> None:
+        """Reads and drops what the client still sends: a socket closed with unread
+        data resets the connection, and the client may lose the lines before it."""
+        while await self.link.receive() is not None:
+            pass
+
+    def stop(self) -> None:
+        """The server stops: no more lines are read and no more seats taken."""
+        self.stopping = True
+        self._reading.cancel()
+        self._waiting.cancel()
 
     async def _read_loop(self) -> None:
         while (line := await self.link.receive()) is not None:
@@ -282,13 +324,18 @@ class Connection:
         return self.view
 
     async def _seat_loop(self) -> None:
-        while not self.quitting:
-            offer = await self._next_offer()
-            if offer is None:
-                break
-            table_id, table, seat = offer
-            await self._play(table_id, table, seat)
-        if self.quitting:
+        try:
+            while not self.quitting and not self.stopping:
+                offer = None
+                with trio.CancelScope() as self._waiting:
+                    offer = await self._next_offer()
+                if offer is None or self.stopping:
+                    break
+                table_id, table, seat = offer
+                await self._play(table_id, table, seat)
+        finally:
+            self._seat_done.set()
+        if self.quitting and not self.stopping:
             await self.link.drain()
             await self.link.aclose()
 
@@ -360,18 +407,69 @@ class LineLobby:
         self.waiting = Pool(self.limits.max_connections, self.limits.per_address, evict=True)
         self.port = 0
         self.connections = 0
+        #: When every connection is closed, once the server stops (``trio.current_time``).
+        self.deadline = math.inf
+        self._stopping = False
+        #: Each open connection's scope, and its ``Connection`` once it said hello.
+        self._open: dict[trio.CancelScope, Connection | None] = {}
 
     async def serve(
         self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        """Listens on ``host:port`` (0: a free port, given to ``task_status``)."""
+        """Listens on ``host:port`` (0: a free port, given to ``task_status``) until
+        cancelled; then stops as the module docstring says, within ``STOP_WAIT``."""
         listeners = await open_listeners(host, port)
         self.port = listeners[0].socket.getsockname()[1]
-        task_status.started(self.port)
-        await trio.serve_listeners(self.handle, listeners)
+        stop = trio.Event()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self._held, listeners, stop)
+            task_status.started(self.port)
+            try:
+                await trio.sleep_forever()
+            finally:
+                stop.set()
+
+    async def _held(
+        self, listeners: list[trio.SocketListener], stop: trio.Event, *, task_status: Any
+    ) -> None:
+        """The listeners and connections, shielded from the caller's cancellation:
+        ``stop`` stops them all at once, under one deadline."""
+        with trio.CancelScope(shield=True) as held:
+            async with trio.open_nursery() as connections:
+                accepting = trio.CancelScope()
+
+                async def accept() -> None:
+                    with accepting:
+                        await trio.serve_listeners(
+                            self.handle, listeners, handler_nursery=connections
+                        )
+
+                connections.start_soon(accept)
+                task_status.started()
+                await stop.wait()
+                self._stopping = True
+                self.deadline = held.deadline = trio.current_time() + STOP_WAIT
+                accepting.cancel()
+                for listener in listeners:
+                    await close_quietly(listener)
+                for scope, connection in list(self._open.items()):
+                    if connection is None:
+                        scope.cancel()  # no hello yet: nothing to tell
+                    else:
+                        connection.stop()
 
     async def handle(self, stream: trio.SocketStream) -> None:
         """One connection, start to end; its failures end only it."""
+        with trio.CancelScope() as scope:
+            self._open[scope] = None
+            try:
+                if self._stopping:
+                    scope.cancel()
+                await self._handle(stream, scope)
+            finally:
+                del self._open[scope]
+
+    async def _handle(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
         peer = peer_name(stream)
         self.connections += 1
         wire: trio.abc.Stream = stream
@@ -386,7 +484,7 @@ class LineLobby:
                 await _answer(wire, "error too many connections")
                 return
             if first is not None:
-                await self._session(wire, peer, *first)
+                await self._session(wire, peer, scope, *first)
         except Exception as exc:  # one connection's trouble never reaches the others
             self.log(f"{peer}: line lobby connection failed ({type(exc).__name__}: {exc})")
         finally:
@@ -397,6 +495,7 @@ class LineLobby:
         self,
         stream: trio.abc.Stream,
         peer: str,
+        scope: trio.CancelScope,
         first: RawLine | None,
         buffer: LineBuffer,
         pending: list[RawLine],
@@ -425,6 +524,9 @@ class LineLobby:
             return
         link.send(f"hello ok {hello.name}")
         self.log(f"{peer}: {hello.kind} {hello.name} joined the lobby")
+        self._open[scope] = connection
+        if self._stopping:
+            connection.stop()
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(link.run_writer)

@@ -50,6 +50,8 @@ Log = Callable[[str], None]
 Finish = Literal["played", "not started", "failed"]
 #: Seconds a remote player's game over waits for the archive to keep the game.
 RECORD_WAIT = 1.5
+#: Seconds the players of a series get, all at once, to be told ``quit`` and let go.
+SHUTDOWN_WAIT = 2.0
 #: Seconds every seated player gets to take its seat before the game is called off.
 JOIN_TIMEOUT = 60.0
 #: The engine that takes a seat whose player did not come back (``leaver=computer``).
@@ -201,10 +203,10 @@ class TableHost:
                         return request  # new players: a new series
                 return request
             finally:
-                with trio.CancelScope(shield=True):
-                    for player in players.values():
-                        with trio.move_on_after(5):
-                            await player.shutdown()
+                with trio.CancelScope(shield=True), trio.move_on_after(SHUTDOWN_WAIT):
+                    async with trio.open_nursery() as closing:
+                        for player in players.values():
+                            closing.start_soon(player.shutdown)
                 self.live.end_series()
                 self.who = {}
                 home.cancel_scope.cancel()
