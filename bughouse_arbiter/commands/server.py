@@ -221,6 +221,7 @@ async def serve(
     from ..hall.event_app import event_routes
     from ..hall.events import EventHall
     from ..hall.runtime import Hall
+    from ..server.collector import collecting
     from ..server.listener import ServeError
     from ..server.tls import server_context
     from ..table.stopping import exit_status, stop_on_signals
@@ -235,7 +236,6 @@ async def serve(
     async with stop_on_signals() as stop:
         with stop.scope:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(_no_collections_once_stopping)
                 await nursery.start(hall.run)
                 await nursery.start(events.run)
                 try:
@@ -286,25 +286,11 @@ async def serve(
                     print(f"database: {store.path}{note}", flush=True)
                 if host not in ("127.0.0.1", "::1", "localhost") and context is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
+                await nursery.start(collecting)  # start-up is over: see server.collector
     if stop.signal is not None:
         print(f"stopped ({stop.name}): the games so far are in {out}/", flush=True)
         status = exit_status(stop.signal)
     return status
-
-
-async def _no_collections_once_stopping() -> None:
-    """Once the server stops, the garbage collector is off and what lives is frozen:
-    a stop makes garbage enough for full collections, and with hundreds of
-    connections each walks a large heap for a second or more (exiting, too)."""
-    import gc
-
-    import trio
-
-    try:
-        await trio.sleep_forever()
-    finally:
-        gc.disable()
-        gc.freeze()
 
 
 async def _stop_web(web: Any, events: Any) -> None:

@@ -25,4 +25,7 @@
 - ``driver``: ``PlayerDriver``, the engine side of protocol.md: a local
   ``Player`` (a UCI/xboard adapter player, the console) driven by the
   server's lines.
+- ``collector``: the garbage collector of a process holding many
+  connections (``bughouse server``): start-up frozen, full collections rare,
+  none once it stops.
 """
