@@ -26,6 +26,6 @@
   ``Player`` (a UCI/xboard adapter player, the console) driven by the
   server's lines.
 - ``collector``: the garbage collector of a process holding many
-  connections (``bughouse server``): start-up frozen, full collections rare,
+  connections (``bughouse server``): start-up frozen, collections rare,
   none once it stops.
 """
