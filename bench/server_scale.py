@@ -55,6 +55,7 @@ import chess.variant
 import trio
 import wsproto
 import wsproto.events as ws_events
+from line_client import Lines, cpu_s, rss_kib
 
 ROOT = Path(__file__).resolve().parent.parent
 perf = time.perf_counter
@@ -83,18 +84,8 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
 
 
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
-def cpu_s(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Stats:
@@ -169,29 +160,6 @@ class Server:
             if self.process.returncode is None:
                 self.process.kill()
                 await self.process.wait()
-
-
-class Lines:
-    """A line-protocol connection: ``readline`` and ``send``."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.buffer = bytearray()
-
-    async def readline(self) -> str | None:
-        while True:
-            end = self.buffer.find(b"\n")
-            if end >= 0:
-                line = self.buffer[:end].decode()
-                del self.buffer[: end + 1]
-                return line.rstrip("\r")
-            chunk = await self.stream.receive_some(65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
-
-    async def send(self, *lines: str) -> None:
-        await self.stream.send_all("".join(f"{line}\n" for line in lines).encode())
 
 
 async def instant_player(

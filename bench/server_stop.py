@@ -25,7 +25,6 @@ line. Nothing is asserted.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import os
@@ -46,6 +45,7 @@ import chess.variant
 import trio
 import wsproto
 import wsproto.events as ws_events
+from line_client import Lines, cpu_s
 from wsproto.utilities import LocalProtocolError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,11 +55,6 @@ STOPPING = "error the server is stopping"
 perf = time.perf_counter
 
 
-def cpu_s(pid: int) -> float:
-    """The CPU seconds process ``pid`` has used (user and system)."""
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Server:
@@ -119,33 +114,6 @@ class Server:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.stop_cpu = children.ru_utime + children.ru_stime - self.reaped_cpu - before
         return took, self.process.returncode
-
-
-class Lines:
-    """A line-protocol connection: ``readline`` and ``send``."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.buffer = bytearray()
-
-    async def readline(self) -> str | None:
-        while True:
-            end = self.buffer.find(b"\n")
-            if end >= 0:
-                line = self.buffer[:end].decode()
-                del self.buffer[: end + 1]
-                return line.rstrip("\r")
-            try:
-                chunk = await self.stream.receive_some(65536)
-            except trio.BrokenResourceError:
-                return None
-            if not chunk:
-                return None
-            self.buffer += chunk
-
-    async def send(self, *lines: str) -> None:
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await self.stream.send_all("".join(f"{line}\n" for line in lines).encode())
 
 
 class Tally:
