@@ -98,7 +98,7 @@ from ..players.process import EngineProcess, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..server.limits import LIMIT_NAMES, Limits, limits_from_texts
 from ..server.listener import ServeError, TcpFrontEnd
-from ..server.remote import RemoteEnginePlayer, RemoteSeat
+from ..server.remote import RemoteEnginePlayer, RemoteSeat, names_now, taken_over
 from ..server.seam import FrontEnd, LiveTable
 from ..server.tls import server_context
 from ..table.arbiter import (
@@ -472,21 +472,10 @@ async def serve(
     return status
 
 
-def _names_now(
-    names: Mapping[Seat, str], playing: Mapping[Seat, RemoteEnginePlayer]
-) -> dict[Seat, str]:
-    """``names`` with each seat an engine took over named as the record names it."""
-    shown = dict(names)
-    for seat, player in playing.items():
-        if player.remote.replaced_by is not None:
-            shown[seat] = f"{shown.get(seat, player.name)} / {player.remote.replaced_by}"
-    return shown
-
-
 def _taken_over(table: LiveTable, names: dict[Seat, str], joined: Seat, engine: str) -> None:
     """Tells the front ends that ``engine`` took the seat of ``joined``'s player."""
     seat = table.seat_of(joined)
-    names[seat] = f"{names.get(seat, seat.value)} / {engine}"
+    names[seat] = taken_over(names.get(seat, seat.value), engine)
     table.emit(SeatTakenOver(seat=seat, names=dict(names), now=trio.current_time()))
 
 
@@ -568,7 +557,7 @@ async def _play_one(
         writer.observe(event)
         display.observe(event)
         if isinstance(event, MatchStarted | MatchEnded):
-            event = attrs.evolve(event, names=_names_now(event.names, playing))
+            event = attrs.evolve(event, names=names_now(event.names, playing))
             names.update(event.names)
         table.emit(event)
 

@@ -35,7 +35,7 @@ from ..lobby.archive import Archive, GameFinished, GameStarted
 from ..lobby.identity import Identity
 from ..lobby.tables import TableSpec
 from ..players.process import EngineProcess
-from ..server.remote import RemoteEnginePlayer, RemoteSeat
+from ..server.remote import RemoteEnginePlayer, RemoteSeat, names_now, taken_over
 from ..server.seam import LiveTable, SeatHolder, new_tokens
 from ..table.arbiter import MatchEnded, MatchEvent, MatchStarted, MovePlayed
 from ..table.games import play_game
@@ -216,7 +216,7 @@ class TableHost:
         seat = self.live.seat_of(joined)
         names = self.live.names_now
         who = self.who.get(joined)
-        names[seat] = f"{names.get(seat, who.name if who else seat.value)} / {engine}"
+        names[seat] = taken_over(names.get(seat, who.name if who else seat.value), engine)
         self.live.emit(SeatTakenOver(seat=seat, names=dict(names), now=trio.current_time()))
 
     async def _ready(self, holders: Mapping[Seat, RemoteSeat]) -> bool:
@@ -301,7 +301,7 @@ class TableHost:
                 if lag is not None:
                     writer.add_lag(event.played.seat, round(lag * 1000))
             if isinstance(event, MatchEnded):  # the final tags name who took a seat over
-                writer.rename(_names_now(names, playing))
+                writer.rename(names_now(names, playing))
             writer.observe(event)
             kept.observe(event)
             if isinstance(event, MatchStarted):
@@ -311,7 +311,7 @@ class TableHost:
                 began.append(True)
                 books.start_soon(begin, header)
             if isinstance(event, MatchStarted | MatchEnded):
-                event = attrs.evolve(event, names=_names_now(names, playing))
+                event = attrs.evolve(event, names=names_now(names, playing))
                 self.live.names_now = dict(event.names)
             if isinstance(event, MatchEnded):
                 end.reason = event.outcome.reason
@@ -377,17 +377,6 @@ class HeldRemotePlayer(RemoteEnginePlayer):
         if self.end is not None:
             await self.end.before_gameover()
         await super().game_over(outcome)
-
-
-def _names_now(
-    names: Mapping[Seat, str], playing: Mapping[Seat, RemoteEnginePlayer]
-) -> dict[Seat, str]:
-    """``names`` with each seat an engine took over named as the record names it."""
-    shown = dict(names)
-    for seat, player in playing.items():
-        if player.remote.replaced_by is not None:
-            shown[seat] = f"{shown.get(seat, player.name)} / {player.remote.replaced_by}"
-    return shown
 
 
 def _leaf(exc: BaseException) -> BaseException:

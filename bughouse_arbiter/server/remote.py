@@ -29,7 +29,7 @@ exactly as for a subprocess engine. What the network adds:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 
 import attrs
@@ -410,3 +410,19 @@ class RemoteEnginePlayer(NativeEnginePlayer):
             seat = Seat.of(board, len(fields) < 2 or fields[1] == "w")
             clocks[seat] = max(0.0, clocks[seat] - elapsed)
         return attrs.evolve(state, clocks=clocks)
+
+
+def taken_over(name: str, engine: str) -> str:
+    """How the record and the pages name a seat ``engine`` took over from ``name``."""
+    return f"{name} / {engine}"
+
+
+def names_now(
+    names: Mapping[Seat, str], playing: Mapping[Seat, RemoteEnginePlayer]
+) -> dict[Seat, str]:
+    """``names`` with each seat an engine took over named as the record names it."""
+    shown = dict(names)
+    for seat, player in playing.items():
+        if player.remote.replaced_by is not None:
+            shown[seat] = taken_over(shown.get(seat, player.name), player.remote.replaced_by)
+    return shown
