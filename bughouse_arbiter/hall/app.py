@@ -38,13 +38,12 @@ from ..server.admission import Pool
 from ..server.limits import Limits, RateLimiter
 from ..web.assets import asset
 from ..web.gate import (
-    RequestGate,
-    Scope,
-    SiteGate,
     TextSocket,
     client_host,
     client_name,
+    gated_app,
     page_response,
+    plain_response,
 )
 from ..web.live_server import ASSETS, failure
 from .runtime import Hall, JoinRefused, Member, encoded
@@ -110,8 +109,6 @@ class LobbyWeb:
 
     def app(self) -> Any:
         """The Starlette app behind the gates."""
-        from starlette.applications import Starlette
-        from starlette.middleware import Middleware
         from starlette.routing import Route, WebSocketRoute
 
         hall = self.hall
@@ -126,15 +123,15 @@ class LobbyWeb:
         async def page_file(request: Any) -> Any:
             name = request.path_params["name"]
             if name not in PAGE_FILES:
-                return _plain(404, "not found")
+                return plain_response(404, "not found")
             try:
                 return page_response(asset(name), PAGE_FILES[name])
             except OSError:
-                return _plain(404, "not found")
+                return plain_response(404, "not found")
 
         async def table_page(request: Any) -> Any:
             if hall.host_for(request.path_params["table"]) is None:
-                return _plain(404, "no such table")
+                return plain_response(404, "no such table")
             return page_response(asset("live.html"), "text/html; charset=utf-8")
 
         async def server_info(request: Any) -> Any:
@@ -157,23 +154,8 @@ class LobbyWeb:
         async def lobby_socket(websocket: Any) -> None:
             await self._held(self._lobby(websocket))
 
-        def refused(scope: Scope, what: str, value: str) -> None:
-            hall.log(
-                f"web {client_name(scope)}: refused, {what} {value[:60]!r} "
-                "(server --allow-origin NAME allows another name)"
-            )
-
-        def evicted(scope: Scope) -> None:
-            hall.log(f"web {client_name(scope)}: closed with 503 to make room, too many requests")
-
-        async def not_found(request: Any, exc: Exception) -> Any:
-            return _plain(404, "not found")
-
-        async def not_allowed(request: Any, exc: Exception) -> Any:
-            return _plain(405, "GET only")
-
-        return Starlette(
-            routes=[
+        return gated_app(
+            [
                 Route("/", lobby_page),
                 Route("/assets/{name}", page_file),
                 Route("/favicon.ico", favicon),
@@ -184,14 +166,12 @@ class LobbyWeb:
                 *self.routes,
                 *(self.site.routes() if self.site is not None else ()),
             ],
-            middleware=[
-                Middleware(
-                    SiteGate, hosts=self.hosts, allowed=self.allow_origin, on_refused=refused
-                ),
-                Middleware(RequestGate, pool=self.requests, on_evicted=evicted),
-                *(self.site.middleware() if self.site is not None else ()),
-            ],
-            exception_handlers={404: not_found, 405: not_allowed},
+            hosts=self.hosts,
+            allowed=self.allow_origin,
+            requests=self.requests,
+            command="server",
+            note=lambda text, kind: hall.log(text),
+            middleware=self.site.middleware() if self.site is not None else (),
         )
 
     async def _held(self, running: Any) -> None:
@@ -307,9 +287,3 @@ class LobbyWeb:
 
 def _error(text: str) -> str:
     return json.dumps({"type": "error", "text": text})
-
-
-def _plain(status: int, line: str) -> Any:
-    from starlette.responses import PlainTextResponse
-
-    return PlainTextResponse(line + "\n", status_code=status)

@@ -15,7 +15,9 @@
   page's ``PageSession``, the lobby's) needs nothing else of the transport.
 - ``page_response``: a fixed file with the headers every page file gets
   (``nosniff``, no caching, and a CSP on HTML: the page loads only its own
-  files and talks only to its own server).
+  files and talks only to its own server); ``plain_response``: one line.
+- ``gated_app``: a Starlette app of given routes behind both gates, its 404
+  and 405 in one line, each refusal told to one ``note`` in one line.
 
 Sizes, pings and timeouts are Hypercorn's (``asgi_host.WebBounds``).
 """
@@ -23,7 +25,7 @@ Sizes, pings and timeouts are Hypercorn's (``asgi_host.WebBounds``).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -297,3 +299,57 @@ def page_response(body: bytes, content_type: str, *, status: int = 200) -> Any:
     if content_type.startswith("text/html"):
         headers["content-security-policy"] = CSP
     return Response(body, status_code=status, headers=headers, media_type=content_type)
+
+
+def plain_response(status: int, line: str) -> Any:
+    """A Starlette response of one line of text."""
+    from starlette.responses import PlainTextResponse
+
+    return PlainTextResponse(line + "\n", status_code=status)
+
+
+def gated_app(
+    routes: Sequence[Any],
+    *,
+    hosts: Collection[str],
+    allowed: Collection[str],
+    requests: Pool,
+    command: str,
+    note: Callable[[str, str], None],
+    middleware: Sequence[Any] = (),
+) -> Any:
+    """A Starlette app of ``routes`` behind ``SiteGate`` and ``RequestGate`` (then
+    ``middleware``), answering 404 and 405 in one line. ``note(text, kind)`` hears
+    each refusal (kind: what was refused, or ``busy``); ``command`` is the one whose
+    ``--allow-origin`` would let a refused name in."""
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+
+    def refused(scope: Scope, what: str, value: str) -> None:
+        note(
+            f"web {client_name(scope)}: refused, {what} {value[:60]!r} "
+            f"({command} --allow-origin NAME allows another name)",
+            what,
+        )
+
+    def evicted(scope: Scope) -> None:
+        note(
+            f"web {client_name(scope)}: closed with 503 to make room, too many requests at once",
+            "busy",
+        )
+
+    async def not_found(request: Any, exc: Exception) -> Any:
+        return plain_response(404, "not found")
+
+    async def not_allowed(request: Any, exc: Exception) -> Any:
+        return plain_response(405, "GET only")
+
+    return Starlette(
+        routes=list(routes),
+        middleware=[
+            Middleware(SiteGate, hosts=hosts, allowed=allowed, on_refused=refused),
+            Middleware(RequestGate, pool=requests, on_evicted=evicted),
+            *middleware,
+        ],
+        exception_handlers={404: not_found, 405: not_allowed},
+    )

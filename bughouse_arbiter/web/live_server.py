@@ -100,7 +100,14 @@ from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
 from .asgi_host import WebBounds, serve_asgi
 from .assets import asset
-from .gate import RequestGate, Scope, SiteGate, TextSocket, client_host, client_name, page_response
+from .gate import (
+    TextSocket,
+    client_host,
+    client_name,
+    gated_app,
+    page_response,
+    plain_response,
+)
 from .live_view import LiveView, moves_behind, moves_held
 
 #: Bytes of one message from a page (Hypercorn closes the socket with 1009 past it).
@@ -219,8 +226,6 @@ class WebFrontEnd:
 
     def app(self, table: LiveTable) -> Any:
         """The Starlette app: the page, its files and ``/ws``, behind the gates."""
-        from starlette.applications import Starlette
-        from starlette.middleware import Middleware
         from starlette.routing import Route, WebSocketRoute
 
         async def page(request: Any) -> Any:
@@ -229,7 +234,7 @@ class WebFrontEnd:
         async def assets(request: Any) -> Any:
             name = request.path_params["name"]
             if name not in ASSETS:
-                return _plain(404, "not found")
+                return plain_response(404, "not found")
             return page_response(asset(name), ASSETS[name])
 
         async def favicon(request: Any) -> Any:
@@ -238,39 +243,18 @@ class WebFrontEnd:
         async def socket(websocket: Any) -> None:
             await self.page(table, websocket)
 
-        def refused(scope: Scope, what: str, value: str) -> None:
-            table.refused(
-                f"web {client_name(scope)}: refused, {what} {value[:60]!r} "
-                "(serve --allow-origin NAME allows another name)",
-                what,
-            )
-
-        def evicted(scope: Scope) -> None:
-            table.refused(
-                f"web {client_name(scope)}: closed with 503 to make room, too many requests "
-                "at once",
-                "busy",
-            )
-
-        async def not_found(request: Any, exc: Exception) -> Any:
-            return _plain(404, "not found")
-
-        async def not_allowed(request: Any, exc: Exception) -> Any:
-            return _plain(405, "GET only")
-
-        hosts = (self.host, self._hostname)
-        return Starlette(
-            routes=[
+        return gated_app(
+            [
                 Route("/", page),
                 Route("/assets/{name}", assets),
                 Route("/favicon.ico", favicon),
                 WebSocketRoute("/ws", socket),
             ],
-            middleware=[
-                Middleware(SiteGate, hosts=hosts, allowed=self.allow_origin, on_refused=refused),
-                Middleware(RequestGate, pool=self.requests, on_evicted=evicted),
-            ],
-            exception_handlers={404: not_found, 405: not_allowed},
+            hosts=(self.host, self._hostname),
+            allowed=self.allow_origin,
+            requests=self.requests,
+            command="serve",
+            note=table.refused,
         )
 
     def observe(self, table: LiveTable) -> Callable[[], None]:
@@ -355,12 +339,6 @@ class WebFrontEnd:
             data = self.view.snapshot(trio.current_time(), have=have)
             made = self._watched[key] = (data, json.dumps(data, separators=(",", ":")))
         return made
-
-
-def _plain(status: int, line: str) -> Any:
-    from starlette.responses import PlainTextResponse
-
-    return PlainTextResponse(line + "\n", status_code=status)
 
 
 class PageSession:
