@@ -40,7 +40,6 @@ import json
 import math
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -55,9 +54,8 @@ import chess.variant
 import trio
 import wsproto
 import wsproto.events as ws_events
-from line_client import Lines, cpu_s, rss_kib
+from serving import Lines, ServerProcess, cpu_s, rss_kib
 
-ROOT = Path(__file__).resolve().parent.parent
 perf = time.perf_counter
 #: Moves ``start`` to ``end`` of (table, game, board) reached a spectator at ``at``.
 Arrival = tuple[str, int, str, int, int, float]
@@ -108,46 +106,13 @@ class Stats:
         self.game_done = trio.Event()
 
 
-class Server:
-    """A ``bughouse server`` process on 127.0.0.1, its ports read from its stdout."""
+class Server(ServerProcess):
+    """The scale run's server, under cProfile with ``profile`` (its stats written there)."""
 
     def __init__(self, folder: Path, pages: int, profile: str | None = None) -> None:
-        limit = str(max(64, pages + 64))
         command = ["-m", "bughouse_arbiter"] if profile is None else ["-c", PROFILED, profile]
+        super().__init__(folder, pages, command)
         self.profile = profile
-        self.argv = [
-            sys.executable, *command, "server",
-            "--port", "0", "--line-port", "0", "--out", str(folder / "games"),
-            "--db", str(folder / "server.sqlite3"),
-            "--limit", f"pages={limit}", "--limit", f"per_address={limit}",
-            "--limit", f"connections={limit}", "--limit", "timeout=30",
-        ]  # fmt: skip
-        self.err = (folder / "server.err").open("wb")
-        self.process: trio.Process | None = None
-        self.port = self.line_port = 0
-
-    async def start(self) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        self.process = await trio.lowlevel.open_process(
-            self.argv, stdout=subprocess.PIPE, stderr=self.err, env=env, cwd=str(ROOT)
-        )
-        assert self.process.stdout is not None
-        pending = b""
-        with trio.fail_after(60):
-            while not (self.port and self.line_port):
-                chunk = await self.process.stdout.receive_some(4096)
-                if not chunk:
-                    raise SystemExit("the server exited before listening (see server.err)")
-                pending += chunk
-                if m := re.search(rb"lobby: http://127\.0\.0\.1:(\d+)/", pending):
-                    self.port = int(m.group(1))
-                if m := re.search(rb"line port: 127\.0\.0\.1:(\d+)", pending):
-                    self.line_port = int(m.group(1))
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
 
     async def stop(self) -> None:
         if self.process is not None and self.process.returncode is None:

@@ -29,9 +29,7 @@ import json
 import math
 import os
 import random
-import re
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,55 +43,24 @@ import chess.variant
 import trio
 import wsproto
 import wsproto.events as ws_events
-from line_client import Lines, cpu_s
+from serving import Lines, ServerProcess, cpu_s
 from wsproto.utilities import LocalProtocolError
 
-ROOT = Path(__file__).resolve().parent.parent
 TC = "180+0"
 #: The line every line connection is told last when the server stops.
 STOPPING = "error the server is stopping"
 perf = time.perf_counter
 
 
-
-
-class Server:
-    """A ``bughouse server`` process on 127.0.0.1, its ports read from its stdout."""
+class Server(ServerProcess):
+    """The server to stop; ``stop_timed`` times its stop."""
 
     def __init__(self, folder: Path, pages: int) -> None:
-        limit = str(max(64, pages + 64))
-        self.argv = [
-            sys.executable, "-m", "bughouse_arbiter", "server",
-            "--port", "0", "--line-port", "0", "--out", str(folder / "games"),
-            "--db", str(folder / "db.sqlite3"),
-            "--limit", f"pages={limit}", "--limit", f"per_address={limit}",
-            "--limit", f"connections={limit}", "--limit", "timeout=30",
-        ]  # fmt: skip
-        self.err = (folder / "server.err").open("wb")
-        self.process: trio.Process | None = None
-        self.port = self.line_port = 0
-        self.out = b""
+        super().__init__(folder, pages)
         self.stop_cpu = math.nan
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         #: CPU seconds of the processes reaped before this one (earlier runs).
         self.reaped_cpu = children.ru_utime + children.ru_stime
-
-    async def start(self) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        self.process = await trio.lowlevel.open_process(
-            self.argv, stdout=subprocess.PIPE, stderr=self.err, env=env, cwd=str(ROOT)
-        )
-        assert self.process.stdout is not None
-        with trio.fail_after(60):
-            while not (self.port and self.line_port):
-                chunk = await self.process.stdout.receive_some(4096)
-                if not chunk:
-                    raise SystemExit("the server exited before listening (see server.err)")
-                self.out += chunk
-                if m := re.search(rb"lobby: http://127\.0\.0\.1:(\d+)/", self.out):
-                    self.port = int(m.group(1))
-                if m := re.search(rb"line port: 127\.0\.0\.1:(\d+)", self.out):
-                    self.line_port = int(m.group(1))
 
     async def stop_timed(self) -> tuple[float, int | None]:
         """SIGTERM, then the seconds until the process exited (killed after 60 s);
