@@ -99,11 +99,8 @@ def register(subparsers: Any) -> None:
 
 def run_add_bot(args: argparse.Namespace, env: Environment) -> int:
     path = db_path(args, env)
-    store = SqliteStore.open(path)
-    try:
+    with contextlib.closing(SqliteStore.open(path)) as store:
         token = store.add_bot(args.name)
-    finally:
-        store.close()
     env.stdout.write(f"{token}\n")
     env.say(f"bot {args.name!r} added to {str(path)!r}; its token is shown only this once")
     return OK
@@ -111,11 +108,8 @@ def run_add_bot(args: argparse.Namespace, env: Environment) -> int:
 
 def run_revoke_bot(args: argparse.Namespace, env: Environment) -> int:
     path = db_path(args, env)
-    store = SqliteStore.open(path, create=False)
-    try:
+    with contextlib.closing(SqliteStore.open(path, create=False)) as store:
         revoked = store.revoke_bot(args.name)
-    finally:
-        store.close()
     if not revoked:
         raise UsageError(f"no bot {args.name!r} with a live token in {str(path)!r}")
     env.say(f"bot {args.name!r}: token revoked")
@@ -129,9 +123,8 @@ def run_export(args: argparse.Namespace, env: Environment) -> int:
         until=_day(args.until, "--until"),
         result=args.result,
     )
-    store = SqliteStore.open(db_path(args, env), create=False)
     count = 0
-    try:
+    with contextlib.closing(SqliteStore.open(db_path(args, env), create=False)) as store:
         games = store.iter_bpgn(query)
         with contextlib.closing(games):  # its read transaction ends before the store closes
             for text in games:
@@ -140,8 +133,6 @@ def run_export(args: argparse.Namespace, env: Environment) -> int:
                 env.stdout.write(text if text.endswith("\n") else text + "\n")
                 count += 1
         playing = store.counts()["playing"]
-    finally:
-        store.close()
     note = f"; {playing} game(s) in progress left out" if playing else ""
     env.say(f"exported {count} game(s){note}")
     return OK
@@ -149,12 +140,9 @@ def run_export(args: argparse.Namespace, env: Environment) -> int:
 
 def run_backup(args: argparse.Namespace, env: Environment) -> int:
     path = db_path(args, env)
-    store = SqliteStore.open(path, create=False)
-    try:
+    with contextlib.closing(SqliteStore.open(path, create=False)) as store:
         store.backup(args.out)
         counts = store.counts()
-    finally:
-        store.close()
     env.say(
         f"backed up {str(path)!r} to {args.out!r} "
         f"({counts['finished']} finished, {counts['aborted']} aborted game(s))"
