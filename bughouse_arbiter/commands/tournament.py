@@ -445,8 +445,16 @@ def participants_from(
     return participants
 
 
-def _settled(args: argparse.Namespace, participants: Sequence[Participant]) -> list[Participant]:
-    """``participants`` with --each, --set and --option (absent from older folders)."""
+def _participants(args: argparse.Namespace, *, check_commands: bool) -> list[Participant]:
+    """The participants the command line names, with --each, --set and --option
+    (absent from older folders)."""
+    participants = participants_from(
+        args.engine,
+        args.team,
+        known_engines(args.engines_file),
+        getattr(args, "order", ()),
+        check_commands=check_commands,
+    )
     every, by_name = settings_of(
         getattr(args, "each", ()),
         getattr(args, "set", ()),
@@ -468,16 +476,7 @@ def _tc(args: argparse.Namespace) -> str | None:
 def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     recorded = getattr(args, "saved_options", {}).get(_PARTICIPANTS)
     if recorded is None:
-        participants = _settled(
-            args,
-            participants_from(
-                args.engine,
-                args.team,
-                known_engines(args.engines_file),
-                getattr(args, "order", ()),
-                check_commands=getattr(args, "ray", None) is None,
-            ),
-        )
+        participants = _participants(args, check_commands=getattr(args, "ray", None) is None)
     else:
         participants = _recorded_participants(args, recorded, out)
     rules = house_rules(args.rule, _tc(args), default_tc=DEFAULT_TC)
@@ -634,16 +633,7 @@ def _recorded_participants(
             f"--resume {str(folder)!r}: {folder / journal.CONFIG}: its {_PARTICIPANTS!r}: {exc}"
         ) from None
     try:
-        current = _settled(
-            args,
-            participants_from(
-                args.engine,
-                args.team,
-                known_engines(args.engines_file),
-                getattr(args, "order", ()),
-                check_commands=False,
-            ),
-        )
+        current = _participants(args, check_commands=False)
         args.roster_notes = roster.changes(participants, current)
     except UsageError as exc:
         args.roster_notes = [f"the engines no longer read ({exc}); playing the recorded ones"]
