@@ -24,7 +24,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from tls_files import certificate
 
-from bughouse_arbiter.server.listener import ServeError
+from bughouse_arbiter.server.tcp import ServeError
 from bughouse_arbiter.web.asgi_host import WebBounds, serve_asgi
 
 

@@ -27,9 +27,10 @@ from bughouse_arbiter.protocol import RawLine
 from bughouse_arbiter.server.client import parse_address
 from bughouse_arbiter.server.driver import PlayerDriver
 from bughouse_arbiter.server.limits import Limits, RateLimiter
-from bughouse_arbiter.server.listener import PING_EVERY, PONG_WAIT, TcpFrontEnd
+from bughouse_arbiter.server.listener import TcpFrontEnd
 from bughouse_arbiter.server.remote import RemoteEnginePlayer, RemoteSeat
 from bughouse_arbiter.server.seam import AuthRefused, LiveTable
+from bughouse_arbiter.server.tcp import PING_EVERY, PONG_WAIT
 from bughouse_arbiter.table.match_events import MatchStarted
 from bughouse_arbiter.web.live_view import LiveView
 

@@ -97,9 +97,10 @@ from ..players.base import Player
 from ..players.process import EngineProcess, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..server.limits import LIMIT_NAMES, Limits, limits_from_texts
-from ..server.listener import ServeError, TcpFrontEnd
+from ..server.listener import TcpFrontEnd
 from ..server.remote import RemoteEnginePlayer, RemoteSeat, names_now, taken_over
 from ..server.seam import FrontEnd, LiveTable
+from ..server.tcp import ServeError
 from ..server.tls import server_context
 from ..table.arbiter import (
     MatchEnded,

@@ -222,7 +222,7 @@ async def serve(
     from ..hall.events import EventHall
     from ..hall.runtime import Hall
     from ..server.collector import collecting
-    from ..server.listener import ServeError
+    from ..server.tcp import ServeError
     from ..server.tls import server_context
     from ..table.stopping import exit_status, stop_on_signals
     from ..web.asgi_host import serve_asgi
@@ -341,7 +341,7 @@ async def _line_lobby(
         return
     import trio
 
-    from ..server.listener import open_listeners
+    from ..server.tcp import open_listeners
 
     listeners = await open_listeners(host, port)
     bound = listeners[0].socket.getsockname()[1]

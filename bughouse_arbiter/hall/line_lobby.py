@@ -60,8 +60,8 @@ from ..protocol.lobby_lines import (
 )
 from ..server.admission import Pool
 from ..server.limits import Limits
-from ..server.listener import TcpLink, open_connection, open_listeners, peer_name
 from ..server.seam import LiveTable
+from ..server.tcp import TcpLink, open_connection, open_listeners, peer_name
 from ..server.tls import close_quietly
 from .runtime import JoinRefused
 

@@ -35,7 +35,7 @@ import attrs
 import trio
 
 from ..errors import UsageError
-from ..server.listener import ServeError, open_listeners
+from ..server.tcp import ServeError, open_listeners
 from ..server.tls import server_context
 
 if TYPE_CHECKING:

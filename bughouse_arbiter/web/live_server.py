@@ -95,8 +95,8 @@ from ..protocol.signals import signals_message
 from ..server.admission import Pool, Ticket
 from ..server.driver import PlayerDriver
 from ..server.limits import Limits, RateLimiter
-from ..server.listener import ServeError
 from ..server.seam import AuthRefused, LiveTable
+from ..server.tcp import ServeError
 from ..table.match_events import MatchEvent
 from .asgi_host import WebBounds, serve_asgi
 from .assets import asset
