@@ -30,12 +30,12 @@ from functools import partial
 
 import trio
 
+from ..net.admission import Pool
+from ..net.limits import Limits
+from ..net.tcp import TcpLink, open_connection, open_listeners, peer_name
+from ..net.tls import close_quietly
 from ..protocol import LineBuffer, RawLine
-from .admission import Pool
-from .limits import Limits
 from .seam import AuthRefused, LiveTable
-from .tcp import TcpLink, open_connection, open_listeners, peer_name
-from .tls import close_quietly
 
 #: What may follow the token on the ``auth`` line.
 AUTH_OPTIONS = frozenset({"ping", "human"})
