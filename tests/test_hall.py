@@ -11,6 +11,7 @@ import pytest
 import trio
 
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.clients.lobby_link import LinePort, open_lobby
 from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.hall.line_lobby import serve_line_lobby
@@ -22,11 +23,10 @@ from bughouse_arbiter.lobby.model import Lobby
 from bughouse_arbiter.lobby.shown import apply_diff
 from bughouse_arbiter.players.base import ResignAction
 from bughouse_arbiter.protocol.lobby_lines import Hello
-from bughouse_arbiter.server.lobby_client import LinePort, open_lobby
-from bughouse_arbiter.server.seam import LiveTable
+from bughouse_arbiter.serve.live_page import WebPlayer
+from bughouse_arbiter.serve.seam import LiveTable
 from bughouse_arbiter.table.arbiter import MatchEnded
 from bughouse_arbiter.table.match_events import MatchStarted, SeatTakenOver
-from bughouse_arbiter.web.live_server import WebPlayer
 
 TIMEOUT = 60
 
