@@ -96,8 +96,13 @@ async def test_a_game_of_four_accounts_and_bots_is_rated_and_the_lobby_sees_it(
     with pytest.raises(JoinRefused, match="belongs to an account"):
         await hall.check_guest("ben")
     assert await hall.check_guest("gus") == Identity("gus")
-    person = await accounts.person({"user": "ann"}, "whatever")
+    # A cookie names a session the server holds: once ended, it is a guest's again.
+    sid = db.store.open_session("ann")
+    person = await accounts.person({"sid": sid}, "whatever")
     assert person == Identity("ann", "account", round(ann.rating.rating, 1))
+    assert (await accounts.person({"user": "ann"}, "whatever")).kind == "guest"
+    db.store.end_session(sid)
+    assert (await accounts.person({"sid": sid}, "whatever")).kind == "guest"
 
 
 async def test_a_guest_or_the_computer_leaves_the_game_unrated_and_an_unstarted_one_is_kept(
@@ -129,22 +134,35 @@ async def test_a_guest_or_the_computer_leaves_the_game_unrated_and_an_unstarted_
     assert account is not None and account.rating.games == 0
 
 
-def test_failed_logins_wait_per_name_and_per_address() -> None:
+def test_a_try_counts_before_it_is_checked_per_address_name_pair_and_name() -> None:
     now = [0.0]
-    limiter = LoginLimiter(per_address=3, per_name=2, window=60.0, clock=lambda: now[0])
-    limiter.failed("1.2.3.4", "ann")
-    assert limiter.wait("1.2.3.4", "ann") == 0
+    limiter = LoginLimiter(
+        per_address=4, per_name=2, per_name_everywhere=3, window=60.0, clock=lambda: now[0]
+    )
+    # Counted as taken: two at once from one address at one name, the third waits.
+    assert limiter.take("1.2.3.4", "ann") == 0 and limiter.take("1.2.3.4", "ANN") == 0
+    assert limiter.take("1.2.3.4", "ann") == 60.0
     now[0] = 10.0
-    limiter.failed("5.6.7.8", "ANN")
-    assert limiter.wait("9.9.9.9", "ann") == 50.0  # the name, from any address
-    assert limiter.wait("9.9.9.9", "ben") == 0
-    limiter.failed("1.2.3.4", "x1")
-    limiter.failed("1.2.3.4", "x2")
-    assert limiter.wait("1.2.3.4", "ben") == 50.0  # the address, whatever the name
+    assert limiter.take("5.6.7.8", "ann") == 0  # another address: its own pair
+    assert limiter.take("9.9.9.9", "ann") == 50.0  # the name, from strangers everywhere
+    assert limiter.take("9.9.9.9", "ben") == 0
+    # The owner's address (it logged in as ann) skips the strangers' bucket.
+    limiter.succeeded("5.6.7.8", "ann")
+    assert limiter.take("5.6.7.8", "ann") == 0
+    limiter.succeeded("5.6.7.8", "ann")
+    assert limiter.take("5.6.7.8", "ann") == 0 and limiter.take("5.6.7.8", "ann") == 0
+    assert limiter.take("5.6.7.8", "ann") == 60.0  # its own pair is full now
+    # The address, whatever the name.
+    assert limiter.take("1.2.3.4", "x1") == 0 and limiter.take("1.2.3.4", "x2") == 0
+    assert limiter.take("1.2.3.4", "ben") == 50.0
     now[0] = 55.0
-    assert limiter.wait("9.9.9.9", "ann") == 5.0
+    assert limiter.take("9.9.9.9", "ann") == 0  # the owner's right try was given back
+    assert limiter.take("9.9.9.9", "ann") == 5.0
     now[0] = 60.0
-    assert limiter.wait("9.9.9.9", "ann") == 0 and limiter.wait("1.2.3.4", "ben") == 0
+    assert limiter.take("9.9.9.9", "ann") == 0 and limiter.take("1.2.3.4", "ben") == 0
+    now[0] = 500.0
+    limiter.forget_old()
+    assert limiter.take("1.2.3.4", "ann") == 0
 
 
 async def test_hall_rerate_changes_the_lobby_view(tmp_path: Path) -> None:

@@ -248,7 +248,7 @@ def test_a_pair_and_two_bots_play_are_watched_and_rematch_beside_a_second_table(
     # Two tables play at once: the pair's with the bots at its other two seats.
     assert second != first
     lobby = carol.page
-    lobby.wait_for_function(f"({PLAYING}) == 2", timeout=WAIT_MS)
+    lobby.wait_for_function(f"() => ({PLAYING}) == 2", timeout=WAIT_MS)
     row = lobby.locator(f"li[data-table='{first}']")
     for name in ("alice", "bob", *BOTS):
         expect(row.locator(".seat .name", has_text=name).first).to_be_visible()

@@ -224,10 +224,12 @@ def test_register_log_in_play_rated_against_bots_and_see_the_ratings_and_the_gam
     assert sorted(seated.values()) == sorted(BOTS)
     board = context.new_page()
     board.goto(f"{server}/table/{table}")  # a watcher's view of the bots playing
-    page.wait_for_function("(window.boardState?.boards?.B?.moves?.count || 0) > 2", timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => (window.boardState?.boards?.B?.moves?.count || 0) > 2", timeout=WAIT_MS
+    )
     board.screenshot(path=str(SHOTS / "rated-game-1280x800.png"))
     page.evaluate("window.boardSocket.send(JSON.stringify({type: 'resign'}))")
-    page.wait_for_function("window.result === '0-1'", timeout=WAIT_MS)
+    page.wait_for_function("() => window.result === '0-1'", timeout=WAIT_MS)
     # The lobby shows the new rating at once.
     page.wait_for_function(RATED_IN_LOBBY, arg=table, timeout=WAIT_MS)
     # The player page: one rated game, the rating down from 1500, its history drawn.

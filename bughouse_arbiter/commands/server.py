@@ -256,7 +256,7 @@ async def serve(
                         hosts=(host,),
                         allow_origin=allow_origin,
                         limits=limits,
-                        routes=event_routes(events),
+                        routes=event_routes(events, tls=context is not None),
                         site=site,
                     )
                     bound_web = await nursery.start(

@@ -43,6 +43,8 @@ Message = dict[str, Any]
 VIEW_RATE = 10.0
 #: Events at once (not finished).
 MAX_EVENTS = 50
+#: Events not yet finished that one address may have made (so one cannot fill ``MAX_EVENTS``).
+EVENTS_PER_ADDRESS = 3
 
 
 class Viewer:
@@ -63,6 +65,8 @@ class EventHall:
         self.tokens: dict[str, str] = {}
         self.viewers: dict[str, set[Viewer]] = {}
         self._next = 1
+        #: The address each event was made from.
+        self.makers: dict[str, str] = {}
         self._poke = trio.Event()
         self._shown: dict[str, int] = {}
         self._kept: dict[str, int] = {}
@@ -73,15 +77,20 @@ class EventHall:
 
     # -- the host's side -------------------------------------------------------------------
 
-    def create(self, spec: EventSpec, host: str | None = None) -> tuple[Event, str] | str:
-        """A new event and its host's token, or why not."""
+    def create(
+        self, spec: EventSpec, host: str | None = None, *, address: str = "?"
+    ) -> tuple[Event, str] | str:
+        """A new event and its host's token, or why not (``address``: whose it is)."""
         live = [e for e in self.events.values() if e.state != "finished"]
         if len(live) >= MAX_EVENTS:
             return f"the server holds {MAX_EVENTS} events already"
+        if sum(self.makers.get(e.id) == address for e in live) >= EVENTS_PER_ADDRESS:
+            return f"your address has {EVENTS_PER_ADDRESS} events open already"
         event = Event(f"e{self._next}", spec, host=host)
         self._next += 1
         self.events[event.id] = event
         self.tokens[event.id] = secrets.token_urlsafe(12)
+        self.makers[event.id] = address
         self.viewers[event.id] = set()
         self.hall.log(f"event {event.id}: {spec.title!r} created ({spec.format}, {spec.tc})")
         self._wake()

@@ -1,8 +1,9 @@
 """Who may come in, for any Starlette app this server runs (the live page, the lobby).
 
-- ``SiteNames``: the names this server answers to; a request's ``Host`` and a
-  WebSocket's ``Origin`` must be among them (a page elsewhere must not open
-  the socket; a name that resolves here must not serve as another site's).
+- ``SiteNames``: the names this server answers to; a request's ``Host`` and
+  the ``Origin`` of a WebSocket or of any request but GET/HEAD/OPTIONS must
+  be among them (a page elsewhere must not open the socket nor post a form
+  or JSON here; a name that resolves here must not serve as another site's).
 - ``SiteGate``: ASGI middleware answering 403 with one line to a request or
   socket that fails ``SiteNames`` (the app never sees it), and telling
   ``on_refused`` why.
@@ -24,6 +25,8 @@ Sizes, pings and timeouts are Hypercorn's (``asgi_host.WebBounds``).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import ipaddress
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
@@ -47,8 +50,24 @@ BUSY = "the server is busy: try again in a moment"
 # The page loads only its own files and talks only to its own server.
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; media-src 'self' data:; base-uri 'none'"
+    "img-src 'self' data:; connect-src 'self'; media-src 'self' data:; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
 )
+
+
+def csp_allowing(*scripts: str) -> str:
+    """``CSP`` that also runs these inline scripts, each named by its SHA-256 (a page
+    made to stand alone, like a replay page, keeps its script inside)."""
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
+        for s in scripts
+    )
+    return CSP.replace("script-src 'self'", f"script-src 'self' {hashes}", 1)
+
+
+#: Methods that change nothing: any other request (a form, a JSON POST) and every
+#: socket must come from this site's own pages, or from no browser at all.
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 @attrs.frozen
@@ -148,7 +167,8 @@ def refusal(
     if not names.host_ok(host):
         return "wrong Host", host or ""
     origin = header(scope, b"origin")
-    if scope["type"] == "websocket" and not names.origin_ok(origin):
+    changes = scope["type"] == "websocket" or scope.get("method") not in SAFE_METHODS
+    if changes and not names.origin_ok(origin):
         return "foreign Origin", origin or ""
     return None
 
@@ -298,6 +318,7 @@ def page_response(body: bytes, content_type: str, *, status: int = 200) -> Any:
     headers = {"cache-control": "no-cache", "x-content-type-options": "nosniff"}
     if content_type.startswith("text/html"):
         headers["content-security-policy"] = CSP
+        headers["x-frame-options"] = "DENY"
     return Response(body, status_code=status, headers=headers, media_type=content_type)
 
 

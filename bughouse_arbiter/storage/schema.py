@@ -62,6 +62,14 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX players_by_name ON game_players (name, game_id);
     CREATE INDEX players_by_account ON game_players (account_id, game_id);
     """,
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts (id),
+        created REAL NOT NULL
+    );
+    CREATE INDEX sessions_by_account ON sessions (account_id);
+    """,
 )
 
 

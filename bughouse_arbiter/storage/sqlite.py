@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
@@ -114,6 +115,68 @@ class SqliteStore:
         accounts.check_username(name)
         hashed = accounts.hash_password(password)
         return self._insert_account(name, "account", password_hash=hashed, now=now)
+
+    def add_account(self, name: str, password_hash: str, *, now: float | None = None) -> Account:
+        """A new person's account whose password was hashed already (off this thread)."""
+        accounts.check_username(name)
+        return self._insert_account(name, "account", password_hash=password_hash, now=now)
+
+    def password_record(self, name: str) -> tuple[Account, str] | None:
+        """A person's account and its password hash (checked by the caller), or None."""
+        row = self._conn.execute(
+            f"SELECT {_ACCOUNT_COLUMNS}, password_hash FROM accounts "
+            "WHERE name = ? AND kind = 'account' AND revoked IS NULL",
+            (name,),
+        ).fetchone()
+        if row is None or row[-1] is None:
+            return None
+        return _account(row[:-1]), str(row[-1])
+
+    def set_password_hash(self, name: str, password_hash: str) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE accounts SET password_hash = ? WHERE name = ? AND kind = 'account'",
+                (password_hash, name),
+            )
+
+    # -- sessions: a cookie names one; ending it here ends it everywhere ----------------
+
+    def open_session(self, name: str, *, now: float | None = None) -> str:
+        """A new session of the account ``name``: its id, for the signed cookie."""
+        session = secrets.token_urlsafe(24)
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO sessions (id, account_id, created) "
+                "SELECT ?, id, ? FROM accounts WHERE name = ? AND kind = 'account'",
+                (session, _now(now), name),
+            )
+        return session
+
+    def session_account(
+        self, session: str, max_age: float, *, now: float | None = None
+    ) -> Account | None:
+        """The account of a live session (younger than ``max_age`` seconds), or None."""
+        row = self._conn.execute(
+            f"SELECT {', '.join('a.' + c for c in _ACCOUNT_COLUMNS.split(', '))} "
+            "FROM sessions s JOIN accounts a ON a.id = s.account_id "
+            "WHERE s.id = ? AND s.created > ? AND a.kind = 'account' AND a.revoked IS NULL",
+            (session, _now(now) - max_age),
+        ).fetchone()
+        return None if row is None else _account(row)
+
+    def end_sessions(self, name: str, *, keep: str | None = None) -> int:
+        """Ends every session of ``name`` but ``keep``; how many ended."""
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "DELETE FROM sessions WHERE id != ? AND account_id IN "
+                "(SELECT id FROM accounts WHERE name = ?)",
+                (keep or "", name),
+            )
+        return cursor.rowcount
+
+    def end_session(self, session: str) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session,))
 
     def verify_password(self, name: str, password: str) -> Account | None:
         """The account if ``password`` is its password, else None."""
@@ -346,9 +409,7 @@ class SqliteStore:
         how many. The server calls it once at start, before it seats anyone."""
         ended = _now(now)
         with self._transaction() as conn:
-            rows = conn.execute(
-                "SELECT id, bpgn FROM games WHERE status = 'playing'"
-            ).fetchall()
+            rows = conn.execute("SELECT id, bpgn FROM games WHERE status = 'playing'").fetchall()
             for game_id, header in rows:
                 conn.execute(
                     "UPDATE games SET status = 'aborted', ended = ?, result = '*',"

@@ -81,11 +81,16 @@ def replay_page(report: ReplayReport, *, title: str | None = None) -> str:
     return _TEMPLATE.format(
         title=html.escape(heading),
         style=asset_text("replay.css"),
-        script=asset_text("replay.js"),
+        script=page_script(),
         defs=drawings.defs,
         notice=f'<p id="notice">{html.escape(said)}</p>' if (said := notice(report)) else "",
         data=_json_for_script(data),
     )
+
+
+def page_script() -> str:
+    """The page's one inline script (a server sending the page names it in its CSP)."""
+    return asset_text("replay.js")
 
 
 def notice(report: ReplayReport) -> str:

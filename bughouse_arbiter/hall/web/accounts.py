@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...lobby.identity import Identity, name_problem
 from ...storage import Account, StoreError
-from ...storage.accounts import check_password, check_username
+from ...storage.accounts import check_password, check_username, needs_rehash
 from ...storage.aio import AsyncStore
+from ...storage.hashing import HashBusy, HashPool
 from ..runtime import JoinRefused
 from .shell import CSS, HEADERS, csrf_field, esc, page
 
@@ -35,10 +36,14 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.routing import BaseRoute
 
-#: Failed logins one address may make in ``WINDOW`` seconds, and tries at one name.
+#: Tries one address may make in ``WINDOW`` seconds; tries at one name from one address;
+#: tries at one name from all the addresses that never logged in as it.
 PER_ADDRESS = 20
 PER_NAME = 5
+PER_NAME_EVERYWHERE = 100
 WINDOW = 300.0
+#: Addresses remembered per name as its owner's (they logged in as it).
+KNOWN_ADDRESSES = 16
 #: The largest form body read, in bytes.
 MAX_FORM = 8192
 #: Seconds a session lasts.
@@ -62,50 +67,78 @@ def key_for(db_path: Path) -> str:
 
 
 class LoginLimiter:
-    """Failed logins (and registrations) in a sliding window, per address and per
-    (lower-cased) name."""
+    """Login tries (and registrations) in a sliding window.
+
+    A try is counted as it is taken (``take``), before its password is
+    checked, so tries sent at once cannot all slip under the limit; a right
+    one is then given back (``succeeded``). The buckets: the address; the
+    name from that address; and the name from everywhere, which the owner's
+    known addresses (those that logged in as it) skip, so a stranger's tries
+    can lock out the stranger, never the owner.
+    """
 
     def __init__(
         self,
         *,
         per_address: int = PER_ADDRESS,
         per_name: int = PER_NAME,
+        per_name_everywhere: int = PER_NAME_EVERYWHERE,
         window: float = WINDOW,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.limits = {"address": per_address, "name": per_name}
+        self.limits = {"address": per_address, "pair": per_name, "name": per_name_everywhere}
         self.window = window
         self.clock = clock
-        self._failures: dict[tuple[str, str], deque[float]] = {}
+        self._tries: dict[tuple[str, str], deque[float]] = {}
+        self._known: dict[str, deque[str]] = {}
 
-    def wait(self, address: str, name: str) -> float:
-        """Seconds before another try (0: now)."""
+    def take(self, address: str, name: str) -> float:
+        """Counts a try and gives 0, or the seconds to wait (the try not counted)."""
         now = self.clock()
+        if len(self._tries) > 10_000:
+            self.forget_old()
+        keys = self._keys(address, name)
         longest = 0.0
-        for key in _keys(address, name):
+        for key in keys:
             times = self._recent(key, now)
             if len(times) >= self.limits[key[0]]:
                 longest = max(longest, times[0] + self.window - now)
+        if longest == 0.0:
+            for key in keys:
+                self._recent(key, now).append(now)
         return longest
 
-    def failed(self, address: str, name: str) -> None:
-        now = self.clock()
-        for key in _keys(address, name):
-            self._recent(key, now).append(now)
+    def succeeded(self, address: str, name: str) -> None:
+        """The try was right: it no longer counts, and ``address`` is the owner's."""
+        for key in self._keys(address, name):
+            times = self._tries.get(key)
+            if times:
+                times.pop()
+        known = self._known.setdefault(name.lower(), deque(maxlen=KNOWN_ADDRESSES))
+        if address not in known:
+            known.append(address)
+
+    def _keys(self, address: str, name: str) -> list[tuple[str, str]]:
+        """The buckets a try counts in: its address, and its name if it gave one."""
+        if not name:
+            return [("address", address)]
+        name = name.lower()
+        keys = [("address", address), ("pair", f"{name}\n{address}")]
+        if address not in self._known.get(name, ()):
+            keys.append(("name", name))
+        return keys
 
     def _recent(self, key: tuple[str, str], now: float) -> deque[float]:
-        times = self._failures.setdefault(key, deque())
+        times = self._tries.setdefault(key, deque())
         while times and times[0] <= now - self.window:
             times.popleft()
-        if not times:
-            del self._failures[key]
-            times = self._failures.setdefault(key, deque())
         return times
 
-
-def _keys(address: str, name: str) -> list[tuple[str, str]]:
-    """The buckets a try counts in: its address, and its name if it gave one."""
-    return [("address", address)] + ([("name", name.lower())] if name else [])
+    def forget_old(self) -> None:
+        """Drops the empty buckets (so strangers' names do not pile up)."""
+        now = self.clock()
+        for key in [k for k in self._tries if not self._recent(k, now)]:
+            del self._tries[key]
 
 
 class Accounts:
@@ -116,6 +149,7 @@ class Accounts:
         self.secret = secret
         self.tls = tls
         self.limiter = LoginLimiter()
+        self.hashes = HashPool()
 
     # -- who is who ----------------------------------------------------------------------
 
@@ -125,12 +159,18 @@ class Accounts:
     async def person(self, session: Any, name: str) -> Identity:
         """The lobby identity of a socket whose page says ``name``: its account when
         logged in (whatever name it gave), else a guest, never an account's name."""
-        user = session.get("user") if isinstance(session, dict) else None
-        if isinstance(user, str):
-            account = await self.account(user)
-            if account is not None and account.kind == "account":
-                return Identity(account.name, "account", round(account.rating.rating, 1))
+        account = await self.session_account(session)
+        if account is not None:
+            return Identity(account.name, "account", round(account.rating.rating, 1))
         return await self.guest(name)
+
+    async def session_account(self, session: Any) -> Account | None:
+        """The account of a cookie's session, if the server still holds that session
+        (logging out, a password change or "log out everywhere" ends it here)."""
+        sid = session.get("sid") if isinstance(session, dict) else None
+        if not isinstance(sid, str):
+            return None
+        return await self.db.run(lambda s: s.session_account(sid, SESSION_AGE))
 
     async def guest(self, name: str) -> Identity:
         """A guest called ``name``: never an account's name."""
@@ -158,12 +198,9 @@ class Accounts:
 
     async def viewer(self, request: Request) -> Identity | None:
         """Who is logged in on ``request`` (None: nobody)."""
-        user = request.session.get("user")
-        if not isinstance(user, str):
-            return None
-        account = await self.account(user)
-        if account is None or account.kind != "account":
-            request.session.pop("user", None)
+        account = await self.session_account(request.session)
+        if account is None:
+            request.session.pop("sid", None)
             return None
         return Identity(account.name, "account", account.rating.rating)
 
@@ -192,6 +229,8 @@ class Accounts:
             Route("/register", self.register, methods=["GET", "POST"]),
             Route("/login", self.login, methods=["GET", "POST"]),
             Route("/logout", self.logout, methods=["POST"]),
+            Route("/logout-everywhere", self.logout_everywhere, methods=["POST"]),
+            Route("/password", self.password, methods=["GET", "POST"]),
             Route("/api/me", self.me),
         ]
 
@@ -221,20 +260,24 @@ class Accounts:
             name = form.get("username", "").strip()
             password, again = form.get("password", ""), form.get("password2", "")
             address = _address(request)
-            wait = self.limiter.wait(address, "")
+            wait = self.limiter.take(address, "")  # every registration counts: it spends a hash
             if wait > 0:
                 return await self._form(request, "register", name, _wait(wait), status=429)
-            self.limiter.failed(address, "")  # every registration counts: it spends a hash
             try:
                 check_username(name)
                 check_password(password)
                 if password != again:
                     raise StoreError("the two passwords differ")
-                account = await self.db.run(lambda s: s.create_account(name, password))
+                if await self.account(name) is not None:
+                    raise StoreError(f"the name {name!r} is taken")
+                hashed = await self.hashes.hash(password)
+                account = await self.db.run(lambda s: s.add_account(name, hashed))
+            except HashBusy as exc:
+                return await self._form(request, "register", name, str(exc), status=503)
             except StoreError as exc:
                 problem = str(exc)
             else:
-                return self._logged_in(request, account.name, form.get("next"))
+                return await self._logged_in(request, account.name, form.get("next"))
         return await self._form(request, "register", name, problem)
 
     async def login(self, request: Request) -> Response:
@@ -247,13 +290,16 @@ class Accounts:
             name = form.get("username", "").strip()[:40]
             password = form.get("password", "")[:256]
             address = _address(request)
-            wait = self.limiter.wait(address, name)
+            wait = self.limiter.take(address, name)  # counted before it is checked
             if wait > 0:
                 return await self._form(request, "login", name, _wait(wait), status=429)
-            account = await self.db.verify_password(name, password) if name else None
+            try:
+                account = await self.check_password(name, password)
+            except HashBusy as exc:
+                return await self._form(request, "login", name, str(exc), status=503)
             if account is not None:
-                return self._logged_in(request, account.name, form.get("next"))
-            self.limiter.failed(address, name)
+                self.limiter.succeeded(address, name)
+                return await self._logged_in(request, account.name, form.get("next"))
             problem = "wrong username or password"
         return await self._form(request, "login", name, problem)
 
@@ -262,14 +308,110 @@ class Accounts:
 
         if await read_form(request) is None:
             return await self.refused(request)
+        sid = request.session.get("sid")
+        if isinstance(sid, str):
+            await self.db.run(lambda s: s.end_session(sid))
         request.session.clear()
         return RedirectResponse("/", status_code=303)
 
-    def _logged_in(self, request: Request, name: str, target: str | None) -> Response:
+    async def logout_everywhere(self, request: Request) -> Response:
+        """Ends every session of the account logged in here (this one too)."""
         from starlette.responses import RedirectResponse
 
+        if await read_form(request) is None:
+            return await self.refused(request)
+        who = await self.viewer(request)
+        if who is not None:
+            await self.db.run(lambda s: s.end_sessions(who.name))
         request.session.clear()
-        request.session["user"] = name
+        return RedirectResponse("/", status_code=303)
+
+    async def check_password(self, name: str, password: str) -> Account | None:
+        """The account if ``password`` is its password: the record read in the store's
+        thread, the hash checked in the hash pool (``HashBusy`` when it is full)."""
+        record = await self.db.run(lambda s: s.password_record(name)) if name else None
+        stored = None if record is None else record[1]
+        if not await self.hashes.verify(stored, password) or record is None:
+            return None
+        if needs_rehash(record[1]):
+            hashed = await self.hashes.hash(password)
+            await self.db.run(lambda s: s.set_password_hash(name, hashed))
+        return record[0]
+
+    async def password(self, request: Request) -> Response:
+        """The password change page: the current password, the new one twice. A change
+        ends every other session of the account."""
+        from starlette.responses import RedirectResponse
+
+        who = await self.viewer(request)
+        if who is None:
+            return RedirectResponse("/login?next=/password", 303)
+        problem = ""
+        status = 200
+        if request.method == "POST":
+            form = await read_form(request)
+            if form is None:
+                return await self.refused(request)
+            address = _address(request)
+            wait = self.limiter.take(address, who.name)
+            if wait > 0:
+                return await self._password_form(request, who, _wait(wait), 429)
+            new, again = form.get("new", ""), form.get("new2", "")
+            try:
+                if await self.check_password(who.name, form.get("current", "")[:256]) is None:
+                    raise StoreError("the current password is wrong")
+                self.limiter.succeeded(address, who.name)
+                check_password(new)
+                if new != again:
+                    raise StoreError("the two new passwords differ")
+                hashed = await self.hashes.hash(new)
+            except HashBusy as exc:
+                return await self._password_form(request, who, str(exc), 503)
+            except StoreError as exc:
+                problem, status = str(exc), 400
+            else:
+                sid = request.session.get("sid")
+                keep = sid if isinstance(sid, str) else None
+                await self.db.run(lambda s: s.set_password_hash(who.name, hashed))
+                await self.db.run(lambda s: s.end_sessions(who.name, keep=keep))
+                problem = "password changed: every other session is logged out"
+        return await self._password_form(request, who, problem, status)
+
+    async def _password_form(
+        self, request: Request, who: Identity, problem: str, status: int
+    ) -> Response:
+        from starlette.responses import HTMLResponse
+
+        token = csrf_token(request)
+        kind = "note" if status == 200 else "error"
+        shown = f'<p class="{kind}" role="alert">{esc(problem)}</p>' if problem else ""
+        body = f"""<div class="panel narrow"><h1>Password</h1>{shown}
+<form method="post" action="/password">{csrf_field(token)}
+<input type="hidden" name="username" value="{esc(who.name)}" autocomplete="username">
+<label for="current">Current password</label>
+<input id="current" name="current" type="password" required maxlength="256"
+ autocomplete="current-password">
+<label for="new">New password</label>
+<input id="new" name="new" type="password" required minlength="8" maxlength="256"
+ autocomplete="new-password">
+<label for="new2">New password again</label>
+<input id="new2" name="new2" type="password" required minlength="8" maxlength="256"
+ autocomplete="new-password">
+<button type="submit">Change the password</button></form>
+<form method="post" action="/logout-everywhere">{csrf_field(token)}
+<p class="note">Logged in somewhere you should not be? This ends every session of
+{esc(who.name)}, this one too.</p>
+<button type="submit">Log out everywhere</button></form></div>"""
+        return HTMLResponse(
+            page("Password", body, who=who, csrf=token), status_code=status, headers=HEADERS
+        )
+
+    async def _logged_in(self, request: Request, name: str, target: str | None) -> Response:
+        from starlette.responses import RedirectResponse
+
+        sid = await self.db.run(lambda s: s.open_session(name))
+        request.session.clear()
+        request.session["sid"] = sid
         request.session["csrf"] = secrets.token_urlsafe(24)
         return RedirectResponse(_local(target) or f"/player/{urllib.parse.quote(name)}", 303)
 
@@ -307,7 +449,7 @@ class Accounts:
  autocomplete="username" autocapitalize="none" spellcheck="false">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" required maxlength="256"
- autocomplete="{'new-password' if kind == 'register' else 'current-password'}">
+ autocomplete="{"new-password" if kind == "register" else "current-password"}">
 {again}{rule}<button type="submit">{title}</button></form>
 <p class="note">{other}</p></div>"""
         who = await self.viewer(request)

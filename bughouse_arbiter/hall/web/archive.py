@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ...core.model import Team
 from ...errors import ArbiterError
+from ...net.gate import csp_allowing
 from ...ratings import DEFAULT_RATING
 from ...storage import ArchivedGame, GameQuery, Store
 from ...storage.aio import AsyncStore
@@ -224,7 +225,10 @@ while its deviation is wide (few games, or none for a long time).</p>"""
             '<a style="color:#f2c14e;margin-right:16px" href="/games">← Archive</a>'
             f'<a style="color:#f2c14e" href="/game/{game_id}.bpgn">Download BPGN</a></nav>'
         )
-        return HTMLResponse(html.replace("<body>", "<body>" + bar, 1), headers=HEADERS)
+        from ...web.replay_page import page_script
+
+        headers = {**HEADERS, "content-security-policy": csp_allowing(page_script())}
+        return HTMLResponse(html.replace("<body>", "<body>" + bar, 1), headers=headers)
 
     async def game_bpgn(self, request: Request) -> Response:
         from starlette.responses import PlainTextResponse, Response

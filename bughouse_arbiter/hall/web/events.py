@@ -5,7 +5,10 @@ host's form), ``POST /api/events`` (the form as JSON: ``events.forms``;
 answers ``{"id", "url", "host_url"}``: the host's link holds the token
 that lets it start the event and add bots), ``GET /api/events`` (a list),
 ``GET /event/ID`` (the event page), ``GET /event/ID/json`` (its view),
-``WS /event/ID/ws`` (its socket) and ``GET /event-assets/NAME``.
+``WS /event/ID/ws`` (its socket), ``GET /event-assets/NAME`` and
+``GET /api/csrf`` (the token ``POST /api/events`` must send as
+``X-CSRF-Token``: ``net.api_token``; one address has at most
+``EVENTS_PER_ADDRESS`` events open, past that 429).
 
 The socket: the server sends the ``event`` view on connect and on every
 change; the page sends ``{"type": "hello", "name": ...}`` (the person joins
@@ -23,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ...events.forms import event_spec, page_command
-from ...net.gate import TextSocket, page_response
+from ...net import api_token
+from ...net.gate import TextSocket, client_host, page_response
 from ...web.assets import asset
 from ..events import EventHall, Viewer
 
@@ -45,7 +49,7 @@ FILES = {
 }
 
 
-def event_routes(events: EventHall) -> list[Any]:
+def event_routes(events: EventHall, *, tls: bool = False) -> list[Any]:
     """The routes above, for ``hall.app.build_app``."""
     from starlette.responses import JSONResponse, PlainTextResponse
     from starlette.routing import Route, WebSocketRoute
@@ -92,6 +96,11 @@ def event_routes(events: EventHall) -> list[Any]:
         )
 
     async def create(request: Request) -> Response:
+        if not api_token.token_ok(request):
+            return JSONResponse(
+                {"error": "this request was not sent from this site's page: load it again"},
+                status_code=403,
+            )
         body = await request.body()
         if len(body) > MAX_FORM:
             return JSONResponse({"error": "the form is too long"}, status_code=413)
@@ -104,9 +113,10 @@ def event_routes(events: EventHall) -> list[Any]:
         spec = event_spec(form, trio.current_time())
         if isinstance(spec, str):
             return JSONResponse({"error": spec}, status_code=400)
-        made = events.create(spec)
+        made = events.create(spec, address=client_host(dict(request.scope)))
         if isinstance(made, str):
-            return JSONResponse({"error": made}, status_code=503)
+            status = 429 if made.startswith("your address") else 503
+            return JSONResponse({"error": made}, status_code=status)
         event, token = made
         url = f"/event/{event.id}"
         return JSONResponse({"id": event.id, "url": url, "host_url": f"{url}#host={token}"})
@@ -133,7 +143,11 @@ def event_routes(events: EventHall) -> list[Any]:
                 await wrapped.close()
             events.pages.discard(scope)
 
+    async def csrf(request: Request) -> Response:
+        return api_token.issue(request, tls=tls)  # type: ignore[no-any-return]
+
     return [
+        Route("/api/csrf", csrf),
         Route("/events", events_page),
         Route("/api/events", listing, methods=["GET"]),
         Route("/api/events", create, methods=["POST"]),

@@ -11,6 +11,7 @@ import html
 from collections.abc import Iterable
 
 from ...lobby.identity import Identity
+from ...net.gate import CSP
 
 CSS = """
 :root { --bg: #1f2125; --panel: #2b2e33; --line: #3a3e45; --text: #eceff1; --muted: #b0b6bd;
@@ -76,6 +77,7 @@ svg.plot text { fill: var(--muted); font-size: 13px; }
 
 #: Every page of the site: not to be framed by another site (its forms), nor sniffed.
 HEADERS = {
+    "content-security-policy": CSP,
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
@@ -94,6 +96,7 @@ def page(title: str, body: str, *, who: Identity | None, csrf: str) -> str:
     else:
         me = (
             f'<a href="/player/{esc(who.name)}">{esc(who.name)}</a> '
+            '<a href="/password">Password</a> '
             f'<form method="post" action="/logout">{csrf_field(csrf)}'
             '<button class="link" type="submit">Log out</button></form>'
         )

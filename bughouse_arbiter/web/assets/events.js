@@ -26,8 +26,9 @@ $("create").addEventListener("submit", async (ev) => {
     starts_in: Number(f.get("starts_in") || 0) * 60, checkin: Number(f.get("checkin") || 0) * 60,
     computers: f.get("computers") === "on", auto_start: f.get("auto_start") === "on",
   };
+  const { csrf } = await (await fetch("/api/csrf")).json();
   const answer = await fetch("/api/events", { method: "POST", body: JSON.stringify(form),
-    headers: { "content-type": "application/json" } });
+    headers: { "content-type": "application/json", "x-csrf-token": csrf } });
   const made = await answer.json();
   if (!answer.ok) { $("notice").textContent = made.error; $("notice").className = "error"; return; }
   location.href = made.host_url;
