@@ -6,7 +6,9 @@
   or JSON here; a name that resolves here must not serve as another site's).
 - ``SiteGate``: ASGI middleware answering 403 with one line to a request or
   socket that fails ``SiteNames`` (the app never sees it), and telling
-  ``on_refused`` why.
+  ``on_refused`` why; every HTTP answer gets ``PAGE_HEADERS`` (a strict CSP
+  with ``frame-ancestors 'none'``, ``X-Frame-Options: DENY``, ``nosniff``)
+  unless its app set its own.
 - ``RequestGate``: ASGI middleware counting the HTTP requests being answered
   in an evicting ``admission.Pool`` (a share per address): a newcomer past it
   makes the oldest go with a 503 and one line.
@@ -14,9 +16,9 @@
   is None once it is over; a binary message closes it with 1003); sends to a
   socket that is over are dropped. The session code above it (the live
   page's ``PageSession``, the lobby's) needs nothing else of the transport.
-- ``page_response``: a fixed file with the headers every page file gets
-  (``nosniff``, no caching, and a CSP on HTML: the page loads only its own
-  files and talks only to its own server); ``plain_response``: one line.
+- ``page_response``: a fixed file, not cached (the CSP lets a page load only
+  its own files and talk only to its own server); ``csp_allowing``: that CSP
+  with inline scripts named by hash; ``plain_response``: one line.
 - ``gated_app``: a Starlette app of given routes behind both gates, its 404
   and 405 in one line, each refusal told to one ``note`` in one line.
 
@@ -64,6 +66,14 @@ def csp_allowing(*scripts: str) -> str:
     )
     return CSP.replace("script-src 'self'", f"script-src 'self' {hashes}", 1)
 
+
+#: What every HTTP answer carries unless its app set its own: no other site may frame
+#: it (clickjacking), nor may a browser guess its type.
+PAGE_HEADERS = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+)
 
 #: Methods that change nothing: any other request (a form, a JSON POST) and every
 #: socket must come from this site's own pages, or from no browser at all.
@@ -196,6 +206,8 @@ class SiteGate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "http":
+            send = _with_page_headers(send)
         refused = refusal(scope, self.hosts, self.allowed)
         if refused is None:
             await self.app(scope, receive, send)
@@ -205,6 +217,20 @@ class SiteGate:
             self.on_refused(scope, what, value)
         line = WRONG_HOST if what == "wrong Host" else FOREIGN_ORIGIN
         await plain_answer(scope, send, 403, line)
+
+
+def _with_page_headers(send: Send) -> Send:
+    """``send``, adding ``PAGE_HEADERS`` to a response's start where the app set none."""
+
+    async def sending(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", ()))
+            present = {bytes(key).lower() for key, _ in headers}
+            headers += [(k, v) for k, v in PAGE_HEADERS if k not in present]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return sending
 
 
 async def plain_answer(scope: Scope, send: Send, status: int, line: str) -> None:
@@ -315,10 +341,7 @@ def page_response(body: bytes, content_type: str, *, status: int = 200) -> Any:
     """A Starlette ``Response`` of a page file, with the headers every page file gets."""
     from starlette.responses import Response
 
-    headers = {"cache-control": "no-cache", "x-content-type-options": "nosniff"}
-    if content_type.startswith("text/html"):
-        headers["content-security-policy"] = CSP
-        headers["x-frame-options"] = "DENY"
+    headers = {"cache-control": "no-cache"}  # and ``PAGE_HEADERS``, from ``SiteGate``
     return Response(body, status_code=status, headers=headers, media_type=content_type)
 
 

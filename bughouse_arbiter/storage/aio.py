@@ -43,9 +43,6 @@ class AsyncStore:
         """Returns once the game and its rating changes are on disk: tell the result after."""
         return await self.run(lambda s: s.record_game(finished, rating_changes))
 
-    async def verify_password(self, name: str, password: str) -> Account | None:
-        return await self.run(lambda s: s.verify_password(name, password))
-
     async def bot_for_token(self, name: str, token: str) -> Account | None:
         return await self.run(lambda s: s.bot_for_token(name, token))
 

@@ -132,12 +132,18 @@ class SqliteStore:
             return None
         return _account(row[:-1]), str(row[-1])
 
-    def set_password_hash(self, name: str, password_hash: str) -> None:
+    def set_password_hash(
+        self, name: str, password_hash: str, *, keep: str | None = None
+    ) -> None:
+        """A new hash of the same password; with ``keep``, a new password: every session
+        of ``name`` but ``keep`` ends in the same transaction."""
         with self._transaction() as conn:
             conn.execute(
                 "UPDATE accounts SET password_hash = ? WHERE name = ? AND kind = 'account'",
                 (password_hash, name),
             )
+            if keep is not None:
+                _end_sessions(conn, name, keep)
 
     # -- sessions: a cookie names one; ending it here ends it everywhere ----------------
 
@@ -167,12 +173,7 @@ class SqliteStore:
     def end_sessions(self, name: str, *, keep: str | None = None) -> int:
         """Ends every session of ``name`` but ``keep``; how many ended."""
         with self._transaction() as conn:
-            cursor = conn.execute(
-                "DELETE FROM sessions WHERE id != ? AND account_id IN "
-                "(SELECT id FROM accounts WHERE name = ?)",
-                (keep or "", name),
-            )
-        return cursor.rowcount
+            return _end_sessions(conn, name, keep or "")
 
     def end_session(self, session: str) -> None:
         with self._transaction() as conn:
@@ -602,3 +603,13 @@ def _account(row: Sequence[object]) -> Account:
 
 if TYPE_CHECKING:
     _CONFORMS: type[Store] = SqliteStore
+
+
+def _end_sessions(conn: sqlite3.Connection, name: str, keep: str) -> int:
+    """Deletes every session of ``name`` but ``keep``; how many."""
+    cursor = conn.execute(
+        "DELETE FROM sessions WHERE id != ? AND account_id IN "
+        "(SELECT id FROM accounts WHERE name = ?)",
+        (keep, name),
+    )
+    return cursor.rowcount

@@ -108,12 +108,20 @@ class LoginLimiter:
                 self._recent(key, now).append(now)
         return longest
 
-    def succeeded(self, address: str, name: str) -> None:
-        """The try was right: it no longer counts, and ``address`` is the owner's."""
+    def give_back(self, address: str, name: str) -> None:
+        """A try taken but never checked (the server was busy) no longer counts."""
         for key in self._keys(address, name):
             times = self._tries.get(key)
             if times:
                 times.pop()
+
+    def succeeded(self, address: str, name: str) -> None:
+        """The try was right: it no longer counts, and ``address`` is the owner's."""
+        self.give_back(address, name)
+        self.owner_at(address, name)
+
+    def owner_at(self, address: str, name: str) -> None:
+        """``address`` is one of the owner's of ``name`` (it logged in or registered there)."""
         known = self._known.setdefault(name.lower(), deque(maxlen=KNOWN_ADDRESSES))
         if address not in known:
             known.append(address)
@@ -270,13 +278,15 @@ class Accounts:
                     raise StoreError("the two passwords differ")
                 if await self.account(name) is not None:
                     raise StoreError(f"the name {name!r} is taken")
-                hashed = await self.hashes.hash(password)
+                hashed = await self.hashes.hash(password, address)
                 account = await self.db.run(lambda s: s.add_account(name, hashed))
             except HashBusy as exc:
+                self.limiter.give_back(address, "")
                 return await self._form(request, "register", name, str(exc), status=503)
             except StoreError as exc:
                 problem = str(exc)
             else:
+                self.limiter.owner_at(address, account.name)
                 return await self._logged_in(request, account.name, form.get("next"))
         return await self._form(request, "register", name, problem)
 
@@ -294,8 +304,9 @@ class Accounts:
             if wait > 0:
                 return await self._form(request, "login", name, _wait(wait), status=429)
             try:
-                account = await self.check_password(name, password)
+                account = await self.check_password(name, password, address)
             except HashBusy as exc:
+                self.limiter.give_back(address, name)
                 return await self._form(request, "login", name, str(exc), status=503)
             if account is not None:
                 self.limiter.succeeded(address, name)
@@ -326,15 +337,16 @@ class Accounts:
         request.session.clear()
         return RedirectResponse("/", status_code=303)
 
-    async def check_password(self, name: str, password: str) -> Account | None:
+    async def check_password(self, name: str, password: str, address: str) -> Account | None:
         """The account if ``password`` is its password: the record read in the store's
-        thread, the hash checked in the hash pool (``HashBusy`` when it is full)."""
+        thread, the hash checked in the hash pool (``HashBusy`` when it is full, or
+        holds ``address``'s share)."""
         record = await self.db.run(lambda s: s.password_record(name)) if name else None
         stored = None if record is None else record[1]
-        if not await self.hashes.verify(stored, password) or record is None:
+        if not await self.hashes.verify(stored, password, address) or record is None:
             return None
         if needs_rehash(record[1]):
-            hashed = await self.hashes.hash(password)
+            hashed = await self.hashes.hash(password, address)
             await self.db.run(lambda s: s.set_password_hash(name, hashed))
         return record[0]
 
@@ -353,28 +365,35 @@ class Accounts:
             if form is None:
                 return await self.refused(request)
             address = _address(request)
-            wait = self.limiter.take(address, who.name)
-            if wait > 0:
-                return await self._password_form(request, who, _wait(wait), 429)
-            new, again = form.get("new", ""), form.get("new2", "")
+            new, again = form.get("new", "")[:256], form.get("new2", "")[:256]
             try:
-                if await self.check_password(who.name, form.get("current", "")[:256]) is None:
-                    raise StoreError("the current password is wrong")
-                self.limiter.succeeded(address, who.name)
                 check_password(new)
                 if new != again:
                     raise StoreError("the two new passwords differ")
-                hashed = await self.hashes.hash(new)
+            except StoreError as exc:
+                return await self._password_form(request, who, str(exc), 400)
+            wait = self.limiter.take(address, who.name)  # a guess at the current one
+            if wait > 0:
+                return await self._password_form(request, who, _wait(wait), 429)
+            try:
+                current = form.get("current", "")[:256]
+                right = await self.check_password(who.name, current, address) is not None
+            except HashBusy as exc:
+                self.limiter.give_back(address, who.name)
+                return await self._password_form(request, who, str(exc), 503)
+            if not right:
+                return await self._password_form(
+                    request, who, "the current password is wrong", 400
+                )
+            self.limiter.succeeded(address, who.name)
+            try:
+                hashed = await self.hashes.hash(new, address)
             except HashBusy as exc:
                 return await self._password_form(request, who, str(exc), 503)
-            except StoreError as exc:
-                problem, status = str(exc), 400
-            else:
-                sid = request.session.get("sid")
-                keep = sid if isinstance(sid, str) else None
-                await self.db.run(lambda s: s.set_password_hash(who.name, hashed))
-                await self.db.run(lambda s: s.end_sessions(who.name, keep=keep))
-                problem = "password changed: every other session is logged out"
+            sid = request.session.get("sid")
+            keep = sid if isinstance(sid, str) else None
+            await self.db.run(lambda s: s.set_password_hash(who.name, hashed, keep=keep))
+            problem = "password changed: every other session is logged out"
         return await self._password_form(request, who, problem, status)
 
     async def _password_form(
@@ -508,4 +527,4 @@ def _address(request: Request) -> str:
 
 
 def _wait(seconds: float) -> str:
-    return f"too many failed logins: try again in {max(1, round(seconds))} s"
+    return f"too many login tries: try again in {max(1, round(seconds))} s"

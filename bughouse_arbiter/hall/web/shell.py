@@ -11,7 +11,6 @@ import html
 from collections.abc import Iterable
 
 from ...lobby.identity import Identity
-from ...net.gate import CSP
 
 CSS = """
 :root { --bg: #1f2125; --panel: #2b2e33; --line: #3a3e45; --text: #eceff1; --muted: #b0b6bd;
@@ -75,11 +74,8 @@ svg.plot text { fill: var(--muted); font-size: 13px; }
 """
 
 
-#: Every page of the site: not to be framed by another site (its forms), nor sniffed.
+#: Every page of the site (``SiteGate`` adds its CSP and that no other site may frame it).
 HEADERS = {
-    "content-security-policy": CSP,
-    "x-frame-options": "DENY",
-    "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
     "cache-control": "no-store",
 }
