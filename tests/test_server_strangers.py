@@ -10,17 +10,22 @@ page may be framed by another site.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
-from serve_helpers import reap
+from serve_helpers import ENV, ROOT, bughouse, reap
 from test_server_accounts import lobby_socket
 from test_server_lobby import LobbyServer, Socket
 from web_visitor import Answer, Visitor, login, register
 
+from bughouse_arbiter.hall.events import EVENTS_PER_ADDRESS
 from bughouse_arbiter.hall.web.accounts import PER_NAME
+from tests.test_web_replay import browser as browser  # the shared fixture
 
 TIMEOUT = 120
 PASSWORD = "correct horse"
@@ -230,3 +235,138 @@ async def test_logout_a_password_change_and_log_out_everywhere_end_sessions_on_t
             assert server.process is not None
             await reap(server.process)
 
+
+
+async def make_event(visitor: Visitor, **headers: str) -> Answer:
+    """``POST /api/events`` as the events page sends it: its token from ``/api/csrf``."""
+    token = json.loads((await visitor.get("/api/csrf")).body)["csrf"]
+    sent = {"content-type": "application/json", "origin": visitor.origin, "x-csrf-token": token}
+    sent.update({k.replace("_", "-"): v for k, v in headers.items()})
+    body = json.dumps({"title": "Friday", "tc": "3+0", "starts_in": 6 * 24 * 3600}).encode()
+    return await visitor.request("POST", "/api/events", body, sent)
+
+
+@pytest.mark.slow
+async def test_the_json_api_wants_this_sites_origin_and_token_and_caps_events_per_address(
+    tmp_path: Path,
+) -> None:
+    async with trio.open_nursery() as nursery:
+        server, owner = await started(tmp_path, nursery)
+        try:
+            with trio.fail_after(TIMEOUT):
+                stranger = Visitor(server.port, "127.0.0.2")
+                body = json.dumps({"title": "evil", "tc": "3+0"}).encode()
+                # Another site's page posting text/plain (no preflight): refused at the gate.
+                elsewhere = f"http://127.0.0.1:{server.port + 1}"
+                for origin in ("http://evil.example", "null", elsewhere):
+                    plain = {"content-type": "text/plain", "origin": origin}
+                    answer = await stranger.request("POST", "/api/events", body, plain)
+                    assert answer.status == 403, (origin, answer)
+                    assert answer.body == "a page elsewhere may not connect\n"
+                    assert (await make_event(stranger, origin=origin)).status == 403
+                # No browser (no Origin) still needs the token, sent as header and cookie.
+                answer = await stranger.request(
+                    "POST", "/api/events", body, {"content-type": "application/json"}
+                )
+                assert answer.status == 403 and "load it again" in json.loads(answer.body)["error"]
+                forged = await make_event(stranger, x_csrf_token="forged")
+                assert forged.status == 403
+                # A form from another site is refused the same way, token or not.
+                answer = await owner.post("/logout", {}, token="x", origin="http://evil.example")
+                assert answer.status == 403 and (await owner.me())["name"] == "ann"
+                # One address makes EVENTS_PER_ADDRESS events, then is told to wait ...
+                for n in range(EVENTS_PER_ADDRESS):
+                    made = await make_event(stranger)
+                    assert made.status == 200, made
+                    assert json.loads(made.body)["id"] == f"e{n + 1}"
+                more = await make_event(stranger)
+                assert more.status == 429, more
+                said = f"your address has {EVENTS_PER_ADDRESS} events open already"
+                assert json.loads(more.body) == {"error": said}
+                # ... and a real host elsewhere still makes one.
+                made = await make_event(Visitor(server.port, "127.0.0.3"))
+                assert made.status == 200 and "#host=" in json.loads(made.body)["host_url"]
+        finally:
+            assert server.process is not None
+            await reap(server.process)
+
+
+def strict(csp: str) -> bool:
+    """Whether ``csp`` forbids framing, other sites' scripts and inline ones by default."""
+    rules = {part.split()[0]: part.split()[1:] for part in csp.split(";") if part.strip()}
+    scripts = rules.get("script-src", rules.get("default-src", []))
+    return (
+        rules.get("frame-ancestors") == ["'none'"]
+        and rules.get("default-src") == ["'none'"]
+        and "'unsafe-inline'" not in scripts
+        and "'unsafe-eval'" not in scripts
+        and "*" not in scripts
+    )
+
+
+@pytest.mark.slow
+async def test_no_page_may_be_framed_and_every_answer_has_a_strict_csp(tmp_path: Path) -> None:
+    async with trio.open_nursery() as nursery:
+        server, owner = await started(tmp_path, nursery)
+        try:
+            with trio.fail_after(TIMEOUT):
+                lobby = await Socket.open(server.port)
+                await lobby.send({"type": "hello", "name": "gus"})
+                await lobby.until("welcome")
+                await lobby.send({"type": "create", "tc": "120+0"})
+                table = (await lobby.until("created"))["table"]
+                event = json.loads((await make_event(owner)).body)["id"]
+                paths = [
+                    "/", f"/table/{table}", "/table/t999", "/events", f"/event/{event}",
+                    "/login", "/register", "/password", "/games", "/leaderboard",
+                    "/player/ann", "/api/me", "/api/events", "/assets/lobby.js", "/nowhere",
+                ]
+                for path in paths:
+                    answer = await owner.get(path)
+                    assert answer.status in (200, 404), (path, answer.status)
+                    assert answer.headers.get("x-frame-options") == "DENY", path
+                    assert strict(answer.headers.get("content-security-policy", "")), path
+                    assert answer.headers.get("x-content-type-options") == "nosniff", path
+                # A refusal at the gate too.
+                evil = {"origin": "http://evil.example"}
+                answer = await owner.request("POST", "/login", b"", evil)
+                assert answer.status == 403 and answer.headers.get("x-frame-options") == "DENY"
+        finally:
+            assert server.process is not None
+            await reap(server.process)
+
+
+@pytest.mark.slow
+def test_another_sites_page_cannot_frame_the_lobby_or_a_form_in_a_browser(
+    tmp_path: Path, browser: Any
+) -> None:
+    server = subprocess.Popen(
+        bughouse("server", "--port", "0", "--line-port", "0", "--db", str(tmp_path / "db"),
+                 "--out", str(tmp_path / "games")),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV, cwd=str(ROOT),
+    )
+    try:
+        assert server.stdout is not None
+        port = None
+        for _ in range(50):
+            found = re.search(r"lobby: http://127\.0\.0\.1:(\d+)/", server.stdout.readline())
+            if found:
+                port = int(found.group(1))
+                break
+        assert port is not None
+        page = browser.new_page()
+        frames = "".join(
+            f'<iframe id="{name}" src="http://127.0.0.1:{port}{path}"></iframe>'
+            for name, path in (("lobby", "/"), ("login", "/login"), ("events", "/events"))
+        )
+        # The control: a frame the page may show, with a form in it.
+        control = '<iframe id="control" srcdoc="<form><input name=x></form>"></iframe>'
+        page.set_content(frames + control, wait_until="load")
+        assert page.frame_locator("#control").locator("form").count() == 1
+        for name in ("lobby", "login", "events"):
+            shown = page.frame_locator(f"#{name}")
+            assert shown.locator("form, main, #lobby").count() == 0, name
+        page.close()
+    finally:
+        server.kill()
+        server.wait(30)
