@@ -1,14 +1,19 @@
-"""Accounts on the web: register, log in, log out; who a lobby socket or a bot is.
+"""Accounts on the web: register, log in, log out, change the password; who a lobby
+socket or a bot is.
 
-Sessions are signed cookies (Starlette's ``SessionMiddleware``, itsdangerous;
-``SameSite=Lax``, ``Secure`` under TLS), signed with a key kept in a file
-beside the database (``key_for``), so a restart keeps people logged in.
-Every form carries the session's CSRF token and a POST without it is
-refused (403). Failed logins are limited per address and per name
-(``LoginLimiter``): past the limit the form says how long to wait (429).
-A person logged in joins the lobby as their account, with its rating; a
-guest may not take an account's name. A bot whose name is a bot account
-must give its token (``bot_identity``): a token seats its own bot only.
+Sessions are kept in the store (``open_session``): the signed cookie
+(Starlette's ``SessionMiddleware``, itsdangerous; ``SameSite=Lax``,
+``Secure`` under TLS, signed with a key kept beside the database:
+``key_for``) names one, so logging out, a password change or "log out
+everywhere" ends it on the server. Every form carries the session's CSRF
+token and a POST without it is refused (403). Login tries are counted
+before they are checked, per address, per name from one address and per
+name from strangers (``LoginLimiter``): past a limit the form says how
+long to wait (429). Passwords are hashed in a bounded pool of their own
+(``storage.hashing``): past it, 503 at once. A person logged in joins the
+lobby as their account, with its rating; a guest may not take an
+account's name. A bot whose name is a bot account must give its token
+(``bot_identity``): a token seats its own bot only.
 """
 
 from __future__ import annotations
