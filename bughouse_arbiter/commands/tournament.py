@@ -84,11 +84,12 @@ from ..tournament.display import (
 from ..tournament.engine_options import undeclared_options
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
+from ..tournament.machine import concurrency_check, table_cpus, usable_cpus
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, ORDERS, load_book, ordered
 from ..tournament.report_file import ReportFile
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
-from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
+from ..tournament.scheduler import LocalScheduler, Scheduler, TableSettings
 from ..tournament.stats import Pentanomial, Sprt, Summary
 from ..ui.safe_text import printable
 from . import SUMMARIES
@@ -219,6 +220,7 @@ def register(subparsers: Any) -> None:
     )
     add("--seed", metavar="N", help="seed for --opening-order random and the built-in engines")
     add("--concurrency", metavar="K", help="games at once (default 1)")
+    _add_machine_options(add)
     add(
         "--sprt",
         metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic]",
@@ -306,6 +308,34 @@ def _add_engine_settings(add: Callable[..., Any]) -> None:
         metavar="DIR",
         help="write each game's protocol logs, one per engine, capped in size, to "
         "DIR/game.g<ROUND>.<seat>.log (each game then starts its own engines); not with --ray",
+    )
+
+
+def _add_machine_options(add: Callable[..., Any]) -> None:
+    """What keeps a run's clocks fair on a busy machine, and the tables' pace
+    (``tournament/machine.py``, ``scheduler.TableSettings``); none is saved."""
+    add(
+        "--force-concurrency",
+        action="store_true",
+        help="run --concurrency K games even when 2K thinking engines exceed the CPUs "
+        "(refused by default)",
+    )
+    add(
+        "--use-affinity",
+        action="store_true",
+        help="pin each game's engines to two CPU cores of their own (Linux)",
+    )
+    add("--wait", metavar="MS", help="milliseconds a table rests between two games (default 0)")
+    add(
+        "--start-timeout",
+        metavar="MS",
+        help="milliseconds an engine gets to start, its handshake included (default 30000)",
+    )
+    add(
+        "--ping-timeout",
+        metavar="MS",
+        help="milliseconds an engine gets to answer the ping after a game before it counts "
+        "as hung (default 5000)",
     )
 
 
@@ -713,6 +743,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if refusal is not None:
             raise ConfigError(refusal)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
+    settings = _table_settings(args, concurrency, env)
     every = _int(args.report_every, "--report-every", 1) if args.report_every is not None else 0
     out = env.stdout
     progress: LineProgress = RichProgress(out) if env.live else LineProgress(out)
@@ -747,7 +778,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 raise ConfigError(str(exc)) from None
             for note in getattr(args, "roster_notes", ()):
                 env.warning(printable(note, 2000))
-            return _play(plan, concurrency, progress, on_ray, env, args.readmit, debug)
+            return _play(plan, settings, concurrency, progress, on_ray, env, args.readmit, debug)
     finally:
         if on_ray is not None:
             on_ray.shutdown()
@@ -755,6 +786,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def _play(
     plan: TournamentPlan,
+    settings: TableSettings,
     concurrency: int,
     progress: LineProgress,
     on_ray: RayScheduler | None,
@@ -766,17 +798,53 @@ def _play(
     if on_ray is not None:
         # The engines run on the cluster's workers, not under this process.
         return trio.run(play_tournament, plan, concurrency, progress, on_ray, env, readmit)
-    warning = cpu_warning(concurrency)
-    if warning:
-        env.warning(warning)
     become_subreaper()
     try:
-        scheduler = LocalScheduler(concurrency, debug=debug)
+        scheduler = LocalScheduler(concurrency, debug=debug, settings=settings)
         return trio.run(play_tournament, plan, concurrency, progress, scheduler, env, readmit)
     finally:
         # What engines left re-parented to us: cleared after every game
         # (tournament/leftovers.py), and once more here for an interrupted one.
         kill_orphans(keep=live_engine_pids())
+
+
+def _ms(args: argparse.Namespace, key: str) -> float | None:
+    """Option ``key`` in milliseconds, as seconds (None when not given)."""
+    text = getattr(args, key, None)
+    if text is None:
+        return None
+    option = "--" + key.replace("_", "-")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{option} takes milliseconds, not {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise ConfigError(f"{option} takes milliseconds from 0, not {text!r}")
+    return value / 1000
+
+
+def _table_settings(
+    args: argparse.Namespace, concurrency: int, env: Environment
+) -> TableSettings:
+    """How the tables here play (``--wait``, the timeouts, ``--use-affinity``),
+    with the concurrency checked against the cores (``machine.concurrency_check``)."""
+    local = ("wait", "start_timeout", "ping_timeout", "use_affinity", "force_concurrency")
+    if args.ray is not None:
+        for key in local:
+            if getattr(args, key, None) not in (None, False):
+                option = "--" + key.replace("_", "-")
+                raise ConfigError(f"{option} is for games played here; leave out --ray")
+        return TableSettings()
+    wait, start, ping = (_ms(args, key) for key in local[:3])
+    for option, value in (("--start-timeout", start), ("--ping-timeout", ping)):
+        if value is not None and value <= 0:
+            raise ConfigError(f"{option} must be above 0 ms")
+    cpus = usable_cpus()
+    pinned = tuple(table_cpus(concurrency, cpus)) if args.use_affinity else ()
+    warning = concurrency_check(concurrency, len(cpus), force=args.force_concurrency)
+    if warning:
+        env.warning(warning)
+    return TableSettings(wait=wait or 0.0, start_timeout=start, ping_timeout=ping, cpus=pinned)
 
 
 def _debug_folder(args: argparse.Namespace) -> Path | None:
