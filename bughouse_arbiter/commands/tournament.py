@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime
 import json
 import math
@@ -109,6 +110,7 @@ _SAVED = (
     "games",
     "rounds",
     "tc",
+    "time_margin",
     "rule",
     "engines_file",
     "openings",
@@ -181,6 +183,13 @@ def register(subparsers: Any) -> None:
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
     add_tc(parser, default=DEFAULT_TC)
+    add(
+        "--time-margin",
+        metavar="MS",
+        help="milliseconds past zero before a clock's flag counts, for all four seats "
+        "(cutechess's timemargin; default 0); a move within it leaves that clock at 0 plus "
+        "the increment; recorded in each game's [TimeMargin] tag",
+    )
     add_rule(parser)
     add_engines_file(parser)
     add(
@@ -510,6 +519,9 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     else:
         participants = _recorded_participants(args, recorded, out)
     rules = house_rules(args.rule, _tc(args), default_tc=DEFAULT_TC)
+    margin = _ms(args, "time_margin")
+    if margin:
+        rules = dataclasses.replace(rules, time_margin=margin)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if sprt is not None and len(participants) != 2:
         raise ConfigError(f"--sprt compares two participants; {len(participants)} were given")
@@ -560,7 +572,10 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         jobs = extended(jobs, jobs_of(total), seed)
         games = total
     # The options and limits each seat's engine plays with, in the game's tags.
-    jobs = [attrs.evolve(j, tags=(*j.tags, *roster.seat_tags(j.entrants))) for j in jobs]
+    margin_tag = (("TimeMargin", f"{1000 * margin:g}"),) if margin else ()
+    jobs = [
+        attrs.evolve(j, tags=(*j.tags, *margin_tag, *roster.seat_tags(j.entrants))) for j in jobs
+    ]
     return TournamentPlan(
         participants=tuple(participants),
         format=args.format,
@@ -946,6 +961,8 @@ async def play_tournament(
         errors.error(f"cannot write summary: {exc}")
         return FAILED
     progress.write(report_text(summary))
+    if summary.get("clock_warning"):  # also in the report above: said on stderr too
+        errors.warning(str(summary["clock_warning"]))
     state = "stopped" if tournament.decision else "finished"
     page.finish(summary, "interrupted" if stop.signal is not None else state)
     if counts is not None:
@@ -1099,6 +1116,8 @@ def report_text(summary: Mapping[str, Any]) -> str:
                 f"max {delay['max_ms']:.1f} ms; one turn at most {delay['turn_max_ms']:.1f} ms)"
             )
         lines += fit([text])
+    if summary.get("clock_warning"):
+        lines += fit([f"warning: {summary['clock_warning']}"])
     for name, why in summary["dropped"].items():
         lines.append(f"dropped: {name}: {why}")
     lines.append(f"games: {summary['games_played']} of {summary['games_scheduled']} scheduled")

@@ -6,18 +6,22 @@ Pure but for ``usable_cpus``. In a bughouse game two engines think at once
 once than the cores bear make the engines share cores, which weakens them and
 costs games on time (the SPRT then measures the machine). ``concurrency_check``
 refuses that unless forced, as fastchess caps its concurrency at the hardware's
-threads unless ``-force-concurrency``.
+threads unless ``-force-concurrency``; ``clock_warning`` says when a run's
+games were lost on time more than the engines' play explains.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from ..errors import ConfigError
+from .jobs import MatchReport
 
 __all__ = [
     "CORES_PER_GAME",
     "affinity_supported",
+    "clock_warning",
     "concurrency_check",
     "table_cpus",
     "usable_cpus",
@@ -87,3 +91,39 @@ def table_cpus(concurrency: int, cpus: tuple[int, ...]) -> list[frozenset[int]]:
     return [
         frozenset(cpus[CORES_PER_GAME * i : CORES_PER_GAME * (i + 1)]) for i in range(concurrency)
     ]
+
+
+#: The clock warning needs this many games played (fewer say little).
+WARN_MIN_GAMES = 10
+#: ... and this share of them lost on time ...
+WARN_TIME_LOSS_SHARE = 0.25
+#: ... of which the harness's delay caused at most this share (``play.harness_caused``).
+WARN_HARNESS_SHARE = 0.25
+
+
+def clock_warning(reports: Iterable[MatchReport]) -> str | None:
+    """A warning when many games end on time while the harness caused few of
+    those losses: the engines are short of CPU (other load, ``--concurrency``)
+    or of time, and the results measure that more than the engines' strength.
+
+    It is given once ``WARN_MIN_GAMES`` games are played, at least
+    ``WARN_TIME_LOSS_SHARE`` of them lost on time, and the harness's delay on
+    the loser's clock (``play.HARNESS_LOSS_SHARE`` of its time or more)
+    explains at most ``WARN_HARNESS_SHARE`` of those losses; None otherwise.
+    """
+    games = flags = harness = 0
+    for report in reports:
+        games += 1
+        flags += bool(report.time_losses)
+        harness += bool(report.harness_time_losses)
+    if games < WARN_MIN_GAMES or flags < WARN_TIME_LOSS_SHARE * games:
+        return None
+    if harness > WARN_HARNESS_SHARE * flags:
+        return None
+    return (
+        f"{flags} of {games} games ({100 * flags / games:.0f}%) were lost on time, "
+        f"and the harness's delay caused at most {harness} of them: the engines are short "
+        "of CPU (other load, --concurrency) or of time, so the results measure time "
+        "losses more than strength; try a lower --concurrency, --use-affinity, a longer "
+        "--tc or --time-margin MS"
+    )

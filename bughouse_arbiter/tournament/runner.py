@@ -29,6 +29,7 @@ from . import journal as journal_module
 from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
+from .machine import clock_warning
 from .results import (
     GameResult,
     crosstable,
@@ -494,6 +495,7 @@ class Tournament:
             "time_losses": _time_losses(self),
             "harness_time_losses": _time_losses(self, harness=True),
             "harness_delay": _harness_delay(self),
+            "clock_warning": clock_warning(self.reports.values()),
             "incidents": incidents,
             "dropped": self.dropped,
             "given_up": {
