@@ -118,6 +118,8 @@ _SAVED = (
     "opening_plies",
     "opening_order",
     "opening_start",
+    "noswap",
+    "reverse",
     "seed",
     "sprt",
     "max_failures",
@@ -226,6 +228,18 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="begin at the book's N-th opening (after --opening-order; 1-based, default 1) "
         "and wrap around",
+    )
+    add(
+        "--noswap",
+        action="store_true",
+        help="keep the first participant of a pairing on team 1's seats (A-White + B-Black) "
+        "in both games of an opening pair, instead of swapping the teams",
+    )
+    add(
+        "--reverse",
+        action="store_true",
+        help="play each opening pair the other way round: the first participant on team "
+        "2's seats first",
     )
     add("--seed", metavar="N", help="seed for --opening-order random and the built-in engines")
     add("--concurrency", metavar="K", help="games at once (default 1)")
@@ -555,6 +569,8 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
             openings=book,
             seed=seed,
             event=args.event,
+            noswap=getattr(args, "noswap", False),  # absent from older folders
+            reverse=getattr(args, "reverse", False),
         )
 
     jobs = jobs_of(games)
@@ -720,6 +736,9 @@ def _check_saved(key: str, value: object, folder: Path) -> None:
     elif isinstance(default, list):
         fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
         wanted = "a list of texts"
+    elif isinstance(default, bool):
+        fits = isinstance(value, bool)
+        wanted = "true or false"
     elif key in _CHOICES:
         fits = value in _CHOICES[key]
         wanted = " or ".join(repr(choice) for choice in _CHOICES[key])

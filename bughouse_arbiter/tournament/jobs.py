@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import attrs
 
+from ..config.specs import rotated_team
 from ..core.model import Result, Seat, Team
 from ..core.rules import HouseRules
 from ..table.keeper import Entrant
@@ -64,6 +65,14 @@ class MatchJob:
     event: str = "bughouse-arbiter tournament"
     #: Extra BPGN tags, written after the standard ones, in order.
     tags: tuple[tuple[str, str], ...] = ()
+    #: The seat rotation seating the game (``config.specs.rotated_seat``'s index;
+    #: None: ``game``, unless ``--noswap`` or ``--reverse`` chose another).
+    rotation: int | None = None
+
+    @property
+    def first_team(self) -> Team:
+        """The team whose seats the pairing's first participant holds."""
+        return rotated_team(Team.ONE, self.game if self.rotation is None else self.rotation)
 
     @property
     def pair(self) -> int:

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 import attrs
 
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport
-from .schedule import side_of
 from .stats import Pentanomial, Sprt, Summary, Tally
 
 #: The most points a trajectory keeps.
@@ -164,7 +163,7 @@ class LiveTally:
 
     def add(self, job: MatchJob, report: MatchReport) -> None:
         self.games += 1
-        team = side_of(job.game)
+        team = job.first_team
         first, second = job.sides[team], job.sides[team.other]
         tally = self.pairings.get(job.pairing)
         if tally is None:

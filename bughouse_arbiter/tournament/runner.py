@@ -38,7 +38,7 @@ from .results import (
     sprt_state_of,
     standings,
 )
-from .schedule import Participant, side_of
+from .schedule import Participant
 from .scheduler import Scheduler
 from .stats import Sprt, Tally
 
@@ -361,7 +361,7 @@ class Tournament:
             reason=texts.setdefault(report.reason, report.reason),
             node=texts.setdefault(report.node, report.node),
         )
-        team = side_of(job.game)
+        team = job.first_team
         result = GameResult(
             job_id=job.job_id,
             pairing=job.pairing,
