@@ -39,6 +39,7 @@ import dataclasses
 import datetime
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import attrs
 import trio
 
+from ..bpgn.notation import SEAT_TAGS
 from ..config.engines_file import known_engines
 from ..config.options import (
     SETTING_FORM,
@@ -86,7 +88,15 @@ from ..tournament.engine_options import undeclared_options
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.machine import concurrency_check, table_cpus, usable_cpus
-from ..tournament.openings import DEFAULT_PLIES, FORMATS, ORDERS, load_book, ordered
+from ..tournament.openings import (
+    DEFAULT_PLIES,
+    FORMATS,
+    ORDERS,
+    BookIdentity,
+    book_identity,
+    load_book,
+    ordered,
+)
 from ..tournament.report_file import ReportFile
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
@@ -121,6 +131,9 @@ _SAVED = (
     "noswap",
     "reverse",
     "seed",
+    "tag",
+    "game_files",
+    "final_positions",
     "sprt",
     "max_failures",
     "event",
@@ -137,6 +150,8 @@ _EXTENDED = "extended_games"
 
 #: The participants as recorded (``tournament/roster.py``): a resume plays those.
 _PARTICIPANTS = "participants"
+#: The CRC-32 of the book the run started with (a resume warns if it changed).
+_BOOK_CRC = "book_crc32"
 #: Participants brought back by --readmit, with their game counts then.
 _READMITTED = "readmitted"
 
@@ -272,6 +287,24 @@ def register(subparsers: Any) -> None:
         "play its remaining games (its engine fixed) (repeatable)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
+    add(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a tag of your own in every game, after the tournament's (repeatable)",
+    )
+    add(
+        "--game-files",
+        action="store_true",
+        help="also write each game to a file of its own, DIR/games/game-N.bpgn",
+    )
+    add(
+        "--final-positions",
+        action="store_true",
+        help="write every game's last positions to DIR/final.epd, 'game-N | FEN_A | FEN_B' "
+        "a line (a book of position pairs), when a session ends",
+    )
     add(
         "--report-every",
         metavar="N",
@@ -557,9 +590,9 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     plies = None if args.opening_plies is None else _int(args.opening_plies, "--opening-plies", 0)
     book_format = getattr(args, "openings_format", "auto")  # absent from older folders
     start = _int(getattr(args, "opening_start", "1"), "--opening-start", 1)
-    book = ordered(
-        load_book(args.openings, plies, book_format, rules), args.opening_order, seed, start
-    )
+    loaded = load_book(args.openings, plies, book_format, rules)
+    identity = book_identity(args.openings, len(loaded))
+    book = ordered(loaded, args.opening_order, seed, start)
     def jobs_of(games: int) -> list[MatchJob]:
         return schedule(
             participants,
@@ -589,8 +622,10 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         games = total
     # The options and limits each seat's engine plays with, in the game's tags.
     margin_tag = (("TimeMargin", f"{1000 * margin:g}"),) if margin else ()
+    own = _own_tags(getattr(args, "tag", []), jobs[0].tags if jobs else ())
     jobs = [
-        attrs.evolve(j, tags=(*j.tags, *margin_tag, *roster.seat_tags(j.entrants))) for j in jobs
+        attrs.evolve(j, tags=(*j.tags, *margin_tag, *roster.seat_tags(j.entrants), *own))
+        for j in jobs
     ]
     return TournamentPlan(
         participants=tuple(participants),
@@ -604,7 +639,45 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         event=args.event,
         stop_on_never_played=not getattr(args, "recover", False),
         readmitted=_readmitted(args, participants, out),
+        book=identity,
+        game_files=getattr(args, "game_files", False),
+        final_positions=getattr(args, "final_positions", False),
     )
+
+
+#: Tags the game's writer gives every game (``bpgn/write.py``): not for --tag.
+_WRITTEN_TAGS = frozenset(
+    name.lower()
+    for name in (
+        "Event", "Site", "Date", "Round", "TimeControl", "Time", "Variant", "SetUp", "FEN",
+        "Rules", "Result", "Termination", "TerminationBoard", "TerminationSeat",
+        "TerminationReason", "TimeMargin", *SEAT_TAGS.values(),
+    )
+)  # fmt: skip
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+
+
+def _own_tags(texts: Sequence[str], ours: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """--tag NAME=VALUE, each checked: a tag name, once, no tag the games have already."""
+    taken = _WRITTEN_TAGS | {name.lower() for name, _ in ours}
+    found: dict[str, tuple[str, str]] = {}
+    for text in texts:
+        name, equals, value = text.partition("=")
+        name = name.strip()
+        if not equals or not _TAG_NAME.fullmatch(name):
+            raise ConfigError(
+                f"--tag {printable(text, 80)!r} is not NAME=VALUE with a tag name "
+                "(a letter, then letters, digits or _)"
+            )
+        lower = name.lower()
+        if lower in taken or any(lower.startswith(s.lower()) for s in SEAT_TAGS.values()):
+            raise ConfigError(f"--tag {name}: the games have a [{name}] tag of their own")
+        if lower in found:
+            raise ConfigError(f"--tag {name} is given twice")
+        if len(value) > 1000 or any(c in value for c in "\r\n\0"):
+            raise ConfigError(f"--tag {name}: a value is one line of at most 1000 characters")
+        found[lower] = (name, value)
+    return tuple(found.values())
 
 
 def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
@@ -793,8 +866,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 held.enter_context(lock.hold(folder))
                 players = {_PARTICIPANTS: roster.record(plan.participants)}
                 if args.resume is None:
+                    crc = {_BOOK_CRC: f"{plan.book.crc32:08x}"} if plan.book else {}
                     journal.save_config(
-                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players}
+                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players, **crc}
                     )
                 elif (
                     args.more_games is not None and plan.games != args.grown
@@ -812,6 +886,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 raise ConfigError(str(exc)) from None
             for note in getattr(args, "roster_notes", ()):
                 env.warning(printable(note, 2000))
+            if plan.book is not None and args.resume is None:
+                progress.message(f"book {printable(plan.book.text, 300)}")
+            elif plan.book is not None:  # a resume: the book it started with, checked
+                note = _book_change(args.saved_options, plan.book)
+                if note:
+                    env.warning(note)
             return _play(plan, settings, concurrency, progress, on_ray, env, args.readmit, debug)
     finally:
         if on_ray is not None:
@@ -879,6 +959,18 @@ def _table_settings(
     if warning:
         env.warning(warning)
     return TableSettings(wait=wait or 0.0, start_timeout=start, ping_timeout=ping, cpus=pinned)
+
+
+def _book_change(saved: Mapping[str, object], book: BookIdentity) -> str | None:
+    """A warning when a resumed run's book is not the file it started with."""
+    first = saved.get(_BOOK_CRC)
+    now = f"{book.crc32:08x}"
+    if first is None or first == now:
+        return None
+    return (
+        f"the book {printable(book.file, 200)} has changed since the run started "
+        f"(CRC32 {printable(str(first), 20)}, now {now}): the games left play its openings now"
+    )
 
 
 def _debug_folder(args: argparse.Namespace) -> Path | None:
@@ -979,6 +1071,14 @@ async def play_tournament(
     except OSError as exc:
         errors.error(f"cannot write summary: {exc}")
         return FAILED
+    if plan.final_positions:
+        try:
+            journal.write_final_positions(
+                plan.out, ((tournament.jobs[i], r) for i, r in tournament.reports.items())
+            )
+        except OSError as exc:
+            errors.error(f"cannot write {journal.FINAL_POSITIONS}: {exc.strerror or exc}")
+            return FAILED
     progress.write(report_text(summary))
     if summary.get("clock_warning"):  # also in the report above: said on stderr too
         errors.warning(str(summary["clock_warning"]))

@@ -139,6 +139,8 @@ class MatchReport:
     node: str = ""
     #: Set when the harness failed (the game was not played): the job may be played again.
     error: str | None = None
+    #: The boards' last positions, A then B (bughouse FEN; empty in older journals).
+    final_fens: tuple[str, ...] = ()
 
     @property
     def played(self) -> bool:
@@ -180,6 +182,7 @@ class MatchReport:
             "started_engines": self.started_engines,
             "node": self.node,
             "error": self.error,
+            "final_fens": list(self.final_fens),
             "bpgn": self.bpgn,
         }
 
@@ -249,6 +252,11 @@ class MatchReport:
         error = data.get("error")
         if error is not None and not isinstance(error, str):
             raise TypeError("error is not text")
+        fens = data.get("final_fens", [])
+        if not (isinstance(fens, list) and len(fens) in (0, 2)):
+            raise TypeError("final_fens is not a list of two positions")
+        if not all(isinstance(fen, str) and "\n" not in fen for fen in fens):
+            raise TypeError("a final position is not one line of text")
         return cls(
             job_id=text("job_id"),
             result=Result(text("result")),
@@ -266,6 +274,7 @@ class MatchReport:
             started_engines=count("started_engines"),
             node=text("node"),
             error=error,
+            final_fens=tuple(str(fen) for fen in fens),
         )
 
 

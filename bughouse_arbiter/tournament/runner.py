@@ -30,6 +30,7 @@ from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
 from .machine import clock_warning
+from .openings import BookIdentity
 from .results import (
     GameResult,
     crosstable,
@@ -79,6 +80,12 @@ class TournamentPlan:
     #: Participants brought back after a drop (``--readmit``): after how many of
     #: their games (in the journal) each readmission came.
     readmitted: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
+    #: The opening book (``summary.json``'s ``book``), if known.
+    book: BookIdentity | None = None
+    #: ``--game-files``: each game also in a file of its own (``journal.GAME_FILES``).
+    game_files: bool = False
+    #: ``--final-positions``: each session ends writing ``journal.FINAL_POSITIONS``.
+    final_positions: bool = False
 
 
 class Tournament:
@@ -90,7 +97,7 @@ class Tournament:
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
         self._results: list[GameResult] = []
-        self.journal = journal_module.Journal(plan.out)
+        self.journal = journal_module.Journal(plan.out, game_files=plan.game_files)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
         #: Per participant, whether each of its last games was a failure of its own.
@@ -502,6 +509,8 @@ class Tournament:
                 str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
             },
         }
+        if self.plan.book is not None:
+            summary["book"] = self.plan.book.as_dict()
         if engines:
             summary["engine_ratings"] = {
                 name: {"elo": round(r.elo, 1), "margin": _num(r.margin)}
