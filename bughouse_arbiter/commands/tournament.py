@@ -261,7 +261,7 @@ def register(subparsers: Any) -> None:
     _add_machine_options(add)
     add(
         "--sprt",
-        metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic]",
+        metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic|bayesian]",
         help="stop when the SPRT of the first participant against the second decides "
         "(exactly two participants)",
     )

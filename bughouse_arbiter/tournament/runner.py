@@ -419,9 +419,9 @@ class Tournament:
         """The SPRT state over the games so far, computed again only when a pair
         of the first pairing completes."""
         first = self._first if self._first is not None else Tally()
-        key = tuple(first.counts)
+        key = (*first.counts, first.wins, first.draws, first.losses)
         if self._sprt_of is None or self._sprt_of[0] != key:
-            self._sprt_of = (key, sprt_state_of(sprt, first.penta))
+            self._sprt_of = (key, sprt_state_of(sprt, first))
         return self._sprt_of[1]
 
     # -- results ---------------------------------------------------------------------------
