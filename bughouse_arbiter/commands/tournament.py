@@ -694,8 +694,8 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
             option = "--" + given[0].replace("_", "-")
             raise ConfigError(
                 f"--resume keeps the tournament's own options; {option} cannot be changed "
-                "(only --concurrency, --report-every, --recover, --readmit, --debug and more "
-                "--games can)"
+                "(only --concurrency, --report-every, --recover, --readmit, --debug, how the "
+                "tables here run (--wait, --use-affinity, the timeouts) and more --games can)"
             )
         if args.games is not None and args.rounds is not None:
             raise ConfigError("give --games or --rounds, not both")
