@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import trio
 from cli_checks import expect_usage_error
+from fakes import FakePlayer
 
 from bughouse_arbiter.config.specs import engine_spec
-from bughouse_arbiter.core.model import Result
+from bughouse_arbiter.core.model import Result, Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import ConfigError
 from bughouse_arbiter.players.process import live_engine_pids
@@ -159,3 +160,21 @@ async def test_a_pinned_table_plays_with_its_engines_on_its_cores() -> None:
             kept = live_engine_pids() - before
             assert report.started_engines == 4 and len(kept) == 4
             assert all(os.sched_getaffinity(pid) == {core} for pid in kept)
+
+
+async def test_the_start_timeout_of_the_settings_is_the_tables(autojump_clock: object) -> None:
+    slow = FakePlayer(Seat.A_WHITE, start_delay=3.0)
+    quick = FakePlayer(Seat.A_BLACK, start_delay=1.0)
+    keeper = TableSettings(start_timeout=2.0).keeper(0)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(keeper.serve)
+        assert await keeper.start_player(quick, "quick", nursery) is quick
+        stood_in = await keeper.start_player(slow, "slow", nursery)
+        assert stood_in is not slow and slow.closed == 1
+        assert getattr(stood_in, "why", "") == "failed to start: no answer within 2 s"
+        nursery.cancel_scope.cancel()
+    # By default the start gets 30 s: the same player starts.
+    late = FakePlayer(Seat.B_WHITE, start_delay=3.0)
+    async with EngineKeeper.open() as default:
+        assert default._nursery is not None
+        assert await default.start_player(late, "late", default._nursery) is late
