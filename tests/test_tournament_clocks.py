@@ -4,6 +4,7 @@ while the harness's own delay explains few of them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
@@ -127,7 +128,9 @@ def _plan(folder: Path, games: int) -> TournamentPlan:
     )  # fmt: skip
 
 
-class _Quiet:
+class Quiet:
+    """A progress that shows nothing."""
+
     def begin(self, total: int, done: int) -> None: ...
     def game(
         self, job: MatchJob, report: MatchReport, status: str, left: object = None
@@ -136,21 +139,28 @@ class _Quiet:
     def end(self) -> None: ...
 
 
-async def test_the_summary_and_its_report_carry_the_warning(tmp_path: Path) -> None:
-    tournament = Tournament(_plan(tmp_path, 12), _Quiet())
+async def played(plan: TournamentPlan, report_of: Callable[[MatchJob], MatchReport]) -> Tournament:
+    """``plan``'s tournament, each job reported at once as ``report_of`` says."""
+    tournament = Tournament(plan, Quiet())
     tournament.resume()
 
-    class Flags:
+    class Reports:
         concurrency = 1
         stats = SchedulerStats()
 
         async def run(self, next_job: NextJob, on_report: OnReport) -> None:
             while (job := next_job()) is not None:
-                report = _report(job.game, flag=job.game % 4 != 0)
-                await on_report(attrs.evolve(report, job_id=job.job_id))
+                await on_report(attrs.evolve(report_of(job), job_id=job.job_id))
 
     with trio.fail_after(20):
-        await tournament.run(Flags(), trio.CancelScope())
+        await tournament.run(Reports(), trio.CancelScope())
+    return tournament
+
+
+async def test_the_summary_and_its_report_carry_the_warning(tmp_path: Path) -> None:
+    tournament = await played(
+        _plan(tmp_path, 12), lambda job: _report(job.game, flag=job.game % 4 != 0)
+    )
     summary = tournament.summary()
     warning = summary["clock_warning"]
     assert isinstance(warning, str) and warning.startswith("9 of 12 games (75%)")

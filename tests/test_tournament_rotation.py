@@ -6,18 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import attrs
 import pytest
-import trio
+from test_tournament_clocks import played
 
 from bughouse_arbiter.cli import main
 from bughouse_arbiter.config.specs import builtin_engine
 from bughouse_arbiter.core.model import Result, Seat, Team
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
-from bughouse_arbiter.tournament.runner import Tournament, TournamentPlan
+from bughouse_arbiter.tournament.runner import TournamentPlan
 from bughouse_arbiter.tournament.schedule import Participant, rotation, schedule
-from bughouse_arbiter.tournament.scheduler import NextJob, OnReport, SchedulerStats
 
 SPEC = builtin_engine("random")
 TEAMS = [Participant(name=n, members=(SPEC, SPEC), member_names=(n, n)) for n in "ab"]
@@ -67,27 +65,9 @@ async def test_results_are_credited_to_the_participant_that_played(tmp_path: Pat
         jobs=tuple(jobs), out=tmp_path,
     )  # fmt: skip
 
-    class Quiet:
-        def begin(self, total: int, done: int) -> None: ...
-        def game(
-            self, job: MatchJob, report: MatchReport, status: str, left: object = None
-        ) -> None: ...
-        def message(self, text: str) -> None: ...
-        def end(self) -> None: ...
-
-    class TeamTwoWins:
-        concurrency = 1
-        stats = SchedulerStats()
-
-        async def run(self, next_job: NextJob, on_report: OnReport) -> None:
-            while (job := next_job()) is not None:
-                report = MatchReport(job_id=job.job_id, result=Result.TEAM_TWO, bpgn="*\n")
-                await on_report(attrs.evolve(report))
-
-    tournament = Tournament(plan, Quiet())
-    tournament.resume()
-    with trio.fail_after(20):
-        await tournament.run(TeamTwoWins(), trio.CancelScope())
+    tournament = await played(
+        plan, lambda job: MatchReport(job_id=job.job_id, result=Result.TEAM_TWO, bpgn="*\n")
+    )
     [pairing] = tournament.summary()["pairings"]  # type: ignore[misc]
     assert (pairing["first"], pairing["wins"], pairing["losses"]) == ("a", 8, 0)
 
