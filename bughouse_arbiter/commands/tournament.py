@@ -24,6 +24,13 @@ limit (``movetime=MS``, ``depth=N``, ``nodes=N``), ``--set NAME.KEY=VALUE``
 and ``--option NAME.OPT=VALUE`` one participant's; they are recorded with
 the participants. An option an engine does not declare stops the run with
 one line. ``--debug DIR`` keeps each game's protocol logs.
+``--concurrency`` above what the cores bear (two thinking engines a game)
+is refused unless ``--force-concurrency``; ``--use-affinity`` pins each
+game's engines to two cores, ``--time-margin MS`` gives every clock a grace
+past zero, and a run whose games were lost on time more than the harness
+explains says so. ``--wait``, ``--noswap``, ``--reverse``, ``--start-timeout``,
+``--ping-timeout``, ``--tag``, ``--game-files`` and ``--final-positions`` are
+as fastchess's (docs/tournament.md compares the two).
 Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
 ``--ray local``) plays the games on a cluster instead, one Ray actor per
 game slot keeping its engines from game to game (``pip install
