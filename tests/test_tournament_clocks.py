@@ -4,6 +4,7 @@ while the harness's own delay explains few of them."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from fakes import Move, silent_table
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.cli import main
-from bughouse_arbiter.commands.tournament import report_text
+from bughouse_arbiter.commands.tournament import LineProgress, report_text
 from bughouse_arbiter.config.specs import builtin_engine
 from bughouse_arbiter.core.clock import Clocks
 from bughouse_arbiter.core.model import Result, Seat, Team, Termination
@@ -202,3 +203,22 @@ def test_the_margin_is_a_setting_of_the_tournament_in_every_game(tmp_path: Path)
     assert [g.tag("TimeMargin") for g in games] == ["150", "150"]
     # Saved with the tournament: a resume cannot change it.
     assert main(["tournament", "--resume", str(out), "--time-margin", "300"]) == 2
+
+
+def test_the_warning_is_said_once_while_the_run_goes_on() -> None:
+    out = io.StringIO()
+    progress = LineProgress(out)
+    jobs = schedule(
+        _plan(Path("."), 2).participants, format="gauntlet", games=14, rules=HouseRules(),
+        openings=[],
+    )  # fmt: skip
+    progress.begin(len(jobs), 0)
+    said: list[int] = []
+    for job in jobs:
+        report = attrs.evolve(_report(job.game, flag=True), job_id=job.job_id)
+        progress.game(job, report, "a vs b")
+        said.append(out.getvalue().count("warning: "))
+    # From the 10th game on, once; the final report (not printed here) says it at the end.
+    assert said == [0] * 9 + [1] * 5
+    assert "warning: 10 of 10 games (100%) were lost on time" in out.getvalue()
+    assert all(len(line) <= 80 for line in out.getvalue().splitlines())

@@ -94,7 +94,7 @@ from ..tournament.display import (
 from ..tournament.engine_options import undeclared_options
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
-from ..tournament.machine import concurrency_check, table_cpus, usable_cpus
+from ..tournament.machine import ClockCounts, concurrency_check, table_cpus, usable_cpus
 from ..tournament.openings import (
     DEFAULT_PLIES,
     FORMATS,
@@ -1055,6 +1055,7 @@ async def play_tournament(
     page = ReportFile(plan.out, plan.sprt, warn=errors.warning)
     for job_id, report in tournament.reports.items():
         page.game(tournament.jobs[job_id], report)
+        progress.clocks.add(report)
     progress.attach(page, tournament.summary, plan.sprt)
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
@@ -1281,6 +1282,9 @@ class LineProgress:
         self.page: ReportFile | None = None
         self.summary: Callable[[], Mapping[str, Any]] | None = None
         self.sprt: Sprt | None = None
+        #: The run's games for the clock warning, said once when it first holds.
+        self.clocks = ClockCounts()
+        self._clocks_warned = False
 
     def attach(
         self, page: ReportFile, summary: Callable[[], Mapping[str, Any]], sprt: Sprt | None
@@ -1310,7 +1314,14 @@ class LineProgress:
         return status_lines(statuses, most, width)
 
     def _after_game(self, job: MatchJob, report: MatchReport, left: Remaining | None) -> None:
-        """The page and, every ``report_every`` games, the full report."""
+        """The clock warning when it first holds, the page and, every
+        ``report_every`` games, the full report."""
+        self.clocks.add(report)
+        # The last game's report says it: not twice in a row.
+        last = self.done >= self.total
+        if not (self._clocks_warned or last) and (warning := self.clocks.warning()) is not None:
+            self._clocks_warned = True
+            self.write("".join(line + "\n" for line in fit([f"warning: {warning}"])))
         if self.page is None or self.summary is None:
             return
         # The last game's report is the final one, printed once.

@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+import attrs
+
 from ..errors import ConfigError
 from .jobs import MatchReport
 
 __all__ = [
     "CORES_PER_GAME",
+    "ClockCounts",
     "affinity_supported",
     "clock_warning",
     "concurrency_check",
@@ -101,29 +104,46 @@ WARN_TIME_LOSS_SHARE = 0.25
 WARN_HARNESS_SHARE = 0.25
 
 
-def clock_warning(reports: Iterable[MatchReport]) -> str | None:
-    """A warning when many games end on time while the harness caused few of
-    those losses: the engines are short of CPU (other load, ``--concurrency``)
-    or of time, and the results measure that more than the engines' strength.
+@attrs.define
+class ClockCounts:
+    """The games, and those lost on time and by the harness's delay, as they come."""
 
-    It is given once ``WARN_MIN_GAMES`` games are played, at least
-    ``WARN_TIME_LOSS_SHARE`` of them lost on time, and the harness's delay on
-    the loser's clock (``play.HARNESS_LOSS_SHARE`` of its time or more)
-    explains at most ``WARN_HARNESS_SHARE`` of those losses; None otherwise.
-    """
-    games = flags = harness = 0
+    games: int = 0
+    lost_on_time: int = 0
+    by_harness: int = 0
+
+    def add(self, report: MatchReport) -> None:
+        self.games += 1
+        self.lost_on_time += bool(report.time_losses)
+        self.by_harness += bool(report.harness_time_losses)
+
+    def warning(self) -> str | None:
+        """A warning when many games end on time while the harness caused few of
+        those losses: the engines are short of CPU (other load, ``--concurrency``)
+        or of time, and the results measure that more than the engines' strength.
+
+        It is given once ``WARN_MIN_GAMES`` games are played, at least
+        ``WARN_TIME_LOSS_SHARE`` of them lost on time, and the harness's delay on
+        the loser's clock (``play.HARNESS_LOSS_SHARE`` of its time or more)
+        explains at most ``WARN_HARNESS_SHARE`` of those losses; None otherwise.
+        """
+        games, flags, harness = self.games, self.lost_on_time, self.by_harness
+        if games < WARN_MIN_GAMES or flags < WARN_TIME_LOSS_SHARE * games:
+            return None
+        if harness > WARN_HARNESS_SHARE * flags:
+            return None
+        return (
+            f"{flags} of {games} games ({100 * flags / games:.0f}%) were lost on time, "
+            f"and the harness's delay caused at most {harness} of them: the engines are "
+            "short of CPU (other load, --concurrency) or of time, so the results measure "
+            "time losses more than strength; try a lower --concurrency, --use-affinity, "
+            "a longer --tc or --time-margin MS"
+        )
+
+
+def clock_warning(reports: Iterable[MatchReport]) -> str | None:
+    """``ClockCounts.warning`` of ``reports``."""
+    counts = ClockCounts()
     for report in reports:
-        games += 1
-        flags += bool(report.time_losses)
-        harness += bool(report.harness_time_losses)
-    if games < WARN_MIN_GAMES or flags < WARN_TIME_LOSS_SHARE * games:
-        return None
-    if harness > WARN_HARNESS_SHARE * flags:
-        return None
-    return (
-        f"{flags} of {games} games ({100 * flags / games:.0f}%) were lost on time, "
-        f"and the harness's delay caused at most {harness} of them: the engines are short "
-        "of CPU (other load, --concurrency) or of time, so the results measure time "
-        "losses more than strength; try a lower --concurrency, --use-affinity, a longer "
-        "--tc or --time-margin MS"
-    )
+        counts.add(report)
+    return counts.warning()
