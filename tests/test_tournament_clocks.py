@@ -13,6 +13,7 @@ import pytest
 import trio
 from cli_checks import expect_usage_error
 from fakes import Move, silent_table
+from test_tournament_report_page import _summary as page_summary
 
 from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.cli import main
@@ -24,7 +25,9 @@ from bughouse_arbiter.core.rules import RULE_NAMES, HouseRules
 from bughouse_arbiter.errors import RuleError
 from bughouse_arbiter.table.arbiter import run_match
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
+from bughouse_arbiter.tournament.live import LiveTally
 from bughouse_arbiter.tournament.machine import WARN_MIN_GAMES, clock_warning
+from bughouse_arbiter.tournament.report_page import PageView, tournament_page
 from bughouse_arbiter.tournament.runner import Tournament, TournamentPlan
 from bughouse_arbiter.tournament.schedule import Participant, schedule
 from bughouse_arbiter.tournament.scheduler import NextJob, OnReport, SchedulerStats
@@ -222,3 +225,17 @@ def test_the_warning_is_said_once_while_the_run_goes_on() -> None:
     assert said == [0] * 9 + [1] * 5
     assert "warning: 10 of 10 games (100%) were lost on time" in out.getvalue()
     assert all(len(line) <= 80 for line in out.getvalue().splitlines())
+
+
+def test_the_report_page_lists_the_warning_first_among_the_problems() -> None:
+    summary = {**page_summary(), "clock_warning": "9 of 12 games <were> lost on time"}
+    summary["dropped"] = {"b": "3 failures in a row"}
+    page = tournament_page(
+        PageView(summary=summary, tally=LiveTally(), state="running", updated="")
+    )
+    problems = page[page.index("Problems") :]
+    assert problems.index("clocks: 9 of 12 games &lt;were&gt; lost") < problems.index("dropped: b")
+    quiet = tournament_page(
+        PageView(summary=page_summary(), tally=LiveTally(), state="running", updated="")
+    )
+    assert "clocks:" not in quiet
