@@ -27,19 +27,6 @@ from ..core.game import BoardResult, BughouseGame
 from ..core.model import SEATS, BoardId, Outcome, Seat
 from ..core.rules import HouseRules
 from ..errors import ArbiterError
-from ..players.base import (
-    Action,
-    DrawOfferAction,
-    Gone,
-    InfoAction,
-    MatchInfo,
-    MoveAction,
-    Player,
-    ResignAction,
-    TableState,
-    TellAction,
-    WaitAction,
-)
 from ..protocol import (
     BestMove,
     BoardOver,
@@ -70,6 +57,19 @@ from ..protocol import (
     Wait,
     format_message,
     parse_command,
+)
+from .base import (
+    Action,
+    DrawOfferAction,
+    Gone,
+    InfoAction,
+    MatchInfo,
+    MoveAction,
+    Player,
+    ResignAction,
+    TableState,
+    TellAction,
+    WaitAction,
 )
 
 SendLines = Callable[[list[str]], None]

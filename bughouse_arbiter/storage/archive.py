@@ -22,9 +22,9 @@ from typing import IO
 from ..core.model import Seat
 from ..lobby.archive import GameFinished, GameStarted
 from ..lobby.identity import Identity
-from ..storage import FinishedGame, GameStart, RatingChange, SeatPlayer, StoreError
-from ..storage.aio import AsyncStore
-from ..storage.records import RATED_KINDS
+from . import FinishedGame, GameStart, RatingChange, SeatPlayer, StoreError
+from .aio import AsyncStore
+from .records import RATED_KINDS
 
 Rerated = Callable[[Sequence[RatingChange]], None]
 

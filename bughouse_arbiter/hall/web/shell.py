@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
-from ..lobby.identity import Identity
+from ...lobby.identity import Identity
 
 CSS = """
 :root { --bg: #1f2125; --panel: #2b2e33; --line: #3a3e45; --text: #eceff1; --muted: #b0b6bd;

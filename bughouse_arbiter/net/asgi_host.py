@@ -35,8 +35,8 @@ import attrs
 import trio
 
 from ..errors import UsageError
-from ..server.listener import ServeError, open_listeners
-from ..server.tls import server_context
+from .tcp import ServeError, open_listeners
+from .tls import server_context
 
 if TYPE_CHECKING:
     from hypercorn.config import Config

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ..events.forms import event_spec, page_command
-from ..web.assets import asset
-from ..web.gate import TextSocket, page_response
-from .events import EventHall, Viewer
+from ...events.forms import event_spec, page_command
+from ...net.gate import TextSocket, page_response
+from ...web.assets import asset
+from ..events import EventHall, Viewer
 
 if TYPE_CHECKING:
     from starlette.requests import Request

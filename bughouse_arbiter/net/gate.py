@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import attrs
 import trio
 
-from ..server.admission import Pool
+from .admission import Pool
 
 Scope = dict[str, Any]
 Receive = Callable[[], Any]

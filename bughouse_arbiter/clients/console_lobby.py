@@ -23,6 +23,7 @@ import trio
 
 from ..core.model import Seat
 from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal
+from ..players.driver import PlayerDriver
 from ..protocol import RawLine
 from ..protocol.lobby_lines import (
     End,
@@ -34,8 +35,7 @@ from ..protocol.lobby_lines import (
 )
 from ..ui.console_screen import Style
 from ..ui.safe_text import printable
-from .client import ClientLink
-from .driver import PlayerDriver
+from .link import ClientLink
 
 PROMPT = "lobby> "
 #: Times ``stand`` is asked after a game (the table may not be between games yet),

@@ -31,7 +31,7 @@ from ..players.process import EngineProcess
 from ..protocol import RawLine
 from ..protocol.lobby_lines import Notice, Seated, Unseated, parse_server_line
 from .bridge import drive_over_link
-from .client import ClientLink
+from .link import ClientLink
 
 #: Seconds the server has to close the link once ``quit`` was sent while idle.
 QUIT_WAIT = 10.0

@@ -1,7 +1,7 @@
 """The server's accounts and archive on the web, as one piece ``build_app`` mounts.
 
-``Site(db, secret=..., tls=...)`` gives the routes (``accounts_web``:
-register, log in, log out, the style; ``archive_web``: the leaderboard,
+``Site(db, secret=..., tls=...)`` gives the routes (``accounts``:
+register, log in, log out, the style; ``archive``: the leaderboard,
 player pages, the archive and its downloads), the session middleware, and
 ``person``: who a lobby socket is (its account when logged in, else a
 guest that may not take an account's name).
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..lobby.identity import Identity
-from ..storage.aio import AsyncStore
-from .accounts_web import Accounts
-from .archive_web import ArchiveSite
+from ...lobby.identity import Identity
+from ...storage.aio import AsyncStore
+from .accounts import Accounts
+from .archive import ArchiveSite
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute

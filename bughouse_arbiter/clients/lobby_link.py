@@ -21,10 +21,10 @@ import attrs
 import trio
 
 from ..errors import UsageError
+from ..net.tls import PLAIN_CLIENT, TlsRefused, client_context, close_quietly, dial_tls
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from ..protocol.lobby_lines import Hello, HelloOk, HelloRefused, format_hello, parse_server_line
-from .client import AUTH_TIMEOUT, ClientLink, ConnectRefused
-from .tls import PLAIN_CLIENT, TlsRefused, client_context, close_quietly, dial_tls
+from .link import AUTH_TIMEOUT, ClientLink, ConnectRefused
 
 #: Seconds the web side has to answer ``GET /api/server``.
 API_TIMEOUT = 10.0

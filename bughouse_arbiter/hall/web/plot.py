@@ -7,7 +7,7 @@ import datetime
 import math
 from collections.abc import Sequence
 
-from ..storage import HistoryPoint
+from ...storage import HistoryPoint
 
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 60, 12, 14, 30

@@ -1,7 +1,7 @@
 """A lobby table's page: ``serve --web``'s live page sessions, on the table's socket.
 
 Each ``TableHost`` has one ``TablePages``: the live page's front end
-(``web.live_server.WebFrontEnd``: its snapshot view, its pools of pages,
+(``serve.live_page.WebFrontEnd``: its snapshot view, its pools of pages,
 its ``PageSession`` per page with ``WebPlayer`` and ``MemoryLink`` at a
 seat) fed by the host's ``HallTable``, so a page that watches or sits at a
 lobby table behaves exactly as on ``serve --web``. The table adds:
@@ -24,9 +24,9 @@ from typing import Any
 
 import trio
 
-from ..lobby.chat import ChatRate, clean_text
-from ..server.limits import Limits
-from ..web.live_server import (
+from ...lobby.chat import ChatRate, clean_text
+from ...net.limits import Limits
+from ...serve.live_page import (
     PageSession,
     PageSocket,
     WebFrontEnd,

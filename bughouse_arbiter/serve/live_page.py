@@ -47,7 +47,7 @@ the open page); one that finds a gap
 says it with ``{"type": "moves", "game": 3, "have": {"A": 120, "B": 118}}``.
 Either way the session sends the moves from there.
 
-Who may connect (``server.limits``, ``server.admission``, ``web.gate``): a
+Who may connect (``net.limits``, ``net.admission``, ``net.gate``): a
 request and a page must name this server (``Host``; a WebSocket's
 ``Origin`` must be this server's page or a name of ``serve
 --allow-origin``), else 403. HTTP requests being answered share an evicting
@@ -80,6 +80,18 @@ import trio
 
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import BoardId, Outcome, Seat
+from ..net.admission import Pool, Ticket
+from ..net.asgi_host import WebBounds, serve_asgi
+from ..net.gate import (
+    TextSocket,
+    client_host,
+    client_name,
+    gated_app,
+    page_response,
+    plain_response,
+)
+from ..net.limits import Limits, RateLimiter
+from ..net.tcp import ServeError
 from ..players.base import (
     Action,
     DrawOfferAction,
@@ -90,25 +102,13 @@ from ..players.base import (
     TableState,
     TellAction,
 )
+from ..players.driver import PlayerDriver
 from ..protocol import RawLine
 from ..protocol.signals import signals_message
-from ..server.admission import Pool, Ticket
-from ..server.driver import PlayerDriver
-from ..server.limits import Limits, RateLimiter
-from ..server.listener import ServeError
-from ..server.seam import AuthRefused, LiveTable
 from ..table.match_events import MatchEvent
-from .asgi_host import WebBounds, serve_asgi
-from .assets import asset
-from .gate import (
-    TextSocket,
-    client_host,
-    client_name,
-    gated_app,
-    page_response,
-    plain_response,
-)
+from ..web.assets import asset
 from .live_view import LiveView, moves_behind, moves_held
+from .seam import AuthRefused, LiveTable
 
 #: Bytes of one message from a page (Hypercorn closes the socket with 1009 past it).
 MAX_MESSAGE = 8 * 1024

@@ -23,12 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..lobby.identity import Identity, name_problem
-from ..storage import Account, StoreError
-from ..storage.accounts import check_password, check_username
-from ..storage.aio import AsyncStore
-from .runtime import JoinRefused
-from .site_pages import CSS, HEADERS, csrf_field, esc, page
+from ...lobby.identity import Identity, name_problem
+from ...storage import Account, StoreError
+from ...storage.accounts import check_password, check_username
+from ...storage.aio import AsyncStore
+from ..runtime import JoinRefused
+from .shell import CSS, HEADERS, csrf_field, esc, page
 
 if TYPE_CHECKING:
     from starlette.requests import Request

@@ -63,7 +63,7 @@ list starts there (past ``count``: at ``count``). The page appends a list
 whose ``from`` is its own length; when ``from`` is less, it first drops its
 moves from index ``from`` on; when ``from`` is more (a gap), it asks for
 the moves again. While ``from + len(list) < count`` the server sends the
-next range at once (``live_server``).
+next range at once (``live_page``).
 """
 
 from __future__ import annotations

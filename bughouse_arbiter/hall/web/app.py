@@ -13,7 +13,7 @@ text goes to ``Hall.handle_text``, so a bad one is answered with one
 ``error``. A page is sent what ``Hall`` sends its member, in order; one
 that falls ``OUTBOX`` messages behind (it does not read) is closed.
 
-Who may connect (``web.gate``, as for ``serve --web``): every request and
+Who may connect (``net.gate``, as for ``serve --web``): every request and
 socket must name this server (``Host``; a socket's ``Origin`` must be this
 server's page or a name of ``--allow-origin``), else 403; HTTP requests
 share an evicting pool; lobby sockets count in a pool of their own
@@ -31,13 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from .. import __version__
-from ..lobby.identity import Identity
-from ..lobby.messages import Hello, parse
-from ..server.admission import Pool
-from ..server.limits import Limits, RateLimiter
-from ..web.assets import asset
-from ..web.gate import (
+from ... import __version__
+from ...lobby.identity import Identity
+from ...lobby.messages import Hello, parse
+from ...net.admission import Pool
+from ...net.gate import (
     TextSocket,
     client_host,
     client_name,
@@ -45,8 +43,10 @@ from ..web.gate import (
     page_response,
     plain_response,
 )
-from ..web.live_server import ASSETS, failure
-from .runtime import Hall, JoinRefused, Member, encoded
+from ...net.limits import Limits, RateLimiter
+from ...serve.live_page import ASSETS, failure
+from ...web.assets import asset
+from ..runtime import Hall, JoinRefused, Member, encoded
 
 if TYPE_CHECKING:
     from .site import Site
@@ -104,7 +104,7 @@ class LobbyWeb:
         self._open: dict[trio.CancelScope, None] = {}
         self._all_closed = trio.Event()
         self._stopping = False
-        #: More routes, after the lobby's (the events' pages: ``hall.event_app``).
+        #: More routes, after the lobby's (the events' pages: ``hall.web.events``).
         self.routes = tuple(routes)
 
     def app(self) -> Any:

@@ -18,9 +18,9 @@ from ..environment import Environment
 from ..errors import EngineFailed, UsageError
 from ..exits import FAILED, OK, REFUSED
 from ..players.base import Player
+from ..players.driver import PlayerDriver
 from ..protocol import RawLine
-from .client import ClientLink, ConnectRefused, open_seat
-from .driver import PlayerDriver
+from .link import ClientLink, ConnectRefused, open_seat
 
 __all__ = ["bridge_player", "check_credentials", "drive_over_link", "lines_of", "say"]
 

@@ -20,15 +20,15 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..core.model import Team
-from ..errors import ArbiterError
-from ..ratings import DEFAULT_RATING
-from ..storage import ArchivedGame, GameQuery, Store
-from ..storage.aio import AsyncStore
-from ..storage.records import RESULTS
-from .accounts_web import Accounts, csrf_token
+from ...core.model import Team
+from ...errors import ArbiterError
+from ...ratings import DEFAULT_RATING
+from ...storage import ArchivedGame, GameQuery, Store
+from ...storage.aio import AsyncStore
+from ...storage.records import RESULTS
+from .accounts import Accounts, csrf_token
 from .plot import rating_plot
-from .site_pages import HEADERS, esc, page, rows
+from .shell import HEADERS, esc, page, rows
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -242,9 +242,9 @@ while its deviation is wide (few games, or none for a long time).</p>"""
 
 def replay_html(text: str, *, title: str) -> str:
     """The replay page of the one game in ``text`` (as ``bughouse replay --html``)."""
-    from ..bpgn.read import read_games
-    from ..bpgn.replay import GameReplay
-    from ..web.replay_page import MAX_PLIES, replay_page
+    from ...bpgn.read import read_games
+    from ...bpgn.replay import GameReplay
+    from ...web.replay_page import MAX_PLIES, replay_page
 
     games = read_games(text)
     if not games:
@@ -345,7 +345,7 @@ def _kind(kind: str) -> str:
 
 
 def _rating(value: float, rd: float) -> str:
-    from ..ratings import PROVISIONAL_RD
+    from ...ratings import PROVISIONAL_RD
 
     return f'{value:.0f}<span class="prov">?</span>' if rd > PROVISIONAL_RD else f"{value:.0f}"
 

@@ -71,9 +71,9 @@ import trio
 
 from ..core.model import SEATS, Seat
 from ..core.rules import HouseRules
+from ..net.refusals import RefusalLog
 from ..protocol import RawLine
 from ..table.match_events import MatchEvent
-from .refusals import RefusalLog
 
 Observer = Callable[[MatchEvent], None]
 Log = Callable[[str], None]

@@ -16,9 +16,9 @@ import ssl
 import trio
 
 from ..errors import UsageError
+from ..net.streams import read_lines
+from ..net.tls import TlsRefused, close_quietly, dial_tls
 from ..protocol import MAX_LINE, LineBuffer, RawLine
-from .streams import read_lines
-from .tls import TlsRefused, close_quietly, dial_tls
 
 AUTH_TIMEOUT = 10.0
 
