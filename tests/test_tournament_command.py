@@ -104,6 +104,7 @@ def test_interrupt_then_resume_gives_every_game_once(tmp_path: Path) -> None:
         "4+0",
         "--concurrency",
         "2",
+        "--force-concurrency",
         "--out",
         str(out),
     ]

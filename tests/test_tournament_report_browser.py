@@ -46,6 +46,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             str(attempt + 1),
             "--concurrency",
             "2",
+            "--force-concurrency",  # whatever the cores: the page is what is tested
             "--out",
             str(out),
         ]

@@ -33,12 +33,16 @@ if TYPE_CHECKING:
 Log = Callable[[str], None]
 
 
+#: Seconds an engine gets for its protocol's handshake (``uciok``, ``bugok``, features).
+HANDSHAKE_TIMEOUT = 10.0
+
+
 def create_player(
     seat: Seat,
     spec: EngineSpec,
     *,
     log: Log | None = None,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
 ) -> Player:
     """A new, unstarted player for ``seat`` running ``spec``.
 
@@ -64,7 +68,7 @@ def create_team_player(
     spec: EngineSpec,
     *,
     log: Log | None = None,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
 ) -> Player:
     """A new, unstarted native player holding both ``seats`` (one team's).
 
