@@ -43,8 +43,8 @@ Traps handled, each seen in these engines:
 - A move printed before its turn is open here (the engine moves on its own
   after ``go`` or the opponent's move) is held and given at the turn.
 - LazyBug's MCTS says ``tellics ptell sitting (...)`` about once a second
-  while it sits: the same message again before anything moved is passed on
-  once only, so the seat's per-game cap on partner messages is not spent.
+  while it sits: the same message again before a move on its board is passed
+  on once only, so the seat's per-game cap on partner messages is not spent.
 - It ignores result lines and may move after a time forfeit: everything it
   says after the game is over is dropped until the next ``new``.
 - BughouseAlphaZero learns its seat only from ``partner P``: it is sent every
@@ -292,8 +292,8 @@ class TcsAdapter(EngineAdapter):
             return
         if not self.follow(played, fen, clocks):
             self.note("the engine cannot be re-synced in this dialect; it plays on")
-        self._last_tell = None
         if played.board is self.seat.board:
+            self._last_tell = None
             self.rejected = 0
             self._held_move = None
             if played.seat is self.seat:
