@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 
 import trio
 from wsproto import ConnectionType, WSConnection
+from wsproto.connection import ConnectionState
 from wsproto.events import (
     AcceptConnection,
     BytesMessage,
@@ -35,6 +36,7 @@ from wsproto.events import (
     Request,
     TextMessage,
 )
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from ..errors import EngineFailed
 from ..protocol import RawLine
@@ -122,6 +124,15 @@ class WebSocketEngine(EngineProcess):
                 await self._connection(stream)
 
     async def _connection(self, stream: trio.SocketStream) -> None:
+        try:
+            await self._talk(stream)
+        except (LocalProtocolError, RemoteProtocolError) as exc:
+            # A client that breaks the protocol loses its connection, nothing more.
+            self._note(f"WebSocket connection dropped: {exc}")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._note("WebSocket connection lost during its opening")
+
+    async def _talk(self, stream: trio.SocketStream) -> None:
         ws = WSConnection(ConnectionType.SERVER)
         async with stream:
             if not await self._open(ws, stream):
@@ -185,7 +196,7 @@ class WebSocketEngine(EngineProcess):
                 out = b"".join(ws.send(TextMessage(data=line)) for line in text.splitlines())
                 await stream.send_all(out)
                 self._wrote(len(data))
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
+        except (trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError):
             nursery.cancel_scope.cancel()
 
     async def _read_messages(self, ws: WSConnection, stream: trio.SocketStream) -> None:
@@ -205,11 +216,16 @@ class WebSocketEngine(EngineProcess):
                         self._hand_on("".join(parts))
                         parts.clear()
                 elif isinstance(event, Ping):
-                    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    with contextlib.suppress(
+                        trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError
+                    ):
                         await stream.send_all(ws.send(event.response()))
                 elif isinstance(event, CloseConnection):
-                    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                        await stream.send_all(ws.send(event.response()))
+                    if ws.state is ConnectionState.REMOTE_CLOSING:
+                        with contextlib.suppress(
+                            trio.BrokenResourceError, trio.ClosedResourceError
+                        ):
+                            await stream.send_all(ws.send(event.response()))
                     return
             if not data:
                 return
