@@ -29,7 +29,8 @@ have is here, so that a line the adapter should not send shows:
 Its move: a mate in one, else a capture, else any legal move (seeded).
 
 Run as a program: ``python tests/tcs_fake.py [--name X] [--sit S]
-[--stubborn] [--delay S] [--no-otherboard] [--ws URL [--reconnect]]``; with
+[--stubborn] [--delay S] [--no-otherboard] [--trace FILE] [--ws URL [--reconnect]]``
+(``--trace``: every line it hears, with its pid, appended to FILE); with
 ``--ws`` it is a WebSocket client of URL (one message a line), and with
 ``--reconnect`` it closes the connection after each game and opens a new
 one, as TandemTurtle does when it restarts itself.
@@ -339,14 +340,16 @@ def main() -> int:
     parser.add_argument("--no-otherboard", action="store_true")
     parser.add_argument("--ws", metavar="URL")
     parser.add_argument("--reconnect", action="store_true")
+    parser.add_argument("--trace", metavar="FILE", help="append each line heard to FILE")
     args = parser.parse_args()
+    trace = open(args.trace, "a", buffering=1) if args.trace else None  # noqa: SIM115
     if args.stubborn:
         # A helper in its process group, as a threaded engine's would be.
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     fake = TcsLike(name=args.name, sit=args.sit, otherboard=not args.no_otherboard,
                    delay=args.delay, seed=args.seed + os.getpid())
     link: Pipes | WebSocketClient = WebSocketClient(args.ws) if args.ws else Pipes()
-    ended = 0
+    ended = 0  # games this connection has seen end
     while True:
         lines = link.read(fake.next_deadline(time.monotonic()))
         if lines is None:
@@ -356,6 +359,8 @@ def main() -> int:
             return 0
         try:
             for line in lines:
+                if trace is not None:
+                    trace.write(f"{os.getpid()} < {line}\n")
                 fake.handle(line)
                 if fake.quit and not args.stubborn:
                     return 0
@@ -366,12 +371,14 @@ def main() -> int:
         link.write(fake.take())
         if args.reconnect and args.ws and fake.games_ended > ended:
             # TandemTurtle restarts itself after a game: a new client, a new handshake.
-            ended = fake.games_ended
             assert isinstance(link, WebSocketClient)
             link.close()
             fake = TcsLike(name=args.name, sit=args.sit, otherboard=not args.no_otherboard,
-                           delay=args.delay, seed=args.seed + ended)
+                           delay=args.delay, seed=args.seed + os.getpid() + len(lines))
+            ended = 0
             link = WebSocketClient(args.ws)
+            if trace is not None:
+                trace.write(f"{os.getpid()} : reconnected\n")
 
 
 if __name__ == "__main__":

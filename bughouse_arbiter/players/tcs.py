@@ -22,12 +22,20 @@ from .external import ExternalEnginePlayer
 from .process import EngineProcess, Log
 from .websocket_engine import WebSocketEngine, wants_websocket
 
+#: Seconds a WebSocket engine has after a game to drop its connection (TandemTurtle
+#: restarts itself after every game); if it does, the next game waits for it to
+#: come back and say its features.
+SETTLE = 0.5
+
 
 class TcsPlayer(ExternalEnginePlayer):
     """Runs ``command`` and speaks tinyChessServer's dialect to it through ``TcsAdapter``."""
 
     protocol = "tcs"
     adapter_class = TcsAdapter
+
+    #: A game was begun on this process (the next may have to wait for it).
+    _played = False
 
     @property
     def tcs(self) -> TcsAdapter:
@@ -68,7 +76,31 @@ class TcsPlayer(ExternalEnginePlayer):
             )
             raise EngineFailed(f"{where} within {self.handshake_timeout:g} s")
 
+    async def _come_back(self) -> None:
+        """After a game, a WebSocket engine that drops its connection is waited for.
+
+        Raises:
+            EngineFailed: it did not connect again and say its features in time.
+        """
+        engine = self.engine
+        if not isinstance(engine, WebSocketEngine):
+            return
+        with trio.move_on_after(SETTLE):
+            while engine.connected:
+                await engine.connection_changed()
+        if engine.connected and not self.tcs.negotiating:
+            return
+        with trio.move_on_after(self.handshake_timeout):
+            await self._until(lambda: engine.connected and not self.tcs.negotiating)
+        if not engine.connected or self.tcs.negotiating:
+            raise EngineFailed(
+                f"its WebSocket did not come back within {self.handshake_timeout:g} s"
+            )
+
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
+        if self._played:
+            await self._come_back()
+        self._played = True
         self.tells.new_game()
         self._turn_written.clear()
         board = self.seat.board

@@ -33,6 +33,7 @@ from wsproto.events import (
     BytesMessage,
     CloseConnection,
     Ping,
+    Pong,
     Request,
     TextMessage,
 )
@@ -47,6 +48,8 @@ from .process import EngineProcess, Log
 PLACEHOLDER = "{ws}"
 PATH = "/websocketclient"
 _RECEIVE = 65536
+#: What the one sending task sends: lines (encoded, LF-ended) or a control answer.
+Outgoing = bytes | Pong | CloseConnection
 
 
 def wants_websocket(argv: Sequence[str]) -> bool:
@@ -73,9 +76,12 @@ class WebSocketEngine(EngineProcess):
         #: Called when a new connection opens after the first one.
         self.on_reconnect: Callable[[], None] | None = None
         self.connections = 0
+        #: A connection is open now.
+        self.connected = False
+        self._changed = trio.Event()
         self._pending: list[bytes] = []  # lines for the next connection
         self._front: list[bytes] | None = None  # lines sent from on_reconnect
-        self._outbox: trio.MemorySendChannel[bytes] | None = None
+        self._outbox: trio.MemorySendChannel[Outgoing] | None = None
 
     async def start(self, nursery: trio.Nursery, *, on_lines: object = None) -> None:
         try:
@@ -139,6 +145,7 @@ class WebSocketEngine(EngineProcess):
                 return
             self.connections += 1
             self._note(f"WebSocket connection {self.connections} open")
+            self._change(connected=True)
             lines = list(self._pending)
             self._pending.clear()
             if self.connections > 1 and self.on_reconnect is not None:
@@ -148,25 +155,37 @@ class WebSocketEngine(EngineProcess):
                 finally:
                     lines = self._front + lines
                     self._front = None
-            send, receive = trio.open_memory_channel[bytes](math.inf)
+            send, receive = trio.open_memory_channel[Outgoing](math.inf)
             for data in lines:
                 send.send_nowait(data)
             self._outbox = send
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._send_messages, ws, stream, receive, nursery)
-                    await self._read_messages(ws, stream)
+                    await self._read_messages(ws, stream, send)
                     nursery.cancel_scope.cancel()
             finally:
                 self._outbox = None
+                self._change(connected=False)
                 send.close()
                 # What it did not get waits for its next connection.
                 while True:
                     try:
-                        self._pending.append(receive.receive_nowait())
+                        item = receive.receive_nowait()
                     except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
                         break
+                    if isinstance(item, bytes):
+                        self._pending.append(item)
                 self._note("WebSocket connection closed")
+
+    def _change(self, *, connected: bool) -> None:
+        self.connected = connected
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def connection_changed(self) -> None:
+        """Returns when a connection next opens or closes."""
+        await self._changed.wait()
 
     async def _open(self, ws: WSConnection, stream: trio.SocketStream) -> bool:
         """The opening handshake; False if the client went away first."""
@@ -187,19 +206,36 @@ class WebSocketEngine(EngineProcess):
         self,
         ws: WSConnection,
         stream: trio.SocketStream,
-        receive: trio.MemoryReceiveChannel[bytes],
+        receive: trio.MemoryReceiveChannel[Outgoing],
         nursery: trio.Nursery,
     ) -> None:
+        """The one task that writes to the connection: each line a text message."""
         try:
-            async for data in receive:
-                text = data.decode(errors="replace")
+            async for item in receive:
+                if isinstance(item, CloseConnection):
+                    await stream.send_all(ws.send(item))
+                    break
+                if not isinstance(item, bytes):
+                    await stream.send_all(ws.send(item))
+                    continue
+                if ws.state is not ConnectionState.OPEN:
+                    self._pending.append(item)  # closing: for its next connection
+                    continue
+                text = item.decode(errors="replace")
                 out = b"".join(ws.send(TextMessage(data=line)) for line in text.splitlines())
                 await stream.send_all(out)
-                self._wrote(len(data))
+                self._wrote(len(item))
         except (trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError):
-            nursery.cancel_scope.cancel()
+            pass
+        nursery.cancel_scope.cancel()
 
-    async def _read_messages(self, ws: WSConnection, stream: trio.SocketStream) -> None:
+    async def _read_messages(
+        self,
+        ws: WSConnection,
+        stream: trio.SocketStream,
+        answers: trio.MemorySendChannel[Outgoing],
+    ) -> None:
+        """Hands each text message on as lines until the client closes."""
         parts: list[str] = []
         while True:
             try:
@@ -216,16 +252,11 @@ class WebSocketEngine(EngineProcess):
                         self._hand_on("".join(parts))
                         parts.clear()
                 elif isinstance(event, Ping):
-                    with contextlib.suppress(
-                        trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError
-                    ):
-                        await stream.send_all(ws.send(event.response()))
+                    answers.send_nowait(event.response())
                 elif isinstance(event, CloseConnection):
                     if ws.state is ConnectionState.REMOTE_CLOSING:
-                        with contextlib.suppress(
-                            trio.BrokenResourceError, trio.ClosedResourceError
-                        ):
-                            await stream.send_all(ws.send(event.response()))
+                        answers.send_nowait(event.response())
+                        await trio.sleep_forever()  # the sender ends it once answered
                     return
             if not data:
                 return
