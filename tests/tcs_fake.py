@@ -345,11 +345,14 @@ def main() -> int:
     trace = open(args.trace, "a", buffering=1) if args.trace else None  # noqa: SIM115
     if args.stubborn:
         # A helper in its process group, as a threaded engine's would be.
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        if trace is not None:
+            trace.write(f"{os.getpid()} : helper {helper.pid}\n")
     fake = TcsLike(name=args.name, sit=args.sit, otherboard=not args.no_otherboard,
                    delay=args.delay, seed=args.seed + os.getpid())
     link: Pipes | WebSocketClient = WebSocketClient(args.ws) if args.ws else Pipes()
     ended = 0  # games this connection has seen end
+    told_dead = False
     while True:
         lines = link.read(fake.next_deadline(time.monotonic()))
         if lines is None:
@@ -367,7 +370,12 @@ def main() -> int:
             fake.tick(time.monotonic())
         except Crashed as exc:
             print(f"crash: {exc}", file=sys.stderr, flush=True)
+            if trace is not None:
+                trace.write(f"{os.getpid()} : crash {exc}\n")
             return exc.status
+        if fake.dead and trace is not None and not told_dead:
+            told_dead = True
+            trace.write(f"{os.getpid()} : dead\n")
         link.write(fake.take())
         if args.reconnect and args.ws and fake.games_ended > ended:
             # TandemTurtle restarts itself after a game: a new client, a new handshake.

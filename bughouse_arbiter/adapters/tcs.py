@@ -250,7 +250,7 @@ class TcsAdapter(EngineAdapter):
         if opening or any(f != STANDARD_START for f in (fen, now or fen, other_fen)):
             raise EngineFailed(
                 "tinyChessServer's dialect has no set-up positions or book moves: "
-                "its games start from the standard position"
+                "its games start from the standard position (tournament: --opening-plies 0)"
             )
         self.start_board(rules, fen, clocks)
         self._held_move = self._last_tell = None
