@@ -249,3 +249,72 @@ def test_the_trace_reader_and_process_check_work(tmp_path: Path) -> None:
     child.wait()
     assert gone(child.pid)
     assert os.path.exists(f"/proc/{os.getpid()}/stat")  # what gone() reads
+
+
+# -- specs and bad input ------------------------------------------------------------------
+
+
+def test_a_tcs_spec_and_its_websocket_placeholder() -> None:
+    from bughouse_arbiter.config.specs import engine_spec
+    from bughouse_arbiter.core.model import Seat
+    from bughouse_arbiter.players.factory import create_player
+    from bughouse_arbiter.players.tcs import TcsPlayer
+    from bughouse_arbiter.players.websocket_engine import WebSocketEngine
+
+    piped = engine_spec("tcs:python3 -u run.py")
+    assert piped.protocol == "tcs" and piped.command == ("python3", "-u", "run.py")
+    player = create_player(Seat.B_BLACK, piped)
+    assert isinstance(player, TcsPlayer) and not isinstance(player.engine, WebSocketEngine)
+    served = create_player(Seat.B_BLACK, engine_spec("tcs:python3 main.py {ws}"))
+    assert isinstance(served.engine, WebSocketEngine) and served.engine.query == "b"
+
+
+def test_the_example_engines_file_seats_the_three_engines(tmp_path: Path) -> None:
+    from bughouse_arbiter.config.engines_file import load_engines_file
+
+    text = (Path(__file__).resolve().parent.parent / "engines.example.toml").read_text()
+    tail = text[text.index("# Engines written for tinyChessServer") :]
+    entries = "\n".join(
+        line[2:] for line in tail.splitlines() if line.startswith(("# [", "# protocol", "# c"))
+    )
+    path = tmp_path / "engines.toml"
+    path.write_text(entries)
+    specs = load_engines_file(path)
+    assert set(specs) == {"lazybug-random", "lazybug-mcts", "tandemturtle", "bughouse-alphazero"}
+    assert {spec.protocol for spec in specs.values()} == {"tcs"}
+    assert "{ws}" in specs["bughouse-alphazero"].command
+    assert specs["lazybug-random"].command[:3] == ("python3", "-u", "-c")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("cat", "FAIL  handshake                no 'feature' line within 2 s"),
+        (
+            f"{sys.executable} -c 'import time; time.sleep(30)' {{ws}}",
+            "no WebSocket connection and no 'feature' line within 2 s",
+        ),
+    ],
+)
+def test_an_engine_that_never_speaks_the_dialect_fails_its_handshake_in_one_line(
+    capsys: pytest.CaptureFixture[str], command: str, said: str
+) -> None:
+    status = main(["check-engine", f"tcs:{command}", "--timeout", "2"])
+    out = capsys.readouterr().out
+    assert status != OK and said in out, out
+    assert "Traceback" not in out
+
+
+def test_a_tcs_engine_that_does_not_exist_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli_checks import expect_usage_error
+
+    expect_usage_error(
+        "match",
+        ["--engine", "WA=tcs:/no/such/engine {ws}"],
+        "no such program '/no/such/engine'",
+        capsys,
+        tmp_path,
+    )
