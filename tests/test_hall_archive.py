@@ -175,6 +175,7 @@ class HeldArchive:
         self.kept.append(game)
 
 
+@pytest.mark.slow
 async def test_the_end_is_told_only_once_the_archive_has_the_game(tmp_path: Path) -> None:
     hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
     archive = HeldArchive(hall)

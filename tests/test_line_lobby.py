@@ -380,6 +380,7 @@ async def _lines(peer: Peer) -> Any:
         yield line
 
 
+@pytest.mark.slow
 async def test_the_bot_client_plays_two_seatings_on_one_engine_handshake() -> None:
     """``connect --bot``'s pump: the engine hears ``bug 1`` once; the second
     seating's handshake is answered from the first; ``games=2`` ends it cleanly."""

@@ -100,6 +100,7 @@ async def test_a_tls_client_against_a_plain_server_says_so(tmp_path: Path) -> No
             nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 def test_bad_certificate_files_are_one_line_and_exit_2(tmp_path: Path) -> None:
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")

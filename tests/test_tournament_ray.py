@@ -888,6 +888,7 @@ def test_a_table_clears_what_its_engines_left_after_every_game(
         scheduler.shutdown()
 
 
+@pytest.mark.slow
 def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -752,6 +752,7 @@ def test_serve_web_options_are_checked(tmp_path: Path) -> None:
         assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_taken_web_port_is_one_error_line(tmp_path: Path) -> None:
     import socket
 
@@ -804,6 +805,7 @@ def test_a_rotated_players_page_gets_the_messages_of_the_team_it_plays_for_now()
     assert [(m["text"], m["words"]) for m in shown] == [("sit, I'm mated", None)]  # a sentence
 
 
+@pytest.mark.slow
 async def test_a_page_sits_under_its_name_and_leaving_is_a_persons(tmp_path: Path) -> None:
     """A real ``serve --web``: the sit message's name, cleaned, is the seat's name
     on every page and in the record; the person's draw offer alone ends nothing
