@@ -239,6 +239,7 @@ async def test_a_tcs_engine_plays_two_games_as_a_lobby_bot(tmp_path: Path) -> No
         assert '"lazy"]' in path.read_text()
 
 
+@pytest.mark.slow
 def test_the_trace_reader_and_process_check_work(tmp_path: Path) -> None:
     trace = tmp_path / "x.trace"
     trace.write_text("12 < new\n12 : dead\n12 < \n")
