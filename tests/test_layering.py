@@ -41,6 +41,7 @@ CORE = [
     "adapters/common",
     "adapters/uci",
     "adapters/xboard",
+    "adapters/tcs",
     "ratings/__init__",
     "ratings/glicko",
     "lobby/__init__",
