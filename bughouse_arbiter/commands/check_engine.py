@@ -36,7 +36,7 @@ import trio
 
 from ..config.engines_file import known_engines
 from ..config.options import add_engines_file
-from ..config.specs import PROTOCOLS, EngineSpec, engine_spec
+from ..config.specs import PROTOCOLS, TEAM_ONLY, EngineSpec, engine_spec
 from ..core.board import STARTING_FEN as START
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Outcome, Seat, Termination
@@ -55,8 +55,8 @@ from ..players.base import (
     TellAction,
     WaitAction,
 )
-from ..players.factory import check_command, create_player
-from ..players.process import live_engine_pids
+from ..players.factory import check_command, create_player, create_team_player
+from ..players.process import EngineProcess, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from . import SUMMARIES
@@ -432,6 +432,8 @@ class Checker:
             return f"delivered; it answered {replies[0][:60]!r}"
         if protocol == "uci":
             return "UCI has no partner channel: the message is dropped (engine unaffected)"
+        if protocol == "team-uci":
+            return "it holds both seats, so it has no partner to hear: dropped (engine unaffected)"
         return "delivered (no reply)"
 
     async def step_game_over(self) -> str:
@@ -465,7 +467,10 @@ async def _check(
     """Runs the steps, printing each to ``out``; a stop signal (``table.stopping``)
     ends them and closes the engine, as does an output that is gone."""
     results: list[StepResult] = []
-    player = create_player(SEAT, spec, log=log, handshake_timeout=timeout)
+    if spec.protocol in TEAM_ONLY:
+        player = create_team_player(SEAT.team.seats, spec, log=log, handshake_timeout=timeout)
+    else:
+        player = create_player(SEAT, spec, log=log, handshake_timeout=timeout)
     async with stop_on_signals() as stop, trio.open_nursery() as nursery:
         try:
             with stop.scope:
@@ -494,7 +499,8 @@ async def _steps(
     try:
         await player.start(nursery, checker.send)
     except (EngineFailed, OSError) as exc:
-        results.append(StepResult("handshake", FAIL, str(exc) or type(exc).__name__))
+        failed = StepResult("handshake", FAIL, str(exc) or type(exc).__name__)
+        results.append(_with_last_words(failed, player))
     else:
         took = trio.current_time() - started
         results.append(StepResult("handshake", PASS, f"{player.name} in {took:.2f} s"))
@@ -529,10 +535,23 @@ async def _steps(
             except (EngineFailed, OSError, ValueError) as exc:
                 gone = f"the engine failed: {exc}"
                 result = StepResult(name, FAIL, gone)
-        results.append(result)
-        _print(result, out)
+        results.append(_with_last_words(result, player))
+        _print(results[-1], out)
     if gone is not None:
         await player.aclose()
+
+
+def _with_last_words(result: StepResult, player: Player) -> StepResult:
+    """A failed step of an engine that has ended, with its last stderr lines
+    (a crash's own reason: Sunsetter's "table size must be > ..."), unless the
+    detail already gives them."""
+    process = getattr(player, "engine", None) or getattr(player, "process", None)
+    if result.status != FAIL or not isinstance(process, EngineProcess) or not process.eof:
+        return result
+    words = process.last_words()
+    if not words or "(stderr: " in result.detail or result.detail.startswith("not run"):
+        return result
+    return attrs.evolve(result, detail=result.detail + words)
 
 
 def _print(result: StepResult, out: TextIO) -> None:
