@@ -197,11 +197,15 @@ def test_memory_is_sent_when_the_engines_file_sets_hash(
     engines = tmp_path / "engines.toml"
     engines.write_text(
         f"[engines.sunsetter]\nprotocol = 'xboard'\ncommand = [{str(sys.executable)!r}, "
-        f"{str(FAKE)!r}, '--no-option']\noptions = {{ Hash = '32' }}\n"
+        f"{str(FAKE)!r}, '--no-option']\noptions = {{ Hash = '16' }}\n"
     )
     status, _, out = run(capsys, "sunsetter", "--engines-file", str(engines), "--timeout", "5")
-    assert "set Hash=32 (from the engines file, sent as memory 32; " in out
-    assert "FAIL  new game                 the engine left: engine killed by SIGSEGV" in out
+    assert "set Hash=16 (from the engines file, sent as memory 16; " in out
+    # Its own reason, from its stderr, beside the signal.
+    assert (
+        "FAIL  new game                 the engine left: engine killed by SIGSEGV "
+        "(stderr: table size must be > 25165824 bytes)" in out
+    )
     assert status == 1
 
 

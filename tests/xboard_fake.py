@@ -15,7 +15,8 @@ the real program):
 - with no legal move it sits without a word, and moves as soon as a
   ``holding`` gives it a piece to drop;
 - it announces ``memory=1``, but after a ``memory N`` the next ``new``
-  crashes it (SIGSEGV: ``Crashed`` in memory).
+  crashes it (SIGSEGV, after "table size must be > 25165824 bytes" on
+  stderr: ``Crashed`` in memory).
 
 Its choice of move is simple and greedy for drops, which is what shows a
 pocket it has wrong: a drop that mates, else ``prefer`` moves in order when
@@ -242,6 +243,8 @@ def main() -> None:
         try:
             answers = engine.feed(line.strip())
         except Crashed:
+            # Sunsetter's own words before it dies (its hash table was given too little).
+            print("table size must be > 25165824 bytes", file=sys.stderr, flush=True)
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file
             os.kill(os.getpid(), signal.SIGSEGV)
         for answer in answers:
