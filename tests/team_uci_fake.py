@@ -131,8 +131,11 @@ class Engine:
         if rest and rest[0] == "moves":
             for count, token in enumerate(rest[1:], 1):
                 if token[:1] not in ("1", "2"):
-                    print(f"Error: Invalid board indicator in move '{token}' at move {count}",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"Error: Invalid board indicator in move '{token}' at move {count}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     break
                 index = int(token[0]) - 1
                 board = self.boards.boards[index]
@@ -142,8 +145,11 @@ class Engine:
                 except ValueError:
                     legal = False
                 if not legal:
-                    print(f"Error: Invalid move '{token[1:]}' on board {index + 1} "
-                          f"at move {count}", file=sys.stderr, flush=True)
+                    print(
+                        f"Error: Invalid move '{token[1:]}' on board {index + 1} at move {count}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     break
                 self.boards.push(index, move)
 
@@ -246,8 +252,11 @@ def main() -> int:
     args = parser.parse_args()
     print("Hivemind 1.0", flush=True)
     if args.no_model:
-        print("Error: No ONNX model found; pass --model <onnx> or --network <onnx>.",
-              file=sys.stderr, flush=True)
+        print(
+            "Error: No ONNX model found; pass --model <onnx> or --network <onnx>.",
+            file=sys.stderr,
+            flush=True,
+        )
         return 1
     Engine(args).loop()
     return 0
