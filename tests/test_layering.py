@@ -42,6 +42,7 @@ CORE = [
     "adapters/uci",
     "adapters/xboard",
     "adapters/tcs",
+    "adapters/team_uci",
     "ratings/__init__",
     "ratings/glicko",
     "lobby/__init__",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from cli_checks import run_bughouse
+from cli_checks import expect_usage_error, run_bughouse
 
 from bughouse_arbiter.adapters.common import EngineNote
 from bughouse_arbiter.adapters.team_uci import (
@@ -199,6 +199,38 @@ def test_team_uci_holds_a_team_only() -> None:
     assert team is Team.TWO and engine.protocol == "team-uci"
     with pytest.raises(ConfigError, match="holds both seats of a team; give it with --team 1="):
         seat_assignment(f"WA={spec()}")
+
+
+@pytest.mark.parametrize(
+    ("command", "argv", "message"),
+    [
+        ("match", ["--engine", f"WA={spec()}"], "give it with --team 1=team-uci:"),
+        ("match", ["--engine", f"BA={spec()}"], "give it with --team 2="),
+        ("match", ["--team", "1=team-uci:"], "has no command"),
+        ("match", ["--team", "1=team-uci:./no-such-hivemind"], "no such program"),
+        (
+            "tournament",
+            ["--engine", f"hive={spec()}", "--engine", "rnd=random"],
+            "give it as --team hive=team-uci:",
+        ),
+        (
+            "tournament",
+            ["--team", f"mix=random+{spec()}", "--engine", "rnd=random"],
+            "holds both seats of a team on its own",
+        ),
+        ("tournament", ["--team", "t=team:tcs:lazybug", "--engine", "r=random"], "team-uci"),
+    ],
+)
+def test_a_team_engine_at_one_seat_is_a_usage_error(
+    command: str,
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    expect_usage_error(command, argv, message, capsys, tmp_path)
 
 
 # -- as a process ---------------------------------------------------------------------
