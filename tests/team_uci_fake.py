@@ -37,6 +37,7 @@ import threading
 
 import chess
 import chess.variant
+from tcs_fake import choose_move
 
 START = chess.variant.CrazyhouseBoard().fen()
 
@@ -63,20 +64,6 @@ class Boards:
         if captured is not None:
             board.pockets[mover].remove(captured)
             self.boards[1 - index].pockets[not mover].add(captured)
-
-
-def best_on(board: chess.variant.CrazyhouseBoard, rng: random.Random) -> chess.Move | None:
-    moves = list(board.legal_moves)
-    if not moves:
-        return None
-    for move in moves:
-        board.push(move)
-        mate = board.is_checkmate()
-        board.pop()
-        if mate:
-            return move
-    captures = [m for m in moves if board.is_capture(m)]
-    return rng.choice(captures or moves)
 
 
 class Engine:
@@ -182,8 +169,8 @@ class Engine:
         on_a, on_b = a.turn == self.team, b.turn != self.team
         if (on_a and a.is_checkmate()) or (on_b and b.is_checkmate()):
             return None
-        move_a = best_on(a, self.rng) if on_a else None
-        move_b = best_on(b, self.rng) if on_b else None
+        move_a = choose_move(a, self.rng) if on_a else None
+        move_b = choose_move(b, self.rng) if on_b else None
         if on_a != on_b and self.sit_mode and self.args.sit:
             return "(pass,pass)"
         if on_a and on_b and move_a and move_b and a.is_capture(move_a):

@@ -43,6 +43,7 @@ CORE = [
     "adapters/xboard",
     "adapters/tcs",
     "adapters/team_uci",
+    "adapters/uci_talk",
     "ratings/__init__",
     "ratings/glicko",
     "lobby/__init__",

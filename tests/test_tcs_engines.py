@@ -281,7 +281,7 @@ def test_the_example_engines_file_seats_the_three_engines(tmp_path: Path) -> Non
     from bughouse_arbiter.config.engines_file import load_engines_file
 
     text = (Path(__file__).resolve().parent.parent / "engines.example.toml").read_text()
-    tail = text[text.index("# Engines written for tinyChessServer") :]
+    tail = text[text.index("# Engines written for tinyChessServer") : text.index("# hivemind")]
     entries = "\n".join(
         line[2:] for line in tail.splitlines() if line.startswith(("# [", "# protocol", "# c"))
     )

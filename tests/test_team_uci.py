@@ -233,6 +233,21 @@ def test_a_team_engine_at_one_seat_is_a_usage_error(
     expect_usage_error(command, argv, message, capsys, tmp_path)
 
 
+def test_the_example_engines_file_seats_hivemind_as_a_team(tmp_path: Path) -> None:
+    from bughouse_arbiter.config.engines_file import load_engines_file
+
+    text = (Path(__file__).resolve().parent.parent / "engines.example.toml").read_text()
+    tail = text[text.index("# hivemind") :]
+    entries = "\n".join(line[2:] for line in tail.splitlines() if line.startswith(("# [", "# ")))
+    entries = "\n".join(line for line in entries.splitlines() if "=" in line or "[" in line)
+    path = tmp_path / "engines.toml"
+    path.write_text(entries[entries.index("[engines.hivemind]") :])
+    specs = load_engines_file(path)
+    assert set(specs) == {"hivemind"} and specs["hivemind"].protocol == "team-uci"
+    team, spec = team_assignment("1=hivemind", specs)
+    assert spec.command[1:] == ("--model", "models/model.onnx") and spec.movetime == 1000
+
+
 # -- as a process ---------------------------------------------------------------------
 
 

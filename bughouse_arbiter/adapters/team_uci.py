@@ -45,7 +45,7 @@ from ..core.model import BoardId, Seat, Team
 from ..core.rules import HouseRules
 from ..errors import MoveError, PositionError
 from ..protocol.flood import Keep, keep_lines
-from ..protocol.limits import TEXT_LIMIT, engine_text, keep_announced
+from ..protocol.limits import NAME_LIMIT, engine_text
 from .common import (
     NOTE_LIMIT,
     STANDARD_START,
@@ -55,8 +55,7 @@ from .common import (
     clip,
     move_text,
 )
-from .declared import UndeclaredOption, undeclared_option
-from .uci import parse_option
+from .uci_talk import UciTalk
 
 #: Consecutive rejected answers after which a seat waits for the next change.
 MAX_REJECTED = 2
@@ -100,7 +99,7 @@ def think_ms(clock: float, increment: float) -> int:
     return max(MIN_MOVETIME, round(min(ms, clock * 1000 / 3)))
 
 
-class TeamUciAdapter:
+class TeamUciAdapter(UciTalk):
     """One team-UCI engine at both seats of the team of ``seat``."""
 
     #: The lines ``receive`` acts on, read even from a flood (``protocol.flood``).
@@ -122,9 +121,8 @@ class TeamUciAdapter:
         self.init = list(init)
         self.limits = limits
         self.name = ""
-        self.engine_options: dict[str, dict[str, list[str]]] = {}
+        self.start_talk()
         self.handshake_done = False
-        self.ready = False
         self.rules = HouseRules()
         self.boards = {b: BughouseBoard() for b in BoardId}
         self.start_fens = {b: STANDARD_START for b in BoardId}
@@ -144,9 +142,6 @@ class TeamUciAdapter:
         self._stopped = False
         self._searched: int | None = None
         self._answered: int | None = None
-        self._last_info = ""
-        self._isready_sent = 0
-        self._readyoks = 0
         self._lines: list[str] = []
         self._events: list[TeamEvent] = []
 
@@ -160,7 +155,7 @@ class TeamUciAdapter:
 
     def send(self, *lines: str) -> None:
         self._lines.extend(lines)
-        self._isready_sent += lines.count("isready")
+        self.count_sent(lines)
 
     def note(self, text: str) -> None:
         self._events.append(EngineNote(engine_text(text, NOTE_LIMIT)))
@@ -172,31 +167,11 @@ class TeamUciAdapter:
 
     def _uciok(self) -> None:
         self.handshake_done = True
-        for name in self.options:
-            refusal = undeclared_option(name, self.engine_options, any_case=True)
-            if refusal is not None:
-                raise UndeclaredOption(refusal)
+        self.check_declared(self.options)
         for name, value in self.options.items():
             self.send(f"setoption name {name} value {value}")
         self.send(*self.init)
         self.send("isready")
-
-    def ping(self) -> int:
-        """``isready``; ``pinged(ticket)`` tells when its ``readyok`` came."""
-        self.send("isready")
-        return self._isready_sent
-
-    def pinged(self, ticket: int) -> bool:
-        return self._readyoks >= ticket
-
-    def set_option(self, name: str, value: str | None) -> None:
-        self.ready = False
-        self.send(f"setoption name {name}" + ("" if value is None else f" value {value}"))
-        self.send("isready")
-
-    @property
-    def option_done(self) -> bool:
-        return self.ready
 
     # -- the arbiter's notifications --------------------------------------------------------
 
@@ -283,23 +258,14 @@ class TeamUciAdapter:
     def receive(self, line: str) -> None:
         line = clip(line).strip()
         head, _, rest = line.partition(" ")
-        if head == "info":
-            if " score " in f" {rest} ":
-                self._last_info = rest
-        elif head == "bestmove":
+        if self.heard(head, rest):
+            return
+        if head == "bestmove":
             self._bestmove(rest.split(" ponder ", 1)[0].strip())
-        elif head == "readyok":
-            self.ready = True
-            self._readyoks += 1
         elif head == "id":
             key, _, value = rest.partition(" ")
             if key == "name":
-                self.name = engine_text(value.strip(), TEXT_LIMIT)
-        elif head == "option":
-            name, fields = parse_option(rest)
-            name = engine_text(name)
-            if name:
-                keep_announced(self.engine_options, name, fields)
+                self.name = engine_text(value.strip(), NAME_LIMIT)
         elif head == "uciok" and not self.handshake_done:
             self._uciok()
 
@@ -324,7 +290,7 @@ class TeamUciAdapter:
             self._wait_all("engine has no action")
             return
         rejected = False
-        info, self._last_info = self._last_info, ""
+        info = self.take_info()
         for board, answer in zip(BoardId, answers, strict=True):
             seat = self.seat_on(board)
             token = self.tokens.get(seat)
@@ -410,7 +376,7 @@ class TeamUciAdapter:
         self.send(self.position(), self._go_line(seats))
         self._outstanding += 1
         self._searched = self.version
-        self._last_info = ""
+        self.take_info()  # the last search's
 
     def _up_on_time(self, seats: Sequence[Seat]) -> bool:
         if not self.rules.clock:
