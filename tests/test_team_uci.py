@@ -245,7 +245,11 @@ def test_the_example_engines_file_seats_hivemind_as_a_team(tmp_path: Path) -> No
     specs = load_engines_file(path)
     assert set(specs) == {"hivemind"} and specs["hivemind"].protocol == "team-uci"
     team, spec = team_assignment("1=hivemind", specs)
-    assert team is Team.ONE and spec.command[1:] == ("--model", "models/model.onnx") and spec.movetime == 1000
+    assert (
+        team is Team.ONE
+        and spec.command[1:] == ("--model", "models/model.onnx")
+        and spec.movetime == 1000
+    )
 
 
 # -- as a process ---------------------------------------------------------------------
