@@ -2,7 +2,8 @@
 
 Participants are teams: ``--engine NAME=SPEC`` is two instances of one engine
 (X+X), ``--team NAME=SPEC1+SPEC2`` a mixed team (a SPEC may be the NAME of an
-``--engine``), ``--team NAME=team:SPEC`` one team-mode process for both seats.
+``--engine``), ``--team NAME=team:SPEC`` one team-mode process for both seats
+(a native engine, or a team engine: ``--team NAME=team-uci:CMD``).
 ``gauntlet`` plays the first participant against each other one,
 ``round-robin`` everyone against everyone. Each opening is played twice with
 the teams swapped, and seats rotate so every side plays each colour on each
@@ -187,7 +188,7 @@ def register(subparsers: Any) -> None:
         "--team",
         action=_InOrder,
         default=[],
-        metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC",
+        metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC|NAME=team-uci:CMD",
         help="a mixed team, or one team-mode engine holding both seats (repeatable)",
     )
     _add_engine_settings(add)
