@@ -194,6 +194,20 @@ def test_a_set_up_start_goes_as_two_fens() -> None:
     assert isinstance(move, SeatMove) and chess.Move.from_uci(move.move).drop == chess.ROOK
 
 
+def test_each_seat_has_its_own_turns_reached() -> None:
+    from bughouse_arbiter.players.team_uci import TeamUciPlayer
+
+    player = TeamUciPlayer(Team.ONE.seats, [sys.executable, str(FAKE)])
+    player._seat_reached(Seat.A_WHITE, 4, 10.5)
+    player._seat_reached(Seat.B_BLACK, 4, 11.0)  # tokens are the arbiter's, per seat
+    assert player.turn_reached(Seat.B_BLACK, 4) == 11.0
+    assert player.harness_delay(Seat.A_WHITE, 4, 10.0, 12.0) == 0.5
+    assert player.harness_delay(Seat.B_BLACK, 4, 10.0, 12.0) == 1.0  # still there
+    assert player.harness_delay(Seat.B_BLACK, 5, 10.0, 12.0) == 2.0  # never sent: all of it
+    with pytest.raises(ValueError, match="two seats of one team"):
+        TeamUciPlayer((Seat.A_WHITE, Seat.B_WHITE), [sys.executable, str(FAKE)])
+
+
 def test_team_uci_holds_a_team_only() -> None:
     team, engine = team_assignment(f"2={spec()}")
     assert team is Team.TWO and engine.protocol == "team-uci"

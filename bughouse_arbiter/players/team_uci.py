@@ -54,6 +54,8 @@ class TeamUciPlayer(ExternalEnginePlayer):
             log=log,
         )
         self.seats = tuple(seats)
+        # When each seat's turn reached the engine (``harness_delay``): tokens by seat.
+        self._reached: dict[tuple[Seat, int], float] = {}
 
     @property
     def team_adapter(self) -> TeamUciAdapter:
@@ -69,7 +71,7 @@ class TeamUciPlayer(ExternalEnginePlayer):
         return super()._action(event)
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
-        self._turn_written.clear()
+        self._reached.clear()
         self.team_adapter.new_game(
             info.rules, info.start_fens, state.clocks, info.opening, state.fens
         )
@@ -77,9 +79,22 @@ class TeamUciPlayer(ExternalEnginePlayer):
 
     async def your_turn(self, seat: Seat, token: int, state: TableState) -> None:
         self.team_adapter.your_turn(seat, token, state.fens, state.clocks)
-        self._answer_lag = 0.0
         self._flush()
-        self.engine.when_written(partial(self._turn_reached, token))
+        self.engine.when_written(partial(self._seat_reached, seat, token))
+
+    def _seat_reached(self, seat: Seat, token: int, at: float) -> None:
+        self._reached.setdefault((seat, token), at)
+
+    def turn_reached(self, seat: Seat, token: int) -> float | None:
+        return self._reached.get((seat, token))
+
+    def harness_delay(
+        self, seat: Seat, token: int, opened_at: float, ended_at: float
+    ) -> float | None:
+        reached = self._reached.pop((seat, token), ended_at)  # never sent: all of it
+        for key in [key for key in self._reached if key[0] is seat]:
+            del self._reached[key]  # the turn's refreshes
+        return min(max(0.0, reached - opened_at), max(0.0, ended_at - opened_at))
 
     async def moved(self, played: PlayedMove, state: TableState) -> None:
         self.team_adapter.moved(played, state.fens, state.clocks)
