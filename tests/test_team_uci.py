@@ -211,15 +211,17 @@ def test_each_seat_has_its_own_turns_reached() -> None:
 def test_team_uci_holds_a_team_only() -> None:
     team, engine = team_assignment(f"2={spec()}")
     assert team is Team.TWO and engine.protocol == "team-uci"
-    with pytest.raises(ConfigError, match="holds both seats of a team; give it with --team 1="):
+    with pytest.raises(
+        ConfigError, match=r"holds both seats of a team \(match and tournament: --team 1="
+    ):
         seat_assignment(f"WA={spec()}")
 
 
 @pytest.mark.parametrize(
     ("command", "argv", "message"),
     [
-        ("match", ["--engine", f"WA={spec()}"], "give it with --team 1=team-uci:"),
-        ("match", ["--engine", f"BA={spec()}"], "give it with --team 2="),
+        ("match", ["--engine", f"WA={spec()}"], "--team 1=team-uci:"),
+        ("match", ["--engine", f"BA={spec()}"], "--team 2="),
         ("match", ["--team", "1=team-uci:"], "has no command"),
         ("match", ["--team", "1=team-uci:./no-such-hivemind"], "no such program"),
         (
@@ -233,6 +235,8 @@ def test_team_uci_holds_a_team_only() -> None:
             "holds both seats of a team on its own",
         ),
         ("tournament", ["--team", "t=team:tcs:lazybug", "--engine", "r=random"], "team-uci"),
+        ("play", ["--engine", f"WB={spec()}"], "holds both seats of a team"),
+        ("connect", ["--server", "http://127.0.0.1:9", "--bot", "hive", "--", spec()], "one seat"),
     ],
 )
 def test_a_team_engine_at_one_seat_is_a_usage_error(

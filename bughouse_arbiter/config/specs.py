@@ -253,7 +253,7 @@ def seat_assignment(
     if engine.protocol in TEAM_ONLY:
         raise ConfigError(
             f"seat {seat}: engine {engine.name!r} speaks {engine.protocol}, which holds both "
-            f"seats of a team; give it with --team {seat.team.value}={spec.strip()}"
+            f"seats of a team (match and tournament: --team {seat.team.value}={spec.strip()})"
         )
     return seat, engine
 
