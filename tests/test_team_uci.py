@@ -12,6 +12,7 @@ from cli_checks import expect_usage_error, run_bughouse
 
 from bughouse_arbiter.adapters.common import EngineNote
 from bughouse_arbiter.adapters.team_uci import (
+    SeatInfo,
     SeatMove,
     SeatWait,
     TeamEvent,
@@ -26,7 +27,7 @@ from bughouse_arbiter.core.board import STARTING_FEN
 from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import BoardId, Seat, Team
 from bughouse_arbiter.core.rules import HouseRules
-from bughouse_arbiter.errors import ConfigError
+from bughouse_arbiter.errors import ConfigError, EngineFailed
 from bughouse_arbiter.exits import FAILED, OK
 
 FAKE = Path(__file__).with_name("team_uci_fake.py")
@@ -97,6 +98,28 @@ def test_the_handshake_and_a_new_game_say_the_team_and_its_mode() -> None:
         "setoption name Mode value go",
         "isready",
     ]
+
+
+def test_the_team_and_mode_options_are_the_harness_own() -> None:
+    adapter = TeamUciAdapter(Seat.A_WHITE, options={"mode": "sit"})
+    adapter.receive("option name Mode type combo default go var sit var go")
+    with pytest.raises(EngineFailed, match="option 'mode' is the arbiter's to set"):
+        adapter.receive("uciok")
+
+
+def test_the_info_goes_with_the_move_of_its_seat() -> None:
+    table = Table(Team.ONE)
+    table.push(Seat.A_WHITE, "e2e4")
+    table.turn(Seat.B_BLACK)
+    table.push(Seat.B_WHITE, "d2d4")  # stops the search: its answer is dropped
+    table.lines()
+    assert table.events("bestmove (pass,d7d5)") == []
+    table.lines()
+    table.adapter.receive("info depth 9 score cp 35 pv (pass,d7d5) \x1b[31m")
+    info, move = table.events("bestmove (pass,d7d5)")
+    assert move == SeatMove(Seat.B_BLACK, 1, "d7d5")
+    assert isinstance(info, SeatInfo) and info.seat is Seat.B_BLACK  # not A-White's
+    assert info.text.startswith("depth 9 score cp 35 pv (pass,d7d5)") and "\x1b" not in info.text
 
 
 def test_moves_of_both_boards_go_in_order_with_their_board_number() -> None:

@@ -43,14 +43,13 @@ from ..core.board import BughouseBoard
 from ..core.game import PlayedMove
 from ..core.model import BoardId, Seat, Team
 from ..core.rules import HouseRules
-from ..errors import MoveError, PositionError
+from ..errors import EngineFailed, MoveError, PositionError
 from ..protocol.flood import Keep, keep_lines
-from ..protocol.limits import NAME_LIMIT, engine_text
+from ..protocol.limits import INFO_LIMIT, NAME_LIMIT, engine_text
 from .common import (
     NOTE_LIMIT,
     STANDARD_START,
     EngineEvent,
-    EngineInfoLine,
     EngineNote,
     clip,
     move_text,
@@ -67,6 +66,10 @@ TIME_SHARE = 30
 INCREMENT_SHARE = 0.8
 
 
+#: The options the harness sets itself (lower case), never a spec's.
+OWN_OPTIONS = ("team", "mode")
+
+
 @attrs.frozen
 class SeatMove:
     """A checked, legal move for ``seat``'s turn ``token`` (UCI, upper-case drop letter)."""
@@ -74,6 +77,14 @@ class SeatMove:
     seat: Seat
     token: int
     move: str
+
+
+@attrs.frozen
+class SeatInfo:
+    """The search info kept with ``seat``'s move (score, depth, pv), cleaned and cut."""
+
+    seat: Seat
+    text: str
 
 
 @attrs.frozen
@@ -85,7 +96,7 @@ class SeatWait:
     reason: str
 
 
-TeamEvent = SeatMove | SeatWait | EngineEvent
+TeamEvent = SeatMove | SeatWait | SeatInfo | EngineEvent
 
 
 def team_value(team: Team) -> str:
@@ -167,6 +178,12 @@ class TeamUciAdapter(UciTalk):
 
     def _uciok(self) -> None:
         self.handshake_done = True
+        for name in self.options:
+            if name.lower() in OWN_OPTIONS:
+                raise EngineFailed(
+                    f"option {name!r} is the arbiter's to set: it says the team's seats "
+                    "(Team) and whether it is up on time (Mode), game by game"
+                )
         self.check_declared(self.options)
         for name, value in self.options.items():
             self.send(f"setoption name {name} value {value}")
@@ -202,7 +219,7 @@ class TeamUciAdapter(UciTalk):
         if now is not None and any(self.boards[b].fen() != now[b] for b in BoardId):
             self.note("the opening's moves do not lead to the table's position; it is set up")
             self._rebase(now)
-        if self._outstanding:
+        if self._outstanding and not self._stopped:
             self._stop()
         self._mode = "go"
         self.send(
@@ -308,7 +325,7 @@ class TeamUciAdapter(UciTalk):
                 rejected = True
                 continue
             if info:
-                self._events.append(EngineInfoLine(info))
+                self._events.append(SeatInfo(seat, engine_text(info, INFO_LIMIT)))
                 info = ""
             self.pending.add(seat)
             self._events.append(SeatMove(seat, token, move_text(move)))

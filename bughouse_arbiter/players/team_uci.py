@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 
-from ..adapters.team_uci import SeatMove, SeatWait, TeamEvent, TeamUciAdapter
+from ..adapters.team_uci import SeatInfo, SeatMove, SeatWait, TeamEvent, TeamUciAdapter
 from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import PlayedMove
 from ..core.model import Seat
-from .base import Action, MatchInfo, MoveAction, TableState, WaitAction
+from .base import Action, InfoAction, MatchInfo, MoveAction, TableState, WaitAction
 from .external import ExternalEnginePlayer
 from .process import Log
 
@@ -68,6 +68,8 @@ class TeamUciPlayer(ExternalEnginePlayer):
             return MoveAction(seat=event.seat, token=event.token, move=event.move)
         if isinstance(event, SeatWait):
             return WaitAction(seat=event.seat, token=event.token, reason=event.reason)
+        if isinstance(event, SeatInfo):
+            return InfoAction(seat=event.seat, text=event.text)
         return super()._action(event)
 
     async def new_game(self, info: MatchInfo, state: TableState) -> None:
