@@ -3,6 +3,7 @@ then ``team_uci_fake.py`` as a real process in a match, a tournament and check-e
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -229,6 +230,23 @@ def test_each_seat_has_its_own_turns_reached() -> None:
     assert player.harness_delay(Seat.B_BLACK, 5, 10.0, 12.0) == 2.0  # never sent: all of it
     with pytest.raises(ValueError, match="two seats of one team"):
         TeamUciPlayer((Seat.A_WHITE, Seat.B_WHITE), [sys.executable, str(FAKE)])
+
+
+def test_a_capture_that_passes_nothing_goes_on_from_the_fens() -> None:
+    """When the other board is over, a capture passes nothing; the engine, which
+    replays captures into the partner's pocket, is given the boards as FENs."""
+    table = Table(Team.TWO)
+    game = table.game
+    for seat, move in ((Seat.A_WHITE, "e2e4"), (Seat.A_BLACK, "d7d5")):
+        table.push(seat, move)
+    played = dataclasses.replace(game.push(Seat.A_WHITE, "e4d5"), passed=None)
+    fens = table.fens()
+    fens[BoardId.B] = table.adapter.boards[BoardId.B].fen()  # no pawn reached B-Black
+    table.adapter.moved(played, fens, table.clocks)
+    table.adapter.your_turn(Seat.B_WHITE, 9, fens, table.clocks)
+    position = table.lines()[-2]
+    assert position == f"position fen {fens[BoardId.A]}|{fens[BoardId.B]}"
+    assert "[]" in fens[BoardId.B]
 
 
 def test_team_uci_holds_a_team_only() -> None:

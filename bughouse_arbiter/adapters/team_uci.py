@@ -356,11 +356,16 @@ class TeamUciAdapter(UciTalk):
     def _follow(self, played: PlayedMove) -> None:
         board = self.boards[played.board]
         if board.is_legal(played.move):
+            kept = board.is_capture(played.move) and played.passed is None
             board.push(played.move)
             number = "1" if played.board is BoardId.A else "2"
             self.moves.append(number + move_text(played.move))
             if played.passed is not None:
                 self.boards[played.board.other].receive(played.passed)
+            if kept:
+                # The other board is over, so the capture passed nothing; the engine
+                # would put it in the partner's pocket: from here on, the FENs.
+                self._rebase({b: self.boards[b].fen() for b in BoardId})
         self.version += 1
 
     def _check_step(self, fens: Mapping[BoardId, str]) -> None:
