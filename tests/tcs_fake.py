@@ -60,6 +60,21 @@ _POCKETS = re.compile(r"^\[([a-z]*)\] \[([a-z]*)\]$")
 _RESULT = re.compile(r"^p?(1-0|0-1|1/2-1/2|\*) \{")
 
 
+
+def choose_move(board: chess.Board, rng: random.Random) -> chess.Move | None:
+    """A mate in one, else a capture, else any legal move (``rng``'s pick); None: no move."""
+    moves = sorted(board.legal_moves, key=lambda m: m.uci())
+    if not moves:
+        return None
+    for move in moves:
+        board.push(move)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return move
+    captures = [m for m in moves if board.is_capture(m)]
+    return rng.choice(captures or moves)
+
 class Crashed(Exception):
     """The engine would have crashed; ``status`` is its exit status."""
 
@@ -216,18 +231,7 @@ class TcsLike:
         return max(0.0, min(due) - now) if due else 0.0
 
     def choose(self) -> chess.Move | None:
-        board = self.board
-        moves = sorted(board.legal_moves, key=lambda m: m.uci())
-        if not moves:
-            return None
-        for move in moves:
-            board.push(move)
-            mate = board.is_checkmate()
-            board.pop()
-            if mate:
-                return move
-        captures = [m for m in moves if board.is_capture(m)]
-        return self.random.choice(captures or moves)
+        return choose_move(self.board, self.random)
 
     def say(self, line: str) -> None:
         self.out.append(line)

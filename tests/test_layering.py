@@ -42,6 +42,8 @@ CORE = [
     "adapters/uci",
     "adapters/xboard",
     "adapters/tcs",
+    "adapters/team_uci",
+    "adapters/uci_talk",
     "ratings/__init__",
     "ratings/glicko",
     "lobby/__init__",

@@ -180,15 +180,22 @@ def test_a_tournament_between_two_tcs_engines(tmp_path: Path) -> None:
 def test_check_engine_on_a_tcs_engine(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]
 ) -> None:
-    status = main(["check-engine", spec(tmp_path / "c.trace", *flags), "--timeout", "10"])
+    trace = tmp_path / "c.trace"
+    status = main(["check-engine", spec(trace, "--delay", "1", *flags), "--timeout", "10"])
     out = capsys.readouterr().out
     assert status == OK, out
     assert "(tcs)" in out
     passed = [line.split()[1:] for line in out.splitlines() if line.startswith("  PASS")]
-    assert [words[0] for words in passed][:4] == ["handshake", "new", "state", "partner"]
+    assert [words[0] for words in passed][:5] == [
+        "handshake", "new", "state", "mid-think", "partner"
+    ]  # fmt: skip
     assert "PASS  quit" in out and "exited by itself" in out
-    # The set-up positions are out of the dialect's reach: said, not failed.
-    assert out.count("SKIP") >= 1 and "FAIL" not in out
+    # The set-up positions and book moves are out of the dialect's reach: said,
+    # not failed; the mid-think step is played on from the standard start.
+    assert "FAIL" not in out
+    for step in ("a drop", "waiting"):
+        assert f"SKIP  {step:<24} cannot start from a set-up position or from book moves" in out
+    assert "(played on from the standard start: no set-up, no book)" in out
     words = [line.split()[0] for line in check_trace(tmp_path / "c.trace")]
     assert words[:2] == ["xboard", "protover"] and "ptell" in words and words[-1] == "quit"
 
@@ -274,7 +281,7 @@ def test_the_example_engines_file_seats_the_three_engines(tmp_path: Path) -> Non
     from bughouse_arbiter.config.engines_file import load_engines_file
 
     text = (Path(__file__).resolve().parent.parent / "engines.example.toml").read_text()
-    tail = text[text.index("# Engines written for tinyChessServer") :]
+    tail = text[text.index("# Engines written for tinyChessServer") : text.index("# hivemind")]
     entries = "\n".join(
         line[2:] for line in tail.splitlines() if line.startswith(("# [", "# protocol", "# c"))
     )

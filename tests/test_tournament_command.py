@@ -249,7 +249,10 @@ def test_a_participant_failing_too_often_is_dropped(
         ),
         (["--engine", "a=random", "--engine", "b=random", "--sprt", "nonsense"], "expected elo0=X"),
         (["--engine", "a=random", "--team", "t=random"], "expected NAME=SPEC1+SPEC2"),
-        (["--engine", "a=random", "--team", "t=team:uci:stockfish"], "only a native engine"),
+        (
+            ["--engine", "a=random", "--team", "t=team:uci:stockfish"],
+            "only a native or team-uci engine",
+        ),
         (["--engine", "a=random", "--engine", "b=no-such-engine-here"], "not found"),
         (
             ["--engine", "a=random", "--engine", "b=random", "--openings", "missing.bpgn"],

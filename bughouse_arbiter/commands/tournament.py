@@ -2,7 +2,8 @@
 
 Participants are teams: ``--engine NAME=SPEC`` is two instances of one engine
 (X+X), ``--team NAME=SPEC1+SPEC2`` a mixed team (a SPEC may be the NAME of an
-``--engine``), ``--team NAME=team:SPEC`` one team-mode process for both seats.
+``--engine``), ``--team NAME=team:SPEC`` one team-mode process for both seats
+(a native engine, or a team engine: ``--team NAME=team-uci:CMD``).
 ``gauntlet`` plays the first participant against each other one,
 ``round-robin`` everyone against everyone. Each opening is played twice with
 the teams swapped, and seats rotate so every side plays each colour on each
@@ -68,7 +69,7 @@ from ..config.options import (
     settings_of,
     spec_help,
 )
-from ..config.specs import engine_spec
+from ..config.specs import TEAM_ONLY, check_team_spec, engine_spec
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
 from ..exits import FAILED, OK, USAGE
@@ -187,7 +188,7 @@ def register(subparsers: Any) -> None:
         "--team",
         action=_InOrder,
         default=[],
-        metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC",
+        metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC|NAME=team-uci:CMD",
         help="a mixed team, or one team-mode engine holding both seats (repeatable)",
     )
     _add_engine_settings(add)
@@ -492,15 +493,18 @@ def participants_from(
     for text in engines:
         name, spec_text = _name_and_spec(text, "--engine")
         spec = engine_spec(spec_text, known)
+        if spec.protocol in TEAM_ONLY:
+            raise ConfigError(
+                f"--engine {text!r}: a {spec.protocol} engine holds both seats of a team; "
+                f"give it as --team {name}={spec_text.strip()}"
+            )
         add(Participant(name=name, members=(spec, spec), member_names=(name, name)))
     for text in teams:
         name, spec_text = _name_and_spec(text, "--team")
-        if spec_text.strip().startswith("team:"):
-            spec = engine_spec(spec_text.strip()[len("team:") :], known)
-            if spec.protocol != "native":
-                raise ConfigError(
-                    f"--team {text!r}: only a native engine can hold both seats of a team"
-                )
+        whole = spec_text.strip()
+        if whole.startswith("team:") or whole.partition(":")[0] in TEAM_ONLY:
+            spec = engine_spec(whole.removeprefix("team:"), known)
+            check_team_spec(spec, f"--team {text!r}")
             add(
                 Participant(
                     name=name, members=(spec, spec), member_names=(name, name), team_mode=True
@@ -520,6 +524,11 @@ def participants_from(
                 names.append(known_participant.name)
             else:
                 spec = engine_spec(part, known)
+                if spec.protocol in TEAM_ONLY:
+                    raise ConfigError(
+                        f"--team {text!r}: {part!r} holds both seats of a team on its own "
+                        f"(--team {name}={part})"
+                    )
                 specs.append(spec)
                 names.append(spec.name)
         add(Participant(name=name, members=(specs[0], specs[1]), member_names=(names[0], names[1])))
