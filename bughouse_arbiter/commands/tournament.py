@@ -66,7 +66,7 @@ from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament import journal, lock, roster
+from ..tournament import conditions, journal, lock, roster
 from ..tournament.display import (
     SEPARATOR,
     WIDTH,
@@ -84,8 +84,15 @@ from ..tournament.display import (
 from ..tournament.engine_options import undeclared_options
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
-from ..tournament.openings import DEFAULT_PLIES, FORMATS, ORDERS, load_book, ordered
-from ..tournament.report_file import ReportFile
+from ..tournament.openings import (
+    DEFAULT_PLIES,
+    FORMATS,
+    ORDERS,
+    BookChoice,
+    load_book,
+    ordered,
+)
+from ..tournament.report_file import ReportFile, ReportShown
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
@@ -543,6 +550,14 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         event=args.event,
         stop_on_never_played=not getattr(args, "recover", False),
         readmitted=_readmitted(args, participants, out),
+        seed=seed,
+        book=BookChoice(
+            file=args.openings,
+            format=book_format,
+            plies=plies,
+            order=args.opening_order,
+            start=start,
+        ),
     )
 
 
@@ -727,16 +742,20 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     debug.mkdir(parents=True, exist_ok=True)
                 held.enter_context(lock.hold(folder))
                 players = {_PARTICIPANTS: roster.record(plan.participants)}
+                test = _test_settings(args, plan, concurrency, on_ray)
                 if args.resume is None:
                     journal.save_config(
-                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players}
+                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players, **test}
                     )
                 elif (
-                    args.more_games is not None and plan.games != args.grown
-                ) or _PARTICIPANTS not in args.saved_options:
+                    (args.more_games is not None and plan.games != args.grown)
+                    or _PARTICIPANTS not in args.saved_options
+                    or conditions.SETTINGS not in args.saved_options
+                ):
                     # Kept beside the first --games: its schedule stays the first part.
                     journal.save_config(
-                        folder, {**args.saved_options, _EXTENDED: plan.games, **players}
+                        folder,
+                        {**args.saved_options, _EXTENDED: plan.games, **players, **test},
                     )
             except OSError as exc:
                 raise ConfigError(
@@ -747,10 +766,46 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 raise ConfigError(str(exc)) from None
             for note in getattr(args, "roster_notes", ()):
                 env.warning(printable(note, 2000))
-            return _play(plan, concurrency, progress, on_ray, env, args.readmit, debug)
+            shown = _shown(test, args, concurrency)
+            return _play(plan, concurrency, progress, on_ray, env, args.readmit, debug, shown)
     finally:
         if on_ray is not None:
             on_ray.shutdown()
+
+
+def _test_settings(
+    args: argparse.Namespace, plan: TournamentPlan, concurrency: int, on_ray: RayScheduler | None
+) -> dict[str, object]:
+    """``{SETTINGS: ...}``: those a resumed run recorded, else this run's, made now."""
+    recorded = getattr(args, "saved_options", {}).get(conditions.SETTINGS)
+    if isinstance(recorded, dict):
+        return {conditions.SETTINGS: recorded}
+    count: int | None = concurrency
+    if on_ray is None:
+        where = "this machine"
+    else:
+        where = f"Ray cluster {args.ray}, {on_ray.cpus_per_match:g} CPUs a game"
+        count = concurrency if args.concurrency else None
+    made = conditions.settings(
+        plan, concurrency=count, where=where, started=_now(), host=conditions.machine()
+    )
+    return {conditions.SETTINGS: made}
+
+
+def _shown(test: Mapping[str, object], args: argparse.Namespace, concurrency: int) -> ReportShown:
+    """The recorded settings for the page, and a resumed session's own."""
+    session = None
+    if args.resume is not None:
+        session = conditions.session(
+            started=_now(), concurrency=concurrency, host=conditions.machine()
+        )
+    settings = test[conditions.SETTINGS]
+    assert isinstance(settings, dict)
+    return ReportShown(settings=settings, session=session)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _play(
@@ -761,18 +816,23 @@ def _play(
     env: Environment,
     readmit: Sequence[str],
     debug: Path | None = None,
+    shown: ReportShown | None = None,
 ) -> int:
     """Plays the tournament here or on the cluster (the folder is ours)."""
     if on_ray is not None:
         # The engines run on the cluster's workers, not under this process.
-        return trio.run(play_tournament, plan, concurrency, progress, on_ray, env, readmit)
+        return trio.run(
+            play_tournament, plan, concurrency, progress, on_ray, env, readmit, shown
+        )
     warning = cpu_warning(concurrency)
     if warning:
         env.warning(warning)
     become_subreaper()
     try:
         scheduler = LocalScheduler(concurrency, debug=debug)
-        return trio.run(play_tournament, plan, concurrency, progress, scheduler, env, readmit)
+        return trio.run(
+            play_tournament, plan, concurrency, progress, scheduler, env, readmit, shown
+        )
     finally:
         # What engines left re-parented to us: cleared after every game
         # (tournament/leftovers.py), and once more here for an interrupted one.
@@ -832,6 +892,7 @@ async def play_tournament(
     scheduler: Scheduler | None = None,
     env: Environment | None = None,
     readmit: Sequence[str] = (),
+    shown: ReportShown | None = None,
 ) -> int:
     errors = env or Environment.detect("tournament")
     tournament = Tournament(plan, progress)
@@ -851,7 +912,7 @@ async def play_tournament(
     set_aside = tournament.set_aside_text()
     if set_aside is not None:
         errors.warning(printable(set_aside, 2000))
-    page = ReportFile(plan.out, plan.sprt, warn=errors.warning)
+    page = ReportFile(plan.out, plan.sprt, warn=errors.warning, shown=shown or ReportShown())
     for job_id, report in tournament.reports.items():
         page.game(tournament.jobs[job_id], report)
     progress.attach(page, tournament.summary, plan.sprt)
@@ -869,6 +930,8 @@ async def play_tournament(
         errors.error(tournament.failed)
         return FAILED
     summary = {**tournament.summary(), _PARTICIPANTS: roster.record(plan.participants)}
+    if shown is not None and shown.settings:
+        summary[conditions.SETTINGS] = dict(shown.settings)
     counts = getattr(scheduler, "node_counts", None)
     if counts is not None:  # on Ray: which node played what
         summary["nodes"] = counts.as_list()

@@ -29,6 +29,7 @@ from . import journal as journal_module
 from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
+from .openings import BookChoice
 from .results import (
     GameResult,
     crosstable,
@@ -78,6 +79,10 @@ class TournamentPlan:
     #: Participants brought back after a drop (``--readmit``): after how many of
     #: their games (in the journal) each readmission came.
     readmitted: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
+    #: ``--seed`` (the book's shuffle and the built-in engines' seeds), if given.
+    seed: int | None = None
+    #: The book as chosen, for the record (the jobs hold its openings).
+    book: BookChoice = attrs.field(factory=BookChoice)
 
 
 class Tournament:
@@ -478,7 +483,7 @@ class Tournament:
             "event": self.plan.event,
             "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "format": self.plan.format,
-            "time_control": _time_control(self.plan.rules),
+            "time_control": time_control_text(self.plan.rules),
             "games_scheduled": len(self.plan.jobs),
             "games_played": len(self.reports),
             "complete": len(self.reports) == len(self.plan.jobs),
@@ -533,7 +538,8 @@ def _failures_text(recent: deque[bool], limit: int) -> str:
     return f"{failures} in its last {len(games)} games"
 
 
-def _time_control(rules: HouseRules) -> str:
+def time_control_text(rules: HouseRules) -> str:
+    """``10+0.1``, or ``none`` for untimed play."""
     if not rules.clock:
         return "none"
     return f"{rules.time:g}+{rules.increment:g}"
