@@ -107,7 +107,6 @@ def _plain(out: bytes) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", out.decode(errors="replace"))
 
 
-@pytest.mark.slow
 def _commands(pids: list[int]) -> list[str]:
     """Each live process's command line (zombies left out: they are gone)."""
     commands = []
@@ -120,6 +119,7 @@ def _commands(pids: list[int]) -> list[str]:
     return commands
 
 
+@pytest.mark.slow
 def test_the_one_machine_cluster_of_the_docs_plays_as_pasted(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     block = _block()
@@ -153,10 +153,7 @@ def test_the_one_machine_cluster_of_the_docs_plays_as_pasted(tmp_path: Path) -> 
         for pid in _session_processes(home):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-    logs = "".join(
-        f"\n--- {log.name}\n{log.read_text()[-2000:]}"
-        for log in tmp_path.glob("*.log")
-    )
+    logs = "".join(f"\n--- {log.name}\n{log.read_text()[-2000:]}" for log in tmp_path.glob("*.log"))
     assert how != "stopped", f"a command of the block stopped to read the terminal:\n{out}"
     assert how == "done", f"the block did not end in {GUARD:g} s:\n{out[-4000:]}{logs}"
     assert (home / ".ray" / "auth_token").is_file()

@@ -569,8 +569,9 @@ def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
     assert "Traceback" not in done.stderr
 
 
-def _engines_on_second_node(engine: str) -> list[int]:
-    """The pids of the ``engine`` processes running on the second node."""
+def _engines_on_second_node(engine: str, node: str = "second") -> list[int]:
+    """The pids of the ``engine`` processes running on the second node (or the
+    test node ``node``: ``BUGHOUSE_TEST_NODE`` in their environment)."""
     found = []
     for pid, (_, command) in _marked_processes().items():
         if engine not in command:
@@ -579,7 +580,7 @@ def _engines_on_second_node(engine: str) -> list[int]:
             environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"BUGHOUSE_TEST_NODE=second" in environ:
+        if f"BUGHOUSE_TEST_NODE={node}".encode() in environ:
             found.append(pid)
     return found
 
@@ -629,6 +630,83 @@ def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) 
     ids = [r["job_id"] for r in journal(tmp_path / "t")]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
     assert "games: 4 of 4 scheduled" in out
+
+
+@pytest.mark.slow
+def test_a_node_stopped_with_sigterm_is_reported_as_stopped(cluster: Any, tmp_path: Path) -> None:
+    """A node of its own (``ray start --address ... --block``, as the docs start
+    one), stopped as the docs stop it: ``kill`` (SIGTERM) to that command, while
+    its table is mid-game. Ray drains the node first; its game is lost as the
+    node's, said to be stopped, not as a dead worker's."""
+    env = {**os.environ, "BUGHOUSE_TEST_NODE": "stopped"}
+    ray_start = [sys.executable, "-m", "ray.scripts.scripts", "start"]
+    node = subprocess.Popen(
+        [*ray_start, "--address", cluster.address, "--num-cpus", "2", "--block"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    gate = tmp_path / "gate"
+    driver = None
+    try:
+        _wait_for("its raylet", lambda: bool(_engines_on_second_node("raylet", "stopped")), 120)
+        # Six games for three tables, one per node, each held mid-game.
+        driver = _gated_tournament(cluster, tmp_path, gate, games=6)
+        engine = str(GATED)
+        _wait_for("a game there", lambda: bool(_engines_on_second_node(engine, "stopped")), 180)
+        node.send_signal(signal.SIGTERM)
+        node.wait(timeout=120)
+        _wait_for("its end", lambda: not _engines_on_second_node(engine, "stopped"), 120)
+        gate.touch()
+        out, err = driver.communicate(timeout=300)
+    finally:
+        gate.touch()
+        if driver is not None and driver.poll() is None:
+            driver.kill()
+            driver.communicate()
+        if node.poll() is None:
+            node.kill()
+            node.wait()
+    assert driver.returncode == 0, err
+    lost = [line for line in out.splitlines() if " lost (its " in line]
+    assert len(lost) == 1, out
+    assert " lost (its node was stopped)" in lost[0], lost[0] + err
+    assert "played again (attempt 2 of 3)" in lost[0]
+    ids = [r["job_id"] for r in journal(tmp_path / "t")]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == 6
+
+
+#: Ray 2.60's words for a table whose node has died (here one stopped with SIGTERM).
+_NODE_DIED = (
+    "The actor died unexpectedly before finishing this task.\n\tclass_name: RayTable\n"
+    "\tip: 192.0.2.2\nThe actor died because its node has died. Node Id: 3166fdc7\n"
+    "\tthe actor's node was preempted: Node received SIGTERM; draining before shutdown."
+)
+
+
+@pytest.mark.parametrize(
+    ("death", "preempted", "said"),
+    [
+        # A node drained before its end (SIGTERM to ``ray start --block``),
+        (_NODE_DIED, True, "its node was stopped"),
+        # one that just ended (its raylet killed),
+        (_NODE_DIED.replace("preempted", "terminated unexpectedly"), False, "its node died"),
+        # and a worker killed alone: its node's raylet is asked then.
+        (
+            "The actor died unexpectedly before finishing this task.\n\tclass_name: RayTable\n"
+            "Worker exits unexpectedly by a signal. SystemExit is raised",
+            False,
+            None,
+        ),
+    ],
+)
+def test_rays_words_tell_a_stopped_node_from_a_dead_one(
+    death: str, preempted: bool, said: str | None
+) -> None:
+    from bughouse_arbiter.tournament.ray_backend import node_loss
+
+    assert node_loss(death, preempted=preempted) == said
 
 
 def _first_report_from(folder: Path, node_id: str, timeout: float) -> tuple[int, dict[str, Any]]:

@@ -47,7 +47,9 @@ What the cluster adds, and how it is kept out of the results:
   job no live node can take is reported as an error at once.
 - A node with another bughouse-arbiter version refuses each game naming
   itself (the version is checked per job).
-- Which it was, a table's worker or its whole node, is asked of that node's
+- Which it was, a table's worker or its whole node, is read from Ray's
+  error (``node_loss``: a node stopped with SIGTERM is drained first, and
+  said to be stopped) and, where Ray does not say, asked of that node's
   raylet port (Ray reports a node's end as its actors' deaths first).
 - No call to the cluster blocks the event loop (``_ask`` runs each in a
   thread the loop can leave, so Ctrl+C always works); one that takes long
@@ -707,10 +709,12 @@ class RayScheduler:
             ray.exceptions.ObjectLostError,
         ) as exc:
             self._drop(table)
-            node_gone = isinstance(exc, ray.exceptions.NodeDiedError) or await self._node_died(
-                table
-            )
-            lost = "its node died" if node_gone else "its worker process died"
+            lost: str | None = "its node died"
+            if not isinstance(exc, ray.exceptions.NodeDiedError):
+                lost = node_loss(str(exc), preempted=bool(getattr(exc, "preempted", False)))
+            if lost is None:
+                gone = await self._node_died(table)
+                lost = "its node died" if gone else "its worker process died"
             self.node_counts.lost(table.node_id, time.time())
             if flight.attempt < self.max_attempts:
                 again.append((job, flight.attempt + 1))
@@ -776,6 +780,19 @@ class RayScheduler:
             return self._no_room_message(alive)
         names = ", ".join(repr(name) for name in engines)
         return f"engine {names} does not start on any live node of the Ray cluster"
+
+
+def node_loss(death: str, *, preempted: bool) -> str | None:
+    """What Ray says of a table's node when the table died: ``its node was
+    stopped`` (``preempted``: the node was drained before it ended, as
+    ``ray start --block`` does on SIGTERM), ``its node died``, or None when
+    Ray does not say (a worker killed alone, or a node whose end Ray has not
+    noticed yet)."""
+    if preempted:
+        return "its node was stopped"
+    if "its node has died" in death:
+        return "its node died"
+    return None
 
 
 def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
