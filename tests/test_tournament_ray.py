@@ -220,6 +220,12 @@ def _marked_processes() -> dict[int, tuple[int, str]]:
     return found
 
 
+def _marked_family(pid: int) -> set[int]:
+    """``pid`` and its children among this module's live cluster processes."""
+    processes = _marked_processes()
+    return {p for p, (parent, _) in processes.items() if pid in (p, parent)}
+
+
 def _worker_playing_a_game(timeout: float, engine: str = "random_mover.py") -> int:
     """The pid of a Ray worker whose engines are playing (it started ``engine``)."""
     deadline = time.monotonic() + timeout
@@ -966,6 +972,7 @@ def test_a_table_clears_what_its_engines_left_after_every_game(
         scheduler.shutdown()
 
 
+@pytest.mark.slow
 def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -977,13 +984,21 @@ def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
 
     key, value = MARK.split("=")
     monkeypatch.setenv(key, value)
-    head = {"num_cpus": 2, "object_store_memory": STORE, "include_dashboard": False}
+    # Ray's node waits this long for its head to come back (60 s by default):
+    # only the table's own look at the head ends it and its engines sooner.
+    patient = {"gcs_rpc_server_reconnect_timeout_s": 600}
+    head = {
+        "num_cpus": 2,
+        "object_store_memory": STORE,
+        "include_dashboard": False,
+        "_system_config": patient,
+    }
     doomed = Cluster(initialize_head=True, head_node_args=head)
     address = doomed.address
     try:
         driver = _random_tournament(doomed, tmp_path, games=20)
         try:
-            _worker_playing_a_game(timeout=120)
+            family = _marked_family(_worker_playing_a_game(timeout=120))
             (gcs,) = doomed.head_node.all_processes[ray_constants.PROCESS_TYPE_GCS_SERVER]
             gcs.process.kill()
             gcs.process.wait()
@@ -992,6 +1007,13 @@ def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
             if driver.poll() is None:
                 driver.kill()
                 driver.communicate()
+        # The driver's stop still reaches its tables, its kill does not (that goes
+        # through the head): each sees the head gone and ends its worker process.
+        _wait_for(
+            "the table's worker and engines to end",
+            lambda: not family & set(_marked_processes()),
+            120,
+        )
     finally:
         doomed.shutdown()
     assert driver.returncode == 1, err
@@ -1027,3 +1049,25 @@ def test_a_driver_the_cluster_refuses_says_it_is_the_token_in_one_line() -> None
             ray_backend._init(Refusing(), address)
     assert str(refused.value) == f"--ray {address}: {ray_backend.UNAUTHENTICATED}"
     assert "RAY_AUTH_MODE=token" in str(refused.value)
+
+
+async def test_a_table_leaves_once_its_head_missed_five_looks_in_a_row(
+    autojump_clock: object,
+) -> None:
+    from bughouse_arbiter.tournament.ray_table import (
+        HEAD_LOOK_SECONDS,
+        HEAD_MISSES,
+        wait_for_head_loss,
+    )
+
+    # Two misses, an answer (a busy head: the count starts again), then silence.
+    looks = iter([False, False, True] + [False] * HEAD_MISSES + [True])
+    asked: list[str] = []
+
+    def probe(address: str) -> bool:
+        asked.append(address)
+        return next(looks)
+
+    await wait_for_head_loss("127.0.0.1:6379", probe=probe)
+    assert asked == ["127.0.0.1:6379"] * (3 + HEAD_MISSES)
+    assert trio.current_time() == pytest.approx((3 + HEAD_MISSES) * HEAD_LOOK_SECONDS)

@@ -88,7 +88,15 @@ from ..errors import ConfigError
 from ..table.keeper import fit_keys
 from .jobs import MatchJob, MatchReport
 from .ray_nodes import NodeCounts
-from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
+from .ray_table import (
+    NodeInfo,
+    Played,
+    RayTable,
+    answers,
+    error_report,
+    gcs_address,
+    localize_job,
+)
 from .scheduler import NextJob, OnReport, SchedulerStats
 
 __all__ = [
@@ -123,8 +131,6 @@ CLOSE_GRACE = 15.0
 #: Seconds a call to the cluster may take before the driver checks that the head
 #: (and a dead table's node) still answers on its port.
 HEAD_PATIENCE = 1.5
-#: Seconds a look at the head's or a node's port may take.
-PROBE_TIMEOUT = 2.0
 #: Seconds between the progress lines of per-node counts.
 NODES_EVERY = 60.0
 _LOCAL = "local"
@@ -256,7 +262,7 @@ class RayScheduler:
         self.node_counts = NodeCounts()
         self._nodes_said = time.monotonic()
         #: The head's GCS address (HOST:PORT), and why the run stopped if it went.
-        self.head = _gcs_address(ray)
+        self.head = gcs_address(ray)
         self.head_lost: str | None = None
         #: What ``--ray`` was given (set by ``connect``), for the line that says how to resume.
         self.address = "ADDRESS"
@@ -345,7 +351,7 @@ class RayScheduler:
                 await trio.sleep(HEAD_PATIENCE)
                 if self.head is None:
                     continue
-                up = await trio.to_thread.run_sync(_answers, self.head, abandon_on_cancel=True)
+                up = await trio.to_thread.run_sync(answers, self.head, abandon_on_cancel=True)
                 if not up:
                     lost = True
                     scope.cancel()
@@ -745,7 +751,7 @@ class RayScheduler:
         """
         if table.raylet is not None:
             host, port = table.raylet
-            return not await self._ask(_answers, f"{host}:{port}")
+            return not await self._ask(answers, f"{host}:{port}")
         alive = {str(node["NodeID"]) for node in await self._alive_nodes()}
         return table.node_id is not None and table.node_id not in alive
 
@@ -802,25 +808,6 @@ def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
         more, _ = ray.wait(rest, num_returns=len(rest), timeout=0, fetch_local=False)
         ready.extend(more)
     return list(ready)
-
-
-def _gcs_address(ray: Any) -> str | None:
-    """The head's GCS address (HOST:PORT) this driver is connected to, if Ray says."""
-    try:
-        address = ray.get_runtime_context().gcs_address
-    except Exception:
-        return None
-    return str(address) if address else None
-
-
-def _answers(address: str) -> bool:
-    """Whether something accepts a TCP connection at ``address`` (HOST:PORT)."""
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT):
-            return True
-    except (OSError, ValueError):
-        return False
 
 
 def _first_line(exc: BaseException) -> str:
