@@ -116,6 +116,7 @@ def assert_reaped(pid: int | None) -> None:
 # -- the random mover -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(
@@ -159,6 +160,7 @@ async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
         assert expected in log, expected
 
 
+@pytest.mark.slow
 async def test_one_state_before_the_first_go_and_the_rules_on_the_wire(
     nursery: trio.Nursery,
 ) -> None:
@@ -196,6 +198,7 @@ async def test_one_state_before_the_first_go_and_the_rules_on_the_wire(
     assert log.index(states[0]) < log.index("WA < isready") < log.index("turn 1 board a")
 
 
+@pytest.mark.slow
 async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nursery) -> None:
     for limits, expected in (
         (SearchLimits(), "movetime 1000"),
@@ -221,6 +224,7 @@ async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nu
             await player.aclose()
 
 
+@pytest.mark.slow
 async def test_timed_play_sends_the_limits_beside_the_clocks(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     limits = SearchLimits(movetime=7, depth=3)
@@ -237,6 +241,7 @@ def _never() -> Outcome:
     raise AssertionError("the game should be over")
 
 
+@pytest.mark.slow
 async def test_wait_then_a_partner_capture_brings_a_drop(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM))
     player = seated.player
@@ -260,6 +265,7 @@ async def test_wait_then_a_partner_capture_brings_a_drop(nursery: trio.Nursery) 
     assert chess.Move.from_uci(move.move) in board.legal_moves
 
 
+@pytest.mark.slow
 async def test_team_mode_answers_name_their_boards(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer((Seat.A_WHITE, Seat.B_BLACK), RANDOM)
     seated = await seat(nursery, player)
@@ -272,6 +278,7 @@ async def test_team_mode_answers_name_their_boards(nursery: trio.Nursery) -> Non
     assert moves == {Seat.A_WHITE, Seat.B_BLACK}
 
 
+@pytest.mark.slow
 async def test_team_mode_needs_the_feature(nursery: trio.Nursery) -> None:
     no_team = [sys.executable, "-c", "input(); print('id name Solo'); print('bugok', flush=True)"]
     player = NativeEnginePlayer((Seat.A_BLACK, Seat.B_WHITE), no_team)
@@ -282,6 +289,7 @@ async def test_team_mode_needs_the_feature(nursery: trio.Nursery) -> None:
         NativeEnginePlayer((Seat.A_WHITE, Seat.B_WHITE), RANDOM)
 
 
+@pytest.mark.slow
 async def test_a_full_match_of_four_random_movers() -> None:
     rules = HouseRules(time=60, max_plies=60)
     players = [NativeEnginePlayer(s, [*RANDOM[:-1], str(i + 1)]) for i, s in enumerate(SEATS)]
@@ -299,6 +307,7 @@ async def test_a_full_match_of_four_random_movers() -> None:
 # -- fault engines ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_crash_is_one_gone_with_the_exit_status(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.B_WHITE, faulty("crash")))
     player = seated.player
@@ -319,6 +328,7 @@ async def test_crash_is_one_gone_with_the_exit_status(nursery: trio.Nursery) -> 
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_closed_pipe_is_gone_and_the_process_is_stopped(nursery: trio.Nursery) -> None:
     seated = await seat(
         nursery, NativeEnginePlayer(Seat.A_BLACK, faulty("close-pipe", "--after", "0"))
@@ -333,6 +343,7 @@ async def test_closed_pipe_is_gone_and_the_process_is_stopped(nursery: trio.Nurs
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_hang_never_answers_but_still_closes(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("hang", "--after", "0")))
     await seated.player.your_turn(Seat.A_WHITE, 1, table())
@@ -345,6 +356,7 @@ async def test_hang_never_answers_but_still_closes(nursery: trio.Nursery) -> Non
     assert_reaped(seated.player.process.pid)
 
 
+@pytest.mark.slow
 async def test_garbage_is_ignored_and_play_goes_on(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("garbage"), log=ProtocolLog(stream))
@@ -360,6 +372,7 @@ async def test_garbage_is_ignored_and_play_goes_on(nursery: trio.Nursery) -> Non
     assert "'bugok' is not expected in state 'playing'" in log
 
 
+@pytest.mark.slow
 async def test_flood_is_drained_and_only_the_last_info_forwarded(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("flood", "--after", "0", "--flood-mb", "3"))
     seated = await seat(nursery, player)
@@ -372,6 +385,7 @@ async def test_flood_is_drained_and_only_the_last_info_forwarded(nursery: trio.N
     assert move.token == 1
 
 
+@pytest.mark.slow
 async def test_answers_carry_the_time_their_line_was_read(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM))
     asked = trio.current_time()
@@ -381,6 +395,7 @@ async def test_answers_carry_the_time_their_line_was_read(nursery: trio.Nursery)
     assert asked < move.arrived_at <= trio.current_time()
 
 
+@pytest.mark.slow
 async def test_a_channel_without_room_gets_every_action_in_order(nursery: trio.Nursery) -> None:
     # Nobody takes actions for a while: the reader keeps draining, the actions
     # wait in the player's outbox, in order, stamped when their line was read.
@@ -424,6 +439,7 @@ def chatty(line: str) -> list[str]:
     return [sys.executable, "-c", CHATTY.replace("LINE", line)]
 
 
+@pytest.mark.slow
 async def test_a_flood_of_draw_offers_is_capped_but_the_move_goes_through(
     nursery: trio.Nursery,
 ) -> None:
@@ -443,6 +459,7 @@ async def test_a_flood_of_draw_offers_is_capped_but_the_move_goes_through(
     assert len(offers) + player.ignored + process.flood_dropped == 3000
 
 
+@pytest.mark.slow
 async def test_a_flood_of_partner_messages_is_capped_per_turn_and_logged_once(
     nursery: trio.Nursery,
 ) -> None:
@@ -483,6 +500,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.slow
 async def test_partner_messages_are_cut_to_500_characters_both_ways(
     nursery: trio.Nursery,
 ) -> None:
@@ -505,6 +523,7 @@ async def test_partner_messages_are_cut_to_500_characters_both_ways(
     assert player.ignored == 0
 
 
+@pytest.mark.slow
 async def test_a_team_mode_engine_neither_hears_nor_sends_partner_messages(
     nursery: trio.Nursery,
 ) -> None:
@@ -525,6 +544,7 @@ async def test_a_team_mode_engine_neither_hears_nor_sends_partner_messages(
     assert player.ignored == 1
 
 
+@pytest.mark.slow
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:
     seated = await seat(
         nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("illegal", "--after", "0"))
@@ -535,6 +555,7 @@ async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery)
         BughouseGame().push(Seat.A_WHITE, move.move)
 
 
+@pytest.mark.slow
 async def test_stale_answers_are_ignored(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("stale"), log=ProtocolLog(stream))
@@ -551,6 +572,7 @@ async def test_stale_answers_are_ignored(nursery: trio.Nursery) -> None:
     assert "ignored (wait for turn 1002, which is not open" in log
 
 
+@pytest.mark.slow
 async def test_an_option_the_engine_did_not_declare_fails_the_start(
     nursery: trio.Nursery,
 ) -> None:
@@ -562,6 +584,7 @@ async def test_an_option_the_engine_did_not_declare_fails_the_start(
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_slow_start_fails_the_handshake(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("slow-start"), handshake_timeout=0.5)
     with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=r"no 'bugok' within 0\.5 s"):
@@ -570,6 +593,7 @@ async def test_slow_start_fails_the_handshake(nursery: trio.Nursery) -> None:
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_ignore_quit_is_killed(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("ignore-quit"), quit_grace=0.2, term_grace=0.2)
     seated = await seat(nursery, player)
@@ -582,6 +606,7 @@ async def test_ignore_quit_is_killed(nursery: trio.Nursery) -> None:
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_engine_dying_in_the_handshake(nursery: trio.Nursery) -> None:
     dying = [sys.executable, "-c", "import sys; print('oops', file=sys.stderr); sys.exit(5)"]
     player = NativeEnginePlayer(Seat.A_WHITE, dying)
@@ -592,12 +617,14 @@ async def test_engine_dying_in_the_handshake(nursery: trio.Nursery) -> None:
         await seat(nursery, player, game=False)
 
 
+@pytest.mark.slow
 async def test_missing_program(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, ["/no/such/engine"])
     with trio.fail_after(GUARD), pytest.raises(EngineFailed, match="cannot run"):
         await seat(nursery, player, game=False)
 
 
+@pytest.mark.slow
 async def test_no_readyok_fails_new_game(nursery: trio.Nursery) -> None:
     mute = [
         sys.executable,
@@ -625,6 +652,7 @@ FAULTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "extra", "termination", "reason"), FAULTS)
 async def test_a_fault_ends_the_match_with_a_reason(
     mode: str, extra: tuple[str, ...], termination: Termination, reason: str
@@ -647,6 +675,7 @@ async def test_a_fault_ends_the_match_with_a_reason(
         assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["garbage", "ignore-quit"])
 async def test_a_harmless_fault_does_not_change_the_game(mode: str) -> None:
     rules = HouseRules(time=30, max_plies=24)
@@ -669,6 +698,7 @@ async def test_a_harmless_fault_does_not_change_the_game(mode: str) -> None:
         assert faulty_player.ignored > 0
 
 
+@pytest.mark.slow
 async def test_a_team_mode_engine_plays_a_whole_match() -> None:
     rules = HouseRules(time=30, max_plies=80)
     team = NativeEnginePlayer((Seat.A_BLACK, Seat.B_WHITE), RANDOM)
@@ -683,6 +713,7 @@ async def test_a_team_mode_engine_plays_a_whole_match() -> None:
     assert team.ignored == 0
 
 
+@pytest.mark.slow
 async def test_refused_move_then_a_new_turn(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(
@@ -700,6 +731,7 @@ async def test_refused_move_then_a_new_turn(nursery: trio.Nursery) -> None:
     assert log.index("WA < illegal turn 1") < log.index("WA < go v 0 turn 2 board a")
 
 
+@pytest.mark.slow
 async def test_board_over_and_game_over_lines(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(Seat.B_WHITE, RANDOM, log=ProtocolLog(stream))
@@ -719,6 +751,7 @@ async def test_board_over_and_game_over_lines(nursery: trio.Nursery) -> None:
     assert "WB < gameover result " in log
 
 
+@pytest.mark.slow
 async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) -> None:
     # It thinks 0.8 s with nothing legal; a knight arriving mid-think is what it plays.
     player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, options={"Delay": "800"})
@@ -739,6 +772,7 @@ async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) ->
     assert move.move.startswith("N@")
 
 
+@pytest.mark.slow
 async def test_a_turn_limit_already_past_goes_out_as_zero(nursery: trio.Nursery) -> None:
     """``limit`` is what is left of the turn's own time limit, never below 0 ms."""
     log: list[str] = []
@@ -751,6 +785,7 @@ async def test_a_turn_limit_already_past_goes_out_as_zero(nursery: trio.Nursery)
         assert go.endswith(f"turn {token} board a {sent}")
 
 
+@pytest.mark.slow
 async def test_the_harness_delay_of_a_turn_is_within_the_turn(nursery: trio.Nursery) -> None:
     """The harness's share of a turn runs from its opening to when its ``go``
     reached the engine: never longer than the turn, never below zero.
@@ -773,6 +808,7 @@ async def test_the_harness_delay_of_a_turn_is_within_the_turn(nursery: trio.Nurs
     await seated.next_move()
 
 
+@pytest.mark.slow
 async def test_a_move_is_formatted_once_for_the_four_engines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

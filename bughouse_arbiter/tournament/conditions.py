@@ -1,13 +1,16 @@
 """The test's settings, recorded once when a run starts, shown at the top of ``report.html``.
 
 What an engine author reads first on fishtest's test page: each
-participant's engines (command, protocol, options, limits), the book, the
-time control and the house rules that differ from the defaults, the
-concurrency and where the games run, the SPRT, the seed, the harness's
+participant's engines (command, protocol, options, limits), the book (and
+its CRC-32), the time control with its margin and the house rules that
+differ from the defaults, the colour rotation, the concurrency and where
+the games run (with the local tables' affinity, pause and timeouts), the
+SPRT and its model, the seed, the games' own tags and files, the harness's
 version and the machine (cores, load at the start). ``settings`` makes them
 (JSON values), ``tournament.json`` keeps them under ``SETTINGS``, and a
 resumed run shows those, not its own session's; ``session`` is what a
-resumed session adds. ``machine`` reads this machine; the rest is pure.
+resumed session adds (its concurrency and tables may differ).
+``machine`` reads this machine; the rest is pure.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import contextlib
 import os
 import platform
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -25,6 +28,7 @@ from .. import __version__
 from ..config.specs import EngineSpec
 from ..core.rules import HouseRules
 from .runner import TournamentPlan, time_control_text
+from .scheduler import TableSettings
 
 #: The key of ``tournament.json``'s options that holds them.
 SETTINGS = "settings"
@@ -66,19 +70,30 @@ def settings(
     where: str,
     started: str,
     host: Mapping[str, object],
+    tables: Mapping[str, object] | None = None,
+    colours: str = "swapped",
+    tags: Sequence[str] = (),
 ) -> dict[str, object]:
-    """The settings of the run ``plan`` (``host`` is ``machine()`` at its start)."""
+    """The settings of the run ``plan`` (``host`` is ``machine()`` at its start;
+    ``tables`` is ``local_tables`` of games played here; ``colours`` is
+    ``swapped``, ``noswap`` or ``reverse``; ``tags`` are ``--tag``'s)."""
     sprt = plan.sprt
+    book: dict[str, object] = attrs.asdict(plan.book_choice)
+    if plan.book is not None:
+        book |= {"openings": plan.book.openings, "crc32": f"{plan.book.crc32:08x}"}
     return {
         "started": started,
         "harness": f"bughouse-arbiter {__version__}",
         "machine": dict(host),
         "where": where,
         "concurrency": concurrency,
+        "tables": None if tables is None else dict(tables),
         "format": plan.format,
         "time_control": time_control_text(plan.rules),
+        "time_margin_ms": round(1000 * plan.rules.time_margin, 3),
         "rules": rule_changes(plan.rules),
-        "book": attrs.asdict(plan.book),
+        "book": book,
+        "colours": colours,
         "seed": plan.seed,
         "sprt": None
         if sprt is None
@@ -92,6 +107,11 @@ def settings(
             "upper": round(sprt.upper, 4),
         },
         "max_failures": plan.max_failures,
+        "games": {
+            "tags": list(tags),
+            "game_files": plan.game_files,
+            "final_positions": plan.final_positions,
+        },
         "engines": [
             {
                 "participant": p.name,
@@ -106,11 +126,38 @@ def settings(
     }
 
 
+def local_tables(tables: TableSettings, *, forced: bool) -> dict[str, object]:
+    """How the tables here play: the cores each is pinned to (``--use-affinity``;
+    None: not pinned), the pause between games and the engines' timeouts in
+    ms (None: the defaults), and whether ``--force-concurrency`` made games
+    share cores."""
+
+    def ms(seconds: float | None) -> float | None:
+        return None if seconds is None else round(1000 * seconds, 3)
+
+    return {
+        "affinity": [sorted(cpus) for cpus in tables.cpus] or None,
+        "wait_ms": ms(tables.wait),
+        "start_timeout_ms": ms(tables.start_timeout),
+        "ping_timeout_ms": ms(tables.ping_timeout),
+        "forced": forced,
+    }
+
+
 def session(
-    *, started: str, concurrency: int | None, host: Mapping[str, object]
+    *,
+    started: str,
+    concurrency: int | None,
+    host: Mapping[str, object],
+    tables: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """What a resumed session plays with, beside the recorded settings."""
-    return {"started": started, "concurrency": concurrency, "machine": dict(host)}
+    return {
+        "started": started,
+        "concurrency": concurrency,
+        "tables": None if tables is None else dict(tables),
+        "machine": dict(host),
+    }
 
 
 def rule_changes(rules: HouseRules) -> list[str]:

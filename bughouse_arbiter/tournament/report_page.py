@@ -130,8 +130,11 @@ def _test(view: PageView) -> str:
         ("time control", _time_text(s)),
         ("SPRT", _sprt_text(s.get("sprt"))),
         ("book", _book_text(s.get("book"))),
+        ("colours", _COLOURS.get(str(s.get("colours")), str(s.get("colours") or ""))),
         ("concurrency", _concurrency_text(s)),
+        ("tables", _tables_text(s.get("tables"))),
         ("seed", "none" if s.get("seed") is None else str(s.get("seed"))),
+        ("games", _games_text(s.get("games"))),
         ("harness", _harness_text(s)),
         ("machine", _machine_text(s.get("machine"))),
         ("started", str(s.get("started", ""))),
@@ -145,10 +148,21 @@ def _test(view: PageView) -> str:
     )
 
 
+#: The colour rotations (``settings["colours"]``), as the page says them.
+_COLOURS = {
+    "swapped": "each opening twice, the teams swapped",
+    "noswap": "--noswap: the first participant on team 1's seats in both games",
+    "reverse": "--reverse: each pair begun with the first participant on team 2's seats",
+}
+
+
 def _time_text(s: Mapping[str, Any]) -> str:
-    rules = s.get("rules") or []
+    rules = [str(rule) for rule in s.get("rules") or []]
+    margin = s.get("time_margin_ms")
+    if isinstance(margin, int | float) and margin:
+        rules.insert(0, f"time margin {margin:g} ms")
     text = str(s.get("time_control", ""))
-    return f"{text} · {', '.join(map(str, rules))}" if rules else text
+    return f"{text} · {', '.join(rules)}" if rules else text
 
 
 def _sprt_text(sprt: object) -> str:
@@ -174,6 +188,44 @@ def _book_text(book: object) -> str:
     order = {"sequential": "in its order", "random": "shuffled by the seed"}
     said = order.get(str(book.get("order")), str(book.get("order")))
     parts.append(said + (f", from opening {start}" if start != 1 else ""))
+    if isinstance(book.get("openings"), int):
+        parts.append(plural(book["openings"], "opening"))
+    if book.get("crc32"):
+        parts.append(f"CRC32 {book['crc32']}")
+    return " · ".join(parts)
+
+
+def _tables_text(tables: object) -> str:
+    """The local tables (``conditions.local_tables``): cores, pause, timeouts."""
+    if not isinstance(tables, Mapping):
+        return ""
+    pinned = tables.get("affinity")
+    if isinstance(pinned, list) and pinned:
+        cores = ", ".join(" ".join(map(str, cpus)) for cpus in pinned)
+        parts = [f"pinned to cores (--use-affinity): {cores}"]
+    else:
+        parts = ["not pinned to cores"]
+    if tables.get("forced"):
+        parts.append("engines share cores (--force-concurrency)")
+    wait = tables.get("wait_ms")
+    if isinstance(wait, int | float) and wait:
+        parts.append(f"wait {wait:g} ms between games")
+    for key, said in (("start_timeout_ms", "start timeout"), ("ping_timeout_ms", "ping timeout")):
+        value = tables.get(key)
+        if isinstance(value, int | float):  # None: the default
+            parts.append(f"{said} {value:g} ms")
+    return " · ".join(parts)
+
+
+def _games_text(games: object) -> str:
+    """The games' own tags (``--tag``) and files beside ``games.bpgn``."""
+    if not isinstance(games, Mapping):
+        return ""
+    parts = [f"tag {tag}" for tag in games.get("tags") or []]
+    if games.get("game_files"):
+        parts.append("a file each in games/")
+    if games.get("final_positions"):
+        parts.append("final positions in final.epd")
     return " · ".join(parts)
 
 
@@ -211,6 +263,8 @@ def _session_text(session: Mapping[str, Any]) -> str:
     parts = [f"resumed {session.get('started', '')}"]
     if session.get("concurrency") is not None:
         parts.append(f"concurrency {session['concurrency']}")
+    if isinstance(session.get("tables"), Mapping):
+        parts.append(_tables_text(session["tables"]))
     if isinstance(load, list) and load:
         parts.append("load " + " ".join(f"{float(x):.2f}" for x in load))
     return " · ".join(parts)
@@ -517,6 +571,8 @@ def _game_row(g: RecentGame, view: PageView) -> list[str]:
 
 def _problems(s: Mapping[str, Any]) -> str:
     items = [f"<li>dropped: {e(n)}: {e(why)}</li>" for n, why in s.get("dropped", {}).items()]
+    if s.get("clock_warning"):  # many time losses the harness did not cause
+        items.insert(0, f"<li>clocks: {e(s['clock_warning'])}</li>")
     given_up = s.get("given_up", {})
     items += [f"<li>game {e(n)} given up: {e(why)}</li>" for n, why in given_up.items()]
     return _section("Problems", f"<ul>{''.join(items)}</ul>") if items else ""

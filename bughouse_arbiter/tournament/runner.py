@@ -29,7 +29,8 @@ from . import journal as journal_module
 from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
-from .openings import BookChoice
+from .machine import clock_warning
+from .openings import BookChoice, BookIdentity
 from .results import (
     GameResult,
     crosstable,
@@ -38,7 +39,7 @@ from .results import (
     sprt_state_of,
     standings,
 )
-from .schedule import Participant, side_of
+from .schedule import Participant
 from .scheduler import Scheduler
 from .stats import Sprt, Tally
 
@@ -82,7 +83,13 @@ class TournamentPlan:
     #: ``--seed`` (the book's shuffle and the built-in engines' seeds), if given.
     seed: int | None = None
     #: The book as chosen, for the record (the jobs hold its openings).
-    book: BookChoice = attrs.field(factory=BookChoice)
+    book_choice: BookChoice = attrs.field(factory=BookChoice)
+    #: The opening book (``summary.json``'s ``book``), if known.
+    book: BookIdentity | None = None
+    #: ``--game-files``: each game also in a file of its own (``journal.GAME_FILES``).
+    game_files: bool = False
+    #: ``--final-positions``: each session ends writing ``journal.FINAL_POSITIONS``.
+    final_positions: bool = False
 
 
 class Tournament:
@@ -94,7 +101,7 @@ class Tournament:
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
         self._results: list[GameResult] = []
-        self.journal = journal_module.Journal(plan.out)
+        self.journal = journal_module.Journal(plan.out, game_files=plan.game_files)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
         #: Per participant, whether each of its last games was a failure of its own.
@@ -365,7 +372,7 @@ class Tournament:
             reason=texts.setdefault(report.reason, report.reason),
             node=texts.setdefault(report.node, report.node),
         )
-        team = side_of(job.game)
+        team = job.first_team
         result = GameResult(
             job_id=job.job_id,
             pairing=job.pairing,
@@ -416,9 +423,9 @@ class Tournament:
         """The SPRT state over the games so far, computed again only when a pair
         of the first pairing completes."""
         first = self._first if self._first is not None else Tally()
-        key = tuple(first.counts)
+        key = (*first.counts, first.wins, first.draws, first.losses)
         if self._sprt_of is None or self._sprt_of[0] != key:
-            self._sprt_of = (key, sprt_state_of(sprt, first.penta))
+            self._sprt_of = (key, sprt_state_of(sprt, first))
         return self._sprt_of[1]
 
     # -- results ---------------------------------------------------------------------------
@@ -499,12 +506,15 @@ class Tournament:
             "time_losses": _time_losses(self),
             "harness_time_losses": _time_losses(self, harness=True),
             "harness_delay": _harness_delay(self),
+            "clock_warning": clock_warning(self.reports.values()),
             "incidents": incidents,
             "dropped": self.dropped,
             "given_up": {
                 str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
             },
         }
+        if self.plan.book is not None:
+            summary["book"] = self.plan.book.as_dict()
         if engines:
             summary["engine_ratings"] = {
                 name: {"elo": round(r.elo, 1), "margin": _num(r.margin)}
