@@ -58,7 +58,6 @@ def test_a_window_is_timed_from_commit_to_commit() -> None:
     assert (whole.games, whole.wall_per_game()) == (3000, pytest.approx(1 / 3000))
 
 
-@pytest.mark.slow
 def _bench(tmp_path: Path, *options: str) -> str:
     command = [sys.executable, str(SCRIPT), "--games", "3000", "--dir", str(tmp_path), *options]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)

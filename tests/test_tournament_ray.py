@@ -117,6 +117,12 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
     del summary["harness_delay"]
     # Which nodes played (none in a local run).
     summary.pop("nodes", None)
+    # The test's settings say when, where and on what the run played; what it
+    # played (engines, book, time control, seed) must match.
+    settings = summary.pop("settings")
+    for key in ("started", "machine", "where", "concurrency", "tables"):
+        del settings[key]
+    summary["played_as"] = settings
     summary["incidents"] = sorted(
         (i["game"], i["participant"], i["kind"]) for i in summary["incidents"]
     )
