@@ -4,9 +4,10 @@
     python bench/driver.py [--games N] [--slots 1000] [--no-sprt] [--dir PATH]
                            [--progress both|bare|shown]
 
-A ``Scheduler`` that keeps ``--slots`` games "in flight" and finishes one the
-moment it is handed out (a synthetic ``MatchReport`` with ~2 KB of BPGN,
-results chosen so that the SPRT stays undecided) drives ``Tournament.run``
+A ``Scheduler`` that finishes each game the moment it is handed out (a
+synthetic ``MatchReport`` with ~2 KB of BPGN, results chosen so that the
+SPRT stays undecided), with at most ``--slots`` games handed out and not yet
+journaled and shown (as tables wait for their games), drives ``Tournament.run``
 through ``--games`` games of two participants, with the SPRT on (as a long
 engine test runs) unless ``--no-sprt``. The journal is written to a real
 folder (``--dir``, by default a fresh one under the current directory, so
@@ -17,8 +18,9 @@ driver alone (a progress that only counts), and ``shown``, with what the
 command adds to every game: the progress lines (``LineProgress``, to
 /dev/null) and ``report.html`` kept up to date (``ReportFile``, in the run's
 folder). Printed for each: games per second over the whole run, the
-driver's wall and CPU time per game in windows of at least 1,000 games (from
-game 1,000 on, 10,000, 50,000 and the last ones), the CPU ratio of the last
+driver's wall and CPU time per game in windows of at least 1,000 games and
+ten times ``--slots`` (from game 1,000 on, 10,000, 50,000 and the last
+ones), the CPU ratio of the last
 window to the first, the time the summary's figures take; then a resume of
 the journal the bare run wrote: its time and the peak growth of this
 process's resident memory while it ran (the schedule, built before, not
@@ -68,6 +70,8 @@ from bughouse_arbiter.tournament.stats import Sprt
 #: Pair points (out of 2) of the first participant, cycled: a symmetric
 #: pentanomial, so an SPRT between -3 and +3 Elo stays near an LLR of 0.
 PAIR_CYCLE = ((0.0, 0.0), (0.0, 0.5), (0.5, 0.5), (0.5, 0.5), (1.0, 0.5), (1.0, 1.0))
+#: Seconds between the synthetic backend's looks for freed slots.
+FREED_POLL = 0.001
 MOVES = " ".join(f"{n}A. e4 {n}a. e5 {n}B. d4 {n}b. d5" for n in range(1, 45))
 
 
@@ -95,27 +99,29 @@ def synthetic_report(job: MatchJob) -> MatchReport:
 
 
 class InstantScheduler:
-    """Keeps ``concurrency`` jobs in flight; each finishes at once, in hand-out order."""
+    """Finishes each game the moment it is handed out, with at most
+    ``concurrency`` games handed out and not yet shown (``shown``): a game's
+    slot frees once the driver has journaled and shown it, so no commit holds
+    more than ``concurrency`` games and the games waiting to be written stay
+    few at every moment (with no bound, one commit's write lets every other
+    game arrive, and the next commit holds them all)."""
 
-    def __init__(self, concurrency: int) -> None:
+    def __init__(self, concurrency: int, shown: Callable[[], int]) -> None:
         self.concurrency = concurrency
+        self.shown = shown
         self.stats = SchedulerStats()
 
     async def run(self, next_job: NextJob, on_report: OnReport) -> None:
-        flight: list[MatchJob] = []
-        at = 0
+        handed = 0
         while True:
-            while len(flight) - at < self.concurrency and (job := next_job()) is not None:
-                flight.append(job)
-            if at == len(flight):
-                return
-            job = flight[at]
-            at += 1
-            if at > 4096:  # forget the done head now and then
-                del flight[:at]
-                at = 0
-            await on_report(synthetic_report(job))
-            await trio.lowlevel.checkpoint()
+            while handed - self.shown() < self.concurrency:
+                job = next_job()
+                if job is None:
+                    return
+                handed += 1
+                await on_report(synthetic_report(job))
+                await trio.lowlevel.checkpoint()
+            await trio.sleep(FREED_POLL)  # the commit in flight frees the slots
 
 
 class Counted:
@@ -180,6 +186,24 @@ def honest_windows(marks: Sequence[Mark], starts: Sequence[int], size: int) -> l
         if end is not None:
             windows.append(Window(marks[begin], marks[end], end - begin))
     return windows
+
+
+def window_size(slots: int) -> int:
+    """Games a window holds at least: 1,000, and ten times the games that may
+    wait for a commit at its ends, so that those move its figure by 10% at most."""
+    return max(1000, 10 * slots)
+
+
+def window_starts(done: int, size: int, slots: int) -> list[int]:
+    """Where the windows of a run of ``done`` games begin: games 1,000, 10,000
+    and 50,000 (each if a whole window fits after it), and the last ``size``
+    games (to the run's end). A window begins at the first commit from its
+    start on, up to ``slots`` games later (no commit holds more)."""
+    starts = [start for start in (1000, 10_000, 50_000) if start + slots + size <= done]
+    last = done - slots - size
+    if last > 0 and last not in starts:
+        starts.append(last)
+    return starts
 
 
 def mark_commits(tournament: Tournament, shown: Callable[[], int], marks: list[Mark]) -> None:
@@ -270,7 +294,8 @@ def play(args: argparse.Namespace, out: Path, shown: bool) -> None:
     cpu = time.process_time()
     started = time.perf_counter()
     marks.append(Mark(0, started, cpu))
-    trio.run(tournament.run, InstantScheduler(args.slots), trio.CancelScope())
+    backend = InstantScheduler(args.slots, lambda: progress.done)
+    trio.run(tournament.run, backend, trio.CancelScope())
     marks.append(Mark(progress.done, time.perf_counter(), time.process_time()))
     wall, cpu = marks[-1].wall - started, marks[-1].cpu - cpu
     sink.close()
@@ -281,10 +306,8 @@ def play(args: argparse.Namespace, out: Path, shown: bool) -> None:
         f"{cpu:.2f} s CPU, {done / wall:.0f} games/s; {len(marks) - 2} journal commits"
         + (f", report.html written {page.writes} times" if page is not None else "")
     )
-    starts = [start for start in (1000, 10_000, 50_000) if start + 1000 <= done]
-    if done >= 3000 and done - 2000 not in starts:
-        starts.append(done - 2000)  # the last ones: to the end of the run
-    windows = honest_windows(marks, starts, 1000)
+    size = window_size(args.slots)
+    windows = honest_windows(marks, window_starts(done, size, args.slots), size)
     for w in windows:
         print(
             f"  games {w.first.games + 1}-{w.last.games} ({w.games} in "
@@ -294,7 +317,7 @@ def play(args: argparse.Namespace, out: Path, shown: bool) -> None:
     if not windows:
         largest = max(b.games - a.games for a, b in itertools.pairwise(marks))
         print(
-            f"  no window of 1000 games from commit to commit (the largest of the "
+            f"  no window of {size} games from commit to commit (the largest of the "
             f"{len(marks) - 2} commits held {largest} games): see the whole run's figure"
         )
     if len(windows) >= 2:

@@ -1,6 +1,8 @@
 """``bench/driver.py``'s windows hold whole journal commits: a commit of
 thousands of games, all shown at one moment, is timed from the commit before
-it, never as the few microseconds between its games' display."""
+it, never as the few microseconds between its games' display; its synthetic
+backend keeps the games waiting for a commit few, so that a window's ends
+are alike; and it prints its figures with and without the display."""
 
 from __future__ import annotations
 
@@ -58,8 +60,46 @@ def test_a_window_is_timed_from_commit_to_commit() -> None:
     assert (whole.games, whole.wall_per_game()) == (3000, pytest.approx(1 / 3000))
 
 
+async def test_the_synthetic_backend_keeps_the_games_waiting_for_a_commit_few(
+    tmp_path: Path, autojump_clock: object
+) -> None:
+    import trio
+
+    driver = _driver()
+    jobs = list(driver.make_plan(50, tmp_path, False).jobs)
+    waiting: list[str] = []
+    shown: list[str] = []
+    most = 0
+
+    async def on_report(report: object) -> None:
+        nonlocal most
+        waiting.append(report.job_id)  # type: ignore[attr-defined]
+        most = max(most, len(waiting))
+
+    async def commits() -> None:  # as the journal's: every waiting game at once
+        while True:
+            await trio.sleep(0.01)
+            shown.extend(waiting)
+            waiting.clear()
+
+    backend = driver.InstantScheduler(4, lambda: len(shown))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(commits)
+        await backend.run(lambda: jobs.pop(0) if jobs else None, on_report)
+        nursery.cancel_scope.cancel()
+    assert most == 4 and len(shown) + len(waiting) == 50
+
+
+def test_windows_are_ten_times_the_slots_and_fit_the_run() -> None:
+    driver = _driver()
+    assert driver.window_size(50) == 1000 and driver.window_size(1000) == 10_000
+    assert driver.window_starts(100_000, 10_000, 1000) == [1000, 10_000, 50_000, 89_000]
+    assert driver.window_starts(4000, 2000, 200) == [1000, 1800]
+    assert driver.window_starts(2000, 2000, 200) == []
+
+
 def _bench(tmp_path: Path, *options: str) -> str:
-    command = [sys.executable, str(SCRIPT), "--games", "3000", "--dir", str(tmp_path), *options]
+    command = [sys.executable, str(SCRIPT), "--games", "4000", "--dir", str(tmp_path), *options]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
     assert list(tmp_path.iterdir()) == []  # its folders removed
     return done.stdout
@@ -70,8 +110,12 @@ def test_the_bench_prints_the_driver_alone_and_with_the_display(tmp_path: Path) 
     out = _bench(tmp_path, "--slots", "200")
     alone, shown = out.split("-- the driver alone")[1].split("-- with the progress lines")
     for part in (alone, shown):
-        assert "games/s" in part and " commit" in part and "µs a game wall" in part
+        assert "games/s" in part and " commits" in part and "µs a game wall" in part
+        assert "load average " in part
     assert "report.html written" in shown and "report.html" not in alone
-    assert "resume: 3000 games" in out
-    for games in re.findall(r"\((\d+) in \d+ commits?\)", out):
-        assert int(games) >= 1000
+    assert "resume: 4000 games" in out
+    # Every window holds ten times the slots, whole commits of 200 games at most.
+    windows = re.findall(r"\((\d+) in (\d+) commits?\)", out)
+    assert windows
+    for games, commits in windows:
+        assert int(games) >= 2000 and int(games) <= 200 * int(commits)
