@@ -77,7 +77,7 @@ from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament import journal, lock, roster
+from ..tournament import conditions, journal, lock, roster
 from ..tournament.display import (
     SEPARATOR,
     WIDTH,
@@ -100,12 +100,13 @@ from ..tournament.openings import (
     DEFAULT_PLIES,
     FORMATS,
     ORDERS,
+    BookChoice,
     BookIdentity,
     book_identity,
     load_book,
     ordered,
 )
-from ..tournament.report_file import ReportFile
+from ..tournament.report_file import ReportFile, ReportShown
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
 from ..tournament.scheduler import LocalScheduler, Scheduler, TableSettings
@@ -655,6 +656,14 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         event=args.event,
         stop_on_never_played=not getattr(args, "recover", False),
         readmitted=_readmitted(args, participants, out),
+        seed=seed,
+        book_choice=BookChoice(
+            file=args.openings,
+            format=book_format,
+            plies=plies,
+            order=args.opening_order,
+            start=start,
+        ),
         book=identity,
         game_files=getattr(args, "game_files", False),
         final_positions=getattr(args, "final_positions", False),
@@ -881,17 +890,22 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     debug.mkdir(parents=True, exist_ok=True)
                 held.enter_context(lock.hold(folder))
                 players = {_PARTICIPANTS: roster.record(plan.participants)}
+                test = _test_settings(args, plan, concurrency, on_ray, settings)
                 if args.resume is None:
                     crc = {_BOOK_CRC: f"{plan.book.crc32:08x}"} if plan.book else {}
                     journal.save_config(
-                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players, **crc}
+                        folder,
+                        {**{k: getattr(args, k) for k in _SAVED}, **players, **crc, **test},
                     )
                 elif (
-                    args.more_games is not None and plan.games != args.grown
-                ) or _PARTICIPANTS not in args.saved_options:
+                    (args.more_games is not None and plan.games != args.grown)
+                    or _PARTICIPANTS not in args.saved_options
+                    or conditions.SETTINGS not in args.saved_options
+                ):
                     # Kept beside the first --games: its schedule stays the first part.
                     journal.save_config(
-                        folder, {**args.saved_options, _EXTENDED: plan.games, **players}
+                        folder,
+                        {**args.saved_options, _EXTENDED: plan.games, **players, **test},
                     )
             except OSError as exc:
                 raise ConfigError(
@@ -908,10 +922,81 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 note = _book_change(args.saved_options, plan.book)
                 if note:
                     env.warning(note)
-            return _play(plan, settings, concurrency, progress, on_ray, env, args.readmit, debug)
+            shown = _shown(test, args, concurrency, on_ray, settings)
+            return _play(
+                plan, settings, concurrency, progress, on_ray, env, args.readmit, debug, shown
+            )
     finally:
         if on_ray is not None:
             on_ray.shutdown()
+
+
+def _test_settings(
+    args: argparse.Namespace,
+    plan: TournamentPlan,
+    concurrency: int,
+    on_ray: RayScheduler | None,
+    tables: TableSettings,
+) -> dict[str, object]:
+    """``{SETTINGS: ...}``: those a resumed run recorded, else this run's, made now."""
+    recorded = getattr(args, "saved_options", {}).get(conditions.SETTINGS)
+    if isinstance(recorded, dict):
+        return {conditions.SETTINGS: recorded}
+    count: int | None = concurrency
+    if on_ray is None:
+        where = "this machine"
+    else:
+        where = f"Ray cluster {args.ray}, {on_ray.cpus_per_match:g} CPUs a game"
+        count = concurrency if args.concurrency else None
+    colours = [name for name in ("noswap", "reverse") if getattr(args, name, False)]
+    made = conditions.settings(
+        plan,
+        concurrency=count,
+        where=where,
+        started=_now(),
+        host=conditions.machine(),
+        tables=_tables_here(args, on_ray, tables),
+        colours=", ".join(colours) or "swapped",
+        tags=list(getattr(args, "tag", None) or ()),
+    )
+    return {conditions.SETTINGS: made}
+
+
+def _tables_here(
+    args: argparse.Namespace, on_ray: RayScheduler | None, tables: TableSettings
+) -> dict[str, object] | None:
+    """``conditions.local_tables`` of games played here (None on a cluster)."""
+    if on_ray is not None:
+        return None
+    concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
+    shared = concurrency_check(concurrency, len(usable_cpus()), force=True) is not None
+    forced = shared and bool(getattr(args, "force_concurrency", False))
+    return conditions.local_tables(tables, forced=forced)
+
+
+def _shown(
+    test: Mapping[str, object],
+    args: argparse.Namespace,
+    concurrency: int,
+    on_ray: RayScheduler | None,
+    tables: TableSettings,
+) -> ReportShown:
+    """The recorded settings for the page, and a resumed session's own."""
+    session = None
+    if args.resume is not None:
+        session = conditions.session(
+            started=_now(),
+            concurrency=concurrency,
+            host=conditions.machine(),
+            tables=_tables_here(args, on_ray, tables),
+        )
+    settings = test[conditions.SETTINGS]
+    assert isinstance(settings, dict)
+    return ReportShown(settings=settings, session=session)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _play(
@@ -923,15 +1008,20 @@ def _play(
     env: Environment,
     readmit: Sequence[str],
     debug: Path | None = None,
+    shown: ReportShown | None = None,
 ) -> int:
     """Plays the tournament here or on the cluster (the folder is ours)."""
     if on_ray is not None:
         # The engines run on the cluster's workers, not under this process.
-        return trio.run(play_tournament, plan, concurrency, progress, on_ray, env, readmit)
+        return trio.run(
+            play_tournament, plan, concurrency, progress, on_ray, env, readmit, shown
+        )
     become_subreaper()
     try:
         scheduler = LocalScheduler(concurrency, debug=debug, settings=settings)
-        return trio.run(play_tournament, plan, concurrency, progress, scheduler, env, readmit)
+        return trio.run(
+            play_tournament, plan, concurrency, progress, scheduler, env, readmit, shown
+        )
     finally:
         # What engines left re-parented to us: cleared after every game
         # (tournament/leftovers.py), and once more here for an interrupted one.
@@ -1042,6 +1132,7 @@ async def play_tournament(
     scheduler: Scheduler | None = None,
     env: Environment | None = None,
     readmit: Sequence[str] = (),
+    shown: ReportShown | None = None,
 ) -> int:
     errors = env or Environment.detect("tournament")
     tournament = Tournament(plan, progress)
@@ -1061,7 +1152,7 @@ async def play_tournament(
     set_aside = tournament.set_aside_text()
     if set_aside is not None:
         errors.warning(printable(set_aside, 2000))
-    page = ReportFile(plan.out, plan.sprt, warn=errors.warning)
+    page = ReportFile(plan.out, plan.sprt, warn=errors.warning, shown=shown or ReportShown())
     for job_id, report in tournament.reports.items():
         page.game(tournament.jobs[job_id], report)
         progress.clocks.add(report)
@@ -1080,6 +1171,8 @@ async def play_tournament(
         errors.error(tournament.failed)
         return FAILED
     summary = {**tournament.summary(), _PARTICIPANTS: roster.record(plan.participants)}
+    if shown is not None and shown.settings:
+        summary[conditions.SETTINGS] = dict(shown.settings)
     counts = getattr(scheduler, "node_counts", None)
     if counts is not None:  # on Ray: which node played what
         summary["nodes"] = counts.as_list()

@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_PLIES",
     "FORMATS",
     "ORDERS",
+    "BookChoice",
     "Opening",
     "book_format",
     "format_book",
@@ -73,6 +74,20 @@ _MOVETEXT = re.compile(r"^(\d+[ABab]?\.|\{)")
 _BUGHOUSE = re.compile(r'(^|\s)\d+[ABab]\.|^\s*\[\s*(White|Black)[AB]\s+"', re.MULTILINE)
 #: Characters of a file's start that tell PGN from BPGN.
 _SNIFF = 65536
+
+
+@attrs.frozen(kw_only=True)
+class BookChoice:
+    """The book as the command line chose it: ``--openings FILE`` (None: the
+    default book), ``--openings-format``, ``--opening-plies``, ``--opening-order``
+    and ``--opening-start``."""
+
+    file: str | None = None
+    format: str = "auto"
+    plies: int | None = None
+    order: str = "sequential"
+    start: int = 1
+
 
 #: The reader of FEN pair files under its old name.
 parse_fen_pairs = parse_positions

@@ -25,6 +25,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from .jobs import MatchJob, MatchReport
 from .live import LiveTally
 from .report_page import PageView, tournament_page
@@ -40,6 +42,15 @@ SHARE = 0.05
 REPLAY_PAGES = 10
 
 
+@attrs.frozen(kw_only=True)
+class ReportShown:
+    """What the page shows beside the figures: the test's settings as recorded
+    (``conditions.settings``) and, for a resumed run, this session's own."""
+
+    settings: Mapping[str, Any] = attrs.field(factory=dict)
+    session: Mapping[str, Any] | None = None
+
+
 class ReportFile:
     """``report.html`` of the folder ``out``; a write that fails is said once and skipped."""
 
@@ -50,8 +61,10 @@ class ReportFile:
         *,
         clock: Callable[[], float] = time.monotonic,
         warn: Callable[[str], None] = lambda text: None,
+        shown: ReportShown = ReportShown(),
     ) -> None:
         self.out = out
+        self.shown = shown
         self.tally = LiveTally(sprt)
         self.clock = clock
         self.warn = warn
@@ -88,7 +101,7 @@ class ReportFile:
         updated = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         view = PageView(
             summary=summary, tally=self.tally, state=state, updated=updated, eta=eta,
-            replays=replays,
+            replays=replays, settings=self.shown.settings, session=self.shown.session,
         )
         try:
             page = tournament_page(view)

@@ -30,7 +30,7 @@ from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
 from .machine import clock_warning
-from .openings import BookIdentity
+from .openings import BookChoice, BookIdentity
 from .results import (
     GameResult,
     crosstable,
@@ -80,6 +80,10 @@ class TournamentPlan:
     #: Participants brought back after a drop (``--readmit``): after how many of
     #: their games (in the journal) each readmission came.
     readmitted: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
+    #: ``--seed`` (the book's shuffle and the built-in engines' seeds), if given.
+    seed: int | None = None
+    #: The book as chosen, for the record (the jobs hold its openings).
+    book_choice: BookChoice = attrs.field(factory=BookChoice)
     #: The opening book (``summary.json``'s ``book``), if known.
     book: BookIdentity | None = None
     #: ``--game-files``: each game also in a file of its own (``journal.GAME_FILES``).
@@ -486,7 +490,7 @@ class Tournament:
             "event": self.plan.event,
             "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "format": self.plan.format,
-            "time_control": _time_control(self.plan.rules),
+            "time_control": time_control_text(self.plan.rules),
             "games_scheduled": len(self.plan.jobs),
             "games_played": len(self.reports),
             "complete": len(self.reports) == len(self.plan.jobs),
@@ -544,7 +548,8 @@ def _failures_text(recent: deque[bool], limit: int) -> str:
     return f"{failures} in its last {len(games)} games"
 
 
-def _time_control(rules: HouseRules) -> str:
+def time_control_text(rules: HouseRules) -> str:
+    """``10+0.1``, or ``none`` for untimed play."""
     if not rules.clock:
         return "none"
     return f"{rules.time:g}+{rules.increment:g}"
