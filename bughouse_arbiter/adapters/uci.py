@@ -50,7 +50,7 @@ from .common import (
     clip,
     move_text,
 )
-from .declared import UndeclaredOption, undeclared_option
+from .declared import Declared, refuse_option, uci_declared
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
@@ -137,16 +137,20 @@ class UciAdapter(EngineAdapter):
         if "bughouse" not in variant.get("var", []):
             raise EngineFailed("engine's UCI_Variant does not offer bughouse")
         self.handshake_done = True
-        for name in self.options:
-            # UCI option names are matched whatever their letter case.
-            refusal = undeclared_option(name, self.engine_options, any_case=True)
-            if refusal is not None:
-                raise UndeclaredOption(refusal)
+        declared = self.declared_options
+        for name, value in self.options.items():
+            # UCI option names (and combo choices) are matched whatever their letter case.
+            refuse_option(name, value, declared, any_case=True)
         self.send("setoption name UCI_Variant value bughouse")
         for name, value in self.options.items():
             self.send(f"setoption name {name} value {value}")
         self.send(*self.init)
         self.send("isready")
+
+    @property
+    def declared_options(self) -> dict[str, Declared]:
+        """The options the engine declared (``option name ...``), by name."""
+        return {name: uci_declared(fields) for name, fields in self.engine_options.items()}
 
     def set_option(self, name: str, value: str | None) -> None:
         """``setoption name NAME [value VALUE]`` and ``isready``: ``option_done``

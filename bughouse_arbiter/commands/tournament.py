@@ -81,7 +81,7 @@ from ..tournament.display import (
     signed,
     status_lines,
 )
-from ..tournament.engine_options import undeclared_options
+from ..tournament.engine_options import refused_options
 from ..tournament.extension import extended
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.openings import DEFAULT_PLIES, FORMATS, ORDERS, load_book, ordered
@@ -709,7 +709,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     plan = _plan(args, folder)
     debug = _debug_folder(args)
     if args.ray is None:  # on a cluster the engines start elsewhere: their games say it
-        refusal = trio.run(undeclared_options, plan.participants)
+        refusal = trio.run(refused_options, plan.participants)
         if refusal is not None:
             raise ConfigError(refusal)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
