@@ -18,8 +18,8 @@ from bughouse_arbiter.core.clock import Clocks
 from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import BoardId
 from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.serve.live_view import LiveView, moves_behind, moves_held
 from bughouse_arbiter.table.match_events import MatchStarted, MovePlayed
-from bughouse_arbiter.web.live_view import LiveView, moves_behind, moves_held
 
 LENGTHS = (100, 1000, 4000)
 REPEAT = 300

@@ -36,12 +36,12 @@ sys.path.insert(0, str(ROOT))
 from bughouse_arbiter.config.specs import builtin_engine  # noqa: E402
 from bughouse_arbiter.core.model import SEATS, Seat  # noqa: E402
 from bughouse_arbiter.core.rules import HouseRules  # noqa: E402
+from bughouse_arbiter.net.tls import server_context  # noqa: E402
 from bughouse_arbiter.players.base import Player  # noqa: E402
 from bughouse_arbiter.players.factory import create_player  # noqa: E402
-from bughouse_arbiter.server.listener import TcpFrontEnd  # noqa: E402
-from bughouse_arbiter.server.remote import RemoteEnginePlayer, RemoteSeat  # noqa: E402
-from bughouse_arbiter.server.seam import LiveTable  # noqa: E402
-from bughouse_arbiter.server.tls import server_context  # noqa: E402
+from bughouse_arbiter.serve.listener import TcpFrontEnd  # noqa: E402
+from bughouse_arbiter.serve.remote import RemoteEnginePlayer, RemoteSeat  # noqa: E402
+from bughouse_arbiter.serve.seam import LiveTable  # noqa: E402
 from bughouse_arbiter.table.arbiter import MatchEvent, MovePlayed, run_match  # noqa: E402
 
 MEASURED = Seat.B_WHITE

@@ -12,18 +12,24 @@ The layers, lowest first; each imports only from those below it
   score, ``adapters.search_info``) and ``ui``'s text (the table drawn, the
   console's input), ``lobby`` (the server's lobby: tables, seats, pairing,
   chat, its messages). Sans-IO.
-- ``players`` (one ``Player`` per seat: engine processes, the console),
-  ``environment`` (what the terminal can do) and ``events`` (a club evening:
-  sign-up, teams, rounds, standings; sans-IO, on the lobby's identities).
+- ``players`` (one ``Player`` per seat: engine processes, the console, and
+  ``players.driver``, a local player driven by protocol.md's lines),
+  ``environment`` (what the terminal can do), ``events`` (a club evening:
+  sign-up, teams, rounds, standings; sans-IO, on the lobby's identities) and
+  ``net`` (the network's bounds and plumbing both servers share: limits,
+  admission, TLS, TCP, the ASGI host, the web gate).
 - ``table``: the trio arbiter (``arbiter.run_match``), one game played
   (``games.play_game``), engines kept between games (``keeper.EngineKeeper``),
   a game recorded (``recording.GameWriter``); ``storage`` (the server's
-  database: accounts, bots, the game archive, ratings; SQLite).
-- ``server`` (network seats, the table seam) and ``ui.match_view`` (the live
-  match display and the summary of a run).
-- ``web``: the live page.
+  database: accounts, bots, the game archive, ratings; SQLite); ``web`` (the
+  page files and the self-contained replay page).
+- ``serve`` (the one-table server: the table seam, remote seats, the TCP
+  front end, the live page), ``clients`` (what dials a server: ``connect``,
+  bots, the console in the lobby) and ``ui.match_view`` (the live match
+  display and the summary of a run).
 - ``tournament``: schedules, the journal, statistics, local and Ray tables;
-  ``hall``: the runtime of ``bughouse server`` (the lobby's tables, events and web app).
+  ``hall``: the lobby server, ``bughouse server`` (its runtime, tables, events,
+  line port, and its web side in ``hall.web``).
 - ``commands``: one module per ``bughouse`` verb; no command imports another.
 - ``cli``: the argument parser and ``main``.
 """

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytest_plugins = ["slow_marks"]
+
 try:
     from hypothesis import HealthCheck, settings
 except ImportError:  # an optional test dependency: its modules skip themselves

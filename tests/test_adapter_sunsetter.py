@@ -299,6 +299,7 @@ def test_the_fake_crashes_at_new_after_memory_as_sunsetter_does() -> None:
         engine.feed("new")
 
 
+@pytest.mark.slow
 def test_a_match_never_sends_memory_unless_asked(tmp_path: Path) -> None:
     """Two games on kept engines (a second ``new`` after the first): Sunsetter,
     which dies at ``new`` after ``memory``, plays both to their end."""

@@ -24,8 +24,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from tls_files import certificate
 
-from bughouse_arbiter.server.listener import ServeError
-from bughouse_arbiter.web.asgi_host import WebBounds, serve_asgi
+from bughouse_arbiter.net.asgi_host import WebBounds, serve_asgi
+from bughouse_arbiter.net.tcp import ServeError
 
 
 class EchoApp:

@@ -34,6 +34,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str],
     return status, steps, out + err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "program"),
     [
@@ -61,6 +62,7 @@ def test_the_debian_engines_pass_every_step(
     assert "steps passed" in out
 
 
+@pytest.mark.slow
 def test_a_native_engine_passes_every_step(capsys: pytest.CaptureFixture[str]) -> None:
     status, steps, out = run(capsys, "random")
     # It moves at once, so a piece cannot arrive mid-think: that step is a SKIP.
@@ -69,6 +71,7 @@ def test_a_native_engine_passes_every_step(capsys: pytest.CaptureFixture[str]) -
     assert "too fast to test" in out
 
 
+@pytest.mark.slow
 def test_a_uci_engine_without_bughouse_fails_with_the_reason(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -90,6 +93,7 @@ def test_a_uci_engine_without_bughouse_fails_with_the_reason(
     assert "Traceback" not in out
 
 
+@pytest.mark.slow
 def test_a_program_that_speaks_no_protocol_fails_every_step(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -128,6 +132,7 @@ def test_an_unknown_protocol_is_an_argparse_error(capsys: pytest.CaptureFixture[
 FAKE = Path(__file__).with_name("xboard_fake.py")
 
 
+@pytest.mark.slow
 def test_a_sunsetter_like_engine_is_checked_without_setboard(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -164,6 +169,7 @@ def test_a_silent_sitter_passes_the_waiting_step_and_a_fast_mover_skips_mid_thin
     assert "9 of 10 steps passed, 1 skipped" in out
 
 
+@pytest.mark.slow
 def test_sunsetter_is_not_sent_memory_and_passes_what_it_can(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -184,6 +190,7 @@ def test_sunsetter_is_not_sent_memory_and_passes_what_it_can(
     assert "6 of 10 steps passed, 4 skipped" in out
 
 
+@pytest.mark.slow
 def test_memory_is_sent_when_the_engines_file_sets_hash(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ from cli_checks import run_bughouse
 COMMANDS = ["match", "play", "replay", "position", "check-engine"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_has_no_markup_or_internal_names(command: str) -> None:
     done = run_bughouse(command, "--help")
@@ -17,11 +18,13 @@ def test_help_has_no_markup_or_internal_names(command: str) -> None:
         assert internal not in done.stdout
 
 
+@pytest.mark.slow
 def test_play_help_gives_the_default_seat() -> None:
     text = " ".join(run_bughouse("play", "--help").stdout.split())
     assert "BA, WB, BB); default A-white" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["play", "match"])
 def test_a_negative_time_control_gets_a_clear_error(command: str) -> None:
     done = run_bughouse(command, "--tc", "-5+0")
@@ -48,6 +51,7 @@ def test_help_is_as_wide_as_argparse_would_make_it(
     assert _help_width() == shutil.get_terminal_size().columns - 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", ["50", "200"])
 def test_the_help_text_wraps_at_the_terminal_width(columns: str) -> None:
     done = run_bughouse("position", "--help", env={"COLUMNS": columns})

@@ -30,16 +30,19 @@ def loaded_by(*argv: str) -> set[str]:
     return set(done.stderr.split("\n")[-2].split())
 
 
+@pytest.mark.slow
 def test_help_imports_neither_trio_nor_chess() -> None:
     assert loaded_by("--help") == set()
     assert loaded_by() == set()  # the usage error for a missing command
 
 
+@pytest.mark.slow
 def test_position_does_not_import_trio_nor_the_other_commands() -> None:
     fen = "8/8/8/8/8/8/8/K6k[] w - - 0 1"
     assert loaded_by("position", fen, "--json") == {"chess"}
 
 
+@pytest.mark.slow
 def test_match_help_imports_its_module() -> None:
     assert "bughouse_arbiter.commands.match" in loaded_by("match", "--help")
 

@@ -6,8 +6,8 @@ import io
 
 import trio
 
+from bughouse_arbiter.clients.console_lobby import play_in_lobby
 from bughouse_arbiter.protocol import RawLine
-from bughouse_arbiter.server.console_lobby import play_in_lobby
 from bughouse_arbiter.ui.console_screen import Style
 
 

@@ -222,8 +222,8 @@ async def test_a_person_moved_to_another_seat_plays_it_in_the_next_game(
     names A-Black, and the person who played A-White in game 1 plays it (game
     1's end no longer holds: the console takes moves again)."""
     from bughouse_arbiter.core.board import STARTING_FEN
+    from bughouse_arbiter.players.driver import PlayerDriver
     from bughouse_arbiter.protocol import RawLine
-    from bughouse_arbiter.server.driver import PlayerDriver
 
     fen = STARTING_FEN
     terminal = ScriptedTerminal([(1.0, b"e5\n")], interactive=False)

@@ -78,6 +78,7 @@ async def test_a_quiet_log_has_no_notes(autojump_clock: object) -> None:
     assert lines_of(stream) == ["       0 WA > bugok"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["ignored-flood", "stderr-flood"])
 async def test_a_flooding_engines_debug_log_stays_within_its_caps(
     tmp_path: Path, mode: str

@@ -132,6 +132,7 @@ def play_game(rng: random.Random, stats: Counter[str], mismatches: list[str]) ->
     stats["games"] += 1
 
 
+@pytest.mark.slow
 def test_legal_moves_equal_pyffish_on_random_linked_boards() -> None:
     rng = random.Random(SEED)
     stats: Counter[str] = Counter()

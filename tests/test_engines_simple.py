@@ -91,6 +91,7 @@ def state(child: PopenSpawn, version: int, fen_a: str = START, fen_b: str = STAR
 # -- random mover -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_handshake_announces_everything_then_bugok() -> None:
     child = spawn("random_mover.py")
     child.sendline("bug 1")
@@ -107,12 +108,14 @@ def test_handshake_announces_everything_then_bugok() -> None:
     assert child.proc.wait(timeout=TIMEOUT) == 0
 
 
+@pytest.mark.slow
 def test_end_of_input_means_quit() -> None:
     child = spawn("random_mover.py")
     child.sendeof()
     assert child.proc.wait(timeout=TIMEOUT) == 0
 
 
+@pytest.mark.slow
 def test_four_random_movers_play_legal_bughouse(engines: list[PopenSpawn]) -> None:
     """Four processes, one per seat; every answer is checked by the rules core."""
     players = {
@@ -153,6 +156,7 @@ def test_four_random_movers_play_legal_bughouse(engines: list[PopenSpawn]) -> No
     assert drops > 0  # the pockets filled from the partner board were used
 
 
+@pytest.mark.slow
 def test_wait_then_the_right_piece_brings_a_drop(engines: list[PopenSpawn]) -> None:
     child = start(engines, "random_mover.py", "--seed", "1")
     newgame(child, "a-white")
@@ -172,6 +176,7 @@ def test_wait_then_the_right_piece_brings_a_drop(engines: list[PopenSpawn]) -> N
     assert chess.Move.from_uci(words[1]) in board.legal_moves
 
 
+@pytest.mark.slow
 def test_team_mode_names_the_board(engines: list[PopenSpawn]) -> None:
     child = start(engines, "random_mover.py")
     newgame(child, "a-black", "b-white")
@@ -181,6 +186,7 @@ def test_team_mode_names_the_board(engines: list[PopenSpawn]) -> None:
     assert words[0] == "bestmove" and words[2:] == ["turn", "1", "board", "b"]
 
 
+@pytest.mark.slow
 def test_isready_is_answered_while_thinking(engines: list[PopenSpawn]) -> None:
     child = start(engines, "random_mover.py")
     child.sendline("setoption name Delay value 800")
@@ -193,6 +199,7 @@ def test_isready_is_answered_while_thinking(engines: list[PopenSpawn]) -> None:
     assert answer(child)[0] == "bestmove"
 
 
+@pytest.mark.slow
 def test_the_seed_option_makes_games_repeatable(engines: list[PopenSpawn]) -> None:
     def first_moves() -> list[str]:
         child = start(engines, "random_mover.py")
@@ -208,6 +215,7 @@ def test_the_seed_option_makes_games_repeatable(engines: list[PopenSpawn]) -> No
     assert first_moves() == first_moves()
 
 
+@pytest.mark.slow
 def test_unknown_and_bad_input_is_ignored(engines: list[PopenSpawn]) -> None:
     child = start(engines, "random_mover.py")
     for line in ("hello", "setoption name Seed value x", "   ", "go", "\x00\x01", "state v"):
@@ -226,6 +234,7 @@ def play_one_turn(child: PopenSpawn, turn: int = 1) -> None:
     child.sendline(f"go v 0 turn {turn} board a")
 
 
+@pytest.mark.slow
 def test_faulty_needs_a_mode() -> None:
     child = spawn("faulty.py")
     child.expect(pexpect.EOF)
@@ -233,6 +242,7 @@ def test_faulty_needs_a_mode() -> None:
     assert "a mode is needed" in str(child.before)
 
 
+@pytest.mark.slow
 def test_faulty_crash_exits_with_status_3(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "crash")
     newgame(child, "a-white")
@@ -243,6 +253,7 @@ def test_faulty_crash_exits_with_status_3(engines: list[PopenSpawn]) -> None:
     assert child.proc.wait(timeout=TIMEOUT) == 3
 
 
+@pytest.mark.slow
 def test_faulty_hang_never_answers_go_but_answers_isready(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "hang", "--after", "0")
     newgame(child, "a-white")
@@ -253,6 +264,7 @@ def test_faulty_hang_never_answers_go_but_answers_isready(engines: list[PopenSpa
         child.expect_exact("bestmove", timeout=1)
 
 
+@pytest.mark.slow
 def test_faulty_illegal_answers_an_illegal_move(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "illegal", "--after", "0")
     newgame(child, "a-white")
@@ -263,6 +275,7 @@ def test_faulty_illegal_answers_an_illegal_move(engines: list[PopenSpawn]) -> No
         BughouseGame().push(Seat.A_WHITE, words[1])
 
 
+@pytest.mark.slow
 def test_faulty_stale_answers_an_old_token_first(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "stale")
     newgame(child, "a-white")
@@ -272,6 +285,7 @@ def test_faulty_stale_answers_an_old_token_first(engines: list[PopenSpawn]) -> N
     assert answer(child)[2:] == ["turn", "8"]
 
 
+@pytest.mark.slow
 def test_faulty_garbage_writes_junk_then_plays(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "garbage")
     newgame(child, "a-white")
@@ -283,6 +297,7 @@ def test_faulty_garbage_writes_junk_then_plays(engines: list[PopenSpawn]) -> Non
     assert "turn banana" in junk
 
 
+@pytest.mark.slow
 def test_faulty_flood_writes_megabytes_then_plays(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "flood", "--after", "0", "--flood-mb", "2")
     newgame(child, "a-white")
@@ -291,6 +306,7 @@ def test_faulty_flood_writes_megabytes_then_plays(engines: list[PopenSpawn]) -> 
     assert len(str(child.before)) > 2_000_000
 
 
+@pytest.mark.slow
 def test_faulty_slow_start_is_late_with_bugok() -> None:
     child = spawn("faulty.py", "slow-start", "--delay", "1")
     began = time.monotonic()
@@ -303,6 +319,7 @@ def test_faulty_slow_start_is_late_with_bugok() -> None:
     assert child.proc.wait(timeout=TIMEOUT) == 0
 
 
+@pytest.mark.slow
 def test_faulty_ignore_quit_survives_quit_and_sigterm(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "ignore-quit")
     child.sendline("quit")
@@ -315,6 +332,7 @@ def test_faulty_ignore_quit_survives_quit_and_sigterm(engines: list[PopenSpawn])
     assert child.proc.wait(timeout=TIMEOUT) == -signal.SIGKILL
 
 
+@pytest.mark.slow
 def test_faulty_close_pipe_closes_output_and_stays(engines: list[PopenSpawn]) -> None:
     child = start(engines, "faulty.py", "close-pipe", "--after", "0")
     newgame(child, "a-white")

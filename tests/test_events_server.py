@@ -15,6 +15,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from test_server_lobby import LobbyServer, Socket
 
@@ -64,6 +65,7 @@ async def _hold(table: Socket) -> None:
     await table.aclose()
 
 
+@pytest.mark.slow
 async def test_a_short_event_runs_three_rounds_to_its_standings(tmp_path: Path) -> None:
     server = LobbyServer(tmp_path)
     server.argv += ["--computer", "random"]

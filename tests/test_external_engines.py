@@ -114,6 +114,7 @@ async def test_fairy_stockfish_in_xboard_mode_beside_sjeng_and_uci() -> None:
     check_match(record, events)
 
 
+@pytest.mark.slow
 async def test_a_table_mixing_native_uci_and_xboard_seats() -> None:
     require("sjeng", "fairy-stockfish")
     known = builtin_external_engines()
@@ -129,6 +130,7 @@ async def test_a_table_mixing_native_uci_and_xboard_seats() -> None:
     assert all(e.reason for e in waits)
 
 
+@pytest.mark.slow
 async def test_a_program_that_is_not_a_uci_engine_fails_its_handshake() -> None:
     player = UciPlayer(Seat.A_WHITE, ["/bin/cat"], handshake_timeout=1.0)
     send, _receive = trio.open_memory_channel[object](10)
@@ -139,6 +141,7 @@ async def test_a_program_that_is_not_a_uci_engine_fails_its_handshake() -> None:
             await player.aclose()
 
 
+@pytest.mark.slow
 async def test_an_xboard_engine_that_exits_at_once_fails_its_handshake() -> None:
     player = XboardPlayer(Seat.A_WHITE, ["/bin/true"])
     send, _receive = trio.open_memory_channel[object](10)
@@ -149,6 +152,7 @@ async def test_an_xboard_engine_that_exits_at_once_fails_its_handshake() -> None
             await player.aclose()
 
 
+@pytest.mark.slow
 async def test_a_missing_program_fails_to_start() -> None:
     player = XboardPlayer(Seat.A_WHITE, ["/nonexistent/sjeng"])
     send, _receive = trio.open_memory_channel[object](10)
@@ -192,6 +196,7 @@ def test_bughouse_match_seats_named_engines_and_its_bpgn_replays(tmp_path: Path)
     assert len(game.moves) >= 10
 
 
+@pytest.mark.slow
 async def test_an_xboard_engine_that_ignores_quit_is_killed(tmp_path: Path) -> None:
     import sys
 
@@ -232,6 +237,7 @@ def _one_game(fen_a: str | None = None, version: int = 0) -> tuple[MatchInfo, Ta
     return info, state
 
 
+@pytest.mark.slow
 async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> None:
     require("fairy-stockfish")
     spec = builtin_external_engines()["fairy-stockfish"]
@@ -251,6 +257,7 @@ async def test_an_external_engines_move_carries_the_time_its_line_was_read() -> 
             await player.aclose()
 
 
+@pytest.mark.slow
 async def test_an_external_engine_answering_after_the_table_is_gone_is_no_error() -> None:
     # The table stops taking actions (its channel closed) while the engine still
     # talks: its info lines and move are dropped, and nothing is raised.
@@ -276,6 +283,7 @@ async def test_an_external_engine_answering_after_the_table_is_gone_is_no_error(
             await player.aclose()
 
 
+@pytest.mark.slow
 async def test_sjeng_understands_every_signal_the_table_sends_it() -> None:
     """Each signal of ``protocol.signals``, as the xboard adapter passes it on
     (one ``ptell`` a signal), is answered by Sjeng as understood, never with

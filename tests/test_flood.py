@@ -61,6 +61,7 @@ async def others_delay(mode: str) -> list[float]:
     return turns
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["ignored-flood", "info-flood"])
 async def test_a_flooder_does_not_charge_the_other_engines(mode: str) -> None:
     quiet = await others_delay("normal")
@@ -86,6 +87,7 @@ sys.stdin.read()
 """
 
 
+@pytest.mark.slow
 async def test_past_a_stderr_flood_its_last_words_are_kept_and_the_rest_counted() -> None:
     log: list[str] = []
     command = [sys.executable, "-c", STDERR_FLOOD]

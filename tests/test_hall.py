@@ -11,6 +11,7 @@ import pytest
 import trio
 
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.clients.lobby_link import LinePort, open_lobby
 from bughouse_arbiter.config.specs import TimeControl
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.hall.line_lobby import serve_line_lobby
@@ -22,11 +23,10 @@ from bughouse_arbiter.lobby.model import Lobby
 from bughouse_arbiter.lobby.shown import apply_diff
 from bughouse_arbiter.players.base import ResignAction
 from bughouse_arbiter.protocol.lobby_lines import Hello
-from bughouse_arbiter.server.lobby_client import LinePort, open_lobby
-from bughouse_arbiter.server.seam import LiveTable
+from bughouse_arbiter.serve.live_page import WebPlayer
+from bughouse_arbiter.serve.seam import LiveTable
 from bughouse_arbiter.table.arbiter import MatchEnded
 from bughouse_arbiter.table.match_events import MatchStarted, SeatTakenOver
-from bughouse_arbiter.web.live_server import WebPlayer
 
 TIMEOUT = 60
 
@@ -89,6 +89,7 @@ async def ended(hall: Hall, table: str) -> None:
         await trio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_an_exception_at_one_table_ends_that_table_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,6 +127,7 @@ async def test_an_exception_at_one_table_ends_that_table_only(
     assert not (tmp_path / "t1.bpgn").exists()
 
 
+@pytest.mark.slow
 async def test_a_bot_is_offered_its_seat_and_plays_there(tmp_path: Path) -> None:
     hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
     with trio.fail_after(TIMEOUT):
@@ -167,6 +169,7 @@ async def test_a_player_back_in_the_lobby_is_told_its_seat_again(tmp_path: Path)
             nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 async def test_a_player_back_after_a_rematch_is_told_the_seat_held_now(tmp_path: Path) -> None:
     hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
     with trio.fail_after(TIMEOUT):
@@ -190,6 +193,7 @@ async def test_a_player_back_after_a_rematch_is_told_the_seat_held_now(tmp_path:
             nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 async def test_a_rematch_asked_the_moment_a_page_hears_gameover_is_granted(
     tmp_path: Path,
 ) -> None:
@@ -231,6 +235,7 @@ class StuckArchive:
         await self.release.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stuck", [False, True], ids=["archived", "archive-stuck"])
 async def test_a_line_client_that_asks_for_a_rematch_on_gameover_gets_it(
     tmp_path: Path, stuck: bool
@@ -282,6 +287,7 @@ async def test_a_line_client_that_asks_for_a_rematch_on_gameover_gets_it(
     assert f"{table}.2 seat a-black" in seen[-1]  # the same table, colours swapped
 
 
+@pytest.mark.slow
 async def test_a_computer_that_takes_a_left_seat_over_is_named_on_the_pages_and_in_the_file(
     tmp_path: Path,
 ) -> None:
@@ -322,6 +328,7 @@ async def test_a_computer_that_takes_a_left_seat_over_is_named_on_the_pages_and_
     assert game.tags["WhiteA"] == "alice / searcher" and game.tags["WhiteB"] == "bob"
 
 
+@pytest.mark.slow
 async def test_a_paired_table_whose_series_ended_is_let_go_with_its_engines(
     tmp_path: Path,
 ) -> None:

@@ -10,16 +10,16 @@ import pytest
 import trio
 
 from bughouse_arbiter.core.model import SEATS, Seat
-from bughouse_arbiter.hall.accounts_web import Accounts, LoginLimiter
 from bughouse_arbiter.hall.runtime import Hall, JoinRefused
-from bughouse_arbiter.hall.store_archive import StoreArchive
+from bughouse_arbiter.hall.web.accounts import Accounts, LoginLimiter
 from bughouse_arbiter.lobby.archive import GameFinished, GameStarted
 from bughouse_arbiter.lobby.identity import COMPUTER, Identity
 from bughouse_arbiter.players.base import ResignAction
+from bughouse_arbiter.serve.live_page import WebPlayer
 from bughouse_arbiter.storage import GameQuery, SqliteStore
 from bughouse_arbiter.storage.aio import AsyncStore
+from bughouse_arbiter.storage.archive import StoreArchive
 from bughouse_arbiter.table.match_events import MatchEnded, MatchStarted
-from bughouse_arbiter.web.live_server import WebPlayer
 
 BPGN = '[Event "lobby"]\n[Result "1-0"]\n\n1A. e4 {resigns} 1-0\n'
 
@@ -175,6 +175,7 @@ class HeldArchive:
         self.kept.append(game)
 
 
+@pytest.mark.slow
 async def test_the_end_is_told_only_once_the_archive_has_the_game(tmp_path: Path) -> None:
     hall = Hall(tmp_path, log=lambda text: None, join_timeout=20)
     archive = HeldArchive(hall)
@@ -215,7 +216,7 @@ async def test_the_end_is_told_only_once_the_archive_has_the_game(tmp_path: Path
 
 
 def test_the_rating_plot_draws_every_rated_game() -> None:
-    from bughouse_arbiter.hall.plot import rating_plot
+    from bughouse_arbiter.hall.web.plot import rating_plot
     from bughouse_arbiter.storage import HistoryPoint
 
     assert "No rated games yet" in rating_plot([], start=1500)

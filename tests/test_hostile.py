@@ -115,6 +115,7 @@ pytestmark = needs_proc
 # -- an engine cannot decide the result for someone else ------------------------------
 
 
+@pytest.mark.slow
 def test_a_huge_name_cannot_make_an_innocent_engine_leave(tmp_path: Path, marker: str) -> None:
     # ~8,000 characters of name (with terminal escapes) at A-Black: the
     # "player" lines to the three others must stay valid.
@@ -135,6 +136,7 @@ def test_a_huge_name_cannot_make_an_innocent_engine_leave(tmp_path: Path, marker
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_numbers_of_hundreds_of_digits_are_bounded_in_the_file(tmp_path: Path, marker: str) -> None:
     attack = {Seat.A_WHITE: hostile("huge-score", marker)}
     done = bughouse(
@@ -154,6 +156,7 @@ def test_numbers_of_hundreds_of_digits_are_bounded_in_the_file(tmp_path: Path, m
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 def test_a_ptell_flood_is_capped_per_turn_and_cleaned(tmp_path: Path, marker: str) -> None:
     attack = {Seat.A_WHITE: hostile("ptell-flood", marker, "--count", "3000")}
     done = bughouse(
@@ -198,6 +201,7 @@ async def hostile_match(
     return record, players
 
 
+@pytest.mark.slow
 async def test_an_engine_that_exits_leaving_a_child_on_its_pipes_has_left(marker: str) -> None:
     # The child keeps the output open: no EOF comes. With 60 s on the clock,
     # only watching the process itself can make this "left" (and not a flag).
@@ -212,6 +216,7 @@ async def test_an_engine_that_exits_leaving_a_child_on_its_pipes_has_left(marker
     assert not survivors(marker)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["helper", "group-helper", "setsid-helper"])
 async def test_helpers_die_with_an_engine_that_obeys_quit(marker: str, mode: str) -> None:
     # Each seat's engine leaves a sleeping helper in its process group, in a

@@ -16,25 +16,25 @@ import pytest
 import trio
 from cli_checks import expect_usage_error
 
-from bughouse_arbiter.config.specs import TimeControl
-from bughouse_arbiter.core.model import Seat
-from bughouse_arbiter.exits import OK
-from bughouse_arbiter.hall.line_lobby import STOPPING, serve_line_lobby
-from bughouse_arbiter.hall.runtime import JoinRefused
-from bughouse_arbiter.lobby.identity import Identity
-from bughouse_arbiter.players.process import EngineProcess, ProtocolLog
-from bughouse_arbiter.protocol.lobby_lines import Hello
-from bughouse_arbiter.server import bot
-from bughouse_arbiter.server.client import ConnectRefused
-from bughouse_arbiter.server.lobby_client import (
+from bughouse_arbiter.clients import bot
+from bughouse_arbiter.clients.link import ConnectRefused
+from bughouse_arbiter.clients.lobby_link import (
     LinePort,
     find_line_port,
     line_port_of,
     open_lobby,
     parse_server_url,
 )
-from bughouse_arbiter.server.seam import AuthRefused, SeatLink
-from bughouse_arbiter.server.tls import client_context, server_context
+from bughouse_arbiter.config.specs import TimeControl
+from bughouse_arbiter.core.model import Seat
+from bughouse_arbiter.exits import OK
+from bughouse_arbiter.hall.line_lobby import STOPPING, serve_line_lobby
+from bughouse_arbiter.hall.runtime import JoinRefused
+from bughouse_arbiter.lobby.identity import Identity
+from bughouse_arbiter.net.tls import client_context, server_context
+from bughouse_arbiter.players.process import EngineProcess, ProtocolLog
+from bughouse_arbiter.protocol.lobby_lines import Hello
+from bughouse_arbiter.serve.seam import AuthRefused, SeatLink
 
 ROOT = Path(__file__).resolve().parent.parent
 GUARD = 20
@@ -380,6 +380,7 @@ async def _lines(peer: Peer) -> Any:
         yield line
 
 
+@pytest.mark.slow
 async def test_the_bot_client_plays_two_seatings_on_one_engine_handshake() -> None:
     """``connect --bot``'s pump: the engine hears ``bug 1`` once; the second
     seating's handshake is answered from the first; ``games=2`` ends it cleanly."""

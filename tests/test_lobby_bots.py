@@ -15,11 +15,11 @@ import pytest
 import trio
 from serve_helpers import ENV, ROOT, bughouse, reap
 
+from bughouse_arbiter.clients import bot
+from bughouse_arbiter.clients.lobby_link import LinePort, open_lobby
 from bughouse_arbiter.exits import OK, by_signal
 from bughouse_arbiter.players.process import EngineProcess
 from bughouse_arbiter.protocol.lobby_lines import Hello
-from bughouse_arbiter.server import bot
-from bughouse_arbiter.server.lobby_client import LinePort, open_lobby
 
 FAIRY = "/usr/games/fairy-stockfish"
 TC = "10+0"

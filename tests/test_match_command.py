@@ -131,6 +131,7 @@ def test_options_go_to_the_engine_at_their_seat_and_to_team_engines() -> None:
     assert plan.engines[Seat.B_BLACK].options == {"Seed": "3"}
 
 
+@pytest.mark.slow
 def test_an_option_reaches_the_engine(tmp_path: Path) -> None:
     done = run_bughouse(
         "match",
@@ -474,6 +475,7 @@ REAL_ENGINES = (ROOT / "engines" / "random_mover.py").is_file()
 needs_engines = pytest.mark.skipif(not REAL_ENGINES, reason="engines/random_mover.py missing")
 
 
+@pytest.mark.slow
 @needs_engines
 def test_cli_plays_random_movers_and_writes_a_replayable_file(tmp_path: Path) -> None:
     engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]
@@ -490,6 +492,7 @@ def test_cli_plays_random_movers_and_writes_a_replayable_file(tmp_path: Path) ->
     assert replay_game(game).ok
 
 
+@pytest.mark.slow
 @needs_engines
 def test_cli_games_rotate_seats_and_end_with_a_summary(tmp_path: Path) -> None:
     # Four different engines (random movers with their own seeds), so a
@@ -550,6 +553,7 @@ def slow_movers() -> list[str]:
     return [f"--engine={seat}={slow}" for seat in ("WA", "BA", "WB", "BB")]
 
 
+@pytest.mark.slow
 @needs_engines
 def test_ctrl_c_writes_the_game_so_far_with_a_star(tmp_path: Path) -> None:
     engines = slow_movers()
@@ -610,6 +614,7 @@ def assert_no_process_left(players: list[Player]) -> None:
             os.kill(process.pid, 0)
 
 
+@pytest.mark.slow
 @needs_engines
 @pytest.mark.parametrize(
     ("mode", "termination", "reason"),
@@ -639,6 +644,7 @@ async def test_a_faulty_engine_loses_with_the_right_reason(
     assert_no_process_left(players)
 
 
+@pytest.mark.slow
 @needs_engines
 @pytest.mark.parametrize("mode", ["garbage", "flood", "stale", "ignore-quit"])
 async def test_harmless_faults_are_ignored_and_the_match_ends(mode: str) -> None:
@@ -652,6 +658,7 @@ async def test_harmless_faults_are_ignored_and_the_match_ends(mode: str) -> None
     assert_no_process_left(players)
 
 
+@pytest.mark.slow
 @needs_engines
 async def test_random_movers_play_a_full_match() -> None:
     record, players = await engine_match({}, HouseRules(time=5.0))
@@ -662,6 +669,7 @@ async def test_random_movers_play_a_full_match() -> None:
     assert_no_process_left(players)
 
 
+@pytest.mark.slow
 @needs_engines
 async def test_searchers_beat_random_movers() -> None:
     specs = {Seat.A_WHITE: "searcher", Seat.B_BLACK: "searcher"}
@@ -698,6 +706,7 @@ async def test_a_file_that_cannot_be_written_is_reported(
     assert writer.error is not None and "Bad file descriptor" in writer.error
 
 
+@pytest.mark.slow
 @needs_engines
 def test_cli_writes_the_record_of_a_crashed_engines_match(tmp_path: Path) -> None:
     engines = ["--engine=WA=faulty-crash"] + [f"--engine={s}=random" for s in ("BA", "WB", "BB")]
@@ -710,6 +719,7 @@ def test_cli_writes_the_record_of_a_crashed_engines_match(tmp_path: Path) -> Non
     assert game.tag("TerminationSeat") == "WA"
 
 
+@pytest.mark.slow
 @needs_engines
 def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
     mover = ROOT / "engines" / "random_mover.py"
@@ -738,6 +748,7 @@ def test_cli_seats_engines_named_in_an_engines_file(tmp_path: Path) -> None:
     assert bad.stderr.startswith("bughouse match: error: ")
 
 
+@pytest.mark.slow
 @needs_engines
 def test_live_table_in_a_terminal_and_ctrl_c(tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
@@ -790,6 +801,7 @@ def _marked_clocks(screen: str) -> tuple[list[str], list[str]]:
     return left, right
 
 
+@pytest.mark.slow
 @needs_engines
 def test_the_live_table_runs_both_boards_clocks(tmp_path: Path) -> None:
     """Every frame marks the side to move on both boards, and the marked clocks run."""
@@ -847,6 +859,7 @@ def _clock_seconds(text: str) -> float:
     return int(minutes or 0) * 60 + float(seconds)
 
 
+@pytest.mark.slow
 @needs_engines
 def test_without_out_the_game_goes_under_games(tmp_path: Path) -> None:
     engines = [f"--engine={seat}=random" for seat in ("WA", "BA", "WB", "BB")]

@@ -40,6 +40,7 @@ def _plan(
     return plan_from_args(args, today=datetime.datetime(2026, 1, 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("engine", "team", "processes"),
     [
@@ -84,6 +85,7 @@ class Flushes(io.StringIO):
         self.seen.append(self.getvalue())
 
 
+@pytest.mark.slow
 def test_kept_engines_games_still_flush_their_move_lines_during_play(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

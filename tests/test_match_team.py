@@ -100,6 +100,7 @@ def test_the_summary_marks_seats_held_by_a_team_engine() -> None:
 # -- real matches ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_team_engine_plays_rotated_games_against_two_random_movers(tmp_path: Path) -> None:
     done = bughouse(
         "match",
@@ -150,6 +151,7 @@ def test_a_team_engine_plays_rotated_games_against_two_random_movers(tmp_path: P
     assert "bestmove" in team_log
 
 
+@pytest.mark.slow
 def test_an_engine_without_team_mode_is_refused_before_the_match(tmp_path: Path) -> None:
     solo = tmp_path / "solo.py"
     solo.write_text(

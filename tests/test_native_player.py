@@ -117,6 +117,7 @@ def assert_reaped(pid: int | None) -> None:
 # -- the random mover -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(
@@ -160,6 +161,7 @@ async def test_handshake_turn_and_move(nursery: trio.Nursery) -> None:
         assert expected in log, expected
 
 
+@pytest.mark.slow
 async def test_one_state_before_the_first_go_and_the_rules_on_the_wire(
     nursery: trio.Nursery,
 ) -> None:
@@ -197,6 +199,7 @@ async def test_one_state_before_the_first_go_and_the_rules_on_the_wire(
     assert log.index(states[0]) < log.index("WA < isready") < log.index("turn 1 board a")
 
 
+@pytest.mark.slow
 async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nursery) -> None:
     for limits, expected in (
         (SearchLimits(), "movetime 1000"),
@@ -222,6 +225,7 @@ async def test_untimed_play_sends_no_time_and_a_budget_per_move(nursery: trio.Nu
             await player.aclose()
 
 
+@pytest.mark.slow
 async def test_timed_play_sends_the_limits_beside_the_clocks(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     limits = SearchLimits(movetime=7, depth=3)
@@ -238,6 +242,7 @@ def _never() -> Outcome:
     raise AssertionError("the game should be over")
 
 
+@pytest.mark.slow
 async def test_wait_then_a_partner_capture_brings_a_drop(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM))
     player = seated.player
@@ -261,6 +266,7 @@ async def test_wait_then_a_partner_capture_brings_a_drop(nursery: trio.Nursery) 
     assert chess.Move.from_uci(move.move) in board.legal_moves
 
 
+@pytest.mark.slow
 async def test_team_mode_answers_name_their_boards(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer((Seat.A_WHITE, Seat.B_BLACK), RANDOM)
     seated = await seat(nursery, player)
@@ -273,6 +279,7 @@ async def test_team_mode_answers_name_their_boards(nursery: trio.Nursery) -> Non
     assert moves == {Seat.A_WHITE, Seat.B_BLACK}
 
 
+@pytest.mark.slow
 async def test_team_mode_needs_the_feature(nursery: trio.Nursery) -> None:
     no_team = [sys.executable, "-c", "input(); print('id name Solo'); print('bugok', flush=True)"]
     player = NativeEnginePlayer((Seat.A_BLACK, Seat.B_WHITE), no_team)
@@ -283,6 +290,7 @@ async def test_team_mode_needs_the_feature(nursery: trio.Nursery) -> None:
         NativeEnginePlayer((Seat.A_WHITE, Seat.B_WHITE), RANDOM)
 
 
+@pytest.mark.slow
 async def test_a_full_match_of_four_random_movers() -> None:
     rules = HouseRules(time=60, max_plies=60)
     players = [NativeEnginePlayer(s, [*RANDOM[:-1], str(i + 1)]) for i, s in enumerate(SEATS)]
@@ -300,6 +308,7 @@ async def test_a_full_match_of_four_random_movers() -> None:
 # -- fault engines ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_crash_is_one_gone_with_the_exit_status(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.B_WHITE, faulty("crash")))
     player = seated.player
@@ -320,6 +329,7 @@ async def test_crash_is_one_gone_with_the_exit_status(nursery: trio.Nursery) -> 
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_closed_pipe_is_gone_and_the_process_is_stopped(nursery: trio.Nursery) -> None:
     seated = await seat(
         nursery, NativeEnginePlayer(Seat.A_BLACK, faulty("close-pipe", "--after", "0"))
@@ -334,6 +344,7 @@ async def test_closed_pipe_is_gone_and_the_process_is_stopped(nursery: trio.Nurs
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_hang_never_answers_but_still_closes(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("hang", "--after", "0")))
     await seated.player.your_turn(Seat.A_WHITE, 1, table())
@@ -346,6 +357,7 @@ async def test_hang_never_answers_but_still_closes(nursery: trio.Nursery) -> Non
     assert_reaped(seated.player.process.pid)
 
 
+@pytest.mark.slow
 async def test_garbage_is_ignored_and_play_goes_on(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("garbage"), log=ProtocolLog(stream))
@@ -361,6 +373,7 @@ async def test_garbage_is_ignored_and_play_goes_on(nursery: trio.Nursery) -> Non
     assert "'bugok' is not expected in state 'playing'" in log
 
 
+@pytest.mark.slow
 async def test_flood_is_drained_and_only_the_last_info_forwarded(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("flood", "--after", "0", "--flood-mb", "3"))
     seated = await seat(nursery, player)
@@ -373,6 +386,7 @@ async def test_flood_is_drained_and_only_the_last_info_forwarded(nursery: trio.N
     assert move.token == 1
 
 
+@pytest.mark.slow
 async def test_answers_carry_the_time_their_line_was_read(nursery: trio.Nursery) -> None:
     seated = await seat(nursery, NativeEnginePlayer(Seat.A_WHITE, RANDOM))
     asked = trio.current_time()
@@ -382,6 +396,7 @@ async def test_answers_carry_the_time_their_line_was_read(nursery: trio.Nursery)
     assert asked < move.arrived_at <= trio.current_time()
 
 
+@pytest.mark.slow
 async def test_a_channel_without_room_gets_every_action_in_order(nursery: trio.Nursery) -> None:
     # Nobody takes actions for a while: the reader keeps draining, the actions
     # wait in the player's outbox, in order, stamped when their line was read.
@@ -425,6 +440,7 @@ def chatty(line: str) -> list[str]:
     return [sys.executable, "-c", CHATTY.replace("LINE", line)]
 
 
+@pytest.mark.slow
 async def test_a_flood_of_draw_offers_is_capped_but_the_move_goes_through(
     nursery: trio.Nursery,
 ) -> None:
@@ -444,6 +460,7 @@ async def test_a_flood_of_draw_offers_is_capped_but_the_move_goes_through(
     assert len(offers) + player.ignored + process.flood_dropped == 3000
 
 
+@pytest.mark.slow
 async def test_a_flood_of_partner_messages_is_capped_per_turn_and_logged_once(
     nursery: trio.Nursery,
 ) -> None:
@@ -484,6 +501,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.slow
 async def test_partner_messages_are_cut_to_500_characters_both_ways(
     nursery: trio.Nursery,
 ) -> None:
@@ -506,6 +524,7 @@ async def test_partner_messages_are_cut_to_500_characters_both_ways(
     assert player.ignored == 0
 
 
+@pytest.mark.slow
 async def test_a_team_mode_engine_neither_hears_nor_sends_partner_messages(
     nursery: trio.Nursery,
 ) -> None:
@@ -526,6 +545,7 @@ async def test_a_team_mode_engine_neither_hears_nor_sends_partner_messages(
     assert player.ignored == 1
 
 
+@pytest.mark.slow
 async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery) -> None:
     seated = await seat(
         nursery, NativeEnginePlayer(Seat.A_WHITE, faulty("illegal", "--after", "0"))
@@ -536,6 +556,7 @@ async def test_illegal_move_reaches_the_arbiter_as_played(nursery: trio.Nursery)
         BughouseGame().push(Seat.A_WHITE, move.move)
 
 
+@pytest.mark.slow
 async def test_stale_answers_are_ignored(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("stale"), log=ProtocolLog(stream))
@@ -552,6 +573,7 @@ async def test_stale_answers_are_ignored(nursery: trio.Nursery) -> None:
     assert "ignored (wait for turn 1002, which is not open" in log
 
 
+@pytest.mark.slow
 async def test_an_option_the_engine_did_not_declare_fails_the_start(
     nursery: trio.Nursery,
 ) -> None:
@@ -575,6 +597,7 @@ async def test_a_value_the_engine_did_not_declare_fails_the_start(
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_slow_start_fails_the_handshake(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("slow-start"), handshake_timeout=0.5)
     with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=r"no 'bugok' within 0\.5 s"):
@@ -583,6 +606,7 @@ async def test_slow_start_fails_the_handshake(nursery: trio.Nursery) -> None:
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_ignore_quit_is_killed(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, faulty("ignore-quit"), quit_grace=0.2, term_grace=0.2)
     seated = await seat(nursery, player)
@@ -595,6 +619,7 @@ async def test_ignore_quit_is_killed(nursery: trio.Nursery) -> None:
     assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 async def test_engine_dying_in_the_handshake(nursery: trio.Nursery) -> None:
     dying = [sys.executable, "-c", "import sys; print('oops', file=sys.stderr); sys.exit(5)"]
     player = NativeEnginePlayer(Seat.A_WHITE, dying)
@@ -605,12 +630,14 @@ async def test_engine_dying_in_the_handshake(nursery: trio.Nursery) -> None:
         await seat(nursery, player, game=False)
 
 
+@pytest.mark.slow
 async def test_missing_program(nursery: trio.Nursery) -> None:
     player = NativeEnginePlayer(Seat.A_WHITE, ["/no/such/engine"])
     with trio.fail_after(GUARD), pytest.raises(EngineFailed, match="cannot run"):
         await seat(nursery, player, game=False)
 
 
+@pytest.mark.slow
 async def test_no_readyok_fails_new_game(nursery: trio.Nursery) -> None:
     mute = [
         sys.executable,
@@ -638,6 +665,7 @@ FAULTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "extra", "termination", "reason"), FAULTS)
 async def test_a_fault_ends_the_match_with_a_reason(
     mode: str, extra: tuple[str, ...], termination: Termination, reason: str
@@ -660,6 +688,7 @@ async def test_a_fault_ends_the_match_with_a_reason(
         assert_reaped(player.process.pid)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["garbage", "ignore-quit"])
 async def test_a_harmless_fault_does_not_change_the_game(mode: str) -> None:
     rules = HouseRules(time=30, max_plies=24)
@@ -682,6 +711,7 @@ async def test_a_harmless_fault_does_not_change_the_game(mode: str) -> None:
         assert faulty_player.ignored > 0
 
 
+@pytest.mark.slow
 async def test_a_team_mode_engine_plays_a_whole_match() -> None:
     rules = HouseRules(time=30, max_plies=80)
     team = NativeEnginePlayer((Seat.A_BLACK, Seat.B_WHITE), RANDOM)
@@ -696,6 +726,7 @@ async def test_a_team_mode_engine_plays_a_whole_match() -> None:
     assert team.ignored == 0
 
 
+@pytest.mark.slow
 async def test_refused_move_then_a_new_turn(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(
@@ -713,6 +744,7 @@ async def test_refused_move_then_a_new_turn(nursery: trio.Nursery) -> None:
     assert log.index("WA < illegal turn 1") < log.index("WA < go v 0 turn 2 board a")
 
 
+@pytest.mark.slow
 async def test_board_over_and_game_over_lines(nursery: trio.Nursery) -> None:
     stream = io.StringIO()
     player = NativeEnginePlayer(Seat.B_WHITE, RANDOM, log=ProtocolLog(stream))
@@ -732,6 +764,7 @@ async def test_board_over_and_game_over_lines(nursery: trio.Nursery) -> None:
     assert "WB < gameover result " in log
 
 
+@pytest.mark.slow
 async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) -> None:
     # It thinks 0.8 s with nothing legal; a knight arriving mid-think is what it plays.
     player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, options={"Delay": "800"})
@@ -752,6 +785,7 @@ async def test_events_reach_the_engine_while_it_thinks(nursery: trio.Nursery) ->
     assert move.move.startswith("N@")
 
 
+@pytest.mark.slow
 async def test_a_turn_limit_already_past_goes_out_as_zero(nursery: trio.Nursery) -> None:
     """``limit`` is what is left of the turn's own time limit, never below 0 ms."""
     log: list[str] = []
@@ -764,6 +798,7 @@ async def test_a_turn_limit_already_past_goes_out_as_zero(nursery: trio.Nursery)
         assert go.endswith(f"turn {token} board a {sent}")
 
 
+@pytest.mark.slow
 async def test_the_harness_delay_of_a_turn_is_within_the_turn(nursery: trio.Nursery) -> None:
     """The harness's share of a turn runs from its opening to when its ``go``
     reached the engine: never longer than the turn, never below zero.
@@ -786,6 +821,7 @@ async def test_the_harness_delay_of_a_turn_is_within_the_turn(nursery: trio.Nurs
     await seated.next_move()
 
 
+@pytest.mark.slow
 async def test_a_move_is_formatted_once_for_the_four_engines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -11,6 +11,7 @@ from bughouse_arbiter.bpgn.read import read_games
 from bughouse_arbiter.bpgn.replay import replay_game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "tc", "message"),
     [

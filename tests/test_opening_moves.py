@@ -158,6 +158,7 @@ async def test_sjeng_plays_a_game_from_a_book_told_as_moves_and_its_bpgn_replays
     assert [(m.seat, m.uci) for m in report.played[:6]] == list(OPENING)
 
 
+@pytest.mark.slow
 def test_a_tournament_from_a_pgn_book_records_the_moves_and_replay_check_passes(
     tmp_path: Path,
 ) -> None:

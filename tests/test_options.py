@@ -88,6 +88,7 @@ def loaded_by(code: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_the_options_module_imports_neither_trio_nor_chess() -> None:
     assert loaded_by("import bughouse_arbiter.config.options") == "[]"
     # Rules without a time control (position's) need the rules, not the specs (attrs).

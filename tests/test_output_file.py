@@ -29,6 +29,7 @@ def _slow_engines(delay_ms: int = 20) -> list[str]:
     return [f"--engine={seat}={spec}" for seat in ("WA", "BA", "WB", "BB")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["match", "play"])
 def test_a_locked_file_is_refused_in_one_line_and_left_alone(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -56,6 +57,7 @@ def test_a_fifo_is_refused_at_once(
     assert err.count("\n") == 1
 
 
+@pytest.mark.slow
 @needs_engines
 def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
     tmp_path: Path,
@@ -94,6 +96,7 @@ def test_two_matches_on_one_file_second_is_refused_first_keeps_every_game(
     assert "checked 2 game(s) in 1 file(s): 2 passed, 0 failed" in check.stdout
 
 
+@pytest.mark.slow
 @needs_engines
 @pytest.mark.parametrize("wait_for", ["header", "moves"])
 def test_sigkill_mid_game_leaves_a_file_that_replays(tmp_path: Path, wait_for: str) -> None:

@@ -51,6 +51,7 @@ def closed_pipe() -> int:
     return write
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(STOPPED))
 def test_a_closed_output_ends_the_command_quietly(name: str, tmp_path: Path) -> None:
     write = closed_pipe()
@@ -62,6 +63,7 @@ def test_a_closed_output_ends_the_command_quietly(name: str, tmp_path: Path) -> 
     assert done.returncode == exits.CLOSED == 141
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(STOPPED))
 def test_a_full_output_is_one_write_error_line(name: str, tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
@@ -73,6 +75,7 @@ def test_a_full_output_is_one_write_error_line(name: str, tmp_path: Path) -> Non
     assert done.returncode == exits.FAILED
 
 
+@pytest.mark.slow
 def test_replay_check_into_head_stops_quietly(tmp_path: Path) -> None:
     """A real ``| head -1`` on a report longer than a pipe holds."""
     files = [str(path) for path in CORPUS] * 20
@@ -93,6 +96,7 @@ def test_replay_check_into_head_stops_quietly(tmp_path: Path) -> None:
     assert producer.returncode == exits.CLOSED
 
 
+@pytest.mark.slow
 def test_check_engine_whose_output_closes_mid_run_closes_the_engine(tmp_path: Path) -> None:
     """The reader leaves after the handshake's line: the engine (tagged by its
     seed, to be found) is closed, and nothing is left running."""
@@ -117,6 +121,7 @@ def test_check_engine_whose_output_closes_mid_run_closes_the_engine(tmp_path: Pa
     assert left.stdout == ""
 
 
+@pytest.mark.slow
 def test_match_plays_on_into_its_file_when_the_output_closes(tmp_path: Path) -> None:
     write = closed_pipe()
     try:
@@ -127,6 +132,7 @@ def test_match_plays_on_into_its_file_when_the_output_closes(tmp_path: Path) -> 
     assert "[Result " in (tmp_path / "m.bpgn").read_text()
 
 
+@pytest.mark.slow
 def test_match_into_a_full_output_plays_on_and_then_says_so(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
         done = run_bughouse(*RANDOM_MATCH, cwd=tmp_path, stdout=full.fileno())

@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -27,6 +29,7 @@ def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[st
     return subprocess.run(command, capture_output=True, text=True, timeout=300, **kwargs)  # type: ignore[call-overload, no-any-return]
 
 
+@pytest.mark.slow
 def test_a_match_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     # Build the wheel (setuptools in an isolated build environment, as pip does),
     # install it alone into a folder, and play from there: nothing may come from

@@ -145,6 +145,7 @@ def your_move(text: str) -> bool:
     return " Your move" in text.split("\n")[22]
 
 
+@pytest.mark.slow
 @needs_engine
 def test_a_game_at_the_keyboard(program: Program) -> None:
     screen = program.wait_for(your_move)
@@ -209,6 +210,7 @@ def test_a_game_at_the_keyboard(program: Program) -> None:
     assert report.ok, report.verdict
 
 
+@pytest.mark.slow
 @needs_engine
 def test_quit_asks_and_then_loses(program: Program) -> None:
     program.wait_for(your_move)
@@ -228,6 +230,7 @@ def test_quit_asks_and_then_loses(program: Program) -> None:
     assert game.tags["Termination"] == "left"
 
 
+@pytest.mark.slow
 @needs_engine
 def test_ctrl_c_restores_the_terminal_and_writes_the_game(tmp_path: Path) -> None:
     program = Program(tmp_path, then="stty -a")
@@ -251,6 +254,7 @@ def test_ctrl_c_restores_the_terminal_and_writes_the_game(tmp_path: Path) -> Non
     assert game.moves[0].san == "N@f3"
 
 
+@pytest.mark.slow
 @needs_engine
 def test_a_resized_terminal_is_redrawn_whole(program: Program) -> None:
     program.wait_for(your_move)
@@ -305,6 +309,7 @@ def test_bad_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) ->
         assert err.count("\n") == 1, argv
 
 
+@pytest.mark.slow
 @needs_engine
 def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
     out = tmp_path / "piped.bpgn"
@@ -321,6 +326,7 @@ def test_without_a_terminal_it_reads_and_prints_lines(tmp_path: Path) -> None:
     assert game.tags["Termination"] == "resignation"
 
 
+@pytest.mark.slow
 @needs_engine
 def test_a_dumb_terminal_gets_lines(tmp_path: Path) -> None:
     out = tmp_path / "dumb.bpgn"
@@ -351,6 +357,7 @@ def test_a_dumb_terminal_gets_lines(tmp_path: Path) -> None:
     assert child.exitstatus == 0
 
 
+@pytest.mark.slow
 @needs_engine
 def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
     signaller = f"{sys.executable} {ROOT / 'tests' / 'partner_engine.py'} ---q sit x"
@@ -397,6 +404,7 @@ def test_help_signals_and_the_partner_request_line(tmp_path: Path) -> None:
         program.kill()
 
 
+@pytest.mark.slow
 @needs_engine
 def test_moves_in_check_lists_the_drop_squares(tmp_path: Path) -> None:
     # White is in check from the bishop on b4 and holds a knight: it can block on c3 or d2.

@@ -187,6 +187,7 @@ def test_argparse_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_real_process() -> None:
     completed = run_bughouse(
         "position",

@@ -59,6 +59,7 @@ def assert_reaped(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
+@pytest.mark.slow
 async def test_send_and_receive_lines_in_order() -> None:
     with trio.fail_after(GUARD):
         async with open_engine_process(ECHO) as engine:
@@ -72,6 +73,7 @@ async def test_send_and_receive_lines_in_order() -> None:
         assert_reaped(pid)
 
 
+@pytest.mark.slow
 async def test_lines_sent_in_a_batch_go_out_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
     writes: list[bytes] = []
     real_write = os.write
@@ -99,6 +101,7 @@ async def test_lines_sent_in_a_batch_go_out_in_one_write(monkeypatch: pytest.Mon
             ]
 
 
+@pytest.mark.slow
 async def test_lines_held_in_a_batch_go_out_before_the_quit_line() -> None:
     with trio.fail_after(GUARD):
         async with open_engine_process(ECHO) as engine:
@@ -123,6 +126,7 @@ SLOW_ECHO = python(
 )
 
 
+@pytest.mark.slow
 async def test_what_the_pipe_cannot_take_is_queued_in_order() -> None:
     # 64 KiB pipes: the big lines fill it, and send() must neither block nor reorder.
     lines = [f"{i:03d}" + "x" * 50_000 if i % 3 == 0 else f"{i:03d} small" for i in range(30)]
@@ -134,6 +138,7 @@ async def test_what_the_pipe_cannot_take_is_queued_in_order() -> None:
     assert [g.text if g else None for g in got] == [f"{len(x)} {x[:8]}" for x in lines]
 
 
+@pytest.mark.slow
 async def test_lines_go_to_on_lines_with_their_read_time() -> None:
     seen: list[tuple[str, float]] = []
 
@@ -157,6 +162,7 @@ async def test_lines_go_to_on_lines_with_their_read_time() -> None:
     assert await engine.receive() is None  # nothing went to the channel
 
 
+@pytest.mark.slow
 async def test_partial_lines_are_joined_and_last_line_kept() -> None:
     code = python(
         """
@@ -171,6 +177,7 @@ async def test_partial_lines_are_joined_and_last_line_kept() -> None:
     assert lines == [RawLine("bestmove e2e4 turn 1", 20), RawLine("Sjeng: ", 7)]
 
 
+@pytest.mark.slow
 async def test_eof_and_exit_status_are_reported() -> None:
     code = python(
         """
@@ -195,6 +202,7 @@ async def test_eof_and_exit_status_are_reported() -> None:
             engine.send("ignored: nobody reads")  # must not raise
 
 
+@pytest.mark.slow
 async def test_flood_is_drained_while_nobody_reads() -> None:
     # 4 MB of output: without a draining reader the child would block on a
     # full pipe and never exit.
@@ -220,6 +228,7 @@ async def test_flood_is_drained_while_nobody_reads() -> None:
     assert all(line.text.startswith("info ") for line in lines)
 
 
+@pytest.mark.slow
 async def test_overlong_lines_are_cut_and_flagged() -> None:
     code = python('print("y" * 20000); print("ok")')
     with trio.fail_after(GUARD):
@@ -228,6 +237,7 @@ async def test_overlong_lines_are_cut_and_flagged() -> None:
     assert lines == [RawLine("y" * 100, 20000, overlong=True), RawLine("ok", 2)]
 
 
+@pytest.mark.slow
 async def test_closed_pipe_while_alive_is_eof_then_killed() -> None:
     code = python(
         """
@@ -250,6 +260,7 @@ async def test_closed_pipe_while_alive_is_eof_then_killed() -> None:
     assert_reaped(engine.pid)
 
 
+@pytest.mark.slow
 async def test_ignore_quit_is_killed_and_reaped() -> None:
     with trio.fail_after(GUARD):
         async with trio.open_nursery() as nursery:
@@ -266,6 +277,7 @@ async def test_ignore_quit_is_killed_and_reaped() -> None:
     assert any("still running: SIGKILL" in line for line in log)
 
 
+@pytest.mark.slow
 async def test_engine_runs_in_its_own_session_and_its_helpers_die_with_it() -> None:
     code = python(
         """
@@ -306,6 +318,7 @@ def _running(pid: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 async def test_protocol_log_has_timestamps_and_directions() -> None:
     stream = io.StringIO()
     with trio.fail_after(GUARD):
@@ -323,6 +336,7 @@ async def test_protocol_log_has_timestamps_and_directions() -> None:
     assert texts[0].startswith("WA : started pid ")
 
 
+@pytest.mark.slow
 async def test_a_program_that_cannot_run() -> None:
     with trio.fail_after(GUARD):
         async with trio.open_nursery() as nursery:
@@ -334,6 +348,7 @@ async def test_a_program_that_cannot_run() -> None:
         EngineProcess([])
 
 
+@pytest.mark.slow
 async def test_send_refuses_line_breaks() -> None:
     with trio.fail_after(GUARD):
         async with open_engine_process(ECHO) as engine:
@@ -341,6 +356,7 @@ async def test_send_refuses_line_breaks() -> None:
                 engine.send("go\nquit")
 
 
+@pytest.mark.slow
 async def test_cancellation_still_stops_the_engine() -> None:
     with trio.fail_after(GUARD):
         with trio.move_on_after(0.3):
@@ -351,6 +367,7 @@ async def test_cancellation_still_stops_the_engine() -> None:
     assert_reaped(engine.pid)
 
 
+@pytest.mark.slow
 async def test_argv_cwd_and_env_are_used_as_given(tmp_path: object) -> None:
     code = python(
         """

@@ -49,6 +49,7 @@ def _session_processes(home: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_the_one_machine_cluster_of_the_docs_plays_as_written(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     block = _block()

@@ -38,6 +38,7 @@ def _stop_loop_only(self: ray_table._TableLoop) -> None:
     self._loop.cancel()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reaches", ["game scope", "loop's end"])
 def test_a_game_stopped_mid_play_is_reported_abandoned_however_the_stop_reaches_it(
     reaches: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

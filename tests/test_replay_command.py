@@ -231,6 +231,7 @@ def test_the_last_frame_says_how_the_game_ended(
     assert out.endswith("result: 0-1 (A-White resigned)\n[3a. P@e2 · ply 10/10] > \n")
 
 
+@pytest.mark.slow
 def test_stepping_in_a_terminal_stays_put_on_a_bad_number(tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(

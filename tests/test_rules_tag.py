@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bughouse_arbiter.bpgn.read import read_games
 
 TIMEOUT = 120
@@ -53,6 +55,7 @@ def rules_tags(folder: Path, options: list[str]) -> dict[str, str]:
     return tags
 
 
+@pytest.mark.slow
 def test_every_command_writes_the_same_rules_for_a_time_control(tmp_path: Path) -> None:
     """``--tc`` keeps the profile's name (``default`` here) in every command."""
     tags = rules_tags(tmp_path, ["--tc", "60+5"])

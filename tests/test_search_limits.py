@@ -162,6 +162,7 @@ def test_a_sunsetter_like_fake_refusing_st_and_sd_plays_on_without_them() -> Non
 # -- a real Fairy-Stockfish -------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_fairy_stockfish_keeps_to_depth_three() -> None:
     require("fairy-stockfish")
     spec = builtin_external_engines()["fairy-stockfish"]

@@ -363,6 +363,7 @@ def _newgame(fen_a: str, fen_b: str = START) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 async def test_speaks_bug1_handshake_isready_and_a_turn() -> None:
     with trio.fail_after(30):
         pipe = await open_engine()
@@ -385,6 +386,7 @@ async def test_speaks_bug1_handshake_isready_and_a_turn() -> None:
             pipe.process.kill()
 
 
+@pytest.mark.slow
 async def test_sits_then_drops_the_piece_its_partner_sends() -> None:
     # A-white waits for a knight (N@f7 is a smothered mate); its partner b-black takes one.
     fen_b = "rnbqkbnr/pppppppp/8/8/8/2n5/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
@@ -407,6 +409,7 @@ async def test_sits_then_drops_the_piece_its_partner_sends() -> None:
             pipe.process.kill()
 
 
+@pytest.mark.slow
 async def test_survives_malformed_commands() -> None:
     bad = [
         "go",
@@ -439,6 +442,7 @@ async def test_survives_malformed_commands() -> None:
             pipe.process.kill()
 
 
+@pytest.mark.slow
 async def test_stops_sitting_when_the_partner_says_go() -> None:
     with trio.fail_after(30):
         pipe = await open_engine()
@@ -578,6 +582,7 @@ RULE_MATCHES = [
 ]
 
 
+@pytest.mark.slow
 async def test_four_searchers_play_every_house_rule_value_cleanly() -> None:
     from bughouse_arbiter.core.rules import parse_rule
     from bughouse_arbiter.players.native import NativeEnginePlayer

@@ -144,6 +144,7 @@ async def test_a_client_that_does_not_come_back(tmp_path: Path, leaver: str) -> 
         assert game.tags["Result"] in {"1-0", "0-1", "1/2-1/2"}
 
 
+@pytest.mark.slow
 async def test_wrong_and_reused_tokens_are_refused(tmp_path: Path) -> None:
     server = Server(tmp_path, *REMOTE, "--tc", "20+0")
     with trio.fail_after(GAME_TIMEOUT):
@@ -268,6 +269,7 @@ async def raw_seat(port: int, seat: str, token: str, heard: list[str], *, tell: 
                     await stream.send_all(f"{answer}\n".encode())
 
 
+@pytest.mark.slow
 async def test_a_partner_message_reaches_only_the_partner_over_tcp(tmp_path: Path) -> None:
     """protocol.md §8: A-White's ptell goes to its partner B-Black's connection,
     never to the opponents'; the game file keeps it."""

@@ -411,6 +411,7 @@ class FailingEnd:
         raise RuntimeError("boom")
 
 
+@pytest.mark.slow
 async def test_a_game_stopped_by_a_failing_front_end_is_recorded_as_such(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,14 +21,14 @@ from serve_helpers import ENV, ROOT, Server, bughouse, reap
 from tls_files import certificate
 
 from bughouse_arbiter.bpgn.read import read_games
+from bughouse_arbiter.clients.link import ConnectRefused, open_seat
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import UsageError
-from bughouse_arbiter.server.client import ConnectRefused, open_seat
-from bughouse_arbiter.server.limits import Limits
-from bughouse_arbiter.server.listener import TcpFrontEnd
-from bughouse_arbiter.server.seam import LiveTable
-from bughouse_arbiter.server.tls import client_context, server_context
+from bughouse_arbiter.net.limits import Limits
+from bughouse_arbiter.net.tls import client_context, server_context
+from bughouse_arbiter.serve.listener import TcpFrontEnd
+from bughouse_arbiter.serve.seam import LiveTable
 
 
 class Holder:
@@ -100,6 +100,7 @@ async def test_a_tls_client_against_a_plain_server_says_so(tmp_path: Path) -> No
             nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 def test_bad_certificate_files_are_one_line_and_exit_2(tmp_path: Path) -> None:
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")

@@ -11,6 +11,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import pytest
 import trio
 import wsproto.events as ws_events
 from serve_helpers import reap
@@ -78,6 +79,7 @@ async def lobby_socket(port: int, cookie: str) -> Socket:
     return socket
 
 
+@pytest.mark.slow
 async def test_register_log_in_play_and_find_the_game_in_the_archive(tmp_path: Path) -> None:
     server = LobbyServer(tmp_path)
     async with trio.open_nursery() as nursery:

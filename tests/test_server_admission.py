@@ -9,12 +9,12 @@ import trio
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import UsageError
-from bughouse_arbiter.server.admission import Pool
-from bughouse_arbiter.server.limits import Limits, limits_from_texts
-from bughouse_arbiter.server.refusals import RefusalLog
-from bughouse_arbiter.server.seam import AuthRefused, LiveTable
-from bughouse_arbiter.web.gate import SiteNames
-from bughouse_arbiter.web.live_server import failure, page_message
+from bughouse_arbiter.net.admission import Pool
+from bughouse_arbiter.net.gate import SiteNames
+from bughouse_arbiter.net.limits import Limits, limits_from_texts
+from bughouse_arbiter.net.refusals import RefusalLog
+from bughouse_arbiter.serve.live_page import failure, page_message
+from bughouse_arbiter.serve.seam import AuthRefused, LiveTable
 
 
 def test_an_evicting_pool_makes_the_oldest_go_its_own_address_first() -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from serve_helpers import ENV, ROOT, bughouse, reap
 from test_server_accounts import Browser, lobby_socket
@@ -99,6 +100,7 @@ async def rated_game(port: int, nursery: trio.Nursery) -> Socket:
     return boards[1]
 
 
+@pytest.mark.slow
 async def test_a_server_killed_during_finishing_games_loses_no_finished_game(
     tmp_path: Path,
 ) -> None:

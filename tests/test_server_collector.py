@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import trio
 
-from bughouse_arbiter.server.collector import FULL_AFTER, MIDDLE, YOUNG, collecting
+from bughouse_arbiter.net.collector import FULL_AFTER, MIDDLE, YOUNG, collecting
 
 
 @pytest.fixture

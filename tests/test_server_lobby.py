@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import wsproto
 import wsproto.events as ws_events
@@ -215,6 +216,7 @@ def table_in(view: dict[str, Any], table: str) -> dict[str, Any]:
     return next((t for t in view["tables"] if t["id"] == table), {})
 
 
+@pytest.mark.slow
 async def test_two_tables_play_at_once_with_computers_to_their_results(tmp_path: Path) -> None:
     server = LobbyServer(tmp_path)
     async with trio.open_nursery() as nursery:
@@ -260,6 +262,7 @@ async def test_two_tables_play_at_once_with_computers_to_their_results(tmp_path:
         assert sum(m.board.value == "A" and m.white for m in game.moves) >= 2
 
 
+@pytest.mark.slow
 async def test_hostile_messages_at_one_table_leave_the_other_playing(tmp_path: Path) -> None:
     server = LobbyServer(tmp_path)
     async with trio.open_nursery() as nursery:
@@ -328,6 +331,7 @@ async def test_hostile_messages_at_one_table_leave_the_other_playing(tmp_path: P
     assert server.games(one)[0].tags["Termination"] == "resignation"
 
 
+@pytest.mark.slow
 async def test_hostile_lobby_messages_are_answered_and_strangers_refused(tmp_path: Path) -> None:
     server = LobbyServer(tmp_path, "--limit", "per_address=3")
     async with trio.open_nursery() as nursery:
@@ -426,6 +430,7 @@ async def upgrade_status(port: int, origin: str) -> int:
     return int(head.split()[1])
 
 
+@pytest.mark.slow
 def test_bad_options_and_a_taken_port_are_one_line(tmp_path: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

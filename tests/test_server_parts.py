@@ -15,6 +15,7 @@ from cli_checks import expect_usage_error
 from trio.testing import wait_all_tasks_blocked
 
 from bughouse_arbiter.cli import main
+from bughouse_arbiter.clients.link import parse_address
 from bughouse_arbiter.commands import serve as serve_command
 from bughouse_arbiter.core.board import STARTING_FEN
 from bughouse_arbiter.core.clock import Clocks
@@ -22,16 +23,16 @@ from bughouse_arbiter.core.game import BoardResult, BughouseGame, PlayedMove
 from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.errors import UsageError
+from bughouse_arbiter.net.limits import Limits, RateLimiter
+from bughouse_arbiter.net.tcp import PING_EVERY, PONG_WAIT
 from bughouse_arbiter.players.base import Action, Gone, MatchInfo, MoveAction, Player, TableState
+from bughouse_arbiter.players.driver import PlayerDriver
 from bughouse_arbiter.protocol import RawLine
-from bughouse_arbiter.server.client import parse_address
-from bughouse_arbiter.server.driver import PlayerDriver
-from bughouse_arbiter.server.limits import Limits, RateLimiter
-from bughouse_arbiter.server.listener import PING_EVERY, PONG_WAIT, TcpFrontEnd
-from bughouse_arbiter.server.remote import RemoteEnginePlayer, RemoteSeat
-from bughouse_arbiter.server.seam import AuthRefused, LiveTable
+from bughouse_arbiter.serve.listener import TcpFrontEnd
+from bughouse_arbiter.serve.live_view import LiveView
+from bughouse_arbiter.serve.remote import RemoteEnginePlayer, RemoteSeat
+from bughouse_arbiter.serve.seam import AuthRefused, LiveTable
 from bughouse_arbiter.table.match_events import MatchStarted
-from bughouse_arbiter.web.live_view import LiveView
 
 SEAT = Seat.B_WHITE
 STATE = TableState(

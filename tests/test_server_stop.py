@@ -13,6 +13,7 @@ import contextlib
 import signal
 from pathlib import Path
 
+import pytest
 import trio
 import wsproto.events as ws_events
 from serve_helpers import reap
@@ -82,6 +83,7 @@ async def watch(page: Socket, codes: list[int]) -> None:
             return
 
 
+@pytest.mark.slow
 async def test_a_busy_server_tells_every_page_and_line_connection_as_it_stops(
     tmp_path: Path,
 ) -> None:

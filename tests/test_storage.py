@@ -407,6 +407,7 @@ async def _run_and_kill(db: Path, first: int, after: int) -> list[str]:
     return told
 
 
+@pytest.mark.slow
 async def test_a_writer_killed_at_any_moment_loses_no_finished_game(tmp_path: Path) -> None:
     db = tmp_path / "server.sqlite3"
     told: list[str] = []

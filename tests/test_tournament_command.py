@@ -61,6 +61,7 @@ def four_random_games(out: Path, *extra: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_a_small_gauntlet_writes_the_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -105,6 +106,7 @@ def test_interrupt_then_resume_gives_every_game_once(tmp_path: Path) -> None:
         "4+0",
         "--concurrency",
         "2",
+        "--force-concurrency",
         "--out",
         str(out),
     ]
@@ -162,6 +164,7 @@ def test_sprt_stops_early_with_h1(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "H1 accepted" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_crashing_engine_forfeits_its_games_and_is_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -331,6 +334,7 @@ def test_the_live_progress_bar_draws_with_rich() -> None:
     assert "1/2" in text and "Elo +5 ± 3" in text and "a message" in text
 
 
+@pytest.mark.slow
 def test_participants_keep_the_command_line_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -361,6 +365,7 @@ def test_participants_keep_the_command_line_order(
     assert "mix vs b: 2 games" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_journal_that_cannot_be_written_stops_with_one_error_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,6 +53,7 @@ def journal_text(folder: Path) -> str:
     return (folder / "results.jsonl").read_text()
 
 
+@pytest.mark.slow
 def test_a_second_driver_of_one_folder_is_refused_at_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -78,6 +79,7 @@ def test_a_second_driver_of_one_folder_is_refused_at_once(
         pass
 
 
+@pytest.mark.slow
 def test_a_uci_engine_that_dies_at_once_is_said_to_have_exited(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -91,6 +93,7 @@ def test_a_uci_engine_that_dies_at_once_is_said_to_have_exited(
     assert "still running" not in printed
 
 
+@pytest.mark.slow
 def test_an_engine_that_never_starts_stops_the_run_until_it_is_fixed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -118,6 +121,7 @@ def place(line: dict[str, Any]) -> tuple[object, ...]:
     return line["number"], line["job_id"], line["sides"], tags
 
 
+@pytest.mark.slow
 def test_resume_plays_more_games_and_keeps_the_first_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,6 +148,7 @@ def test_resume_plays_more_games_and_keeps_the_first_ones(
     assert "--games 2: the tournament in" in line and "has 4 games per pairing" in line
 
 
+@pytest.mark.slow
 def test_a_dropped_participant_comes_back_with_readmit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -180,6 +185,7 @@ def test_a_dropped_participant_comes_back_with_readmit(
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -206,6 +212,7 @@ def test_readmit_goes_with_resume(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "--readmit NAME brings back a participant of a --resume DIR" in line
 
 
+@pytest.mark.slow
 def test_resume_plays_the_recorded_engines_and_says_what_the_file_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -239,6 +246,7 @@ def test_resume_plays_the_recorded_engines_and_says_what_the_file_changed(
     assert data["games_played"] == 4 and data["crashes"] == {"a": 0, "b": 0}
 
 
+@pytest.mark.slow
 def test_a_recorded_participant_that_does_not_read_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

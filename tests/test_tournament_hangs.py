@@ -231,6 +231,7 @@ async def test_a_freezing_engine_is_a_hang_a_slow_one_is_not() -> None:
     assert incident.kind == "time" and incident.participant == "slow"
 
 
+@pytest.mark.slow
 async def test_a_live_engine_answers_the_ping_a_closed_one_does_not() -> None:
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
@@ -243,6 +244,7 @@ async def test_a_live_engine_answers_the_ping_a_closed_one_does_not() -> None:
             nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["fairy-stockfish", "sjeng"])
 async def test_uci_and_xboard_engines_answer_the_ping(engine: str) -> None:
     from test_external_engines import require

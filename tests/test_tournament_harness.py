@@ -24,6 +24,7 @@ from bughouse_arbiter.tournament.play import HARNESS_LOSS_SHARE, play_on_table
 ECHO = [sys.executable, "-u", "-c", "import sys\nfor line in sys.stdin: print(line, end='')"]
 
 
+@pytest.mark.slow
 async def test_when_written_waits_for_a_batch_to_be_written() -> None:
     seen: list[str] = []
     with trio.fail_after(30):
@@ -39,6 +40,7 @@ async def test_when_written_waits_for_a_batch_to_be_written() -> None:
     assert line is not None and line.text == "one"
 
 
+@pytest.mark.slow
 async def test_when_written_waits_for_what_the_pipe_could_not_take() -> None:
     slow = [sys.executable, "-u", "-c", "import time, sys\ntime.sleep(0.5)\nsys.stdin.read()"]
     times: list[float] = []
@@ -115,6 +117,7 @@ async def test_a_time_loss_is_the_harness_s_when_its_delay_reached_the_share(
     assert back.harness_delay_max == pytest.approx(delay)
 
 
+@pytest.mark.slow
 def test_the_tournament_reports_harness_delay_and_harness_caused_losses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,7 +17,7 @@ from bughouse_arbiter.table.keeper import EngineKeeper
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
 from bughouse_arbiter.tournament.play import play_job, play_job_async
 from bughouse_arbiter.tournament.schedule import Participant, schedule
-from bughouse_arbiter.tournament.scheduler import LocalScheduler, cpu_warning
+from bughouse_arbiter.tournament.scheduler import LocalScheduler
 
 RULES = HouseRules(time=5.0, increment=0.0)
 
@@ -53,6 +53,7 @@ def test_jobs_and_reports_survive_pickling() -> None:
     assert MatchReport.from_dict(report.to_dict()) == report
 
 
+@pytest.mark.slow
 def test_play_job_blocking_starts_and_closes_its_engines() -> None:
     [job] = jobs("random", "random", 1)
     report = play_job(job)
@@ -60,6 +61,7 @@ def test_play_job_blocking_starts_and_closes_its_engines() -> None:
     check(report)
 
 
+@pytest.mark.slow
 async def test_a_kept_engine_plays_the_next_game_at_its_rotated_seat() -> None:
     with trio.fail_after(120):
         async with EngineKeeper.open() as keeper:
@@ -71,6 +73,7 @@ async def test_a_kept_engine_plays_the_next_game_at_its_rotated_seat() -> None:
         check(report)
 
 
+@pytest.mark.slow
 async def test_a_crashing_engine_forfeits_and_is_restarted() -> None:
     good = jobs("random", "random", 1)[0]
     crashing = jobs("random", "faulty-crash", 2)[1]
@@ -91,6 +94,7 @@ async def test_a_crashing_engine_forfeits_and_is_restarted() -> None:
         check(report)
 
 
+@pytest.mark.slow
 async def test_a_harness_failure_is_reported_as_not_played() -> None:
     [job] = jobs("random", "random", 1)
     broken = MatchJob(
@@ -136,6 +140,7 @@ async def test_local_scheduler_plays_every_job_with_two_tables() -> None:
     assert scheduler.stats.games_reusing == 2
 
 
+@pytest.mark.slow
 async def test_cancelling_the_scheduler_abandons_games_in_flight() -> None:
     todo = jobs("random", "random", 10)
     reports: list[MatchReport] = []
@@ -151,12 +156,7 @@ async def test_cancelling_the_scheduler_abandons_games_in_flight() -> None:
     assert len(todo) == 8  # nothing more was handed out
 
 
-def test_cpu_warning() -> None:
-    assert cpu_warning(1, cpus=2) is None
-    warning = cpu_warning(2, cpus=2)
-    assert warning is not None and "4 thinking engines on 2 CPUs" in warning
-
-
+@pytest.mark.slow
 async def test_a_hanging_engine_loses_on_time_and_is_restarted() -> None:
     hanging = jobs("random", "faulty-hang", 2, rules=HouseRules(time=1.0))
     with trio.fail_after(120):
@@ -173,6 +173,7 @@ async def test_a_hanging_engine_loses_on_time_and_is_restarted() -> None:
     assert second.started_engines == 1
 
 
+@pytest.mark.slow
 async def test_a_keeper_closes_the_least_recently_used_engines_beyond_its_limit() -> None:
     from bughouse_arbiter.table.keeper import MAX_IDLE
 
@@ -201,6 +202,7 @@ async def test_a_keeper_closes_the_least_recently_used_engines_beyond_its_limit(
     assert all(r.played for r in played)
 
 
+@pytest.mark.slow
 async def test_an_engine_that_cannot_start_forfeits_with_the_reason() -> None:
     from bughouse_arbiter.config.specs import EngineSpec
 
@@ -219,6 +221,7 @@ async def test_an_engine_that_cannot_start_forfeits_with_the_reason() -> None:
     check(report)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["fairy-stockfish", "sjeng"])
 async def test_uci_and_xboard_engines_play_again_at_rotated_seats(engine: str) -> None:
     from test_external_engines import require
@@ -244,6 +247,7 @@ async def test_uci_and_xboard_engines_play_again_at_rotated_seats(engine: str) -
         check(report)
 
 
+@pytest.mark.slow
 async def test_a_keeper_seats_players_it_does_not_own_and_leaves_them_alone() -> None:
     """``serve``'s remote players: started by the caller into ``sender()`` and
     seated with the keeper's engines; the keeper neither pings, keeps nor closes
@@ -284,6 +288,7 @@ async def test_a_keeper_seats_players_it_does_not_own_and_leaves_them_alone() ->
             nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow
 async def test_a_tournament_game_records_the_engines_evals() -> None:
     # Written once by format_game with no engine info: match games had [%eval], these none.
     [job] = jobs("searcher", "random", 1)

@@ -51,6 +51,7 @@ def teams(bad_spec: str) -> list[Participant]:
     ]
 
 
+@pytest.mark.slow
 async def test_each_game_is_reported_with_its_zombies_reaped_and_daemons_killed(
     tmp_path: Path,
 ) -> None:
@@ -77,6 +78,7 @@ async def test_each_game_is_reported_with_its_zombies_reaped_and_daemons_killed(
 
 
 
+@pytest.mark.slow
 async def test_an_engine_that_crashes_every_other_game_reaches_max_failures(
     tmp_path: Path,
 ) -> None:
@@ -122,6 +124,7 @@ async def test_an_engine_that_crashes_every_other_game_reaches_max_failures(
     assert any(m.startswith("bad dropped: 2 failures in its last 3 games") for m in messages)
 
 
+@pytest.mark.slow
 def test_a_child_that_came_while_an_engine_starts_is_not_taken_for_an_orphan() -> None:
     # With several tables, one clears its game's leftovers while another starts
     # an engine: that engine is a child in a session of its own whose pid is not

@@ -152,7 +152,16 @@ def games_by_round(folder: Path) -> dict[str, dict[str, str]]:
 def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
     cluster: Any, tmp_path: Path
 ) -> None:
-    local = bughouse("tournament", *GAUNTLET, "--concurrency", "2", "--out", "local", cwd=tmp_path)
+    local = bughouse(
+        "tournament",
+        *GAUNTLET,
+        "--concurrency",
+        "2",
+        "--force-concurrency",
+        "--out",
+        "local",
+        cwd=tmp_path,
+    )
     assert local.returncode == 0, local.stderr
     on_ray = bughouse(
         "tournament", *GAUNTLET, "--ray", cluster.address, "--out", "ray", cwd=tmp_path
@@ -888,6 +897,7 @@ def test_a_table_clears_what_its_engines_left_after_every_game(
         scheduler.shutdown()
 
 
+@pytest.mark.slow
 def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -46,6 +46,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             str(attempt + 1),
             "--concurrency",
             "2",
+            "--force-concurrency",  # whatever the cores: the page is what is tested
             "--out",
             str(out),
         ]
@@ -60,6 +61,7 @@ def _numbers(d: str) -> int:
     return len(re.findall(r"-?\d+(?:\.\d+)?,-?\d+(?:\.\d+)?", d))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
 def test_the_report_draws_its_plots_and_tables(
     browser: Any, run: Path, width: int, height: int
@@ -104,6 +106,7 @@ def test_the_report_draws_its_plots_and_tables(
     page.close()
 
 
+@pytest.mark.slow
 def test_a_resume_shows_the_status_at_once_and_keeps_the_replays(
     run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -265,6 +265,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @settings(max_examples=2, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     damage=st.one_of(

@@ -46,6 +46,7 @@ def recorded(folder: Path) -> dict[str, dict[str, object]]:
     return {p["name"]: p["members"][0] for p in options["participants"]}
 
 
+@pytest.mark.slow
 def test_settings_reach_the_engines_the_record_the_tags_and_a_resume(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,6 +107,7 @@ def test_a_team_member_named_after_an_engine_takes_its_settings() -> None:
     assert settled["s"].members[0].limits.movetime == 50 and not settled["s"].members[0].options
 
 
+@pytest.mark.slow
 def test_an_option_the_engine_does_not_declare_stops_the_run_before_it_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -119,6 +121,7 @@ def test_an_option_the_engine_does_not_declare_stops_the_run_before_it_starts(
     )
 
 
+@pytest.mark.slow
 def test_real_engines_refuse_options_they_do_not_declare(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -255,6 +258,7 @@ def test_a_seed_outside_the_built_ins_range_is_folded_into_it() -> None:
     assert all(len(set(run)) == 12 for run in per_run)  # a run's seeds stay apart
 
 
+@pytest.mark.slow
 def test_the_shipped_engines_declare_every_option_they_set() -> None:
     """The built-in engines and engines.example.toml set no undeclared option."""
     specs = {**builtin_external_engines(), **load_engines_file(ROOT / "engines.example.toml")}
@@ -276,6 +280,7 @@ def test_the_shipped_engines_declare_every_option_they_set() -> None:
     assert trio.run(check) == f"participant x: {refusal}"
 
 
+@pytest.mark.slow
 def test_a_match_forfeits_a_game_whose_engine_does_not_declare_its_option(
     tmp_path: Path,
 ) -> None:
@@ -326,6 +331,7 @@ def test_bad_settings_exit_2_with_one_line(
     expect_usage_error("tournament", [*base, *argv], message, capsys, tmp_path)
 
 
+@pytest.mark.slow
 def test_each_tc_is_the_time_control(tmp_path: Path) -> None:
     out = tmp_path / "t"
     assert main(two_random(out, tc=("--each", "tc=3+0.5"))) == 0

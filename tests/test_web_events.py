@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_checks import BUGHOUSE
 
 from tests.test_web_replay import SHOTS
@@ -93,6 +94,7 @@ def until(done: Callable[[], bool], limit: float = WAIT_MS / 1000) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_six_people_and_two_bots_play_three_rounds_to_the_standings(
     browser: Any, tmp_path: Path
 ) -> None:

@@ -18,9 +18,9 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
 
-from bughouse_arbiter.server.admission import Pool
-from bughouse_arbiter.web.asgi_host import serve_asgi
-from bughouse_arbiter.web.gate import (
+from bughouse_arbiter.net.admission import Pool
+from bughouse_arbiter.net.asgi_host import serve_asgi
+from bughouse_arbiter.net.gate import (
     BUSY,
     FOREIGN_ORIGIN,
     WRONG_HOST,

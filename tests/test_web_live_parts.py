@@ -24,9 +24,11 @@ from bughouse_arbiter.core.clock import Clocks
 from bughouse_arbiter.core.game import BughouseGame, PartnerMessage
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.net.limits import Limits
 from bughouse_arbiter.protocol.signals import signals_message
-from bughouse_arbiter.server.limits import Limits
-from bughouse_arbiter.server.seam import LiveTable
+from bughouse_arbiter.serve.live_page import FULL_CLOSED, TABLE_FULL, WebFrontEnd
+from bughouse_arbiter.serve.live_view import LiveView, moves_behind, moves_held
+from bughouse_arbiter.serve.seam import LiveTable
 from bughouse_arbiter.table.match_events import (
     DrawOffered,
     MatchEnded,
@@ -35,8 +37,6 @@ from bughouse_arbiter.table.match_events import (
     PartnerTold,
 )
 from bughouse_arbiter.ui.table_view import display_san
-from bughouse_arbiter.web.live_server import FULL_CLOSED, TABLE_FULL, WebFrontEnd
-from bughouse_arbiter.web.live_view import LiveView, moves_behind, moves_held
 
 SERVE = [*BUGHOUSE, "serve"]
 SILENT = "no close from it (it answered no ping, or its network dropped)"
@@ -534,7 +534,7 @@ async def test_a_connection_that_sends_no_request_is_closed_after_the_timeout(
 async def test_a_bug_in_one_pages_handling_ends_that_page_only_with_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from bughouse_arbiter.web import live_server
+    from bughouse_arbiter.serve import live_page as live_server
 
     parse = live_server.page_message
 
@@ -752,6 +752,7 @@ def test_serve_web_options_are_checked(tmp_path: Path) -> None:
         assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_taken_web_port_is_one_error_line(tmp_path: Path) -> None:
     import socket
 
@@ -804,6 +805,7 @@ def test_a_rotated_players_page_gets_the_messages_of_the_team_it_plays_for_now()
     assert [(m["text"], m["words"]) for m in shown] == [("sit, I'm mated", None)]  # a sentence
 
 
+@pytest.mark.slow
 async def test_a_page_sits_under_its_name_and_leaving_is_a_persons(tmp_path: Path) -> None:
     """A real ``serve --web``: the sit message's name, cleaned, is the seat's name
     on every page and in the record; the person's draw offer alone ends nothing

@@ -121,6 +121,7 @@ def test_every_corpus_dialect_makes_a_page(path: Path) -> None:
 # -- the command --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_replay_html_writes_the_page(tmp_path: Path) -> None:
     out = tmp_path / "game.html"
     done = run_bughouse("replay", str(GOLDEN), "--html", str(out), cwd=tmp_path)
@@ -129,6 +130,7 @@ def test_replay_html_writes_the_page(tmp_path: Path) -> None:
     assert page_data(out.read_text())["names"]["B-Black"] == "searcher"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -42,6 +42,10 @@ from typing import Any, TextIO
 
 import trio
 
+from ..clients import bot
+from ..clients.bridge import bridge_player, check_credentials, say
+from ..clients.link import ClientLink, ConnectRefused, open_seat, parse_address
+from ..clients.lobby_link import find_line_port, open_lobby, parse_server_url
 from ..config.engines_file import known_engines
 from ..config.options import add_engines_file
 from ..config.specs import EngineSpec, engine_spec
@@ -49,15 +53,11 @@ from ..core.model import Seat
 from ..environment import Environment
 from ..errors import EngineFailed, UsageError
 from ..exits import FAILED, OK, REFUSED
+from ..net.tls import add_client_tls, client_tls
 from ..players.factory import check_command, create_player
 from ..players.process import EngineProcess, ProtocolLog
 from ..protocol import RawLine
 from ..protocol.lobby_lines import MAX_TCS, MAX_WORD, Hello
-from ..server import bot
-from ..server.bridge import bridge_player, check_credentials, say
-from ..server.client import ClientLink, ConnectRefused, open_seat, parse_address
-from ..server.lobby_client import find_line_port, open_lobby, parse_server_url
-from ..server.tls import add_client_tls, client_tls
 from . import SUMMARIES
 
 #: The time control a bot plays when no --tc is given (the lobby's default table).

@@ -52,12 +52,12 @@ from ..core.rules import HouseRules
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, PositionError, UsageError
 from ..exits import FAILED, OK
+from ..net.tls import add_client_tls, client_tls
 from ..players.console import ConsolePlayer, PipeTerminal, Terminal, TtyTerminal
 from ..players.debug_logs import DebugLogs
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
-from ..server.tls import add_client_tls, client_tls
 from ..table.arbiter import MatchRecord
 from ..table.games import play_game
 from ..table.keeper import entrants
@@ -205,11 +205,11 @@ def _server_only(args: argparse.Namespace, what: str) -> None:
 
 def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
     """``--server URL``: the console in a server's lobby, game after game."""
+    from ..clients.console_lobby import play_in_lobby
+    from ..clients.link import ConnectRefused
+    from ..clients.lobby_link import find_line_port, open_lobby, parse_server_url
     from ..exits import REFUSED
     from ..protocol.lobby_lines import Hello
-    from ..server.client import ConnectRefused
-    from ..server.console_lobby import play_in_lobby
-    from ..server.lobby_client import find_line_port, open_lobby, parse_server_url
 
     for option, value in (("--connect", args.connect), ("--token", args.token)):
         if value is not None:
@@ -250,8 +250,8 @@ def _run_lobby(args: argparse.Namespace, env: Environment) -> int:
 
 def _run_connected(args: argparse.Namespace, env: Environment) -> int:
     """``--connect``: the console at a seat of a remote table; the server keeps the record."""
-    from ..server.bridge import bridge_player, check_credentials
-    from ..server.client import parse_address
+    from ..clients.bridge import bridge_player, check_credentials
+    from ..clients.link import parse_address
 
     if args.connect is None or args.token is None:
         raise UsageError("--connect HOST:PORT and --token TOKEN go together")

@@ -26,7 +26,7 @@ The table seam (for other front ends, e.g. ``--web``)
 ------------------------------------------------------
 
 Everything network-facing reaches the table through one object,
-``bughouse_arbiter.server.seam.LiveTable``, whose full contract is in that
+``bughouse_arbiter.serve.seam.LiveTable``, whose full contract is in that
 module's docstring. In short:
 
 - ``table.remote_seats`` and ``table.tokens`` (secret per remote seat),
@@ -55,7 +55,7 @@ A front end is an object with ``async def serve(self, table, *,
 task_status)``; it calls ``task_status.started()`` once it accepts
 connections. ``serve`` builds the list in ``front_ends(plan)``: the TCP
 listener always, and with ``--web`` the live page
-(``bughouse_arbiter.web.live_server.WebFrontEnd``, on its own port), whose
+(``bughouse_arbiter.serve.live_page.WebFrontEnd``, on its own port), whose
 ``flush`` is awaited after the last game so every page gets the result.
 The front ends run in a nursery next to the games and are cancelled when
 the last game ends; a front end that raises ends the
@@ -93,14 +93,16 @@ from ..core.rules import DrawRule
 from ..environment import Environment
 from ..errors import ConfigError, UsageError
 from ..exits import FAILED, OK
+from ..net.limits import LIMIT_NAMES, Limits, limits_from_texts
+from ..net.tcp import ServeError
+from ..net.tls import server_context
 from ..players.base import Player
 from ..players.process import EngineProcess, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
-from ..server.limits import LIMIT_NAMES, Limits, limits_from_texts
-from ..server.listener import ServeError, TcpFrontEnd
-from ..server.remote import RemoteEnginePlayer, RemoteSeat, names_now, taken_over
-from ..server.seam import FrontEnd, LiveTable
-from ..server.tls import server_context
+from ..serve.listener import TcpFrontEnd
+from ..serve.live_page import WebFrontEnd
+from ..serve.remote import RemoteEnginePlayer, RemoteSeat, names_now, taken_over
+from ..serve.seam import FrontEnd, LiveTable
 from ..table.arbiter import (
     MatchEnded,
     MatchEvent,
@@ -122,7 +124,6 @@ from ..ui.match_view import (
     summary_table,
 )
 from ..ui.render import RenderOptions
-from ..web.live_server import WebFrontEnd
 from . import SUMMARIES
 from .plans import MatchPlan
 from .plans import plan_from_args as match_plan_from_args

@@ -47,7 +47,7 @@ _HOST_NAME = re.compile(
 
 
 def register(subparsers: Any) -> None:
-    from ..server.limits import LIMIT_NAMES, Limits
+    from ..net.limits import LIMIT_NAMES, Limits
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "server",
@@ -117,9 +117,9 @@ def run(args: argparse.Namespace, env: Any) -> int:
     from ..config.options import out_text, port_number
     from ..config.specs import engine_spec
     from ..errors import UsageError
+    from ..net.limits import limits_from_texts
     from ..players.process import live_engine_pids
     from ..players.reaper import become_subreaper, kill_orphans
-    from ..server.limits import limits_from_texts
 
     port = port_number("--port", args.port)
     line_port = port_number("--line-port", args.line_port)
@@ -174,8 +174,8 @@ def _open_store(args: argparse.Namespace, env: Any) -> tuple[Any, int, Any]:
     """The server's database (``--db``), its games left in progress by a server that
     died recorded as aborted, before anyone is seated (how many: the second value), and
     the lock file held while this server uses it."""
-    from ..hall.store_archive import hold_database
     from ..storage import SqliteStore
+    from ..storage.archive import hold_database
     from .server_admin import db_path
 
     path = db_path(args, env)
@@ -217,16 +217,16 @@ async def serve(
     import trio
 
     from ..exits import FAILED, OK
-    from ..hall.app import LobbyWeb
-    from ..hall.event_app import event_routes
     from ..hall.events import EventHall
     from ..hall.runtime import Hall
-    from ..server.collector import collecting
-    from ..server.listener import ServeError
-    from ..server.tls import server_context
+    from ..hall.web.app import LobbyWeb
+    from ..hall.web.events import event_routes
+    from ..net.asgi_host import serve_asgi
+    from ..net.collector import collecting
+    from ..net.tcp import ServeError
+    from ..net.tls import server_context
+    from ..serve.live_page import web_bounds
     from ..table.stopping import exit_status, stop_on_signals
-    from ..web.asgi_host import serve_asgi
-    from ..web.live_server import web_bounds
 
     hall = Hall(out, computer=computer, log=log_line, limits=limits)
     events = EventHall(hall, out)
@@ -306,10 +306,10 @@ def _storage(hall: Any, store: Any, *, tls: bool) -> Any:
         return None
     from pathlib import Path
 
-    from ..hall.accounts_web import key_for
-    from ..hall.site import Site
-    from ..hall.store_archive import StoreArchive
+    from ..hall.web.accounts import key_for
+    from ..hall.web.site import Site
     from ..storage.aio import AsyncStore
+    from ..storage.archive import StoreArchive
 
     db = AsyncStore(store)
     hall.archive = StoreArchive(
@@ -341,7 +341,7 @@ async def _line_lobby(
         return
     import trio
 
-    from ..server.listener import open_listeners
+    from ..net.tcp import open_listeners
 
     listeners = await open_listeners(host, port)
     bound = listeners[0].socket.getsockname()[1]

@@ -11,8 +11,10 @@ An engine spec on the command line (``--engine SEAT=SPEC``) is one of:
   specs that the caller loaded, e.g. from TOML);
 - a command line, split as a shell would (``shlex``) but never run through
   one, optionally prefixed by its protocol: ``uci:/usr/games/fairy-stockfish``,
-  ``xboard:sjeng``, ``native:./my-engine --fast``. Without a prefix the
-  command speaks our own protocol (``protocol.md``).
+  ``xboard:sjeng``, ``native:./my-engine --fast``, ``tcs:python3 -u run.py``
+  (tinyChessServer's dialect; a ``{ws}`` in the command makes it a WebSocket
+  client of an endpoint served for its seat). Without a prefix the command
+  speaks our own protocol (``protocol.md``).
 
 ``--team TEAM=SPEC`` seats one native engine at both seats of a team (team
 mode, protocol.md §7): team 1 is A-White + B-Black, team 2 A-Black + B-White.
@@ -33,8 +35,8 @@ from ..core.rules import MAX_SECONDS
 from ..errors import ConfigError
 from .options import targeted
 
-Protocol = Literal["native", "uci", "xboard"]
-PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
+Protocol = Literal["native", "uci", "xboard", "tcs"]
+PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard", "tcs")
 
 
 def _engines_dir() -> Path:

@@ -10,7 +10,7 @@ game of the round is in, the next round is set up. Each event is written
 to ``events/ID.json`` in the server's games folder after every change (its
 games are in the tables' BPGN files and the hall's archive, as any game).
 
-A page of the event (``hall.event_app``) is a ``Viewer``: it gets the
+A page of the event (``hall.web.events``) is a ``Viewer``: it gets the
 event view (coalesced, at most ``VIEW_RATE`` a second) and, once its person
 said hello, joins the Hall as that person, so the ``seat`` message of their
 game comes to that page.

@@ -46,6 +46,10 @@ from ..core.model import Seat
 from ..lobby.identity import Identity, name_problem
 from ..lobby.messages import timed_control
 from ..lobby.shown import apply_diff
+from ..net.admission import Pool
+from ..net.limits import Limits
+from ..net.tcp import TcpLink, open_connection, open_listeners, peer_name
+from ..net.tls import close_quietly
 from ..protocol import LineBuffer, RawLine
 from ..protocol.lobby_lines import (
     USAGE,
@@ -58,11 +62,7 @@ from ..protocol.lobby_lines import (
     render_message,
     render_tables,
 )
-from ..server.admission import Pool
-from ..server.limits import Limits
-from ..server.listener import TcpLink, open_connection, open_listeners, peer_name
-from ..server.seam import LiveTable
-from ..server.tls import close_quietly
+from ..serve.seam import LiveTable
 from .runtime import JoinRefused
 
 Log = Callable[[str], None]
@@ -120,7 +120,7 @@ class LineLink(TcpLink):
 
 
 class LobbySeatLink:
-    """The connection, as a ``SeatLink`` for one seating (see ``server.seam``)."""
+    """The connection, as a ``SeatLink`` for one seating (see ``serve.seam``)."""
 
     def __init__(self, link: LineLink) -> None:
         self.link = link

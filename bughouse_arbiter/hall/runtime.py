@@ -43,10 +43,10 @@ from ..lobby.identity import Identity
 from ..lobby.messages import command, error, parse
 from ..lobby.model import Effect, EndSeries, Lobby, Send, StartGame
 from ..lobby.tables import TableSpec, seat_key
-from ..server.limits import Limits
-from ..server.seam import LiveTable
-from .pages import TablePages, TablePageSession
+from ..net.limits import Limits
+from ..serve.seam import LiveTable
 from .tables import JOIN_TIMEOUT, Finish, Log, TableHost
+from .web.table_pages import TablePages, TablePageSession
 
 Message = dict[str, Any]
 Sender = Callable[[Message], None]
@@ -78,7 +78,7 @@ class JoinRefused(Exception):
 
 
 class BotCheck(Protocol):
-    """Checks a bot's token and a guest's name (``hall.accounts_web.Accounts``)."""
+    """Checks a bot's token and a guest's name (``hall.web.accounts.Accounts``)."""
 
     async def bot_identity(self, name: str, token: str | None) -> Identity: ...
 
@@ -182,7 +182,7 @@ class Hall:
         self._stopping = False
         #: Tables set up with ``arrange``: told how their one game ended.
         self._arranged: dict[str, Callable[[GameFinished | None, str], None]] = {}
-        #: The server's accounts (``hall.accounts_web.Accounts``); None: no accounts
+        #: The server's accounts (``hall.web.accounts.Accounts``); None: no accounts
         #: (every bot plays unrated under any free name).
         self.accounts: BotCheck | None = None
 

@@ -35,8 +35,8 @@ from ..lobby.archive import Archive, GameFinished, GameStarted
 from ..lobby.identity import Identity
 from ..lobby.tables import TableSpec
 from ..players.process import EngineProcess
-from ..server.remote import RemoteEnginePlayer, RemoteSeat, names_now, taken_over
-from ..server.seam import LiveTable, SeatHolder, new_tokens
+from ..serve.remote import RemoteEnginePlayer, RemoteSeat, names_now, taken_over
+from ..serve.seam import LiveTable, SeatHolder, new_tokens
 from ..table.arbiter import MatchEnded, MatchEvent, MatchStarted, MovePlayed
 from ..table.games import play_game
 from ..table.keeper import EngineKeeper, entrants
@@ -44,7 +44,7 @@ from ..table.match_events import SeatTakenOver
 from ..table.recording import GameWriter
 
 if TYPE_CHECKING:
-    from .pages import TablePages
+    from .web.table_pages import TablePages
 
 Log = Callable[[str], None]
 Finish = Literal["played", "not started", "failed"]

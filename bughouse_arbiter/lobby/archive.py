@@ -49,7 +49,7 @@ class GameFinished:
 
 
 class Archive(Protocol):
-    """Storage for the games (``hall.store_archive`` keeps them in the server's database).
+    """Storage for the games (``storage.archive`` keeps them in the server's database).
 
     ``record`` returns once the game is kept for good: the table tells the
     result to the players and watchers only after it."""

@@ -3,7 +3,8 @@
 ``create_player(seat, spec)`` returns a player that is not started yet
 (``run_match`` starts it). ``native`` specs speak our protocol
 (``protocol.md``) through ``NativeEnginePlayer``; ``uci`` and ``xboard``
-specs go through the adapters (``UciPlayer``, ``XboardPlayer``).
+and ``tcs`` specs go through the adapters (``UciPlayer``, ``XboardPlayer``,
+``TcsPlayer``).
 ``create_team_player(seats, spec)`` runs one native engine for both seats of
 a team (team mode, protocol.md §7).
 ``check_command`` tells early, as a usage error, when a command cannot run.
@@ -25,6 +26,7 @@ from .base import Player
 
 if TYPE_CHECKING:
     from .native import NativeEnginePlayer
+    from .tcs import TcsPlayer
     from .uci import UciPlayer
     from .xboard import XboardPlayer
 
@@ -33,12 +35,16 @@ if TYPE_CHECKING:
 Log = Callable[[str], None]
 
 
+#: Seconds an engine gets for its protocol's handshake (``uciok``, ``bugok``, features).
+HANDSHAKE_TIMEOUT = 10.0
+
+
 def create_player(
     seat: Seat,
     spec: EngineSpec,
     *,
     log: Log | None = None,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
 ) -> Player:
     """A new, unstarted player for ``seat`` running ``spec``.
 
@@ -64,7 +70,7 @@ def create_team_player(
     spec: EngineSpec,
     *,
     log: Log | None = None,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
 ) -> Player:
     """A new, unstarted native player holding both ``seats`` (one team's).
 
@@ -91,7 +97,9 @@ def create_team_player(
     )
 
 
-def _player_class(spec: EngineSpec) -> type[NativeEnginePlayer | UciPlayer | XboardPlayer]:
+def _player_class(
+    spec: EngineSpec,
+) -> type[NativeEnginePlayer | UciPlayer | XboardPlayer | TcsPlayer]:
     # Imported here so that the engines a match does not use cost nothing to start.
     if spec.protocol == "native":
         from .native import NativeEnginePlayer
@@ -105,6 +113,10 @@ def _player_class(spec: EngineSpec) -> type[NativeEnginePlayer | UciPlayer | Xbo
         from .xboard import XboardPlayer
 
         return XboardPlayer
+    if spec.protocol == "tcs":
+        from .tcs import TcsPlayer
+
+        return TcsPlayer
     raise ConfigError(f"engine {spec.name!r}: unknown protocol {spec.protocol!r}")
 
 

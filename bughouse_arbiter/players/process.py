@@ -75,6 +75,7 @@ from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from ..protocol.flood import LINES_PER_SLICE, SLICE, Keep, ReadBudget, keep_lines
 from ..protocol.limits import TEXT_LIMIT, engine_text
+from .affinity import pin
 from .reaper import Proc, family, kill_group, kill_listed, kill_session
 
 Log = Callable[[str], None]
@@ -229,6 +230,7 @@ class EngineProcess:
         assert isinstance(stdin, trio.lowlevel.FdStream)
         self._stdin_fd = stdin.fileno()
         _LIVE.add(self._process.pid)
+        pin(self._process.pid)  # ``--use-affinity``: a no-op outside ``affinity.pinned``
         command = shlex.join(self.argv).replace("\n", "\\n")
         self._note(f"started pid {self._process.pid}: {command}")
         for task in (self._read, self._read_stderr, self._writer, self._watch_exit):

@@ -2,7 +2,7 @@
 
 ``NativeEnginePlayer`` speaks protocol.md through any ``LineTransport``:
 ``EngineProcess`` (process.py) for a local engine, ``RemoteSeat``
-(``server/remote.py``) for a seat played over the network. The player never
+(``serve/remote.py``) for a seat played over the network. The player never
 learns which: lines go out with ``send``, come in through the ``on_lines``
 callback given to ``start``, and ``wait_eof`` / ``describe_end`` say when and
 why the other side is gone for good. ``send_data`` takes lines already

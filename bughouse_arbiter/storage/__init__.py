@@ -2,7 +2,8 @@
 ``Store`` protocol (``store``), kept in SQLite (``sqlite.SqliteStore``).
 
 ``records`` holds the values, ``schema`` the versioned tables and their
-migrations, ``accounts`` the username rules and secrets, ``aio`` the trio face.
+migrations, ``accounts`` the username rules and secrets, ``aio`` the trio face, and
+``archive`` the lobby's ``Archive`` seam over it (what ``bughouse server`` keeps).
 """
 
 from __future__ import annotations

@@ -395,6 +395,8 @@ def _game_row(g: RecentGame, view: PageView) -> list[str]:
 
 def _problems(s: Mapping[str, Any]) -> str:
     items = [f"<li>dropped: {e(n)}: {e(why)}</li>" for n, why in s.get("dropped", {}).items()]
+    if s.get("clock_warning"):  # many time losses the harness did not cause
+        items.insert(0, f"<li>clocks: {e(s['clock_warning'])}</li>")
     given_up = s.get("given_up", {})
     items += [f"<li>game {e(n)} given up: {e(why)}</li>" for n, why in given_up.items()]
     return _section("Problems", f"<ul>{''.join(items)}</ul>") if items else ""

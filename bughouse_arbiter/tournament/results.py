@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from .schedule import Participant
-from .stats import Pentanomial, RatedGame, Rating, Sprt, Summary, fit_ratings
+from .stats import Pentanomial, RatedGame, Rating, Sprt, Summary, Tally, fit_ratings
 
 
 @attrs.frozen(kw_only=True)
@@ -132,12 +132,13 @@ def crosstable(
 
 def sprt_state(sprt: Sprt, results: Sequence[GameResult]) -> dict[str, object]:
     """LLR, bounds and decision for the first pairing's first participant."""
-    return sprt_state_of(sprt, pairing_summary(r for r in results if r.pairing == 0).penta)
+    return sprt_state_of(sprt, pairing_summary(r for r in results if r.pairing == 0))
 
 
-def sprt_state_of(sprt: Sprt, penta: Pentanomial) -> dict[str, object]:
-    """``sprt_state`` from the first pairing's pentanomial."""
-    llr = sprt.llr(penta)
+def sprt_state_of(sprt: Sprt, record: Summary | Tally) -> dict[str, object]:
+    """``sprt_state`` from the first pairing's record."""
+    penta = record.penta
+    llr = sprt.llr_of(record)
     return {
         "elo0": sprt.elo0,
         "elo1": sprt.elo1,

@@ -30,6 +30,8 @@ from .display import Remaining, plural, remaining, status_text
 from .failures import FailureCounts
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
+from .machine import clock_warning
+from .openings import BookIdentity
 from .results import (
     GameResult,
     crosstable,
@@ -38,7 +40,7 @@ from .results import (
     sprt_state_of,
     standings,
 )
-from .schedule import Participant, side_of
+from .schedule import Participant
 from .scheduler import Scheduler
 from .stats import Sprt, Tally
 
@@ -79,6 +81,12 @@ class TournamentPlan:
     #: Participants brought back after a drop (``--readmit``): after how many of
     #: their games (in the journal) each readmission came.
     readmitted: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
+    #: The opening book (``summary.json``'s ``book``), if known.
+    book: BookIdentity | None = None
+    #: ``--game-files``: each game also in a file of its own (``journal.GAME_FILES``).
+    game_files: bool = False
+    #: ``--final-positions``: each session ends writing ``journal.FINAL_POSITIONS``.
+    final_positions: bool = False
 
 
 class Tournament:
@@ -90,7 +98,7 @@ class Tournament:
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
         self._results: list[GameResult] = []
-        self.journal = journal_module.Journal(plan.out)
+        self.journal = journal_module.Journal(plan.out, game_files=plan.game_files)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
         #: Per participant, whether each of its last games was a failure of its own.
@@ -360,7 +368,7 @@ class Tournament:
             reason=texts.setdefault(report.reason, report.reason),
             node=texts.setdefault(report.node, report.node),
         )
-        team = side_of(job.game)
+        team = job.first_team
         result = GameResult(
             job_id=job.job_id,
             pairing=job.pairing,
@@ -408,9 +416,9 @@ class Tournament:
         """The SPRT state over the games so far, computed again only when a pair
         of the first pairing completes."""
         first = self._first if self._first is not None else Tally()
-        key = tuple(first.counts)
+        key = (*first.counts, first.wins, first.draws, first.losses)
         if self._sprt_of is None or self._sprt_of[0] != key:
-            self._sprt_of = (key, sprt_state_of(sprt, first.penta))
+            self._sprt_of = (key, sprt_state_of(sprt, first))
         return self._sprt_of[1]
 
     # -- results ---------------------------------------------------------------------------
@@ -518,6 +526,7 @@ class Tournament:
             **self.failures.as_summary(),
             "engines_this_session": self.engine_stats,
             "harness_delay": _harness_delay(self),
+            "clock_warning": clock_warning(self.reports.values()),
             "incidents": incidents,
             "dropped": self.dropped,
             "shortfall": self.shortfall(),
@@ -525,6 +534,8 @@ class Tournament:
                 str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
             },
         }
+        if self.plan.book is not None:
+            summary["book"] = self.plan.book.as_dict()
         if engines:
             summary["engine_ratings"] = {
                 name: {"elo": round(r.elo, 1), "margin": _num(r.margin)}
