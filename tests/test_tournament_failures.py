@@ -11,43 +11,20 @@ from pathlib import Path
 
 import pytest
 import trio
+from test_tournament_clocks import Quiet, _plan
 
 from bughouse_arbiter.cli import main
 from bughouse_arbiter.commands.tournament import report_text
-from bughouse_arbiter.config.specs import builtin_engine
 from bughouse_arbiter.core.model import Result, Seat
-from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.exits import INCOMPLETE
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport, SeatIncident
 from bughouse_arbiter.tournament.live import LiveTally
 from bughouse_arbiter.tournament.report_page import PageView, tournament_page
-from bughouse_arbiter.tournament.runner import Tournament, TournamentPlan
-from bughouse_arbiter.tournament.schedule import Participant, schedule
+from bughouse_arbiter.tournament.runner import Tournament
 from bughouse_arbiter.tournament.scheduler import NextJob, OnReport, SchedulerStats
 from bughouse_arbiter.tournament.stats import Sprt
 
 GUARD = 20
-
-
-def _plan(folder: Path, games: int, **fields: object) -> TournamentPlan:
-    folder.mkdir(parents=True, exist_ok=True)
-    spec = builtin_engine("random")
-    teams = [Participant(name=n, members=(spec, spec), member_names=(n, n)) for n in "ab"]
-    rules = HouseRules(time=2.0)
-    jobs = schedule(teams, format="gauntlet", games=games, rules=rules, openings=[])
-    return TournamentPlan(
-        participants=tuple(teams), format="gauntlet", games=games, rules=rules,
-        jobs=tuple(jobs), out=folder, **fields,  # type: ignore[arg-type]
-    )  # fmt: skip
-
-
-class _Quiet:
-    def begin(self, total: int, done: int) -> None: ...
-    def game(
-        self, job: MatchJob, report: MatchReport, status: str, left: object = None
-    ) -> None: ...
-    def message(self, text: str) -> None: ...
-    def end(self) -> None: ...
 
 
 def _seat_of(job: MatchJob, name: str) -> Seat:
@@ -90,7 +67,7 @@ async def _play(tournament: Tournament, report_of: object) -> None:
 
 
 async def test_each_incident_counts_once_under_its_own_kind(tmp_path: Path) -> None:
-    tournament = Tournament(_plan(tmp_path, 8, max_failures=10), _Quiet())
+    tournament = Tournament(_plan(tmp_path, 8, max_failures=10), Quiet())
     # b: a hang (on the flag, which the harness's delay might have caused), a
     # crash, a failed start, an illegal move, a time loss the harness may have
     # caused; a: one time loss.
@@ -130,7 +107,7 @@ async def test_each_incident_counts_once_under_its_own_kind(tmp_path: Path) -> N
 
 async def test_a_dropped_participant_is_a_shortfall(tmp_path: Path) -> None:
     """The issue's run: b crashes 3 games in a row and is dropped; 3 of 8 played."""
-    tournament = Tournament(_plan(tmp_path, 8, max_failures=3), _Quiet())
+    tournament = Tournament(_plan(tmp_path, 8, max_failures=3), Quiet())
     await _play(tournament, lambda job: _lost(job, "b", "crash"))
     summary = tournament.summary()
     assert summary["games_played"] == 3 and "b" in summary["dropped"]
@@ -147,7 +124,7 @@ async def test_a_dropped_participant_is_a_shortfall(tmp_path: Path) -> None:
 async def test_games_given_up_are_a_shortfall_and_a_decided_sprt_is_not(
     tmp_path: Path,
 ) -> None:
-    tournament = Tournament(_plan(tmp_path / "given", 4), _Quiet())
+    tournament = Tournament(_plan(tmp_path / "given", 4), Quiet())
     first = tournament.plan.jobs[0].job_id
 
     def report_of(job: MatchJob) -> MatchReport:
@@ -161,7 +138,7 @@ async def test_games_given_up_are_a_shortfall_and_a_decided_sprt_is_not(
     )
     # An SPRT that decided stopped the run on purpose: the rest is not owed.
     sprt = Sprt(elo0=0, elo1=400, alpha=0.2, beta=0.2, model="logistic")
-    decided = Tournament(_plan(tmp_path / "sprt", 400, sprt=sprt), _Quiet())
+    decided = Tournament(_plan(tmp_path / "sprt", 400, sprt=sprt), Quiet())
     await _play(decided, lambda job: _lost(job, "b", "time"))
     summary = decided.summary()
     assert decided.decision is not None
