@@ -39,6 +39,7 @@ CORE = [
     "ui/console_screen",
     "adapters/__init__",
     "adapters/common",
+    "adapters/declared",
     "adapters/uci",
     "adapters/xboard",
     "adapters/tcs",

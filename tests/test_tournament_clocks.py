@@ -121,14 +121,15 @@ def test_no_warning(reports: list[MatchReport], why: str) -> None:
     assert clock_warning(reports) is None, why
 
 
-def _plan(folder: Path, games: int) -> TournamentPlan:
+def _plan(folder: Path, games: int, **fields: object) -> TournamentPlan:
+    folder.mkdir(parents=True, exist_ok=True)
     spec = builtin_engine("random")
     teams = [Participant(name=n, members=(spec, spec), member_names=(n, n)) for n in "ab"]
     rules = HouseRules(time=2.0)
     jobs = schedule(teams, format="gauntlet", games=games, rules=rules, openings=[])
     return TournamentPlan(
         participants=tuple(teams), format="gauntlet", games=games, rules=rules,
-        jobs=tuple(jobs), out=folder,
+        jobs=tuple(jobs), out=folder, **fields,  # type: ignore[arg-type]
     )  # fmt: skip
 
 

@@ -9,11 +9,11 @@ calls ``start_talk`` once, ``count_sent`` from its ``send``, ``heard`` from its
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..protocol.limits import engine_text, keep_announced
-from .declared import UndeclaredOption, undeclared_option
+from .declared import Declared, refuse_option, uci_declared
 
 
 def parse_option(text: str) -> tuple[str, dict[str, list[str]]]:
@@ -77,13 +77,18 @@ class UciTalk:
     def option_done(self) -> bool:
         return self.ready
 
-    def check_declared(self, names: Iterable[str]) -> None:
-        """Raises ``UndeclaredOption`` for the first of ``names`` the engine did not
-        declare (UCI option names are matched whatever their letter case)."""
-        for name in names:
-            refusal = undeclared_option(name, self.engine_options, any_case=True)
-            if refusal is not None:
-                raise UndeclaredOption(refusal)
+    @property
+    def declared_options(self) -> dict[str, Declared]:
+        """The options the engine declared (``option name ...``), by name."""
+        return {name: uci_declared(fields) for name, fields in self.engine_options.items()}
+
+    def check_declared(self, options: Mapping[str, str]) -> None:
+        """Raises the ``RefusedOption`` of the first of ``options`` the engine did not
+        declare or whose value its declaration does not take (UCI option names, and
+        combo choices, are matched whatever their letter case)."""
+        declared = self.declared_options
+        for name, value in options.items():
+            refuse_option(name, value, declared, any_case=True)
 
     def take_info(self) -> str:
         """The last scored ``info`` of the search (then forgotten)."""

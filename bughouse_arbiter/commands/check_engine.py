@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TextIO
 
 import attrs
 import chess
 import trio
 
+from ..adapters.declared import Declared, native_declared, xboard_declared
 from ..config.engines_file import known_engines
 from ..config.options import add_engines_file
 from ..config.specs import PROTOCOLS, TEAM_ONLY, EngineSpec, engine_spec
@@ -427,26 +428,24 @@ class Checker:
         return "; ".join([*notes, f"{len(offered)} options offered; {done}"])
 
     def offered_options(self) -> dict[str, str | None]:
-        """The options the engine declared, each with its declared default."""
+        """The options the engine declared, each with its declared default
+        (not buttons, nor UCI_Variant, which the harness sets)."""
         adapter = getattr(self.player, "adapter", None)
-        found: dict[str, str | None] = {}
+        declared: Mapping[str, Declared]
         if adapter is not None and hasattr(adapter, "engine_options"):
-            for name, spec in adapter.engine_options.items():
-                if name == "UCI_Variant" or spec.get("type") == ["button"]:
-                    continue
-                found[name] = " ".join(spec.get("default", [])) or None
-            return found
-        if adapter is not None and hasattr(adapter, "offered_options"):
-            for text in adapter.offered_options:
-                name, kind, rest = _xboard_option(text)
-                if name and kind != "-button":
-                    found[name] = rest
-            return found
-        session = getattr(self.player, "session", None)
-        for name, spec in (getattr(session, "options", None) or {}).items():
-            if spec.type != "button":
-                found[name] = spec.default
-        return found
+            declared = adapter.declared_options
+        elif adapter is not None and hasattr(adapter, "offered_options"):
+            # Only what it offered: memory=1 / smp=1 are protocol_options.
+            declared = dict(map(xboard_declared, adapter.offered_options))
+        else:
+            session = getattr(self.player, "session", None)
+            options = getattr(session, "options", None) or {}
+            declared = {name: native_declared(spec) for name, spec in options.items()}
+        return {
+            name: option.default
+            for name, option in declared.items()
+            if name and name != "UCI_Variant" and option.kind != "button"
+        }
 
     def protocol_options(self) -> dict[str, str]:
         """Options the protocol itself sets, by name, with the command that sets
@@ -664,22 +663,3 @@ def _with_last_words(result: StepResult, player: Player) -> StepResult:
 
 def _print(result: StepResult, out: TextIO) -> None:
     print(f"  {result.status}  {result.name:<24} {result.detail}", file=out, flush=True)
-
-
-def _xboard_option(text: str) -> tuple[str, str, str | None]:
-    """``Hash -spin 16 1 1024`` -> ("Hash", "-spin", "16"); a combo's default is
-    its ``*``-marked choice."""
-    head, sep, rest = text.partition(" -")
-    if not sep:
-        return "", "", None
-    kind, _, values = rest.partition(" ")
-    kind = f"-{kind}"
-    if kind == "-combo":
-        choices = [c.strip() for c in values.split("///")]
-        marked = [c[1:] for c in choices if c.startswith("*")]
-        return head.strip(), kind, next(iter(marked or choices), None)
-    if kind in ("-spin", "-slider"):
-        return head.strip(), kind, next(iter(values.split()), None)
-    if kind in ("-check", "-string", "-file", "-path"):
-        return head.strip(), kind, values.strip() or None
-    return head.strip(), kind, None

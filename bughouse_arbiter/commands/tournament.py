@@ -72,7 +72,7 @@ from ..config.options import (
 from ..config.specs import TEAM_ONLY, check_team_spec, engine_spec
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
-from ..exits import FAILED, OK, USAGE
+from ..exits import FAILED, INCOMPLETE, OK, USAGE
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
@@ -92,8 +92,9 @@ from ..tournament.display import (
     signed,
     status_lines,
 )
-from ..tournament.engine_options import undeclared_options
+from ..tournament.engine_options import refused_options
 from ..tournament.extension import extended
+from ..tournament.failures import COLUMNS
 from ..tournament.jobs import MatchJob, MatchReport
 from ..tournament.machine import ClockCounts, concurrency_check, table_cpus, usable_cpus
 from ..tournament.openings import (
@@ -871,7 +872,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     plan = _plan(args, folder)
     debug = _debug_folder(args)
     if args.ray is None:  # on a cluster the engines start elsewhere: their games say it
-        refusal = trio.run(undeclared_options, plan.participants)
+        refusal = trio.run(refused_options, plan.participants)
         if refusal is not None:
             raise ConfigError(refusal)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
@@ -1193,6 +1194,8 @@ async def play_tournament(
     if summary.get("clock_warning"):  # also in the report above: said on stderr too
         errors.warning(str(summary["clock_warning"]))
     state = "stopped" if tournament.decision else "finished"
+    if summary.get("shortfall"):
+        state = "incomplete"
     page.finish(summary, "interrupted" if stop.signal is not None else state)
     if counts is not None:
         progress.write("".join(f"{line}\n" for line in counts.lines()))
@@ -1221,6 +1224,10 @@ async def play_tournament(
     progress.write(
         f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json, report.html)\n"
     )
+    shortfall = summary.get("shortfall")
+    if shortfall:
+        errors.error(f"incomplete: {shortfall}; exit status {INCOMPLETE}")
+        return INCOMPLETE
     return OK
 
 
@@ -1326,31 +1333,41 @@ def report_text(summary: Mapping[str, Any]) -> str:
             f"({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {plural(sprt['pairs'], 'pair')}: "
             f"{decision}"
         )
-    crashes = {k: v for k, v in summary["crashes"].items() if v}
-    if crashes:
-        lines.append("crashes: " + ", ".join(f"{k} {v}" for k, v in crashes.items()))
-    hangs = {k: v for k, v in summary.get("hangs", {}).items() if v}
-    if hangs:
-        counts = ", ".join(f"{k} {v}" for k, v in hangs.items())
-        lines.append(f"hangs (among the crashes): {counts}")
-    losses = {k: v for k, v in summary["time_losses"].items() if v}
-    delay = summary.get("harness_delay")
-    if losses or (delay and delay.get("seat_games")):
-        by_harness = sum(summary.get("harness_time_losses", {}).values())
-        counts = ", ".join(f"{k} {v}" for k, v in losses.items()) or "none"
-        text = f"time losses: {counts}; caused by the harness: {by_harness}"
-        if delay and delay.get("seat_games"):
-            text += (
-                f" (its delay on an engine's clock per game: mean {delay['mean_ms']:.1f} ms, "
-                f"max {delay['max_ms']:.1f} ms; one turn at most {delay['turn_max_ms']:.1f} ms)"
-            )
-        lines += fit([text])
+    lines += _incidents_text(summary, names, width)
     if summary.get("clock_warning"):
         lines += fit([f"warning: {summary['clock_warning']}"])
     for name, why in summary["dropped"].items():
         lines.append(f"dropped: {name}: {why}")
     lines.append(f"games: {summary['games_played']} of {summary['games_scheduled']} scheduled")
     return "\n".join(lines) + "\n"
+
+
+def _incidents_text(summary: Mapping[str, Any], names: Sequence[str], width: int) -> list[str]:
+    """Per participant, its illegal moves, failed starts, hangs, crashes, time
+    losses and those the harness may have caused, each counted once
+    (``tournament/failures.py``); then the harness's delay."""
+    lines: list[str] = []
+    counts = [[summary.get(key, {}).get(n, 0) for key, _ in COLUMNS] for n in names]
+    if any(any(row) for row in counts):
+        width = max(width, len("incidents"))
+        # Headings over two lines, right-aligned over their columns.
+        halves = [heading.rpartition(" ") for _, heading in COLUMNS]
+        lines.append(f"{'':<{width}}  " + " ".join(f"{h[0]:>8}" for h in halves))
+        lines.append(f"{'incidents':<{width}}  " + " ".join(f"{h[2]:>8}" for h in halves))
+        for name, row in zip(names, counts, strict=True):
+            lines.append(f"{_cut(name, width):<{width}}  " + " ".join(f"{c:>8}" for c in row))
+    else:
+        lines.append("incidents: none (no illegal move, failed start, hang, crash or time loss)")
+    delay = summary.get("harness_delay")
+    if delay and delay.get("seat_games"):
+        lines += fit(
+            [
+                f"the harness's delay on an engine's clock per game: mean "
+                f"{delay['mean_ms']:.1f} ms, max {delay['max_ms']:.1f} ms; one turn at most "
+                f"{delay['turn_max_ms']:.1f} ms"
+            ]
+        )
+    return lines
 
 
 # -- progress ----------------------------------------------------------------------------

@@ -363,13 +363,22 @@ def rotated_team(team: Team, game_index: int) -> Team:
     return rotated_seat(team.seats[0], game_index).team
 
 
+#: The largest ``Seed`` the built-in engines declare (``option name Seed ... max``).
+SEED_MAX = 2**31 - 1
+
+
 def seeded(spec: EngineSpec, seed: int | None, game_index: int, seat: Seat) -> EngineSpec:
     """``spec`` with the ``Seed`` option of game ``game_index`` at ``seat``, if it is a
     built-in engine and ``seed`` is set: four seeds a game, one per seat, never repeated."""
     base = game_seed(seed, game_index)
     if base is None or spec.name not in BUILTIN_ENGINES:
         return spec
-    return spec.with_options(Seed=str(base + SEATS.index(seat)))
+    value = base + SEATS.index(seat)
+    if not 0 <= value <= SEED_MAX:
+        # Into the range the built-ins declare (a seed out of it fails their
+        # start); never to 0, which means a fresh random seed.
+        value = value % SEED_MAX + 1
+    return spec.with_options(Seed=str(value))
 
 
 def game_seed(seed: int | None, game_index: int) -> int | None:

@@ -145,10 +145,9 @@ class PairingTally:
 
 @attrs.define
 class EngineTally:
-    """One participant's time losses and the harness's delay on its clocks."""
+    """The harness's delay on one participant's clocks (its incidents are
+    ``failures.FailureCounts``')."""
 
-    time_losses: int = 0
-    harness_time_losses: int = 0
     seat_games: int = 0
     delay_sum: float = 0.0
     delay_max: float = 0.0
@@ -184,10 +183,6 @@ class LiveTally:
             # The LLR takes ms to compute: it is, when shown (a resume feeds many games).
             wdl = (summary.wins, summary.draws, summary.losses)
             tally.llr.add(Point(tally.games, math.nan, penta=summary.penta.counts, wdl=wdl))
-        for seat in report.time_losses:
-            self._engine(job.sides[seat.team]).time_losses += 1
-        for seat in report.harness_time_losses:
-            self._engine(job.sides[seat.team]).harness_time_losses += 1
         for seat, delay in report.harness_delay.items():
             engine = self._engine(job.sides[seat.team])
             delay = round(delay, DELAY_DIGITS)

@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from .display import nelo_text, percent, plural, signed
+from .failures import COLUMNS
 from .live import LiveTally, Point, RecentGame
 from .stats import Pentanomial, Summary
 
@@ -37,7 +38,8 @@ class PageView:
 
     summary: Mapping[str, Any]
     tally: LiveTally
-    #: ``running``, ``finished``, ``stopped`` (SPRT decided) or ``interrupted``.
+    #: ``running``, ``finished``, ``stopped`` (SPRT decided), ``incomplete``
+    #: (finished without playing what was asked) or ``interrupted``.
     state: str
     updated: str
     eta: str = ""
@@ -59,12 +61,13 @@ def tournament_page(view: PageView) -> str:
     title = f"{s.get('event', 'tournament')}: report"
     body = [
         _header(view),
+        _shortfall(s),
         _lead(view),
         _section("Standings", _standings(s)),
         _crosstable(s),
         _section("Pairings", _pairings(s)),
         _charts(view),
-        _section("Engines: time losses and harness delay", _engines(s, view.tally)),
+        _section("Engines: incidents and harness delay", _engines(s, view.tally)),
         _section("Latest games", _games(view)),
         _problems(s),
     ]
@@ -298,6 +301,17 @@ def _engine_table(engines: object) -> str:
     return f'<ul class="engines">{"".join(items)}</ul>' if items else ""
 
 
+def _shortfall(s: Mapping[str, Any]) -> str:
+    """The banner of a run that does not play what was asked (``Tournament.shortfall``)."""
+    text = s.get("shortfall")
+    if not text:
+        return ""
+    return (
+        '<p class="banner" role="alert"><strong>Not what was asked:</strong> '
+        f"{e(text)}. The figures below are of the games played.</p>"
+    )
+
+
 def _cards(view: PageView) -> str:
     """Big figures of the first pairing (the SPRT's, or the gauntlet's first)."""
     tally = view.tally.pairings.get(0)
@@ -509,26 +523,25 @@ def _sprt(view: PageView) -> str:
 
 def _engines(s: Mapping[str, Any], tally: LiveTally) -> str:
     names = [r["name"] for r in s.get("standings", [])]
-    losses = s.get("time_losses", {})
-    harness = s.get("harness_time_losses", {})
-    crashes = s.get("crashes", {})
     rows = []
     for name in names:
         t = tally.engines.get(name)
         rows.append(
             [
                 f'<span class="name">{e(name)}</span>',
-                str(losses.get(name, 0)),
-                str(harness.get(name, 0)),
-                str(crashes.get(name, 0)),
+                *(str(s.get(key, {}).get(name, 0)) for key, _ in COLUMNS),
                 f"{1000 * t.delay_mean:.2f}" if t and t.seat_games else "–",
                 f"{1000 * t.delay_max:.2f}" if t and t.seat_games else "–",
             ]
         )
-    head = ["participant", "time losses", "by the harness", "crashes"]
+    head = ["participant", *(heading for _, heading in COLUMNS)]
     head += ["delay mean ms", "delay max ms"]
     note = (
-        '<p class="note">Harness delay: the time an engine\'s clock ran while the harness had '
+        '<p class="note">Each incident counts once: a hang (no answer to the ping after '
+        "a game) is not also a crash or a time loss; "
+        "crashes, failed starts and hangs count towards dropping a participant; "
+        "&ldquo;by the harness&rdquo; are the time losses its delay on the clock may have "
+        "caused. Harness delay: the time an engine's clock ran while the harness had "
         "its turn, per seat and game (this session's games and the journal's).</p>"
     )
     return _table(head, rows, "num") + note
@@ -724,6 +737,9 @@ h2{font-size:1.02rem;margin:0 0 10px}
 background:var(--line);color:var(--text)}
 .pill.running{background:#dbe7ff;color:#1d4ed8}.pill.finished{background:#d1fadf;color:#05603a}
 .pill.stopped{background:#fef0c7;color:#93370d}.pill.interrupted{background:#fee4e2;color:#912018}
+.pill.incomplete{background:#fee4e2;color:#912018}
+.banner{background:#fee4e2;color:#912018;border:1px solid #fda29b;border-radius:10px;
+padding:10px 14px;margin:0 0 14px}
 .bar{height:6px;border-radius:3px;background:var(--line);overflow:hidden}
 .bar span{display:block;height:100%;background:var(--accent)}
 .kpis{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px}

@@ -26,7 +26,8 @@ import trio
 
 from ..core.rules import HouseRules
 from . import journal as journal_module
-from .display import Remaining, remaining, status_text
+from .display import Remaining, plural, remaining, status_text
+from .failures import FailureCounts
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
 from .machine import clock_warning
@@ -111,9 +112,8 @@ class Tournament:
         self.completed: set[str] = set()
         #: Games accounted per participant (where ``plan.readmitted`` applies).
         self.games_of: dict[str, int] = {}
-        #: Failures (crash, failed start, hang) per participant, and the hangs among them.
-        self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
-        self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
+        #: Illegal moves, failed starts, hangs, crashes and time losses per participant.
+        self.failures = FailureCounts(p.name for p in plan.participants)
         self.decision: str | None = None
         #: Reports counted but not yet journaled (``_commit``), and the bell for them.
         self._pending: list[_Pending] = []
@@ -388,16 +388,13 @@ class Tournament:
             self._first, self._first_names = tally, (result.first, result.second)
         if job.pairing in self._unplayed:
             self._unplayed[job.pairing] -= 1
+        self.failures.add(report)
         failing = {i.participant for i in report.incidents if i.is_failure}
-        for name in {i.participant for i in report.incidents if i.kind == "hang"}:
-            self.hangs[name] = self.hangs.get(name, 0) + 1
         limit = self.plan.max_failures
         self.completed |= set(job.sides.values()) - failing
         for name in job.sides.values():
             recent = self.recent.setdefault(name, deque(maxlen=2 * limit - 1))
             recent.append(name in failing)
-            if name in failing:
-                self.crashes[name] = self.crashes.get(name, 0) + 1
             if recent.count(True) >= limit and name not in self.dropped:
                 why = "; ".join(i.text for i in report.incidents if i.participant == name)
                 self.dropped[name] = f"{_failures_text(recent, limit)} (last: {why})"
@@ -454,6 +451,36 @@ class Tournament:
         sprt_games = self._first.games if self._first is not None else 0
         return remaining(left, self._sprt(self.plan.sprt), sprt_games)
 
+    def shortfall(self) -> str | None:
+        """Why the run does not play every game it was asked to, in one line:
+        the games of a dropped participant and those given up, which no more
+        waiting plays. None when each will be played (or was), or when an SPRT
+        decided: it plays until then, by design."""
+        if self.decision is not None:
+            return None
+        lost: dict[str, int] = {}
+        given_up = 0
+        for job in self.plan.jobs:
+            if job.job_id in self.reports:
+                continue
+            if job.job_id in self.given_up:
+                given_up += 1
+                continue
+            for name in job.sides.values():
+                if name in self.dropped:
+                    lost[name] = lost.get(name, 0) + 1
+                    break
+        missing = sum(lost.values()) + given_up
+        if not missing:
+            return None
+        why = [
+            f"{name} dropped after {_reason(self.dropped[name])}: {plural(count, 'game')}"
+            for name, count in lost.items()
+        ]
+        if given_up:
+            why.append(f"given up: {plural(given_up, 'game')}")
+        return f"{missing} of {len(self.plan.jobs)} scheduled games not played ({'; '.join(why)})"
+
     def summary(self) -> dict[str, object]:
         results = self.results()
         participants = self.plan.participants
@@ -500,15 +527,13 @@ class Tournament:
                 a: {b: {"points": p, "games": g} for b, (p, g) in row.items()}
                 for a, row in crosstable(participants, results).items()
             },
-            "crashes": self.crashes,
-            "hangs": self.hangs,
+            **self.failures.as_summary(),
             "engines_this_session": self.engine_stats,
-            "time_losses": _time_losses(self),
-            "harness_time_losses": _time_losses(self, harness=True),
             "harness_delay": _harness_delay(self),
             "clock_warning": clock_warning(self.reports.values()),
             "incidents": incidents,
             "dropped": self.dropped,
+            "shortfall": self.shortfall(),
             "given_up": {
                 str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
             },
@@ -534,6 +559,11 @@ class _Pending:
     status: str
     left: Remaining
     messages: list[str]
+
+
+def _reason(dropped: str) -> str:
+    """``3 failures in a row`` of a drop's ``3 failures in a row (last: ...)``."""
+    return dropped.partition(" (last: ")[0]
 
 
 def _failures_text(recent: deque[bool], limit: int) -> str:
@@ -590,13 +620,3 @@ def _harness_delay(t: Tournament) -> dict[str, float | int]:
         "turn_max_ms": round(1000 * turn_max, 3),
     }
 
-
-def _time_losses(t: Tournament, *, harness: bool = False) -> dict[str, int]:
-    """Time losses per participant (only those the harness may have caused, with ``harness``)."""
-    losses: dict[str, int] = {p.name: 0 for p in t.plan.participants}
-    for job_id, report in t.reports.items():
-        job = t.jobs[job_id]
-        for seat in report.harness_time_losses if harness else report.time_losses:
-            name = job.sides[seat.team]
-            losses[name] = losses.get(name, 0) + 1
-    return losses
