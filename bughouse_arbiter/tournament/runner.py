@@ -13,6 +13,7 @@ only through a ``Progress``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import math
 import time
@@ -25,6 +26,7 @@ import attrs
 import trio
 
 from ..core.rules import HouseRules
+from ..loop.lag import LagMonitor
 from . import journal as journal_module
 from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
@@ -126,6 +128,9 @@ class Tournament:
         self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
+        #: How late the driver's loop wakes (a stall is a progress message; the
+        #: figures are ``summary.json``'s ``loop_lag``).
+        self.lag = LagMonitor(log=progress.message)
         # Kept game by game, so that a finished game costs the same at game 100,000
         # as at game 10: each pairing's tally (by its sides' names, in the order
         # the pairings first finished a game, as ``by_pairing``), the first
@@ -246,12 +251,16 @@ class Tournament:
         try:
             if self._sprt_decided():
                 return
+            trio.lowlevel.add_instrument(self.lag)
             async with trio.open_nursery() as nursery:
+                nursery.start_soon(self.lag.run)
                 nursery.start_soon(self._commit_loop)
                 with stop:
                     await scheduler.run(self._next_job, self._on_report)
                 nursery.cancel_scope.cancel()
         finally:
+            with contextlib.suppress(KeyError):
+                trio.lowlevel.remove_instrument(self.lag)
             with trio.CancelScope(shield=True):
                 await self._commit()  # what arrived since the last write
             self.journal.close()
@@ -502,6 +511,7 @@ class Tournament:
             "time_losses": _time_losses(self),
             "harness_time_losses": _time_losses(self, harness=True),
             "harness_delay": _harness_delay(self),
+            "loop_lag": self.lag.figures().shown(),
             "clock_warning": clock_warning(self.reports.values()),
             "incidents": incidents,
             "dropped": self.dropped,
