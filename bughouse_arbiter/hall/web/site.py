@@ -31,6 +31,10 @@ class Site:
     def routes(self) -> list[BaseRoute]:
         return [*self.accounts.routes(), *self.archive.routes()]
 
+    def close(self) -> None:
+        """Ends the page workers' processes (the server is stopping)."""
+        self.archive.pages.close()
+
     def middleware(self) -> list[Any]:
         return self.accounts.middleware()
 
