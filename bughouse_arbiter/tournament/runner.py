@@ -49,6 +49,11 @@ from .stats import Sprt, Tally
 MAX_RETRIES = 3
 
 
+#: Games journaled in one write at most, and shown in one loop step at most.
+COMMIT_GAMES = 1000
+SHOW_GAMES = 50
+
+
 class Progress(Protocol):
     """What the person sees while the tournament runs."""
 
@@ -129,7 +134,7 @@ class Tournament:
         self.interrupted = False
         self.started = time.monotonic()
         #: How late the driver's loop wakes (a stall is a progress message; the
-        #: figures are ``summary.json``'s ``loop_lag``).
+        #: figures are ``summary.json``'s ``loop_lag_this_session``).
         self.lag = LagMonitor(log=progress.message)
         # Kept game by game, so that a finished game costs the same at game 100,000
         # as at game 10: each pairing's tally (by its sides' names, in the order
@@ -344,10 +349,13 @@ class Tournament:
             await self._commit()
 
     async def _commit(self) -> None:
-        """Journals every report not yet written (one write and fsync per file
-        for all of them, off the event loop), then shows them."""
+        """Journals every report not yet written, ``COMMIT_GAMES`` at most a write (one
+        write and fsync per file for each group, off the event loop), then shows them,
+        ``SHOW_GAMES`` at most per loop step, so that a slow disk under instant games
+        never makes one huge write nor one long step."""
         while self._pending and not self._journal_broken:
-            batch, self._pending = self._pending, []
+            batch = self._pending[:COMMIT_GAMES]
+            del self._pending[:COMMIT_GAMES]
             entries = [(p.job, p.report) for p in batch]
             try:
                 with trio.CancelScope(shield=True):
@@ -358,10 +366,12 @@ class Tournament:
                 self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
                 self.stop.cancel()
                 return
-            for p in batch:
+            for shown, p in enumerate(batch, start=1):
                 self.progress.game(p.job, p.report, p.status, p.left)
                 for text in p.messages:
                     self.progress.message(text)
+                if shown % SHOW_GAMES == 0:
+                    await trio.lowlevel.checkpoint()  # the engines' answers are read meanwhile
 
     def _account(self, job: MatchJob, report: MatchReport) -> None:
         if job.job_id in self.reports:
@@ -511,7 +521,7 @@ class Tournament:
             "time_losses": _time_losses(self),
             "harness_time_losses": _time_losses(self, harness=True),
             "harness_delay": _harness_delay(self),
-            "loop_lag": self.lag.figures().shown(),
+            "loop_lag_this_session": self.lag.figures().shown(),
             "clock_warning": clock_warning(self.reports.values()),
             "incidents": incidents,
             "dropped": self.dropped,
