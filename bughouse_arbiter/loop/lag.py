@@ -18,6 +18,7 @@ under ``MockClock`` (a task that jumps the clock is a stall).
 from __future__ import annotations
 
 import bisect
+import collections
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,8 @@ INTERVAL = 0.05
 THRESHOLD = 0.1
 #: Lags kept for the percentiles (the newest; a sorted window).
 WINDOW = 2048
+#: Wakes whose worst is ``recent_ms`` (a second's, at the default interval).
+RECENT = 20
 
 
 @attrs.frozen
@@ -39,6 +42,8 @@ class LagFigures:
     wakes: int
     max_ms: float
     p99_ms: float
+    #: The worst of the last ``RECENT`` wakes: polled, it gives a phase's worst.
+    recent_ms: float
     stalls: int
     slowest_task: str
     slowest_step_ms: float
@@ -65,7 +70,8 @@ class LagMonitor(trio.abc.Instrument):
         self.max_lag = 0.0
         self._window: list[float] = []
         self._order: list[float] = []
-        self._step_started = 0.0
+        self._step_started: float | None = None
+        self._recent_lags: collections.deque[float] = collections.deque(maxlen=RECENT)
         # The slowest step since the probe last woke, and over the whole run.
         self._recent: tuple[float, str] = (0.0, "")
         self._slowest: tuple[float, str] = (0.0, "")
@@ -76,6 +82,8 @@ class LagMonitor(trio.abc.Instrument):
         self._step_started = trio.current_time()
 
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        if self._step_started is None:
+            return  # added during this step: its start was not seen
         took = trio.current_time() - self._step_started
         if took > self._recent[0]:
             self._recent = (took, task.name)
@@ -102,6 +110,7 @@ class LagMonitor(trio.abc.Instrument):
             del self._order[bisect.bisect_left(self._order, gone)]
         self._window.append(lag)
         bisect.insort(self._order, lag)
+        self._recent_lags.append(lag)
         took, task = self._recent
         self._recent = (0.0, "")
         if lag >= self.threshold:
@@ -118,6 +127,7 @@ class LagMonitor(trio.abc.Instrument):
             wakes=self.wakes,
             max_ms=round(self.max_lag * 1000, 2),
             p99_ms=round(p99 * 1000, 2),
+            recent_ms=round(max(self._recent_lags, default=0.0) * 1000, 2),
             stalls=self.stalls,
             slowest_task=task,
             slowest_step_ms=round(took * 1000, 2),
@@ -129,4 +139,5 @@ class LagMonitor(trio.abc.Instrument):
         self.max_lag = 0.0
         self._window.clear()
         self._order.clear()
+        self._recent_lags.clear()
         self._recent = self._slowest = (0.0, "")

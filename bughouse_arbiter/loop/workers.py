@@ -75,7 +75,8 @@ class WorkerPool:
             self._processes = concurrent.futures.ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn")
             )
-        future = self._processes.submit(call, *args)
+        # Submitted from a thread: the first jobs start the processes, which takes a while.
+        future = await trio.to_thread.run_sync(self._processes.submit, call, *args)
         token = trio.lowlevel.current_trio_token()
         done = trio.Event()
 
