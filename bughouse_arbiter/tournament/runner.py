@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import math
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -31,13 +30,13 @@ from . import journal as journal_module
 from .display import Remaining, remaining, status_text
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
-from .machine import clock_warning
+from .machine import ClockCounts
 from .openings import BookIdentity
 from .results import (
     GameResult,
+    ResultCounts,
     crosstable,
     engine_ratings,
-    sprt_state,
     sprt_state_of,
     standings,
 )
@@ -104,6 +103,14 @@ class Tournament:
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
         self._results: list[GameResult] = []
+        # What ``summary`` shows, kept game by game so that it costs the same at game
+        # 100,000 as at game 10 (``_account`` adds each game once).
+        self._counts = ResultCounts()
+        self._incidents: list[dict[str, object]] = []
+        self._clocks = ClockCounts()
+        self._losses: dict[str, int] = {p.name: 0 for p in plan.participants}
+        self._harness_losses: dict[str, int] = {p.name: 0 for p in plan.participants}
+        self._delay = _Delays()
         self.journal = journal_module.Journal(plan.out, game_files=plan.game_files)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
@@ -397,6 +404,16 @@ class Tournament:
             points=report.points(team),
         )
         self._results.append(result)
+        self._counts.add(result)
+        self._incidents += ({"game": job.number, **_incident(i)} for i in report.incidents)
+        self._clocks.add(report)
+        for seat in report.time_losses:
+            name = job.sides[seat.team]
+            self._losses[name] = self._losses.get(name, 0) + 1
+        for seat in report.harness_time_losses:
+            name = job.sides[seat.team]
+            self._harness_losses[name] = self._harness_losses.get(name, 0) + 1
+        self._delay.add(report)
         tally = self._tallies.setdefault((result.first, result.second), Tally())
         tally.add(job.pair, result.points)
         if job.pairing == 0 and self._first is None:
@@ -470,7 +487,7 @@ class Tournament:
         return remaining(left, self._sprt(self.plan.sprt), sprt_games)
 
     def summary(self) -> dict[str, object]:
-        results = self.results()
+        results = self._counts
         participants = self.plan.participants
         pairings: list[dict[str, object]] = []
         for (first, second), tally in self._tallies.items():
@@ -496,11 +513,7 @@ class Tournament:
                 }
             )
         engines = engine_ratings(participants, results)
-        incidents = [
-            {"game": self.jobs[job_id].number, **_incident(i)}
-            for job_id, report in self.reports.items()
-            for i in report.incidents
-        ]
+        incidents = list(self._incidents)
         summary: dict[str, object] = {
             "event": self.plan.event,
             "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -518,11 +531,11 @@ class Tournament:
             "crashes": self.crashes,
             "hangs": self.hangs,
             "engines_this_session": self.engine_stats,
-            "time_losses": _time_losses(self),
-            "harness_time_losses": _time_losses(self, harness=True),
-            "harness_delay": _harness_delay(self),
+            "time_losses": dict(self._losses),
+            "harness_time_losses": dict(self._harness_losses),
+            "harness_delay": self._delay.shown(),
             "loop_lag_this_session": self.lag.figures().shown(),
-            "clock_warning": clock_warning(self.reports.values()),
+            "clock_warning": self._clocks.warning(),
             "incidents": incidents,
             "dropped": self.dropped,
             "given_up": {
@@ -537,7 +550,7 @@ class Tournament:
                 for name, r in engines.items()
             }
         if self.plan.sprt is not None:
-            summary["sprt"] = sprt_state(self.plan.sprt, results)
+            summary["sprt"] = dict(self._sprt(self.plan.sprt))
         return summary
 
 
@@ -589,29 +602,33 @@ def _incident(i: object) -> dict[str, object]:
     }
 
 
-def _harness_delay(t: Tournament) -> dict[str, float | int]:
-    """The harness's delay on the engines' clocks (ms): per seat and game, mean and
-    most; one turn's most; and over how many seat-games (those that could tell)."""
-    # Rounded as the journal keeps them: a game played in this run and one read
-    # back by ``--resume`` count the same.
-    reports = t.reports.values()
-    per_game = [round(d, DELAY_DIGITS) for r in reports for d in r.harness_delay.values()]
-    turn_max = max((round(r.harness_delay_max, DELAY_DIGITS) for r in reports), default=0.0)
-    return {
-        "seat_games": len(per_game),
-        # fsum: the same mean whatever order the games came in (a resumed run's).
-        "mean_ms": round(1000 * math.fsum(per_game) / len(per_game), 3) if per_game else 0.0,
-        "max_ms": round(1000 * max(per_game, default=0.0), 3),
-        "turn_max_ms": round(1000 * turn_max, 3),
-    }
+class _Delays:
+    """The harness's delay on the engines' clocks (ms), game by game: per seat and game,
+    mean and most; one turn's most; and over how many seat-games (those that could tell)."""
 
+    def __init__(self) -> None:
+        self.seat_games = 0
+        # Rounded as the journal keeps them and summed as whole units of that rounding:
+        # a game played in this run and one read back by ``--resume`` count the same,
+        # and the mean is the same whatever order the games came in.
+        self.units = 0
+        self.most = 0.0
+        self.turn_most = 0.0
 
-def _time_losses(t: Tournament, *, harness: bool = False) -> dict[str, int]:
-    """Time losses per participant (only those the harness may have caused, with ``harness``)."""
-    losses: dict[str, int] = {p.name: 0 for p in t.plan.participants}
-    for job_id, report in t.reports.items():
-        job = t.jobs[job_id]
-        for seat in report.harness_time_losses if harness else report.time_losses:
-            name = job.sides[seat.team]
-            losses[name] = losses.get(name, 0) + 1
-    return losses
+    def add(self, report: MatchReport) -> None:
+        for delay in report.harness_delay.values():
+            kept = round(delay, DELAY_DIGITS)
+            self.seat_games += 1
+            self.units += round(kept * 10**DELAY_DIGITS)
+            self.most = max(self.most, kept)
+        self.turn_most = max(self.turn_most, round(report.harness_delay_max, DELAY_DIGITS))
+
+    def shown(self) -> dict[str, float | int]:
+        games = self.seat_games
+        mean = 1000 * self.units / 10**DELAY_DIGITS / games if games else 0.0
+        return {
+            "seat_games": games,
+            "mean_ms": round(mean, 3),
+            "max_ms": round(1000 * self.most, 3),
+            "turn_max_ms": round(1000 * self.turn_most, 3),
+        }
