@@ -29,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -40,6 +42,7 @@ from bughouse_arbiter.core.model import Result, Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.tournament.display import Remaining
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
+from bughouse_arbiter.tournament.report_file import ReportFile
 from bughouse_arbiter.tournament.runner import Tournament, TournamentPlan
 from bughouse_arbiter.tournament.schedule import Participant, schedule, side_of
 from bughouse_arbiter.tournament.scheduler import NextJob, OnReport, SchedulerStats
@@ -104,12 +107,19 @@ class Clocked:
     def __init__(self) -> None:
         self.times: list[float] = []
         self.cpu: list[float] = []
+        #: ``--report``: the run folder's page, fed and rewritten as ``bughouse
+        #: tournament`` does it (``ReportFile.update`` with the summary).
+        self.page: ReportFile | None = None
+        self.summary: Callable[[], Mapping[str, Any]] | None = None
 
     def begin(self, total: int, done: int) -> None: ...
 
     def game(
         self, job: MatchJob, report: MatchReport, status: str, left: Remaining | None = None
     ) -> None:
+        if self.page is not None and self.summary is not None:
+            self.page.game(job, report)
+            self.page.update(self.summary, "running")
         self.times.append(time.perf_counter())
         self.cpu.append(time.process_time())
 
@@ -173,6 +183,9 @@ def main() -> None:
     parser.add_argument("--slots", type=int, default=1000)
     parser.add_argument("--no-sprt", action="store_true")
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument(
+        "--report", action="store_true", help="feed and rewrite report.html as the command does"
+    )
     parser.add_argument("--resume-of", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.resume_of is not None:
@@ -192,6 +205,9 @@ def main() -> None:
         )
         progress = Clocked()
         tournament = Tournament(plan, progress)
+        if args.report:
+            progress.page = ReportFile(out, plan.sprt)
+            progress.summary = tournament.summary
         tournament.resume()
         cpu = time.process_time()
         started = time.perf_counter()
@@ -221,6 +237,13 @@ def main() -> None:
             )
         if len(costs) >= 2:
             print(f"  CPU a game, last window / first: {costs[-1] / costs[0]:.2f}")
+        lag = tournament.lag.figures()
+        page = f", report.html written {progress.page.writes} times" if progress.page else ""
+        print(
+            f"  the driver's loop: lag max {lag.max_ms:.1f} ms, p99 {lag.p99_ms:.1f} ms, "
+            f"{lag.stalls} stalls; slowest step {lag.slowest_step_ms:.1f} ms in "
+            f"{lag.slowest_task or '?'}{page}"
+        )
         if tournament.decision is not None:
             print(f"  (the SPRT decided {tournament.decision}: the run stopped early)")
         started = time.perf_counter()
