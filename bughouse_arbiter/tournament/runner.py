@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import gc
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -373,6 +374,10 @@ class Tournament:
                 self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
                 self.stop.cancel()
                 return
+            # What a run keeps of its games lives to the end of the run and makes no
+            # cycles: out of the collector's sight, so that a full collection walks
+            # what came since, not 100,000 games' reports (it held the loop 0.2-0.4 s).
+            gc.freeze()
             for shown, p in enumerate(batch, start=1):
                 self.progress.game(p.job, p.report, p.status, p.left)
                 for text in p.messages:
