@@ -67,6 +67,7 @@ async def test_a_process_job_leaves_the_loop_free_and_its_errors_come_back() -> 
     pool = WorkerPool("test", workers=1, queue=0, kind="process")
     try:
         with trio.fail_after(60):
+            await pool.start()
             assert await pool.run(sum, range(10**7)) == sum(range(10**7))
             with pytest.raises(ZeroDivisionError):
                 await pool.run(operator.truediv, 1, 0)

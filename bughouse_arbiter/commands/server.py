@@ -286,6 +286,8 @@ async def serve(
                     print(f"database: {store.path}{note}", flush=True)
                 if host not in ("127.0.0.1", "::1", "localhost") and context is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
+                if site is not None:
+                    nursery.start_soon(site.start)
                 await nursery.start(collecting)  # start-up is over: see server.collector
     if site is not None:
         site.close()

@@ -69,14 +69,26 @@ class WorkerPool:
         finally:
             self.jobs -= 1
 
-    async def _in_process(self, call: Callable[..., T], *args: object) -> T:
+    async def start(self) -> None:
+        """Starts a process pool's processes now, in a thread (each imports the project
+        once: better at start-up than on the first job); nothing for threads."""
+        if self.kind == "process":
+            executor = self._executor()
+            warm = [executor.submit(int) for _ in range(self.workers)]
+            await trio.to_thread.run_sync(concurrent.futures.wait, warm)
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._processes is None:
             # spawn, not fork: the server's process holds threads and sockets.
             self._processes = concurrent.futures.ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn")
             )
+        return self._processes
+
+    async def _in_process(self, call: Callable[..., T], *args: object) -> T:
+        executor = self._executor()
         # Submitted from a thread: the first jobs start the processes, which takes a while.
-        future = await trio.to_thread.run_sync(self._processes.submit, call, *args)
+        future = await trio.to_thread.run_sync(executor.submit, call, *args)
         token = trio.lowlevel.current_trio_token()
         done = trio.Event()
 
