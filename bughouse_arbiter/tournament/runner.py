@@ -261,6 +261,7 @@ class Tournament:
         is shown before its fsync returned."""
         self.stop = stop
         self.progress.begin(len(self.plan.jobs), len(self.reports))
+        gc.freeze()  # the schedule and what resume read: see _commit
         try:
             if self._sprt_decided():
                 return
