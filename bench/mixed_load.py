@@ -7,11 +7,12 @@ Each run starts a real ``bughouse server`` whose database holds ``--archive``
 long games and ``--logins`` accounts, seats ``--tables`` tables of instant
 bots (``bench/server_scale.py``'s, thinking 0.5 to 1.5 times ``--think`` ms:
 about a move a second per board), and polls ``GET /api/server`` every 50 ms
-throughout. For ``--quiet`` seconds nothing else happens; then, for ``--load``
-seconds, visitors open ``--pages`` of those games' replay pages at once
-(twice: the second time from the cache), ``--logins`` people log in (a third
-with a wrong password), and ``bughouse server export`` writes the whole
-archive. Measured in each phase, from the bots' side and the server's:
+throughout (in a process of its own). For ``--quiet`` seconds nothing else
+happens; then, for ``--load`` seconds, visitors open ``--pages`` of those
+games' replay pages at once (twice: the second time from the cache),
+``--logins`` people log in (a third with a wrong password), and ``bughouse
+server export`` writes the whole archive. Measured in each phase, from the
+bots' side and the server's:
 
 - harness delay p99: a bot's ``bestmove`` written -> the next ``go`` read;
 - the server's loop lag (``/api/server``'s ``loop_lag``: how late its loop woke;
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import http.cookiejar
 import json
+import math
 import os
 import random
 import re
@@ -100,26 +102,50 @@ def log_in(port: int, name: str, password: str) -> int:
         return int(exc.code)
 
 
-class Poll:
-    """``/api/server`` every 50 ms: its answer times by phase, and the last loop lag."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.phase = "quiet"
-        self.times: dict[str, list[float]] = {"quiet": [], "load": []}
-        self.lag: dict[str, Any] = {}
-        #: The worst loop lag seen by phase (``recent_ms`` covers the second before a poll).
-        self.worst_lag: dict[str, float] = {"quiet": 0.0, "load": 0.0}
-
-    async def run(self) -> None:
+async def poll(port: int, out: Path) -> None:
+    """``/api/server`` every 50 ms, in a process of its own (the bench's own work would
+    otherwise delay its answers): one line each, ``at took recent_ms``, until killed."""
+    with out.open("w") as lines:
         while True:
-            took, answer = await http_get(self.port, "/api/server")
-            self.times[self.phase].append(took)
-            body = answer.partition(b"\r\n\r\n")[2]
-            self.lag = json.loads(body).get("loop_lag", {})
-            recent = float(self.lag.get("recent_ms", 0.0))
-            self.worst_lag[self.phase] = max(self.worst_lag[self.phase], recent)
+            at = perf()
+            took, answer = await http_get(port, "/api/server")
+            lag = json.loads(answer.partition(b"\r\n\r\n")[2]).get("loop_lag", {})
+            lines.write(f"{at} {took} {lag.get('recent_ms', 0.0)}\n")
+            lines.flush()
             await trio.sleep(0.05)
+
+
+class Poller:
+    """The poll's process, and what it saw between two moments (``perf``'s clock,
+    CLOCK_MONOTONIC: the same in both processes)."""
+
+    def __init__(self, port: int, folder: Path) -> None:
+        self.port = port
+        self.out = folder / "poll.txt"
+        self.process: trio.Process | None = None
+
+    async def start(self) -> None:
+        argv = [sys.executable, __file__, "--poll", str(self.port), "--poll-out", str(self.out)]
+        self.process = await trio.lowlevel.open_process(argv)
+
+    async def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            await self.process.wait()
+
+    def between(self, start: float, end: float) -> tuple[list[float], float]:
+        """The answer times of the polls begun in [start, end), and the worst loop lag
+        they heard of."""
+        took: list[float] = []
+        worst = 0.0
+        if not self.out.exists():
+            return took, worst
+        for line in self.out.read_text().splitlines():
+            fields = line.split()
+            if len(fields) == 3 and start <= float(fields[0]) < end:
+                took.append(float(fields[1]))
+                worst = max(worst, float(fields[2]))
+        return took, worst
 
 
 async def visitors(port: int, ids: list[int], folder: Path, logins: int) -> dict[str, Any]:
@@ -182,23 +208,29 @@ async def one_run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
                             rng, ids,
                         )  # fmt: skip
             await trio.sleep(2.0)
-            poll = Poll(server.port)
-            nursery.start_soon(poll.run)
+            poller = Poller(server.port, folder)
+            await poller.start()
+            await trio.sleep(1.0)
             stats.delays.clear()
+            quiet = perf()
             await trio.sleep(args.quiet)
             figures["quiet_delays"] = list(stats.delays)
-            figures["quiet_lag"] = dict(poll.lag)
             stats.delays.clear()
-            poll.phase = "load"
             began = perf()
             longest = list(range(1, min(args.pages, args.archive) + 1))
             figures["visits"] = await visitors(server.port, longest, folder, args.logins)
             figures["visits_s"] = perf() - began
             await trio.sleep(max(0.0, args.load - (perf() - began)))
             figures["load_delays"] = list(stats.delays)
-            figures["load_lag"] = dict(poll.lag)
-            figures["api"] = {k: list(v) for k, v in poll.times.items()}
-            figures["worst_lag"] = dict(poll.worst_lag)
+            ended = perf()
+            await trio.sleep(0.2)  # the last polls are written
+            await poller.stop()
+            quiet_api, quiet_lag = poller.between(quiet, began)
+            load_api, load_lag = poller.between(began, ended)
+            figures["api"] = {"quiet": quiet_api or [math.nan], "load": load_api or [math.nan]}
+            figures["worst_lag"] = {"quiet": quiet_lag, "load": load_lag}
+            _, answer = await http_get(server.port, "/api/server")
+            figures["load_lag"] = json.loads(answer.partition(b"\r\n\r\n")[2])["loop_lag"]
             stats.stop_rematch = True
             nursery.cancel_scope.cancel()
     finally:
@@ -225,7 +257,12 @@ def main() -> int:
     parser.add_argument("--plies", type=int, default=600, help="plies of each archived game")
     parser.add_argument("--logins", type=int, default=20)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--poll", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--poll-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.poll is not None:  # the poll's own process (``Poller``)
+        trio.run(poll, args.poll, args.poll_out)
+        return 0
     bounds = {"tables": (1, 200), "think": (0, 10_000), "quiet": (1, 600), "load": (1, 600),
               "pages": (0, 64), "archive": (1, 5000), "plies": (2, 10_000), "logins": (0, 200),
               "runs": (1, 9)}  # fmt: skip
