@@ -86,3 +86,53 @@ def test_the_cache_keeps_the_newest_up_to_its_size() -> None:
     assert cache.get(4) is None and cache.size == 8 and len(cache) == 2
     cache.put(1, "a")
     assert cache.size == 5
+
+
+_KILLED_PARENT = """
+import os, sys, trio
+from bughouse_arbiter.loop.workers import WorkerPool
+
+async def main():
+    pool = WorkerPool("test", workers=2, queue=0, kind="process")
+    await pool.start()
+    print(*[await pool.run(os.getpid) for _ in range(4)], flush=True)
+    await trio.sleep_forever()
+
+trio.run(main)
+"""
+
+
+@pytest.mark.slow
+async def test_the_workers_end_when_their_server_is_killed() -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    with trio.fail_after(60):
+        server = await trio.lowlevel.open_process(
+            [sys.executable, "-c", _KILLED_PARENT], stdout=subprocess.PIPE
+        )
+        try:
+            assert server.stdout is not None
+            line = b""
+            while not line.endswith(b"\n"):
+                chunk = await server.stdout.receive_some(100)
+                assert chunk, "the pool's process ended before its workers answered"
+                line += chunk
+            workers = {int(pid) for pid in line.split()}
+        finally:
+            server.send_signal(signal.SIGKILL)
+            await server.wait()
+        while any(os.path.exists(f"/proc/{pid}") and _running(pid) for pid in workers):
+            await trio.sleep(0.1)
+    assert workers and server.pid not in workers
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its (gone) parent's reaper."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False

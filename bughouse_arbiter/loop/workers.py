@@ -19,6 +19,9 @@ import concurrent.futures.process
 import contextlib
 import functools
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable
 from typing import Literal, TypeVar
 
@@ -81,7 +84,10 @@ class WorkerPool:
         if self._processes is None:
             # spawn, not fork: the server's process holds threads and sockets.
             self._processes = concurrent.futures.ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_watch_parent,
+                initargs=(os.getpid(),),
             )
         return self._processes
 
@@ -110,6 +116,20 @@ class WorkerPool:
 
     def close(self) -> None:
         """Ends the pool's processes (jobs still running are let finish)."""
+        # A worker also ends by itself within a second of the process that started
+        # it (``_watch_parent``): a server killed before it could call this.
         if self._processes is not None:
             self._processes.shutdown(wait=False, cancel_futures=True)
             self._processes = None
+
+
+def _watch_parent(parent: int) -> None:
+    """In a pool's process: ends it once the process that started it is gone (killed,
+    or exited without waiting), so that no worker outlives its server."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
