@@ -93,7 +93,7 @@ class ReportFile:
         try:
             trio.lowlevel.current_trio_token()
         except RuntimeError:  # no trio run: write it here
-            self._write(figures, state, eta, {}, self.tally)
+            self._fail(self._make_and_write(figures, state, eta, {}, self.tally))
             self._next = now + max(INTERVAL, (self.clock() - now) / SHARE)
             return True
         self._writing = True
@@ -112,8 +112,7 @@ class ReportFile:
             problem = f"cannot make {self.path}: {type(exc).__name__}: {exc}"
         finally:
             self._writing = False
-        if problem:
-            self._fail(problem)
+        self._fail(problem)
         self._next = max(self._next, began + cost / SHARE)
 
     def _write_copy(self, frozen: bytes, state: str, eta: str) -> tuple[str | None, float]:
@@ -127,20 +126,9 @@ class ReportFile:
 
     def finish(self, summary: Mapping[str, Any], state: str) -> None:
         """The last write: replay pages of the last games, then the page linking them."""
-        self._write(summary, state, "", self._replay_pages(), self.tally)
+        replays = self._replay_pages()
+        self._fail(self._make_and_write(summary, state, "", replays, self.tally, last=True))
         self._finished = True
-
-    def _write(
-        self,
-        summary: Mapping[str, Any],
-        state: str,
-        eta: str,
-        replays: Mapping[int, str],
-        tally: LiveTally,
-    ) -> None:
-        problem = self._make_and_write(summary, state, eta, replays, tally, last=True)
-        if problem:
-            self._fail(problem)
 
     def _make_and_write(
         self,
@@ -202,8 +190,9 @@ class ReportFile:
                     old.unlink()
         return pages
 
-    def _fail(self, text: str) -> None:
-        if not self._failed:
+    def _fail(self, text: str | None) -> None:
+        """Says what went wrong (None: nothing), the first time only."""
+        if text and not self._failed:
             self._failed = True
             self.warn(text)
 
