@@ -97,7 +97,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "core",
         "config protocol bpgn ratings __init__",
         "adapters ui lobby",
-        "environment players events net",
+        "environment players events net loop",
         "table storage web",
         "serve clients ui.match_view",
         "tournament hall",

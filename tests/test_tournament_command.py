@@ -31,6 +31,7 @@ def summary(folder: Path) -> dict[str, object]:
     data = json.loads((folder / "summary.json").read_text())
     data.pop("written")
     data.pop("engines_this_session")
+    data.pop("loop_lag_this_session")
     return data
 
 

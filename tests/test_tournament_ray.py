@@ -113,6 +113,7 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
     # How the backend ran, not what was played: which table played which game
     # decides which engines were kept.
     del summary["engines_this_session"]
+    del summary["loop_lag_this_session"]
     # The harness's measured delay on the clocks: timing, not what was played.
     del summary["harness_delay"]
     # Which nodes played (none in a local run).

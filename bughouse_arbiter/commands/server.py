@@ -286,7 +286,11 @@ async def serve(
                     print(f"database: {store.path}{note}", flush=True)
                 if host not in ("127.0.0.1", "::1", "localhost") and context is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
+                if site is not None:
+                    nursery.start_soon(site.start)
                 await nursery.start(collecting)  # start-up is over: see server.collector
+    if site is not None:
+        site.close()
     if stop.signal is not None:
         print(f"stopped ({stop.name}): the games so far are in {out}/", flush=True)
         status = exit_status(stop.signal)

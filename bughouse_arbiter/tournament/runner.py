@@ -13,8 +13,9 @@ only through a ``Progress``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
-import math
+import gc
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -25,18 +26,19 @@ import attrs
 import trio
 
 from ..core.rules import HouseRules
+from ..loop.lag import LagMonitor
 from . import journal as journal_module
 from .display import Remaining, plural, remaining, status_text
 from .failures import FailureCounts
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
-from .machine import clock_warning
+from .machine import ClockCounts
 from .openings import BookChoice, BookIdentity
 from .results import (
     GameResult,
+    ResultCounts,
     crosstable,
     engine_ratings,
-    sprt_state,
     sprt_state_of,
     standings,
 )
@@ -46,6 +48,11 @@ from .stats import Sprt, Tally
 
 #: Times a job is handed out again after the harness failed to play it.
 MAX_RETRIES = 3
+
+
+#: Games journaled in one write at most, and shown in one loop step at most.
+COMMIT_GAMES = 1000
+SHOW_GAMES = 50
 
 
 class Progress(Protocol):
@@ -102,6 +109,12 @@ class Tournament:
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
         self._results: list[GameResult] = []
+        # What ``summary`` shows, kept game by game so that it costs the same at game
+        # 100,000 as at game 10 (``_account`` adds each game once).
+        self._counts = ResultCounts()
+        self._incidents: list[dict[str, object]] = []
+        self._clocks = ClockCounts()
+        self._delay = _Delays()
         self.journal = journal_module.Journal(plan.out, game_files=plan.game_files)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
@@ -130,6 +143,9 @@ class Tournament:
         self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
+        #: How late the driver's loop wakes (a stall is a progress message; the
+        #: figures are ``summary.json``'s ``loop_lag_this_session``).
+        self.lag = LagMonitor(log=progress.message)
         # Kept game by game, so that a finished game costs the same at game 100,000
         # as at game 10: each pairing's tally (by its sides' names, in the order
         # the pairings first finished a game, as ``by_pairing``), the first
@@ -247,15 +263,20 @@ class Tournament:
         is shown before its fsync returned."""
         self.stop = stop
         self.progress.begin(len(self.plan.jobs), len(self.reports))
+        gc.freeze()  # the schedule and what resume read: see _commit
         try:
             if self._sprt_decided():
                 return
+            trio.lowlevel.add_instrument(self.lag)
             async with trio.open_nursery() as nursery:
+                nursery.start_soon(self.lag.run)
                 nursery.start_soon(self._commit_loop)
                 with stop:
                     await scheduler.run(self._next_job, self._on_report)
                 nursery.cancel_scope.cancel()
         finally:
+            with contextlib.suppress(KeyError):
+                trio.lowlevel.remove_instrument(self.lag)
             with trio.CancelScope(shield=True):
                 await self._commit()  # what arrived since the last write
             self.journal.close()
@@ -339,10 +360,13 @@ class Tournament:
             await self._commit()
 
     async def _commit(self) -> None:
-        """Journals every report not yet written (one write and fsync per file
-        for all of them, off the event loop), then shows them."""
+        """Journals every report not yet written, ``COMMIT_GAMES`` at most a write (one
+        write and fsync per file for each group, off the event loop), then shows them,
+        ``SHOW_GAMES`` at most per loop step, so that a slow disk under instant games
+        never makes one huge write nor one long step."""
         while self._pending and not self._journal_broken:
-            batch, self._pending = self._pending, []
+            batch = self._pending[:COMMIT_GAMES]
+            del self._pending[:COMMIT_GAMES]
             entries = [(p.job, p.report) for p in batch]
             try:
                 with trio.CancelScope(shield=True):
@@ -353,10 +377,16 @@ class Tournament:
                 self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
                 self.stop.cancel()
                 return
-            for p in batch:
+            # What a run keeps of its games lives to the end of the run and makes no
+            # cycles: out of the collector's sight, so that a full collection walks
+            # what came since, not 100,000 games' reports (it held the loop 0.2-0.4 s).
+            gc.freeze()
+            for shown, p in enumerate(batch, start=1):
                 self.progress.game(p.job, p.report, p.status, p.left)
                 for text in p.messages:
                     self.progress.message(text)
+                if shown % SHOW_GAMES == 0:
+                    await trio.lowlevel.checkpoint()  # the engines' answers are read meanwhile
 
     def _account(self, job: MatchJob, report: MatchReport) -> None:
         if job.job_id in self.reports:
@@ -382,6 +412,10 @@ class Tournament:
             points=report.points(team),
         )
         self._results.append(result)
+        self._counts.add(result)
+        self._incidents += ({"game": job.number, **_incident(i)} for i in report.incidents)
+        self._clocks.add(report)
+        self._delay.add(report)
         tally = self._tallies.setdefault((result.first, result.second), Tally())
         tally.add(job.pair, result.points)
         if job.pairing == 0 and self._first is None:
@@ -482,7 +516,7 @@ class Tournament:
         return f"{missing} of {len(self.plan.jobs)} scheduled games not played ({'; '.join(why)})"
 
     def summary(self) -> dict[str, object]:
-        results = self.results()
+        results = self._counts
         participants = self.plan.participants
         pairings: list[dict[str, object]] = []
         for (first, second), tally in self._tallies.items():
@@ -508,11 +542,7 @@ class Tournament:
                 }
             )
         engines = engine_ratings(participants, results)
-        incidents = [
-            {"game": self.jobs[job_id].number, **_incident(i)}
-            for job_id, report in self.reports.items()
-            for i in report.incidents
-        ]
+        incidents = list(self._incidents)
         summary: dict[str, object] = {
             "event": self.plan.event,
             "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -529,8 +559,9 @@ class Tournament:
             },
             **self.failures.as_summary(),
             "engines_this_session": self.engine_stats,
-            "harness_delay": _harness_delay(self),
-            "clock_warning": clock_warning(self.reports.values()),
+            "harness_delay": self._delay.shown(),
+            "loop_lag_this_session": self.lag.figures().shown(),
+            "clock_warning": self._clocks.warning(),
             "incidents": incidents,
             "dropped": self.dropped,
             "shortfall": self.shortfall(),
@@ -546,7 +577,7 @@ class Tournament:
                 for name, r in engines.items()
             }
         if self.plan.sprt is not None:
-            summary["sprt"] = sprt_state(self.plan.sprt, results)
+            summary["sprt"] = dict(self._sprt(self.plan.sprt))
         return summary
 
 
@@ -604,19 +635,33 @@ def _incident(i: object) -> dict[str, object]:
     }
 
 
-def _harness_delay(t: Tournament) -> dict[str, float | int]:
-    """The harness's delay on the engines' clocks (ms): per seat and game, mean and
-    most; one turn's most; and over how many seat-games (those that could tell)."""
-    # Rounded as the journal keeps them: a game played in this run and one read
-    # back by ``--resume`` count the same.
-    reports = t.reports.values()
-    per_game = [round(d, DELAY_DIGITS) for r in reports for d in r.harness_delay.values()]
-    turn_max = max((round(r.harness_delay_max, DELAY_DIGITS) for r in reports), default=0.0)
-    return {
-        "seat_games": len(per_game),
-        # fsum: the same mean whatever order the games came in (a resumed run's).
-        "mean_ms": round(1000 * math.fsum(per_game) / len(per_game), 3) if per_game else 0.0,
-        "max_ms": round(1000 * max(per_game, default=0.0), 3),
-        "turn_max_ms": round(1000 * turn_max, 3),
-    }
+class _Delays:
+    """The harness's delay on the engines' clocks (ms), game by game: per seat and game,
+    mean and most; one turn's most; and over how many seat-games (those that could tell)."""
 
+    def __init__(self) -> None:
+        self.seat_games = 0
+        # Rounded as the journal keeps them and summed as whole units of that rounding:
+        # a game played in this run and one read back by ``--resume`` count the same,
+        # and the mean is the same whatever order the games came in.
+        self.units = 0
+        self.most = 0.0
+        self.turn_most = 0.0
+
+    def add(self, report: MatchReport) -> None:
+        for delay in report.harness_delay.values():
+            kept = round(delay, DELAY_DIGITS)
+            self.seat_games += 1
+            self.units += round(kept * 10**DELAY_DIGITS)
+            self.most = max(self.most, kept)
+        self.turn_most = max(self.turn_most, round(report.harness_delay_max, DELAY_DIGITS))
+
+    def shown(self) -> dict[str, float | int]:
+        games = self.seat_games
+        mean = 1000 * self.units / 10**DELAY_DIGITS / games if games else 0.0
+        return {
+            "seat_games": games,
+            "mean_ms": round(mean, 3),
+            "max_ms": round(1000 * self.most, 3),
+            "turn_max_ms": round(1000 * self.turn_most, 3),
+        }

@@ -31,6 +31,14 @@ class Site:
     def routes(self) -> list[BaseRoute]:
         return [*self.accounts.routes(), *self.archive.routes()]
 
+    async def start(self) -> None:
+        """Starts the page workers' processes (in a thread; the server goes on meanwhile)."""
+        await self.archive.pages.start()
+
+    def close(self) -> None:
+        """Ends the page workers' processes (the server is stopping)."""
+        self.archive.pages.close()
+
     def middleware(self) -> list[Any]:
         return self.accounts.middleware()
 
