@@ -86,6 +86,31 @@ def test_chat_rate_allows_a_burst_then_one_every_two_seconds() -> None:
     assert rate.allow("a", 2.0) and not rate.allow("a", 2.0)
 
 
+def test_a_name_online_is_taken_in_every_letter_case_by_members_and_bots() -> None:
+    lobby = lobby_with("mallory")
+    assert "taken" in (lobby.join(Identity("Mallory")) or "")
+    lobby.add_bot(Identity("fsf", "bot"), [TC], 0.0)
+    assert "taken" in (lobby.join(Identity("FSF")) or "")
+    assert lobby.name_taken("FsF") and not lobby.name_taken("alice")
+
+
+def test_the_chat_limit_survives_leaving_and_coming_back_in_any_case() -> None:
+    lobby = lobby_with("mallory")
+    said = [do(lobby, "mallory", {"type": "chat", "text": "hi"}, 0.0) for _ in range(5)]
+    assert all(sent(s, "mallory", "chat") for s in said)
+    lobby.leave("mallory", 0.1)
+    assert lobby.join(Identity("Mallory")) is None
+    refused = sent(do(lobby, "Mallory", {"type": "chat", "text": "hi"}, 0.2), "Mallory", "error")
+    assert refused == [{"type": "error", "text": "too many chat messages: wait a moment"}]
+
+
+def test_the_chat_buckets_stay_bounded_as_names_come_and_go() -> None:
+    rate = ChatRate(burst=2, every=1.0)
+    for n in range(3000):
+        rate.allow(f"n{n}", float(n))
+    assert len(rate._tokens) <= 1024
+
+
 # -- messages ---------------------------------------------------------------------------
 
 
@@ -273,6 +298,9 @@ def test_a_rematch_needs_every_person_and_swaps_colours_within_the_teams() -> No
     assert lobby.tables["t1"].state == "between" and lobby.next_deadline() == 620.0
     effects = do(lobby, "alice", {"type": "rematch", "table": "t1"}, now=501.0)
     assert not starts(effects) and sent(effects, "bob", "rematch")
+    for _ in range(3):  # asking again tells the others nothing
+        effects = do(lobby, "alice", {"type": "rematch", "table": "t1"}, now=501.5)
+        assert not sent(effects, "bob", "rematch") and "already" in errors(effects)[0]
     [again] = starts(do(lobby, "bob", {"type": "rematch", "table": "t1"}, now=502.0))
     assert again.rematch and lobby.tables["t1"].game == 2
     assert {s: w.name for s, w in again.seats.items()} == {

@@ -241,7 +241,7 @@ class Hall:
 
     def add_bot(self, identity: Identity, tcs: Collection[TimeControl]) -> BotTicket:
         """A bot playing ``tcs``: it fills queue groups and open tables (before computers)."""
-        if identity.name in self.bots or identity.name in self.members:
+        if self.lobby.name_taken(identity.name):
             raise JoinRefused(f"the name {identity.name!r} is taken by someone connected now")
         ticket = BotTicket(self, identity)
         self.bots[identity.name] = ticket
