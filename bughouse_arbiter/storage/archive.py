@@ -100,6 +100,7 @@ class StoreArchive:
             termination=game.termination or ("aborted" if game.result == "*" else "unknown"),
             reason=game.reason,
             bpgn=bpgn,
+            moved=game.moved,
         )
         changes = await self.db.record_game(finished)
         if changes and self.rerated is not None:

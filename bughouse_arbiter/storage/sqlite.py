@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..core.model import Seat
 from ..ratings import PlayerRating, TeamGame, rate_team_game
 from ..ratings.glicko import DEFAULTS, GlickoParams
+from ..ratings.policy import REPEAT_WINDOW, rating_call
 from . import accounts
 from .records import (
     RATED_KINDS,
@@ -246,7 +247,7 @@ class SqliteStore:
                 finished.table,
                 finished.time_control,
                 finished.rules,
-                int(finished.rated),
+                int(finished.rated and bool(rating_changes)),
                 finished.started,
                 finished.ended,
                 finished.result,
@@ -287,18 +288,26 @@ class SqliteStore:
     def _changes(
         self, conn: sqlite3.Connection, finished: FinishedGame
     ) -> tuple[RatingChange, ...]:
-        if not finished.rated or finished.result == "*":
-            return ()
-        if any(p.kind not in RATED_KINDS for p in finished.players.values()):
-            return ()
+        players = finished.players.values()
         before: dict[Seat, PlayerRating] = {}
         for seat, player in finished.players.items():
+            if player.kind not in RATED_KINDS:
+                break
             row = conn.execute(
                 f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE name = ?", (player.name,)
             ).fetchone()
             if row is None:
-                return ()  # not an account after all: the game is kept, unrated
+                break  # not an account after all: the game is kept, unrated
             before[seat] = _account(row).rating
+        call = rating_call(
+            table_rated=finished.rated,
+            all_rated_players=len(before) == 4,
+            result=finished.result,
+            moved=finished.moved,
+            repeats=self._repeats(conn, [p.name for p in players], finished.ended),
+        )
+        if not call.rated:
+            return ()
         score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[finished.result]
         after = rate_team_game(
             TeamGame(ratings=before, score_one=score, now=finished.ended), self.params
@@ -309,6 +318,20 @@ class SqliteStore:
             )
             for seat in Seat
         )
+
+    @staticmethod
+    def _repeats(conn: sqlite3.Connection, names: Sequence[str], now: float) -> int:
+        """Rated games the same four players finished together within the window."""
+        if len(set(n.casefold() for n in names)) != 4:
+            return 0
+        marks = ", ".join("?" * len(names))
+        (count,) = conn.execute(
+            "SELECT COUNT(*) FROM games g WHERE g.status = 'finished' AND g.rated = 1"
+            " AND g.ended > ? AND g.ended <= ? AND (SELECT COUNT(*) FROM game_players p"
+            f" WHERE p.game_id = g.id AND p.name IN ({marks})) = 4",
+            (now - REPEAT_WINDOW, now, *names),
+        ).fetchone()
+        return int(count)
 
     def _insert_players(
         self,
