@@ -42,6 +42,9 @@ from .store import Store
 from .text import aborted_bpgn
 
 _SEAT_BY_VALUE = {seat.value: seat for seat in Seat}
+#: How long a write waits for a lock held by another process, in milliseconds.
+BUSY_MS = 1500
+
 _ACCOUNT_COLUMNS = "id, name, kind, created, revoked, rating, rd, rated_games, last_rated"
 #: The reason given to games a restart finds unfinished.
 RESTART_REASON = "the server stopped before the game ended"
@@ -79,13 +82,17 @@ class SqliteStore:
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the database {where!r}: {exc}") from None
         try:
-            conn.execute("PRAGMA busy_timeout = 10000")
+            # Short: a page under a lock held elsewhere answers 503 at once, not in 10 s.
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode != "wal":
                 raise StoreError(f"the database {where!r} cannot use WAL mode (it says {mode})")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, migrations)
+            # A locked, read-only or immutable file is told now, before anyone registers.
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise StoreError(f"cannot use the database {where!r}: {exc}") from None
