@@ -174,14 +174,12 @@ def _open_store(args: argparse.Namespace, env: Any) -> tuple[Any, int, Any]:
     """The server's database (``--db``), its games left in progress by a server that
     died recorded as aborted, before anyone is seated (how many: the second value), and
     the lock file held while this server uses it."""
-    from ..storage import SqliteStore
-    from ..storage.archive import hold_database
-    from .server_admin import db_path
-
     import sqlite3
 
     from ..errors import UsageError
-    from ..storage import StoreError
+    from ..storage import SqliteStore, StoreError
+    from ..storage.archive import hold_database
+    from .server_admin import db_path
 
     path = db_path(args, env)
     try:
