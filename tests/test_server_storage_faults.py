@@ -4,12 +4,15 @@ read-only: one line and exit 2 at start, before anyone could register."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 import trio
-from serve_helpers import ENV, ROOT, bughouse
+from serve_helpers import ENV, ROOT, bughouse, reap
+from test_server_accounts import Browser
+from test_server_lobby import LobbyServer
 
 from bughouse_arbiter.storage import SqliteStore
 
@@ -60,3 +63,34 @@ async def test_a_read_only_database_is_noticed_before_anyone_registers(tmp_path:
         db.chmod(0o644)
     assert status == 2, said
     assert "Traceback" not in said and len(said.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+async def test_pages_under_a_lock_held_elsewhere_answer_503_in_one_line(tmp_path: Path) -> None:
+    server = LobbyServer(tmp_path)
+    async with trio.open_nursery() as nursery:
+        await server.start(nursery)
+        try:
+            with trio.fail_after(TIMEOUT):
+                web = Browser(server.port)
+                _, _, form = await web.get("/register")
+                token = re.search(r'name="csrf" value="([^"]+)"', form)
+                assert token is not None
+                account = {"username": "ann", "password": "password1",
+                           "password2": "password1", "csrf": token.group(1)}
+                other = sqlite3.connect(server.db, isolation_level=None)
+                other.execute("BEGIN EXCLUSIVE")  # another process locks the database
+                try:
+                    status, _, page = await web.post("/register", account, csrf=False)
+                finally:
+                    other.execute("ROLLBACK")
+                    other.close()
+                assert status == 503, page
+                assert "Traceback" not in page and len(page.strip().splitlines()) == 1
+                assert "storage is unavailable" in page
+                # The lock gone, the same form registers.
+                status, url, _ = await web.post("/register", account)
+                assert status == 200 and url.endswith("/player/ann")
+        finally:
+            assert server.process is not None
+            await reap(server.process)
