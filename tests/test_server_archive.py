@@ -97,7 +97,16 @@ async def rated_game(port: int, nursery: trio.Nursery) -> Socket:
         await board.until("seated")
         nursery.start_soon(read_on, board)
         boards.append(board)
+    for board in boards:  # everyone moves once: a game not all four played is not rated
+        you = await until(lambda b=board: _to_move(b))
+        await board.send({"type": "move", "uci": you["legal"][0]})
+        await until(lambda b=board: not _to_move(b))
     return boards[1]
+
+
+def _to_move(board: Socket) -> Any:
+    you = board.state.get("you") or {}
+    return you if you.get("toMove") and you.get("legal") else None
 
 
 @pytest.mark.slow
