@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from archive_games import START, finished, seats, start_of
+from archive_games import SPACED, START, finished, seats, start_of
 from cli_checks import environment
 
 from bughouse_arbiter.bpgn import format_game
@@ -19,6 +19,7 @@ from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.ratings import PlayerRating, TeamGame, rate_team_game
+from bughouse_arbiter.ratings.policy import REPEAT_LIMIT, REPEAT_WINDOW
 from bughouse_arbiter.storage import (
     GameQuery,
     RatingChange,
@@ -300,10 +301,11 @@ def test_the_archive_is_searched_by_player_date_and_result_and_paged(store: Sqli
 def test_the_leaderboard_lists_established_ratings_unless_asked(store: SqliteStore) -> None:
     _players(store)
     store.add_bot("idle", now=START)  # never played: not listed
+    apart = REPEAT_WINDOW / REPEAT_LIMIT + 60  # the same four: all rated at this pace
     for i in range(30):
         store.record_game(finished(f"g{i}", seats(NAMES), "1-0" if i % 3 else "0-1",
-                                   ended=START + i * 60, plies=0))
-    now = START + 30 * 60
+                                   ended=START + i * apart, plies=0))
+    now = START + 30 * apart
     everyone = store.leaderboard(provisional=True, now=now)
     assert {a.name for a in everyone} == set(NAMES)
     assert everyone[0].rating.rating >= everyone[-1].rating.rating
@@ -358,7 +360,8 @@ async def test_the_async_store_runs_calls_off_the_loop_one_at_a_time(tmp_path: P
     async def one(i: int) -> None:
         await db.begin_game(start_of(f"g{i}", seats(NAMES, "bot")))
         threads.add(await db.run(probe))
-        await db.record_game(finished(f"g{i}", seats(NAMES, "bot"), "1-0", ended=START + i))
+        await db.record_game(finished(f"g{i}", seats(NAMES, "bot"), "1-0",
+                                        ended=START + i * SPACED))
 
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:

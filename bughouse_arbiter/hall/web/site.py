@@ -40,7 +40,11 @@ class Site:
         self.archive.pages.close()
 
     def middleware(self) -> list[Any]:
-        return self.accounts.middleware()
+        from starlette.middleware import Middleware
+
+        from .faults import StorageFaults
+
+        return [Middleware(StorageFaults), *self.accounts.middleware()]
 
     async def person(self, scope: Any, name: str) -> Identity:
         """The identity of a lobby socket (``scope``) whose hello says ``name``."""
