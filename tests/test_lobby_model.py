@@ -564,6 +564,33 @@ def test_a_pair_stays_together_however_the_ratings_fall() -> None:
     assert {seats[Seat.A_WHITE].name, seats[Seat.B_BLACK].name} == {"a", "b"}
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=2),
+    st.lists(st.sampled_from([None, 1000.0, 1500.0, 2400.0]), min_size=4, max_size=4),
+)
+def test_a_pair_queued_behind_solos_stays_partners(
+    place: int, ratings: list[float | None]
+) -> None:
+    # The queue's oldest entry may be a solo: the pair's partners are wherever the
+    # pair falls among the places, not at the front.
+    pair = Entry(
+        who=(Identity("p1", rating=ratings[0]), Identity("p2", rating=ratings[1])),
+        tc=TC, computers=True, since=float(place),
+    )
+    queue = Queue()
+    for i, since in enumerate(s for s in range(3) if s != place):
+        queue.add(solo(f"s{i}", since, ratings[2 + i]))
+    queue.add(pair)
+    (group,) = queue.form(now=0.0)
+    partners = {
+        frozenset(group.seats[seat].name for seat in team)
+        for team in ((Seat.A_WHITE, Seat.B_BLACK), (Seat.A_BLACK, Seat.B_WHITE))
+    }
+    assert frozenset({"p1", "p2"}) in partners
+    assert queue.entries == []
+
+
 def test_four_solos_are_split_into_the_most_even_teams() -> None:
     entries = [solo("s1", 0, 2000), solo("s2", 1, 1000), solo("s3", 2, 1900), solo("s4", 3, 1100)]
     seats = split(entries, ())

@@ -332,6 +332,37 @@ async def test_hostile_messages_at_one_table_leave_the_other_playing(tmp_path: P
 
 
 @pytest.mark.slow
+async def test_a_mute_said_in_the_lobby_holds_on_the_table_page(tmp_path: Path) -> None:
+    server = LobbyServer(tmp_path)
+    async with trio.open_nursery() as nursery:
+        await server.start(nursery)
+        try:
+            with trio.fail_after(TIMEOUT):
+                alice, alice_page, table = await seated_with_computers(server.port, "alice")
+                loud = await Socket.open(server.port, f"/table/{table}/ws")
+                quiet = await Socket.open(server.port, f"/table/{table}/ws")
+                await loud.send({"type": "chat", "text": "who am I"})
+                speaker = (await alice_page.until("chat", text="who am I"))["from"]
+                assert speaker.startswith("watcher ")
+                # Muted from the lobby's socket, not the table page's.
+                await alice.send({"type": "mute", "table": table, "name": speaker})
+                assert (await alice.until("muted"))["muted"] is True
+                await loud.send({"type": "chat", "text": "you cannot hear me"})
+                await quiet.send({"type": "chat", "text": "but me"})
+                assert (await alice_page.until("chat"))["text"] == "but me"
+                # The other page still hears the muted one: the mute is alice's.
+                assert (await quiet.until("chat", text="you cannot hear me"))["from"] == speaker
+                await alice.send({"type": "unmute", "table": table, "name": speaker})
+                assert (await alice.until("muted"))["muted"] is False
+                await loud.send({"type": "chat", "text": "back again"})
+                assert (await alice_page.until("chat"))["text"] == "back again"
+                assert all(m.get("text") != "you cannot hear me" for m in alice_page.seen)
+        finally:
+            assert server.process is not None
+            await reap(server.process)
+
+
+@pytest.mark.slow
 async def test_hostile_lobby_messages_are_answered_and_strangers_refused(tmp_path: Path) -> None:
     server = LobbyServer(tmp_path, "--limit", "per_address=3")
     async with trio.open_nursery() as nursery:

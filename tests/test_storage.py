@@ -193,6 +193,36 @@ def test_a_rated_game_is_written_with_its_rating_changes(store: SqliteStore) -> 
     assert point.rating == pytest.approx(1666.40, abs=0.01) and point.ended == START + 3600
 
 
+def test_a_rated_draw_moves_the_stronger_team_down_through_the_store(
+    store: SqliteStore,
+) -> None:
+    _players(store)
+    players = seats(NAMES)
+    store.record_game(finished("t1-1", players, "1-0", ended=START + 60, seed=1))
+    before = {}
+    for seat, player in players.items():
+        account = store.account(player.name)
+        assert account is not None
+        before[seat] = account.rating
+    draw = finished("t1-2", players, "1/2-1/2", ended=START + 120, seed=2)
+    changes = {c.seat: c for c in store.record_game(draw)}
+    expected = rate_team_game(TeamGame(ratings=before, score_one=0.5, now=START + 120))
+    assert {seat: c.after for seat, c in changes.items()} == expected
+    assert {seat: c.before for seat, c in changes.items()} == before
+    # Team one (ann and bob) won the first game: a draw costs them and pays team two.
+    for seat in Seat:
+        moved = changes[seat].after.rating - before[seat].rating
+        assert moved < 0 if seat.team is Seat.A_WHITE.team else moved > 0
+    latest = store.games()[0]
+    assert latest.key == "t1-2" and latest.result == "1/2-1/2" and latest.rated
+    assert latest.players[Seat.A_WHITE].rating_after == pytest.approx(
+        expected[Seat.A_WHITE].rating
+    )
+    assert [p.rating for p in store.rating_history("cat")][-1] == pytest.approx(
+        expected[Seat.A_BLACK].rating
+    )
+
+
 def test_games_with_a_guest_unrated_or_aborted_change_no_rating(store: SqliteStore) -> None:
     _players(store)
     guest = {**seats(NAMES), Seat.B_WHITE: seats(("x", "y", "z", "zed"), "guest")[Seat.B_WHITE]}
