@@ -86,6 +86,16 @@ def test_chat_rate_allows_a_burst_then_one_every_two_seconds() -> None:
     assert rate.allow("a", 2.0) and not rate.allow("a", 2.0)
 
 
+def test_a_long_silence_refills_the_chat_allowance_to_the_burst_and_no_further() -> None:
+    rate = ChatRate(burst=3, every=2.0)
+    assert all(rate.allow("a", 0.0) for _ in range(3))
+    # An hour of silence is worth 1,800 messages at one every 2 s: only 3 are allowed.
+    hour = 3600.0
+    assert [rate.allow("a", hour) for _ in range(4)] == [True, True, True, False]
+    assert not rate.allow("a", hour + 1.9)
+    assert rate.allow("a", hour + 2.0)
+
+
 def test_a_name_online_is_taken_in_every_letter_case_by_members_and_bots() -> None:
     lobby = lobby_with("mallory")
     assert "taken" in (lobby.join(Identity("Mallory")) or "")

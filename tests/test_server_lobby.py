@@ -489,3 +489,49 @@ def test_bad_options_and_a_taken_port_are_one_line(tmp_path: Path) -> None:
         done = run("--port", str(taken.getsockname()[1]), "--line-port", "0")
     assert done.returncode == 1 and "in use" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+HOSTILE_FIELD = '"><script>alert(1)</script><b x="'
+
+
+async def _page_text(port: int, target: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    def fetch() -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{target}", timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode()
+
+    return await trio.to_thread.run_sync(fetch)
+
+
+@pytest.mark.slow
+async def test_the_archive_search_and_player_pages_escape_what_they_are_given(
+    tmp_path: Path,
+) -> None:
+    import urllib.parse
+
+    server = LobbyServer(tmp_path)
+    quoted = urllib.parse.quote(HOSTILE_FIELD)
+    async with trio.open_nursery() as nursery:
+        await server.start(nursery)
+        try:
+            with trio.fail_after(TIMEOUT):
+                status, search = await _page_text(
+                    server.port, f"/games?player={quoted}&since={quoted}&result={quoted}"
+                )
+                assert status == 200
+                assert "<script>alert(1)</script>" not in search and '<b x="' not in search
+                assert 'value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;' in search
+                assert "a date is YYYY-MM-DD" in search and "a result is one of" in search
+                name = urllib.parse.quote("<img src=x onerror=alert(1)>", safe="")
+                status, player = await _page_text(server.port, f"/player/{name}")
+                assert status == 404 and "No player of that name here." in player
+                assert "<img src=x" not in player
+                assert "<h1>&lt;img src=x onerror=alert(1)&gt;</h1>" in player
+        finally:
+            assert server.process is not None
+            await reap(server.process)
