@@ -503,7 +503,8 @@ async def _page_text(port: int, target: str) -> tuple[int, str]:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}{target}", timeout=30) as r:
                 return r.status, r.read().decode()
         except urllib.error.HTTPError as refused:
-            return refused.code, refused.read().decode()
+            with refused:  # its socket is closed here, not whenever it is collected
+                return refused.code, refused.read().decode()
 
     return await trio.to_thread.run_sync(fetch)
 
