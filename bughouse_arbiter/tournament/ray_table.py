@@ -265,7 +265,9 @@ class RayTable:
     def __init__(self) -> None:
         self._node = _node_here()
         self._table = _TableLoop()
-        head = gcs_address(importlib.import_module("ray"))
+        ray = importlib.import_module("ray")
+        # Outside Ray (a table made in a test) asking would start Ray here or wait for a head.
+        head = gcs_address(ray) if ray.is_initialized() else None
         if head is not None:
             watch = threading.Thread(
                 target=self._end_with_head, args=(head,), name="bughouse-head", daemon=True
