@@ -104,6 +104,8 @@ def main() -> int:
         ]  # fmt: skip
         if args.ray:
             argv += ["--ray", args.ray]
+        elif args.concurrency > 1:  # the games share cores here: measured as they are
+            argv += ["--force-concurrency"]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         driver = subprocess.Popen(
             argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True

@@ -18,6 +18,10 @@ FAILED = 1
 USAGE = 2
 #: ``connect``: the server refused the seat (a wrong token, a seat taken).
 REFUSED = 3
+#: ``tournament``: it ran to its end but did not play what was asked: a
+#: participant was dropped for its failures (its remaining games are not
+#: played) or games were given up. What was played is written and scored.
+INCOMPLETE = 4
 #: Stopped by Ctrl+C (SIGINT); SIGTERM and SIGHUP give 143 and 129 (``by_signal``).
 INTERRUPTED = 128 + signal.SIGINT
 #: Standard output was closed (``| head``): the command stopped quietly, as a

@@ -10,10 +10,14 @@ from bughouse_arbiter.bpgn import BpgnRecorder, GameHeader, format_game
 from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import BoardId, Seat
 from bughouse_arbiter.core.rules import HouseRules
+from bughouse_arbiter.ratings.policy import REPEAT_LIMIT, REPEAT_WINDOW
 from bughouse_arbiter.storage import FinishedGame, GameStart, SeatPlayer
 
 START = 1_764_547_200.0  # 2025-12-01 00:00 UTC
 TEAM_ONE = (Seat.A_WHITE, Seat.B_BLACK)
+
+#: Seconds between games of the same four that keeps every one rated (``ratings.policy``).
+SPACED = REPEAT_WINDOW / REPEAT_LIMIT + 1
 
 
 def seats(names: tuple[str, str, str, str], kind: str = "account") -> dict[Seat, SeatPlayer]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from archive_games import START, finished, seats, start_of
+from archive_games import SPACED, START, finished, seats, start_of
 
 from bughouse_arbiter.storage import SqliteStore
 
@@ -27,7 +27,7 @@ def main() -> None:
         key = f"g{i}"
         store.begin_game(start_of(key, players))
         result = ("1-0", "0-1", "1/2-1/2")[i % 3]
-        store.record_game(finished(key, players, result, ended=START + i, seed=i, plies=6))
+        store.record_game(finished(key, players, result, ended=START + i * SPACED, seed=i, plies=6))
         print(key, flush=True)
         i += 1
 

@@ -14,6 +14,7 @@ from bughouse_arbiter.adapters import (
     EngineWait,
     XboardAdapter,
 )
+from bughouse_arbiter.adapters.declared import Declared
 from bughouse_arbiter.adapters.xboard import parse_features
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
@@ -398,7 +399,7 @@ def test_hash_and_threads_use_memory_and_cores_where_offered() -> None:
         adapter.receive(line)
     lines, _ = adapter.take()
     assert lines[-3:] == ["memory 16", "cores 1", "option Skill=3"]
-    assert "Hash" in adapter.option_names and "Threads" in adapter.option_names
+    assert {"Hash", "Threads", "Skill"} <= set(adapter.declared_options)
     adapter.set_option("Hash", "8")
     assert adapter.take()[0] == ["memory 8", "ping 1"]
     assert not adapter.option_done
@@ -770,7 +771,11 @@ def test_only_option_features_are_offered_options_and_a_later_feature_after_done
     for line in FSF_HELLO:
         adapter.receive(line)
     assert adapter.offered_options == ["Hash -spin 16 1 33554432"]
-    assert adapter.option_names == ["Hash", "Hash", "Threads"]
+    # The offered Hash is what the engine declared of it; memory=1 carries it.
+    assert adapter.declared_options == {
+        "Hash": Declared("spin", default="16", min=1, max=33554432),
+        "Threads": Declared("spin", min=1),
+    }
     adapter.receive("feature done=1 ping=0")
     assert adapter.features["ping"] == "0"
     assert "done" not in adapter.features

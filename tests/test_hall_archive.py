@@ -4,6 +4,7 @@ and a game's end told only once the archive has it."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from bughouse_arbiter.players.base import ResignAction
 from bughouse_arbiter.serve.live_page import WebPlayer
 from bughouse_arbiter.storage import GameQuery, SqliteStore
 from bughouse_arbiter.storage.aio import AsyncStore
-from bughouse_arbiter.storage.archive import StoreArchive
+from bughouse_arbiter.storage.archive import RETRY_EVERY, StoreArchive
 from bughouse_arbiter.table.match_events import MatchEnded, MatchStarted
 
 BPGN = '[Event "lobby"]\n[Result "1-0"]\n\n1A. e4 {resigns} 1-0\n'
@@ -246,3 +247,29 @@ def test_the_rating_plot_draws_every_rated_game() -> None:
     assert svg.startswith('<svg class="plot"') and svg.endswith("</svg>")
     assert svg.count("<circle") == 5 and svg.count("<polyline") == 1
     assert "game 5: 1700 ± 150" in svg and ">2027-01-15<" in svg
+
+
+async def test_a_finished_game_waits_for_a_store_locked_elsewhere_then_is_kept(
+    db: AsyncStore,
+) -> None:
+    # Real time: each try blocks a worker thread on the lock, which a mock clock jumps over.
+    archive = StoreArchive(db)
+    start = game({seat: Identity(f"g{i}") for i, seat in enumerate(SEATS)}, 1)
+    await archive.begin(start)
+    other = sqlite3.connect(db.store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    kept = trio.Event()
+
+    async def record() -> None:
+        await archive.record(finished(start))
+        kept.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(record)
+        await trio.sleep(RETRY_EVERY + 1)
+        assert not kept.is_set()  # held: nobody may hear the result yet
+        other.execute("ROLLBACK")
+        other.close()
+        with trio.fail_after(60):
+            await kept.wait()
+    assert db.store.counts() == {"playing": 0, "finished": 1, "aborted": 0}

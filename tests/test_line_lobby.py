@@ -31,6 +31,8 @@ from bughouse_arbiter.exits import OK
 from bughouse_arbiter.hall.line_lobby import STOPPING, serve_line_lobby
 from bughouse_arbiter.hall.runtime import JoinRefused
 from bughouse_arbiter.lobby.identity import Identity
+from bughouse_arbiter.net.files import FileReserve
+from bughouse_arbiter.net.limits import Limits
 from bughouse_arbiter.net.tls import client_context, server_context
 from bughouse_arbiter.players.process import EngineProcess, ProtocolLog
 from bughouse_arbiter.protocol.lobby_lines import Hello
@@ -520,3 +522,38 @@ async def test_the_line_lobby_speaks_tls_when_given_a_certificate(tmp_path: Path
                 await open_lobby(where, Hello("guest", "carol"))  # this machine's CAs only
             nursery.cancel_scope.cancel()
     assert any("plain text, not TLS" in line for line in log)
+
+
+async def test_one_address_holds_at_most_its_share_of_identities() -> None:
+    hall, log = FakeHall(), []
+    share = Limits().per_address
+    with trio.fail_after(GUARD):
+        async with trio.open_nursery() as nursery:
+            port = await _lobby(nursery, hall, log)
+            peers = []
+            for n in range(share):
+                peers.append(await _peer(port, f"guest g{n}"))
+                assert await peers[-1].line() == f"hello ok g{n}"
+            extra = await _peer(port, "guest extra")
+            assert await extra.line() == "hello refused too many players from your address"
+            assert await extra.line() is None
+            await peers[0].send("quit")
+            assert await peers[0].line() is None
+            for _ in range(100):  # the share comes back once the lobby saw it leave
+                again = await _peer(port, "guest again")
+                if await again.line() == "hello ok again":
+                    break
+                await trio.sleep(0.05)
+            else:
+                raise AssertionError("the freed share never came back")
+            nursery.cancel_scope.cancel()
+
+
+def test_files_are_kept_in_reserve_and_the_soft_limit_is_raised() -> None:
+    import resource
+
+    reserve = FileReserve.raised()
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert reserve.limit == soft or soft == resource.RLIM_INFINITY
+    small = FileReserve.of(1024)
+    assert small.room(1024 - 257) and not small.room(1024 - 256)

@@ -86,6 +86,41 @@ def test_chat_rate_allows_a_burst_then_one_every_two_seconds() -> None:
     assert rate.allow("a", 2.0) and not rate.allow("a", 2.0)
 
 
+def test_a_long_silence_refills_the_chat_allowance_to_the_burst_and_no_further() -> None:
+    rate = ChatRate(burst=3, every=2.0)
+    assert all(rate.allow("a", 0.0) for _ in range(3))
+    # An hour of silence is worth 1,800 messages at one every 2 s: only 3 are allowed.
+    hour = 3600.0
+    assert [rate.allow("a", hour) for _ in range(4)] == [True, True, True, False]
+    assert not rate.allow("a", hour + 1.9)
+    assert rate.allow("a", hour + 2.0)
+
+
+def test_a_name_online_is_taken_in_every_letter_case_by_members_and_bots() -> None:
+    lobby = lobby_with("mallory")
+    assert "taken" in (lobby.join(Identity("Mallory")) or "")
+    lobby.add_bot(Identity("fsf", "bot"), [TC], 0.0)
+    assert "taken" in (lobby.join(Identity("FSF")) or "")
+    assert lobby.name_taken("FsF") and not lobby.name_taken("alice")
+
+
+def test_the_chat_limit_survives_leaving_and_coming_back_in_any_case() -> None:
+    lobby = lobby_with("mallory")
+    said = [do(lobby, "mallory", {"type": "chat", "text": "hi"}, 0.0) for _ in range(5)]
+    assert all(sent(s, "mallory", "chat") for s in said)
+    lobby.leave("mallory", 0.1)
+    assert lobby.join(Identity("Mallory")) is None
+    refused = sent(do(lobby, "Mallory", {"type": "chat", "text": "hi"}, 0.2), "Mallory", "error")
+    assert refused == [{"type": "error", "text": "too many chat messages: wait a moment"}]
+
+
+def test_the_chat_buckets_stay_bounded_as_names_come_and_go() -> None:
+    rate = ChatRate(burst=2, every=1.0)
+    for n in range(3000):
+        rate.allow(f"n{n}", float(n))
+    assert len(rate._tokens) <= 1024
+
+
 # -- messages ---------------------------------------------------------------------------
 
 
@@ -273,6 +308,9 @@ def test_a_rematch_needs_every_person_and_swaps_colours_within_the_teams() -> No
     assert lobby.tables["t1"].state == "between" and lobby.next_deadline() == 620.0
     effects = do(lobby, "alice", {"type": "rematch", "table": "t1"}, now=501.0)
     assert not starts(effects) and sent(effects, "bob", "rematch")
+    for _ in range(3):  # asking again tells the others nothing
+        effects = do(lobby, "alice", {"type": "rematch", "table": "t1"}, now=501.5)
+        assert not sent(effects, "bob", "rematch") and "already" in errors(effects)[0]
     [again] = starts(do(lobby, "bob", {"type": "rematch", "table": "t1"}, now=502.0))
     assert again.rematch and lobby.tables["t1"].game == 2
     assert {s: w.name for s, w in again.seats.items()} == {
@@ -534,6 +572,33 @@ def test_a_pair_stays_together_however_the_ratings_fall() -> None:
     )
     seats = split([pair, solo("c", 1, 1000), solo("d", 2, 1000)], ())
     assert {seats[Seat.A_WHITE].name, seats[Seat.B_BLACK].name} == {"a", "b"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=2),
+    st.lists(st.sampled_from([None, 1000.0, 1500.0, 2400.0]), min_size=4, max_size=4),
+)
+def test_a_pair_queued_behind_solos_stays_partners(
+    place: int, ratings: list[float | None]
+) -> None:
+    # The queue's oldest entry may be a solo: the pair's partners are wherever the
+    # pair falls among the places, not at the front.
+    pair = Entry(
+        who=(Identity("p1", rating=ratings[0]), Identity("p2", rating=ratings[1])),
+        tc=TC, computers=True, since=float(place),
+    )
+    queue = Queue()
+    for i, since in enumerate(s for s in range(3) if s != place):
+        queue.add(solo(f"s{i}", since, ratings[2 + i]))
+    queue.add(pair)
+    (group,) = queue.form(now=0.0)
+    partners = {
+        frozenset(group.seats[seat].name for seat in team)
+        for team in ((Seat.A_WHITE, Seat.B_BLACK), (Seat.A_BLACK, Seat.B_WHITE))
+    }
+    assert frozenset({"p1", "p2"}) in partners
+    assert queue.entries == []
 
 
 def test_four_solos_are_split_into_the_most_even_teams() -> None:

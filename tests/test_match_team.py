@@ -30,7 +30,7 @@ bughouse = partial(run_bughouse, timeout=60.0)
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--team", "1=uci:/usr/games/fairy-stockfish"], "only a native engine"),
+        (["--team", "1=uci:/usr/games/fairy-stockfish"], "only a native or team-uci engine"),
         (["--team", "2=xboard:/usr/games/sjeng"], "speaks xboard"),
         (["--team", "1=random", "--engine", "BB=random"], "seat B-Black belongs to team 1"),
         (["--team", "2=random", "--engine", "a-black=searcher"], "belongs to team 2"),

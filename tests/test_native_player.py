@@ -15,6 +15,7 @@ import chess
 import pytest
 import trio
 
+from bughouse_arbiter.adapters.declared import BadOptionValue
 from bughouse_arbiter.config.specs import SearchLimits
 from bughouse_arbiter.core.game import BughouseGame, PlayedMove
 from bughouse_arbiter.core.model import SEATS, BoardId, Outcome, Seat, Termination
@@ -580,6 +581,18 @@ async def test_an_option_the_engine_did_not_declare_fails_the_start(
     player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, options={"Delay": "0", "seed": "5"})
     refusal = r"^engine has no option 'seed' \(did you mean 'Seed'\?\)$"
     with trio.fail_after(GUARD), pytest.raises(EngineFailed, match=refusal):
+        await seat(nursery, player, game=False)
+    assert_reaped(player.process.pid)
+
+
+@pytest.mark.slow
+async def test_a_value_the_engine_did_not_declare_fails_the_start(
+    nursery: trio.Nursery,
+) -> None:
+    # random_mover declares Delay a spin from 0 to 600000.
+    player = NativeEnginePlayer(Seat.A_WHITE, RANDOM, options={"Delay": "fast"})
+    refusal = r"^option 'Delay' takes a whole number from 0 to 600000, not 'fast'$"
+    with trio.fail_after(GUARD), pytest.raises(BadOptionValue, match=refusal):
         await seat(nursery, player, game=False)
     assert_reaped(player.process.pid)
 

@@ -163,3 +163,20 @@ def test_bad_games_are_refused() -> None:
     with pytest.raises(ValueError, match="between 0 and 1"):
         rate_team_game(TeamGame(ratings=_four(aw=new, ab=new, bw=new, bb=new), score_one=2.0,
                                 now=0.0))
+
+
+def test_the_deviation_stops_at_its_floor_over_many_games() -> None:
+    # Two hundred games a minute apart shrink every deviation far below 50 without
+    # the floor (Glicko's update alone only ever narrows it); with it, each stops
+    # at exactly MIN_RD and the ratings still move by a result.
+    players = _four(aw=PlayerRating(), ab=PlayerRating(), bw=PlayerRating(), bb=PlayerRating())
+    now = 0.0
+    for game in range(200):
+        now += 60.0
+        players = rate_team_game(TeamGame(ratings=players, score_one=float(game % 2), now=now))
+    assert {p.rd for p in players.values()} == {DEFAULTS.min_rd}
+    assert {p.games for p in players.values()} == {200}
+    before = players[Seat.A_WHITE].rating
+    won = rate_team_game(TeamGame(ratings=players, score_one=1.0, now=now + 60.0))
+    assert won[Seat.A_WHITE].rating - before > 2.0
+    assert won[Seat.A_WHITE].rd == DEFAULTS.min_rd

@@ -73,8 +73,9 @@ async def resigned(page: Socket) -> str:
             return str((await until(lambda: page.state.get("result")))["result"])
 
 
-async def rated_game(port: int, nursery: trio.Nursery) -> Socket:
-    """Four accounts at a rated table, their game on; the A-Black player's table socket."""
+async def rated_game(port: int, nursery: trio.Nursery, *, moves: bool = True) -> Socket:
+    """Four accounts at a rated table, their game on (each has moved once, with
+    ``moves``); the A-Black player's table socket."""
     lobbies = []
     for name in RATED:
         web = Browser(port)
@@ -97,7 +98,16 @@ async def rated_game(port: int, nursery: trio.Nursery) -> Socket:
         await board.until("seated")
         nursery.start_soon(read_on, board)
         boards.append(board)
+    for board in boards if moves else ():  # a game not all four played is not rated
+        you = await until(lambda b=board: _to_move(b))
+        await board.send({"type": "move", "uci": you["legal"][0]})
+        await until(lambda b=board: not _to_move(b))
     return boards[1]
+
+
+def _to_move(board: Socket) -> Any:
+    you = board.state.get("you") or {}
+    return you if you.get("toMove") and you.get("legal") else None
 
 
 @pytest.mark.slow

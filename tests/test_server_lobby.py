@@ -332,6 +332,37 @@ async def test_hostile_messages_at_one_table_leave_the_other_playing(tmp_path: P
 
 
 @pytest.mark.slow
+async def test_a_mute_said_in_the_lobby_holds_on_the_table_page(tmp_path: Path) -> None:
+    server = LobbyServer(tmp_path)
+    async with trio.open_nursery() as nursery:
+        await server.start(nursery)
+        try:
+            with trio.fail_after(TIMEOUT):
+                alice, alice_page, table = await seated_with_computers(server.port, "alice")
+                loud = await Socket.open(server.port, f"/table/{table}/ws")
+                quiet = await Socket.open(server.port, f"/table/{table}/ws")
+                await loud.send({"type": "chat", "text": "who am I"})
+                speaker = (await alice_page.until("chat", text="who am I"))["from"]
+                assert speaker.startswith("watcher ")
+                # Muted from the lobby's socket, not the table page's.
+                await alice.send({"type": "mute", "table": table, "name": speaker})
+                assert (await alice.until("muted"))["muted"] is True
+                await loud.send({"type": "chat", "text": "you cannot hear me"})
+                await quiet.send({"type": "chat", "text": "but me"})
+                assert (await alice_page.until("chat"))["text"] == "but me"
+                # The other page still hears the muted one: the mute is alice's.
+                assert (await quiet.until("chat", text="you cannot hear me"))["from"] == speaker
+                await alice.send({"type": "unmute", "table": table, "name": speaker})
+                assert (await alice.until("muted"))["muted"] is False
+                await loud.send({"type": "chat", "text": "back again"})
+                assert (await alice_page.until("chat"))["text"] == "back again"
+                assert all(m.get("text") != "you cannot hear me" for m in alice_page.seen)
+        finally:
+            assert server.process is not None
+            await reap(server.process)
+
+
+@pytest.mark.slow
 async def test_hostile_lobby_messages_are_answered_and_strangers_refused(tmp_path: Path) -> None:
     server = LobbyServer(tmp_path, "--limit", "per_address=3")
     async with trio.open_nursery() as nursery:
@@ -458,3 +489,50 @@ def test_bad_options_and_a_taken_port_are_one_line(tmp_path: Path) -> None:
         done = run("--port", str(taken.getsockname()[1]), "--line-port", "0")
     assert done.returncode == 1 and "in use" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+HOSTILE_FIELD = '"><script>alert(1)</script><b x="'
+
+
+async def _page_text(port: int, target: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    def fetch() -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{target}", timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as refused:
+            with refused:  # its socket is closed here, not whenever it is collected
+                return refused.code, refused.read().decode()
+
+    return await trio.to_thread.run_sync(fetch)
+
+
+@pytest.mark.slow
+async def test_the_archive_search_and_player_pages_escape_what_they_are_given(
+    tmp_path: Path,
+) -> None:
+    import urllib.parse
+
+    server = LobbyServer(tmp_path)
+    quoted = urllib.parse.quote(HOSTILE_FIELD)
+    async with trio.open_nursery() as nursery:
+        await server.start(nursery)
+        try:
+            with trio.fail_after(TIMEOUT):
+                status, search = await _page_text(
+                    server.port, f"/games?player={quoted}&since={quoted}&result={quoted}"
+                )
+                assert status == 200
+                assert "<script>alert(1)</script>" not in search and '<b x="' not in search
+                assert 'value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;' in search
+                assert "a date is YYYY-MM-DD" in search and "a result is one of" in search
+                name = urllib.parse.quote("<img src=x onerror=alert(1)>", safe="")
+                status, player = await _page_text(server.port, f"/player/{name}")
+                assert status == 404 and "No player of that name here." in player
+                assert "<img src=x" not in player
+                assert "<h1>&lt;img src=x onerror=alert(1)&gt;</h1>" in player
+        finally:
+            assert server.process is not None
+            await reap(server.process)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from archive_games import START, finished, seats, start_of
+from archive_games import SPACED, START, finished, seats, start_of
 from cli_checks import environment
 
 from bughouse_arbiter.bpgn import format_game
@@ -19,6 +19,7 @@ from bughouse_arbiter.core.game import BughouseGame
 from bughouse_arbiter.core.model import Seat
 from bughouse_arbiter.core.rules import HouseRules
 from bughouse_arbiter.ratings import PlayerRating, TeamGame, rate_team_game
+from bughouse_arbiter.ratings.policy import REPEAT_LIMIT, REPEAT_WINDOW
 from bughouse_arbiter.storage import (
     GameQuery,
     RatingChange,
@@ -193,6 +194,36 @@ def test_a_rated_game_is_written_with_its_rating_changes(store: SqliteStore) -> 
     assert point.rating == pytest.approx(1666.40, abs=0.01) and point.ended == START + 3600
 
 
+def test_a_rated_draw_moves_the_stronger_team_down_through_the_store(
+    store: SqliteStore,
+) -> None:
+    _players(store)
+    players = seats(NAMES)
+    store.record_game(finished("t1-1", players, "1-0", ended=START + 60, seed=1))
+    before = {}
+    for seat, player in players.items():
+        account = store.account(player.name)
+        assert account is not None
+        before[seat] = account.rating
+    draw = finished("t1-2", players, "1/2-1/2", ended=START + 120, seed=2)
+    changes = {c.seat: c for c in store.record_game(draw)}
+    expected = rate_team_game(TeamGame(ratings=before, score_one=0.5, now=START + 120))
+    assert {seat: c.after for seat, c in changes.items()} == expected
+    assert {seat: c.before for seat, c in changes.items()} == before
+    # Team one (ann and bob) won the first game: a draw costs them and pays team two.
+    for seat in Seat:
+        moved = changes[seat].after.rating - before[seat].rating
+        assert moved < 0 if seat.team is Seat.A_WHITE.team else moved > 0
+    latest = store.games()[0]
+    assert latest.key == "t1-2" and latest.result == "1/2-1/2" and latest.rated
+    assert latest.players[Seat.A_WHITE].rating_after == pytest.approx(
+        expected[Seat.A_WHITE].rating
+    )
+    assert [p.rating for p in store.rating_history("cat")][-1] == pytest.approx(
+        expected[Seat.A_BLACK].rating
+    )
+
+
 def test_games_with_a_guest_unrated_or_aborted_change_no_rating(store: SqliteStore) -> None:
     _players(store)
     guest = {**seats(NAMES), Seat.B_WHITE: seats(("x", "y", "z", "zed"), "guest")[Seat.B_WHITE]}
@@ -301,10 +332,11 @@ def test_the_archive_is_searched_by_player_date_and_result_and_paged(store: Sqli
 def test_the_leaderboard_lists_established_ratings_unless_asked(store: SqliteStore) -> None:
     _players(store)
     store.add_bot("idle", now=START)  # never played: not listed
+    apart = REPEAT_WINDOW / REPEAT_LIMIT + 60  # the same four: all rated at this pace
     for i in range(30):
         store.record_game(finished(f"g{i}", seats(NAMES), "1-0" if i % 3 else "0-1",
-                                   ended=START + i * 60, plies=0))
-    now = START + 30 * 60
+                                   ended=START + i * apart, plies=0))
+    now = START + 30 * apart
     everyone = store.leaderboard(provisional=True, now=now)
     assert {a.name for a in everyone} == set(NAMES)
     assert everyone[0].rating.rating >= everyone[-1].rating.rating
@@ -359,7 +391,8 @@ async def test_the_async_store_runs_calls_off_the_loop_one_at_a_time(tmp_path: P
     async def one(i: int) -> None:
         await db.begin_game(start_of(f"g{i}", seats(NAMES, "bot")))
         threads.add(await db.run(probe))
-        await db.record_game(finished(f"g{i}", seats(NAMES, "bot"), "1-0", ended=START + i))
+        await db.record_game(finished(f"g{i}", seats(NAMES, "bot"), "1-0",
+                                        ended=START + i * SPACED))
 
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:

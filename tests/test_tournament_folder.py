@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from bughouse_arbiter.cli import main
+from bughouse_arbiter.exits import INCOMPLETE
 from bughouse_arbiter.tournament.lock import hold
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +164,7 @@ def test_a_dropped_participant_comes_back_with_readmit(
     argv[4] = f"b={engine}"
     assert main(argv) == 0
     broken.touch()
-    assert main(["tournament", "--resume", str(out), "--games", "6"]) == 0
+    assert main(["tournament", "--resume", str(out), "--games", "6"]) == INCOMPLETE
     assert "b dropped: 1 failure in a row" in capsys.readouterr().out
     data = json.loads((out / "summary.json").read_text())
     assert data["games_played"] == 3 and list(data["dropped"]) == ["b"]
@@ -172,7 +173,8 @@ def test_a_dropped_participant_comes_back_with_readmit(
     assert "b readmitted: its remaining games are played" in capsys.readouterr().out
     data = json.loads((out / "summary.json").read_text())
     assert data["games_played"] == 6 and data["dropped"] == {}
-    assert data["crashes"] == {"a": 0, "b": 1}
+    # It exited before its game began: a failed start, not also a crash.
+    assert data["failed_starts"] == {"a": 0, "b": 1} and data["crashes"] == {"a": 0, "b": 0}
     # Still back on the next resume (the readmission is in tournament.json).
     assert main(["tournament", "--resume", str(out)]) == 0
     assert json.loads((out / "summary.json").read_text())["dropped"] == {}

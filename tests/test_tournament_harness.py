@@ -5,7 +5,9 @@ the keeper's attribution of a time loss, and the tournament's figures."""
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -146,26 +148,33 @@ def test_the_tournament_reports_harness_delay_and_harness_caused_losses(
         assert set(report["harness_delay"]) >= set(report["time_losses"])
         assert report["harness_time_losses"] == []
     printed = capsys.readouterr().out
-    assert "time losses: slow 2; caused by the harness: 0 (its delay on an engine" in printed
+    # slow's row: no illegal move, failed start, hang or crash; 2 time losses, 0 by the harness.
+    assert re.search(r"\nslow +0 +0 +0 +0 +2 +0\n", printed), printed
+    assert "the harness's delay on an engine's clock per game: mean " in printed
+
+
+def _harness_delay(reports: Iterable[MatchReport]) -> dict[str, float | int]:
+    """The summary's ``harness_delay`` of these games, added one by one as a run does."""
+    from bughouse_arbiter.tournament.runner import _Delays
+
+    delays = _Delays()
+    for report in reports:
+        delays.add(report)
+    return delays.shown()
 
 
 def test_the_summarys_harness_delay_does_not_depend_on_the_order_games_came_in() -> None:
     # A resumed run gathers its games in another order; plain float sums of
     # these eight delays differ in the mean's last printed digit.
-    from types import SimpleNamespace
-
     from bughouse_arbiter.core.model import Result
-    from bughouse_arbiter.tournament.runner import _harness_delay
 
     delays = [0.075512, 0.040783, 0.000775, 0.055524, 0.119633, 0.176333, 0.165884, 0.102192]
     reports = [
         MatchReport(job_id=f"g{n}", result=Result.DRAW, harness_delay={Seat.A_WHITE: d})
         for n, d in enumerate(delays)
     ]
-    forward = _harness_delay(SimpleNamespace(reports={r.job_id: r for r in reports}))  # type: ignore[arg-type]
-    backward = _harness_delay(
-        SimpleNamespace(reports={r.job_id: r for r in reversed(reports)})  # type: ignore[arg-type]
-    )
+    forward = _harness_delay(reports)
+    backward = _harness_delay(reversed(reports))
     assert forward == backward
     assert forward["mean_ms"] == 92.079 and forward["seat_games"] == 8
 
@@ -174,10 +183,7 @@ def test_the_summarys_harness_delay_is_the_same_for_games_read_back_from_the_jou
     # The journal keeps each delay to the microsecond; a run that played these
     # four games holds them whole. Unrounded, their mean is 12.371 ms, read
     # back 12.370 ms: the summary must not change when a run is resumed.
-    from types import SimpleNamespace
-
     from bughouse_arbiter.core.model import Result
-    from bughouse_arbiter.tournament.runner import _harness_delay
 
     delays = [0.010939052, 0.022980173, 0.014489081, 0.001074485]
     played = {
@@ -190,7 +196,7 @@ def test_the_summarys_harness_delay_is_the_same_for_games_read_back_from_the_jou
         for n, d in enumerate(delays)
     }
     read_back = {key: MatchReport.from_dict(r.to_dict()) for key, r in played.items()}
-    now = _harness_delay(SimpleNamespace(reports=played))  # type: ignore[arg-type]
-    resumed = _harness_delay(SimpleNamespace(reports=read_back))  # type: ignore[arg-type]
+    now = _harness_delay(played.values())
+    resumed = _harness_delay(read_back.values())
     assert now == resumed
     assert now == {"seat_games": 4, "mean_ms": 12.37, "max_ms": 22.98, "turn_max_ms": 7.66}

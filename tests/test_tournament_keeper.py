@@ -17,7 +17,7 @@ from bughouse_arbiter.table.keeper import EngineKeeper
 from bughouse_arbiter.tournament.jobs import MatchJob, MatchReport
 from bughouse_arbiter.tournament.play import play_job, play_job_async
 from bughouse_arbiter.tournament.schedule import Participant, schedule
-from bughouse_arbiter.tournament.scheduler import LocalScheduler, cpu_warning
+from bughouse_arbiter.tournament.scheduler import LocalScheduler
 
 RULES = HouseRules(time=5.0, increment=0.0)
 
@@ -154,12 +154,6 @@ async def test_cancelling_the_scheduler_abandons_games_in_flight() -> None:
             await LocalScheduler(2).run(lambda: todo.pop(0) if todo else None, on_report)
     assert len(reports) == 1
     assert len(todo) == 8  # nothing more was handed out
-
-
-def test_cpu_warning() -> None:
-    assert cpu_warning(1, cpus=2) is None
-    warning = cpu_warning(2, cpus=2)
-    assert warning is not None and "4 thinking engines on 2 CPUs" in warning
 
 
 @pytest.mark.slow

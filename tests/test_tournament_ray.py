@@ -113,10 +113,17 @@ def comparable_summary(folder: Path) -> dict[str, Any]:
     # How the backend ran, not what was played: which table played which game
     # decides which engines were kept.
     del summary["engines_this_session"]
+    del summary["loop_lag_this_session"]
     # The harness's measured delay on the clocks: timing, not what was played.
     del summary["harness_delay"]
     # Which nodes played (none in a local run).
     summary.pop("nodes", None)
+    # The test's settings say when, where and on what the run played; what it
+    # played (engines, book, time control, seed) must match.
+    settings = summary.pop("settings")
+    for key in ("started", "machine", "where", "concurrency", "tables"):
+        del settings[key]
+    summary["played_as"] = settings
     summary["incidents"] = sorted(
         (i["game"], i["participant"], i["kind"]) for i in summary["incidents"]
     )
@@ -152,7 +159,16 @@ def games_by_round(folder: Path) -> dict[str, dict[str, str]]:
 def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
     cluster: Any, tmp_path: Path
 ) -> None:
-    local = bughouse("tournament", *GAUNTLET, "--concurrency", "2", "--out", "local", cwd=tmp_path)
+    local = bughouse(
+        "tournament",
+        *GAUNTLET,
+        "--concurrency",
+        "2",
+        "--force-concurrency",
+        "--out",
+        "local",
+        cwd=tmp_path,
+    )
     assert local.returncode == 0, local.stderr
     on_ray = bughouse(
         "tournament", *GAUNTLET, "--ray", cluster.address, "--out", "ray", cwd=tmp_path
@@ -182,7 +198,7 @@ def test_a_40_game_tournament_on_two_nodes_matches_a_local_run(
     # measured delay on the clocks, a matter of timing).
     def standings(out: str) -> str:
         text = out.split("\n #")[1].split("\nwritten to")[0].split("\nnode ")[0]
-        return re.sub(r" \(its delay on an engine's clock[^)]*\)", "", text)
+        return re.sub(r"the harness's delay on an engine's clock.*", "", text, flags=re.S)
 
     assert standings(on_ray.stdout) == standings(local.stdout)
     # Both nodes played (each report names the Ray node of its worker).
@@ -218,6 +234,12 @@ def _marked_processes() -> dict[int, tuple[int, str]]:
             continue
         found[int(entry.name)] = (parent, command)
     return found
+
+
+def _marked_family(pid: int) -> set[int]:
+    """``pid`` and its children among this module's live cluster processes."""
+    processes = _marked_processes()
+    return {p for p, (parent, _) in processes.items() if pid in (p, parent)}
 
 
 def _worker_playing_a_game(timeout: float, engine: str = "random_mover.py") -> int:
@@ -569,8 +591,9 @@ def test_an_engine_no_node_can_start_gives_its_games_up_without_a_game_counted(
     assert "Traceback" not in done.stderr
 
 
-def _engines_on_second_node(engine: str) -> list[int]:
-    """The pids of the ``engine`` processes running on the second node."""
+def _engines_on_second_node(engine: str, node: str = "second") -> list[int]:
+    """The pids of the ``engine`` processes running on the second node (or the
+    test node ``node``: ``BUGHOUSE_TEST_NODE`` in their environment)."""
     found = []
     for pid, (_, command) in _marked_processes().items():
         if engine not in command:
@@ -579,7 +602,7 @@ def _engines_on_second_node(engine: str) -> list[int]:
             environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"BUGHOUSE_TEST_NODE=second" in environ:
+        if f"BUGHOUSE_TEST_NODE={node}".encode() in environ:
             found.append(pid)
     return found
 
@@ -629,6 +652,83 @@ def test_a_node_lost_mid_game_costs_its_game_only(cluster: Any, tmp_path: Path) 
     ids = [r["job_id"] for r in journal(tmp_path / "t")]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 4
     assert "games: 4 of 4 scheduled" in out
+
+
+@pytest.mark.slow
+def test_a_node_stopped_with_sigterm_is_reported_as_stopped(cluster: Any, tmp_path: Path) -> None:
+    """A node of its own (``ray start --address ... --block``, as the docs start
+    one), stopped as the docs stop it: ``kill`` (SIGTERM) to that command, while
+    its table is mid-game. Ray drains the node first; its game is lost as the
+    node's, said to be stopped, not as a dead worker's."""
+    env = {**os.environ, "BUGHOUSE_TEST_NODE": "stopped"}
+    ray_start = [sys.executable, "-m", "ray.scripts.scripts", "start"]
+    node = subprocess.Popen(
+        [*ray_start, "--address", cluster.address, "--num-cpus", "2", "--block"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    gate = tmp_path / "gate"
+    driver = None
+    try:
+        _wait_for("its raylet", lambda: bool(_engines_on_second_node("raylet", "stopped")), 120)
+        # Six games for three tables, one per node, each held mid-game.
+        driver = _gated_tournament(cluster, tmp_path, gate, games=6)
+        engine = str(GATED)
+        _wait_for("a game there", lambda: bool(_engines_on_second_node(engine, "stopped")), 180)
+        node.send_signal(signal.SIGTERM)
+        node.wait(timeout=120)
+        _wait_for("its end", lambda: not _engines_on_second_node(engine, "stopped"), 120)
+        gate.touch()
+        out, err = driver.communicate(timeout=300)
+    finally:
+        gate.touch()
+        if driver is not None and driver.poll() is None:
+            driver.kill()
+            driver.communicate()
+        if node.poll() is None:
+            node.kill()
+            node.wait()
+    assert driver.returncode == 0, err
+    lost = [line for line in out.splitlines() if " lost (its " in line]
+    assert len(lost) == 1, out
+    assert " lost (its node was stopped)" in lost[0], lost[0] + err
+    assert "played again (attempt 2 of 3)" in lost[0]
+    ids = [r["job_id"] for r in journal(tmp_path / "t")]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == 6
+
+
+#: Ray 2.60's words for a table whose node has died (here one stopped with SIGTERM).
+_NODE_DIED = (
+    "The actor died unexpectedly before finishing this task.\n\tclass_name: RayTable\n"
+    "\tip: 192.0.2.2\nThe actor died because its node has died. Node Id: 3166fdc7\n"
+    "\tthe actor's node was preempted: Node received SIGTERM; draining before shutdown."
+)
+
+
+@pytest.mark.parametrize(
+    ("death", "preempted", "said"),
+    [
+        # A node drained before its end (SIGTERM to ``ray start --block``),
+        (_NODE_DIED, True, "its node was stopped"),
+        # one that just ended (its raylet killed),
+        (_NODE_DIED.replace("preempted", "terminated unexpectedly"), False, "its node died"),
+        # and a worker killed alone: its node's raylet is asked then.
+        (
+            "The actor died unexpectedly before finishing this task.\n\tclass_name: RayTable\n"
+            "Worker exits unexpectedly by a signal. SystemExit is raised",
+            False,
+            None,
+        ),
+    ],
+)
+def test_rays_words_tell_a_stopped_node_from_a_dead_one(
+    death: str, preempted: bool, said: str | None
+) -> None:
+    from bughouse_arbiter.tournament.ray_backend import node_loss
+
+    assert node_loss(death, preempted=preempted) == said
 
 
 def _first_report_from(folder: Path, node_id: str, timeout: float) -> tuple[int, dict[str, Any]]:
@@ -900,13 +1000,21 @@ def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
 
     key, value = MARK.split("=")
     monkeypatch.setenv(key, value)
-    head = {"num_cpus": 2, "object_store_memory": STORE, "include_dashboard": False}
+    # Ray's node waits this long for its head to come back (60 s by default):
+    # only the table's own look at the head ends it and its engines sooner.
+    patient = {"gcs_rpc_server_reconnect_timeout_s": 600}
+    head = {
+        "num_cpus": 2,
+        "object_store_memory": STORE,
+        "include_dashboard": False,
+        "_system_config": patient,
+    }
     doomed = Cluster(initialize_head=True, head_node_args=head)
     address = doomed.address
     try:
         driver = _random_tournament(doomed, tmp_path, games=20)
         try:
-            _worker_playing_a_game(timeout=120)
+            family = _marked_family(_worker_playing_a_game(timeout=120))
             (gcs,) = doomed.head_node.all_processes[ray_constants.PROCESS_TYPE_GCS_SERVER]
             gcs.process.kill()
             gcs.process.wait()
@@ -915,6 +1023,13 @@ def test_a_head_that_goes_ends_the_run_at_once_with_the_resume_command(
             if driver.poll() is None:
                 driver.kill()
                 driver.communicate()
+        # The driver's stop still reaches its tables, its kill does not (that goes
+        # through the head): each sees the head gone and ends its worker process.
+        _wait_for(
+            "the table's worker and engines to end",
+            lambda: not family & set(_marked_processes()),
+            120,
+        )
     finally:
         doomed.shutdown()
     assert driver.returncode == 1, err
@@ -950,3 +1065,25 @@ def test_a_driver_the_cluster_refuses_says_it_is_the_token_in_one_line() -> None
             ray_backend._init(Refusing(), address)
     assert str(refused.value) == f"--ray {address}: {ray_backend.UNAUTHENTICATED}"
     assert "RAY_AUTH_MODE=token" in str(refused.value)
+
+
+async def test_a_table_leaves_once_its_head_missed_five_looks_in_a_row(
+    autojump_clock: object,
+) -> None:
+    from bughouse_arbiter.tournament.ray_table import (
+        HEAD_LOOK_SECONDS,
+        HEAD_MISSES,
+        wait_for_head_loss,
+    )
+
+    # Two misses, an answer (a busy head: the count starts again), then silence.
+    looks = iter([False, False, True] + [False] * HEAD_MISSES + [True])
+    asked: list[str] = []
+
+    def probe(address: str) -> bool:
+        asked.append(address)
+        return next(looks)
+
+    await wait_for_head_loss("127.0.0.1:6379", probe=probe)
+    assert asked == ["127.0.0.1:6379"] * (3 + HEAD_MISSES)
+    assert trio.current_time() == pytest.approx((3 + HEAD_MISSES) * HEAD_LOOK_SECONDS)

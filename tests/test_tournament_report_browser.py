@@ -8,6 +8,7 @@ either is missing unless BUGHOUSE_REQUIRE_BROWSER=1). Screenshots go to
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,13 +20,22 @@ from tests.test_web_replay import SHOTS
 from tests.test_web_replay import browser as browser  # the shared fixture
 
 GAMES = 6
+ROOT = Path(__file__).resolve().parent.parent
+#: In the folder and the arguments of one engine's command: shown, never run.
+EVIL = "</script><script>window.pwned=1</script>"
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Two searchers at 1+0: quick games, won and lost (often on time). Played
     again (at most twice) in the rare run whose results leave the Elo interval
-    unknown before the last game, so that the band is there to check."""
+    unknown before the last game, so that the band is there to check. The
+    second searcher is started by a script in a folder named ``<script>...``."""
+    folder = tmp_path_factory.mktemp("engines") / "<script>window.pwned=2<"
+    folder.mkdir()
+    script = folder / "engine.sh"
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} {ROOT / 'engines' / 'searcher.py'}\n")
+    script.chmod(0o755)
     for attempt in range(3):
         out = tmp_path_factory.mktemp("report") / "t"
         argv = [
@@ -33,7 +43,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             "--engine",
             "new=searcher",
             "--engine",
-            "old=searcher",
+            f"old=sh '{script}' '{EVIL}'",
+            "--option",
+            "new.Seed=5",
             "--games",
             str(GAMES),
             "--sprt",
@@ -46,6 +58,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             str(attempt + 1),
             "--concurrency",
             "2",
+            "--force-concurrency",  # whatever the cores: the page is what is tested
             "--out",
             str(out),
         ]
@@ -71,6 +84,21 @@ def test_the_report_draws_its_plots_and_tables(
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("request", lambda request: fetched.append(request.url))
     page.goto((run / "report.html").as_uri())
+    # The test's settings lead: on the first screen, beside the big figures.
+    test = page.locator("section.test")
+    assert test.bounding_box()["y"] < (140 if width >= 1000 else height / 2)
+    text = test.inner_text()
+    for shown in ("1+0 · max_plies=150", "SPRT", "[0, 20] normalized", "concurrency", "seed"):
+        assert shown in text
+    assert "Seed=5" in text and f"'{EVIL}'" in text and "<script>window.pwned=2<" in text
+    assert page.evaluate("window.pwned") is None  # written out, never run
+    if width >= 1000:  # beside the figures, all of both in the first screen
+        kpis = page.locator(".lead .kpis")
+        assert kpis.bounding_box()["x"] > test.bounding_box()["x"] + 300
+        for box in (test.bounding_box(), kpis.bounding_box()):
+            assert box["y"] + box["height"] <= height
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"report-lead-{width}x{height}.png"))
     # The Elo plot: a line through every game and its interval band.
     elo, llr = page.locator("svg.chart").all()
     line = elo.locator("path.line").get_attribute("d")

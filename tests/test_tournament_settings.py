@@ -20,12 +20,17 @@ from bughouse_arbiter.cli import main
 from bughouse_arbiter.commands.tournament import participants_from
 from bughouse_arbiter.config.engines_file import builtin_external_engines, load_engines_file
 from bughouse_arbiter.config.options import settings_of
+from bughouse_arbiter.config.specs import SEED_MAX, builtin_engine, seeded
+from bughouse_arbiter.core.model import SEATS, Seat
 from bughouse_arbiter.tournament import roster
-from bughouse_arbiter.tournament.engine_options import undeclared_options
+from bughouse_arbiter.tournament.engine_options import refused_options
 from bughouse_arbiter.tournament.schedule import Participant
 
 ROOT = Path(__file__).resolve().parent.parent
 GUARD = 60
+#: What Fairy-Stockfish's Skill Level and Analysis Contempt take, as refusals say it.
+SKILL_TAKES = "takes a whole number from -20 to 20"
+CONTEMPT_TAKES = "takes one of 'Both', 'Off', 'White', 'Black'"
 
 
 def two_random(out: Path, *extra: str, tc: tuple[str, ...] = ("--tc", "5+0")) -> list[str]:
@@ -140,6 +145,120 @@ def test_real_engines_refuse_options_they_do_not_declare(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("b.Seed=abc", "participant b: option 'Seed' takes a whole number from 0 to 2147483647, "
+         "not 'abc'"),
+        ("b.Delay=-1", "participant b: option 'Delay' takes a whole number from 0 to 600000, "
+         "not '-1'"),
+    ],
+)  # fmt: skip
+def test_a_value_the_engine_did_not_declare_stops_the_run_before_it_starts(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    option: str,
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    expect_usage_error(
+        "tournament",
+        ["--engine", "a=random", "--engine", "b=random", "--option", option, "--out", "t"],
+        message,
+        capsys,
+        tmp_path,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("engine", "option", "message"),
+    [
+        # Fairy-Stockfish ignores 99 without a word (its max is 20) ...
+        ("fairy-stockfish", "Skill Level=99", f"option 'Skill Level' {SKILL_TAKES}, not '99'"),
+        # ... and aborts on 'abc' during its handshake.
+        ("fairy-stockfish", "Skill Level=abc", f"option 'Skill Level' {SKILL_TAKES}, not 'abc'"),
+        ("fairy-stockfish", "Ponder=yes", "option 'Ponder' takes true or false, not 'yes'"),
+        ("fairy-stockfish", "Analysis Contempt=Never",
+         f"option 'Analysis Contempt' {CONTEMPT_TAKES}, not 'Never'"),
+        ("fairy-stockfish-xboard", "Skill Level=21",
+         f"option 'Skill Level' {SKILL_TAKES}, not '21'"),
+        ("fairy-stockfish-xboard", "Ponder=true", "option 'Ponder' takes 1 or 0, not 'true'"),
+        # memory=1 carries Hash: a whole number from 1.
+        ("fairy-stockfish-xboard", "Hash=0",
+         "option 'Hash' takes a whole number of at least 1, not '0'"),
+    ],
+)  # fmt: skip
+def test_real_engines_refuse_values_they_do_not_declare(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    engine: str,
+    option: str,
+    message: str,
+) -> None:
+    if shutil.which("fairy-stockfish") is None and not Path("/usr/games/fairy-stockfish").exists():
+        pytest.skip("fairy-stockfish is not installed")
+    monkeypatch.chdir(tmp_path)
+    expect_usage_error(
+        "tournament",
+        ["--engine", f"sf={engine}", "--engine", "r=random", "--option", f"sf.{option}",
+         "--out", "t"],
+        f"participant sf: {message}",
+        capsys,
+        tmp_path,
+    )
+
+
+@pytest.mark.slow
+def test_match_play_and_check_engine_say_a_refused_value_in_one_line(tmp_path: Path) -> None:
+    """``match`` and ``play`` forfeit the game with the refusal as its reason;
+    ``check-engine`` fails its handshake step with it; no traceback anywhere."""
+    if not Path("/usr/games/fairy-stockfish").exists():
+        pytest.skip("fairy-stockfish is not installed")
+    refusal = f"option 'Skill Level' {SKILL_TAKES}, not 'abc'"
+    done = run_bughouse(
+        "match", "--engine", "WA=fairy-stockfish", "--option", "WA.Skill Level=abc",
+        "--tc", "2", "--out", "o.bpgn", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"result: 0-1 (A-White left: failed to start: {refusal})" in done.stdout
+    [game] = read_games((tmp_path / "o.bpgn").read_text())
+    assert game.tag("Result") == "0-1"
+    done = run_bughouse(
+        "play", "--engine", "B-white=fairy-stockfish", "--option", "BW.Skill Level=abc",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert "Traceback" not in done.stdout + done.stderr
+    assert f"B-White left: failed to start: {refusal} (1-0)" in done.stdout
+    (tmp_path / "bad.toml").write_text(
+        '[engines.sfbad]\nprotocol = "uci"\ncommand = ["/usr/games/fairy-stockfish"]\n'
+        'options = { "Skill Level" = "abc" }\n'
+    )
+    done = run_bughouse("check-engine", "--engines-file", "bad.toml", "sfbad", cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert f"  FAIL  handshake                {refusal}\n" in done.stdout
+
+
+def test_a_seed_outside_the_built_ins_range_is_folded_into_it() -> None:
+    """``--seed`` takes any whole number; the built-ins declare Seed 0 to 2**31-1,
+    so a seat's seed out of that range is folded in (never to 0, a fresh seed)."""
+    random = builtin_engine("random")
+    seeds = [
+        int(seeded(random, seed, game, seat).options["Seed"])
+        for seed in (-5, 0, 7, SEED_MAX - 2, 2**62)
+        for game in range(3)
+        for seat in SEATS
+    ]
+    assert all(1 <= s <= SEED_MAX or s == 0 for s in seeds)
+    assert seeded(random, 7, 1, Seat.A_WHITE).options["Seed"] == "11"  # in range: as it was
+    assert seeded(random, -5, 0, Seat.A_WHITE).options["Seed"] == str(-5 % SEED_MAX + 1)
+    per_run = [seeds[i : i + 12] for i in range(0, len(seeds), 12)]
+    assert all(len(set(run)) == 12 for run in per_run)  # a run's seeds stay apart
+
+
+@pytest.mark.slow
 def test_the_shipped_engines_declare_every_option_they_set() -> None:
     """The built-in engines and engines.example.toml set no undeclared option."""
     specs = {**builtin_external_engines(), **load_engines_file(ROOT / "engines.example.toml")}
@@ -151,7 +270,7 @@ def test_the_shipped_engines_declare_every_option_they_set() -> None:
 
     async def check() -> str | None:
         with trio.fail_after(GUARD):
-            return await undeclared_options(participants)
+            return await refused_options(participants)
 
     assert trio.run(check) is None
     # The check does start them: a misspelt option is caught over xboard too.

@@ -15,7 +15,8 @@ the real program):
 - with no legal move it sits without a word, and moves as soon as a
   ``holding`` gives it a piece to drop;
 - it announces ``memory=1``, but after a ``memory N`` the next ``new``
-  crashes it (SIGSEGV: ``Crashed`` in memory).
+  crashes it (SIGSEGV, after "table size must be > 25165824 bytes" on
+  stderr: ``Crashed`` in memory).
 
 Its choice of move is simple and greedy for drops, which is what shows a
 pocket it has wrong: a drop that mates, else ``prefer`` moves in order when
@@ -26,7 +27,8 @@ engine), ``ping`` adds ``ping=1`` and ``pong``, ``offers_option`` announces
 ``resigns`` has it resign whenever it is to move.
 
 Run as a program (``python tests/xboard_fake.py [--keeps-bughouse] [--ping]
-[--no-option] [--resigns]``) it speaks over standard input and output.
+[--no-option] [--resigns] [--delay S]``) it speaks over standard input and
+output; ``--delay`` has it think S seconds a move, hearing ``holding`` meanwhile.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import select
 import signal
 import sys
+import time
 
 import chess
 import chess.variant
@@ -57,8 +61,13 @@ class SunsetterLike:
         prefer: list[str] | None = None,
         offers_option: bool = True,
         resigns: bool = False,
+        delay: float = 0.0,
     ) -> None:
         self.keeps_bughouse = keeps_bughouse
+        #: Seconds it thinks after ``go`` (the program's loop calls ``tick``); it
+        #: reads ``holding`` meanwhile, as Sunsetter does mid-search.
+        self.delay = delay
+        self.due: float | None = None
         self.ping = ping
         self.offers_option = offers_option
         #: It resigns whenever it is to move (a hopeless engine).
@@ -141,12 +150,16 @@ class SunsetterLike:
             self.playing = self.board.turn
             self.budgets.append(self.clock[self.playing])
             self.thinking = True
+            if self.delay:
+                self.due = time.monotonic() + self.delay
+                return []
             return self.think()
         if head == "holding":
             if self.rules == "bughouse":
                 self.set_holding(line)
-            return self.think() if self.thinking else []
+            return self.think() if self.thinking and self.due is None else []
         if head == "?":
+            self.due = None
             return self.think()
         if head in ("ptell", "partner", "quit", "result"):
             return []
@@ -206,6 +219,11 @@ class SunsetterLike:
                 return chosen
         return drops[0] if drops else moves[0]
 
+    def tick(self) -> list[str]:
+        """Its thinking time is up: the move (or nothing, if it sits)."""
+        self.due = None
+        return self.think()
+
     def think(self) -> list[str]:
         if self.force or not self.thinking or self.board.turn != self.playing:
             return []
@@ -229,23 +247,39 @@ def main() -> None:
     parser.add_argument("--ping", action="store_true")
     parser.add_argument("--no-option", action="store_true")
     parser.add_argument("--resigns", action="store_true")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds it thinks a move")
     args = parser.parse_args()
     engine = SunsetterLike(
         keeps_bughouse=args.keeps_bughouse,
         ping=args.ping,
         offers_option=not args.no_option,
         resigns=args.resigns,
+        delay=args.delay,
     )
-    for line in sys.stdin:
-        if line.strip() == "quit":
+    pending = b""
+    while True:
+        wait = None if engine.due is None else max(0.0, engine.due - time.monotonic())
+        if not select.select([sys.stdin.fileno()], [], [], wait)[0]:
+            for answer in engine.tick():
+                print(answer, flush=True)
+            continue
+        chunk = os.read(sys.stdin.fileno(), 65536)
+        if not chunk:
             return
-        try:
-            answers = engine.feed(line.strip())
-        except Crashed:
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file
-            os.kill(os.getpid(), signal.SIGSEGV)
-        for answer in answers:
-            print(answer, flush=True)
+        *lines, pending = (pending + chunk).split(b"\n")
+        for raw in lines:
+            line = raw.decode(errors="replace").strip()
+            if line == "quit":
+                return
+            try:
+                answers = engine.feed(line)
+            except Crashed:
+                # Sunsetter's own words before it dies (its hash table was given too little).
+                print("table size must be > 25165824 bytes", file=sys.stderr, flush=True)
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file
+                os.kill(os.getpid(), signal.SIGSEGV)
+            for answer in answers:
+                print(answer, flush=True)
 
 
 if __name__ == "__main__":

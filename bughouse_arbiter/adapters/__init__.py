@@ -18,6 +18,7 @@ from .common import (
     EngineTell,
     EngineWait,
 )
+from .tcs import TcsAdapter
 from .uci import UciAdapter
 from .xboard import XboardAdapter
 
@@ -30,6 +31,7 @@ __all__ = [
     "EngineResign",
     "EngineTell",
     "EngineWait",
+    "TcsAdapter",
     "UciAdapter",
     "XboardAdapter",
 ]

@@ -40,7 +40,6 @@ from ..core.model import Seat
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
 from ..protocol.flood import Keep, keep_lines
-from ..protocol.limits import engine_text, keep_announced
 from .common import (
     STANDARD_START,
     EngineAdapter,
@@ -50,7 +49,7 @@ from .common import (
     clip,
     move_text,
 )
-from .declared import UndeclaredOption, undeclared_option
+from .uci_talk import UciTalk
 
 #: Consecutive rejected moves in one turn after which we wait for a change.
 MAX_REJECTED = 2
@@ -62,29 +61,7 @@ class Search(enum.Enum):
     STOPPING = "stopping"
 
 
-def parse_option(text: str) -> tuple[str, dict[str, list[str]]]:
-    """``option name X type combo default a var a var b`` -> ("X", {"type": [...], ...})."""
-    keywords = ("name", "type", "default", "min", "max", "var")
-    fields: dict[str, list[str]] = {}
-    current: str | None = None
-    values: list[str] = []
-    parts: list[tuple[str, str]] = []
-    for word in text.split():
-        if word in keywords and not (current == "name" and word not in ("type",)):
-            if current is not None:
-                parts.append((current, " ".join(values)))
-            current, values = word, []
-        else:
-            values.append(word)
-    if current is not None:
-        parts.append((current, " ".join(values)))
-    for key, value in parts:
-        fields.setdefault(key, []).append(value)
-    name = fields.pop("name", [""])[0]
-    return name, fields
-
-
-class UciAdapter(EngineAdapter):
+class UciAdapter(EngineAdapter, UciTalk):
     """One UCI engine at one seat."""
 
     #: The lines ``receive`` acts on, read even from a flood (``protocol.flood``).
@@ -102,28 +79,14 @@ class UciAdapter(EngineAdapter):
         limits: SearchLimits = NO_LIMITS,
     ) -> None:
         super().__init__(seat, rules=rules, options=options, init=init, limits=limits)
-        self.engine_options: dict[str, dict[str, list[str]]] = {}
-        self.ready = False
+        self.start_talk()
         self.search = Search.IDLE
         self.restart = False
         self.waiting = False
-        self._last_info = ""
-        self._isready_sent = 0
-        self._readyoks = 0
 
     def send(self, *lines: str) -> None:
         super().send(*lines)
-        self._isready_sent += lines.count("isready")
-
-    # -- liveness ----------------------------------------------------------------------
-
-    def ping(self) -> int:
-        """``isready``; ``pinged(ticket)`` tells when its ``readyok`` came."""
-        self.send("isready")
-        return self._isready_sent
-
-    def pinged(self, ticket: int) -> bool:
-        return self._readyoks >= ticket
+        self.count_sent(lines)
 
     # -- handshake -----------------------------------------------------------------
 
@@ -137,27 +100,12 @@ class UciAdapter(EngineAdapter):
         if "bughouse" not in variant.get("var", []):
             raise EngineFailed("engine's UCI_Variant does not offer bughouse")
         self.handshake_done = True
-        for name in self.options:
-            # UCI option names are matched whatever their letter case.
-            refusal = undeclared_option(name, self.engine_options, any_case=True)
-            if refusal is not None:
-                raise UndeclaredOption(refusal)
+        self.check_declared(self.options)
         self.send("setoption name UCI_Variant value bughouse")
         for name, value in self.options.items():
             self.send(f"setoption name {name} value {value}")
         self.send(*self.init)
         self.send("isready")
-
-    def set_option(self, name: str, value: str | None) -> None:
-        """``setoption name NAME [value VALUE]`` and ``isready``: ``option_done``
-        tells when the ``readyok`` came."""
-        self.ready = False
-        self.send(f"setoption name {name}" + ("" if value is None else f" value {value}"))
-        self.send("isready")
-
-    @property
-    def option_done(self) -> bool:
-        return self.ready
 
     # -- arbiter notifications ------------------------------------------------------
 
@@ -239,24 +187,15 @@ class UciAdapter(EngineAdapter):
     def receive(self, line: str) -> None:
         line = clip(line).strip()
         head, _, rest = line.partition(" ")
-        if head == "info":
-            if " score " in f" {rest} ":
-                self._last_info = rest
-        elif head == "bestmove":
+        if self.heard(head, rest):
+            return
+        if head == "bestmove":
             words = rest.split()
             self._bestmove(words[0] if words else "(none)")
-        elif head == "readyok":
-            self.ready = True
-            self._readyoks += 1
         elif head == "id":
             key, _, value = rest.partition(" ")
             if key == "name":
                 self.name = value.strip()
-        elif head == "option":
-            name, fields = parse_option(rest)
-            name = engine_text(name)
-            if name:
-                keep_announced(self.engine_options, name, fields)
         elif head == "uciok" and not self.handshake_done:
             self._uciok()
 
@@ -289,8 +228,8 @@ class UciAdapter(EngineAdapter):
                 self._go()
             return
         self.rejected = 0
-        if self._last_info:
-            self.emit(EngineInfoLine(self._last_info))
+        if info := self.take_info():
+            self.emit(EngineInfoLine(info))
         self.emit(EngineMove(self.token, move_text(move)))
 
     # -- searching ------------------------------------------------------------------------
@@ -336,4 +275,4 @@ class UciAdapter(EngineAdapter):
         self.send(" ".join(words))
         self.search = Search.SEARCHING
         self.waiting = False
-        self._last_info = ""
+        self.take_info()  # the last search's

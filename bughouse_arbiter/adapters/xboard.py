@@ -88,7 +88,7 @@ from .common import (
     plain_fen,
     pocket_letters,
 )
-from .declared import UndeclaredOption, undeclared_option
+from .declared import Declared, refuse_option, xboard_declared
 
 CLAIM_PREFIXES = ("1-0", "0-1", "1/2-1/2")
 #: The commands that carry a spec's limits (see the module docstring).
@@ -183,10 +183,9 @@ class XboardAdapter(EngineAdapter):
         variants = self.features.get("variants")
         if variants is not None and "bughouse" not in variants.split(","):
             raise EngineFailed(f"engine does not play bughouse (variants: {variants})")
-        for key in self.options:
-            refusal = undeclared_option(self._declared_as(key), self.option_names)
-            if refusal is not None:
-                raise UndeclaredOption(refusal)
+        declared = self.declared_options
+        for key, value in self.options.items():
+            refuse_option(self._declared_as(key), value, declared)
         for key, value in self.options.items():
             self.send(self.option_line(key, value))
         self.send(*self.init)
@@ -249,14 +248,14 @@ class XboardAdapter(EngineAdapter):
         return name
 
     @property
-    def option_names(self) -> list[str]:
-        """The options the engine offers (``Hash``/``Threads`` through memory/smp)."""
-        names = [text.partition(" -")[0].strip() for text in self.offered_options]
-        if self.features.get("memory") == "1":
-            names.append("Hash")
-        if self.features.get("smp") == "1":
-            names.append("Threads")
-        return names
+    def declared_options(self) -> dict[str, Declared]:
+        """The options the engine offers, by name, and ``Hash`` / ``Threads``
+        (a whole number from 1) where ``memory=1`` / ``smp=1`` carry them."""
+        declared = dict(map(xboard_declared, self.offered_options))
+        for feature, name in (("memory", "Hash"), ("smp", "Threads")):
+            if self.features.get(feature) == "1":
+                declared.setdefault(name, Declared("spin", min=1))
+        return declared
 
     def set_option(self, name: str, value: str | None) -> None:
         """Sets an option between games (see ``option_line``), then a ``ping``

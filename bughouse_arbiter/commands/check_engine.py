@@ -16,6 +16,16 @@ answer ``isready``/``ping`` after it. An xboard engine's ``memory`` and
 An engine that sits without a word where it has no move (xboard has no
 "wait") passes the waiting step if it moves once the piece comes.
 
+The three bughouse steps (a drop, mid-think, waiting) start from set-up
+positions. An engine that cannot be set up (no ``setboard``, or one that
+leaves bughouse after it, as Sunsetter does) reaches the same tests by book
+moves from the standard start (fool's mate with a pawn in hand; the same with
+an empty pocket; a king boxed in for N@d6); one that takes no book moves
+either (tinyChessServer's dialect) plays the mid-think step on from the
+standard start, and skips the other two, saying why. A team engine
+(``team-uci``) holds A-White and B-Black; the checker plays the other two.
+A step that fails because the engine died shows its last stderr lines.
+
 Ctrl+C (or SIGTERM, SIGHUP) stops the run, closes the engine and exits 130
 (143, 129).
 
@@ -27,16 +37,17 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TextIO
 
 import attrs
 import chess
 import trio
 
+from ..adapters.declared import Declared, native_declared, xboard_declared
 from ..config.engines_file import known_engines
 from ..config.options import add_engines_file
-from ..config.specs import PROTOCOLS, EngineSpec, engine_spec
+from ..config.specs import PROTOCOLS, TEAM_ONLY, EngineSpec, engine_spec
 from ..core.board import STARTING_FEN as START
 from ..core.game import BughouseGame
 from ..core.model import BoardId, Outcome, Seat, Termination
@@ -55,8 +66,8 @@ from ..players.base import (
     TellAction,
     WaitAction,
 )
-from ..players.factory import check_command, create_player
-from ..players.process import live_engine_pids
+from ..players.factory import check_command, create_player, create_team_player
+from ..players.process import EngineProcess, live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import Stop, exit_status, stop_on_signals
 from . import SUMMARIES
@@ -72,6 +83,53 @@ KNIGHT_MATES = "6rk/6pp/8/8/8/8/6PP/6K1[] w - - 0 1"
 PASS_KNIGHT = "4k2r/8/8/8/8/8/8/4K2N[] b - - 0 1"
 #: Board B where B-Black takes a white rook (h8h1), passing it to A-White.
 PASS_ROOK = "4k2r/8/8/8/8/8/8/4K2R[] b - - 0 1"
+
+# The same three tests reached by moves from the standard start, for an engine
+# that cannot be set up (no setboard, or one that leaves bughouse: Sunsetter).
+# Each is a book opening (``MatchInfo.opening``) and the capture on board B
+# that then passes a piece to A-White.
+Line = tuple[tuple[Seat, str], ...]
+_FOOLS_MATE: Line = (
+    (Seat.A_WHITE, "f2f3"), (Seat.A_BLACK, "e7e5"), (Seat.A_WHITE, "g2g4"), (Seat.A_BLACK, "d8h4"),
+)  # fmt: skip
+_B_TAKES_PAWN: Line = ((Seat.B_WHITE, "e2e4"), (Seat.B_BLACK, "d7d5"), (Seat.B_WHITE, "a2a3"))
+#: Fool's mate with a pawn in hand (B-Black took e4): every legal move is a drop.
+DROP_LINE: Line = (*_B_TAKES_PAWN, (Seat.B_BLACK, "d5e4"), *_FOOLS_MATE)
+#: Fool's mate with an empty pocket: no move until d5xe4 on B passes a pawn.
+WAIT_LINE: Line = (*_B_TAKES_PAWN, *_FOOLS_MATE)
+#: N@d6 would mate (king boxed by its own Q, B, pawns and Ne7); c6xd5 on B passes the knight.
+KNIGHT_LINE: Line = (
+    (Seat.A_WHITE, "a2a3"), (Seat.A_BLACK, "e7e5"), (Seat.A_WHITE, "b2b3"), (Seat.A_BLACK, "c7c6"),
+    (Seat.A_WHITE, "h2h3"), (Seat.A_BLACK, "g8e7"),
+    (Seat.B_WHITE, "b1c3"), (Seat.B_BLACK, "c7c6"), (Seat.B_WHITE, "c3d5"),
+)  # fmt: skip
+
+
+@attrs.frozen
+class Route:
+    """A test position two ways: set up (``fens``), or by ``line`` from the start;
+    and the capture B-Black then makes to pass a piece to A-White, each way."""
+
+    fens: tuple[str, str]
+    capture: str
+    line: Line
+    line_capture: str
+    #: A third way, for an engine that takes no book moves either: a game from
+    #: the start, these moves of board B told as they are played, then ``live_capture``.
+    live: Line = ()
+    live_capture: str = ""
+
+
+DROP_ROUTE = Route((DROP_ONLY, START), "", DROP_LINE, "")
+KNIGHT_ROUTE = Route(
+    (KNIGHT_MATES, PASS_KNIGHT),
+    "h8h1",
+    KNIGHT_LINE,
+    "c6d5",
+    live=_B_TAKES_PAWN,
+    live_capture="d5e4",  # a pawn, not the knight: A-White's own moves are its own
+)
+WAIT_ROUTE = Route((MUST_WAIT, PASS_ROOK), "h8h1", WAIT_LINE, "d5e4")
 
 
 def register(subparsers: Any) -> None:
@@ -178,6 +236,8 @@ class Checker:
         self.token = 0
         self.started = False
         self.tells: list[str] = []
+        #: A step has said why the engine cannot be set up (the next ones only refer to it).
+        self.told_refusal = False
         self.send, self.receive = trio.open_memory_channel[Action](math.inf)
 
     def state(self) -> TableState:
@@ -187,7 +247,7 @@ class Checker:
             clocks={seat: self.clock for seat in Seat},
         )
 
-    async def new_game(self, fen_a: str = START, fen_b: str = START) -> None:
+    async def new_game(self, fen_a: str = START, fen_b: str = START, opening: Line = ()) -> None:
         if self.started:
             # Every protocol wants the last game over before the next begins.
             with trio.fail_after(self.timeout):
@@ -201,22 +261,54 @@ class Checker:
                 )
         self.started = True
         self.game = BughouseGame(self.rules, fen_a=fen_a, fen_b=fen_b)
+        played = tuple(self.game.push(seat, move) for seat, move in opening)
         info = MatchInfo(
             game_id="check",
             names={seat: "checker" for seat in Seat},
             rules=self.rules,
             start_fens=dict(self.game.start_fens),
+            opening=played,
         )
         with trio.fail_after(self.timeout):
             try:
                 await self.player.new_game(info, self.state())
             except EngineFailed as exc:
                 process = getattr(self.player, "engine", None)
-                if (fen_a, fen_b) == (START, START) or getattr(process, "eof", True):
+                plain = (fen_a, fen_b) == (START, START) and not opening
+                if plain or getattr(process, "eof", True):
                     raise
-                # Only this position is out of its reach (no setboard, or it
-                # leaves bughouse after setboard); other games still work.
-                raise StepSkipped(f"cannot start from a set-up position: {exc}") from None
+                # Only this start is out of its reach (no setboard, or it
+                # leaves bughouse after setboard; no book moves); other games still work.
+                what = "a set-up position" if not opening else "book moves"
+                raise StepSkipped(f"cannot start from {what}: {exc}") from None
+
+    async def reach(self, route: Route) -> tuple[str, str]:
+        """Starts the game of ``route``: set up, or else by its moves. Returns the
+        capture that passes its piece, and how the position was reached ("" when set up).
+
+        Raises:
+            StepSkipped: neither way is open to this engine.
+        """
+        try:
+            await self.new_game(*route.fens)
+        except StepSkipped as exc:
+            refused = str(exc)
+        else:
+            return route.capture, ""
+        try:
+            await self.new_game(opening=route.line)
+        except StepSkipped as exc:
+            refused = _both_refused(refused, str(exc))
+            if not route.live:
+                raise StepSkipped(refused) from None
+            await self.new_game()
+            for seat, move in route.live:
+                await self.push(seat, move)
+            return route.live_capture, " (played on from the standard start: no set-up, no book)"
+        if self.told_refusal:
+            return route.line_capture, " (reached by moves, as above)"
+        self.told_refusal = True
+        return route.line_capture, f" (reached by moves: {refused})"
 
     async def turn(self) -> int:
         self.token += 1
@@ -256,6 +348,13 @@ class Checker:
                     self.tells.append(action.text)
                 got.append(action)
         return got
+
+    async def pass_piece(self, capture: str) -> str:
+        """B-Black plays ``capture``, passing a white piece to A-White; its name."""
+        played = self.game.push(Seat.B_BLACK, capture)
+        with trio.fail_after(self.timeout):
+            await self.player.moved(played, self.state())
+        return chess.piece_name(played.passed.piece_type) if played.passed else "piece"
 
     async def legal_move(self, token: int) -> str:
         """Waits for a move for ``token`` and plays it; returns its SAN."""
@@ -329,26 +428,24 @@ class Checker:
         return "; ".join([*notes, f"{len(offered)} options offered; {done}"])
 
     def offered_options(self) -> dict[str, str | None]:
-        """The options the engine declared, each with its declared default."""
+        """The options the engine declared, each with its declared default
+        (not buttons, nor UCI_Variant, which the harness sets)."""
         adapter = getattr(self.player, "adapter", None)
-        found: dict[str, str | None] = {}
+        declared: Mapping[str, Declared]
         if adapter is not None and hasattr(adapter, "engine_options"):
-            for name, spec in adapter.engine_options.items():
-                if name == "UCI_Variant" or spec.get("type") == ["button"]:
-                    continue
-                found[name] = " ".join(spec.get("default", [])) or None
-            return found
-        if adapter is not None and hasattr(adapter, "offered_options"):
-            for text in adapter.offered_options:
-                name, kind, rest = _xboard_option(text)
-                if name and kind != "-button":
-                    found[name] = rest
-            return found
-        session = getattr(self.player, "session", None)
-        for name, spec in (getattr(session, "options", None) or {}).items():
-            if spec.type != "button":
-                found[name] = spec.default
-        return found
+            declared = adapter.declared_options
+        elif adapter is not None and hasattr(adapter, "offered_options"):
+            # Only what it offered: memory=1 / smp=1 are protocol_options.
+            declared = dict(map(xboard_declared, adapter.offered_options))
+        else:
+            session = getattr(self.player, "session", None)
+            options = getattr(session, "options", None) or {}
+            declared = {name: native_declared(spec) for name, spec in options.items()}
+        return {
+            name: option.default
+            for name, option in declared.items()
+            if name and name != "UCI_Variant" and option.kind != "button"
+        }
 
     def protocol_options(self) -> dict[str, str]:
         """Options the protocol itself sets, by name, with the command that sets
@@ -383,12 +480,12 @@ class Checker:
         return f"played {first}, then {second} with the opponent holding a pawn"
 
     async def step_drop(self) -> str:
-        await self.new_game(DROP_ONLY)
+        _, how = await self.reach(DROP_ROUTE)
         san = await self.legal_move(await self.turn())
-        return f"dropped {san} (only drops were legal)"
+        return f"dropped {san} (only drops were legal){how}"
 
     async def step_mid_think(self) -> str:
-        await self.new_game(KNIGHT_MATES, PASS_KNIGHT)
+        capture, how = await self.reach(KNIGHT_ROUTE)
         token = await self.turn()
         early = await self.quiet(0.3)
         if any(isinstance(a, MoveAction) for a in early):
@@ -396,14 +493,14 @@ class Checker:
                 if isinstance(action, MoveAction):
                     self.game.push(SEAT, action.move)
             raise StepSkipped("it moved before the piece could arrive (too fast to test)")
-        await self.push(Seat.B_BLACK, "h8h1")  # a white knight arrives
+        piece = await self.pass_piece(capture)  # a white knight (or pawn) arrives
         san = await self.legal_move(token)
         if "@" in san:
-            return f"{san}: it used the knight that arrived while it was thinking"
-        return f"{san}: legal, but the knight that arrived mid-think was not used"
+            return f"{san}: it used the {piece} that arrived while it was thinking{how}"
+        return f"{san}: legal, but the {piece} that arrived mid-think was not used{how}"
 
     async def step_waiting(self) -> str:
-        await self.new_game(MUST_WAIT, PASS_ROOK)
+        capture, how = await self.reach(WAIT_ROUTE)
         token = await self.turn()
         quiet = min(QUIET_SIT, self.timeout)
         try:
@@ -417,9 +514,9 @@ class Checker:
             if isinstance(action, MoveAction):
                 raise StepFailed(f"it answered {action.move!r} where no move is legal")
             reason = f"waited ({action.reason or 'no reason given'})"
-        await self.push(Seat.B_BLACK, "h8h1")  # a white rook arrives
+        piece = await self.pass_piece(capture)
         san = await self.legal_move(token)
-        return f"{reason}; when a rook arrived it played {san}"
+        return f"{reason}; when a {piece} arrived it played {san}{how}"
 
     async def step_partner(self) -> str:
         before = len(self.tells)
@@ -432,6 +529,8 @@ class Checker:
             return f"delivered; it answered {replies[0][:60]!r}"
         if protocol == "uci":
             return "UCI has no partner channel: the message is dropped (engine unaffected)"
+        if protocol == "team-uci":
+            return "it holds both seats, so it has no partner to hear: dropped (engine unaffected)"
         return "delivered (no reply)"
 
     async def step_game_over(self) -> str:
@@ -465,7 +564,10 @@ async def _check(
     """Runs the steps, printing each to ``out``; a stop signal (``table.stopping``)
     ends them and closes the engine, as does an output that is gone."""
     results: list[StepResult] = []
-    player = create_player(SEAT, spec, log=log, handshake_timeout=timeout)
+    if spec.protocol in TEAM_ONLY:
+        player = create_team_player(SEAT.team.seats, spec, log=log, handshake_timeout=timeout)
+    else:
+        player = create_player(SEAT, spec, log=log, handshake_timeout=timeout)
     async with stop_on_signals() as stop, trio.open_nursery() as nursery:
         try:
             with stop.scope:
@@ -494,7 +596,8 @@ async def _steps(
     try:
         await player.start(nursery, checker.send)
     except (EngineFailed, OSError) as exc:
-        results.append(StepResult("handshake", FAIL, str(exc) or type(exc).__name__))
+        failed = StepResult("handshake", FAIL, str(exc) or type(exc).__name__)
+        results.append(_with_last_words(failed, player))
     else:
         took = trio.current_time() - started
         results.append(StepResult("handshake", PASS, f"{player.name} in {took:.2f} s"))
@@ -529,30 +632,34 @@ async def _steps(
             except (EngineFailed, OSError, ValueError) as exc:
                 gone = f"the engine failed: {exc}"
                 result = StepResult(name, FAIL, gone)
-        results.append(result)
-        _print(result, out)
+        results.append(_with_last_words(result, player))
+        _print(results[-1], out)
     if gone is not None:
         await player.aclose()
 
 
+def _both_refused(set_up: str, book: str) -> str:
+    """One line for the two refusals (a set-up position, book moves), their
+    shared reason said once."""
+    first, _, why = set_up.partition(": ")
+    _, _, other = book.partition(": ")
+    if why == other:
+        return f"{first} or from book moves: {why}"
+    return f"{set_up}; {book}"
+
+
+def _with_last_words(result: StepResult, player: Player) -> StepResult:
+    """A failed step of an engine that has ended, with its last stderr lines
+    (a crash's own reason: Sunsetter's "table size must be > ..."), unless the
+    detail already gives them."""
+    process = getattr(player, "engine", None) or getattr(player, "process", None)
+    if result.status != FAIL or not isinstance(process, EngineProcess) or not process.eof:
+        return result
+    words = process.last_words()
+    if not words or "(stderr: " in result.detail or result.detail.startswith("not run"):
+        return result
+    return attrs.evolve(result, detail=result.detail + words)
+
+
 def _print(result: StepResult, out: TextIO) -> None:
     print(f"  {result.status}  {result.name:<24} {result.detail}", file=out, flush=True)
-
-
-def _xboard_option(text: str) -> tuple[str, str, str | None]:
-    """``Hash -spin 16 1 1024`` -> ("Hash", "-spin", "16"); a combo's default is
-    its ``*``-marked choice."""
-    head, sep, rest = text.partition(" -")
-    if not sep:
-        return "", "", None
-    kind, _, values = rest.partition(" ")
-    kind = f"-{kind}"
-    if kind == "-combo":
-        choices = [c.strip() for c in values.split("///")]
-        marked = [c[1:] for c in choices if c.startswith("*")]
-        return head.strip(), kind, next(iter(marked or choices), None)
-    if kind in ("-spin", "-slider"):
-        return head.strip(), kind, next(iter(values.split()), None)
-    if kind in ("-check", "-string", "-file", "-path"):
-        return head.strip(), kind, values.strip() or None
-    return head.strip(), kind, None

@@ -48,10 +48,10 @@ from ..clients.link import ClientLink, ConnectRefused, open_seat, parse_address
 from ..clients.lobby_link import find_line_port, open_lobby, parse_server_url
 from ..config.engines_file import known_engines
 from ..config.options import add_engines_file
-from ..config.specs import EngineSpec, engine_spec
+from ..config.specs import TEAM_ONLY, EngineSpec, engine_spec
 from ..core.model import Seat
 from ..environment import Environment
-from ..errors import EngineFailed, UsageError
+from ..errors import ConfigError, EngineFailed, UsageError
 from ..exits import FAILED, OK, REFUSED
 from ..net.tls import add_client_tls, client_tls
 from ..players.factory import check_command, create_player
@@ -114,6 +114,11 @@ def spec_from_args(args: argparse.Namespace) -> EngineSpec:
         raise UsageError("name the engine after '--', e.g. -- searcher")
     text = words[0] if len(words) == 1 else shlex.join(words)
     spec = engine_spec(text, known_engines(args.engines_file))
+    if spec.protocol in TEAM_ONLY:
+        raise ConfigError(
+            f"engine {spec.name!r} speaks {spec.protocol}: it holds both seats of a team, "
+            "and a connection takes one seat (seat it with match or tournament --team)"
+        )
     check_command(spec)
     return spec
 

@@ -7,7 +7,8 @@ game, move by move, to ``games/bughouse-YYYYmmdd-HHMMSS.bpgn`` under the
 current folder. ``--games N`` plays N matches with the seats rotated between games
 (partners stay partners), the engines kept alive from one game to the next
 (restarted after a crash), and ends with a summary table. ``--team 1=SPEC``
-seats one native engine at both seats of team 1 (A-White + B-Black; team 2 is
+seats one native engine, or a team engine (``team-uci:CMD``, hivemind's
+dialect), at both seats of team 1 (A-White + B-Black; team 2 is
 A-Black + B-White); with ``--games`` it follows its team's seats as they
 rotate. Ctrl+C (or SIGTERM, SIGHUP) stops the match, writes it with result
 ``*`` and the reason, closes every engine and exits with status 130 (143
@@ -73,8 +74,9 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="TEAM=SPEC",
-        help="one native engine (SPEC as for --engine, no uci:/xboard:) plays both seats "
-        "of team 1 (A-white + B-black) or 2 (A-black + B-white) (repeatable)",
+        help="one native engine (SPEC as for --engine, no uci:/xboard:/tcs:) or a team "
+        "engine (team-uci:CMD) plays both seats of team 1 (A-white + B-black) or 2 "
+        "(A-black + B-white) (repeatable)",
     )
     parser.add_argument(
         "--option",

@@ -174,19 +174,32 @@ def _open_store(args: argparse.Namespace, env: Any) -> tuple[Any, int, Any]:
     """The server's database (``--db``), its games left in progress by a server that
     died recorded as aborted, before anyone is seated (how many: the second value), and
     the lock file held while this server uses it."""
-    from ..storage import SqliteStore
+    import sqlite3
+
+    from ..errors import UsageError
+    from ..storage import SqliteStore, StoreError
     from ..storage.archive import hold_database
     from .server_admin import db_path
 
     path = db_path(args, env)
-    held = hold_database(path)  # open as long as the process lives
+    try:
+        held = hold_database(path)  # open as long as the process lives
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
     try:
         store = SqliteStore.open(path)
+    except StoreError as exc:  # locked by another process, read-only: one line, exit 2
+        held.close()
+        raise UsageError(str(exc)) from None
     except BaseException:
         held.close()
         raise
     try:
         return store, store.abort_interrupted(), held
+    except sqlite3.Error as exc:
+        store.close()
+        held.close()
+        raise UsageError(f"cannot use the database {str(path)!r}: {exc}") from None
     except BaseException:
         store.close()
         held.close()
@@ -286,7 +299,11 @@ async def serve(
                     print(f"database: {store.path}{note}", flush=True)
                 if host not in ("127.0.0.1", "::1", "localhost") and context is None:
                     log_line(f"{host} is reachable from other machines and nothing is encrypted")
+                if site is not None:
+                    nursery.start_soon(site.start)
                 await nursery.start(collecting)  # start-up is over: see server.collector
+    if site is not None:
+        site.close()
     if stop.signal is not None:
         print(f"stopped ({stop.name}): the games so far are in {out}/", flush=True)
         status = exit_status(stop.signal)

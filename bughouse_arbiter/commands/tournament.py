@@ -2,7 +2,8 @@
 
 Participants are teams: ``--engine NAME=SPEC`` is two instances of one engine
 (X+X), ``--team NAME=SPEC1+SPEC2`` a mixed team (a SPEC may be the NAME of an
-``--engine``), ``--team NAME=team:SPEC`` one team-mode process for both seats.
+``--engine``), ``--team NAME=team:SPEC`` one team-mode process for both seats
+(a native engine, or a team engine: ``--team NAME=team-uci:CMD``).
 ``gauntlet`` plays the first participant against each other one,
 ``round-robin`` everyone against everyone. Each opening is played twice with
 the teams swapped, and seats rotate so every side plays each colour on each
@@ -24,6 +25,13 @@ limit (``movetime=MS``, ``depth=N``, ``nodes=N``), ``--set NAME.KEY=VALUE``
 and ``--option NAME.OPT=VALUE`` one participant's; they are recorded with
 the participants. An option an engine does not declare stops the run with
 one line. ``--debug DIR`` keeps each game's protocol logs.
+``--concurrency`` above what the cores bear (two thinking engines a game)
+is refused unless ``--force-concurrency``; ``--use-affinity`` pins each
+game's engines to two cores, ``--time-margin MS`` gives every clock a grace
+past zero, and a run whose games were lost on time more than the harness
+explains says so. ``--wait``, ``--noswap``, ``--reverse``, ``--start-timeout``,
+``--ping-timeout``, ``--tag``, ``--game-files`` and ``--final-positions`` are
+as fastchess's (docs/tournament.md compares the two).
 Formats, statistics and files: docs/tournament.md. ``--ray ADDRESS`` (or
 ``--ray local``) plays the games on a cluster instead, one Ray actor per
 game slot keeping its engines from game to game (``pip install
@@ -35,9 +43,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -46,6 +56,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import attrs
 import trio
 
+from ..bpgn.notation import SEAT_TAGS
 from ..config.engines_file import known_engines
 from ..config.options import (
     SETTING_FORM,
@@ -58,15 +69,15 @@ from ..config.options import (
     settings_of,
     spec_help,
 )
-from ..config.specs import engine_spec
+from ..config.specs import TEAM_ONLY, check_team_spec, engine_spec
 from ..environment import Environment, OutputGone
 from ..errors import ConfigError, UsageError
-from ..exits import FAILED, OK, USAGE
+from ..exits import FAILED, INCOMPLETE, OK, USAGE
 from ..players.factory import check_command
 from ..players.process import live_engine_pids
 from ..players.reaper import become_subreaper, kill_orphans
 from ..table.stopping import exit_status, stop_on_signals
-from ..tournament import journal, lock, roster
+from ..tournament import conditions, journal, lock, roster
 from ..tournament.display import (
     SEPARATOR,
     WIDTH,
@@ -81,14 +92,25 @@ from ..tournament.display import (
     signed,
     status_lines,
 )
-from ..tournament.engine_options import undeclared_options
+from ..tournament.engine_options import refused_options
 from ..tournament.extension import extended
+from ..tournament.failures import COLUMNS
 from ..tournament.jobs import MatchJob, MatchReport
-from ..tournament.openings import DEFAULT_PLIES, FORMATS, ORDERS, load_book, ordered
-from ..tournament.report_file import ReportFile
+from ..tournament.machine import ClockCounts, concurrency_check, table_cpus, usable_cpus
+from ..tournament.openings import (
+    DEFAULT_PLIES,
+    FORMATS,
+    ORDERS,
+    BookChoice,
+    BookIdentity,
+    book_identity,
+    load_book,
+    ordered,
+)
+from ..tournament.report_file import ReportFile, ReportShown
 from ..tournament.runner import Tournament, TournamentPlan
 from ..tournament.schedule import Participant, schedule
-from ..tournament.scheduler import LocalScheduler, Scheduler, cpu_warning
+from ..tournament.scheduler import LocalScheduler, Scheduler, TableSettings
 from ..tournament.stats import Pentanomial, Sprt, Summary
 from ..ui.safe_text import printable
 from . import SUMMARIES
@@ -108,6 +130,7 @@ _SAVED = (
     "games",
     "rounds",
     "tc",
+    "time_margin",
     "rule",
     "engines_file",
     "openings",
@@ -115,7 +138,12 @@ _SAVED = (
     "opening_plies",
     "opening_order",
     "opening_start",
+    "noswap",
+    "reverse",
     "seed",
+    "tag",
+    "game_files",
+    "final_positions",
     "sprt",
     "max_failures",
     "event",
@@ -132,6 +160,8 @@ _EXTENDED = "extended_games"
 
 #: The participants as recorded (``tournament/roster.py``): a resume plays those.
 _PARTICIPANTS = "participants"
+#: The CRC-32 of the book the run started with (a resume warns if it changed).
+_BOOK_CRC = "book_crc32"
 #: Participants brought back by --readmit, with their game counts then.
 _READMITTED = "readmitted"
 
@@ -160,7 +190,7 @@ def register(subparsers: Any) -> None:
         "--team",
         action=_InOrder,
         default=[],
-        metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC",
+        metavar="NAME=SPEC1+SPEC2|NAME=team:SPEC|NAME=team-uci:CMD",
         help="a mixed team, or one team-mode engine holding both seats (repeatable)",
     )
     _add_engine_settings(add)
@@ -180,6 +210,13 @@ def register(subparsers: Any) -> None:
     )
     add("--rounds", metavar="R", help="opening pairs per pairing (2R games; instead of --games)")
     add_tc(parser, default=DEFAULT_TC)
+    add(
+        "--time-margin",
+        metavar="MS",
+        help="milliseconds past zero before a clock's flag counts, for all four seats "
+        "(cutechess's timemargin; default 0); a move within it leaves that clock at 0 plus "
+        "the increment; recorded in each game's [TimeMargin] tag",
+    )
     add_rule(parser)
     add_engines_file(parser)
     add(
@@ -217,11 +254,24 @@ def register(subparsers: Any) -> None:
         help="begin at the book's N-th opening (after --opening-order; 1-based, default 1) "
         "and wrap around",
     )
+    add(
+        "--noswap",
+        action="store_true",
+        help="keep the first participant of a pairing on team 1's seats (A-White + B-Black) "
+        "in both games of an opening pair, instead of swapping the teams",
+    )
+    add(
+        "--reverse",
+        action="store_true",
+        help="play each opening pair the other way round: the first participant on team "
+        "2's seats first",
+    )
     add("--seed", metavar="N", help="seed for --opening-order random and the built-in engines")
     add("--concurrency", metavar="K", help="games at once (default 1)")
+    _add_machine_options(add)
     add(
         "--sprt",
-        metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic]",
+        metavar="elo0=0,elo1=5,alpha=0.05,beta=0.05[,model=normalized|logistic|bayesian]",
         help="stop when the SPRT of the first participant against the second decides "
         "(exactly two participants)",
     )
@@ -247,6 +297,24 @@ def register(subparsers: Any) -> None:
         "play its remaining games (its engine fixed) (repeatable)",
     )
     add("--event", default="bughouse-arbiter tournament", help="the [Event] tag")
+    add(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a tag of your own in every game, after the tournament's (repeatable)",
+    )
+    add(
+        "--game-files",
+        action="store_true",
+        help="also write each game to a file of its own, DIR/games/game-N.bpgn",
+    )
+    add(
+        "--final-positions",
+        action="store_true",
+        help="write every game's last positions to DIR/final.epd, 'game-N | FEN_A | FEN_B' "
+        "a line (a book of position pairs), when a session ends",
+    )
     add(
         "--report-every",
         metavar="N",
@@ -306,6 +374,34 @@ def _add_engine_settings(add: Callable[..., Any]) -> None:
         metavar="DIR",
         help="write each game's protocol logs, one per engine, capped in size, to "
         "DIR/game.g<ROUND>.<seat>.log (each game then starts its own engines); not with --ray",
+    )
+
+
+def _add_machine_options(add: Callable[..., Any]) -> None:
+    """What keeps a run's clocks fair on a busy machine, and the tables' pace
+    (``tournament/machine.py``, ``scheduler.TableSettings``); none is saved."""
+    add(
+        "--force-concurrency",
+        action="store_true",
+        help="run --concurrency K games even when 2K thinking engines exceed the CPUs "
+        "(refused by default)",
+    )
+    add(
+        "--use-affinity",
+        action="store_true",
+        help="pin each game's engines to two CPU cores of their own (Linux)",
+    )
+    add("--wait", metavar="MS", help="milliseconds a table rests between two games (default 0)")
+    add(
+        "--start-timeout",
+        metavar="MS",
+        help="milliseconds an engine gets to start, its handshake included (default 30000)",
+    )
+    add(
+        "--ping-timeout",
+        metavar="MS",
+        help="milliseconds an engine gets to answer the ping after a game before it counts "
+        "as hung (default 5000)",
     )
 
 
@@ -399,15 +495,18 @@ def participants_from(
     for text in engines:
         name, spec_text = _name_and_spec(text, "--engine")
         spec = engine_spec(spec_text, known)
+        if spec.protocol in TEAM_ONLY:
+            raise ConfigError(
+                f"--engine {text!r}: a {spec.protocol} engine holds both seats of a team; "
+                f"give it as --team {name}={spec_text.strip()}"
+            )
         add(Participant(name=name, members=(spec, spec), member_names=(name, name)))
     for text in teams:
         name, spec_text = _name_and_spec(text, "--team")
-        if spec_text.strip().startswith("team:"):
-            spec = engine_spec(spec_text.strip()[len("team:") :], known)
-            if spec.protocol != "native":
-                raise ConfigError(
-                    f"--team {text!r}: only a native engine can hold both seats of a team"
-                )
+        whole = spec_text.strip()
+        if whole.startswith("team:") or whole.partition(":")[0] in TEAM_ONLY:
+            spec = engine_spec(whole.removeprefix("team:"), known)
+            check_team_spec(spec, f"--team {text!r}")
             add(
                 Participant(
                     name=name, members=(spec, spec), member_names=(name, name), team_mode=True
@@ -427,6 +526,11 @@ def participants_from(
                 names.append(known_participant.name)
             else:
                 spec = engine_spec(part, known)
+                if spec.protocol in TEAM_ONLY:
+                    raise ConfigError(
+                        f"--team {text!r}: {part!r} holds both seats of a team on its own "
+                        f"(--team {name}={part})"
+                    )
                 specs.append(spec)
                 names.append(spec.name)
         add(Participant(name=name, members=(specs[0], specs[1]), member_names=(names[0], names[1])))
@@ -480,6 +584,9 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     else:
         participants = _recorded_participants(args, recorded, out)
     rules = house_rules(args.rule, _tc(args), default_tc=DEFAULT_TC)
+    margin = _ms(args, "time_margin")
+    if margin:
+        rules = dataclasses.replace(rules, time_margin=margin)
     sprt = parse_sprt(args.sprt) if args.sprt else None
     if sprt is not None and len(participants) != 2:
         raise ConfigError(f"--sprt compares two participants; {len(participants)} were given")
@@ -501,9 +608,9 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
     plies = None if args.opening_plies is None else _int(args.opening_plies, "--opening-plies", 0)
     book_format = getattr(args, "openings_format", "auto")  # absent from older folders
     start = _int(getattr(args, "opening_start", "1"), "--opening-start", 1)
-    book = ordered(
-        load_book(args.openings, plies, book_format, rules), args.opening_order, seed, start
-    )
+    loaded = load_book(args.openings, plies, book_format, rules)
+    identity = book_identity(args.openings, len(loaded))
+    book = ordered(loaded, args.opening_order, seed, start)
     def jobs_of(games: int) -> list[MatchJob]:
         return schedule(
             participants,
@@ -513,6 +620,8 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
             openings=book,
             seed=seed,
             event=args.event,
+            noswap=getattr(args, "noswap", False),  # absent from older folders
+            reverse=getattr(args, "reverse", False),
         )
 
     jobs = jobs_of(games)
@@ -530,7 +639,12 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         jobs = extended(jobs, jobs_of(total), seed)
         games = total
     # The options and limits each seat's engine plays with, in the game's tags.
-    jobs = [attrs.evolve(j, tags=(*j.tags, *roster.seat_tags(j.entrants))) for j in jobs]
+    margin_tag = (("TimeMargin", f"{1000 * margin:g}"),) if margin else ()
+    own = _own_tags(getattr(args, "tag", []), jobs[0].tags if jobs else ())
+    jobs = [
+        attrs.evolve(j, tags=(*j.tags, *margin_tag, *roster.seat_tags(j.entrants), *own))
+        for j in jobs
+    ]
     return TournamentPlan(
         participants=tuple(participants),
         format=args.format,
@@ -543,7 +657,53 @@ def plan_from_args(args: argparse.Namespace, out: Path) -> TournamentPlan:
         event=args.event,
         stop_on_never_played=not getattr(args, "recover", False),
         readmitted=_readmitted(args, participants, out),
+        seed=seed,
+        book_choice=BookChoice(
+            file=args.openings,
+            format=book_format,
+            plies=plies,
+            order=args.opening_order,
+            start=start,
+        ),
+        book=identity,
+        game_files=getattr(args, "game_files", False),
+        final_positions=getattr(args, "final_positions", False),
     )
+
+
+#: Tags the game's writer gives every game (``bpgn/write.py``): not for --tag.
+_WRITTEN_TAGS = frozenset(
+    name.lower()
+    for name in (
+        "Event", "Site", "Date", "Round", "TimeControl", "Time", "Variant", "SetUp", "FEN",
+        "Rules", "Result", "Termination", "TerminationBoard", "TerminationSeat",
+        "TerminationReason", "TimeMargin", *SEAT_TAGS.values(),
+    )
+)  # fmt: skip
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+
+
+def _own_tags(texts: Sequence[str], ours: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """--tag NAME=VALUE, each checked: a tag name, once, no tag the games have already."""
+    taken = _WRITTEN_TAGS | {name.lower() for name, _ in ours}
+    found: dict[str, tuple[str, str]] = {}
+    for text in texts:
+        name, equals, value = text.partition("=")
+        name = name.strip()
+        if not equals or not _TAG_NAME.fullmatch(name):
+            raise ConfigError(
+                f"--tag {printable(text, 80)!r} is not NAME=VALUE with a tag name "
+                "(a letter, then letters, digits or _)"
+            )
+        lower = name.lower()
+        if lower in taken or any(lower.startswith(s.lower()) for s in SEAT_TAGS.values()):
+            raise ConfigError(f"--tag {name}: the games have a [{name}] tag of their own")
+        if lower in found:
+            raise ConfigError(f"--tag {name} is given twice")
+        if len(value) > 1000 or any(c in value for c in "\r\n\0"):
+            raise ConfigError(f"--tag {name}: a value is one line of at most 1000 characters")
+        found[lower] = (name, value)
+    return tuple(found.values())
 
 
 def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
@@ -560,8 +720,8 @@ def _prepare_out(args: argparse.Namespace) -> tuple[argparse.Namespace, Path]:
             option = "--" + given[0].replace("_", "-")
             raise ConfigError(
                 f"--resume keeps the tournament's own options; {option} cannot be changed "
-                "(only --concurrency, --report-every, --recover, --readmit, --debug and more "
-                "--games can)"
+                "(only --concurrency, --report-every, --recover, --readmit, --debug, how the "
+                "tables here run (--wait, --use-affinity, the timeouts) and more --games can)"
             )
         if args.games is not None and args.rounds is not None:
             raise ConfigError("give --games or --rounds, not both")
@@ -675,6 +835,9 @@ def _check_saved(key: str, value: object, folder: Path) -> None:
     elif isinstance(default, list):
         fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
         wanted = "a list of texts"
+    elif isinstance(default, bool):
+        fits = isinstance(value, bool)
+        wanted = "true or false"
     elif key in _CHOICES:
         fits = value in _CHOICES[key]
         wanted = " or ".join(repr(choice) for choice in _CHOICES[key])
@@ -709,10 +872,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     plan = _plan(args, folder)
     debug = _debug_folder(args)
     if args.ray is None:  # on a cluster the engines start elsewhere: their games say it
-        refusal = trio.run(undeclared_options, plan.participants)
+        refusal = trio.run(refused_options, plan.participants)
         if refusal is not None:
             raise ConfigError(refusal)
     concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
+    settings = _table_settings(args, concurrency, env)
     every = _int(args.report_every, "--report-every", 1) if args.report_every is not None else 0
     out = env.stdout
     progress: LineProgress = RichProgress(out) if env.live else LineProgress(out)
@@ -727,16 +891,22 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     debug.mkdir(parents=True, exist_ok=True)
                 held.enter_context(lock.hold(folder))
                 players = {_PARTICIPANTS: roster.record(plan.participants)}
+                test = _test_settings(args, plan, concurrency, on_ray, settings)
                 if args.resume is None:
+                    crc = {_BOOK_CRC: f"{plan.book.crc32:08x}"} if plan.book else {}
                     journal.save_config(
-                        folder, {**{k: getattr(args, k) for k in _SAVED}, **players}
+                        folder,
+                        {**{k: getattr(args, k) for k in _SAVED}, **players, **crc, **test},
                     )
                 elif (
-                    args.more_games is not None and plan.games != args.grown
-                ) or _PARTICIPANTS not in args.saved_options:
+                    (args.more_games is not None and plan.games != args.grown)
+                    or _PARTICIPANTS not in args.saved_options
+                    or conditions.SETTINGS not in args.saved_options
+                ):
                     # Kept beside the first --games: its schedule stays the first part.
                     journal.save_config(
-                        folder, {**args.saved_options, _EXTENDED: plan.games, **players}
+                        folder,
+                        {**args.saved_options, _EXTENDED: plan.games, **players, **test},
                     )
             except OSError as exc:
                 raise ConfigError(
@@ -747,36 +917,167 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                 raise ConfigError(str(exc)) from None
             for note in getattr(args, "roster_notes", ()):
                 env.warning(printable(note, 2000))
-            return _play(plan, concurrency, progress, on_ray, env, args.readmit, debug)
+            if plan.book is not None and args.resume is None:
+                progress.message(f"book {printable(plan.book.text, 300)}")
+            elif plan.book is not None:  # a resume: the book it started with, checked
+                note = _book_change(args.saved_options, plan.book)
+                if note:
+                    env.warning(note)
+            shown = _shown(test, args, concurrency, on_ray, settings)
+            return _play(
+                plan, settings, concurrency, progress, on_ray, env, args.readmit, debug, shown
+            )
     finally:
         if on_ray is not None:
             on_ray.shutdown()
 
 
+def _test_settings(
+    args: argparse.Namespace,
+    plan: TournamentPlan,
+    concurrency: int,
+    on_ray: RayScheduler | None,
+    tables: TableSettings,
+) -> dict[str, object]:
+    """``{SETTINGS: ...}``: those a resumed run recorded, else this run's, made now."""
+    recorded = getattr(args, "saved_options", {}).get(conditions.SETTINGS)
+    if isinstance(recorded, dict):
+        return {conditions.SETTINGS: recorded}
+    count: int | None = concurrency
+    if on_ray is None:
+        where = "this machine"
+    else:
+        where = f"Ray cluster {args.ray}, {on_ray.cpus_per_match:g} CPUs a game"
+        count = concurrency if args.concurrency else None
+    colours = [name for name in ("noswap", "reverse") if getattr(args, name, False)]
+    made = conditions.settings(
+        plan,
+        concurrency=count,
+        where=where,
+        started=_now(),
+        host=conditions.machine(),
+        tables=_tables_here(args, on_ray, tables),
+        colours=", ".join(colours) or "swapped",
+        tags=list(getattr(args, "tag", None) or ()),
+    )
+    return {conditions.SETTINGS: made}
+
+
+def _tables_here(
+    args: argparse.Namespace, on_ray: RayScheduler | None, tables: TableSettings
+) -> dict[str, object] | None:
+    """``conditions.local_tables`` of games played here (None on a cluster)."""
+    if on_ray is not None:
+        return None
+    concurrency = _int(args.concurrency, "--concurrency", 1) if args.concurrency else 1
+    shared = concurrency_check(concurrency, len(usable_cpus()), force=True) is not None
+    forced = shared and bool(getattr(args, "force_concurrency", False))
+    return conditions.local_tables(tables, forced=forced)
+
+
+def _shown(
+    test: Mapping[str, object],
+    args: argparse.Namespace,
+    concurrency: int,
+    on_ray: RayScheduler | None,
+    tables: TableSettings,
+) -> ReportShown:
+    """The recorded settings for the page, and a resumed session's own."""
+    session = None
+    if args.resume is not None:
+        session = conditions.session(
+            started=_now(),
+            concurrency=concurrency,
+            host=conditions.machine(),
+            tables=_tables_here(args, on_ray, tables),
+        )
+    settings = test[conditions.SETTINGS]
+    assert isinstance(settings, dict)
+    return ReportShown(settings=settings, session=session)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def _play(
     plan: TournamentPlan,
+    settings: TableSettings,
     concurrency: int,
     progress: LineProgress,
     on_ray: RayScheduler | None,
     env: Environment,
     readmit: Sequence[str],
     debug: Path | None = None,
+    shown: ReportShown | None = None,
 ) -> int:
     """Plays the tournament here or on the cluster (the folder is ours)."""
     if on_ray is not None:
         # The engines run on the cluster's workers, not under this process.
-        return trio.run(play_tournament, plan, concurrency, progress, on_ray, env, readmit)
-    warning = cpu_warning(concurrency)
-    if warning:
-        env.warning(warning)
+        return trio.run(
+            play_tournament, plan, concurrency, progress, on_ray, env, readmit, shown
+        )
     become_subreaper()
     try:
-        scheduler = LocalScheduler(concurrency, debug=debug)
-        return trio.run(play_tournament, plan, concurrency, progress, scheduler, env, readmit)
+        scheduler = LocalScheduler(concurrency, debug=debug, settings=settings)
+        return trio.run(
+            play_tournament, plan, concurrency, progress, scheduler, env, readmit, shown
+        )
     finally:
         # What engines left re-parented to us: cleared after every game
         # (tournament/leftovers.py), and once more here for an interrupted one.
         kill_orphans(keep=live_engine_pids())
+
+
+def _ms(args: argparse.Namespace, key: str) -> float | None:
+    """Option ``key`` in milliseconds, as seconds (None when not given)."""
+    text = getattr(args, key, None)
+    if text is None:
+        return None
+    option = "--" + key.replace("_", "-")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{option} takes milliseconds, not {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise ConfigError(f"{option} takes milliseconds from 0, not {text!r}")
+    return value / 1000
+
+
+def _table_settings(
+    args: argparse.Namespace, concurrency: int, env: Environment
+) -> TableSettings:
+    """How the tables here play (``--wait``, the timeouts, ``--use-affinity``),
+    with the concurrency checked against the cores (``machine.concurrency_check``)."""
+    local = ("wait", "start_timeout", "ping_timeout", "use_affinity", "force_concurrency")
+    if args.ray is not None:
+        for key in local:
+            if getattr(args, key, None) not in (None, False):
+                option = "--" + key.replace("_", "-")
+                raise ConfigError(f"{option} is for games played here; leave out --ray")
+        return TableSettings()
+    wait, start, ping = (_ms(args, key) for key in local[:3])
+    for option, value in (("--start-timeout", start), ("--ping-timeout", ping)):
+        if value is not None and value <= 0:
+            raise ConfigError(f"{option} must be above 0 ms")
+    cpus = usable_cpus()
+    pinned = tuple(table_cpus(concurrency, cpus)) if args.use_affinity else ()
+    warning = concurrency_check(concurrency, len(cpus), force=args.force_concurrency)
+    if warning:
+        env.warning(warning)
+    return TableSettings(wait=wait or 0.0, start_timeout=start, ping_timeout=ping, cpus=pinned)
+
+
+def _book_change(saved: Mapping[str, object], book: BookIdentity) -> str | None:
+    """A warning when a resumed run's book is not the file it started with."""
+    first = saved.get(_BOOK_CRC)
+    now = f"{book.crc32:08x}"
+    if first is None or first == now:
+        return None
+    return (
+        f"the book {printable(book.file, 200)} has changed since the run started "
+        f"(CRC32 {printable(str(first), 20)}, now {now}): the games left play its openings now"
+    )
 
 
 def _debug_folder(args: argparse.Namespace) -> Path | None:
@@ -832,6 +1133,7 @@ async def play_tournament(
     scheduler: Scheduler | None = None,
     env: Environment | None = None,
     readmit: Sequence[str] = (),
+    shown: ReportShown | None = None,
 ) -> int:
     errors = env or Environment.detect("tournament")
     tournament = Tournament(plan, progress)
@@ -851,9 +1153,10 @@ async def play_tournament(
     set_aside = tournament.set_aside_text()
     if set_aside is not None:
         errors.warning(printable(set_aside, 2000))
-    page = ReportFile(plan.out, plan.sprt, warn=errors.warning)
+    page = ReportFile(plan.out, plan.sprt, warn=errors.warning, shown=shown or ReportShown())
     for job_id, report in tournament.reports.items():
         page.game(tournament.jobs[job_id], report)
+        progress.clocks.add(report)
     progress.attach(page, tournament.summary, plan.sprt)
     if done:
         progress.message(f"resuming: {done} of {len(plan.jobs)} games already played")
@@ -869,6 +1172,8 @@ async def play_tournament(
         errors.error(tournament.failed)
         return FAILED
     summary = {**tournament.summary(), _PARTICIPANTS: roster.record(plan.participants)}
+    if shown is not None and shown.settings:
+        summary[conditions.SETTINGS] = dict(shown.settings)
     counts = getattr(scheduler, "node_counts", None)
     if counts is not None:  # on Ray: which node played what
         summary["nodes"] = counts.as_list()
@@ -877,8 +1182,20 @@ async def play_tournament(
     except OSError as exc:
         errors.error(f"cannot write summary: {exc}")
         return FAILED
+    if plan.final_positions:
+        try:
+            journal.write_final_positions(
+                plan.out, ((tournament.jobs[i], r) for i, r in tournament.reports.items())
+            )
+        except OSError as exc:
+            errors.error(f"cannot write {journal.FINAL_POSITIONS}: {exc.strerror or exc}")
+            return FAILED
     progress.write(report_text(summary))
+    if summary.get("clock_warning"):  # also in the report above: said on stderr too
+        errors.warning(str(summary["clock_warning"]))
     state = "stopped" if tournament.decision else "finished"
+    if summary.get("shortfall"):
+        state = "incomplete"
     page.finish(summary, "interrupted" if stop.signal is not None else state)
     if counts is not None:
         progress.write("".join(f"{line}\n" for line in counts.lines()))
@@ -907,6 +1224,10 @@ async def play_tournament(
     progress.write(
         f"written to {plan.out}/ (games.bpgn, results.jsonl, summary.json, report.html)\n"
     )
+    shortfall = summary.get("shortfall")
+    if shortfall:
+        errors.error(f"incomplete: {shortfall}; exit status {INCOMPLETE}")
+        return INCOMPLETE
     return OK
 
 
@@ -1012,29 +1333,41 @@ def report_text(summary: Mapping[str, Any]) -> str:
             f"({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {plural(sprt['pairs'], 'pair')}: "
             f"{decision}"
         )
-    crashes = {k: v for k, v in summary["crashes"].items() if v}
-    if crashes:
-        lines.append("crashes: " + ", ".join(f"{k} {v}" for k, v in crashes.items()))
-    hangs = {k: v for k, v in summary.get("hangs", {}).items() if v}
-    if hangs:
-        counts = ", ".join(f"{k} {v}" for k, v in hangs.items())
-        lines.append(f"hangs (among the crashes): {counts}")
-    losses = {k: v for k, v in summary["time_losses"].items() if v}
-    delay = summary.get("harness_delay")
-    if losses or (delay and delay.get("seat_games")):
-        by_harness = sum(summary.get("harness_time_losses", {}).values())
-        counts = ", ".join(f"{k} {v}" for k, v in losses.items()) or "none"
-        text = f"time losses: {counts}; caused by the harness: {by_harness}"
-        if delay and delay.get("seat_games"):
-            text += (
-                f" (its delay on an engine's clock per game: mean {delay['mean_ms']:.1f} ms, "
-                f"max {delay['max_ms']:.1f} ms; one turn at most {delay['turn_max_ms']:.1f} ms)"
-            )
-        lines += fit([text])
+    lines += _incidents_text(summary, names, width)
+    if summary.get("clock_warning"):
+        lines += fit([f"warning: {summary['clock_warning']}"])
     for name, why in summary["dropped"].items():
         lines.append(f"dropped: {name}: {why}")
     lines.append(f"games: {summary['games_played']} of {summary['games_scheduled']} scheduled")
     return "\n".join(lines) + "\n"
+
+
+def _incidents_text(summary: Mapping[str, Any], names: Sequence[str], width: int) -> list[str]:
+    """Per participant, its illegal moves, failed starts, hangs, crashes, time
+    losses and those the harness may have caused, each counted once
+    (``tournament/failures.py``); then the harness's delay."""
+    lines: list[str] = []
+    counts = [[summary.get(key, {}).get(n, 0) for key, _ in COLUMNS] for n in names]
+    if any(any(row) for row in counts):
+        width = max(width, len("incidents"))
+        # Headings over two lines, right-aligned over their columns.
+        halves = [heading.rpartition(" ") for _, heading in COLUMNS]
+        lines.append(f"{'':<{width}}  " + " ".join(f"{h[0]:>8}" for h in halves))
+        lines.append(f"{'incidents':<{width}}  " + " ".join(f"{h[2]:>8}" for h in halves))
+        for name, row in zip(names, counts, strict=True):
+            lines.append(f"{_cut(name, width):<{width}}  " + " ".join(f"{c:>8}" for c in row))
+    else:
+        lines.append("incidents: none (no illegal move, failed start, hang, crash or time loss)")
+    delay = summary.get("harness_delay")
+    if delay and delay.get("seat_games"):
+        lines += fit(
+            [
+                f"the harness's delay on an engine's clock per game: mean "
+                f"{delay['mean_ms']:.1f} ms, max {delay['max_ms']:.1f} ms; one turn at most "
+                f"{delay['turn_max_ms']:.1f} ms"
+            ]
+        )
+    return lines
 
 
 # -- progress ----------------------------------------------------------------------------
@@ -1068,6 +1401,9 @@ class LineProgress:
         self.page: ReportFile | None = None
         self.summary: Callable[[], Mapping[str, Any]] | None = None
         self.sprt: Sprt | None = None
+        #: The run's games for the clock warning, said once when it first holds.
+        self.clocks = ClockCounts()
+        self._clocks_warned = False
 
     def attach(
         self, page: ReportFile, summary: Callable[[], Mapping[str, Any]], sprt: Sprt | None
@@ -1097,7 +1433,14 @@ class LineProgress:
         return status_lines(statuses, most, width)
 
     def _after_game(self, job: MatchJob, report: MatchReport, left: Remaining | None) -> None:
-        """The page and, every ``report_every`` games, the full report."""
+        """The clock warning when it first holds, the page and, every
+        ``report_every`` games, the full report."""
+        self.clocks.add(report)
+        # The last game's report says it: not twice in a row.
+        last = self.done >= self.total
+        if not (self._clocks_warned or last) and (warning := self.clocks.warning()) is not None:
+            self._clocks_warned = True
+            self.write("".join(line + "\n" for line in fit([f"warning: {warning}"])))
         if self.page is None or self.summary is None:
             return
         # The last game's report is the final one, printed once.

@@ -3,7 +3,7 @@
 A file names engines in ``[engines.NAME]`` tables::
 
     [engines.sjeng]
-    protocol = "xboard"                 # native | uci | xboard
+    protocol = "xboard"                 # native | uci | xboard | tcs | team-uci
     command = ["/usr/games/sjeng"]      # a list, or one string split like a shell
     cwd = "/tmp/sjeng"                  # optional; "~" is expanded
     options = { Hash = "16" }           # optional; strings, numbers or booleans

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 #: ``--engines-file`` in every command's ``--help``: the format in one sentence.
 ENGINES_FILE_HELP = (
     "a TOML file of named engines, one [engines.NAME] table each with protocol "
-    '("native", "uci" or "xboard"), command (a list, or a string split like a shell), '
+    '("native", "uci", "xboard" or "tcs"), command (a list, or a string split like a shell), '
     "and optional cwd (working folder), options (a table NAME = VALUE, set after the "
     "handshake; one the engine does not declare fails its start), init (lines sent "
     "after the handshake) and movetime (ms), depth and nodes (limits on every move); "
@@ -123,7 +123,8 @@ def spec_help() -> str:
     builtins = ", ".join(name for name in BUILTIN_ENGINES if "-" not in name)
     return (
         f"a built-in engine ({builtins}), a name from the engines file (sjeng, "
-        "fairy-stockfish...), or a command line, optionally prefixed uci: or xboard:"
+        "fairy-stockfish...), or a command line, optionally prefixed uci:, xboard: or "
+        "tcs: (tinyChessServer's dialect; a {ws} in it makes it a WebSocket client)"
     )
 
 

@@ -11,11 +11,15 @@ An engine spec on the command line (``--engine SEAT=SPEC``) is one of:
   specs that the caller loaded, e.g. from TOML);
 - a command line, split as a shell would (``shlex``) but never run through
   one, optionally prefixed by its protocol: ``uci:/usr/games/fairy-stockfish``,
-  ``xboard:sjeng``, ``native:./my-engine --fast``. Without a prefix the
-  command speaks our own protocol (``protocol.md``).
+  ``xboard:sjeng``, ``native:./my-engine --fast``, ``tcs:python3 -u run.py``
+  (tinyChessServer's dialect; a ``{ws}`` in the command makes it a WebSocket
+  client of an endpoint served for its seat), ``team-uci:./hivemind`` (one
+  process for both seats of a team, hivemind's dialect, only with ``--team``).
+  Without a prefix the command speaks our own protocol (``protocol.md``).
 
-``--team TEAM=SPEC`` seats one native engine at both seats of a team (team
-mode, protocol.md §7): team 1 is A-White + B-Black, team 2 A-Black + B-White.
+``--team TEAM=SPEC`` seats one native or team-UCI engine at both seats of a
+team (team mode, protocol.md §7): team 1 is A-White + B-Black, team 2
+A-Black + B-White.
 """
 
 from __future__ import annotations
@@ -33,8 +37,12 @@ from ..core.rules import MAX_SECONDS
 from ..errors import ConfigError
 from .options import targeted
 
-Protocol = Literal["native", "uci", "xboard"]
-PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard")
+Protocol = Literal["native", "uci", "xboard", "tcs", "team-uci"]
+PROTOCOLS: tuple[Protocol, ...] = ("native", "uci", "xboard", "tcs", "team-uci")
+#: The protocols one process speaks for both seats of a team.
+TEAM_PROTOCOLS: tuple[Protocol, ...] = ("native", "team-uci")
+#: The protocols that hold only a whole team, never one seat.
+TEAM_ONLY: tuple[Protocol, ...] = ("team-uci",)
 
 
 def _engines_dir() -> Path:
@@ -241,17 +249,24 @@ def seat_assignment(
         seat = Seat.parse(seat_text)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    return seat, engine_spec(spec, known)
+    engine = engine_spec(spec, known)
+    if engine.protocol in TEAM_ONLY:
+        raise ConfigError(
+            f"seat {seat}: engine {engine.name!r} speaks {engine.protocol}, which holds both "
+            f"seats of a team (match and tournament: --team {seat.team.value}={spec.strip()})"
+        )
+    return seat, engine
 
 
 def team_assignment(
     text: str, known: Mapping[str, EngineSpec] | None = None
 ) -> tuple[Team, EngineSpec]:
-    """Reads ``TEAM=SPEC`` (``1=random``): one native engine for both seats of a team.
+    """Reads ``TEAM=SPEC`` (``1=random``, ``2=team-uci:./hivemind``): one
+    native or team-UCI engine for both seats of a team.
 
     Raises:
         ConfigError: not that form, a team other than 1 or 2, a bad spec, or a
-            UCI or xboard spec (those protocols hold one seat per process).
+            UCI, xboard or tcs spec (those protocols hold one seat per process).
     """
     team_text, equals, spec_text = text.partition("=")
     if not equals:
@@ -266,12 +281,17 @@ def team_assignment(
             f"unknown team {team_text!r} (1 is A-White + B-Black, 2 is A-Black + B-White)"
         ) from None
     spec = engine_spec(spec_text, known)
-    if spec.protocol != "native":
-        raise ConfigError(
-            f"team {team.value}: engine {spec.name!r} speaks {spec.protocol}; "
-            "only a native engine can hold both seats of a team"
-        )
+    check_team_spec(spec, f"team {team.value}")
     return team, spec
+
+
+def check_team_spec(spec: EngineSpec, where: str) -> None:
+    """Raises ConfigError unless ``spec``'s protocol can hold both seats of a team."""
+    if spec.protocol not in TEAM_PROTOCOLS:
+        raise ConfigError(
+            f"{where}: engine {spec.name!r} speaks {spec.protocol}; only a native or "
+            "team-uci engine can hold both seats of a team"
+        )
 
 
 def team_engines(
@@ -343,13 +363,22 @@ def rotated_team(team: Team, game_index: int) -> Team:
     return rotated_seat(team.seats[0], game_index).team
 
 
+#: The largest ``Seed`` the built-in engines declare (``option name Seed ... max``).
+SEED_MAX = 2**31 - 1
+
+
 def seeded(spec: EngineSpec, seed: int | None, game_index: int, seat: Seat) -> EngineSpec:
     """``spec`` with the ``Seed`` option of game ``game_index`` at ``seat``, if it is a
     built-in engine and ``seed`` is set: four seeds a game, one per seat, never repeated."""
     base = game_seed(seed, game_index)
     if base is None or spec.name not in BUILTIN_ENGINES:
         return spec
-    return spec.with_options(Seed=str(base + SEATS.index(seat)))
+    value = base + SEATS.index(seat)
+    if not 0 <= value <= SEED_MAX:
+        # Into the range the built-ins declare (a seed out of it fails their
+        # start); never to 0, which means a fresh random seed.
+        value = value % SEED_MAX + 1
+    return spec.with_options(Seed=str(value))
 
 
 def game_seed(seed: int | None, game_index: int) -> int | None:

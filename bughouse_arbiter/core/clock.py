@@ -16,6 +16,12 @@ first. ``next_deadline`` gives the earliest deadline and every seat that
 reaches it at that same instant (the simultaneous-flag rule). Untimed play
 (``clock=off``) has clocks with infinite time: they measure what each turn
 used and never flag.
+
+A ``margin`` (a tournament's ``--time-margin``, cutechess's and fastchess's
+``timemargin``) is a grace past zero: a seat flags only once its time is
+``margin`` seconds below zero, and a move made within the grace leaves it
+with no time but its increment, as fastchess counts it. The same margin holds
+for all four seats: one seat's own margin would be time odds.
 """
 
 from __future__ import annotations
@@ -59,6 +65,8 @@ class Clocks:
     turn_time_limit: float | None = None
     banked: Mapping[Seat, float]
     running: Mapping[Seat, float] = attrs.field(factory=dict)
+    #: Seconds past zero (and past the turn limit) before a seat flags.
+    margin: float = 0.0
 
     @classmethod
     def new(
@@ -67,23 +75,32 @@ class Clocks:
         increment: float = 0.0,
         *,
         turn_time_limit: float | None = None,
+        margin: float = 0.0,
     ) -> Clocks:
         """Four stopped clocks with ``base`` seconds each."""
         if base <= 0:
             raise ValueError("a clock needs a positive base time")
+        if not margin >= 0:
+            raise ValueError("a clock's margin cannot be negative")
         return cls(
             increment=increment,
             turn_time_limit=turn_time_limit,
             banked={seat: float(base) for seat in SEATS},
+            margin=margin,
         )
 
     @classmethod
     def for_rules(cls, rules: HouseRules) -> Clocks:
-        """Four stopped clocks set to the rules' ``time``, ``increment`` and turn limit
-        (infinite, without increment or limit, in untimed play)."""
+        """Four stopped clocks set to the rules' ``time``, ``increment``, turn limit
+        and ``time_margin`` (infinite, without increment or limit, in untimed play)."""
         if not rules.clock:
             return cls.new(math.inf)
-        return cls.new(rules.time, rules.increment, turn_time_limit=rules.turn_time_limit)
+        return cls.new(
+            rules.time,
+            rules.increment,
+            turn_time_limit=rules.turn_time_limit,
+            margin=rules.time_margin,
+        )
 
     @property
     def untimed(self) -> bool:
@@ -126,11 +143,11 @@ class Clocks:
         started = self.running.get(seat)
         if started is None:
             return None
-        out_of_time = started + self.banked[seat]
+        out_of_time = started + self.banked[seat] + self.margin
         if self.turn_time_limit is None and math.isinf(out_of_time):
             return None  # untimed: this seat never flags
         if self.turn_time_limit is not None:
-            limit = started + self.turn_time_limit
+            limit = started + self.turn_time_limit + self.margin
             if limit < out_of_time - SAME_INSTANT:
                 return limit, True
         return out_of_time, False
@@ -226,7 +243,10 @@ class Clocks:
         used = now - started if now > started else 0.0
         running = dict(self.running)
         del running[seat]
-        banked = {**self.banked, seat: self.banked[seat] - used + self.increment}
+        left = self.banked[seat] - used
+        if left < 0.0 < self.margin:  # moved within the grace: no time left but the increment
+            left = 0.0
+        banked = {**self.banked, seat: left + self.increment}
         return self._with(banked, running), used
 
     def _with(self, banked: Mapping[Seat, float], running: Mapping[Seat, float]) -> Clocks:
@@ -237,4 +257,5 @@ class Clocks:
             turn_time_limit=self.turn_time_limit,
             banked=banked,
             running=running,
+            margin=self.margin,
         )

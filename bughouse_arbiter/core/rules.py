@@ -73,6 +73,7 @@ _CHECKS: tuple[tuple[str, Callable[[str, Any], None]], ...] = (
     ("reconnect_grace", _not_negative),
     ("leaver", _one_of),
     ("draw", _one_of),
+    ("time_margin", _not_negative),
 )
 
 
@@ -92,6 +93,12 @@ class HouseRules:
     (``draw_agreement``): ``humans``, every person at the table (all four
     seats when nobody is one); ``both-teams``, also both seats of a team
     without a person, so that a person alone cannot draw against engines.
+
+    ``time_margin`` is not a rule of the game but the arbiter's grace (seconds)
+    past a clock's zero before the seat flags (``core.clock``; a tournament's
+    ``--time-margin``). Like ``profile`` it has no pair in ``to_pairs``: the
+    engines are not told it, and the tournament records it in each game's
+    ``[TimeMargin]`` tag.
     """
 
     profile: str = "default"
@@ -112,6 +119,7 @@ class HouseRules:
     reconnect_grace: float = 30.0
     leaver: LeaverRule = "lose"
     draw: DrawRule = "humans"
+    time_margin: float = 0.0
 
     def __post_init__(self) -> None:
         for name, check in _CHECKS:
@@ -164,7 +172,7 @@ class HouseRules:
 
 
 RULE_NAMES: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(HouseRules) if f.name != "profile"
+    f.name for f in dataclasses.fields(HouseRules) if f.name not in ("profile", "time_margin")
 )
 # Rules added after game files were first written: a file may leave them out.
 _LATER = frozenset({"clock", "stalling", "reconnect_grace", "leaver", "draw"})

@@ -82,6 +82,19 @@ class GameToPlay:
     notes: tuple[str, ...]
 
 
+@attrs.frozen
+class SwissQuestion:
+    """What pairing one Swiss round needs (``pairings.swiss``'s arguments)."""
+
+    seeds: list[str]
+    points: dict[str, float]
+    played: set[frozenset[str]]
+    byes: set[str]
+
+    def answer(self) -> list[Pairing]:
+        return swiss(self.seeds, self.points, self.played, self.byes)
+
+
 @attrs.define
 class Event:
     """One event's state (see the module docstring)."""
@@ -104,6 +117,10 @@ class Event:
     tables: dict[GameKey, str] = attrs.field(factory=dict)
     log: list[str] = attrs.field(factory=list)
     version: int = 0
+    #: Set by a server that pairs a Swiss round off its loop: the round's question
+    #: (``swiss``'s arguments) then waits in ``wanted`` until ``paired`` answers it.
+    defer_pairing: bool = False
+    wanted: SwissQuestion | None = None
 
     # -- sign-up and check-in ----------------------------------------------------------
 
@@ -213,14 +230,28 @@ class Event:
         return self.spec.rounds or 1
 
     def _pair_round(self) -> None:
-        self.round += 1
         if self.spec.format == "round-robin":
-            pairs = self.schedule[self.round - 1]
+            self._start_round(self.schedule[self.round])
+            return
+        done = self.matches
+        played = {frozenset((m.first, m.second)) for m in done if m.second is not None}
+        byes = {m.first for m in done if m.second is None}
+        question = SwissQuestion(self.seeds(), dict(points(self.standings())), played, byes)
+        if self.defer_pairing:
+            self.wanted = question
+            self.version += 1
         else:
-            done = [m for m in self.matches]
-            played = {frozenset((m.first, m.second)) for m in done if m.second is not None}
-            byes = {m.first for m in done if m.second is None}
-            pairs = swiss(self.seeds(), points(self.standings()), played, byes)
+            self._start_round(question.answer())
+
+    def paired(self, question: SwissQuestion, pairs: list[Pairing]) -> None:
+        """The answer to ``wanted`` (worked out elsewhere); an outdated one is ignored."""
+        if self.wanted is question:
+            self.wanted = None
+            self._start_round(pairs)
+
+    def _start_round(self, pairs: list[Pairing]) -> None:
+        self.round += 1
+        self.version += 1
         for first, second in pairs:
             games = self.spec.games
             self.matches.append(Match(self.round, first, second, (None,) * games))
@@ -342,7 +373,7 @@ class Event:
         self.version += 1
 
     def _advance(self) -> None:
-        if self.state != "running" or self.out:
+        if self.state != "running" or self.out or self.wanted is not None:
             return
         if not all(m.done for _, m in self.round_matches()):
             return

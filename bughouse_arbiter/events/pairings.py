@@ -48,40 +48,84 @@ def swiss(
     """One Swiss round: score groups, no repeat pairing, a bye for an odd count.
 
     Teams are ranked by points, then by seed (``seeds`` is the starting
-    order, strongest first). With an odd count the lowest-ranked team that
-    has not had a bye gets it. Then, top down, each team meets the
-    highest-ranked team it has not met (in its score group when one is left,
-    else floating down), backtracking when the rest cannot be paired. Only
-    when no pairing without a repeat exists (a long Swiss of few teams) are
-    repeats allowed, still top down.
+    order, strongest first). The round is the maximum-weight perfect matching
+    of every team (and a bye, with an odd count) where each possible pairing
+    weighs what ``costs`` says, most important first: no repeat pairing and no
+    second bye (allowed only when nothing else pairs everyone, as in a long
+    Swiss of few teams), the bye to the lowest-ranked team, teams of equal
+    points together, and teams near each other in rank. In each pairing the
+    higher-ranked team is first; the pairings come in rank order, the bye last.
     """
+    import networkx as nx
+
     rank = {team: i for i, team in enumerate(seeds)}
     order = sorted(seeds, key=lambda t: (-points.get(t, 0.0), rank[t]))
-    for allow_repeat in (False, True):
-        if len(order) % 2 == 0:
-            bye_for: list[str | None] = [None]
-        else:
-            fresh: list[str | None] = [t for t in reversed(order) if t not in byes]
-            again: list[str | None] = [t for t in reversed(order) if t in byes]
-            bye_for = fresh + again if allow_repeat or not fresh else fresh
-        for bye in bye_for:
-            rest = [t for t in order if t != bye]
-            pairs = _pair(rest, played, allow_repeat)
-            if pairs is not None:
-                return pairs + ([(bye, None)] if bye is not None else [])
-    raise AssertionError("a pairing always exists when repeats are allowed")
+    costs = SwissCosts(order, points, played, byes)
+    graph: nx.Graph[str] = nx.Graph()
+    nodes: list[str | None] = [*order, *([None] if len(order) % 2 else [])]
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1 :]:
+            graph.add_edge(_node(a), _node(b), weight=costs.ceiling - costs.cost(a, b))
+    matched = nx.max_weight_matching(graph, maxcardinality=True)
+    place = {team: i for i, team in enumerate(order)}
+    pairs: list[Pairing] = []
+    for x, y in matched:
+        a, b = _team(x), _team(y)
+        if a is None or (b is not None and place[b] < place[a]):
+            a, b = b, a
+        assert a is not None
+        pairs.append((a, b))
+    pairs.sort(key=lambda p: (p[1] is None, place[p[0]]))
+    return pairs
 
 
-def _pair(
-    rest: list[str], played: Collection[frozenset[str]], allow_repeat: bool
-) -> list[Pairing] | None:
-    if not rest:
-        return []
-    first, others = rest[0], rest[1:]
-    for i, other in enumerate(others):
-        if not allow_repeat and frozenset((first, other)) in played:
-            continue
-        tail = _pair(others[:i] + others[i + 1 :], played, allow_repeat)
-        if tail is not None:
-            return [(first, other), *tail]
-    return None
+class SwissCosts:
+    """What one pairing of a Swiss round costs (lower is better), as integers in tiers
+    that each outweigh every tier below summed over the round: repeats, the bye's
+    place, score gaps, rank distance. Refine the rules here; ``swiss`` only matches."""
+
+    def __init__(
+        self,
+        order: Sequence[str],
+        points: Mapping[str, float],
+        played: Collection[frozenset[str]],
+        byes: Collection[str],
+    ) -> None:
+        n = len(order) + 1
+        self.place = {team: i for i, team in enumerate(order)}
+        # Points in half units: integers, so the matching works in exact arithmetic.
+        self.halves = {team: round(2 * points.get(team, 0.0)) for team in order}
+        self.played = {p for p in played if len(p) == 2}
+        self.byes = set(byes)
+        spread = max(self.halves.values(), default=0) - min(self.halves.values(), default=0)
+        self.rank_unit = 1
+        self.gap_unit = n * n * self.rank_unit
+        self.bye_unit = (spread * spread * n + 1) * self.gap_unit
+        self.repeat_unit = (n + 1) * self.bye_unit
+        self.ceiling = self.repeat_unit * 2
+
+    def cost(self, a: str | None, b: str | None) -> int:
+        if a is None or b is None:
+            team = b if a is None else a
+            assert team is not None
+            again = team in self.byes
+            # The lowest-ranked team costs nothing; each place higher costs one unit more.
+            above = len(self.place) - 1 - self.place[team]
+            return again * self.repeat_unit + above * self.bye_unit
+        gap = self.halves[a] - self.halves[b]
+        return (
+            (frozenset((a, b)) in self.played) * self.repeat_unit
+            + gap * gap * self.gap_unit
+            + abs(self.place[a] - self.place[b]) * self.rank_unit
+        )
+
+
+_BYE = "\0bye"
+
+
+def _node(team: str | None) -> str:
+    return _BYE if team is None else team
+
+
+def _team(node: str) -> str | None:
+    return None if node == _BYE else node

@@ -30,12 +30,13 @@ import trio
 
 from ..config.specs import TimeControl
 from ..core.rules import HouseRules, apply_rules
-from ..events.event import Event, EventSpec, GameKey
+from ..events.event import Event, EventSpec, GameKey, SwissQuestion
 from ..events.forms import PageCommand
 from ..lobby.archive import GameFinished
 from ..lobby.identity import Identity
 from ..lobby.messages import TABLE_RULES
 from ..lobby.tables import TableSpec
+from ..loop.workers import Refused, WorkerPool
 from .runtime import Hall, JoinRefused, Member
 
 Message = dict[str, Any]
@@ -74,6 +75,11 @@ class EventHall:
         #: The open pages' scopes (``close`` ends them when the server stops).
         self.pages: set[trio.CancelScope] = set()
         self.stopping = False
+        #: Swiss rounds are paired here, off the loop (threads: a round takes milliseconds
+        #: and the GIL is let go every few of them).
+        self.pairing = WorkerPool("pairing", workers=1, queue=MAX_EVENTS)
+        self._pairing: set[str] = set()
+        self._nursery: trio.Nursery | None = None
 
     # -- the host's side -------------------------------------------------------------------
 
@@ -86,7 +92,7 @@ class EventHall:
             return f"the server holds {MAX_EVENTS} events already"
         if sum(self.makers.get(e.id) == address for e in live) >= EVENTS_PER_ADDRESS:
             return f"your address has {EVENTS_PER_ADDRESS} events open already"
-        event = Event(f"e{self._next}", spec, host=host)
+        event = Event(f"e{self._next}", spec, host=host, defer_pairing=True)
         self._next += 1
         self.events[event.id] = event
         self.tokens[event.id] = secrets.token_urlsafe(12)
@@ -173,6 +179,7 @@ class EventHall:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The events' timers, rounds and views, until cancelled."""
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             nursery.start_soon(self._views)
             task_status.started()
             while True:
@@ -189,6 +196,10 @@ class EventHall:
     def _step(self, event: Event) -> None:
         now = self._now()
         event.tick(now)
+        question = event.wanted
+        if question is not None and event.id not in self._pairing and self._nursery:
+            self._pairing.add(event.id)
+            self._nursery.start_soon(self._pair, event, question)
         present, refused = self._present(event.spec.tc)
         for game in event.next_games(present, now, refused):
             spec = TableSpec(
@@ -229,6 +240,19 @@ class EventHall:
         }
         here = set(self.hall.members) | set(bots)
         return here - busy - refused.keys(), refused
+
+    async def _pair(self, event: Event, question: SwissQuestion) -> None:
+        """Pairs the event's next Swiss round in the pool, then wakes the timers to seat it."""
+        try:
+            pairs = await self.pairing.run(question.answer)
+        except Refused as exc:
+            self.hall.log(f"event {event.id}: round not paired yet ({exc})")
+            await trio.sleep(1.0)  # then _step asks again
+        else:
+            event.paired(question, pairs)
+        finally:
+            self._pairing.discard(event.id)
+            self._wake()
 
     def _ended(self, event: Event, key: GameKey, game: GameFinished | None, why: str) -> None:
         now = self._now()

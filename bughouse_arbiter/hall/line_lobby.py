@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import math
 import ssl
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol, cast
 
@@ -47,6 +48,7 @@ from ..lobby.identity import Identity, name_problem
 from ..lobby.messages import timed_control
 from ..lobby.shown import apply_diff
 from ..net.admission import Pool
+from ..net.files import FileReserve
 from ..net.limits import Limits
 from ..net.tcp import TcpLink, open_connection, open_listeners, peer_name
 from ..net.tls import close_quietly
@@ -412,6 +414,9 @@ class LineLobby:
         self._stopping = False
         #: Each open connection's scope, and its ``Connection`` once it said hello.
         self._open: dict[trio.CancelScope, Connection | None] = {}
+        #: Hello'd connections (identities in the lobby) per address: at most ``per_address``.
+        self.identities: Counter[str] = Counter()
+        self.files = FileReserve.raised()
 
     async def serve(
         self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
@@ -474,6 +479,9 @@ class LineLobby:
         self.connections += 1
         wire: trio.abc.Stream = stream
         try:
+            if not self.files.room(len(self._open) - 1):
+                await _answer(wire, "error the server is full; try again later")
+                return
             opening = await open_connection(stream, self.waiting, self.ssl_context, self.limits)
             wire = opening.stream
             if opening.refused is not None:
@@ -517,6 +525,22 @@ class LineLobby:
             human=hello.human,
         )
         connection = Connection(self, link, hello)
+        address = peer.rpartition(":")[0] or peer  # the stream may be TLS: the peer's host
+        if self.identities[address] >= self.limits.per_address:
+            await _answer(stream, "hello refused too many players from your address")
+            return
+        self.identities[address] += 1
+        try:
+            await self._entered(connection, stream, peer, scope)
+        finally:
+            self.identities[address] -= 1
+            if not self.identities[address]:
+                del self.identities[address]
+
+    async def _entered(
+        self, connection: Connection, stream: trio.abc.Stream, peer: str, scope: trio.CancelScope
+    ) -> None:
+        hello, link = connection.hello, connection.link
         try:
             await self._enter(connection)
         except JoinRefused as exc:
@@ -591,4 +615,3 @@ async def _answer(stream: trio.abc.Stream, line: str) -> None:
     with trio.move_on_after(1):
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await stream.send_all((line + "\n").encode())
-

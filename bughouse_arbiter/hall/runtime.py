@@ -43,6 +43,7 @@ from ..lobby.identity import Identity
 from ..lobby.messages import command, error, parse
 from ..lobby.model import Effect, EndSeries, Lobby, Send, StartGame
 from ..lobby.tables import TableSpec, seat_key
+from ..loop.lag import LagMonitor
 from ..net.limits import Limits
 from ..serve.seam import LiveTable
 from .tables import JOIN_TIMEOUT, Finish, Log, TableHost
@@ -182,6 +183,8 @@ class Hall:
         self._stopping = False
         #: Tables set up with ``arrange``: told how their one game ended.
         self._arranged: dict[str, Callable[[GameFinished | None, str], None]] = {}
+        #: How late the loop wakes (``/api/server`` shows its figures; a stall is logged).
+        self.lag = LagMonitor(log=log)
         #: The server's accounts (``hall.web.accounts.Accounts``); None: no accounts
         #: (every bot plays unrated under any free name).
         self.accounts: BotCheck | None = None
@@ -238,7 +241,7 @@ class Hall:
 
     def add_bot(self, identity: Identity, tcs: Collection[TimeControl]) -> BotTicket:
         """A bot playing ``tcs``: it fills queue groups and open tables (before computers)."""
-        if identity.name in self.bots or identity.name in self.members:
+        if self.lobby.name_taken(identity.name):
             raise JoinRefused(f"the name {identity.name!r} is taken by someone connected now")
         ticket = BotTicket(self, identity)
         self.bots[identity.name] = ticket
@@ -314,14 +317,17 @@ class Hall:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The lobby's timers and views, and every table, until cancelled."""
+        trio.lowlevel.add_instrument(self.lag)
         try:
             async with trio.open_nursery() as nursery:
                 self._tables = nursery
+                nursery.start_soon(self.lag.run)
                 nursery.start_soon(self._timers)
                 nursery.start_soon(self._views)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
+            trio.lowlevel.remove_instrument(self.lag)
             self._stopping = True
             self._tables = None
             for ticket in self.bots.values():

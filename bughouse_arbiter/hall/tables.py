@@ -245,6 +245,7 @@ class TableHost:
         kept = GameWriter(None, game_number=index, games=index + 1)
         rules = " ".join(f"{n}={v}" for n, v in to_pairs(self.spec.rules))
         began: list[bool] = []
+        moved: set[Seat] = set()  # an aborted game (someone never moved) is not rated
         begun = trio.Event()
         end = GameEnd(partial(self._finished, self.id, "played"))
         for player in players.values():
@@ -284,6 +285,7 @@ class TableHost:
                 termination=outcome.termination.value,
                 path=None if writer.error is not None else self.out,
                 bpgn=kept.text,
+                moved=frozenset(moved),
             )
             try:
                 await begun.wait()
@@ -296,6 +298,7 @@ class TableHost:
 
         def observe(event: MatchEvent) -> None:
             if isinstance(event, MovePlayed):
+                moved.add(event.played.seat)
                 player = playing.get(event.played.seat)
                 lag = None if player is None else player.move_lag.pop(event.played.seat, None)
                 if lag is not None:

@@ -46,6 +46,8 @@ class GameFinished:
     termination: str = ""
     #: The whole game's BPGN (None: it could not be written).
     bpgn: str | None = None
+    #: The seats that made a move (None: not known); an aborted game is not rated.
+    moved: frozenset[Seat] | None = None
 
 
 class Archive(Protocol):

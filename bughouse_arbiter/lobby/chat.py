@@ -32,7 +32,10 @@ class ChatRate:
     _tokens: dict[str, tuple[float, float]] = attrs.field(factory=dict)
 
     def allow(self, speaker: str, now: float) -> bool:
-        """True (and counts it) if ``speaker`` may say something now."""
+        """True (and counts it) if ``speaker`` may say something now; one bucket per
+        name in any letter case, kept across reconnects."""
+        speaker = speaker.casefold()
+        self._prune(now)
         tokens, at = self._tokens.get(speaker, (float(self.burst), now))
         tokens = min(float(self.burst), tokens + max(0.0, now - at) / self.every)
         if tokens < 1.0:
@@ -42,4 +45,13 @@ class ChatRate:
         return True
 
     def forget(self, speaker: str) -> None:
-        self._tokens.pop(speaker, None)
+        self._tokens.pop(speaker.casefold(), None)
+
+    def _prune(self, now: float) -> None:
+        """Drops the buckets full again (a new speaker's): memory stays bounded."""
+        if len(self._tokens) < 1024:
+            return
+        full = self.burst * self.every
+        for name, (tokens, at) in list(self._tokens.items()):
+            if tokens + (now - at) / self.every >= self.burst or now - at >= full:
+                del self._tokens[name]

@@ -35,6 +35,11 @@ class Identity:
 COMPUTER = Identity("computer", "computer")
 
 
+def name_key(name: str) -> str:
+    """The one form two names are compared in: ``FSF`` and ``fsf`` are one name."""
+    return name.casefold()
+
+
 def name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a guest's name (one line), or None if it can."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):

@@ -20,7 +20,7 @@ from ..config.specs import TimeControl
 from ..core.model import SEATS, Seat
 from ..core.rules import HouseRules
 from .chat import ChatRate
-from .identity import Identity, name_problem
+from .identity import Identity, name_key, name_problem
 from .messages import (
     TABLE_RULES,
     Answer,
@@ -133,11 +133,16 @@ class Lobby:
         """Adds a member; the reason it cannot join, if it cannot."""
         if identity.kind == "guest" and (problem := name_problem(identity.name)):
             return problem
-        if identity.name in self.members or identity.name in self.bots:
+        if self.name_taken(identity.name):
             return f"the name {identity.name!r} is taken by someone connected now"
         self.members[identity.name] = identity
         self._changed()
         return None
+
+    def name_taken(self, name: str) -> bool:
+        """A member or bot online now has ``name``, in any letter case."""
+        key = name_key(name)
+        return any(name_key(n) == key for n in (*self.members, *self.bots))
 
     def leave(self, name: str, now: float) -> list[Effect]:
         """A member's connection ended: it leaves the queue and every open seat.
@@ -153,8 +158,7 @@ class Lobby:
             seat = table.seat_of(name)
             if seat is not None and table.state in ("open", "between"):
                 effects += self._stand(table, seat, now)
-        del self.members[name]
-        self.chat_rate.forget(name)
+        del self.members[name]  # its chat_rate stays: reconnecting does not refill it
         self._told.pop(name, None)
         self._asked.pop(name, None)
         effects += self._close_idle()
@@ -394,6 +398,8 @@ class Lobby:
             return f"no game at {table_id} to rematch"
         if table.seat_of(name) is None:
             return f"only the players at {table.id} may ask for a rematch"
+        if name in table.rematch:  # asking again tells nobody anything new
+            return "you asked for a rematch already"
         table.rematch.add(name)
         self._changed()
         asked: dict[str, object] = {"type": "rematch", "table": table.id, "from": name}

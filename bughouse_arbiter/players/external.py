@@ -1,4 +1,4 @@
-"""A UCI or xboard engine process at one seat, driven through a sans-IO adapter.
+"""A UCI, xboard or tinyChessServer-dialect engine at one seat, driven through a sans-IO adapter.
 
 The process is an ``EngineProcess`` (own session, a reader that always
 drains the output, one queued send path, quit -> grace -> SIGTERM -> SIGKILL).
@@ -30,6 +30,7 @@ from ..adapters.common import (
     EngineTell,
     EngineWait,
 )
+from ..adapters.tcs import TcsAdapter
 from ..adapters.uci import UciAdapter
 from ..adapters.xboard import XboardAdapter
 from ..config.specs import NO_LIMITS, SearchLimits
@@ -53,7 +54,7 @@ from .base import (
 from .latency import read_lag
 from .process import EXIT_WAIT, EngineProcess, Log
 
-Adapter = UciAdapter | XboardAdapter
+Adapter = UciAdapter | XboardAdapter | TcsAdapter
 
 #: Seconds an xboard engine gets to say ``feature ... done=1`` before it is
 #: taken for a protocol-1 engine.
@@ -69,7 +70,7 @@ class ExternalEnginePlayer(Player):
     protocol: ClassVar[str] = "external"
     prompt = True  # every call only feeds the adapter and queues its lines
     #: The sans-IO adapter class that speaks this engine's protocol.
-    adapter_class: ClassVar[type[UciAdapter] | type[XboardAdapter]]
+    adapter_class: ClassVar[type[UciAdapter] | type[XboardAdapter] | type[TcsAdapter]]
 
     def __init__(
         self,
@@ -89,9 +90,7 @@ class ExternalEnginePlayer(Player):
         self.adapter: Adapter = self.adapter_class(
             seat, options=options, init=init, limits=limits
         )
-        self.engine = EngineProcess(
-            command, cwd=cwd, label=seat.bpgn, log=log, keep=self.adapter_class.KEEP
-        )
+        self.engine = self.make_engine(command, cwd, log)
         self.name = engine_text(name or self.engine.label, NAME_LIMIT) or self.engine.label
         #: Partner messages this engine may still send (protocol.md §6.6).
         self.tells = TellQuota()
@@ -110,6 +109,14 @@ class ExternalEnginePlayer(Player):
         # move's wait to be read (see ``harness_delay``).
         self._turn_written: dict[int, float] = {}
         self._answer_lag = 0.0
+
+    def make_engine(
+        self, command: Sequence[str], cwd: str | None, log: Log | None
+    ) -> EngineProcess:
+        """The engine's process (a subclass may run it otherwise)."""
+        return EngineProcess(
+            command, cwd=cwd, label=self.seat.bpgn, log=log, keep=self.adapter_class.KEEP
+        )
 
     # -- start -----------------------------------------------------------------------
 

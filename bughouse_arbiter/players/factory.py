@@ -3,9 +3,11 @@
 ``create_player(seat, spec)`` returns a player that is not started yet
 (``run_match`` starts it). ``native`` specs speak our protocol
 (``protocol.md``) through ``NativeEnginePlayer``; ``uci`` and ``xboard``
-specs go through the adapters (``UciPlayer``, ``XboardPlayer``).
-``create_team_player(seats, spec)`` runs one native engine for both seats of
-a team (team mode, protocol.md §7).
+and ``tcs`` specs go through the adapters (``UciPlayer``, ``XboardPlayer``,
+``TcsPlayer``).
+``create_team_player(seats, spec)`` runs one engine for both seats of a team:
+a native engine in team mode (protocol.md §7) or a team-UCI engine
+(``TeamUciPlayer``, hivemind's dialect).
 ``check_command`` tells early, as a usage error, when a command cannot run.
 """
 
@@ -18,13 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.specs import EngineSpec
+from ..config.specs import TEAM_ONLY, EngineSpec, check_team_spec
 from ..core.model import Seat
 from ..errors import ConfigError
 from .base import Player
 
 if TYPE_CHECKING:
     from .native import NativeEnginePlayer
+    from .tcs import TcsPlayer
+    from .team_uci import TeamUciPlayer
     from .uci import UciPlayer
     from .xboard import XboardPlayer
 
@@ -33,12 +37,16 @@ if TYPE_CHECKING:
 Log = Callable[[str], None]
 
 
+#: Seconds an engine gets for its protocol's handshake (``uciok``, ``bugok``, features).
+HANDSHAKE_TIMEOUT = 10.0
+
+
 def create_player(
     seat: Seat,
     spec: EngineSpec,
     *,
     log: Log | None = None,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
 ) -> Player:
     """A new, unstarted player for ``seat`` running ``spec``.
 
@@ -64,21 +72,25 @@ def create_team_player(
     spec: EngineSpec,
     *,
     log: Log | None = None,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
 ) -> Player:
-    """A new, unstarted native player holding both ``seats`` (one team's).
+    """A new, unstarted player holding both ``seats`` (one team's): a native
+    engine in team mode, or a team-UCI engine.
 
     Raises:
-        ConfigError: ``spec`` is not a native engine (only our protocol has team mode).
+        ConfigError: ``spec`` speaks a protocol that holds one seat per process.
     """
-    if spec.protocol != "native":
-        raise ConfigError(
-            f"engine {spec.name!r} speaks {spec.protocol}; "
-            "only a native engine can hold both seats of a team"
-        )
-    from .native import NativeEnginePlayer
+    check_team_spec(spec, f"engine {spec.name!r}")
+    player_class: type[NativeEnginePlayer | TeamUciPlayer]
+    if spec.protocol == "team-uci":
+        from .team_uci import TeamUciPlayer
 
-    return NativeEnginePlayer(
+        player_class = TeamUciPlayer
+    else:
+        from .native import NativeEnginePlayer
+
+        player_class = NativeEnginePlayer
+    return player_class(
         seats,
         spec.command,
         name=spec.name,
@@ -91,7 +103,9 @@ def create_team_player(
     )
 
 
-def _player_class(spec: EngineSpec) -> type[NativeEnginePlayer | UciPlayer | XboardPlayer]:
+def _player_class(
+    spec: EngineSpec,
+) -> type[NativeEnginePlayer | UciPlayer | XboardPlayer | TcsPlayer]:
     # Imported here so that the engines a match does not use cost nothing to start.
     if spec.protocol == "native":
         from .native import NativeEnginePlayer
@@ -105,6 +119,14 @@ def _player_class(spec: EngineSpec) -> type[NativeEnginePlayer | UciPlayer | Xbo
         from .xboard import XboardPlayer
 
         return XboardPlayer
+    if spec.protocol == "tcs":
+        from .tcs import TcsPlayer
+
+        return TcsPlayer
+    if spec.protocol in TEAM_ONLY:
+        raise ConfigError(
+            f"engine {spec.name!r} speaks {spec.protocol}: it holds both seats of a team (--team)"
+        )
     raise ConfigError(f"engine {spec.name!r}: unknown protocol {spec.protocol!r}")
 
 

@@ -38,7 +38,7 @@ from typing import TypeVar
 
 import trio
 
-from ..adapters.declared import UndeclaredOption, undeclared_option
+from ..adapters.declared import native_declared, refuse_option
 from ..config.specs import NO_LIMITS, SearchLimits
 from ..core.game import BoardResult, PlayedMove
 from ..core.model import SEATS, BoardId, Outcome, Result, Seat
@@ -225,10 +225,9 @@ class NativeEnginePlayer(Player):
                 raise EngineFailed(
                     "it did not announce 'feature team', so it cannot hold two seats"
                 )
-            for option in self.options:
-                refusal = undeclared_option(option, self.session.options)
-                if refusal is not None:
-                    raise UndeclaredOption(refusal)
+            declared = {n: native_declared(spec) for n, spec in self.session.options.items()}
+            for option, value in self.options.items():
+                refuse_option(option, value, declared)
             for option, value in self.options.items():
                 self._send(SetOption(option, value))
             for line in self.init:

@@ -75,6 +75,7 @@ from ..errors import EngineFailed
 from ..protocol import MAX_LINE, LineBuffer, RawLine
 from ..protocol.flood import LINES_PER_SLICE, SLICE, Keep, ReadBudget, keep_lines
 from ..protocol.limits import TEXT_LIMIT, engine_text
+from .affinity import pin
 from .reaper import Proc, family, kill_group, kill_listed, kill_session
 
 Log = Callable[[str], None]
@@ -95,6 +96,10 @@ MAX_BACKLOG = 100_000
 LOG_LINE_LIMIT = 1000
 #: How many lines of standard error are kept for the crash report.
 STDERR_TAIL = 5
+#: Of those, how many an exit's description shows.
+SHOWN_STDERR = 3
+#: Seconds an exit's description waits for the last stderr lines to be read.
+STDERR_SETTLE = 0.5
 #: Seconds the output is still read after the engine exited, for a child of
 #: its own may hold the pipe open (what the engine wrote is read well within).
 EXIT_DRAIN = 0.5
@@ -197,6 +202,7 @@ class EngineProcess:
         self._scopes: list[trio.CancelScope] = []
         self._eof = False
         self._ended = trio.Event()
+        self._stderr_done = trio.Event()
         self._write_failed = False
         self._closing = False
         self._closed = trio.Event()
@@ -229,6 +235,7 @@ class EngineProcess:
         assert isinstance(stdin, trio.lowlevel.FdStream)
         self._stdin_fd = stdin.fileno()
         _LIVE.add(self._process.pid)
+        pin(self._process.pid)  # ``--use-affinity``: a no-op outside ``affinity.pinned``
         command = shlex.join(self.argv).replace("\n", "\\n")
         self._note(f"started pid {self._process.pid}: {command}")
         for task in (self._read, self._read_stderr, self._writer, self._watch_exit):
@@ -263,10 +270,14 @@ class EngineProcess:
 
     def exit_description(self) -> str:
         """How the process ended, with its last words on stderr if it wrote any."""
-        text = describe_exit(self.returncode)
-        if self.stderr_tail:
-            text += f" (stderr: {self.stderr_tail[-1][:200]})"
-        return text
+        return describe_exit(self.returncode) + self.last_words()
+
+    def last_words(self) -> str:
+        """`` (stderr: ...)`` with its last ``SHOWN_STDERR`` stderr lines, or ""."""
+        if not self.stderr_tail:
+            return ""
+        shown = list(self.stderr_tail)[-SHOWN_STDERR:]
+        return f" (stderr: {' / '.join(line[:200] for line in shown)})"
 
     # -- lines in and out ------------------------------------------------------------------
 
@@ -372,10 +383,10 @@ class EngineProcess:
     async def describe_end(self, timeout: float) -> str:
         """How the engine ended (waits up to ``timeout`` s for its exit status)."""
         if await self.wait_exit(timeout) is None:
-            text = "closed its output"
-            if self.stderr_tail:
-                text += f" (stderr: {self.stderr_tail[-1][:200]})"
-            return text
+            return "closed its output" + self.last_words()
+        # Its stderr closes as it dies: its last lines may still be on their way.
+        with trio.move_on_after(min(timeout, STDERR_SETTLE)):
+            await self._stderr_done.wait()
         return self.exit_description()
 
     async def wait(self) -> int:
@@ -507,6 +518,7 @@ class EngineProcess:
                 if budget.resume_at is not None:
                     await trio.sleep_until(budget.resume_at)
         finally:
+            self._stderr_done.set()
             if self.stderr_dropped:
                 self._note(f"{self.stderr_dropped} stderr lines dropped unread (a flood)")
 

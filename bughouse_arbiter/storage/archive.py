@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import fcntl
 import secrets
+import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
+
+import trio
 
 from ..core.model import Seat
 from ..lobby.archive import GameFinished, GameStarted
@@ -25,6 +28,11 @@ from ..lobby.identity import Identity
 from . import FinishedGame, GameStart, RatingChange, SeatPlayer, StoreError
 from .aio import AsyncStore
 from .records import RATED_KINDS
+
+#: Seconds a finished game waits for a faulty store before the table tells it anyway.
+HOLD_FOR = 300.0
+#: Seconds between tries to store a finished game.
+RETRY_EVERY = 2.0
 
 Rerated = Callable[[Sequence[RatingChange]], None]
 
@@ -100,10 +108,25 @@ class StoreArchive:
             termination=game.termination or ("aborted" if game.result == "*" else "unknown"),
             reason=game.reason,
             bpgn=bpgn,
+            moved=game.moved,
         )
-        changes = await self.db.record_game(finished)
+        changes = await self._kept(finished)
         if changes and self.rerated is not None:
             self.rerated(changes)
+
+
+    async def _kept(self, finished: FinishedGame) -> tuple[RatingChange, ...]:
+        """Records ``finished``, trying again every ``RETRY_EVERY`` seconds while the
+        store is locked elsewhere, read-only or full (up to ``HOLD_FOR``): the table
+        tells the result only after this returns, so what players hear is stored."""
+        deadline = trio.current_time() + HOLD_FOR
+        while True:
+            try:
+                return await self.db.record_game(finished)
+            except sqlite3.OperationalError:
+                if trio.current_time() >= deadline:
+                    raise
+                await trio.sleep(RETRY_EVERY)
 
 
 def hold_database(path: Path) -> IO[bytes]:

@@ -95,6 +95,8 @@ class FinishedGame:
     termination: str
     reason: str
     bpgn: str
+    #: The seats that made a move (None: not known); ``ratings.policy`` reads it.
+    moved: frozenset[Seat] | None = None
 
 
 @attrs.frozen(kw_only=True)

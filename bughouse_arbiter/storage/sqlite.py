@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ..core.model import Seat
 from ..ratings import PlayerRating, TeamGame, rate_team_game
 from ..ratings.glicko import DEFAULTS, GlickoParams
+from ..ratings.policy import REPEAT_WINDOW, rating_call
 from . import accounts
 from .records import (
     RATED_KINDS,
@@ -42,6 +43,9 @@ from .store import Store
 from .text import aborted_bpgn
 
 _SEAT_BY_VALUE = {seat.value: seat for seat in Seat}
+#: How long a write waits for a lock held by another process, in milliseconds.
+BUSY_MS = 1500
+
 _ACCOUNT_COLUMNS = "id, name, kind, created, revoked, rating, rd, rated_games, last_rated"
 #: The reason given to games a restart finds unfinished.
 RESTART_REASON = "the server stopped before the game ended"
@@ -79,13 +83,17 @@ class SqliteStore:
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the database {where!r}: {exc}") from None
         try:
-            conn.execute("PRAGMA busy_timeout = 10000")
+            # Short: a page under a lock held elsewhere answers 503 at once, not in 10 s.
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode != "wal":
                 raise StoreError(f"the database {where!r} cannot use WAL mode (it says {mode})")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, migrations)
+            # A locked, read-only or immutable file is told now, before anyone registers.
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise StoreError(f"cannot use the database {where!r}: {exc}") from None
@@ -310,7 +318,7 @@ class SqliteStore:
                 finished.table,
                 finished.time_control,
                 finished.rules,
-                int(finished.rated),
+                int(finished.rated and bool(rating_changes)),
                 finished.started,
                 finished.ended,
                 finished.result,
@@ -351,18 +359,26 @@ class SqliteStore:
     def _changes(
         self, conn: sqlite3.Connection, finished: FinishedGame
     ) -> tuple[RatingChange, ...]:
-        if not finished.rated or finished.result == "*":
-            return ()
-        if any(p.kind not in RATED_KINDS for p in finished.players.values()):
-            return ()
+        players = finished.players.values()
         before: dict[Seat, PlayerRating] = {}
         for seat, player in finished.players.items():
+            if player.kind not in RATED_KINDS:
+                break
             row = conn.execute(
                 f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE name = ?", (player.name,)
             ).fetchone()
             if row is None:
-                return ()  # not an account after all: the game is kept, unrated
+                break  # not an account after all: the game is kept, unrated
             before[seat] = _account(row).rating
+        call = rating_call(
+            table_rated=finished.rated,
+            all_rated_players=len(before) == 4,
+            result=finished.result,
+            moved=finished.moved,
+            repeats=self._repeats(conn, [p.name for p in players], finished.ended),
+        )
+        if not call.rated:
+            return ()
         score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[finished.result]
         after = rate_team_game(
             TeamGame(ratings=before, score_one=score, now=finished.ended), self.params
@@ -373,6 +389,20 @@ class SqliteStore:
             )
             for seat in Seat
         )
+
+    @staticmethod
+    def _repeats(conn: sqlite3.Connection, names: Sequence[str], now: float) -> int:
+        """Rated games the same four players finished together within the window."""
+        if len(set(n.casefold() for n in names)) != 4:
+            return 0
+        marks = ", ".join("?" * len(names))
+        (count,) = conn.execute(
+            "SELECT COUNT(*) FROM games g WHERE g.status = 'finished' AND g.rated = 1"
+            " AND g.ended > ? AND g.ended <= ? AND (SELECT COUNT(*) FROM game_players p"
+            f" WHERE p.game_id = g.id AND p.name IN ({marks})) = 4",
+            (now - REPEAT_WINDOW, now, *names),
+        ).fetchone()
+        return int(count)
 
     def _insert_players(
         self,

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from typing import Any
 
 import attrs
 import trio
@@ -46,9 +47,10 @@ from ..core.game import PlayedMove
 from ..core.model import Outcome, Seat, Team, Termination
 from ..core.rules import HouseRules
 from ..errors import EngineFailed
+from ..players.affinity import pinned
 from ..players.base import Action, Gone, MatchInfo, Player, TableState
 from ..players.debug_logs import DebugLogs
-from ..players.factory import create_player, create_team_player
+from ..players.factory import HANDSHAKE_TIMEOUT, create_player, create_team_player
 from ..players.reaper import starting_engine
 from .arbiter import MatchRecord, Observer, run_match
 
@@ -165,11 +167,20 @@ class EngineKeeper:
     """The live engines of one table. Use ``async with`` or ``nursery.start(keeper.serve)``."""
 
     def __init__(
-        self, *, start_timeout: float = START_TIMEOUT, ping_timeout: float | None = None
+        self,
+        *,
+        start_timeout: float = START_TIMEOUT,
+        ping_timeout: float | None = None,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        cpus: frozenset[int] | None = None,
     ) -> None:
         self.start_timeout = start_timeout
+        #: Seconds of the start an engine gets for its protocol's handshake.
+        self.handshake_timeout = handshake_timeout
         #: None: ``PING_TIMEOUT`` (read when the ping is made).
         self.ping_timeout = ping_timeout
+        #: The cores this table's engines are pinned to (None: not pinned).
+        self.cpus = cpus
         #: Seats whose engine did not answer the ping after the last game, and why.
         self.hung: dict[Seat, str] = {}
         self._send, self._receive = trio.open_memory_channel[Action](math.inf)
@@ -197,7 +208,7 @@ class EngineKeeper:
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def open(cls, **kwargs: float) -> AsyncIterator[EngineKeeper]:
+    async def open(cls, **kwargs: Any) -> AsyncIterator[EngineKeeper]:
         """A serving keeper for the ``async with`` block; its engines are closed after."""
         keeper = cls(**kwargs)
         async with trio.open_nursery() as nursery:
@@ -273,9 +284,16 @@ class EngineKeeper:
         spec = seeded(entrant.spec, seed, 0, entrant.seats[0])
         log = logs.for_seats(entrant.seats) if logs is not None else None
         if entrant.team_mode:
-            player = create_team_player((entrant.seats[0], entrant.seats[1]), spec, log=log)
+            player = create_team_player(
+                (entrant.seats[0], entrant.seats[1]),
+                spec,
+                log=log,
+                handshake_timeout=self.handshake_timeout,
+            )
         else:
-            player = create_player(entrant.seats[0], spec, log=log)
+            player = create_player(
+                entrant.seats[0], spec, log=log, handshake_timeout=self.handshake_timeout
+            )
         self.engines_started += 1
         players[index] = await self.start_player(player, entrant.engine, self._nursery)
 
@@ -285,7 +303,11 @@ class EngineKeeper:
         a stand-in for its seats (``player`` is closed)."""
         try:
             # Until its pid is live, the new process would pass for an orphan.
-            with starting_engine(), trio.fail_after(self.start_timeout):
+            with (
+                starting_engine(),
+                pinned(self.cpus),
+                trio.fail_after(self.start_timeout),
+            ):
                 await player.start(nursery, self.sender())
         except _START_FAILURES as exc:
             why = _start_failure(exc, self.start_timeout)

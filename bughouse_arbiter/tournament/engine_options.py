@@ -1,10 +1,13 @@
-"""Before a tournament plays: does every engine declare the options it is given?
+"""Before a tournament plays: does every engine take the options it is given?
 
-An option an engine did not declare fails its start (``adapters/declared.py``).
-Found in the first game, it would stop a run whose folder already records
-the setting; so each engine that is given options is started once, all at
-once, before anything is written, and the first undeclared option is said in
-one line. Any other start failure is left to the games, which score it.
+An option an engine did not declare, or a value outside what it declared
+(a spin's range, a check's words, a combo's choices), fails its start
+(``adapters/declared.py``). Found in the first game, it would stop a run
+whose folder already records the setting (or, as ``Skill Level=abc`` does
+to Fairy-Stockfish, crash the engine); so each engine that is given options
+is started once, all at once, before anything is written, and the first
+refused option is said in one line. Any other start failure is left to the
+games, which score it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Sequence
 
 import trio
 
-from ..adapters.declared import UndeclaredOption
+from ..adapters.declared import RefusedOption
 from ..config.specs import EngineSpec
 from ..core.model import Seat
 from ..errors import EngineFailed
@@ -23,16 +26,16 @@ from ..players.factory import create_player, create_team_player
 from ..table.keeper import entrant_key
 from .schedule import Participant
 
-__all__ = ["undeclared_options"]
+__all__ = ["refused_options"]
 
 #: Seconds an engine gets for its handshake here.
 CHECK_TIMEOUT = 10.0
 
 
-async def undeclared_options(participants: Sequence[Participant]) -> str | None:
-    """``participant NAME: engine has no option ...`` for the first participant
-    (in order) one of whose engines did not declare an option it is given,
-    else None."""
+async def refused_options(participants: Sequence[Participant]) -> str | None:
+    """``participant NAME: engine has no option ...`` (or ``option ... takes
+    ...``) for the first participant (in order) one of whose engines refuses
+    an option it is given, else None."""
     wanted: dict[str, tuple[EngineSpec, bool, str]] = {}
     for p in participants:
         for spec in p.members:
@@ -66,7 +69,7 @@ async def _refusal(spec: EngineSpec, team_mode: bool) -> str | None:
         try:
             with trio.move_on_after(CHECK_TIMEOUT):
                 await player.start(nursery, send)
-        except UndeclaredOption as exc:
+        except RefusedOption as exc:
             refusal = str(exc)
         except (EngineFailed, OSError):
             pass

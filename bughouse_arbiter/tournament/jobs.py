@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import attrs
 
+from ..config.specs import rotated_team
 from ..core.model import Result, Seat, Team
 from ..core.rules import HouseRules
 from ..table.keeper import Entrant
@@ -64,6 +65,14 @@ class MatchJob:
     event: str = "bughouse-arbiter tournament"
     #: Extra BPGN tags, written after the standard ones, in order.
     tags: tuple[tuple[str, str], ...] = ()
+    #: The seat rotation seating the game (``config.specs.rotated_seat``'s index;
+    #: None: ``game``, unless ``--noswap`` or ``--reverse`` chose another).
+    rotation: int | None = None
+
+    @property
+    def first_team(self) -> Team:
+        """The team whose seats the pairing's first participant holds."""
+        return rotated_team(Team.ONE, self.game if self.rotation is None else self.rotation)
 
     @property
     def pair(self) -> int:
@@ -130,6 +139,8 @@ class MatchReport:
     node: str = ""
     #: Set when the harness failed (the game was not played): the job may be played again.
     error: str | None = None
+    #: The boards' last positions, A then B (bughouse FEN; empty in older journals).
+    final_fens: tuple[str, ...] = ()
 
     @property
     def played(self) -> bool:
@@ -171,6 +182,7 @@ class MatchReport:
             "started_engines": self.started_engines,
             "node": self.node,
             "error": self.error,
+            "final_fens": list(self.final_fens),
             "bpgn": self.bpgn,
         }
 
@@ -240,6 +252,11 @@ class MatchReport:
         error = data.get("error")
         if error is not None and not isinstance(error, str):
             raise TypeError("error is not text")
+        fens = data.get("final_fens", [])
+        if not (isinstance(fens, list) and len(fens) in (0, 2)):
+            raise TypeError("final_fens is not a list of two positions")
+        if not all(isinstance(fen, str) and "\n" not in fen for fen in fens):
+            raise TypeError("a final position is not one line of text")
         return cls(
             job_id=text("job_id"),
             result=Result(text("result")),
@@ -257,6 +274,7 @@ class MatchReport:
             started_engines=count("started_engines"),
             node=text("node"),
             error=error,
+            final_fens=tuple(str(fen) for fen in fens),
         )
 
 

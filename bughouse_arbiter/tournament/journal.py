@@ -8,7 +8,10 @@ at most the games in flight and, at worst, leaves a torn last line.
 ``games.bpgn`` is rebuilt from the journal when a tournament resumes, then
 appended to (and fsynced) game by game, so it always holds exactly the
 journal's games. ``tournament.json`` keeps the options the tournament was
-started with, for ``--resume``.
+started with, for ``--resume``. Derived from the journal, on request:
+``games/game-N.bpgn``, each game in a file of its own, written as it is
+journaled (``--game-files``), and ``final.epd``, every game's last positions,
+rewritten when a session ends (``--final-positions``).
 
 Reading it back (``read``) never fails on a line: each one is a game's
 record (``Line.report``) or says why it is not (``Line.why``): torn, not
@@ -24,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -37,6 +40,10 @@ JOURNAL = "results.jsonl"
 GAMES = "games.bpgn"
 CONFIG = "tournament.json"
 SUMMARY = "summary.json"
+#: ``--game-files``: the folder of one file per game, ``game-N.bpgn`` (N its ``[Round]``).
+GAME_FILES = "games"
+#: ``--final-positions``: one line per game, ``game-N | FEN_A | FEN_B``.
+FINAL_POSITIONS = "final.epd"
 #: Where a resume puts the journal's lines it does not keep (one JSON object a line).
 SET_ASIDE = "results.set-aside.jsonl"
 #: The keys of a journal line that give the game's place in the schedule.
@@ -238,8 +245,11 @@ def load(folder: Path) -> dict[str, MatchReport]:
 class Journal:
     """Appends finished games to the journal and to ``games.bpgn``, durably."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, game_files: bool = False) -> None:
         self.folder = folder
+        #: Each game also goes to ``GAME_FILES/game-N.bpgn`` (not fsynced: the
+        #: journal and ``games.bpgn`` are the durable record).
+        self.game_files = game_files
         self._journal: IO[str] | None = None
         self._games: IO[str] | None = None
 
@@ -270,6 +280,14 @@ class Journal:
             "".join(json.dumps(entry(j, r), ensure_ascii=False) + "\n" for j, r in games),
         )
         _durable(self._games, "".join(_game_text(r) for _, r in games))
+        if self.game_files:
+            (self.folder / GAME_FILES).mkdir(exist_ok=True)
+            for job, report in games:
+                _write_atomic(
+                    self.folder / GAME_FILES / f"game-{job.number}.bpgn",
+                    _game_text(report),
+                    durable=False,
+                )
 
     def close(self) -> None:
         for handle in (self._journal, self._games):
@@ -408,10 +426,26 @@ def _durable(handle: IO[str], text: str) -> None:
     os.fsync(handle.fileno())
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
     os.replace(tmp, path)
+
+
+def write_final_positions(
+    folder: Path, games: Iterable[tuple[MatchJob, MatchReport]]
+) -> int:
+    """Writes ``FINAL_POSITIONS``: per game with its last positions (journals
+    written before they were kept have none), ``game-N | FEN_A | FEN_B``, the
+    form of a book of position pairs. Returns the lines written."""
+    lines = [
+        f"game-{job.number} | {report.final_fens[0]} | {report.final_fens[1]}\n"
+        for job, report in games
+        if len(report.final_fens) == 2
+    ]
+    _write_atomic(folder / FINAL_POSITIONS, "".join(lines), durable=False)
+    return len(lines)

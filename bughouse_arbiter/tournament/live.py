@@ -20,7 +20,6 @@ from collections.abc import Iterator
 import attrs
 
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport
-from .schedule import side_of
 from .stats import Pentanomial, Sprt, Summary, Tally
 
 #: The most points a trajectory keeps.
@@ -39,6 +38,8 @@ class Point:
     high: float = math.nan
     #: The pentanomial counts it is a function of (an LLR, computed when shown).
     penta: tuple[int, int, int, int, int] | None = None
+    #: ... and the W/D/L counts (the bayesian model's).
+    wdl: tuple[int, int, int] = (0, 0, 0)
 
 
 class Trajectory:
@@ -98,7 +99,7 @@ class PairingTally:
         self.counts = Tally()
         self.elo = Trajectory()
         self.llr: Trajectory | None = Trajectory() if with_llr else None
-        self._llrs: dict[tuple[int, ...], float] = {}
+        self._llrs: dict[tuple[tuple[int, ...], tuple[int, int, int]], float] = {}
 
     @property
     def games(self) -> int:
@@ -116,22 +117,27 @@ class PairingTally:
         if self.llr is None:
             return []
         points = self.llr.points()
-        known = {p.penta: self._llrs.get(p.penta) for p in points if p.penta is not None}
-        for penta, value in known.items():
+        known = {
+            (p.penta, p.wdl): self._llrs.get((p.penta, p.wdl))
+            for p in points
+            if p.penta is not None
+        }
+        for (penta, wdl), value in known.items():
             if value is None:
-                known[penta] = sprt.llr(Pentanomial(penta))
+                known[penta, wdl] = sprt.llr(Pentanomial(penta), wdl)
         self._llrs = {k: v for k, v in known.items() if v is not None}
         return [
-            attrs.evolve(p, value=self._llrs[p.penta]) if p.penta is not None else p
+            attrs.evolve(p, value=self._llrs[p.penta, p.wdl]) if p.penta is not None else p
             for p in points
         ]
 
     def llr_now(self, sprt: Sprt) -> float:
         """The LLR after the games so far."""
-        counts = self.summary().penta.counts
-        if counts not in self._llrs:
-            self._llrs[counts] = sprt.llr(Pentanomial(counts))
-        return self._llrs[counts]
+        summary = self.summary()
+        key = (summary.penta.counts, (summary.wins, summary.draws, summary.losses))
+        if key not in self._llrs:
+            self._llrs[key] = sprt.llr_of(summary)
+        return self._llrs[key]
 
     def summary(self) -> Summary:
         return self.counts.summary()
@@ -139,10 +145,9 @@ class PairingTally:
 
 @attrs.define
 class EngineTally:
-    """One participant's time losses and the harness's delay on its clocks."""
+    """The harness's delay on one participant's clocks (its incidents are
+    ``failures.FailureCounts``')."""
 
-    time_losses: int = 0
-    harness_time_losses: int = 0
     seat_games: int = 0
     delay_sum: float = 0.0
     delay_max: float = 0.0
@@ -164,7 +169,7 @@ class LiveTally:
 
     def add(self, job: MatchJob, report: MatchReport) -> None:
         self.games += 1
-        team = side_of(job.game)
+        team = job.first_team
         first, second = job.sides[team], job.sides[team.other]
         tally = self.pairings.get(job.pairing)
         if tally is None:
@@ -176,11 +181,8 @@ class LiveTally:
         tally.elo.add(Point(tally.games, summary.elo, low, high))
         if tally.llr is not None:
             # The LLR takes ms to compute: it is, when shown (a resume feeds many games).
-            tally.llr.add(Point(tally.games, math.nan, penta=summary.penta.counts))
-        for seat in report.time_losses:
-            self._engine(job.sides[seat.team]).time_losses += 1
-        for seat in report.harness_time_losses:
-            self._engine(job.sides[seat.team]).harness_time_losses += 1
+            wdl = (summary.wins, summary.draws, summary.losses)
+            tally.llr.add(Point(tally.games, math.nan, penta=summary.penta.counts, wdl=wdl))
         for seat, delay in report.harness_delay.items():
             engine = self._engine(job.sides[seat.team])
             delay = round(delay, DELAY_DIGITS)

@@ -17,16 +17,21 @@ move sequences built from the project's BPGN corpus by
 boards), ``pgn`` (single-board chess games, played on both boards), ``fen``
 and ``epd`` (positions: one for both boards, or a pair). The format is the
 one given (``--openings-format``), else by the file's suffix, else by its
-content (``book_format``).
+content (``book_format``). ``book_identity`` names a book with the CRC-32
+of its bytes (as fastchess and cutechess-cli print), so two runs can tell
+they played the same file.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import zlib
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+
+import attrs
 
 from ..core.rules import HouseRules
 from ..errors import ConfigError
@@ -42,6 +47,7 @@ __all__ = [
     "DEFAULT_PLIES",
     "FORMATS",
     "ORDERS",
+    "BookChoice",
     "Opening",
     "book_format",
     "format_book",
@@ -68,6 +74,20 @@ _MOVETEXT = re.compile(r"^(\d+[ABab]?\.|\{)")
 _BUGHOUSE = re.compile(r'(^|\s)\d+[ABab]\.|^\s*\[\s*(White|Black)[AB]\s+"', re.MULTILINE)
 #: Characters of a file's start that tell PGN from BPGN.
 _SNIFF = 65536
+
+
+@attrs.frozen(kw_only=True)
+class BookChoice:
+    """The book as the command line chose it: ``--openings FILE`` (None: the
+    default book), ``--openings-format``, ``--opening-plies``, ``--opening-order``
+    and ``--opening-start``."""
+
+    file: str | None = None
+    format: str = "auto"
+    plies: int | None = None
+    order: str = "sequential"
+    start: int = 1
+
 
 #: The reader of FEN pair files under its old name.
 parse_fen_pairs = parse_positions
@@ -124,11 +144,48 @@ def load_book(
     return openings
 
 
+@attrs.frozen
+class BookIdentity:
+    """Which book a tournament plays: its file, its openings and the CRC-32 of its bytes."""
+
+    file: str
+    openings: int
+    crc32: int
+
+    @property
+    def text(self) -> str:
+        """``book.epd: 120 openings, CRC32 1a2b3c4d``."""
+        return f"{self.file}: {self.openings} openings, CRC32 {self.crc32:08x}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"file": self.file, "openings": self.openings, "crc32": f"{self.crc32:08x}"}
+
+
+def book_identity(path: str | None, openings: int) -> BookIdentity:
+    """The identity of the book at ``path`` (None: the default book) of ``openings``.
+
+    Raises:
+        ConfigError: the file cannot be read.
+    """
+    if path is None:
+        data = resources.files(__package__).joinpath(_DEFAULT_BOOK).read_bytes()
+        return BookIdentity(file="default book", openings=openings, crc32=zlib.crc32(data))
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"--openings {path!r}: {exc.strerror or exc}") from None
+    return BookIdentity(file=path, openings=openings, crc32=zlib.crc32(data))
+
+
+#: The default book, in this package.
+_DEFAULT_BOOK = "data/openings.bpgn"
+
+
 def _read_book(path: str | None, plies: int | None, book: str) -> list[Opening]:
     if book not in FORMATS:
         raise ConfigError(f"--openings-format {book!r} is not one of {', '.join(FORMATS)}")
     if path is None:
-        text = resources.files(__package__).joinpath("data/openings.bpgn").read_text("utf-8")
+        text = resources.files(__package__).joinpath(_DEFAULT_BOOK).read_text("utf-8")
         return openings_from_bpgn(text, plies, source="default book")
     file = Path(path)
     try:

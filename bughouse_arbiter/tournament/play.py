@@ -19,7 +19,7 @@ import trio
 
 from ..bpgn import GameHeader
 from ..core.board import STARTING_FEN
-from ..core.model import Outcome, Seat, Termination
+from ..core.model import BoardId, Outcome, Seat, Termination
 from ..players.debug_logs import DebugLogs
 from ..table.arbiter import MatchRecord
 from ..table.games import play_game
@@ -96,6 +96,7 @@ async def play_on_table(
         harness_time_losses=tuple(s for s in time_losses if harness_caused(record, s)),
         started_engines=started,
         node=node_name(),
+        final_fens=(record.game.fen(BoardId.A), record.game.fen(BoardId.B)),
     )
 
 

@@ -47,7 +47,9 @@ What the cluster adds, and how it is kept out of the results:
   job no live node can take is reported as an error at once.
 - A node with another bughouse-arbiter version refuses each game naming
   itself (the version is checked per job).
-- Which it was, a table's worker or its whole node, is asked of that node's
+- Which it was, a table's worker or its whole node, is read from Ray's
+  error (``node_loss``: a node stopped with SIGTERM is drained first, and
+  said to be stopped) and, where Ray does not say, asked of that node's
   raylet port (Ray reports a node's end as its actors' deaths first).
 - No call to the cluster blocks the event loop (``_ask`` runs each in a
   thread the loop can leave, so Ctrl+C always works); one that takes long
@@ -86,7 +88,15 @@ from ..errors import ConfigError
 from ..table.keeper import fit_keys
 from .jobs import MatchJob, MatchReport
 from .ray_nodes import NodeCounts
-from .ray_table import NodeInfo, Played, RayTable, error_report, localize_job
+from .ray_table import (
+    NodeInfo,
+    Played,
+    RayTable,
+    answers,
+    error_report,
+    gcs_address,
+    localize_job,
+)
 from .scheduler import NextJob, OnReport, SchedulerStats
 
 __all__ = [
@@ -121,8 +131,6 @@ CLOSE_GRACE = 15.0
 #: Seconds a call to the cluster may take before the driver checks that the head
 #: (and a dead table's node) still answers on its port.
 HEAD_PATIENCE = 1.5
-#: Seconds a look at the head's or a node's port may take.
-PROBE_TIMEOUT = 2.0
 #: Seconds between the progress lines of per-node counts.
 NODES_EVERY = 60.0
 _LOCAL = "local"
@@ -254,7 +262,7 @@ class RayScheduler:
         self.node_counts = NodeCounts()
         self._nodes_said = time.monotonic()
         #: The head's GCS address (HOST:PORT), and why the run stopped if it went.
-        self.head = _gcs_address(ray)
+        self.head = gcs_address(ray)
         self.head_lost: str | None = None
         #: What ``--ray`` was given (set by ``connect``), for the line that says how to resume.
         self.address = "ADDRESS"
@@ -343,7 +351,7 @@ class RayScheduler:
                 await trio.sleep(HEAD_PATIENCE)
                 if self.head is None:
                     continue
-                up = await trio.to_thread.run_sync(_answers, self.head, abandon_on_cancel=True)
+                up = await trio.to_thread.run_sync(answers, self.head, abandon_on_cancel=True)
                 if not up:
                     lost = True
                     scope.cancel()
@@ -707,10 +715,12 @@ class RayScheduler:
             ray.exceptions.ObjectLostError,
         ) as exc:
             self._drop(table)
-            node_gone = isinstance(exc, ray.exceptions.NodeDiedError) or await self._node_died(
-                table
-            )
-            lost = "its node died" if node_gone else "its worker process died"
+            lost: str | None = "its node died"
+            if not isinstance(exc, ray.exceptions.NodeDiedError):
+                lost = node_loss(str(exc), preempted=bool(getattr(exc, "preempted", False)))
+            if lost is None:
+                gone = await self._node_died(table)
+                lost = "its node died" if gone else "its worker process died"
             self.node_counts.lost(table.node_id, time.time())
             if flight.attempt < self.max_attempts:
                 again.append((job, flight.attempt + 1))
@@ -741,7 +751,7 @@ class RayScheduler:
         """
         if table.raylet is not None:
             host, port = table.raylet
-            return not await self._ask(_answers, f"{host}:{port}")
+            return not await self._ask(answers, f"{host}:{port}")
         alive = {str(node["NodeID"]) for node in await self._alive_nodes()}
         return table.node_id is not None and table.node_id not in alive
 
@@ -778,6 +788,19 @@ class RayScheduler:
         return f"engine {names} does not start on any live node of the Ray cluster"
 
 
+def node_loss(death: str, *, preempted: bool) -> str | None:
+    """What Ray says of a table's node when the table died: ``its node was
+    stopped`` (``preempted``: the node was drained before it ended, as
+    ``ray start --block`` does on SIGTERM), ``its node died``, or None when
+    Ray does not say (a worker killed alone, or a node whose end Ray has not
+    noticed yet)."""
+    if preempted:
+        return "its node was stopped"
+    if "its node has died" in death:
+        return "its node died"
+    return None
+
+
 def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
     """Refs among ``refs`` that are done, after waiting up to ``POLL_SECONDS`` for one."""
     ready, rest = ray.wait(refs, num_returns=1, timeout=POLL_SECONDS, fetch_local=False)
@@ -785,25 +808,6 @@ def _wait_ready(ray: Any, refs: list[Any]) -> list[Any]:
         more, _ = ray.wait(rest, num_returns=len(rest), timeout=0, fetch_local=False)
         ready.extend(more)
     return list(ready)
-
-
-def _gcs_address(ray: Any) -> str | None:
-    """The head's GCS address (HOST:PORT) this driver is connected to, if Ray says."""
-    try:
-        address = ray.get_runtime_context().gcs_address
-    except Exception:
-        return None
-    return str(address) if address else None
-
-
-def _answers(address: str) -> bool:
-    """Whether something accepts a TCP connection at ``address`` (HOST:PORT)."""
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT):
-            return True
-    except (OSError, ValueError):
-        return False
 
 
 def _first_line(exc: BaseException) -> str:

@@ -20,6 +20,13 @@ stops (so its failure tells the driver the actor died, idle or not);
 abandons that game, closes every engine and ends the loop; the driver then
 kills the actor.
 
+A table also looks at the head's port every ``HEAD_LOOK_SECONDS``: once the
+head has not answered ``HEAD_MISSES`` looks in a row (killed, its machine
+gone), the table stops (as by ``stop``) and its worker process exits. The
+driver cannot kill it then (``stop`` still reaches a table, its kill goes
+through the head), and Ray's node would keep it, engines and all, until the
+node itself gives up on the head (60 s by default).
+
 Nothing here imports Ray at module level: the driver imports this module
 whether or not Ray is installed.
 """
@@ -28,9 +35,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +57,25 @@ from .jobs import MatchJob, MatchReport, failed_report, node_name
 from .leftovers import clear_leftovers
 from .play import play_on_table
 
-__all__ = ["NodeInfo", "Played", "RayTable", "error_report", "localize_job"]
+__all__ = [
+    "NodeInfo",
+    "Played",
+    "RayTable",
+    "answers",
+    "error_report",
+    "gcs_address",
+    "localize_job",
+    "wait_for_head_loss",
+]
 
 #: Seconds the actor waits for its trio loop to come up.
 _LOOP_START_TIMEOUT = 30.0
+#: Seconds a look at the head's or a node's port may take.
+PROBE_TIMEOUT = 2.0
+#: Seconds between a table's looks at its head's port, and how many missed
+#: looks in a row mean the head is gone (a busy head is given about 10 s).
+HEAD_LOOK_SECONDS = 2.0
+HEAD_MISSES = 5
 
 #: A game's error when the table was stopped under it, whichever way the stop
 #: reached it (the game's scope, or the loop's end).
@@ -113,6 +137,36 @@ def _localize_spec(spec: EngineSpec) -> EngineSpec:
 def error_report(job: MatchJob, error: str, *, node: str = "") -> MatchReport:
     """A "not played" report of ``job`` (``error`` set)."""
     return MatchReport(job_id=job.job_id, result=Result.UNFINISHED, error=error, node=node)
+
+
+def gcs_address(ray: Any) -> str | None:
+    """The head's GCS address (HOST:PORT) this process is connected to, if Ray says."""
+    try:
+        address = ray.get_runtime_context().gcs_address
+    except Exception:
+        return None
+    return str(address) if address else None
+
+
+def answers(address: str) -> bool:
+    """Whether something accepts a TCP connection at ``address`` (HOST:PORT)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+async def wait_for_head_loss(address: str, *, probe: Callable[[str], bool] = answers) -> None:
+    """Returns once the head at ``address`` has missed ``HEAD_MISSES`` looks
+    in a row (one every ``HEAD_LOOK_SECONDS``); a look it answers starts the
+    count again."""
+    misses = 0
+    while misses < HEAD_MISSES:
+        await trio.sleep(HEAD_LOOK_SECONDS)
+        up = await trio.to_thread.run_sync(probe, address, abandon_on_cancel=True)
+        misses = 0 if up else misses + 1
 
 
 def _node_here() -> NodeInfo:
@@ -211,6 +265,21 @@ class RayTable:
     def __init__(self) -> None:
         self._node = _node_here()
         self._table = _TableLoop()
+        ray = importlib.import_module("ray")
+        # Outside Ray (a table made in a test) asking would start Ray here or wait for a head.
+        head = gcs_address(ray) if ray.is_initialized() else None
+        if head is not None:
+            watch = threading.Thread(
+                target=self._end_with_head, args=(head,), name="bughouse-head", daemon=True
+            )
+            watch.start()
+
+    def _end_with_head(self, head: str) -> None:
+        """Once the head is gone: stops the table (its engines closed) and ends
+        this worker process, which the driver can no longer kill (stopped or not)."""
+        trio.run(wait_for_head_loss, head)
+        self.stop()
+        os._exit(1)
 
     # -- actor methods ----------------------------------------------------------------
 

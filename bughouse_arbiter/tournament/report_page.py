@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from .display import nelo_text, percent, plural, signed
+from .failures import COLUMNS
 from .live import LiveTally, Point, RecentGame
 from .stats import Pentanomial, Summary
 
@@ -37,13 +38,18 @@ class PageView:
 
     summary: Mapping[str, Any]
     tally: LiveTally
-    #: ``running``, ``finished``, ``stopped`` (SPRT decided) or ``interrupted``.
+    #: ``running``, ``finished``, ``stopped`` (SPRT decided), ``incomplete``
+    #: (finished without playing what was asked) or ``interrupted``.
     state: str
     updated: str
     eta: str = ""
     #: Game number -> the replay page's address, relative to the report.
     replays: Mapping[int, str] = attrs.field(factory=dict)
     games_file: str = "games.bpgn"
+    #: The test's settings as the run recorded them (``tournament/conditions.py``).
+    settings: Mapping[str, Any] = attrs.field(factory=dict)
+    #: A resumed session's own (``conditions.session``), if this one is.
+    session: Mapping[str, Any] | None = None
 
 
 def e(value: object) -> str:
@@ -55,12 +61,13 @@ def tournament_page(view: PageView) -> str:
     title = f"{s.get('event', 'tournament')}: report"
     body = [
         _header(view),
-        _cards(view),
+        _shortfall(s),
+        _lead(view),
         _section("Standings", _standings(s)),
         _crosstable(s),
         _section("Pairings", _pairings(s)),
         _charts(view),
-        _section("Engines: time losses and harness delay", _engines(s, view.tally)),
+        _section("Engines: incidents and harness delay", _engines(s, view.tally)),
         _section("Latest games", _games(view)),
         _problems(s),
     ]
@@ -106,6 +113,202 @@ def _header(view: PageView) -> str:
         f'</div><p class="facts">{" · ".join(e(f) for f in facts if f)}</p>'
         f'<div class="bar" role="progressbar" aria-valuenow="{played}" aria-valuemax="{scheduled}">'
         f'<span style="width:{100 * min(1.0, share):.2f}%"></span></div></header>'
+    )
+
+
+def _lead(view: PageView) -> str:
+    """The test's settings beside the big figures, at the top of the page."""
+    test, cards = _test(view), _cards(view)
+    if not test:
+        return cards
+    return f'<div class="lead{" alone" if not cards else ""}">{test}{cards}</div>'
+
+
+def _test(view: PageView) -> str:
+    """The settings (``conditions.settings``) as a list of facts and a table of engines."""
+    s = view.settings
+    if not s:
+        return ""
+    facts = [
+        ("time control", _time_text(s)),
+        ("SPRT", _sprt_text(s.get("sprt"))),
+        ("book", _book_text(s.get("book"))),
+        ("colours", _COLOURS.get(str(s.get("colours")), str(s.get("colours") or ""))),
+        ("concurrency", _concurrency_text(s)),
+        ("tables", _tables_text(s.get("tables"))),
+        ("seed", "none" if s.get("seed") is None else str(s.get("seed"))),
+        ("games", _games_text(s.get("games"))),
+        ("harness", _harness_text(s)),
+        ("machine", _machine_text(s.get("machine"))),
+        ("started", str(s.get("started", ""))),
+    ]
+    if view.session:
+        facts.append(("this session", _session_text(view.session)))
+    items = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts if v)
+    return (
+        f'<section class="card test"><h2>Test</h2><dl class="settings">{items}</dl>'
+        f"{_engine_table(s.get('engines', []))}</section>"
+    )
+
+
+#: The colour rotations (``settings["colours"]``), as the page says them.
+_COLOURS = {
+    "swapped": "each opening twice, the teams swapped",
+    "noswap": "--noswap: the first participant on team 1's seats in both games",
+    "reverse": "--reverse: each pair begun with the first participant on team 2's seats",
+}
+
+
+def _time_text(s: Mapping[str, Any]) -> str:
+    rules = [str(rule) for rule in s.get("rules") or []]
+    margin = s.get("time_margin_ms")
+    if isinstance(margin, int | float) and margin:
+        rules.insert(0, f"time margin {margin:g} ms")
+    text = str(s.get("time_control", ""))
+    return f"{text} · {', '.join(rules)}" if rules else text
+
+
+def _sprt_text(sprt: object) -> str:
+    if not isinstance(sprt, Mapping):
+        return "none: a fixed number of games"
+    return (
+        f"[{float(sprt['elo0']):g}, {float(sprt['elo1']):g}] {sprt['model']} · "
+        f"α {float(sprt['alpha']):g} β {float(sprt['beta']):g} · "
+        f"LLR bounds {float(sprt['lower']):.2f} … {float(sprt['upper']):.2f}"
+    )
+
+
+def _book_text(book: object) -> str:
+    if not isinstance(book, Mapping):
+        return ""
+    name = book.get("file") or "openings.bpgn (the default book)"
+    parts = [str(name)]
+    if book.get("format") not in (None, "auto"):
+        parts.append(str(book["format"]))
+    if book.get("plies") is not None:
+        parts.append(f"{book['plies']} plies")
+    start = book.get("start", 1)
+    order = {"sequential": "in its order", "random": "shuffled by the seed"}
+    said = order.get(str(book.get("order")), str(book.get("order")))
+    parts.append(said + (f", from opening {start}" if start != 1 else ""))
+    if isinstance(book.get("openings"), int):
+        parts.append(plural(book["openings"], "opening"))
+    if book.get("crc32"):
+        parts.append(f"CRC32 {book['crc32']}")
+    return " · ".join(parts)
+
+
+def _tables_text(tables: object) -> str:
+    """The local tables (``conditions.local_tables``): cores, pause, timeouts."""
+    if not isinstance(tables, Mapping):
+        return ""
+    pinned = tables.get("affinity")
+    if isinstance(pinned, list) and pinned:
+        cores = ", ".join(" ".join(map(str, cpus)) for cpus in pinned)
+        parts = [f"pinned to cores (--use-affinity): {cores}"]
+    else:
+        parts = ["not pinned to cores"]
+    if tables.get("forced"):
+        parts.append("engines share cores (--force-concurrency)")
+    wait = tables.get("wait_ms")
+    if isinstance(wait, int | float) and wait:
+        parts.append(f"wait {wait:g} ms between games")
+    for key, said in (("start_timeout_ms", "start timeout"), ("ping_timeout_ms", "ping timeout")):
+        value = tables.get(key)
+        if isinstance(value, int | float):  # None: the default
+            parts.append(f"{said} {value:g} ms")
+    return " · ".join(parts)
+
+
+def _games_text(games: object) -> str:
+    """The games' own tags (``--tag``) and files beside ``games.bpgn``."""
+    if not isinstance(games, Mapping):
+        return ""
+    parts = [f"tag {tag}" for tag in games.get("tags") or []]
+    if games.get("game_files"):
+        parts.append("a file each in games/")
+    if games.get("final_positions"):
+        parts.append("final positions in final.epd")
+    return " · ".join(parts)
+
+
+def _concurrency_text(s: Mapping[str, Any]) -> str:
+    count = s.get("concurrency")
+    where = str(s.get("where", ""))
+    text = f"{count if count is not None else 'as the cluster holds'} · {where}"
+    return text.removesuffix(" · ")
+
+
+def _harness_text(s: Mapping[str, Any]) -> str:
+    host = s.get("machine")
+    python = host.get("python") if isinstance(host, Mapping) else None
+    return f"{s.get('harness', '')}" + (f" · Python {python}" if python else "")
+
+
+def _machine_text(host: object) -> str:
+    if not isinstance(host, Mapping):
+        return ""
+    cores, usable = host.get("cores"), host.get("usable_cores")
+    parts = [plural(int(cores), "core") if isinstance(cores, int) else ""]
+    if isinstance(usable, int) and usable != cores:
+        parts[0] += f" ({usable} usable)"
+    load = host.get("load")
+    if isinstance(load, list) and load:
+        parts.append("load " + " ".join(f"{float(x):.2f}" for x in load) + " at the start")
+    parts += [str(host.get("cpu") or ""), str(host.get("system") or "")]
+    return " · ".join(p for p in parts if p)
+
+
+def _session_text(session: Mapping[str, Any]) -> str:
+    """A resumed session: when, its concurrency and the load then."""
+    host = session.get("machine")
+    load = host.get("load") if isinstance(host, Mapping) else None
+    parts = [f"resumed {session.get('started', '')}"]
+    if session.get("concurrency") is not None:
+        parts.append(f"concurrency {session['concurrency']}")
+    if isinstance(session.get("tables"), Mapping):
+        parts.append(_tables_text(session["tables"]))
+    if isinstance(load, list) and load:
+        parts.append("load " + " ".join(f"{float(x):.2f}" for x in load))
+    return " · ".join(parts)
+
+
+def _engine_table(engines: object) -> str:
+    """Per engine of each participant (an X+X team's two alike once): who, its
+    protocol, options and limits on one line, its command below."""
+    items = []
+    for entry in engines if isinstance(engines, list) else []:
+        members = list(entry.get("members", []))
+        if len(members) == 2 and members[0] == members[1]:
+            members = members[:1]
+        for index, m in enumerate(members):
+            who = str(entry.get("participant", "")) if index == 0 else ""
+            if len(members) > 1:
+                who = f"{who} ({m.get('name', '')})".lstrip()
+            elif entry.get("team_mode"):
+                who += " (both seats)"
+            settings = [f"{k}={v}" for k, v in dict(m.get("options", {})).items()]
+            settings += [f"{k} {v}" for k, v in dict(m.get("limits", {})).items()]
+            settings += [f"init: {line}" for line in m.get("init", [])]
+            command = str(m.get("command", ""))
+            if m.get("folder"):
+                command = f"cd {m['folder']} && {command}"
+            said = " · ".join(e(x) for x in [m.get("protocol", ""), "; ".join(settings)] if x)
+            items.append(
+                f'<li><span class="name">{e(who)}</span> <span class="muted">{said}</span>'
+                f'<code class="cmd">{e(command)}</code></li>'
+            )
+    return f'<ul class="engines">{"".join(items)}</ul>' if items else ""
+
+
+def _shortfall(s: Mapping[str, Any]) -> str:
+    """The banner of a run that does not play what was asked (``Tournament.shortfall``)."""
+    text = s.get("shortfall")
+    if not text:
+        return ""
+    return (
+        '<p class="banner" role="alert"><strong>Not what was asked:</strong> '
+        f"{e(text)}. The figures below are of the games played.</p>"
     )
 
 
@@ -320,26 +523,25 @@ def _sprt(view: PageView) -> str:
 
 def _engines(s: Mapping[str, Any], tally: LiveTally) -> str:
     names = [r["name"] for r in s.get("standings", [])]
-    losses = s.get("time_losses", {})
-    harness = s.get("harness_time_losses", {})
-    crashes = s.get("crashes", {})
     rows = []
     for name in names:
         t = tally.engines.get(name)
         rows.append(
             [
                 f'<span class="name">{e(name)}</span>',
-                str(losses.get(name, 0)),
-                str(harness.get(name, 0)),
-                str(crashes.get(name, 0)),
+                *(str(s.get(key, {}).get(name, 0)) for key, _ in COLUMNS),
                 f"{1000 * t.delay_mean:.2f}" if t and t.seat_games else "–",
                 f"{1000 * t.delay_max:.2f}" if t and t.seat_games else "–",
             ]
         )
-    head = ["participant", "time losses", "by the harness", "crashes"]
+    head = ["participant", *(heading for _, heading in COLUMNS)]
     head += ["delay mean ms", "delay max ms"]
     note = (
-        '<p class="note">Harness delay: the time an engine\'s clock ran while the harness had '
+        '<p class="note">Each incident counts once: a hang (no answer to the ping after '
+        "a game) is not also a crash or a time loss; "
+        "crashes, failed starts and hangs count towards dropping a participant; "
+        "&ldquo;by the harness&rdquo; are the time losses its delay on the clock may have "
+        "caused. Harness delay: the time an engine's clock ran while the harness had "
         "its turn, per seat and game (this session's games and the journal's).</p>"
     )
     return _table(head, rows, "num") + note
@@ -382,6 +584,8 @@ def _game_row(g: RecentGame, view: PageView) -> list[str]:
 
 def _problems(s: Mapping[str, Any]) -> str:
     items = [f"<li>dropped: {e(n)}: {e(why)}</li>" for n, why in s.get("dropped", {}).items()]
+    if s.get("clock_warning"):  # many time losses the harness did not cause
+        items.insert(0, f"<li>clocks: {e(s['clock_warning'])}</li>")
     given_up = s.get("given_up", {})
     items += [f"<li>game {e(n)} given up: {e(why)}</li>" for n, why in given_up.items()]
     return _section("Problems", f"<ul>{''.join(items)}</ul>") if items else ""
@@ -533,6 +737,9 @@ h2{font-size:1.02rem;margin:0 0 10px}
 background:var(--line);color:var(--text)}
 .pill.running{background:#dbe7ff;color:#1d4ed8}.pill.finished{background:#d1fadf;color:#05603a}
 .pill.stopped{background:#fef0c7;color:#93370d}.pill.interrupted{background:#fee4e2;color:#912018}
+.pill.incomplete{background:#fee4e2;color:#912018}
+.banner{background:#fee4e2;color:#912018;border:1px solid #fda29b;border-radius:10px;
+padding:10px 14px;margin:0 0 14px}
 .bar{height:6px;border-radius:3px;background:var(--line);overflow:hidden}
 .bar span{display:block;height:100%;background:var(--accent)}
 .kpis{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px}
@@ -544,6 +751,17 @@ box-shadow:0 1px 2px rgba(16,24,40,.05)}
 .kpi .sub{color:var(--muted);font-size:.85rem;overflow:hidden;text-overflow:ellipsis;
 white-space:nowrap}
 .scroll{overflow-x:auto}
+.lead{display:grid;grid-template-columns:minmax(0,1.75fr) minmax(0,1fr);gap:16px;align-items:start}
+.lead.alone{grid-template-columns:minmax(0,1fr)}
+.test h2{margin-bottom:8px}
+dl.settings{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 14px;
+margin:0 0 8px;font-size:.88rem}
+dl.settings dt{color:var(--muted)}dl.settings dd{margin:0;overflow-wrap:anywhere}
+.lead .kpis{grid-template-columns:minmax(0,1fr)}
+ul.engines{list-style:none;margin:0;padding:8px 0 0;border-top:1px solid var(--line);
+font-size:.88rem;display:grid;gap:6px}
+code.cmd{display:block;margin-top:2px;padding:3px 6px;white-space:pre-wrap;
+overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th{font-size:.78rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);
 font-weight:600;text-align:left;border-bottom:1px solid var(--line);padding:6px 8px;
@@ -584,6 +802,8 @@ a{color:var(--accent)}
 code{font:.85em ui-monospace,"DejaVu Sans Mono",monospace;background:rgba(127,127,127,.12);
 padding:1px 5px;border-radius:4px}
 .note{color:var(--muted);font-size:.85rem;margin:10px 0 0}
+@media (max-width:900px){.lead{grid-template-columns:minmax(0,1fr)}
+.lead .kpis{order:-1;grid-template-columns:repeat(auto-fit,minmax(170px,1fr))}}
 @media (max-width:600px){main{padding:12px 10px 28px;gap:12px}h1{font-size:1.25rem}
 .kpis{grid-template-columns:repeat(2,1fr);gap:8px}.kpi{padding:10px 12px}
 .kpi .value{font-size:1.25rem}

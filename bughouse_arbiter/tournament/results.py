@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from .schedule import Participant
-from .stats import Pentanomial, RatedGame, Rating, Sprt, Summary, fit_ratings
+from .stats import Pentanomial, RatedGame, Rating, Sprt, Summary, Tally, fit_ratings
 
 
 @attrs.frozen(kw_only=True)
@@ -26,6 +26,35 @@ class GameResult:
     second: str
     #: The first participant's points: 1, 0.5 or 0.
     points: float
+
+
+class ResultCounts:
+    """The games so far by (first, second, the first's points), counted as they come:
+    all the standings, the crosstable and the ratings need, so that their cost
+    grows with the pairings, not the games (the same at game 100,000 as at 10)."""
+
+    def __init__(self, results: Iterable[GameResult] = ()) -> None:
+        self.counts: dict[tuple[str, str, float], int] = {}
+        for r in results:
+            self.add(r)
+
+    def add(self, r: GameResult) -> None:
+        key = (r.first, r.second, r.points)
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def rated(self, members: Mapping[str, Mapping[str, float]] | None = None) -> list[RatedGame]:
+        """The games for ``fit_ratings``, identical ones as one (``members``: each side's
+        entities and weights; those not in it are left out; None: the participants)."""
+        return [
+            RatedGame(
+                side=members[first] if members is not None else {first: 1.0},
+                other=members[second] if members is not None else {second: 1.0},
+                score=points,
+                weight=float(count),
+            )
+            for (first, second, points), count in self.counts.items()
+            if members is None or (first in members and second in members)
+        ]
 
 
 def pairing_summary(results: Iterable[GameResult]) -> Summary:
@@ -49,14 +78,14 @@ def by_pairing(results: Iterable[GameResult]) -> dict[tuple[str, str], list[Game
 
 
 def standings(
-    participants: Sequence[Participant], results: Sequence[GameResult]
+    participants: Sequence[Participant], results: ResultCounts
 ) -> list[dict[str, object]]:
     """One row per participant, best first: W/L/D, points, score, Elo ± (fit), LOS."""
     record: dict[str, list[int]] = {p.name: [0, 0, 0] for p in participants}
-    for r in results:
-        for name, pts in ((r.first, r.points), (r.second, 1.0 - r.points)):
+    for (first, second, points), count in results.counts.items():
+        for name, pts in ((first, points), (second, 1.0 - points)):
             row = record.setdefault(name, [0, 0, 0])
-            row[0 if pts == 1.0 else 1 if pts == 0.0 else 2] += 1
+            row[0 if pts == 1.0 else 1 if pts == 0.0 else 2] += count
     ratings = participant_ratings(results)
     rows: list[dict[str, object]] = []
     for name, (w, lost, d) in record.items():
@@ -88,13 +117,13 @@ def _finite(value: float) -> float | None:
     return round(value, 1) if value < float("inf") else None
 
 
-def participant_ratings(results: Sequence[GameResult]) -> dict[str, Rating]:
-    games = [RatedGame(side={r.first: 1.0}, other={r.second: 1.0}, score=r.points) for r in results]
+def participant_ratings(results: ResultCounts) -> dict[str, Rating]:
+    games = results.rated()
     return dict(fit_ratings(games, prior_draws=1.0)) if games else {}
 
 
 def engine_ratings(
-    participants: Sequence[Participant], results: Sequence[GameResult]
+    participants: Sequence[Participant], results: ResultCounts
 ) -> dict[str, Rating]:
     """Per-engine ratings when some team is mixed (a team's strength is the sum of
     its members'); empty otherwise."""
@@ -103,11 +132,7 @@ def engine_ratings(
     members: Mapping[str, Mapping[str, float]] = {
         p.name: _weights(p.member_names) for p in participants
     }
-    games = [
-        RatedGame(side=members[r.first], other=members[r.second], score=r.points)
-        for r in results
-        if r.first in members and r.second in members
-    ]
+    games = results.rated(members)
     return dict(fit_ratings(games, prior_draws=1.0)) if games else {}
 
 
@@ -119,25 +144,26 @@ def _weights(names: Sequence[str]) -> dict[str, float]:
 
 
 def crosstable(
-    participants: Sequence[Participant], results: Sequence[GameResult]
+    participants: Sequence[Participant], results: ResultCounts
 ) -> dict[str, dict[str, tuple[float, int]]]:
     """``table[a][b]`` = (points a scored against b, games)."""
     table: dict[str, dict[str, tuple[float, int]]] = {p.name: {} for p in participants}
-    for r in results:
-        for a, b, pts in ((r.first, r.second, r.points), (r.second, r.first, 1.0 - r.points)):
+    for (first, second, points), count in results.counts.items():
+        for a, b, pts in ((first, second, points), (second, first, 1.0 - points)):
             old = table.setdefault(a, {}).get(b, (0.0, 0))
-            table[a][b] = (old[0] + pts, old[1] + 1)
+            table[a][b] = (old[0] + pts * count, old[1] + count)
     return table
 
 
 def sprt_state(sprt: Sprt, results: Sequence[GameResult]) -> dict[str, object]:
     """LLR, bounds and decision for the first pairing's first participant."""
-    return sprt_state_of(sprt, pairing_summary(r for r in results if r.pairing == 0).penta)
+    return sprt_state_of(sprt, pairing_summary(r for r in results if r.pairing == 0))
 
 
-def sprt_state_of(sprt: Sprt, penta: Pentanomial) -> dict[str, object]:
-    """``sprt_state`` from the first pairing's pentanomial."""
-    llr = sprt.llr(penta)
+def sprt_state_of(sprt: Sprt, record: Summary | Tally) -> dict[str, object]:
+    """``sprt_state`` from the first pairing's record."""
+    penta = record.penta
+    llr = sprt.llr_of(record)
     return {
         "elo0": sprt.elo0,
         "elo1": sprt.elo1,

@@ -13,8 +13,9 @@ only through a ``Progress``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
-import math
+import gc
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -25,24 +26,33 @@ import attrs
 import trio
 
 from ..core.rules import HouseRules
+from ..loop.lag import LagMonitor
 from . import journal as journal_module
-from .display import Remaining, remaining, status_text
+from .display import Remaining, plural, remaining, status_text
+from .failures import FailureCounts
 from .jobs import DELAY_DIGITS, MatchJob, MatchReport, SeatIncident
 from .journal import Line
+from .machine import ClockCounts
+from .openings import BookChoice, BookIdentity
 from .results import (
     GameResult,
+    ResultCounts,
     crosstable,
     engine_ratings,
-    sprt_state,
     sprt_state_of,
     standings,
 )
-from .schedule import Participant, side_of
+from .schedule import Participant
 from .scheduler import Scheduler
 from .stats import Sprt, Tally
 
 #: Times a job is handed out again after the harness failed to play it.
 MAX_RETRIES = 3
+
+
+#: Games journaled in one write at most, and shown in one loop step at most.
+COMMIT_GAMES = 1000
+SHOW_GAMES = 50
 
 
 class Progress(Protocol):
@@ -78,6 +88,16 @@ class TournamentPlan:
     #: Participants brought back after a drop (``--readmit``): after how many of
     #: their games (in the journal) each readmission came.
     readmitted: Mapping[str, tuple[int, ...]] = attrs.field(factory=dict)
+    #: ``--seed`` (the book's shuffle and the built-in engines' seeds), if given.
+    seed: int | None = None
+    #: The book as chosen, for the record (the jobs hold its openings).
+    book_choice: BookChoice = attrs.field(factory=BookChoice)
+    #: The opening book (``summary.json``'s ``book``), if known.
+    book: BookIdentity | None = None
+    #: ``--game-files``: each game also in a file of its own (``journal.GAME_FILES``).
+    game_files: bool = False
+    #: ``--final-positions``: each session ends writing ``journal.FINAL_POSITIONS``.
+    final_positions: bool = False
 
 
 class Tournament:
@@ -89,7 +109,13 @@ class Tournament:
         self.jobs = {job.job_id: job for job in plan.jobs}
         self.reports: dict[str, MatchReport] = {}
         self._results: list[GameResult] = []
-        self.journal = journal_module.Journal(plan.out)
+        # What ``summary`` shows, kept game by game so that it costs the same at game
+        # 100,000 as at game 10 (``_account`` adds each game once).
+        self._counts = ResultCounts()
+        self._incidents: list[dict[str, object]] = []
+        self._clocks = ClockCounts()
+        self._delay = _Delays()
+        self.journal = journal_module.Journal(plan.out, game_files=plan.game_files)
         self.queue: deque[MatchJob] = deque()
         self.retries: dict[str, int] = {}
         #: Per participant, whether each of its last games was a failure of its own.
@@ -99,9 +125,8 @@ class Tournament:
         self.completed: set[str] = set()
         #: Games accounted per participant (where ``plan.readmitted`` applies).
         self.games_of: dict[str, int] = {}
-        #: Failures (crash, failed start, hang) per participant, and the hangs among them.
-        self.crashes: dict[str, int] = {p.name: 0 for p in plan.participants}
-        self.hangs: dict[str, int] = {p.name: 0 for p in plan.participants}
+        #: Illegal moves, failed starts, hangs, crashes and time losses per participant.
+        self.failures = FailureCounts(p.name for p in plan.participants)
         self.decision: str | None = None
         #: Reports counted but not yet journaled (``_commit``), and the bell for them.
         self._pending: list[_Pending] = []
@@ -118,6 +143,9 @@ class Tournament:
         self.engine_stats: dict[str, object] = {}
         self.interrupted = False
         self.started = time.monotonic()
+        #: How late the driver's loop wakes (a stall is a progress message; the
+        #: figures are ``summary.json``'s ``loop_lag_this_session``).
+        self.lag = LagMonitor(log=progress.message)
         # Kept game by game, so that a finished game costs the same at game 100,000
         # as at game 10: each pairing's tally (by its sides' names, in the order
         # the pairings first finished a game, as ``by_pairing``), the first
@@ -235,15 +263,20 @@ class Tournament:
         is shown before its fsync returned."""
         self.stop = stop
         self.progress.begin(len(self.plan.jobs), len(self.reports))
+        gc.freeze()  # the schedule and what resume read: see _commit
         try:
             if self._sprt_decided():
                 return
+            trio.lowlevel.add_instrument(self.lag)
             async with trio.open_nursery() as nursery:
+                nursery.start_soon(self.lag.run)
                 nursery.start_soon(self._commit_loop)
                 with stop:
                     await scheduler.run(self._next_job, self._on_report)
                 nursery.cancel_scope.cancel()
         finally:
+            with contextlib.suppress(KeyError):
+                trio.lowlevel.remove_instrument(self.lag)
             with trio.CancelScope(shield=True):
                 await self._commit()  # what arrived since the last write
             self.journal.close()
@@ -327,10 +360,13 @@ class Tournament:
             await self._commit()
 
     async def _commit(self) -> None:
-        """Journals every report not yet written (one write and fsync per file
-        for all of them, off the event loop), then shows them."""
+        """Journals every report not yet written, ``COMMIT_GAMES`` at most a write (one
+        write and fsync per file for each group, off the event loop), then shows them,
+        ``SHOW_GAMES`` at most per loop step, so that a slow disk under instant games
+        never makes one huge write nor one long step."""
         while self._pending and not self._journal_broken:
-            batch, self._pending = self._pending, []
+            batch = self._pending[:COMMIT_GAMES]
+            del self._pending[:COMMIT_GAMES]
             entries = [(p.job, p.report) for p in batch]
             try:
                 with trio.CancelScope(shield=True):
@@ -341,10 +377,16 @@ class Tournament:
                 self.failed = f"cannot write the journal in {self.plan.out}: {exc.strerror or exc}"
                 self.stop.cancel()
                 return
-            for p in batch:
+            # What a run keeps of its games lives to the end of the run and makes no
+            # cycles: out of the collector's sight, so that a full collection walks
+            # what came since, not 100,000 games' reports (it held the loop 0.2-0.4 s).
+            gc.freeze()
+            for shown, p in enumerate(batch, start=1):
                 self.progress.game(p.job, p.report, p.status, p.left)
                 for text in p.messages:
                     self.progress.message(text)
+                if shown % SHOW_GAMES == 0:
+                    await trio.lowlevel.checkpoint()  # the engines' answers are read meanwhile
 
     def _account(self, job: MatchJob, report: MatchReport) -> None:
         if job.job_id in self.reports:
@@ -360,7 +402,7 @@ class Tournament:
             reason=texts.setdefault(report.reason, report.reason),
             node=texts.setdefault(report.node, report.node),
         )
-        team = side_of(job.game)
+        team = job.first_team
         result = GameResult(
             job_id=job.job_id,
             pairing=job.pairing,
@@ -370,22 +412,23 @@ class Tournament:
             points=report.points(team),
         )
         self._results.append(result)
+        self._counts.add(result)
+        self._incidents += ({"game": job.number, **_incident(i)} for i in report.incidents)
+        self._clocks.add(report)
+        self._delay.add(report)
         tally = self._tallies.setdefault((result.first, result.second), Tally())
         tally.add(job.pair, result.points)
         if job.pairing == 0 and self._first is None:
             self._first, self._first_names = tally, (result.first, result.second)
         if job.pairing in self._unplayed:
             self._unplayed[job.pairing] -= 1
+        self.failures.add(report)
         failing = {i.participant for i in report.incidents if i.is_failure}
-        for name in {i.participant for i in report.incidents if i.kind == "hang"}:
-            self.hangs[name] = self.hangs.get(name, 0) + 1
         limit = self.plan.max_failures
         self.completed |= set(job.sides.values()) - failing
         for name in job.sides.values():
             recent = self.recent.setdefault(name, deque(maxlen=2 * limit - 1))
             recent.append(name in failing)
-            if name in failing:
-                self.crashes[name] = self.crashes.get(name, 0) + 1
             if recent.count(True) >= limit and name not in self.dropped:
                 why = "; ".join(i.text for i in report.incidents if i.participant == name)
                 self.dropped[name] = f"{_failures_text(recent, limit)} (last: {why})"
@@ -411,9 +454,9 @@ class Tournament:
         """The SPRT state over the games so far, computed again only when a pair
         of the first pairing completes."""
         first = self._first if self._first is not None else Tally()
-        key = tuple(first.counts)
+        key = (*first.counts, first.wins, first.draws, first.losses)
         if self._sprt_of is None or self._sprt_of[0] != key:
-            self._sprt_of = (key, sprt_state_of(sprt, first.penta))
+            self._sprt_of = (key, sprt_state_of(sprt, first))
         return self._sprt_of[1]
 
     # -- results ---------------------------------------------------------------------------
@@ -442,8 +485,38 @@ class Tournament:
         sprt_games = self._first.games if self._first is not None else 0
         return remaining(left, self._sprt(self.plan.sprt), sprt_games)
 
+    def shortfall(self) -> str | None:
+        """Why the run does not play every game it was asked to, in one line:
+        the games of a dropped participant and those given up, which no more
+        waiting plays. None when each will be played (or was), or when an SPRT
+        decided: it plays until then, by design."""
+        if self.decision is not None:
+            return None
+        lost: dict[str, int] = {}
+        given_up = 0
+        for job in self.plan.jobs:
+            if job.job_id in self.reports:
+                continue
+            if job.job_id in self.given_up:
+                given_up += 1
+                continue
+            for name in job.sides.values():
+                if name in self.dropped:
+                    lost[name] = lost.get(name, 0) + 1
+                    break
+        missing = sum(lost.values()) + given_up
+        if not missing:
+            return None
+        why = [
+            f"{name} dropped after {_reason(self.dropped[name])}: {plural(count, 'game')}"
+            for name, count in lost.items()
+        ]
+        if given_up:
+            why.append(f"given up: {plural(given_up, 'game')}")
+        return f"{missing} of {len(self.plan.jobs)} scheduled games not played ({'; '.join(why)})"
+
     def summary(self) -> dict[str, object]:
-        results = self.results()
+        results = self._counts
         participants = self.plan.participants
         pairings: list[dict[str, object]] = []
         for (first, second), tally in self._tallies.items():
@@ -469,16 +542,12 @@ class Tournament:
                 }
             )
         engines = engine_ratings(participants, results)
-        incidents = [
-            {"game": self.jobs[job_id].number, **_incident(i)}
-            for job_id, report in self.reports.items()
-            for i in report.incidents
-        ]
+        incidents = list(self._incidents)
         summary: dict[str, object] = {
             "event": self.plan.event,
             "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "format": self.plan.format,
-            "time_control": _time_control(self.plan.rules),
+            "time_control": time_control_text(self.plan.rules),
             "games_scheduled": len(self.plan.jobs),
             "games_played": len(self.reports),
             "complete": len(self.reports) == len(self.plan.jobs),
@@ -488,25 +557,27 @@ class Tournament:
                 a: {b: {"points": p, "games": g} for b, (p, g) in row.items()}
                 for a, row in crosstable(participants, results).items()
             },
-            "crashes": self.crashes,
-            "hangs": self.hangs,
+            **self.failures.as_summary(),
             "engines_this_session": self.engine_stats,
-            "time_losses": _time_losses(self),
-            "harness_time_losses": _time_losses(self, harness=True),
-            "harness_delay": _harness_delay(self),
+            "harness_delay": self._delay.shown(),
+            "loop_lag_this_session": self.lag.figures().shown(),
+            "clock_warning": self._clocks.warning(),
             "incidents": incidents,
             "dropped": self.dropped,
+            "shortfall": self.shortfall(),
             "given_up": {
                 str(self.jobs[job_id].number): why for job_id, why in self.given_up.items()
             },
         }
+        if self.plan.book is not None:
+            summary["book"] = self.plan.book.as_dict()
         if engines:
             summary["engine_ratings"] = {
                 name: {"elo": round(r.elo, 1), "margin": _num(r.margin)}
                 for name, r in engines.items()
             }
         if self.plan.sprt is not None:
-            summary["sprt"] = sprt_state(self.plan.sprt, results)
+            summary["sprt"] = dict(self._sprt(self.plan.sprt))
         return summary
 
 
@@ -521,6 +592,11 @@ class _Pending:
     messages: list[str]
 
 
+def _reason(dropped: str) -> str:
+    """``3 failures in a row`` of a drop's ``3 failures in a row (last: ...)``."""
+    return dropped.partition(" (last: ")[0]
+
+
 def _failures_text(recent: deque[bool], limit: int) -> str:
     """``3 failures in a row``, or ``3 failures in its last 5 games``."""
     games = list(recent)
@@ -533,7 +609,8 @@ def _failures_text(recent: deque[bool], limit: int) -> str:
     return f"{failures} in its last {len(games)} games"
 
 
-def _time_control(rules: HouseRules) -> str:
+def time_control_text(rules: HouseRules) -> str:
+    """``10+0.1``, or ``none`` for untimed play."""
     if not rules.clock:
         return "none"
     return f"{rules.time:g}+{rules.increment:g}"
@@ -558,29 +635,33 @@ def _incident(i: object) -> dict[str, object]:
     }
 
 
-def _harness_delay(t: Tournament) -> dict[str, float | int]:
-    """The harness's delay on the engines' clocks (ms): per seat and game, mean and
-    most; one turn's most; and over how many seat-games (those that could tell)."""
-    # Rounded as the journal keeps them: a game played in this run and one read
-    # back by ``--resume`` count the same.
-    reports = t.reports.values()
-    per_game = [round(d, DELAY_DIGITS) for r in reports for d in r.harness_delay.values()]
-    turn_max = max((round(r.harness_delay_max, DELAY_DIGITS) for r in reports), default=0.0)
-    return {
-        "seat_games": len(per_game),
-        # fsum: the same mean whatever order the games came in (a resumed run's).
-        "mean_ms": round(1000 * math.fsum(per_game) / len(per_game), 3) if per_game else 0.0,
-        "max_ms": round(1000 * max(per_game, default=0.0), 3),
-        "turn_max_ms": round(1000 * turn_max, 3),
-    }
+class _Delays:
+    """The harness's delay on the engines' clocks (ms), game by game: per seat and game,
+    mean and most; one turn's most; and over how many seat-games (those that could tell)."""
 
+    def __init__(self) -> None:
+        self.seat_games = 0
+        # Rounded as the journal keeps them and summed as whole units of that rounding:
+        # a game played in this run and one read back by ``--resume`` count the same,
+        # and the mean is the same whatever order the games came in.
+        self.units = 0
+        self.most = 0.0
+        self.turn_most = 0.0
 
-def _time_losses(t: Tournament, *, harness: bool = False) -> dict[str, int]:
-    """Time losses per participant (only those the harness may have caused, with ``harness``)."""
-    losses: dict[str, int] = {p.name: 0 for p in t.plan.participants}
-    for job_id, report in t.reports.items():
-        job = t.jobs[job_id]
-        for seat in report.harness_time_losses if harness else report.time_losses:
-            name = job.sides[seat.team]
-            losses[name] = losses.get(name, 0) + 1
-    return losses
+    def add(self, report: MatchReport) -> None:
+        for delay in report.harness_delay.values():
+            kept = round(delay, DELAY_DIGITS)
+            self.seat_games += 1
+            self.units += round(kept * 10**DELAY_DIGITS)
+            self.most = max(self.most, kept)
+        self.turn_most = max(self.turn_most, round(report.harness_delay_max, DELAY_DIGITS))
+
+    def shown(self) -> dict[str, float | int]:
+        games = self.seat_games
+        mean = 1000 * self.units / 10**DELAY_DIGITS / games if games else 0.0
+        return {
+            "seat_games": games,
+            "mean_ms": round(mean, 3),
+            "max_ms": round(1000 * self.most, 3),
+            "turn_max_ms": round(1000 * self.turn_most, 3),
+        }

@@ -11,7 +11,8 @@ Seats rotate as ``config.specs.rotated_seat``: over four games every member
 sits at every seat (partners stay partners), so each side plays each colour
 on each board equally often. Games are ordered pair by pair across the
 pairings, so a round-robin stopped early has played every pairing about
-equally.
+equally. ``--noswap`` and ``--reverse`` change which rotation seats a game
+(``rotation``), not its opening.
 """
 
 from __future__ import annotations
@@ -74,6 +75,20 @@ def side_of(game: int) -> Team:
     return rotated_seat(Seat.A_WHITE, game).team
 
 
+def rotation(game: int, *, noswap: bool = False, reverse: bool = False) -> int:
+    """The seat rotation (``rotated_seat``'s index) that seats game ``game`` of a pairing.
+
+    By default game ``g`` is seated by rotation ``g``: the second game of a pair
+    swaps the teams. ``noswap`` (fastchess's ``-noswap``) keeps the first
+    participant on team 1's seats in both games of a pair (rotation 0, or 3 for
+    the pairs whose members change boards), ``reverse`` (``-reverse``) seats a
+    pair's two games the other way round, starting on team 2's seats.
+    """
+    # noswap: team 1's seats, the members changing boards every pair.
+    index = (0 if game % 4 < 2 else 3) if noswap else game
+    return index ^ 1 if reverse else index
+
+
 def schedule(
     participants: Sequence[Participant],
     *,
@@ -83,8 +98,11 @@ def schedule(
     openings: Sequence[Opening],
     seed: int | None = None,
     event: str = "bughouse-arbiter tournament",
+    noswap: bool = False,
+    reverse: bool = False,
 ) -> list[MatchJob]:
-    """Every game of the tournament, in playing order."""
+    """Every game of the tournament, in playing order (``noswap``, ``reverse``:
+    the colour rotation, ``rotation``)."""
     plan = pairings(participants, format)
     jobs: list[MatchJob] = []
     number = 0
@@ -96,7 +114,8 @@ def schedule(
                     continue
                 number += 1
                 opening = openings[pair % len(openings)] if openings else None
-                one = side_of(game)
+                turn = rotation(game, noswap=noswap, reverse=reverse)
+                one = side_of(turn)
                 sides: Mapping[Team, str] = {one: first.name, one.other: second.name}
                 tags = [
                     ("Tournament", event),
@@ -116,12 +135,13 @@ def schedule(
                         pairing=pairing,
                         game=game,
                         sides=sides,
-                        entrants=seating(first, second, game),
+                        entrants=seating(first, second, turn),
                         rules=rules,
                         opening=opening,
                         seed=None if seed is None else seed + 1000 * number,
                         event=event,
                         tags=tuple(tags),
+                        rotation=None if turn == game else turn,
                     )
                 )
     return jobs

@@ -50,7 +50,6 @@ The contract
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -70,7 +69,7 @@ __all__ = [
     "OnReport",
     "Scheduler",
     "SchedulerStats",
-    "cpu_warning",
+    "TableSettings",
 ]
 
 NextJob = Callable[[], MatchJob | None]
@@ -100,21 +99,37 @@ def _fit(job: MatchJob, keeper: EngineKeeper) -> int:
     return keeper.matching(job.entrants)
 
 
-def cpu_warning(concurrency: int, cpus: int | None = None) -> str | None:
-    """A warning when ``concurrency`` games need more CPUs than there are (two
-    engines think at once in a bughouse game), else None."""
-    if cpus is None:
-        try:
-            cpus = len(os.sched_getaffinity(0))  # the CPUs this process may use
-        except (AttributeError, OSError):
-            cpus = os.cpu_count() or 1
-    if concurrency * 2 > cpus:
-        return (
-            f"--concurrency {concurrency} runs up to {concurrency * 2} thinking engines "
-            f"on {cpus} CPU{'s' if cpus != 1 else ''}: engines will share cores, "
-            "which weakens them and can cost games on time"
+@attrs.frozen(kw_only=True)
+class TableSettings:
+    """How the local tables play: the pause between a table's games
+    (``--wait``), the engines' start and ping timeouts (``--start-timeout``,
+    ``--ping-timeout``) and each table's cores (``--use-affinity``)."""
+
+    #: Seconds a table rests after a game before it takes the next one.
+    wait: float = 0.0
+    #: Seconds an engine gets to start, its handshake included (None: the
+    #: keeper's ``START_TIMEOUT``, of which the handshake gets ``HANDSHAKE_TIMEOUT``).
+    start_timeout: float | None = None
+    #: Seconds an engine gets to answer the ping after a game (None: ``PING_TIMEOUT``).
+    ping_timeout: float | None = None
+    #: Per table, the cores its engines are pinned to (empty: not pinned).
+    cpus: tuple[frozenset[int], ...] = ()
+
+    def keeper(self, table: int) -> EngineKeeper:
+        """Table ``table``'s keeper."""
+        cpus = self.cpus[table] if self.cpus else None
+        if self.start_timeout is None:
+            return EngineKeeper(ping_timeout=self.ping_timeout, cpus=cpus)
+        return EngineKeeper(
+            start_timeout=self.start_timeout,
+            handshake_timeout=self.start_timeout,
+            ping_timeout=self.ping_timeout,
+            cpus=cpus,
         )
-    return None
+
+
+#: How a table plays one job (``play_on_table``; a test may play them otherwise).
+PlayJob = Callable[[MatchJob, EngineKeeper], Awaitable[MatchReport]]
 
 
 class LocalScheduler:
@@ -127,20 +142,30 @@ class LocalScheduler:
     subreaper, ``reaper.become_subreaper``, as the command makes it).
     """
 
-    def __init__(self, concurrency: int = 1, *, debug: Path | None = None) -> None:
+    def __init__(
+        self,
+        concurrency: int = 1,
+        *,
+        debug: Path | None = None,
+        settings: TableSettings | None = None,
+        play: PlayJob | None = None,
+    ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         #: ``--debug DIR``: each game's protocol logs go there (``play_on_table``).
         self.debug = debug
+        self.settings = settings or TableSettings()
+        self._play_job = play or partial(_play_with_logs, debug=debug)
         self.stats = SchedulerStats()
 
     async def run(self, next_job: NextJob, on_report: OnReport) -> None:
-        send, receive = trio.open_memory_channel[MatchReport](math.inf)
+        # A report, or None: a table is free again (after its --wait).
+        send, receive = trio.open_memory_channel[MatchReport | None](math.inf)
         free: list[EngineKeeper] = []
-        in_flight = 0
+        busy = 0  # tables playing or resting
         async with trio.open_nursery() as nursery:
-            keepers = [EngineKeeper() for _ in range(self.concurrency)]
+            keepers = [self.settings.keeper(table) for table in range(self.concurrency)]
             for keeper in keepers:
                 await nursery.start(keeper.serve)
                 free.append(keeper)
@@ -150,12 +175,14 @@ class LocalScheduler:
                         # The table whose idle engines fit the job best plays it.
                         keeper = max(free, key=partial(_fit, job))
                         free.remove(keeper)
-                        in_flight += 1
+                        busy += 1
                         nursery.start_soon(self._play, job, keeper, send, free)
-                    if in_flight == 0:
+                    if busy == 0:
                         break
                     report = await receive.receive()
-                    in_flight -= 1
+                    if report is None:
+                        busy -= 1
+                        continue
                     await on_report(report)
                     # A stop decided in on_report takes effect before the next job.
                     await trio.lowlevel.checkpoint_if_cancelled()
@@ -170,15 +197,24 @@ class LocalScheduler:
         self,
         job: MatchJob,
         keeper: EngineKeeper,
-        send: trio.MemorySendChannel[MatchReport],
+        send: trio.MemorySendChannel[MatchReport | None],
         free: list[EngineKeeper],
     ) -> None:
         try:
-            report = await play_on_table(job, keeper, debug=self.debug)
+            report = await self._play_job(job, keeper)
         except Exception as exc:  # the harness failed: report, let the tournament re-queue
             report = failed_report(job, exc)
             await keeper.close_all()
         # What this game's engines left behind goes before its report.
         await clear_leftovers()
-        free.append(keeper)
         send.send_nowait(report)
+        if self.settings.wait > 0:  # --wait: the table rests before its next game
+            await trio.sleep(self.settings.wait)
+        free.append(keeper)
+        send.send_nowait(None)
+
+
+async def _play_with_logs(
+    job: MatchJob, keeper: EngineKeeper, *, debug: Path | None
+) -> MatchReport:
+    return await play_on_table(job, keeper, debug=debug)

@@ -16,7 +16,10 @@ outcomes LL, LD, DD/WL, WD, WW.
   fastchess compute it (Michel Van den Bergh, "Comments on Normalized Elo"):
   the log-likelihood ratio of the maximum-likelihood pentanomial
   distributions whose expected score (``logistic``) or normalized Elo
-  (``normalized``) is elo0 and elo1; empty categories count 1e-3.
+  (``normalized``) is elo0 and elo1; empty categories count 1e-3. Its
+  ``bayesian`` model is fastchess's: the trinomial (W/D/L) of all games, the
+  expected scores of elo0 and elo1 under BayesElo with the draw Elo the
+  games show.
 - ``fit_ratings``: a maximum-likelihood Bradley–Terry (logistic Elo) fit of
   any number of entities from game scores, where each side of a game is a
   weighted sum of entities (a participant, or the two engines of a mixed
@@ -37,6 +40,10 @@ Z95 = 1.959963984540054
 EMPTY_CATEGORY = 1e-3
 #: Pair scores of the five pentanomial categories (points out of 2, halved).
 PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: A game's scores: loss, draw, win.
+WDL_SCORES = (0.0, 0.5, 1.0)
+#: The SPRT's models (``Sprt.model``).
+SPRT_MODELS = ("normalized", "logistic", "bayesian")
 _NELO_SCALE = 800.0 / math.log(10.0)
 #: Largest |elo0|, |elo1| of the normalized model (its fixed point starts from the
 #: uniform distribution, which cannot reach a much larger normalized Elo).
@@ -231,7 +238,8 @@ class Sprt:
     elo1: float = 5.0
     alpha: float = 0.05
     beta: float = 0.05
-    #: ``normalized`` (nElo, fishtest's and fastchess's default) or ``logistic`` Elo.
+    #: ``normalized`` (nElo, fishtest's and fastchess's default), ``logistic``
+    #: Elo (both on the pentanomial) or ``bayesian`` (BayesElo, on W/D/L).
     model: str = "normalized"
 
     def __attrs_post_init__(self) -> None:
@@ -239,8 +247,10 @@ class Sprt:
             raise ValueError("elo0 must be below elo1")
         if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha + self.beta < 1):
             raise ValueError("alpha and beta must lie in (0, 1) and add up to less than 1")
-        if self.model not in ("normalized", "logistic"):
-            raise ValueError(f"unknown SPRT model {self.model!r} (normalized or logistic)")
+        if self.model not in SPRT_MODELS:
+            raise ValueError(
+                f"unknown SPRT model {self.model!r} (normalized, logistic or bayesian)"
+            )
         if self.model == "normalized" and max(abs(self.elo0), abs(self.elo1)) > MAX_NELO:
             raise ValueError(
                 f"normalized Elo bounds beyond ±{MAX_NELO:g} are not supported; "
@@ -255,8 +265,18 @@ class Sprt:
     def upper(self) -> float:
         return math.log((1 - self.beta) / self.alpha)
 
-    def llr(self, penta: Pentanomial) -> float:
-        """The log-likelihood ratio after ``penta``'s pairs (0 with none)."""
+    def llr_of(self, record: Summary | Tally) -> float:
+        """The log-likelihood ratio after ``record``'s games (its pairs, or its
+        W/D/L under the bayesian model)."""
+        return self.llr(record.penta, (record.wins, record.draws, record.losses))
+
+    def llr(self, penta: Pentanomial, wdl: tuple[int, int, int] | None = None) -> float:
+        """The log-likelihood ratio after ``penta``'s pairs (0 with none); under
+        the bayesian model after the games' ``wdl`` (wins, draws, losses) instead."""
+        if self.model == "bayesian":
+            if wdl is None:
+                raise ValueError("the bayesian SPRT model counts games: give their W/D/L")
+            return self._bayesian_llr(*wdl)
         if penta.pairs == 0:
             return 0.0
         counts = [c if c else EMPTY_CATEGORY for c in penta.counts]
@@ -274,6 +294,21 @@ class Sprt:
             p * (math.log(a) - math.log(b)) for p, a, b in zip(probs, p1, p0, strict=True)
         )
 
+    def _bayesian_llr(self, wins: int, draws: int, losses: int) -> float:
+        """fastchess's bayesian LLR: 0 until both a win and a loss are in."""
+        if wins == 0 or losses == 0:
+            return 0.0
+        counts = [c if c else EMPTY_CATEGORY for c in (losses, draws, wins)]
+        total = sum(counts)
+        probs = [c / total for c in counts]
+        lose, win = probs[0], probs[2]
+        draw_elo = 200.0 * math.log10((1 - lose) / lose * (1 - win) / win)
+        p0 = mle_with_mean(WDL_SCORES, probs, bayeselo_score(self.elo0, draw_elo))
+        p1 = mle_with_mean(WDL_SCORES, probs, bayeselo_score(self.elo1, draw_elo))
+        return total * sum(
+            p * (math.log(a) - math.log(b)) for p, a, b in zip(probs, p1, p0, strict=True)
+        )
+
     def decision(self, llr: float) -> str | None:
         """``H1`` (elo1 accepted), ``H0``, or None while undecided."""
         if llr >= self.upper:
@@ -281,6 +316,13 @@ class Sprt:
         if llr <= self.lower:
             return "H0"
         return None
+
+
+def bayeselo_score(elo: float, draw_elo: float) -> float:
+    """The expected score of a BayesElo difference ``elo`` with draw Elo ``draw_elo``."""
+    win = 1.0 / (1.0 + math.pow(10.0, (draw_elo - elo) / 400.0))
+    loss = 1.0 / (1.0 + math.pow(10.0, (draw_elo + elo) / 400.0))
+    return win + 0.5 * (1.0 - win - loss)
 
 
 def mle_with_mean(scores: Sequence[float], probs: Sequence[float], s: float) -> list[float]:

@@ -6,9 +6,11 @@ steps through the frames the replay produced (both boards, pockets, the four
 clocks rebuilt from the file, the last move and check of each board, partner
 messages, a move list for each board). Keys: → / ← step, Home / End jump.
 
-Each board drawing is stored once and shared by every frame that shows it
-(a ply changes one board), so the page grows with the game, one board
-drawing per ply; ``MAX_PLIES`` caps it (a replay made with
+Each board is stored once as data (its placement, last move, check and
+side: about 70 bytes) and shared by every frame that shows it (a ply changes
+one board); the page's script draws it, with the artwork of ``chess.svg``
+defined once in the page. So the page grows with the game by a board and a
+frame per ply, about 250 bytes; ``MAX_PLIES`` caps it (a replay made with
 ``frame_limit=MAX_PLIES`` keeps no more), and the page then says which
 plies it shows and how many it leaves out.
 """
@@ -111,7 +113,7 @@ class _Drawings:
 
     def __init__(self) -> None:
         self.svgs: list[str] = []
-        self._index: dict[tuple[str, str | None, int | None, bool], int] = {}
+        self._index: dict[str, int] = {}
         full = chess.svg.board(chess.Board(), check=chess.E1, lastmove=chess.Move.from_uci("e2e4"))
         found = _DEFS.search(full)
         squares = []
@@ -123,28 +125,20 @@ class _Drawings:
     def index(
         self, board_fen: str, lastmove: chess.Move | None, check: int | None, flipped: bool
     ) -> int:
-        key = (board_fen, lastmove.uci() if lastmove else None, check, flipped)
+        """The number of this drawing: ``"PLACEMENT FROMTO|- CHECK|- w|b"``, which the
+        page's script draws (``drawBoard`` in replay.js) the way ``chess.svg`` does."""
+        last = (
+            chess.square_name(lastmove.from_square) + chess.square_name(lastmove.to_square)
+            if lastmove is not None
+            else "-"
+        )
+        checked = chess.square_name(check) if check is not None else "-"
+        key = f"{board_fen} {last} {checked} {'b' if flipped else 'w'}"
         known = self._index.get(key)
         if known is not None:
             return known
-        svg = chess.svg.board(
-            chess.BaseBoard(board_fen),
-            orientation=chess.BLACK if flipped else chess.WHITE,
-            lastmove=lastmove,
-            check=check,
-            coordinates=False,
-        )
-        svg = _SIZE.sub("", _DEFS.sub("", _DESC.sub("", svg), count=1), count=1)
-        # The 64 plain squares are the same in every drawing of one orientation:
-        # drawn once in the page's defs; only highlighted squares stay here.
-        side = "black" if flipped else "white"
-        svg = _XLINK.sub("", _PLAIN_SQUARE.sub("", svg))
-        opening = _OPEN.match(svg)
-        if opening:
-            use = f'<use href="#squares-{side}" />'
-            svg = svg[: opening.end()] + use + svg[opening.end() :]
         self._index[key] = len(self.svgs)
-        self.svgs.append(svg)
+        self.svgs.append(key)
         return self._index[key]
 
 

@@ -138,7 +138,12 @@ class LobbyWeb:
             from starlette.responses import JSONResponse
 
             return JSONResponse(
-                {"line_port": self.line_port, "tls": self.tls, "version": __version__}
+                {
+                    "line_port": self.line_port,
+                    "tls": self.tls,
+                    "version": __version__,
+                    "loop_lag": hall.lag.figures().shown(),
+                }
             )
 
         async def favicon(request: Any) -> Any:

@@ -9,6 +9,10 @@
   games as one BPGN file (oldest first, ``MAX_DOWNLOAD`` at most).
 - ``/game/ID``: the game as the replay page ``bughouse replay --html``
   draws; ``/game/ID.bpgn`` its BPGN.
+
+A replay page is drawn in the site's page pool (processes: drawing holds the
+GIL), never on the loop, and kept (``PAGE_CACHE`` characters of pages): a
+finished game's page never changes. A full pool is answered 503 with one line.
 """
 
 from __future__ import annotations
@@ -20,9 +24,13 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import trio
+
 from ...core.model import Team
 from ...errors import ArbiterError
 from ...net.gate import csp_allowing
+from ...loop.cache import SizedCache
+from ...loop.workers import Refused, WorkerPool
 from ...ratings import DEFAULT_RATING
 from ...storage import ArchivedGame, GameQuery, Store
 from ...storage.aio import AsyncStore
@@ -40,14 +48,44 @@ if TYPE_CHECKING:
 PAGE_SIZE = 25
 MAX_DOWNLOAD = 5000
 KINDS = {"all": None, "people": "account", "bots": "bot"}
+#: Characters of replay pages kept.
+PAGE_CACHE = 64 * 1024 * 1024
 
 
 class ArchiveSite:
     """The pages of the module docstring, over the server's database."""
 
-    def __init__(self, db: AsyncStore, accounts: Accounts) -> None:
+    def __init__(
+        self, db: AsyncStore, accounts: Accounts, *, pages: WorkerPool | None = None
+    ) -> None:
         self.db = db
         self.accounts = accounts
+        self.pages = pages or WorkerPool("replay page", workers=2, queue=8, kind="process")
+        self.drawn: SizedCache[int] = SizedCache(PAGE_CACHE)
+        self._drawing: dict[int, trio.Event] = {}
+
+    async def replay(self, game_id: int) -> str | None:
+        """The replay page of game ``game_id`` (None: no such game), drawn off the loop
+        once and kept; raises ``Refused``, or ``ValueError`` saying why it cannot be
+        replayed."""
+        while (busy := self._drawing.get(game_id)) is not None:
+            await busy.wait()  # drawn once, whoever asks meanwhile
+        kept = self.drawn.get(game_id)
+        if kept is not None:
+            return kept
+        self._drawing[game_id] = done = trio.Event()
+        try:
+            text = await self.db.run(lambda s: s.game_bpgn(game_id))
+            if text is None:
+                return None
+            drawn, problem = await self.pages.run(_draw, text, game_id)
+            if problem:
+                raise ValueError(problem)
+            self.drawn.put(game_id, drawn)
+            return drawn
+        finally:
+            del self._drawing[game_id]
+            done.set()
 
     def routes(self) -> list[BaseRoute]:
         from starlette.routing import Route
@@ -206,29 +244,26 @@ while its deviation is wide (few games, or none for a long time).</p>"""
         from starlette.responses import HTMLResponse
 
         game_id = int(request.path_params["id"])
-        text = await self.db.run(lambda s: s.game_bpgn(game_id))
-        if text is None:
-            body = (
-                '<h1>No such game</h1><p class="error">The archive has no game of that number.</p>'
-            )
-            return await self._page(request, "No such game", body, status=404)
         try:
-            html = replay_html(text, title=f"Game {game_id}")
-        except (ArbiterError, ValueError) as exc:
+            html = await self.replay(game_id)
+        except Refused as exc:
+            body = f'<h1>Game {game_id}</h1><p class="error">{esc(exc)}</p>'
+            return await self._page(request, f"Game {game_id}", body, status=503)
+        except ValueError as exc:
             body = (
                 f"<h1>Game {game_id}</h1><p class=\"error\">This game cannot be replayed: "
                 f'{esc(exc)}</p><p><a href="/game/{game_id}.bpgn">Its BPGN</a></p>'
             )
             return await self._page(request, f"Game {game_id}", body)
-        bar = (
-            '<nav style="font:14px system-ui,sans-serif;padding:6px 10px;background:#17191c">'
-            '<a style="color:#f2c14e;margin-right:16px" href="/games">← Archive</a>'
-            f'<a style="color:#f2c14e" href="/game/{game_id}.bpgn">Download BPGN</a></nav>'
-        )
+        if html is None:
+            body = (
+                '<h1>No such game</h1><p class="error">The archive has no game of that number.</p>'
+            )
+            return await self._page(request, "No such game", body, status=404)
         from ...web.replay_page import page_script
 
         headers = {**HEADERS, "content-security-policy": csp_allowing(page_script())}
-        return HTMLResponse(html.replace("<body>", "<body>" + bar, 1), headers=headers)
+        return HTMLResponse(html, headers=headers)
 
     async def game_bpgn(self, request: Request) -> Response:
         from starlette.responses import PlainTextResponse, Response
@@ -257,6 +292,21 @@ def replay_html(text: str, *, title: str) -> str:
     replay = GameReplay(source, frames=True, frame_limit=MAX_PLIES)
     replay.feed(source)
     return replay_page(replay.report(), title=title)
+
+
+def _draw(text: str, game_id: int) -> tuple[str, str]:
+    """Game ``game_id``'s page with the archive's bar, or "" and why it cannot be drawn
+    (in a page worker: the answer pickles whatever went wrong)."""
+    try:
+        html = replay_html(text, title=f"Game {game_id}")
+    except (ArbiterError, ValueError) as exc:
+        return "", str(exc) or type(exc).__name__
+    bar = (
+        '<nav style="font:14px system-ui,sans-serif;padding:6px 10px;background:#17191c">'
+        '<a style="color:#f2c14e;margin-right:16px" href="/games">← Archive</a>'
+        f'<a style="color:#f2c14e" href="/game/{game_id}.bpgn">Download BPGN</a></nav>'
+    )
+    return html.replace("<body>", "<body>" + bar, 1), ""
 
 
 def _bpgn_texts(store: Store, query: GameQuery) -> list[str]:

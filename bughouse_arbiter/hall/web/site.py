@@ -31,8 +31,20 @@ class Site:
     def routes(self) -> list[BaseRoute]:
         return [*self.accounts.routes(), *self.archive.routes()]
 
+    async def start(self) -> None:
+        """Starts the page workers' processes (in a thread; the server goes on meanwhile)."""
+        await self.archive.pages.start()
+
+    def close(self) -> None:
+        """Ends the page workers' processes (the server is stopping)."""
+        self.archive.pages.close()
+
     def middleware(self) -> list[Any]:
-        return self.accounts.middleware()
+        from starlette.middleware import Middleware
+
+        from .faults import StorageFaults
+
+        return [Middleware(StorageFaults), *self.accounts.middleware()]
 
     async def person(self, scope: Any, name: str) -> Identity:
         """The identity of a lobby socket (``scope``) whose hello says ``name``."""

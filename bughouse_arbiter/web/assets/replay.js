@@ -78,12 +78,60 @@
     }
   }
 
+  // A board as the page's data holds it: "PLACEMENT FROMTO|- CHECK|- w|b", drawn as
+  // chess.svg draws it (45 px squares, the plain squares and pieces from the defs).
+  const names = { p: "pawn", n: "knight", b: "bishop", r: "rook", q: "queen", k: "king" };
+  const drawn = new Map();
+  function drawing(index) {
+    if (!drawn.has(index)) drawn.set(index, drawBoard(data.boards[index]));
+    return drawn.get(index);
+  }
+  function drawBoard(text) {
+    const [placement, last, check, side] = text.split(" ");
+    const flipped = side === "b";
+    const at = (file, rank) =>
+      flipped ? [(7 - file) * 45, rank * 45] : [file * 45, (7 - rank) * 45];
+    const square = (name) => [name.charCodeAt(0) - 97, Number(name[1]) - 1];
+    const parts = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 360">',
+      '<use href="#squares-' + (flipped ? "black" : "white") + '" />'];
+    if (last !== "-") {
+      for (const name of new Set([last.slice(0, 2), last.slice(2, 4)])) {
+        const [file, rank] = square(name);
+        const [x, y] = at(file, rank);
+        const fill = (file + rank) % 2 === 0 ? "#aaa23b" : "#cdd16a";
+        parts.push('<rect x="' + x + '" y="' + y + '" width="45" height="45" ' +
+          'class="square lastmove" stroke="none" fill="' + fill + '" />');
+      }
+    }
+    if (check !== "-") {
+      const [x, y] = at(...square(check));
+      parts.push('<rect x="' + x + '" y="' + y + '" width="45" height="45" class="check" ' +
+        'fill="url(#check_gradient)" />');
+    }
+    placement.split("/").forEach((row, index) => {
+      let file = 0;
+      for (const char of row) {
+        if (char >= "1" && char <= "8") {
+          file += Number(char);
+          continue;
+        }
+        const color = char === char.toUpperCase() ? "white" : "black";
+        const [x, y] = at(file, 7 - index);
+        parts.push('<use href="#' + color + "-" + names[char.toLowerCase()] +
+          '" transform="translate(' + x + ", " + y + ')" />');
+        file += 1;
+      }
+    });
+    parts.push("</svg>");
+    return parts.join("");
+  }
+
   let current = 0;
   function show(index) {
     current = Math.max(0, Math.min(last, index));
     const frame = frames[current];
-    boards.A.innerHTML = data.boards[frame.a];
-    boards.B.innerHTML = data.boards[frame.b];
+    boards.A.innerHTML = drawing(frame.a);
+    boards.B.innerHTML = drawing(frame.b);
     boards.A.classList.toggle("check", frame.check.includes("A"));
     boards.B.classList.toggle("check", frame.check.includes("B"));
     for (const seat of Object.keys(seats)) {
