@@ -1,4 +1,5 @@
-"""Strangers on the web port of a real ``bughouse server --db``, each from a loopback address of its own.
+"""Strangers on the web port of a real ``bughouse server --db``, each from an address
+of its own (127.0.0.N).
 
 Guesses sent at once are counted before they are checked; a burst of failed
 logins neither starves the lobby nor keeps the owner out; a stranger's

@@ -28,9 +28,9 @@ import trio
 
 from ...core.model import Team
 from ...errors import ArbiterError
-from ...net.gate import csp_allowing
 from ...loop.cache import SizedCache
 from ...loop.workers import Refused, WorkerPool
+from ...net.gate import csp_allowing
 from ...ratings import DEFAULT_RATING
 from ...storage import ArchivedGame, GameQuery, Store
 from ...storage.aio import AsyncStore
